@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+/**
+ * gym-bridge CLI: `npm run --silent cli -- <command> [flags]`.
+ * Each command lives in ./commands/<name>.ts and exports `run(argv: string[]): Promise<number>`
+ * (the process exit code) and a one-line `summary`.
+ */
+import { CliUsageError } from './args';
+
+const COMMANDS: Record<string, () => Promise<CliCommand>> = {
+  start: () => import('./commands/start'),
+  sandbox: () => import('./commands/sandbox'),
+  poll: () => import('./commands/poll'),
+  status: () => import('./commands/status'),
+  schemas: () => import('./commands/schemas'),
+};
+
+export interface CliCommand {
+  readonly summary: string;
+  run(argv: string[]): Promise<number>;
+}
+
+function usage(): string {
+  return [
+    'usage: npm run --silent cli -- <command> [flags]',
+    '',
+    'commands:',
+    ...Object.keys(COMMANDS).map((c) => `  ${c}`),
+    '',
+    'Run a command with --help for its flags.',
+  ].join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage() + '\n');
+    return name ? 0 : 2;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    process.stderr.write(`gym-bridge: unknown command '${name}'\n\n${usage()}\n`);
+    return 2;
+  }
+  const command = await load();
+  try {
+    return await command.run(rest);
+  } catch (err) {
+    if (err instanceof CliUsageError) {
+      process.stderr.write(`gym-bridge ${name}: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`gym-bridge: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

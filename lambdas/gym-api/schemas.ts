@@ -1,0 +1,286 @@
+/**
+ * zod schemas for every resource of the Gym Reporting API (shared/seed/gym-reporting-api.md).
+ *
+ * Rules applied everywhere:
+ * - Fields the seed marks Required are required; every other field may be absent (or null, which
+ *   real deployments of such APIs send for "no value").
+ * - Unknown extra fields are kept (`z.looseObject`), never rejected: upstream may add fields.
+ * - Date-times match the seed's zone-less pattern; their zone is documented per field.
+ * - int64 ids come out as decimal strings so that values above 2^53 keep full precision
+ *   (see `parseJsonPreservingInt64` in ./json.ts, which delivers them as strings).
+ * - Status fields are plain strings: the known values are exported as constants, and an unknown
+ *   value from upstream must not crash a poll.
+ * - Email fields are strings, not validated as email addresses: a typo in an address must not
+ *   quarantine a member whose status change matters.
+ */
+import { z } from 'zod';
+
+/** The seed's date-time pattern: ISO 8601, no UTC offset, no trailing Z, optional fraction. */
+export const DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?$/;
+
+export const dateTime = z
+  .string()
+  .regex(DATE_TIME_PATTERN, 'date-time must match YYYY-MM-DDTHH:mm:ss[.fff] (no offset)');
+
+/** An int64 id: accepted as a JSON integer or a decimal string, always output as a decimal string. */
+export const int64 = z
+  .union([z.string().regex(/^-?\d{1,19}$/, 'int64 must be a decimal integer'), z.number().int()])
+  .transform((v) => (typeof v === 'number' ? v.toFixed(0) : v));
+
+const opt = <T extends z.ZodType>(schema: T) => schema.nullish();
+
+export const MEMBER_STATUSES = [
+  'Active',
+  'PaymentIssue',
+  'Suspended',
+  'Archived',
+  'PendingActivation',
+  'PendingOnlineSignup',
+] as const;
+export type MemberStatus = (typeof MEMBER_STATUSES)[number];
+
+export const PROSPECT_STATUSES = [
+  'Trial_Expired',
+  'Enquiry',
+  'NotInterested',
+  'OnTrial',
+  'Tour',
+  'NoSaleReturn',
+  'DidNotShow',
+  'Sale',
+] as const;
+export type ProspectStatus = (typeof PROSPECT_STATUSES)[number];
+
+export const isKnownMemberStatus = (s: string): s is MemberStatus =>
+  (MEMBER_STATUSES as readonly string[]).includes(s);
+export const isKnownProspectStatus = (s: string): s is ProspectStatus =>
+  (PROSPECT_STATUSES as readonly string[]).includes(s);
+
+export const ContactSchema = z.looseObject({
+  Email: z.string(),
+  OptOutEmail: opt(z.boolean()),
+  Mobile: opt(z.string()),
+  OptOutSms: opt(z.boolean()),
+  Home: opt(z.string()),
+  Work: opt(z.string()),
+  Address: opt(z.string()),
+  Suburb: opt(z.string()),
+  State: opt(z.string()),
+  Postcode: opt(z.string()),
+});
+export type Contact = z.infer<typeof ContactSchema>;
+
+export const MembershipSchema = z.looseObject({
+  Id: z.number().int(),
+  Name: z.string(),
+  /** Gym local time. */
+  StartDate: dateTime,
+  /** Gym local time. */
+  SaleDate: opt(dateTime),
+  CancellationDate: opt(dateTime),
+  MinimumTermDate: opt(dateTime),
+  /** Present when the contract type is Paid in Full. */
+  ExpiryDate: opt(dateTime),
+  Type: z.string(),
+});
+export type Membership = z.infer<typeof MembershipSchema>;
+
+export const MemberSchema = z.looseObject({
+  Number: opt(z.string()),
+  FirstName: opt(z.string()),
+  LastName: opt(z.string()),
+  Status: opt(z.string()),
+  Barcode: opt(z.string()),
+  FitnessPassportNumber: opt(z.string()),
+  DateOfBirth: opt(dateTime),
+  Gender: opt(z.string()),
+  /** UTC. */
+  LastUpdatedUtcDateTime: opt(dateTime),
+  Contact: opt(ContactSchema),
+  Membership: opt(MembershipSchema),
+});
+export type Member = z.infer<typeof MemberSchema>;
+
+export const IdNameSchema = z.looseObject({ Id: opt(z.number().int()), Name: opt(z.string()) });
+export type IdName = z.infer<typeof IdNameSchema>;
+
+export const SalesPersonSchema = z.looseObject({
+  Id: opt(z.number().int()),
+  FirstName: opt(z.string()),
+  LastName: opt(z.string()),
+  Email: opt(z.string()),
+});
+export type SalesPerson = z.infer<typeof SalesPersonSchema>;
+
+export const ProspectSchema = z.looseObject({
+  Number: opt(z.string()),
+  FirstName: opt(z.string()),
+  LastName: opt(z.string()),
+  Status: opt(z.string()),
+  Barcode: opt(z.string()),
+  DateOfBirth: opt(dateTime),
+  Gender: opt(z.string()),
+  TrialStartDate: opt(dateTime),
+  TrialEndDate: opt(dateTime),
+  /** UTC (by its name). */
+  CreatedDateUtc: opt(dateTime),
+  ContactMethod: opt(IdNameSchema),
+  Source: opt(IdNameSchema),
+  SourcePage: opt(z.string()),
+  SalesPerson: opt(SalesPersonSchema),
+  Contact: opt(ContactSchema),
+});
+export type Prospect = z.infer<typeof ProspectSchema>;
+
+export const MemberVisitSchema = z.looseObject({
+  MemberNumber: opt(z.string()),
+  Door: opt(z.string()),
+  ScanSource: opt(z.string()),
+  /** Gym local time. */
+  VisitDateTime: opt(dateTime),
+});
+export type MemberVisit = z.infer<typeof MemberVisitSchema>;
+
+export const FEE_BREAKDOWN_FIELDS = [
+  'AccessCardFee',
+  'AddOnAmount',
+  'Adjustment',
+  'ArrearsFee',
+  'CancellationLateFee',
+  'CardSurchargeFee',
+  'ClassNoShowFee',
+  'CrecheClassNoShowFee',
+  'DishonourFee',
+  'JoiningFee',
+  'MaintenanceFee',
+  'PosTransaction',
+  'Prorata',
+  'PtNoShowFee',
+  'RegPaymentFee',
+  'SetupFee',
+  'SubscriptionFee',
+  'SuspensionFee',
+  'TransactionFee',
+] as const;
+
+const numberFields = <const K extends readonly string[]>(keys: K) =>
+  z.looseObject(
+    Object.fromEntries(keys.map((k) => [k, opt(z.number())])) as {
+      [P in K[number]]: ReturnType<typeof opt<z.ZodNumber>>;
+    },
+  );
+
+export const FeeBreakdownSchema = numberFields(FEE_BREAKDOWN_FIELDS);
+export type FeeBreakdown = z.infer<typeof FeeBreakdownSchema>;
+
+export const RefundSchema = z.looseObject({ IsRefunded: opt(z.boolean()), RefundedPaymentId: opt(int64) });
+
+export const MemberPaymentHistorySchema = z.looseObject({
+  Id: opt(int64),
+  Number: opt(z.string()),
+  PaymentDate: opt(dateTime),
+  /** DD = direct debit, CC = credit card; other values exist. */
+  PaymentType: opt(z.string()),
+  Response: opt(z.string()),
+  PaymentDescription: opt(z.string()),
+  PaymentForReference: opt(IdNameSchema),
+  FeeBreakdown: opt(z.array(FeeBreakdownSchema)),
+  Refund: opt(RefundSchema),
+});
+export type MemberPaymentHistory = z.infer<typeof MemberPaymentHistorySchema>;
+
+export const PosTransactionItemSchema = z.looseObject({
+  ItemId: opt(int64),
+  ProductId: opt(int64),
+  ProductName: opt(z.string()),
+  Description: opt(z.string()),
+  PriceExTax: opt(z.number()),
+  PriceIncTax: opt(z.number()),
+  Quantity: opt(z.number()),
+  Tax: opt(z.number()),
+  Discount: opt(z.number()),
+  CategoryId: opt(int64),
+  CategoryName: opt(z.string()),
+  SubCategoryId: opt(int64),
+  SubCategoryName: opt(z.string()),
+  IsRefunded: opt(z.boolean()),
+  IsVoided: opt(z.boolean()),
+});
+export type PosTransactionItem = z.infer<typeof PosTransactionItemSchema>;
+
+export const MemberPosTransactionSchema = z.looseObject({
+  PosTransactionId: opt(int64),
+  TransactionDate: opt(dateTime),
+  TransactionType: opt(z.string()),
+  TotalExTax: opt(z.number()),
+  TotalIncTax: opt(z.number()),
+  Till: opt(z.string()),
+  Items: opt(z.array(PosTransactionItemSchema)),
+});
+export type MemberPosTransaction = z.infer<typeof MemberPosTransactionSchema>;
+
+export const DISBURSEMENT_BREAKDOWN_FIELDS = [
+  'Membership',
+  'AccessCard',
+  'Surcharge',
+  'Joining',
+  'Setup',
+  'Transaction',
+  'Subscription',
+  'Arrears',
+  'Prorata',
+  'Dishonour',
+  'Suspension',
+  'Pos',
+  'AddOn',
+  'Cancellation',
+  'ClassNoShow',
+  'PtNoShow',
+] as const;
+
+export const DisbursementBreakdownSchema = numberFields(DISBURSEMENT_BREAKDOWN_FIELDS);
+
+export const DisbursementSchema = z.looseObject({
+  DisbursementDate: opt(dateTime),
+  TransactionDate: opt(dateTime),
+  Amount: opt(z.number()),
+  MemberNumber: opt(z.string()),
+  Department: opt(z.string()),
+  PaymentType: opt(z.string()),
+  Breakdown: opt(DisbursementBreakdownSchema),
+});
+export type Disbursement = z.infer<typeof DisbursementSchema>;
+
+export const DebtCollectionSchema = z.looseObject({
+  Amount: opt(z.number()),
+  DebtCollectionDate: opt(dateTime),
+  MemberNumber: opt(z.string()),
+  FirstName: opt(z.string()),
+  LastName: opt(z.string()),
+  Email: opt(z.string()),
+  Mobile: opt(z.string()),
+  Address: opt(z.string()),
+});
+export type DebtCollection = z.infer<typeof DebtCollectionSchema>;
+
+/**
+ * GET /members/attendance/classes: the seed lists the operation but not its shape. Records are
+ * carried raw; the only thing assumed is that each item is a JSON object.
+ */
+export const ClassAttendanceSchema = z.looseObject({});
+export type ClassAttendance = z.infer<typeof ClassAttendanceSchema>;
+
+export const TokenResponseSchema = z.looseObject({
+  AccessToken: z.string().min(1),
+  ExpiresIn: z.number().int(),
+  TokenType: z.string(),
+});
+export type TokenResponse = z.infer<typeof TokenResponseSchema>;
+
+/** The page envelope of every list operation. `data` items are validated one by one by the caller. */
+export const PageEnvelopeSchema = z.looseObject({
+  href: opt(z.string()),
+  next: opt(z.string()),
+  data: z.array(z.unknown()),
+});
+export type PageEnvelope = z.infer<typeof PageEnvelopeSchema>;
