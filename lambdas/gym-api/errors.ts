@@ -1,0 +1,103 @@
+/**
+ * Typed errors of the Gym API client. Every error carries the operation it came from, the HTTP
+ * status where there was one, and `retryable`: whether trying again later can succeed (the engine
+ * uses it to choose between backing off and alerting). Messages never contain credentials, tokens
+ * or raw upstream bodies: at most a short, redacted excerpt of the upstream message.
+ */
+
+/** `token` for POST /token, otherwise an operation name from OPERATIONS. */
+export type GymApiOperation = string;
+
+export interface GymApiErrorOptions {
+  readonly operation: GymApiOperation;
+  readonly status?: number;
+  readonly cause?: unknown;
+}
+
+export class GymApiError extends Error {
+  override readonly name: string = 'GymApiError';
+  readonly operation: GymApiOperation;
+  readonly status?: number;
+  readonly retryable: boolean;
+
+  constructor(message: string, options: GymApiErrorOptions & { readonly retryable: boolean }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.operation = options.operation;
+    if (options.status !== undefined) this.status = options.status;
+    this.retryable = options.retryable;
+  }
+}
+
+/** 400, or a query the client refuses to send (bad date pattern, unknown status, unknown parameter). */
+export class BadRequestError extends GymApiError {
+  override readonly name = 'BadRequestError';
+  constructor(message: string, options: GymApiErrorOptions) {
+    super(message, { ...options, retryable: false });
+  }
+}
+
+/**
+ * Which credential was rejected:
+ * - `credentials`: the integrator username/password (401 on POST /token);
+ * - `apiKey`: the club's API key (401 again right after a fresh token, or the body says so);
+ * - `token`: the bearer token was rejected and could not be replaced;
+ * - `unknown`: a 401/403 that could not be attributed.
+ */
+export type AuthFailureReason = 'credentials' | 'apiKey' | 'token' | 'unknown';
+
+export class AuthError extends GymApiError {
+  override readonly name = 'AuthError';
+  readonly reason: AuthFailureReason;
+  constructor(message: string, options: GymApiErrorOptions & { readonly reason: AuthFailureReason }) {
+    super(message, { ...options, retryable: false });
+    this.reason = options.reason;
+  }
+}
+
+/** 429: the club's plan quota is used up. `retryAfterMs` is the upstream's Retry-After, if it gave one. */
+export class QuotaExceededError extends GymApiError {
+  override readonly name = 'QuotaExceededError';
+  readonly retryAfterMs?: number;
+  constructor(message: string, options: GymApiErrorOptions & { readonly retryAfterMs?: number }) {
+    super(message, { ...options, retryable: true });
+    if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/** 5xx, 408, a network failure or a request timeout. The client retries these itself first. */
+export class UnavailableError extends GymApiError {
+  override readonly name = 'UnavailableError';
+  constructor(message: string, options: GymApiErrorOptions) {
+    super(message, { ...options, retryable: true });
+  }
+}
+
+/**
+ * A response the client cannot use: not JSON, truncated, HTML, a wrong envelope, a `next` link to
+ * another origin or path, a redirect, an unexpected status. `path` names the offending field
+ * (e.g. `data`, `next`, `ExpiresIn`) where there is one.
+ */
+export class InvalidResponseError extends GymApiError {
+  override readonly name = 'InvalidResponseError';
+  readonly path?: string;
+  constructor(message: string, options: GymApiErrorOptions & { readonly path?: string }) {
+    super(message, { ...options, retryable: false });
+    if (options.path !== undefined) this.path = options.path;
+  }
+}
+
+/** The caller's deadline passed (or would pass) before the request could complete. */
+export class DeadlineExceededError extends GymApiError {
+  override readonly name = 'DeadlineExceededError';
+  constructor(message: string, options: GymApiErrorOptions) {
+    super(message, { ...options, retryable: true });
+  }
+}
+
+/** The caller's AbortSignal fired. `cause` is the signal's reason. */
+export class RequestAbortedError extends GymApiError {
+  override readonly name = 'RequestAbortedError';
+  constructor(message: string, options: GymApiErrorOptions) {
+    super(message, { ...options, retryable: false });
+  }
+}

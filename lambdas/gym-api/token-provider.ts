@@ -1,0 +1,272 @@
+/**
+ * OAuth 2.0 client-credentials token for the Gym Reporting API: HTTP Basic to POST {base}/token,
+ * cached until shortly before `ExpiresIn`, with at most one refresh in flight however many callers
+ * ask at once. One provider serves every club that shares the integrator login.
+ */
+import { logger } from '../common/logger';
+import { AuthError, DeadlineExceededError, InvalidResponseError } from './errors';
+import { exchange, type FetchFn, throwIfAborted } from './http-exchange';
+import { parseJsonPreservingInt64 } from './json';
+import { describeError, type RequestObserver, reportRequest } from './request-event';
+import { TokenResponseSchema } from './schemas';
+import { errorForStatus } from './status-errors';
+import { describeBody } from './upstream-message';
+
+export interface TokenProviderOptions {
+  /** The API base address, ending in the version segment, e.g. `https://api.example.com/v1`. */
+  readonly baseUrl: string;
+  readonly username: string;
+  readonly password: string;
+  /** @default globalThis.fetch */
+  readonly fetch?: FetchFn;
+  /** Epoch milliseconds. @default Date.now */
+  readonly now?: () => number;
+  /**
+   * Refresh this many seconds before the token expires. Capped at half the token's lifetime.
+   * @default min(60, 10% of the token's lifetime)
+   */
+  readonly refreshMarginSec?: number;
+  /** @default 15000 */
+  readonly requestTimeoutMs?: number;
+  /** Told about every token request this provider makes (in addition to the per-call observer). */
+  readonly onRequest?: RequestObserver;
+}
+
+export interface GetTokenOptions {
+  /** Stops waiting (not the shared refresh, which other callers may need). */
+  readonly signal?: AbortSignal;
+  /** Epoch ms after which the caller stops waiting. */
+  readonly deadline?: number;
+  /** Reported as `attempt` on the token request this call triggers, if any. @default 1 */
+  readonly attempt?: number;
+  /** Told about the token request this call triggers, if any (callers sharing it are not). */
+  readonly onRequest?: RequestObserver;
+}
+
+interface CachedToken {
+  readonly token: string;
+  /** Epoch ms from which a new token is fetched. */
+  readonly refreshAt: number;
+  /** Epoch ms at which the upstream stops accepting it. */
+  readonly expiresAt: number;
+}
+
+const DEFAULT_MARGIN_SEC = 60;
+const DEFAULT_MARGIN_FRACTION = 0.1;
+const DEFAULT_TIMEOUT_MS = 15_000;
+
+export class TokenProvider {
+  readonly #baseUrl: string;
+  readonly #basicAuth: string;
+  readonly #password: string;
+  readonly #fetch: FetchFn;
+  readonly #now: () => number;
+  readonly #refreshMarginSec: number | undefined;
+  readonly #timeoutMs: number;
+  readonly #onRequest: RequestObserver | undefined;
+  #cached: CachedToken | undefined;
+  #inflight: Promise<CachedToken> | undefined;
+
+  constructor(options: TokenProviderOptions) {
+    this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#basicAuth = `Basic ${Buffer.from(`${options.username}:${options.password}`, 'utf8').toString('base64')}`;
+    this.#password = options.password;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#now = options.now ?? Date.now;
+    this.#refreshMarginSec = options.refreshMarginSec;
+    this.#timeoutMs = options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#onRequest = options.onRequest;
+  }
+
+  /** A valid access token: the cached one, or one fresh from POST /token (shared by concurrent callers). */
+  async getToken(options: GetTokenOptions = {}): Promise<string> {
+    throwIfAborted(options.signal, 'token');
+    const cached = this.#cached;
+    if (cached && this.#now() < cached.refreshAt) return cached.token;
+    if (!this.#inflight) {
+      const refresh = this.#refresh(options.attempt ?? 1, options.onRequest).then(
+        (fresh) => {
+          this.#cached = fresh;
+          return fresh;
+        },
+        (err: unknown) => {
+          // A token still inside its lifetime beats failing a poll because a refresh hit a blip.
+          const stillValid = this.#cached;
+          if (stillValid && this.#now() < stillValid.expiresAt && !(err instanceof AuthError)) {
+            logger.warn('gym-api token refresh failed; using the cached token until it expires', {
+              error: describeError(err),
+            });
+            return stillValid;
+          }
+          throw err;
+        },
+      );
+      this.#inflight = refresh;
+      refresh.then(
+        () => this.#clearInflight(refresh),
+        () => this.#clearInflight(refresh),
+      );
+    }
+    const token = await waitFor(this.#inflight, options.signal, options.deadline, this.#now);
+    return token.token;
+  }
+
+  /**
+   * Forgets `token` if it is the cached one, so the next getToken fetches a new token. Called after
+   * a 401: many callers rejected with the same stale token cause exactly one refresh.
+   */
+  invalidate(token: string): void {
+    if (this.#cached?.token === token) this.#cached = undefined;
+  }
+
+  #clearInflight(settled: Promise<CachedToken>): void {
+    if (this.#inflight === settled) this.#inflight = undefined;
+  }
+
+  async #refresh(attempt: number, observer: RequestObserver | undefined): Promise<CachedToken> {
+    const requestedAt = this.#now();
+    const started = performance.now();
+    let status: number | undefined;
+    let failure: unknown;
+    try {
+      const response = await exchange({
+        url: `${this.#baseUrl}/token`,
+        method: 'POST',
+        headers: { Authorization: this.#basicAuth, Accept: 'application/json' },
+        operation: 'token',
+        timeoutMs: this.#timeoutMs,
+        now: this.#now,
+        fetch: this.#fetch,
+      });
+      status = response.status;
+      if (response.status !== 200) {
+        throw errorForStatus(response, {
+          operation: 'token',
+          secrets: [this.#password],
+          nowMs: this.#now(),
+          defaultAuthReason: 'credentials',
+          forceAuthReason: 'credentials',
+        });
+      }
+      return this.#readTokenResponse(response.body, response.headers.get('content-type'), requestedAt);
+    } catch (err) {
+      failure = err;
+      throw err;
+    } finally {
+      reportRequest(
+        {
+          kind: 'token',
+          operation: 'token',
+          ...(status === undefined ? {} : { status }),
+          durationMs: Math.round(performance.now() - started),
+          attempt,
+          ...(failure === undefined ? {} : { error: describeError(failure) }),
+        },
+        this.#onRequest,
+        observer,
+      );
+    }
+  }
+
+  #readTokenResponse(body: string, contentType: string | null, requestedAt: number): CachedToken {
+    let parsed: unknown;
+    try {
+      parsed = parseJsonPreservingInt64(body);
+    } catch (err) {
+      throw new InvalidResponseError(`token: response is not JSON (${describeBody(body, contentType)})`, {
+        operation: 'token',
+        status: 200,
+        cause: err,
+      });
+    }
+    const result = TokenResponseSchema.safeParse(parsed);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      const path = issue ? issue.path.join('.') : '';
+      throw new InvalidResponseError(`token: response ${path || 'body'}: ${issue?.message ?? 'invalid'}`, {
+        operation: 'token',
+        status: 200,
+        path,
+      });
+    }
+    const { AccessToken, ExpiresIn, TokenType } = result.data;
+    if (ExpiresIn <= 0) {
+      throw new InvalidResponseError(`token: ExpiresIn must be positive, got ${ExpiresIn}`, {
+        operation: 'token',
+        status: 200,
+        path: 'ExpiresIn',
+      });
+    }
+    if (TokenType.toLowerCase() !== 'bearer') {
+      logger.warn('gym-api token type is not Bearer; sending it as a bearer token anyway', { TokenType });
+    }
+    const lifetimeMs = ExpiresIn * 1000;
+    const marginMs = refreshMarginMs(lifetimeMs, this.#refreshMarginSec);
+    return {
+      token: AccessToken,
+      refreshAt: requestedAt + lifetimeMs - marginMs,
+      expiresAt: requestedAt + lifetimeMs,
+    };
+  }
+}
+
+/** How long before expiry to refresh: explicit margin capped at half the lifetime, else min(60 s, 10%). */
+export function refreshMarginMs(lifetimeMs: number, refreshMarginSec: number | undefined): number {
+  if (refreshMarginSec !== undefined) return Math.min(Math.max(0, refreshMarginSec * 1000), lifetimeMs / 2);
+  return Math.min(DEFAULT_MARGIN_SEC * 1000, lifetimeMs * DEFAULT_MARGIN_FRACTION);
+}
+
+/** Waits for a shared promise, giving up (alone) when the caller's signal fires or deadline passes. */
+function waitFor<T>(
+  shared: Promise<T>,
+  signal: AbortSignal | undefined,
+  deadline: number | undefined,
+  now: () => number,
+): Promise<T> {
+  if (!signal && deadline === undefined) return shared;
+  return new Promise<T>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      cleanup();
+      try {
+        throwIfAborted(signal, 'token');
+      } catch (err) {
+        reject(err);
+      }
+    };
+    const cleanup = () => {
+      if (timer) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    if (deadline !== undefined) {
+      const remaining = deadline - now();
+      if (remaining <= 0) {
+        reject(
+          new DeadlineExceededError('token: deadline passed before a token was available', {
+            operation: 'token',
+          }),
+        );
+        return;
+      }
+      timer = setTimeout(() => {
+        cleanup();
+        reject(
+          new DeadlineExceededError('token: deadline reached while waiting for a token', {
+            operation: 'token',
+          }),
+        );
+      }, remaining);
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+    shared.then(
+      (value) => {
+        cleanup();
+        resolve(value);
+      },
+      (err: unknown) => {
+        cleanup();
+        reject(err);
+      },
+    );
+  });
+}
