@@ -1,0 +1,191 @@
+/**
+ * Reading one page: the body as int64-safe JSON, the envelope {href, next, data}, each item
+ * validated on its own (a bad item is reported, not fatal), and the `next` link checked before it is
+ * trusted: same origin, same path, sane offset/limit. Credentials never go to a host the caller
+ * did not configure.
+ */
+import type { z } from 'zod';
+import { InvalidResponseError } from './errors';
+import { parseJsonPreservingInt64 } from './json';
+import { type ItemOf, MAX_PAGE_SIZE, type OperationName, type OperationSpec } from './operations';
+import { INT32_MAX } from './query';
+import { PageEnvelopeSchema } from './schemas';
+import { describeBody } from './upstream-message';
+
+/** An item that failed its schema: kept raw for quarantine, with the failing field paths. */
+export interface InvalidItem {
+  /** Index in this page's `data`. */
+  readonly index: number;
+  readonly raw: unknown;
+  /** e.g. `data[3].Membership.StartDate: date-time must match ...; data[3].Contact.Email: ...` */
+  readonly issues: string;
+}
+
+export interface Page<N extends OperationName> {
+  /** Offset this page was requested at. */
+  readonly offset: number;
+  /** Limit this page was requested with. */
+  readonly limit: number;
+  /** The items that passed validation, in upstream order. */
+  readonly items: ItemOf<N>[];
+  readonly invalid: InvalidItem[];
+  /** Number of entries in `data` (valid + invalid). */
+  readonly rawCount: number;
+  readonly next?: string;
+  readonly href?: string;
+}
+
+export interface Envelope {
+  readonly href?: string;
+  readonly next?: string;
+  readonly data: unknown[];
+}
+
+const MAX_ISSUES_PER_ITEM = 5;
+
+export function parseEnvelope(
+  operation: string,
+  body: string,
+  contentType: string | null,
+  status: number,
+): Envelope {
+  let parsed: unknown;
+  try {
+    parsed = parseJsonPreservingInt64(body);
+  } catch (err) {
+    throw new InvalidResponseError(
+      `${operation}: response is not JSON or is truncated (${describeBody(body, contentType)})`,
+      { operation, status, cause: err },
+    );
+  }
+  const result = PageEnvelopeSchema.safeParse(parsed);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const path = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : 'data';
+    throw new InvalidResponseError(
+      `${operation}: response is not a page envelope {href, next, data[]} (${path}: ${issue?.message ?? 'invalid'})`,
+      { operation, status, path },
+    );
+  }
+  const { href, next, data } = result.data;
+  return {
+    data,
+    ...(typeof href === 'string' && href !== '' ? { href } : {}),
+    ...(typeof next === 'string' && next !== '' ? { next } : {}),
+  };
+}
+
+export function readPage<N extends OperationName>(
+  spec: OperationSpec,
+  envelope: Envelope,
+  offset: number,
+  limit: number,
+): Page<N> {
+  const items: ItemOf<N>[] = [];
+  const invalid: InvalidItem[] = [];
+  envelope.data.forEach((raw, index) => {
+    const result = spec.itemSchema.safeParse(raw);
+    if (result.success) items.push(result.data as ItemOf<N>);
+    else invalid.push({ index, raw, issues: formatIssues(index, result.error.issues) });
+  });
+  return {
+    offset,
+    limit,
+    items,
+    invalid,
+    rawCount: envelope.data.length,
+    ...(envelope.next === undefined ? {} : { next: envelope.next }),
+    ...(envelope.href === undefined ? {} : { href: envelope.href }),
+  };
+}
+
+/** `data[3].Membership.StartDate: message` for each issue, `; `-separated. */
+export function formatIssues(index: number, issues: readonly z.core.$ZodIssue[]): string {
+  const shown = issues.slice(0, MAX_ISSUES_PER_ITEM).map((issue) => {
+    const path = issue.path
+      .map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`))
+      .join('');
+    return `data[${index}]${path}: ${issue.message}`;
+  });
+  const more = issues.length - shown.length;
+  return more > 0 ? `${shown.join('; ')}; (+${more} more)` : shown.join('; ');
+}
+
+export interface NextLinkContext {
+  readonly operation: string;
+  /** The URL this page was requested from. */
+  readonly requestUrl: string;
+  /** `{base}{operation path}`: the only origin + path a next link may point to. */
+  readonly expectedEndpoint: string;
+  readonly offset: number;
+  readonly rawCount: number;
+  /**
+   * False on a short (last) page: the link is then only checked for origin and path, since many
+   * APIs put a `next` past the end on every page.
+   */
+  readonly willFollow: boolean;
+}
+
+/**
+ * The offset of the next page according to `next`, or undefined when there is no usable link
+ * or a short page (the caller then raises offset by the page size, or stops). Throws
+ * InvalidResponseError when `next` points to another origin or path, or carries an offset that would
+ * loop or skip records.
+ */
+export function nextOffsetFromLink(next: string | undefined, context: NextLinkContext): number | undefined {
+  if (next === undefined) return undefined;
+  const { operation } = context;
+  let url: URL;
+  try {
+    url = new URL(next, context.requestUrl);
+  } catch (err) {
+    throw new InvalidResponseError(`${operation}: next is not a URL`, {
+      operation,
+      path: 'next',
+      cause: err,
+    });
+  }
+  const expected = new URL(context.expectedEndpoint);
+  if (url.origin !== expected.origin) {
+    throw new InvalidResponseError(
+      `${operation}: next points to another origin (${url.protocol}//${url.host}); refused, credentials stay with ${expected.host}`,
+      { operation, path: 'next' },
+    );
+  }
+  if (url.pathname.replace(/\/+$/, '') !== expected.pathname.replace(/\/+$/, '')) {
+    throw new InvalidResponseError(
+      `${operation}: next points to another path (${url.pathname.slice(0, 100)}); expected ${expected.pathname}`,
+      { operation, path: 'next' },
+    );
+  }
+  if (!context.willFollow) return undefined;
+  const limit = url.searchParams.get('limit');
+  if (limit !== null && !isIntInRange(limit, 0, MAX_PAGE_SIZE)) {
+    throw new InvalidResponseError(`${operation}: next has an invalid limit '${limit.slice(0, 20)}'`, {
+      operation,
+      path: 'next',
+    });
+  }
+  const offsetText = url.searchParams.get('offset');
+  if (offsetText === null) return undefined;
+  if (!isIntInRange(offsetText, 0, INT32_MAX)) {
+    throw new InvalidResponseError(`${operation}: next has an invalid offset '${offsetText.slice(0, 20)}'`, {
+      operation,
+      path: 'next',
+    });
+  }
+  const nextOffset = Number(offsetText);
+  if (nextOffset <= context.offset || nextOffset > context.offset + context.rawCount) {
+    throw new InvalidResponseError(
+      `${operation}: next offset ${nextOffset} would ${nextOffset <= context.offset ? 'loop' : 'skip records'} (page at offset ${context.offset} had ${context.rawCount} items)`,
+      { operation, path: 'next' },
+    );
+  }
+  return nextOffset;
+}
+
+function isIntInRange(text: string, min: number, max: number): boolean {
+  if (!/^\d{1,10}$/.test(text)) return false;
+  const n = Number(text);
+  return n >= min && n <= max;
+}
