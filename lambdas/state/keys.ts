@@ -1,0 +1,105 @@
+/**
+ * Keys of the state table (one table, string `pk`/`sk`), built and validated in one place so that
+ * both adapters reject the same input and no two kinds of item can collide. Layout: docs/state.md.
+ */
+import { isSourceName, type SnapshotKind, type SourceName, StoreError } from './store';
+
+/** DynamoDB limits on key attribute sizes, in UTF-8 bytes. */
+const MAX_PARTITION_KEY_BYTES = 2048;
+const MAX_SORT_KEY_BYTES = 1024;
+
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+/** Club ids become part of every partition key; a `#` in one could forge another club's keys. */
+export function assertClubId(clubId: string): void {
+  if (typeof clubId !== 'string' || clubId.length === 0)
+    throw new StoreError('clubId must be a non-empty string');
+  if (clubId.includes('#')) throw new StoreError(`clubId must not contain '#': ${JSON.stringify(clubId)}`);
+  if (Buffer.byteLength(clubId, 'utf8') > 512) throw new StoreError('clubId is longer than 512 bytes');
+}
+
+export function assertSourceName(source: string): asserts source is SourceName {
+  if (!isSourceName(source)) throw new StoreError(`unknown source: ${JSON.stringify(source)}`);
+}
+
+function assertSortKey(what: string, sk: string): void {
+  if (typeof sk !== 'string' || sk.length === 0) throw new StoreError(`${what} must be a non-empty string`);
+  if (Buffer.byteLength(sk, 'utf8') > MAX_SORT_KEY_BYTES) {
+    throw new StoreError(`${what} is longer than ${MAX_SORT_KEY_BYTES} bytes`);
+  }
+}
+
+function checked(pk: string, sk: string, what: string): ItemKey {
+  if (Buffer.byteLength(pk, 'utf8') > MAX_PARTITION_KEY_BYTES) {
+    throw new StoreError(`partition key is longer than ${MAX_PARTITION_KEY_BYTES} bytes`);
+  }
+  assertSortKey(what, sk);
+  return { pk, sk };
+}
+
+export function clubPk(clubId: string): string {
+  assertClubId(clubId);
+  return `CLUB#${clubId}`;
+}
+
+export const CURSOR_SK_PREFIX = 'CURSOR#';
+export const CONFIG_SK = 'CONFIG';
+
+export function cursorKey(clubId: string, source: SourceName): ItemKey {
+  assertSourceName(source);
+  return checked(clubPk(clubId), `${CURSOR_SK_PREFIX}${source}`, 'cursor sort key');
+}
+
+export function leaseKey(clubId: string, source: string): ItemKey {
+  if (typeof source !== 'string' || source.length === 0) {
+    throw new StoreError('lease source must be a non-empty string');
+  }
+  return checked(clubPk(clubId), `LEASE#${source}`, 'lease sort key');
+}
+
+export const MONTH_PATTERN = /^\d{4}-(0[1-9]|1[0-2])$/;
+
+export function quotaKey(clubId: string, month: string): ItemKey {
+  if (!MONTH_PATTERN.test(month)) throw new StoreError(`month must be yyyy-mm: ${JSON.stringify(month)}`);
+  return checked(clubPk(clubId), `QUOTA#${month}`, 'quota sort key');
+}
+
+export function snapshotPk(clubId: string, kind: SnapshotKind): string {
+  if (kind !== 'MEMBER' && kind !== 'PROSPECT')
+    throw new StoreError(`unknown snapshot kind: ${String(kind)}`);
+  return `${clubPk(clubId)}#${kind}`;
+}
+
+export function snapshotKey(pk: string, id: string): ItemKey {
+  return checked(pk, id, 'snapshot id');
+}
+
+export function seenPk(clubId: string, source: SourceName): string {
+  assertSourceName(source);
+  return `${clubPk(clubId)}#SEEN#${source}`;
+}
+
+export function seenKey(pk: string, fingerprint: string): ItemKey {
+  return checked(pk, fingerprint, 'fingerprint');
+}
+
+export function quarantinePk(clubId: string, source: SourceName): string {
+  assertSourceName(source);
+  return `${clubPk(clubId)}#QUARANTINE#${source}`;
+}
+
+/** `<at>#<key>`: `at` is UTC ISO, so sort order is time order. */
+export function quarantineKey(pk: string, at: string, key: string): ItemKey {
+  if (typeof at !== 'string' || at.length === 0) throw new StoreError('quarantined record needs `at`');
+  if (typeof key !== 'string') throw new StoreError('quarantined record needs a string `key`');
+  return checked(pk, `${at}#${key}`, 'quarantine sort key (at#key)');
+}
+
+/** Epoch seconds for the TTL attribute; DynamoDB TTL wants an integer Number. */
+export function assertEpochSeconds(what: string, value: number): number {
+  if (!Number.isFinite(value)) throw new StoreError(`${what} must be a finite number of epoch seconds`);
+  return Math.floor(value);
+}

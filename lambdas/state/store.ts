@@ -1,0 +1,162 @@
+/**
+ * The state store port: everything the engine persists between polls (cursors and watermarks,
+ * leases, seen fingerprints, member/prospect snapshots, quota counters, quarantined records).
+ *
+ * Two adapters implement it with identical semantics: `DynamoDbStateStore` (production, the CLI,
+ * integration tests against dynalite) and `MemoryStateStore` (unit tests, benchmarks). The shared
+ * contract test suite runs against both. Item layout and the reasons behind it: docs/state.md.
+ */
+
+export const SOURCE_NAMES = [
+  'visits',
+  'paymentHistory',
+  'posTransactions',
+  'disbursements',
+  'debtCollection',
+  'members',
+  'prospects',
+  'classAttendance',
+] as const;
+
+export type SourceName = (typeof SOURCE_NAMES)[number];
+
+export function isSourceName(value: string): value is SourceName {
+  return (SOURCE_NAMES as readonly string[]).includes(value);
+}
+
+export type SnapshotKind = 'MEMBER' | 'PROSPECT';
+
+/** Progress of a scan that did not finish inside one invocation; the next poll resumes from it. */
+export interface ScanProgress {
+  fromdate: string;
+  nextOffset: number;
+  startedAt: string;
+  maxRecordTime?: string;
+  pages: number;
+  records: number;
+}
+
+export interface SourceHealth {
+  lastPollAt?: string;
+  lastSuccessAt?: string;
+  consecutiveFailures: number;
+  lastError?: { kind: string; message: string; at: string };
+  pausedUntil?: string;
+  nextDueAt?: string;
+  staleNotifiedAt?: string;
+}
+
+export interface Cursor {
+  clubId: string;
+  source: SourceName;
+  /** Optimistic-locking version: 0 = never stored; every successful `putCursor` adds 1. */
+  version: number;
+  /** Highest record time seen (UTC ISO with Z), capped at poll start. */
+  watermark?: string;
+  baselineDone: boolean;
+  backfillFrom?: string;
+  scan?: ScanProgress;
+  health: SourceHealth;
+  stats?: Record<string, number>;
+}
+
+export interface Snapshot {
+  /** Member or prospect number (a decimal string: int64 ids are carried as strings). */
+  id: string;
+  hash: string;
+  fields: Record<string, unknown>;
+  updatedAt: string;
+}
+
+export interface QuarantinedRecord {
+  key: string;
+  reason: string;
+  raw: unknown;
+  /** When it was quarantined (UTC ISO with Z); with `key` it identifies the item. */
+  at: string;
+}
+
+export interface StateStore {
+  /** The stored cursor, or a fresh version-0 cursor if none. Strongly consistent. */
+  getCursor(clubId: string, source: SourceName): Promise<Cursor>;
+  /** Every stored cursor of the club, ordered by source name. */
+  listCursors(clubId: string): Promise<Cursor[]>;
+  /**
+   * Conditional on the stored version === cursor.version (0 = must not exist). Returns the cursor
+   * with version+1. Throws ConcurrentModificationError otherwise.
+   */
+  putCursor(cursor: Cursor): Promise<Cursor>;
+  /** Lease per club/source: taken if absent, expired, or already ours. Conditional writes only. */
+  acquireLease(clubId: string, source: string, owner: string, ttlMs: number, nowMs: number): Promise<boolean>;
+  /** Extends the lease to nowMs + ttlMs if it is still ours; false if another owner holds it or it is gone. */
+  renewLease(clubId: string, source: string, owner: string, ttlMs: number, nowMs: number): Promise<boolean>;
+  /** Deletes the lease only if ours; a lease of another owner (or none) is left alone. */
+  releaseLease(clubId: string, source: string, owner: string): Promise<void>;
+  /**
+   * Which of these fingerprints are already seen and not expired (expiresAt filtered on read:
+   * dynalite and DynamoDB TTL do not delete on time). BatchGetItem 100 keys, UnprocessedKeys retried.
+   */
+  filterSeen(
+    clubId: string,
+    source: SourceName,
+    fingerprints: string[],
+    nowSec: number,
+  ): Promise<Set<string>>;
+  /** BatchWriteItem 25 per call, UnprocessedItems retried with backoff until done or throws. */
+  putSeen(clubId: string, source: SourceName, fingerprints: string[], expiresAtSec: number): Promise<void>;
+  /** The stored snapshots among `ids`, keyed by id; unknown ids are absent from the map. */
+  getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>>;
+  /** Writes (replaces) snapshots; for a repeated id the last one wins. */
+  putSnapshots(clubId: string, kind: SnapshotKind, snapshots: Snapshot[]): Promise<void>;
+  /** Atomic ADD on QUOTA#yyyy-mm; returns the new total. */
+  addQuotaUsage(clubId: string, month: string, requests: number): Promise<number>;
+  /** Requests counted for the month, 0 if none. */
+  getQuotaUsage(clubId: string, month: string): Promise<number>;
+  putQuarantined(
+    clubId: string,
+    source: SourceName,
+    records: QuarantinedRecord[],
+    expiresAtSec: number,
+  ): Promise<void>;
+  /** Unexpired quarantined records, newest first, at most `limit` (default 100). */
+  listQuarantined(clubId: string, source: SourceName, limit?: number): Promise<QuarantinedRecord[]>;
+}
+
+/** A fresh, never-stored cursor (version 0): what `getCursor` returns when there is none. */
+export function newCursor(clubId: string, source: SourceName): Cursor {
+  return { clubId, source, version: 0, baselineDone: false, health: { consecutiveFailures: 0 } };
+}
+
+export const DEFAULT_QUARANTINE_LIST_LIMIT = 100;
+
+/** The store could not do what was asked (service error, throttled past all retries, bad input). */
+export class StoreError extends Error {
+  override readonly name: string = 'StoreError';
+  /** The DynamoDB operation involved, when there was one (e.g. `BatchWriteItem`). */
+  readonly operation: string | undefined;
+
+  constructor(message: string, options?: { cause?: unknown; operation?: string }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.operation = options?.operation;
+  }
+}
+
+/**
+ * A versioned write lost: the stored cursor is not at the version the writer read. Another poller
+ * wrote in between; the writer must not retry blindly but re-read (or give up the poll).
+ */
+export class ConcurrentModificationError extends Error {
+  override readonly name = 'ConcurrentModificationError';
+
+  constructor(
+    readonly clubId: string,
+    readonly source: SourceName,
+    readonly expectedVersion: number,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `cursor ${clubId}/${source} is no longer at version ${expectedVersion}: another writer updated it`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
+  }
+}

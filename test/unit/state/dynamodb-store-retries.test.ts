@@ -1,0 +1,253 @@
+/**
+ * Failure paths a local DynamoDB cannot produce on demand: unprocessed batch entries, throttling,
+ * giving up. The AWS SDK is mocked (aws-sdk-client-mock); sleeps are recorded, not waited.
+ */
+import {
+  DynamoDBClient,
+  ProvisionedThroughputExceededException,
+  ThrottlingException,
+} from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoDbStateStore } from '../../../lambdas/state/dynamodb-store';
+import { StoreError } from '../../../lambdas/state/store';
+
+const TABLE = 'state-under-test';
+const ddb = mockClient(DynamoDBDocumentClient);
+
+type Key = { pk: string; sk: string };
+type PutRequest = { PutRequest: { Item: Key } };
+
+function throttled(): ProvisionedThroughputExceededException {
+  return new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
+}
+
+function writeRequestsOf(input: { RequestItems?: Record<string, unknown> }): PutRequest[] {
+  return (input.RequestItems?.[TABLE] ?? []) as PutRequest[];
+}
+
+function keysOf(input: { RequestItems?: Record<string, { Keys?: unknown[] }> }): Key[] {
+  return (input.RequestItems?.[TABLE]?.Keys ?? []) as Key[];
+}
+
+describe('DynamoDbStateStore retries and giving up', () => {
+  let sleeps: number[];
+  let store: DynamoDbStateStore;
+
+  function makeStore(maxAttempts = 5, maxConcurrency = 8): DynamoDbStateStore {
+    return new DynamoDbStateStore({
+      client: new DynamoDBClient({ region: 'us-east-1' }),
+      tableName: TABLE,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+      maxAttempts,
+      maxConcurrency,
+      baseDelayMs: 50,
+      maxDelayMs: 400,
+    });
+  }
+
+  beforeEach(() => {
+    ddb.reset();
+    sleeps = [];
+    store = makeStore();
+  });
+
+  afterAll(() => {
+    ddb.restore();
+  });
+
+  it('resubmits UnprocessedItems of a BatchWriteItem until every item is written', async () => {
+    // Prepare: the first full batch of 25 leaves its last 10 unprocessed
+    const written = new Set<string>();
+    const requests: string[][] = [];
+    let leftSomeOnce = false;
+    ddb.on(BatchWriteCommand).callsFake((input) => {
+      const batch = writeRequestsOf(input);
+      requests.push(batch.map((r) => r.PutRequest.Item.sk));
+      const unprocessed = batch.length === 25 && !leftSomeOnce ? batch.slice(15) : [];
+      leftSomeOnce ||= unprocessed.length > 0;
+      for (const r of batch.slice(0, batch.length - unprocessed.length)) written.add(r.PutRequest.Item.sk);
+      return unprocessed.length ? { UnprocessedItems: { [TABLE]: unprocessed } } : {};
+    });
+    const fps = Array.from({ length: 30 }, (_, i) => `fp-${i}`);
+
+    // Act
+    await store.putSeen('c1', 'visits', fps, 2_000_000_000);
+
+    // Assess
+    expect(written).toEqual(new Set(fps));
+    expect(requests.map((r) => r.length).sort((a, b) => a - b)).toEqual([5, 10, 25]);
+    expect(requests.find((r) => r.length === 10)).toEqual(fps.slice(15, 25));
+    expect(sleeps).toHaveLength(1);
+  });
+
+  it('resubmits UnprocessedKeys of a BatchGetItem and merges the answers', async () => {
+    // Prepare: 120 keys -> calls of 100 and 20; the 100-key call answers 60 and leaves 40
+    const retried: number[] = [];
+    let leftSomeOnce = false;
+    ddb.on(BatchGetCommand).callsFake((input) => {
+      const keys = keysOf(input);
+      const answer = (ks: Key[]) => ks.map((k) => ({ sk: k.sk, expiresAt: 2_000_000_000 }));
+      if (keys.length === 100 && !leftSomeOnce) {
+        leftSomeOnce = true;
+        return {
+          Responses: { [TABLE]: answer(keys.slice(0, 60)) },
+          UnprocessedKeys: { [TABLE]: { Keys: keys.slice(60) } },
+        };
+      }
+      if (keys.length === 40) retried.push(keys.length);
+      return { Responses: { [TABLE]: answer(keys) } };
+    });
+    const fps = Array.from({ length: 120 }, (_, i) => `fp-${i}`);
+
+    // Act
+    const seen = await store.filterSeen('c1', 'visits', fps, 1_000);
+
+    // Assess
+    expect(seen).toEqual(new Set(fps));
+    expect(retried).toEqual([40]);
+    expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(3);
+    expect(sleeps).toHaveLength(1);
+  });
+
+  it('keeps going while each round makes progress, even past maxAttempts rounds', async () => {
+    // Prepare: every call processes exactly one item
+    store = makeStore(3);
+    ddb.on(BatchWriteCommand).callsFake((input) => {
+      const rest = writeRequestsOf(input).slice(1);
+      return rest.length ? { UnprocessedItems: { [TABLE]: rest } } : {};
+    });
+
+    // Act
+    await store.putSeen(
+      'c1',
+      'visits',
+      Array.from({ length: 10 }, (_, i) => `fp-${i}`),
+      2_000_000_000,
+    );
+
+    // Assess
+    expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(10);
+  });
+
+  it('gives up with a StoreError when unprocessed items make no progress', async () => {
+    // Prepare
+    store = makeStore(4);
+    ddb
+      .on(BatchWriteCommand)
+      .callsFake((input) => ({ UnprocessedItems: { [TABLE]: writeRequestsOf(input) } }));
+
+    // Act
+    const result = store.putSeen('c1', 'visits', ['a', 'b'], 2_000_000_000);
+
+    // Assess
+    await expect(result).rejects.toBeInstanceOf(StoreError);
+    await expect(result).rejects.toThrow(/left 2 entries unprocessed/);
+    expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(4);
+    expect(sleeps).toHaveLength(3);
+  });
+
+  it('backs off and retries on ProvisionedThroughputExceededException, with growing capped delays', async () => {
+    // Prepare
+    ddb
+      .on(GetCommand)
+      .rejectsOnce(throttled())
+      .rejectsOnce(throttled())
+      .rejectsOnce(throttled())
+      .resolves({});
+
+    // Act
+    const cursor = await store.getCursor('c1', 'visits');
+
+    // Assess
+    expect(cursor.version).toBe(0);
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(4);
+    expect(sleeps).toHaveLength(3);
+    sleeps.forEach((ms, attempt) => {
+      expect(ms).toBeGreaterThanOrEqual(0);
+      expect(ms).toBeLessThanOrEqual(Math.min(400, 50 * 2 ** attempt));
+    });
+  });
+
+  it('retries a throttled batch call as a whole', async () => {
+    // Prepare
+    ddb
+      .on(BatchWriteCommand)
+      .rejectsOnce(new ThrottlingException({ message: 'Rate exceeded', $metadata: {} }))
+      .resolves({});
+
+    // Act
+    await store.putSnapshots('c1', 'MEMBER', [{ id: '1', hash: 'h', fields: {}, updatedAt: 'u' }]);
+
+    // Assess
+    expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(2);
+    expect(sleeps).toHaveLength(1);
+  });
+
+  it('gives up with a StoreError carrying the cause when throttling never stops', async () => {
+    // Prepare
+    store = makeStore(4);
+    ddb.on(UpdateCommand).rejects(throttled());
+
+    // Act
+    const error = await store.addQuotaUsage('c1', '2025-03', 1).catch((e: unknown) => e);
+
+    // Assess
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({ operation: 'UpdateItem' });
+    expect((error as StoreError).cause).toBeInstanceOf(ProvisionedThroughputExceededException);
+    expect((error as StoreError).message).toMatch(/after 4 attempts.*ProvisionedThroughputExceededException/);
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(4);
+  });
+
+  it('does not retry other errors', async () => {
+    // Prepare
+    const validation = Object.assign(new Error('One or more parameter values were invalid'), {
+      name: 'ValidationException',
+    });
+    ddb.on(GetCommand).rejects(validation);
+
+    // Act
+    const result = store.getQuotaUsage('c1', '2025-03');
+
+    // Assess
+    await expect(result).rejects.toBeInstanceOf(StoreError);
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('runs independent batch calls concurrently, never more than maxConcurrency at once', async () => {
+    // Prepare: 500 fingerprints = 20 BatchWriteItem calls
+    store = makeStore(5, 4);
+    let inFlight = 0;
+    let maxInFlight = 0;
+    ddb.on(BatchWriteCommand).callsFake(async () => {
+      inFlight += 1;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      inFlight -= 1;
+      return {};
+    });
+
+    // Act
+    await store.putSeen(
+      'c1',
+      'visits',
+      Array.from({ length: 500 }, (_, i) => `fp-${i}`),
+      2_000_000_000,
+    );
+
+    // Assess
+    expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(20);
+    expect(maxInFlight).toBe(4);
+  });
+});

@@ -1,0 +1,556 @@
+/**
+ * The StateStore contract, run against every adapter (MemoryStateStore in test/unit/state,
+ * DynamoDbStateStore on dynalite in test/integration/state). An adapter passes only if it behaves
+ * exactly as the engine expects: versioned cursors, exclusive leases, expiring seen keys, batched
+ * reads and writes beyond one call's limit, snapshot round trips, atomic quota counters, quarantine.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  ConcurrentModificationError,
+  type Cursor,
+  newCursor,
+  type QuarantinedRecord,
+  type Snapshot,
+  type StateStore,
+  StoreError,
+} from '../../../lambdas/state/store';
+
+export interface StoreUnderTest {
+  store: StateStore;
+  /** Sets the clock the store uses where the port takes no time (listQuarantined). */
+  setNow(ms: number): void;
+}
+
+export type StoreFactory = () => Promise<StoreUnderTest>;
+
+const CLUB = 'club-1';
+const OTHER_CLUB = 'club-2';
+const T0 = Date.UTC(2025, 2, 1, 0, 0, 0);
+
+function fingerprints(prefix: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `${prefix}:${i.toString().padStart(4, '0')}`);
+}
+
+function snapshot(id: string, hash: string, fields: Record<string, unknown> = {}): Snapshot {
+  return { id, hash, fields, updatedAt: '2025-03-01T00:00:00.000Z' };
+}
+
+export function describeStateStoreContract(adapter: string, makeStore: StoreFactory): void {
+  describe(`StateStore contract: ${adapter}`, () => {
+    let store: StateStore;
+    let setNow: (ms: number) => void;
+
+    beforeEach(async () => {
+      ({ store, setNow } = await makeStore());
+      setNow(T0);
+    });
+
+    describe('cursors', () => {
+      it('returns a fresh version-0 cursor when none is stored', async () => {
+        // Act
+        const cursor = await store.getCursor(CLUB, 'visits');
+
+        // Assess
+        expect(cursor).toEqual(newCursor(CLUB, 'visits'));
+        expect(cursor.version).toBe(0);
+        expect(cursor.baselineDone).toBe(false);
+      });
+
+      it('stores a new cursor at version 1 and reads every field back', async () => {
+        // Prepare
+        const cursor: Cursor = {
+          ...newCursor(CLUB, 'paymentHistory'),
+          watermark: '2025-03-01T10:00:00.000Z',
+          baselineDone: true,
+          backfillFrom: '2025-01-01T00:00:00',
+          scan: {
+            fromdate: '2025-02-28T10:00:00',
+            nextOffset: 1500,
+            startedAt: '2025-03-01T10:01:00.000Z',
+            maxRecordTime: '2025-03-01T09:59:59.000Z',
+            pages: 3,
+            records: 1500,
+          },
+          health: {
+            consecutiveFailures: 2,
+            lastPollAt: '2025-03-01T10:01:00.000Z',
+            lastError: { kind: 'unavailable', message: 'HTTP 503', at: '2025-03-01T10:01:05.000Z' },
+            nextDueAt: '2025-03-01T10:02:00.000Z',
+          },
+          stats: { published: 12, quarantined: 1 },
+        };
+
+        // Act
+        const written = await store.putCursor(cursor);
+        const read = await store.getCursor(CLUB, 'paymentHistory');
+
+        // Assess
+        expect(written).toEqual({ ...cursor, version: 1 });
+        expect(read).toEqual({ ...cursor, version: 1 });
+        expect(cursor.version).toBe(0); // the argument is not mutated
+      });
+
+      it('drops undefined fields instead of storing them', async () => {
+        // Act
+        await store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: undefined, scan: undefined });
+        const read = await store.getCursor(CLUB, 'visits');
+
+        // Assess
+        expect(Object.keys(read)).not.toContain('watermark');
+        expect(Object.keys(read)).not.toContain('scan');
+        expect(read.version).toBe(1);
+      });
+
+      it('advances the version on each write and rejects a write from a stale version', async () => {
+        // Prepare
+        const v1 = await store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: '2025-03-01T00:00:00Z' });
+        const v2 = await store.putCursor({ ...v1, watermark: '2025-03-02T00:00:00Z' });
+
+        // Act
+        const stale = store.putCursor({ ...v1, watermark: '2025-03-09T00:00:00Z' });
+
+        // Assess
+        expect(v2.version).toBe(2);
+        await expect(stale).rejects.toBeInstanceOf(ConcurrentModificationError);
+        const read = await store.getCursor(CLUB, 'visits');
+        expect(read.version).toBe(2);
+        expect(read.watermark).toBe('2025-03-02T00:00:00Z');
+      });
+
+      it('rejects a version-0 write when a cursor already exists', async () => {
+        // Prepare
+        await store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: 'first' });
+
+        // Act
+        const second = store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: 'second' });
+
+        // Assess
+        const error = await second.catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ConcurrentModificationError);
+        expect(error).toMatchObject({ clubId: CLUB, source: 'visits', expectedVersion: 0 });
+        expect((await store.getCursor(CLUB, 'visits')).watermark).toBe('first');
+      });
+
+      it('lets exactly one of two concurrent writers win, on creation and on update', async () => {
+        for (const start of [0, 1]) {
+          // Prepare
+          const source = start === 0 ? 'members' : 'prospects';
+          let base = newCursor(CLUB, source);
+          if (start === 1) base = await store.putCursor(base);
+
+          // Act
+          const results = await Promise.allSettled([
+            store.putCursor({ ...base, watermark: 'writer-a' }),
+            store.putCursor({ ...base, watermark: 'writer-b' }),
+          ]);
+
+          // Assess
+          const won = results.filter((r) => r.status === 'fulfilled');
+          const lost = results.filter((r) => r.status === 'rejected');
+          expect(won).toHaveLength(1);
+          expect(lost).toHaveLength(1);
+          expect((lost[0] as PromiseRejectedResult).reason).toBeInstanceOf(ConcurrentModificationError);
+          const winner = (won[0] as PromiseFulfilledResult<Cursor>).value;
+          const read = await store.getCursor(CLUB, source);
+          expect(read.version).toBe(start + 1);
+          expect(read.watermark).toBe(winner.watermark);
+        }
+      });
+
+      it('returns copies: mutating a read cursor does not change the stored one', async () => {
+        // Prepare
+        await store.putCursor({ ...newCursor(CLUB, 'visits'), stats: { n: 1 } });
+        const read = await store.getCursor(CLUB, 'visits');
+
+        // Act
+        read.health.consecutiveFailures = 99;
+        (read.stats as Record<string, number>).n = 42;
+
+        // Assess
+        const again = await store.getCursor(CLUB, 'visits');
+        expect(again.health.consecutiveFailures).toBe(0);
+        expect(again.stats).toEqual({ n: 1 });
+      });
+
+      it('lists the stored cursors of one club only, by source name, ignoring leases and quota', async () => {
+        // Prepare
+        await store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: 'v' });
+        await store.putCursor({ ...newCursor(CLUB, 'members'), watermark: 'm' });
+        await store.putCursor({ ...newCursor(OTHER_CLUB, 'prospects'), watermark: 'p' });
+        await store.acquireLease(CLUB, 'visits', 'owner-a', 60_000, T0);
+        await store.addQuotaUsage(CLUB, '2025-03', 3);
+
+        // Act
+        const listed = await store.listCursors(CLUB);
+
+        // Assess
+        expect(listed.map((c) => [c.source, c.watermark, c.version])).toEqual([
+          ['members', 'm', 1],
+          ['visits', 'v', 1],
+        ]);
+        expect(await store.listCursors('club-without-state')).toEqual([]);
+      });
+
+      it('rejects club ids that could forge another key, and unknown sources', async () => {
+        await expect(store.getCursor('club#1', 'visits')).rejects.toBeInstanceOf(StoreError);
+        await expect(store.getCursor('', 'visits')).rejects.toBeInstanceOf(StoreError);
+        await expect(store.getCursor(CLUB, 'nope' as 'visits')).rejects.toBeInstanceOf(StoreError);
+      });
+    });
+
+    describe('leases', () => {
+      it('gives a contended lease to exactly one of two owners', async () => {
+        // Act
+        const [a, b] = await Promise.all([
+          store.acquireLease(CLUB, 'visits', 'owner-a', 60_000, T0),
+          store.acquireLease(CLUB, 'visits', 'owner-b', 60_000, T0),
+        ]);
+
+        // Assess
+        expect([a, b].filter(Boolean)).toHaveLength(1);
+      });
+
+      it('refuses a held lease to another owner, grants it again to its holder', async () => {
+        // Prepare
+        expect(await store.acquireLease(CLUB, 'visits', 'owner-a', 60_000, T0)).toBe(true);
+
+        // Act / Assess
+        expect(await store.acquireLease(CLUB, 'visits', 'owner-b', 60_000, T0 + 59_999)).toBe(false);
+        expect(await store.acquireLease(CLUB, 'visits', 'owner-a', 60_000, T0 + 1_000)).toBe(true);
+      });
+
+      it('lets another owner take an expired lease, after which the old owner cannot renew', async () => {
+        // Prepare
+        await store.acquireLease(CLUB, 'visits', 'owner-a', 1_000, T0);
+
+        // Act
+        const taken = await store.acquireLease(CLUB, 'visits', 'owner-b', 1_000, T0 + 1_000);
+        const renewedByOld = await store.renewLease(CLUB, 'visits', 'owner-a', 1_000, T0 + 1_001);
+
+        // Assess
+        expect(taken).toBe(true);
+        expect(renewedByOld).toBe(false);
+        expect(await store.acquireLease(CLUB, 'visits', 'owner-a', 1_000, T0 + 1_500)).toBe(false);
+      });
+
+      it('extends a lease when its owner renews it', async () => {
+        // Prepare
+        await store.acquireLease(CLUB, 'visits', 'owner-a', 1_000, T0);
+
+        // Act
+        const renewed = await store.renewLease(CLUB, 'visits', 'owner-a', 1_000, T0 + 900);
+
+        // Assess: without the renewal the lease would have expired at T0 + 1000
+        expect(renewed).toBe(true);
+        expect(await store.acquireLease(CLUB, 'visits', 'owner-b', 1_000, T0 + 1_500)).toBe(false);
+        expect(await store.acquireLease(CLUB, 'visits', 'owner-b', 1_000, T0 + 1_900)).toBe(true);
+      });
+
+      it('does not renew for a non-owner or when there is no lease', async () => {
+        // Prepare
+        await store.acquireLease(CLUB, 'visits', 'owner-a', 1_000, T0);
+
+        // Act / Assess
+        expect(await store.renewLease(CLUB, 'visits', 'owner-b', 60_000, T0 + 10)).toBe(false);
+        expect(await store.renewLease(CLUB, 'members', 'owner-a', 60_000, T0 + 10)).toBe(false);
+        expect(await store.acquireLease(CLUB, 'visits', 'owner-b', 1_000, T0 + 1_000)).toBe(true);
+      });
+
+      it('releases only for its owner', async () => {
+        // Prepare
+        await store.acquireLease(CLUB, 'visits', 'owner-a', 60_000, T0);
+
+        // Act: a stranger's release is a no-op
+        await store.releaseLease(CLUB, 'visits', 'owner-b');
+
+        // Assess
+        expect(await store.acquireLease(CLUB, 'visits', 'owner-b', 60_000, T0 + 1)).toBe(false);
+        await store.releaseLease(CLUB, 'visits', 'owner-a');
+        expect(await store.acquireLease(CLUB, 'visits', 'owner-b', 60_000, T0 + 2)).toBe(true);
+        await expect(store.releaseLease(CLUB, 'never-leased', 'owner-a')).resolves.toBeUndefined();
+      });
+
+      it('keeps leases of different sources and clubs apart, and apart from cursors', async () => {
+        // Act
+        const results = await Promise.all([
+          store.acquireLease(CLUB, 'visits', 'owner-a', 60_000, T0),
+          store.acquireLease(CLUB, 'members', 'owner-b', 60_000, T0),
+          store.acquireLease(OTHER_CLUB, 'visits', 'owner-c', 60_000, T0),
+        ]);
+
+        // Assess
+        expect(results).toEqual([true, true, true]);
+        expect((await store.getCursor(CLUB, 'visits')).version).toBe(0);
+      });
+
+      it('rejects a non-positive ttl and an empty owner', async () => {
+        await expect(store.acquireLease(CLUB, 'visits', 'owner-a', 0, T0)).rejects.toBeInstanceOf(StoreError);
+        await expect(store.acquireLease(CLUB, 'visits', '', 1_000, T0)).rejects.toBeInstanceOf(StoreError);
+      });
+    });
+
+    describe('seen fingerprints', () => {
+      it('reports exactly the stored, unexpired fingerprints among those asked', async () => {
+        // Prepare
+        await store.putSeen(CLUB, 'visits', ['a', 'b', 'c'], 2_000);
+
+        // Act
+        const seen = await store.filterSeen(CLUB, 'visits', ['a', 'c', 'd', 'a'], 1_000);
+
+        // Assess
+        expect([...seen].sort()).toEqual(['a', 'c']);
+        expect((await store.filterSeen(CLUB, 'visits', [], 1_000)).size).toBe(0);
+      });
+
+      it('filters expired fingerprints on read (TTL deletes late or never)', async () => {
+        // Prepare
+        await store.putSeen(CLUB, 'paymentHistory', ['p1', 'p2'], 1_000);
+        await store.putSeen(CLUB, 'paymentHistory', ['p2'], 5_000);
+
+        // Act
+        const before = await store.filterSeen(CLUB, 'paymentHistory', ['p1', 'p2'], 999);
+        const atExpiry = await store.filterSeen(CLUB, 'paymentHistory', ['p1', 'p2'], 1_000);
+
+        // Assess
+        expect([...before].sort()).toEqual(['p1', 'p2']);
+        expect([...atExpiry]).toEqual(['p2']);
+      });
+
+      it('handles more keys than one batch call takes (>25 writes, >100 reads)', async () => {
+        // Prepare
+        const stored = fingerprints('v', 260);
+        const unknown = fingerprints('x', 150);
+        await store.putSeen(CLUB, 'visits', [...stored, ...stored.slice(0, 30)], 10_000);
+
+        // Act
+        const seen = await store.filterSeen(CLUB, 'visits', [...unknown, ...stored], 1_000);
+
+        // Assess
+        expect(seen.size).toBe(260);
+        expect([...seen].sort()).toEqual(stored);
+      });
+
+      it('keeps sources and clubs apart', async () => {
+        // Prepare
+        await store.putSeen(CLUB, 'visits', ['k'], 10_000);
+
+        // Act / Assess
+        expect((await store.filterSeen(CLUB, 'posTransactions', ['k'], 1)).size).toBe(0);
+        expect((await store.filterSeen(OTHER_CLUB, 'visits', ['k'], 1)).size).toBe(0);
+        expect((await store.filterSeen(CLUB, 'visits', ['k'], 1)).size).toBe(1);
+      });
+
+      it('rejects an empty fingerprint and one longer than a sort key may be', async () => {
+        await expect(store.putSeen(CLUB, 'visits', [''], 10)).rejects.toBeInstanceOf(StoreError);
+        await expect(store.filterSeen(CLUB, 'visits', ['x'.repeat(1025)], 1)).rejects.toBeInstanceOf(
+          StoreError,
+        );
+      });
+    });
+
+    describe('snapshots', () => {
+      it('round-trips nested fields exactly', async () => {
+        // Prepare
+        const fields = {
+          MemberId: '9007199254740993',
+          FirstName: 'Zoë',
+          Status: 'Current',
+          Email: '',
+          OptOutEmail: false,
+          Balance: -12.5,
+          Count: 0,
+          Address: { Line1: '1 Main St', Suburb: null, Geo: { lat: -33.87, lng: 151.21 } },
+          Tags: ['a', 1, true, null, { deep: ['x'] }],
+          Empty: {},
+          EmptyList: [],
+        };
+
+        // Act
+        await store.putSnapshots(CLUB, 'MEMBER', [snapshot('9007199254740993', 'h1', fields)]);
+        const read = await store.getSnapshots(CLUB, 'MEMBER', ['9007199254740993', '404']);
+
+        // Assess
+        expect([...read.keys()]).toEqual(['9007199254740993']);
+        expect(read.get('9007199254740993')).toEqual(snapshot('9007199254740993', 'h1', fields));
+      });
+
+      it('reads and writes more snapshots than one batch call takes', async () => {
+        // Prepare
+        const snapshots = Array.from({ length: 230 }, (_, i) => snapshot(String(1000 + i), `h${i}`, { i }));
+        await store.putSnapshots(CLUB, 'PROSPECT', snapshots);
+
+        // Act
+        const ids = [...snapshots.map((s) => s.id), '1', '2'];
+        const read = await store.getSnapshots(CLUB, 'PROSPECT', ids);
+
+        // Assess
+        expect(read.size).toBe(230);
+        expect(read.get('1229')).toEqual(snapshot('1229', 'h229', { i: 229 }));
+        expect(read.has('1')).toBe(false);
+      });
+
+      it('replaces on put, last one wins within a call, and keeps kinds and clubs apart', async () => {
+        // Prepare
+        await store.putSnapshots(CLUB, 'MEMBER', [snapshot('7', 'old', { a: 1, b: 2 })]);
+
+        // Act
+        await store.putSnapshots(CLUB, 'MEMBER', [
+          snapshot('7', 'mid', { a: 2 }),
+          snapshot('7', 'new', { a: 3 }),
+        ]);
+
+        // Assess
+        expect((await store.getSnapshots(CLUB, 'MEMBER', ['7'])).get('7')).toEqual(
+          snapshot('7', 'new', { a: 3 }),
+        );
+        expect((await store.getSnapshots(CLUB, 'PROSPECT', ['7'])).size).toBe(0);
+        expect((await store.getSnapshots(OTHER_CLUB, 'MEMBER', ['7'])).size).toBe(0);
+      });
+
+      it('drops undefined fields and refuses values that cannot be stored exactly', async () => {
+        // Act
+        await store.putSnapshots(CLUB, 'MEMBER', [
+          snapshot('8', 'h', { kept: 1, gone: undefined, n: { x: undefined } }),
+        ]);
+
+        // Assess
+        expect((await store.getSnapshots(CLUB, 'MEMBER', ['8'])).get('8')?.fields).toEqual({
+          kept: 1,
+          n: {},
+        });
+        await expect(
+          store.putSnapshots(CLUB, 'MEMBER', [snapshot('9', 'h', { bad: Number.NaN })]),
+        ).rejects.toThrow(StoreError);
+        await expect(
+          store.putSnapshots(CLUB, 'MEMBER', [snapshot('9', 'h', { big: 2 ** 60 })]),
+        ).rejects.toBeInstanceOf(StoreError);
+        expect((await store.getSnapshots(CLUB, 'MEMBER', ['9'])).size).toBe(0);
+      });
+    });
+
+    describe('quota', () => {
+      it('adds and reads a monthly counter, per month and club', async () => {
+        // Act
+        const zero = await store.getQuotaUsage(CLUB, '2025-03');
+        const first = await store.addQuotaUsage(CLUB, '2025-03', 5);
+        const second = await store.addQuotaUsage(CLUB, '2025-03', 7);
+
+        // Assess
+        expect([zero, first, second]).toEqual([0, 5, 12]);
+        expect(await store.getQuotaUsage(CLUB, '2025-03')).toBe(12);
+        expect(await store.getQuotaUsage(CLUB, '2025-04')).toBe(0);
+        expect(await store.getQuotaUsage(OTHER_CLUB, '2025-03')).toBe(0);
+      });
+
+      it('sums 20 concurrent adds exactly (atomic ADD)', async () => {
+        // Prepare
+        const amounts = Array.from({ length: 20 }, (_, i) => i + 1);
+
+        // Act
+        const totals = await Promise.all(amounts.map((n) => store.addQuotaUsage(CLUB, '2025-03', n)));
+
+        // Assess: every add saw a distinct running total; the last is the sum
+        const sum = amounts.reduce((a, b) => a + b, 0);
+        expect(new Set(totals).size).toBe(20);
+        expect(Math.max(...totals)).toBe(sum);
+        expect(await store.getQuotaUsage(CLUB, '2025-03')).toBe(sum);
+      });
+
+      it('rejects a malformed month and a negative or fractional count', async () => {
+        await expect(store.addQuotaUsage(CLUB, '2025-3', 1)).rejects.toBeInstanceOf(StoreError);
+        await expect(store.getQuotaUsage(CLUB, '2025-13')).rejects.toBeInstanceOf(StoreError);
+        await expect(store.addQuotaUsage(CLUB, '2025-03', -1)).rejects.toBeInstanceOf(StoreError);
+        await expect(store.addQuotaUsage(CLUB, '2025-03', 1.5)).rejects.toBeInstanceOf(StoreError);
+      });
+    });
+
+    describe('quarantine', () => {
+      const at = (minute: number) => new Date(T0 + minute * 60_000).toISOString();
+      const nowSec = Math.floor(T0 / 1000);
+
+      it('round-trips records, newest first, per source', async () => {
+        // Prepare
+        const records: QuarantinedRecord[] = [
+          {
+            key: 'pay-1',
+            reason: 'Amount: expected number',
+            raw: { Id: 1, Amount: 'x', Nested: [1, null] },
+            at: at(1),
+          },
+          { key: 'pay-2', reason: 'not an object', raw: 'plain text', at: at(3) },
+          { key: 'pay-3', reason: 'missing Id', raw: null, at: at(2) },
+        ];
+
+        // Act
+        await store.putQuarantined(CLUB, 'paymentHistory', records, nowSec + 86_400);
+        const listed = await store.listQuarantined(CLUB, 'paymentHistory');
+
+        // Assess
+        expect(listed).toEqual([records[1], records[2], records[0]]);
+        expect(await store.listQuarantined(CLUB, 'visits')).toEqual([]);
+      });
+
+      it('honours the limit and stores more records than one batch call takes', async () => {
+        // Prepare
+        const records = Array.from({ length: 60 }, (_, i) => ({
+          key: `r${i}`,
+          reason: 'bad',
+          raw: { i },
+          at: at(i),
+        }));
+        await store.putQuarantined(CLUB, 'visits', records, nowSec + 86_400);
+
+        // Act
+        const newest = await store.listQuarantined(CLUB, 'visits', 5);
+        const all = await store.listQuarantined(CLUB, 'visits', 1_000);
+
+        // Assess
+        expect(newest.map((r) => r.key)).toEqual(['r59', 'r58', 'r57', 'r56', 'r55']);
+        expect(all).toHaveLength(60);
+      });
+
+      it('does not list expired records', async () => {
+        // Prepare
+        await store.putQuarantined(
+          CLUB,
+          'visits',
+          [{ key: 'old', reason: 'r', raw: 1, at: at(0) }],
+          nowSec + 60,
+        );
+        await store.putQuarantined(
+          CLUB,
+          'visits',
+          [{ key: 'new', reason: 'r', raw: 2, at: at(1) }],
+          nowSec + 600,
+        );
+
+        // Act
+        setNow((nowSec + 60) * 1000);
+        const listed = await store.listQuarantined(CLUB, 'visits');
+
+        // Assess
+        expect(listed.map((r) => r.key)).toEqual(['new']);
+      });
+
+      it('keeps an oversized raw record as a truncated preview instead of failing', async () => {
+        // Prepare
+        const raw = { blob: 'z'.repeat(200_000) };
+
+        // Act
+        await store.putQuarantined(
+          CLUB,
+          'members',
+          [{ key: 'm1', reason: 'huge', raw, at: at(0) }],
+          nowSec + 600,
+        );
+        const listed = await store.listQuarantined(CLUB, 'members');
+
+        // Assess
+        expect(listed).toHaveLength(1);
+        const stored = listed[0]?.raw as { truncated: boolean; originalChars: number; preview: string };
+        expect(stored).toMatchObject({ truncated: true, originalChars: JSON.stringify(raw).length });
+        expect(stored.preview.startsWith('{"blob":"zzz')).toBe(true);
+      });
+    });
+  });
+}
