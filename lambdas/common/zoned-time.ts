@@ -1,0 +1,152 @@
+/**
+ * Conversion between the API's zone-less local date-times and UTC instants, for an IANA time zone.
+ *
+ * Policy, explicit because the API gives no offset:
+ * - A local time inside a repeated hour (DST ends) is ambiguous: it maps to the EARLIER instant,
+ *   and `ambiguous` is reported. For watermarks the earlier instant is the conservative choice.
+ * - A local time inside a gap (DST starts) does not exist: it is read with the offset in force
+ *   before the gap (02:30 in a 02:00->03:00 gap becomes 03:30 daylight time), and `gap` is reported.
+ * Offsets come from Intl (the runtime's tz database) and are cached per 10-minute bucket, so the hot
+ * path of a poll is a Map lookup. Transitions in real zones happen on whole minutes and mostly on
+ * :00/:30, so a 10-minute bucket never straddles one.
+ */
+
+const LOCAL_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?$/;
+const BUCKET_MS = 10 * 60_000;
+const HOUR_MS = 3_600_000;
+
+export class InvalidTimeZoneError extends Error {
+  override readonly name = 'InvalidTimeZoneError';
+}
+export class InvalidLocalDateTimeError extends Error {
+  override readonly name = 'InvalidLocalDateTimeError';
+}
+
+interface ZoneCache {
+  readonly format: Intl.DateTimeFormat;
+  readonly offsetByBucket: Map<number, number>;
+  readonly localByBucket: Map<string, { offsetMin: number; flag?: 'gap' | 'ambiguous' }>;
+}
+
+const zones = new Map<string, ZoneCache>();
+
+function zoneCache(zone: string): ZoneCache {
+  let cache = zones.get(zone);
+  if (!cache) {
+    let format: Intl.DateTimeFormat;
+    try {
+      format = new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      });
+    } catch (cause) {
+      throw new InvalidTimeZoneError(`unknown IANA time zone '${zone}'`, { cause });
+    }
+    cache = { format, offsetByBucket: new Map(), localByBucket: new Map() };
+    zones.set(zone, cache);
+  }
+  return cache;
+}
+
+/** Throws InvalidTimeZoneError unless `zone` is an IANA zone the runtime knows. */
+export function assertTimeZone(zone: string): void {
+  zoneCache(zone);
+}
+
+/** Offset of `zone` from UTC at `instantMs`, in minutes (Sydney in summer: +660). */
+export function offsetMinutesAt(zone: string, instantMs: number): number {
+  const cache = zoneCache(zone);
+  const bucket = Math.floor(instantMs / BUCKET_MS);
+  const hit = cache.offsetByBucket.get(bucket);
+  if (hit !== undefined) return hit;
+  const parts = cache.format.formatToParts(new Date(bucket * BUCKET_MS));
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+  const asUtc = Date.UTC(
+    get('year'),
+    get('month') - 1,
+    get('day'),
+    get('hour'),
+    get('minute'),
+    get('second'),
+  );
+  const offset = Math.round((asUtc - bucket * BUCKET_MS) / 60_000);
+  cache.offsetByBucket.set(bucket, offset);
+  return offset;
+}
+
+/** Milliseconds of a zone-less local string read as if it were UTC ("naive" time). */
+export function naiveMs(local: string): number {
+  const m = LOCAL_PATTERN.exec(local);
+  if (!m) throw new InvalidLocalDateTimeError(`not a zone-less date-time: '${local}'`);
+  const frac = m[7] ? Math.round(Number(`0${m[7]}`) * 1000) : 0;
+  return (
+    Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + frac
+  );
+}
+
+export interface LocalToUtcResult {
+  readonly instantMs: number;
+  readonly flag?: 'gap' | 'ambiguous';
+}
+
+/** Local wall time in `zone` -> UTC instant, with the policy described at the top of this file. */
+export function localToUtc(local: string, zone: string): LocalToUtcResult {
+  const naive = naiveMs(local);
+  const cache = zoneCache(zone);
+  const key = local.slice(0, 15); // YYYY-MM-DDTHH:m (10-minute bucket)
+  let rule = cache.localByBucket.get(key);
+  if (!rule) {
+    rule = resolveLocal(zone, naive);
+    cache.localByBucket.set(key, rule);
+  }
+  return rule.flag
+    ? { instantMs: naive - rule.offsetMin * 60_000, flag: rule.flag }
+    : { instantMs: naive - rule.offsetMin * 60_000 };
+}
+
+function resolveLocal(zone: string, naive: number): { offsetMin: number; flag?: 'gap' | 'ambiguous' } {
+  const before = offsetMinutesAt(zone, naive - 14 * HOUR_MS);
+  const after = offsetMinutesAt(zone, naive + 14 * HOUR_MS);
+  const candidates = before === after ? [before] : [before, after];
+  const valid = candidates.filter((o) => offsetMinutesAt(zone, naive - o * 60_000) === o);
+  if (valid.length === 0) return { offsetMin: before, flag: 'gap' };
+  if (valid.length === 1) return { offsetMin: valid[0]! };
+  // Both readings exist: the repeated hour. The earlier instant has the larger offset.
+  return { offsetMin: Math.max(...valid), flag: 'ambiguous' };
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+/** Formats naive milliseconds as the API's zone-less pattern, whole seconds. */
+export function formatNaive(naive: number): string {
+  const d = new Date(naive);
+  return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(
+    d.getUTCHours(),
+  )}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+}
+
+/** UTC instant -> local wall time in `zone`, in the API's pattern (whole seconds, floored). */
+export function utcToLocal(instantMs: number, zone: string): string {
+  return formatNaive(Math.floor(instantMs / 1000) * 1000 + offsetMinutesAt(zone, instantMs) * 60_000);
+}
+
+/** UTC instant -> the API's pattern read as UTC. */
+export function utcToApiUtc(instantMs: number): string {
+  return formatNaive(Math.floor(instantMs / 1000) * 1000);
+}
+
+/** The API's zone-less string read as UTC -> instant. */
+export function apiUtcToInstant(value: string): number {
+  return naiveMs(value);
+}
+
+/** ISO 8601 with Z, milliseconds. */
+export function isoUtc(instantMs: number): string {
+  return new Date(instantMs).toISOString();
+}

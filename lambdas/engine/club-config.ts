@@ -1,0 +1,141 @@
+/**
+ * A club's configuration, and the clubs file of the CLI contract (design.md):
+ * { "clubs": [ { clubId, baseUrl, timeZone, plan, credentials: { username, password, apiKey } } ] }
+ * Validation errors name the club and the field, and never echo a credential.
+ */
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { assertTimeZone } from '../common/zoned-time';
+import { PII_POLICIES } from '../events/pii';
+import { SOURCE_NAMES } from '../state/store';
+
+export const PLAN_QUOTAS = { basic: 1_000_000, advanced: 5_000_000 } as const;
+export type Plan = keyof typeof PLAN_QUOTAS;
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+const baseUrl = z.string().superRefine((value, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `not a URL: '${value}'` });
+    return;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be https:// (or http:// to a loopback host), got ${url.protocol}`,
+    });
+  } else if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `plain http:// is refused for ${url.hostname}: credentials would travel unencrypted (use https://)`,
+    });
+  }
+  if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not embed credentials' });
+  if (url.search || url.hash) ctx.addIssue({ code: 'custom', message: 'must not carry a query or fragment' });
+});
+
+const timeZone = z.string().superRefine((value, ctx) => {
+  try {
+    assertTimeZone(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `unknown IANA time zone '${value}' (e.g. Australia/Sydney)` });
+  }
+});
+
+const secret = z.string().min(1, 'must not be empty');
+
+export const ClubConfigSchema = z.strictObject({
+  clubId: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+      'letters, digits, . _ - (at most 64, starting with a letter or digit)',
+    ),
+  baseUrl,
+  timeZone,
+  plan: z.enum(['basic', 'advanced']),
+  credentials: z.strictObject({ username: secret, password: secret, apiKey: secret }),
+  /** @default true */
+  enabled: z.boolean().default(true),
+  /** The sources to poll. @default all */
+  sources: z.array(z.enum(SOURCE_NAMES)).min(1).optional(),
+  /** What contact details travel in events. @default 'minimal' */
+  piiPolicy: z.enum(PII_POLICIES).default('minimal'),
+  /** How to read date-times whose zone the API does not state. @default 'local' */
+  unstatedZone: z.enum(['local', 'utc']).default('local'),
+  /** Per-club payment classification patterns, checked before the defaults. */
+  paymentRules: z
+    .strictObject({
+      succeeded: z.array(z.string()).optional(),
+      declined: z.array(z.string()).optional(),
+      dishonoured: z.array(z.string()).optional(),
+      pending: z.array(z.string()).optional(),
+    })
+    .optional(),
+});
+export type ClubConfig = z.infer<typeof ClubConfigSchema>;
+
+export const ClubsFileSchema = z.strictObject({ clubs: z.array(ClubConfigSchema).min(1, 'lists no club') });
+
+export class ClubConfigError extends Error {
+  override readonly name = 'ClubConfigError';
+}
+
+function describeIssues(error: z.ZodError, input: unknown): string {
+  const clubs = (input as { clubs?: { clubId?: unknown }[] } | undefined)?.clubs;
+  return error.issues
+    .map((issue) => {
+      const [first, index, ...rest] = issue.path;
+      const club =
+        first === 'clubs' && typeof index === 'number'
+          ? `club ${typeof clubs?.[index]?.clubId === 'string' ? `'${clubs[index].clubId}'` : `#${index + 1}`}`
+          : '';
+      const field = (first === 'clubs' && typeof index === 'number' ? rest : issue.path).join('.');
+      // zod messages can quote the received value: never for credentials.
+      const message = field.startsWith('credentials')
+        ? issue.message.replace(/received .*/i, '')
+        : issue.message;
+      return `  - ${[club, field].filter(Boolean).join(' ')}: ${message}`;
+    })
+    .join('\n');
+}
+
+export function parseClubsFile(input: unknown, origin = 'clubs file'): ClubConfig[] {
+  const result = ClubsFileSchema.safeParse(input);
+  if (!result.success)
+    throw new ClubConfigError(`${origin} is invalid:\n${describeIssues(result.error, input)}`);
+  const ids = new Set<string>();
+  for (const club of result.data.clubs) {
+    if (ids.has(club.clubId))
+      throw new ClubConfigError(`${origin} is invalid: club '${club.clubId}' is listed twice`);
+    ids.add(club.clubId);
+  }
+  return result.data.clubs;
+}
+
+export async function readClubsFile(path: string): Promise<ClubConfig[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    throw new ClubConfigError(
+      code === 'ENOENT' ? `clubs file not found: ${path}` : `cannot read clubs file ${path} (${code})`,
+      { cause },
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new ClubConfigError(`clubs file ${path} is not valid JSON: ${(cause as Error).message}`, { cause });
+  }
+  return parseClubsFile(json, `clubs file ${path}`);
+}

@@ -1,0 +1,352 @@
+/**
+ * Polling a club: every enabled source in turn (design.md data flow), with the club-level rules
+ * around it: a club whose credentials are rejected or whose quota is spent is paused with back-off
+ * instead of hammering the API, operations hears about it once (Club Credentials Rejected, Club
+ * Quota Low, Club Data Stale), and every data request is counted against the club's monthly quota.
+ */
+import { logger } from '../common/logger';
+import { type BridgeEvent, DETAIL_TYPES } from '../events/catalog';
+import { createEvent } from '../events/envelope';
+import type { EventSink } from '../events/publisher';
+import { AuthError, GymApiError, QuotaExceededError } from '../gym-api';
+import { SOURCE_ORDER, SOURCES } from '../sources';
+import { ConcurrentModificationError, type Cursor, type SourceName, type StateStore } from '../state/store';
+import type { ClientFactory } from './client-factory';
+import { type ClubConfig, PLAN_QUOTAS } from './club-config';
+import { fingerprint, pollSource, type SourceReport } from './poll-source';
+
+export interface PollClubDeps {
+  readonly store: StateStore;
+  readonly sink: EventSink;
+  readonly clients: ClientFactory;
+  /** Domain clock (UTC ms). @default Date.now */
+  readonly now?: () => number;
+  /** Lease owner id of this poller. */
+  readonly owner: string;
+}
+
+export interface PollClubOptions {
+  /** Real-time epoch ms by which the poll must return. */
+  readonly deadlineMs: number;
+  /** Only these sources (intersected with the club's). */
+  readonly sources?: readonly SourceName[];
+  readonly backfillFromMs?: number;
+  readonly pageSize?: number;
+  /** Poll even if the club is paused. @default false */
+  readonly ignorePause?: boolean;
+  /** A source with no success for this long is reported stale (once). @default 30 minutes */
+  readonly staleAfterMs?: number;
+  /** Share of the monthly quota at which Club Quota Low is emitted (once a month). @default 0.8 */
+  readonly quotaAlertShare?: number;
+}
+
+export interface SourceFailure {
+  readonly source: SourceName;
+  readonly kind: FailureKind;
+  readonly message: string;
+}
+
+export interface ClubReport {
+  readonly clubId: string;
+  readonly outcome: 'ok' | 'failed' | 'paused' | 'disabled';
+  readonly sources: SourceReport[];
+  readonly failures: SourceFailure[];
+  readonly requests: number;
+  readonly tokenRequests: number;
+  readonly quotaUsed?: number;
+  readonly pausedUntil?: string;
+  /** Operational events (credentials, quota, staleness) published during this poll. */
+  readonly operationalEvents: BridgeEvent[];
+}
+
+export type FailureKind =
+  | 'auth'
+  | 'quota'
+  | 'unavailable'
+  | 'invalid-response'
+  | 'bad-request'
+  | 'conflict'
+  | 'publish'
+  | 'store'
+  | 'internal';
+
+const MINUTE = 60_000;
+
+export function failureKind(err: unknown): FailureKind {
+  if (err instanceof AuthError) return 'auth';
+  if (err instanceof QuotaExceededError) return 'quota';
+  if (err instanceof ConcurrentModificationError) return 'conflict';
+  if (err instanceof GymApiError) {
+    switch (err.name) {
+      case 'BadRequestError':
+        return 'bad-request';
+      case 'InvalidResponseError':
+        return 'invalid-response';
+      default:
+        return 'unavailable';
+    }
+  }
+  if (err instanceof Error && err.name === 'PublishError') return 'publish';
+  if (err instanceof Error && err.name === 'StoreError') return 'store';
+  return 'internal';
+}
+
+/** Back-off of a paused club: 5 min doubling per consecutive failure, capped. */
+export function pauseMs(kind: 'auth' | 'quota', consecutiveFailures: number): number {
+  const cap = kind === 'auth' ? 6 * 60 * MINUTE : 60 * MINUTE;
+  return Math.min(cap, 5 * MINUTE * 2 ** Math.max(0, consecutiveFailures - 1));
+}
+
+const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
+
+export async function pollClub(
+  deps: PollClubDeps,
+  club: ClubConfig,
+  options: PollClubOptions,
+): Promise<ClubReport> {
+  const now = deps.now ?? Date.now;
+  const startMs = now();
+  const base = { clubId: club.clubId, sources: [] as SourceReport[], failures: [] as SourceFailure[] };
+  const operationalEvents: BridgeEvent[] = [];
+  if (!club.enabled) {
+    return { ...base, outcome: 'disabled', requests: 0, tokenRequests: 0, operationalEvents };
+  }
+  const enabled = (club.sources ?? SOURCE_ORDER).filter(
+    (s) => !options.sources || options.sources.includes(s),
+  );
+  const order = SOURCE_ORDER.filter((s) => enabled.includes(s));
+
+  const cursors = await deps.store.listCursors(club.clubId);
+  const pause = activePause(cursors, startMs);
+  if (pause && !options.ignorePause) {
+    return {
+      ...base,
+      outcome: 'paused',
+      requests: 0,
+      tokenRequests: 0,
+      pausedUntil: pause,
+      operationalEvents,
+    };
+  }
+
+  let requests = 0;
+  let tokenRequests = 0;
+  const client = deps.clients.forClub(club, (e) => {
+    if (e.kind === 'data') requests++;
+    else tokenRequests++;
+  });
+  const ctx = {
+    clubId: club.clubId,
+    timeZone: club.timeZone,
+    unstatedZone: club.unstatedZone,
+    piiPolicy: club.piiPolicy,
+    ...(club.paymentRules ? { paymentRules: club.paymentRules } : {}),
+  };
+  const publishOps = async (event: BridgeEvent) => {
+    try {
+      await deps.sink.publish([event]);
+      operationalEvents.push(event);
+    } catch (err) {
+      logger.error('operational event not published', {
+        clubId: club.clubId,
+        detailType: event.detailType,
+        err,
+      });
+    }
+  };
+
+  let pausedUntil: string | undefined;
+  for (const name of order) {
+    if (Date.now() > options.deadlineMs - 3000) break;
+    const source = SOURCES[name];
+    try {
+      const report = await pollSource(
+        { store: deps.store, sink: deps.sink, client, now, owner: deps.owner },
+        ctx,
+        source,
+        {
+          deadlineMs: options.deadlineMs,
+          ...(options.backfillFromMs === undefined ? {} : { backfillFromMs: options.backfillFromMs }),
+          ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+        },
+      );
+      base.sources.push(report);
+    } catch (err) {
+      const kind = failureKind(err);
+      const message = err instanceof Error ? err.message : String(err);
+      base.failures.push({ source: name, kind, message });
+      logger.error('source poll failed', { clubId: club.clubId, source: name, kind, message });
+      const cursor = await recordFailure(deps.store, club.clubId, name, kind, message, now());
+      if (kind === 'auth' || kind === 'quota') {
+        pausedUntil = cursor?.health.pausedUntil;
+        const failures = cursor?.health.consecutiveFailures ?? 1;
+        if (failures === 1 && pausedUntil) {
+          await publishOps(
+            operationalEvent(
+              club,
+              kind,
+              err,
+              failures,
+              pausedUntil,
+              now(),
+              await quotaUsed(deps, club, now()),
+            ),
+          );
+        }
+        break; // the other sources would be refused the same way
+      }
+      const stale = cursor ? staleEvent(club, cursor, now(), options.staleAfterMs ?? 30 * MINUTE) : undefined;
+      if (stale && cursor) {
+        await publishOps(stale);
+        await markStaleNotified(deps.store, cursor, now());
+      }
+    }
+  }
+
+  const month = monthOf(now());
+  let quotaUsedNow: number | undefined;
+  if (requests > 0) {
+    quotaUsedNow = await deps.store.addQuotaUsage(club.clubId, month, requests);
+    const limit = PLAN_QUOTAS[club.plan];
+    const alertShare = options.quotaAlertShare ?? 0.8;
+    if (quotaUsedNow / limit >= alertShare) {
+      const mark = fingerprint(`OPS|quota-threshold|${month}`);
+      const seen = await deps.store.filterSeen(club.clubId, 'members', [mark], Math.floor(now() / 1000));
+      if (!seen.has(mark)) {
+        await publishOps(quotaEvent(club, 'threshold', quotaUsedNow, now()));
+        await deps.store.putSeen(club.clubId, 'members', [mark], Math.floor(now() / 1000) + 40 * 86_400);
+      }
+    }
+  }
+  return {
+    ...base,
+    outcome: base.failures.length > 0 ? 'failed' : 'ok',
+    requests,
+    tokenRequests,
+    ...(quotaUsedNow === undefined ? {} : { quotaUsed: quotaUsedNow }),
+    ...(pausedUntil ? { pausedUntil } : {}),
+    operationalEvents,
+  };
+}
+
+function activePause(cursors: Cursor[], nowMs: number): string | undefined {
+  for (const c of cursors) {
+    const until = c.health.pausedUntil;
+    if (until && Date.parse(until) > nowMs) return until;
+  }
+  return undefined;
+}
+
+/** Records a failed poll on the source's cursor (re-read and retried once if another writer won). */
+async function recordFailure(
+  store: StateStore,
+  clubId: string,
+  source: SourceName,
+  kind: FailureKind,
+  message: string,
+  nowMs: number,
+): Promise<Cursor | undefined> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const cursor = await store.getCursor(clubId, source);
+    const failures = (cursor.health.lastError?.kind === kind ? cursor.health.consecutiveFailures : 0) + 1;
+    const at = new Date(nowMs).toISOString();
+    const health = {
+      ...cursor.health,
+      lastPollAt: at,
+      consecutiveFailures: failures,
+      lastError: { kind, message: message.slice(0, 500), at },
+      ...(kind === 'auth' || kind === 'quota'
+        ? { pausedUntil: new Date(nowMs + pauseMs(kind, failures)).toISOString() }
+        : {}),
+    };
+    try {
+      return await store.putCursor({ ...cursor, health });
+    } catch (err) {
+      if (!(err instanceof ConcurrentModificationError)) throw err;
+    }
+  }
+  return undefined;
+}
+
+async function markStaleNotified(store: StateStore, cursor: Cursor, nowMs: number): Promise<void> {
+  try {
+    await store.putCursor({
+      ...cursor,
+      health: { ...cursor.health, staleNotifiedAt: new Date(nowMs).toISOString() },
+    });
+  } catch (err) {
+    if (!(err instanceof ConcurrentModificationError)) throw err;
+  }
+}
+
+async function quotaUsed(deps: PollClubDeps, club: ClubConfig, nowMs: number): Promise<number> {
+  return deps.store.getQuotaUsage(club.clubId, monthOf(nowMs));
+}
+
+function opsEnvelope(club: ClubConfig, identity: string[], nowMs: number) {
+  return {
+    clubId: club.clubId,
+    identity,
+    occurredAt: new Date(nowMs),
+    observedAt: new Date(nowMs),
+    subject: {},
+    piiPolicy: club.piiPolicy,
+  };
+}
+
+function quotaEvent(
+  club: ClubConfig,
+  reason: 'threshold' | 'rate-limited',
+  used: number,
+  nowMs: number,
+): BridgeEvent {
+  const limit = PLAN_QUOTAS[club.plan];
+  const month = monthOf(nowMs);
+  return createEvent(
+    DETAIL_TYPES.ClubQuotaLow,
+    opsEnvelope(club, [reason, month, reason === 'threshold' ? '' : new Date(nowMs).toISOString()], nowMs),
+    { month, used, limit, share: Math.min(1, used / limit), reason },
+  );
+}
+
+function operationalEvent(
+  club: ClubConfig,
+  kind: 'auth' | 'quota',
+  err: unknown,
+  consecutiveFailures: number,
+  pausedUntil: string,
+  nowMs: number,
+  used: number,
+): BridgeEvent {
+  if (kind === 'quota') return quotaEvent(club, 'rate-limited', used, nowMs);
+  const reason =
+    err instanceof AuthError && (err.reason === 'credentials' || err.reason === 'apiKey')
+      ? err.reason
+      : 'unknown';
+  return createEvent(
+    DETAIL_TYPES.ClubCredentialsRejected,
+    opsEnvelope(club, [reason, new Date(nowMs).toISOString()], nowMs),
+    { reason, consecutiveFailures, pausedUntil },
+  );
+}
+
+function staleEvent(
+  club: ClubConfig,
+  cursor: Cursor,
+  nowMs: number,
+  staleAfterMs: number,
+): BridgeEvent | undefined {
+  const { lastSuccessAt, staleNotifiedAt } = cursor.health;
+  const since = lastSuccessAt ? Date.parse(lastSuccessAt) : undefined;
+  if (since === undefined || nowMs - since < staleAfterMs) return undefined;
+  if (staleNotifiedAt && Date.parse(staleNotifiedAt) >= since) return undefined;
+  return createEvent(
+    DETAIL_TYPES.ClubDataStale,
+    opsEnvelope(club, ['stale', cursor.source, lastSuccessAt ?? ''], nowMs),
+    {
+      staleSource: cursor.source,
+      ...(lastSuccessAt ? { lastSuccessAt } : {}),
+      ageSeconds: Math.round((nowMs - since) / 1000),
+    },
+  );
+}

@@ -1,0 +1,522 @@
+/**
+ * Polling one source of one club: the watermark protocol of design.md.
+ *
+ * 1. Take the club/source lease (conditional write); a poll that cannot take it does nothing.
+ * 2. Plan the scan from the cursor: a silent baseline on the first run, an explicit backfill, a
+ *    deep sweep when one is due, or a tail scan from `watermark - lookback` (inclusive overlap).
+ * 3. Page through the operation. Per page: quarantine invalid records (once each), detect with the
+ *    seen set or the snapshots, PUBLISH the events, THEN commit seen keys / snapshots. A crash
+ *    between the two re-publishes the same events with the same eventIds: at least once.
+ * 4. A scan is complete when its last page was short and every row it counted was identified: with
+ *    offset paging over data that can move, a row read twice means another was skipped, so the scan
+ *    is re-read (up to `maxScanAttempts`) and the identities seen across attempts must cover the row
+ *    count. Only a complete scan promotes the watermark: the highest record time seen, capped at the
+ *    poll's start. A failed or incomplete scan advances nothing.
+ * 5. A scan that runs out of time saves its progress (versioned cursor write) and resumes next poll.
+ */
+import { createHash } from 'node:crypto';
+import { logger } from '../common/logger';
+import type { BridgeEvent } from '../events/catalog';
+import type { EventSink } from '../events/publisher';
+import { DeadlineExceededError, type GymApiClient, type Page } from '../gym-api';
+import type { OperationName } from '../gym-api/operations';
+import { toFilterValue, toInstant } from '../sources/record-time';
+import type { AppendSource, ClubContext, SourceDefinition, StateSource } from '../sources/source';
+import type { Cursor, QuarantinedRecord, ScanProgress, Snapshot, StateStore } from '../state/store';
+
+export type ScanMode = 'baseline' | 'backfill' | 'sweep' | 'tail';
+
+/** Scan progress as the engine stores it in the cursor. */
+export interface EngineScan extends ScanProgress {
+  mode: ScanMode;
+  /** The query: `fromdate`/`updatedate` value, '' for none. */
+  fromdate: string;
+  /** Backfill start (UTC ms) for state sources' backfill events. */
+  backfillFromMs?: number;
+  /** Smallest record time seen (UTC ms), used when no record time exists. */
+  floorMs?: number;
+}
+
+export interface PollSourceDeps {
+  readonly store: StateStore;
+  readonly sink: EventSink;
+  readonly client: GymApiClient;
+  /** Domain clock (UTC ms): what "now" means for watermarks and records. */
+  readonly now: () => number;
+  /** Lease owner id, unique per poller process/invocation. */
+  readonly owner: string;
+}
+
+export interface PollSourceOptions {
+  /** Real-time epoch ms by which the poll must have returned. */
+  readonly deadlineMs: number;
+  /** Explicit backfill start (UTC ms): events are emitted for records since then. */
+  readonly backfillFromMs?: number;
+  readonly pageSize?: number;
+  /** @default 3 */
+  readonly maxScanAttempts?: number;
+  /** Time kept in reserve before the deadline to save progress. @default 3000 */
+  readonly reserveMs?: number;
+  /** @default the deadline plus a minute */
+  readonly leaseTtlMs?: number;
+}
+
+export type SourceOutcome = 'completed' | 'partial' | 'incomplete' | 'skipped';
+
+export interface SourceReport {
+  readonly source: string;
+  readonly outcome: SourceOutcome;
+  readonly mode?: ScanMode;
+  readonly reason?: string;
+  readonly pages: number;
+  readonly records: number;
+  readonly events: number;
+  readonly quarantined: number;
+  readonly attempts: number;
+  readonly watermark?: string;
+  readonly publishedEvents: BridgeEvent[];
+}
+
+/** Seen keys and quarantine marks are stored hashed: fixed size, no personal data in table keys. */
+export function fingerprint(key: string): string {
+  return createHash('sha256').update(key).digest('base64url').slice(0, 27);
+}
+
+const SEEN_MARGIN_MS = 2 * 86_400_000;
+
+export async function pollSource(
+  deps: PollSourceDeps,
+  ctx: Omit<ClubContext, 'observedAtMs'>,
+  source: SourceDefinition,
+  options: PollSourceOptions,
+): Promise<SourceReport> {
+  const { store } = deps;
+  const leaseTtl = options.leaseTtlMs ?? Math.max(60_000, options.deadlineMs - Date.now() + 60_000);
+  if (!(await store.acquireLease(ctx.clubId, source.name, deps.owner, leaseTtl, Date.now()))) {
+    return emptyReport(source.name, 'skipped', 'another poller holds the lease');
+  }
+  try {
+    const scan = new SourceScan(deps, { ...ctx, observedAtMs: deps.now() }, source, options);
+    return await scan.run();
+  } finally {
+    await store.releaseLease(ctx.clubId, source.name, deps.owner);
+  }
+}
+
+function emptyReport(source: string, outcome: SourceOutcome, reason?: string): SourceReport {
+  return {
+    source,
+    outcome,
+    ...(reason ? { reason } : {}),
+    pages: 0,
+    records: 0,
+    events: 0,
+    quarantined: 0,
+    attempts: 0,
+    publishedEvents: [],
+  };
+}
+
+const maxOf = (a: number | undefined, b: number | undefined) =>
+  a === undefined ? b : b === undefined ? a : Math.max(a, b);
+const minOf = (a: number | undefined, b: number | undefined) =>
+  a === undefined ? b : b === undefined ? a : Math.min(a, b);
+
+class SourceScan {
+  readonly #startMs: number;
+  #cursor!: Cursor;
+  #pages = 0;
+  #records = 0;
+  #events = 0;
+  #quarantined = 0;
+  #attempts = 0;
+  readonly #published: BridgeEvent[] = [];
+
+  constructor(
+    private readonly deps: PollSourceDeps,
+    private readonly ctx: ClubContext,
+    private readonly source: SourceDefinition,
+    private readonly options: PollSourceOptions,
+  ) {
+    this.#startMs = ctx.observedAtMs;
+  }
+
+  async run(): Promise<SourceReport> {
+    this.#cursor = await this.deps.store.getCursor(this.ctx.clubId, this.source.name);
+    const scan = this.#plan();
+    const maxAttempts = this.options.maxScanAttempts ?? 3;
+    const startOffset = scan.nextOffset;
+    const seenIdentities = new Set<string>();
+    let maxRecordMs = scan.maxRecordTime ? Date.parse(scan.maxRecordTime) : undefined;
+    let floorMs = scan.floorMs;
+    let outcome: SourceOutcome = 'incomplete';
+
+    while (this.#attempts < maxAttempts) {
+      this.#attempts++;
+      let rowsCounted = 0;
+      let unidentified = 0;
+      let finished = false;
+      let offset = this.#attempts === 1 ? startOffset : 0;
+      try {
+        for await (const page of this.#query(scan, offset)) {
+          this.#pages++;
+          const result = await this.#processPage(page, scan);
+          rowsCounted = page.offset + page.rawCount - (this.#attempts === 1 ? startOffset : 0);
+          unidentified += result.unidentified;
+          for (const id of result.identities) seenIdentities.add(id);
+          maxRecordMs = maxOf(maxRecordMs, result.maxRecordMs);
+          floorMs = minOf(floorMs, result.minRecordMs);
+          offset = page.offset + page.rawCount;
+          if (page.rawCount < page.limit) {
+            finished = true;
+            break;
+          }
+          await this.#saveProgress({
+            ...scan,
+            nextOffset: offset,
+            pages: scan.pages + this.#pages,
+            records: scan.records + this.#records,
+            ...(maxRecordMs === undefined ? {} : { maxRecordTime: new Date(maxRecordMs).toISOString() }),
+            ...(floorMs === undefined ? {} : { floorMs }),
+          });
+          if (this.#outOfTime()) break;
+        }
+      } catch (err) {
+        // Out of time inside a request: keep what was committed, resume next poll.
+        if (!(err instanceof DeadlineExceededError)) throw err;
+      }
+      if (!finished) {
+        outcome = 'partial';
+        break;
+      }
+      if (seenIdentities.size + unidentified >= rowsCounted) {
+        outcome = 'completed';
+        break;
+      }
+      logger.warn('scan read a row twice: offset drift or unstable ordering, re-reading', {
+        clubId: this.ctx.clubId,
+        source: this.source.name,
+        attempt: this.#attempts,
+        rows: rowsCounted,
+        distinct: seenIdentities.size,
+      });
+      if (this.#outOfTime()) break;
+    }
+
+    await this.#finish(scan, outcome, maxRecordMs, floorMs);
+    return {
+      source: this.source.name,
+      outcome,
+      mode: scan.mode,
+      pages: this.#pages,
+      records: this.#records,
+      events: this.#events,
+      quarantined: this.#quarantined,
+      attempts: this.#attempts,
+      ...(this.#cursor.watermark ? { watermark: this.#cursor.watermark } : {}),
+      publishedEvents: this.#published,
+    };
+  }
+
+  #outOfTime(): boolean {
+    return Date.now() > this.options.deadlineMs - (this.options.reserveMs ?? 3000);
+  }
+
+  /** The scan to run: resume one in progress, or start a new one from the cursor. */
+  #plan(): EngineScan {
+    const cursor = this.#cursor;
+    const inProgress = cursor.scan as EngineScan | undefined;
+    if (inProgress?.mode) return { ...inProgress };
+    const source = this.source;
+    const startedAt = new Date(this.#startMs).toISOString();
+    const base = { nextOffset: 0, startedAt, pages: 0, records: 0 };
+    const backfillFromMs =
+      this.options.backfillFromMs ?? (cursor.backfillFrom ? Date.parse(cursor.backfillFrom) : undefined);
+    const filter = (ms: number) => toFilterValue(ms, source.filterZone, this.ctx);
+    if (backfillFromMs !== undefined) {
+      return source.kind === 'state'
+        ? { ...base, mode: 'backfill', fromdate: '', backfillFromMs }
+        : { ...base, mode: 'backfill', fromdate: filter(backfillFromMs), backfillFromMs };
+    }
+    if (!cursor.baselineDone || !cursor.watermark) {
+      if (source.kind === 'state') return { ...base, mode: 'baseline', fromdate: '' };
+      const window = Math.max(source.tailLookbackMs, source.sweep?.windowMs ?? 0);
+      return { ...base, mode: 'baseline', fromdate: filter(this.#startMs - window) };
+    }
+    const watermarkMs = Date.parse(cursor.watermark);
+    const lastSweep = cursor.stats?.lastSweepAtMs;
+    if (source.sweep && (lastSweep === undefined || this.#startMs - lastSweep >= source.sweep.everyMs)) {
+      return { ...base, mode: 'sweep', fromdate: filter(watermarkMs - source.sweep.windowMs) };
+    }
+    return { ...base, mode: 'tail', fromdate: filter(watermarkMs - source.tailLookbackMs) };
+  }
+
+  #query(scan: EngineScan, startOffset: number): AsyncGenerator<Page<OperationName>> {
+    const query: Record<string, string> = scan.fromdate ? { [this.source.filterParam]: scan.fromdate } : {};
+    return this.deps.client.pages(this.source.operation, query as never, {
+      startOffset,
+      deadline: this.options.deadlineMs,
+      ...(this.options.pageSize ? { pageSize: this.options.pageSize } : {}),
+    });
+  }
+
+  async #processPage(page: Page<OperationName>, scan: EngineScan) {
+    const quarantine: { key: string; reason: string; raw: unknown }[] = page.invalid.map((bad) => ({
+      key: fingerprint(`Q|${JSON.stringify(bad.raw) ?? ''}`),
+      reason: bad.issues,
+      raw: bad.raw,
+    }));
+    const identified: { id: string; item: unknown }[] = [];
+    let maxRecordMs: number | undefined;
+    let minRecordMs: number | undefined;
+    for (const item of page.items) {
+      const id = (this.source.identity as (i: unknown) => string | undefined)(item);
+      if (id === undefined) {
+        quarantine.push({
+          key: fingerprint(`Q|${JSON.stringify(item)}`),
+          reason: 'record has no identity (required fields missing)',
+          raw: item,
+        });
+        continue;
+      }
+      identified.push({ id, item });
+      const time = (this.source.recordTime as ((i: unknown) => string | null | undefined) | undefined)?.(
+        item,
+      );
+      if (time) {
+        const ms = toInstant(time, this.source.filterZone, this.ctx);
+        maxRecordMs = maxOf(maxRecordMs, ms);
+        minRecordMs = minOf(minRecordMs, ms);
+      }
+    }
+    this.#records += page.rawCount;
+    const emit = scan.mode !== 'baseline';
+    if (this.source.kind === 'append') {
+      await this.#detectAppend(this.source, identified, emit, quarantine);
+    } else {
+      await this.#detectState(this.source, identified, scan, quarantine);
+    }
+    await this.#quarantine(quarantine);
+    return {
+      identities: identified.map((r) => r.id),
+      unidentified: page.rawCount - identified.length,
+      maxRecordMs,
+      minRecordMs,
+    };
+  }
+
+  async #detectAppend(
+    source: AppendSource,
+    records: { id: string; item: unknown }[],
+    emit: boolean,
+    quarantine: { key: string; reason: string; raw: unknown }[],
+  ): Promise<void> {
+    const facets = new Map<string, { facet: ReturnType<AppendSource['facets']>[number]; item: unknown }>();
+    for (const { id, item } of records) {
+      for (const facet of (source.facets as (i: unknown, id: string) => ReturnType<AppendSource['facets']>)(
+        item,
+        id,
+      )) {
+        facets.set(fingerprint(facet.key), { facet, item });
+      }
+    }
+    if (facets.size === 0) return;
+    const keys = [...facets.keys()];
+    const seen = await this.deps.store.filterSeen(
+      this.ctx.clubId,
+      source.name,
+      keys,
+      Math.floor(this.#startMs / 1000),
+    );
+    const fresh = keys.filter((k) => !seen.has(k));
+    if (fresh.length === 0) return;
+    const events: BridgeEvent[] = [];
+    if (emit) {
+      for (const key of fresh) {
+        const { facet, item } = facets.get(key)!;
+        try {
+          events.push(...facet.events(this.ctx));
+        } catch (err) {
+          quarantine.push({
+            key: fingerprint(`Q|${JSON.stringify(item)}`),
+            reason: eventErrorReason(err),
+            raw: item,
+          });
+        }
+      }
+    }
+    await this.#publish(events);
+    const window = Math.max(source.tailLookbackMs, source.sweep?.windowMs ?? 0);
+    const expiresAt = Math.ceil((this.#startMs + window + SEEN_MARGIN_MS) / 1000);
+    await this.deps.store.putSeen(this.ctx.clubId, source.name, fresh, expiresAt);
+  }
+
+  async #detectState(
+    source: StateSource,
+    records: { id: string; item: unknown }[],
+    scan: EngineScan,
+    quarantine: { key: string; reason: string; raw: unknown }[],
+  ): Promise<void> {
+    const latest = new Map<string, unknown>();
+    for (const { id, item } of records) latest.set(id, item);
+    if (latest.size === 0) return;
+    const previous = await this.deps.store.getSnapshots(this.ctx.clubId, source.snapshotKind, [
+      ...latest.keys(),
+    ]);
+    const changed: Snapshot[] = [];
+    const events: BridgeEvent[] = [];
+    const snapshotOf = source.snapshot as (
+      i: unknown,
+      id: string,
+      p: Snapshot | undefined,
+      c: ClubContext,
+    ) => Snapshot;
+    const diff = source.diff as (
+      p: Snapshot | undefined,
+      i: unknown,
+      n: Snapshot,
+      c: ClubContext,
+    ) => BridgeEvent[];
+    const backfill = source.backfillEvents as
+      | ((i: unknown, n: Snapshot, c: ClubContext, from: number) => BridgeEvent[])
+      | undefined;
+    for (const [id, item] of latest) {
+      const before = previous.get(id);
+      const next = snapshotOf(item, id, before, this.ctx);
+      if (before && before.hash === next.hash) continue;
+      try {
+        if (scan.mode === 'backfill' && !before) {
+          if (backfill && scan.backfillFromMs !== undefined)
+            events.push(...backfill(item, next, this.ctx, scan.backfillFromMs));
+        } else if (scan.mode !== 'baseline') {
+          events.push(...diff(before, item, next, this.ctx));
+        }
+      } catch (err) {
+        quarantine.push({
+          key: fingerprint(`Q|${JSON.stringify(item)}`),
+          reason: eventErrorReason(err),
+          raw: item,
+        });
+      }
+      changed.push(next);
+    }
+    await this.#publish(events);
+    if (changed.length > 0) await this.deps.store.putSnapshots(this.ctx.clubId, source.snapshotKind, changed);
+  }
+
+  async #publish(events: BridgeEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.deps.sink.publish(events);
+    this.#events += events.length;
+    for (const e of events) this.#published.push(e);
+  }
+
+  /** Quarantines each bad record once (a mark in the seen set), with its reason. */
+  async #quarantine(records: { key: string; reason: string; raw: unknown }[]): Promise<void> {
+    if (records.length === 0) return;
+    const unique = new Map(records.map((r) => [r.key, r]));
+    const { store } = this.deps;
+    const nowSec = Math.floor(this.#startMs / 1000);
+    const known = await store.filterSeen(this.ctx.clubId, this.source.name, [...unique.keys()], nowSec);
+    const fresh = [...unique.values()].filter((r) => !known.has(r.key));
+    if (fresh.length === 0) return;
+    const at = new Date(this.#startMs).toISOString();
+    const items: QuarantinedRecord[] = fresh.map((r) => ({ key: r.key, reason: r.reason, raw: r.raw, at }));
+    const expiresAt = nowSec + 30 * 86_400;
+    await store.putQuarantined(this.ctx.clubId, this.source.name, items, expiresAt);
+    await store.putSeen(
+      this.ctx.clubId,
+      this.source.name,
+      items.map((r) => r.key),
+      expiresAt,
+    );
+    this.#quarantined += fresh.length;
+    logger.warn('records quarantined', {
+      clubId: this.ctx.clubId,
+      source: this.source.name,
+      count: fresh.length,
+      reasons: [...new Set(fresh.map((r) => r.reason.slice(0, 200)))].slice(0, 5),
+    });
+  }
+
+  async #saveProgress(scan: EngineScan): Promise<void> {
+    this.#cursor = await this.deps.store.putCursor({ ...this.#cursor, scan });
+  }
+
+  async #finish(
+    scan: EngineScan,
+    outcome: SourceOutcome,
+    maxRecordMs: number | undefined,
+    floorMs: number | undefined,
+  ): Promise<void> {
+    const cursor: Cursor = { ...this.#cursor, health: { ...this.#cursor.health } };
+    const nowIso = new Date(this.#startMs).toISOString();
+    cursor.health.lastPollAt = nowIso;
+    if (outcome === 'completed') {
+      // The watermark: the highest record time seen, capped at the poll's start. A source whose
+      // filter field is not in the response uses the scan's start (everything changed before it
+      // matched the query). With no record at all, it stays where it was, or at the query floor.
+      const scanStartMs = Date.parse(scan.startedAt);
+      let candidate: number | undefined = this.source.recordTime === undefined ? scanStartMs : maxRecordMs;
+      if (candidate === undefined && scan.fromdate)
+        candidate = floorFromQuery(scan, this.source, this.ctx, floorMs);
+      if (candidate === undefined && !scan.fromdate) candidate = scanStartMs;
+      const capped = candidate === undefined ? undefined : Math.min(candidate, scanStartMs);
+      const current = cursor.watermark ? Date.parse(cursor.watermark) : undefined;
+      const next = maxOf(current, capped);
+      if (next !== undefined) cursor.watermark = new Date(next).toISOString();
+      cursor.baselineDone = true;
+      delete cursor.scan;
+      delete cursor.backfillFrom;
+      if (scan.mode === 'sweep' || scan.mode === 'baseline' || scan.mode === 'backfill') {
+        cursor.stats = { ...cursor.stats, lastSweepAtMs: this.#startMs };
+      }
+      cursor.health.lastSuccessAt = nowIso;
+      cursor.health.consecutiveFailures = 0;
+      delete cursor.health.lastError;
+      delete cursor.health.pausedUntil;
+    } else if (outcome === 'incomplete') {
+      // Events of the distinct records were published; the watermark stays, so the next poll
+      // re-reads the same window.
+      delete cursor.scan;
+      if (scan.mode === 'backfill' && scan.backfillFromMs !== undefined) {
+        cursor.backfillFrom = new Date(scan.backfillFromMs).toISOString();
+      }
+      cursor.health.lastError = {
+        kind: 'incomplete-scan',
+        message: `rows moved while paging in ${this.#attempts} attempts; watermark kept`,
+        at: nowIso,
+      };
+    } else if (outcome === 'partial') {
+      cursor.health.lastSuccessAt = nowIso;
+    }
+    cursor.stats = {
+      ...cursor.stats,
+      lastPages: this.#pages,
+      lastRecords: this.#records,
+      lastEvents: this.#events,
+      totalEvents: (cursor.stats?.totalEvents ?? 0) + this.#events,
+      totalQuarantined: (cursor.stats?.totalQuarantined ?? 0) + this.#quarantined,
+    };
+    this.#cursor = await this.deps.store.putCursor(cursor);
+  }
+}
+
+/** With no record seen, the watermark becomes the query's own floor: the window never moves on without evidence. */
+function floorFromQuery(
+  scan: EngineScan,
+  source: SourceDefinition,
+  ctx: ClubContext,
+  floorMs: number | undefined,
+): number | undefined {
+  if (floorMs !== undefined) return floorMs;
+  try {
+    return toInstant(scan.fromdate, source.filterZone, ctx);
+  } catch {
+    return undefined;
+  }
+}
+
+function eventErrorReason(err: unknown): string {
+  return `event could not be built: ${err instanceof Error ? err.message : String(err)}`.slice(0, 1000);
+}

@@ -1,0 +1,97 @@
+/**
+ * What a source declares (design.md part 3): the operation it polls, its filter parameter and the
+ * zone that filter is in, how far back it re-reads, how a record is identified, and its detector.
+ * Sources know nothing about DynamoDB or EventBridge: they turn records into seen-keys, snapshots
+ * and events, and the engine does the rest.
+ */
+import type { BridgeEvent } from '../events/catalog';
+import type { PiiPolicy } from '../events/pii';
+import type { ItemOf, OperationName } from '../gym-api/operations';
+import type { Snapshot, SnapshotKind, SourceName } from '../state/store';
+import type { PaymentRuleOverrides } from './payment-classifier';
+
+/**
+ * The zone a filter (and the field it filters on) is in:
+ * - `local`: the club's IANA zone (the seed says "gym local time");
+ * - `utc`: the seed says UTC;
+ * - `unstated`: the seed does not say; read with the club's `unstatedZone` setting (default local),
+ *   and the source's lookback is at least 15 hours so either reading is absorbed.
+ */
+export type FilterZone = 'local' | 'utc' | 'unstated';
+
+export interface ClubContext {
+  readonly clubId: string;
+  readonly timeZone: string;
+  readonly unstatedZone: 'local' | 'utc';
+  readonly piiPolicy: PiiPolicy;
+  readonly paymentRules?: PaymentRuleOverrides;
+  /** When the bridge observed the records (UTC ms). */
+  readonly observedAtMs: number;
+}
+
+interface SourceBase<N extends OperationName> {
+  readonly name: SourceName;
+  readonly operation: N;
+  readonly filterParam: 'fromdate' | 'updatedate';
+  readonly filterZone: FilterZone;
+  /**
+   * The record field the filter compares with, for the watermark. Absent when the response does not
+   * carry it: the watermark is then the scan's start.
+   */
+  readonly recordTime?: (item: ItemOf<N>) => string | null | undefined;
+  /** Re-read on every poll: absorbs late-arriving records and clock skew. */
+  readonly tailLookbackMs: number;
+  /** An occasional deeper re-read for records that change after they first appear. */
+  readonly sweep?: { readonly windowMs: number; readonly everyMs: number };
+  /** The record's identity; undefined means it cannot be identified (quarantined). */
+  readonly identity: (item: ItemOf<N>) => string | undefined;
+  /** True for sources whose record shape the seed does not show. */
+  readonly experimental?: boolean;
+}
+
+/** One aspect of an append record whose first sighting is an event (e.g. a payment's response). */
+export interface Facet {
+  /** The seen-set key: record identity plus the fields whose change matters. */
+  readonly key: string;
+  readonly events: (ctx: ClubContext) => BridgeEvent[];
+}
+
+export interface AppendSource<N extends OperationName = OperationName> extends SourceBase<N> {
+  readonly kind: 'append';
+  readonly facets: (item: ItemOf<N>, identity: string) => Facet[];
+}
+
+export interface StateSource<N extends OperationName = OperationName> extends SourceBase<N> {
+  readonly kind: 'state';
+  readonly snapshotKind: SnapshotKind;
+  /**
+   * The fields whose change is worth an event and a hash of them; continues the previous snapshot's
+   * transition count (part of each transition's eventId).
+   */
+  readonly snapshot: (
+    item: ItemOf<N>,
+    identity: string,
+    previous: Snapshot | undefined,
+    ctx: ClubContext,
+  ) => Snapshot;
+  /** Transitions between the stored snapshot (undefined: never seen) and the record. */
+  readonly diff: (
+    previous: Snapshot | undefined,
+    item: ItemOf<N>,
+    next: Snapshot,
+    ctx: ClubContext,
+  ) => BridgeEvent[];
+  /** Events for a record first seen during an explicit backfill (e.g. Member Joined since that date). */
+  readonly backfillEvents?: (
+    item: ItemOf<N>,
+    next: Snapshot,
+    ctx: ClubContext,
+    fromMs: number,
+  ) => BridgeEvent[];
+}
+
+export type SourceDefinition = AppendSource<OperationName> | StateSource<OperationName>;
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 60 * MINUTE_MS;
+export const DAY_MS = 24 * HOUR_MS;
