@@ -1,0 +1,55 @@
+/**
+ * A tiny scripted HTTP server on 127.0.0.1 (ephemeral port) that records every request, for the
+ * transport cases the sandbox does not produce: redirects, foreign `next` links, stalls, cut bodies.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SeenRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingMessage['headers'];
+}
+
+export interface LocalServer {
+  readonly origin: string;
+  readonly requests: SeenRequest[];
+  close(): Promise<void>;
+}
+
+export type LocalHandler = (req: IncomingMessage, res: ServerResponse, index: number) => void;
+
+export async function startLocalServer(handler: LocalHandler): Promise<LocalServer> {
+  const requests: SeenRequest[] = [];
+  const server = createServer((req, res) => {
+    requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+    handler(req, res, requests.length - 1);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export function sendJson(res: ServerResponse, body: unknown, status = 200): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(typeof body === 'string' ? body : JSON.stringify(body));
+}
+
+/** Answers POST /v1/token with a token; everything else goes to `data`. */
+export function withToken(data: LocalHandler, token = 'local-token'): LocalHandler {
+  return (req, res, index) => {
+    if (req.method === 'POST' && req.url === '/v1/token') {
+      sendJson(res, { AccessToken: token, ExpiresIn: 3600, TokenType: 'Bearer' });
+      return;
+    }
+    data(req, res, index);
+  };
+}
