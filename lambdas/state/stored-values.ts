@@ -19,7 +19,9 @@ export function toStorable(value: unknown, path: string): unknown {
       return value;
     case 'number':
       if (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) {
-        throw new StoreError(`${path}: number ${value} cannot be stored exactly (carry it as a string)`);
+        throw new StoreError(
+          `${path}: a non-finite or unsafe number cannot be stored exactly (carry it as a string)`,
+        );
       }
       return value;
     case 'object': {
