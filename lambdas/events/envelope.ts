@@ -1,0 +1,83 @@
+/**
+ * Building events: fills in the envelope (deterministic eventId, version, source, UTC times),
+ * applies the club's PII policy to `data`, and validates the result against the catalog, so a
+ * producer finds a mistake where it makes it rather than at PutEvents time.
+ *
+ *   const event = createEvent(DETAIL_TYPES.MemberStatusChanged, {
+ *     clubId, identity: [member.Number, 'PaymentIssue'], occurredAt, subject: { memberNumber },
+ *     piiPolicy: club.piiPolicy,
+ *   }, { data: member, previousStatus: 'Active', status: 'PaymentIssue' });
+ */
+import {
+  type BridgeEventOf,
+  type BridgeSource,
+  type DetailType,
+  EVENT_SCHEMAS,
+  EVENT_VERSION,
+  type EventDetail,
+  type EventEnvelope,
+  EventValidationError,
+  type Subject,
+  validateEvent,
+} from './catalog';
+import { makeEventId } from './event-id';
+import { applyPiiPolicy, type PiiPolicy } from './pii';
+
+export interface EnvelopeOptions {
+  readonly clubId: string;
+  /**
+   * Identity of what the event is about, beyond club, source and detail-type: the record's
+   * identity and the change (e.g. `[memberNumber, newStatus]`, `[paymentId, response]`).
+   * The same identity always gives the same eventId.
+   */
+  readonly identity: readonly string[];
+  /** When it happened, in UTC (a Date, or an ISO string with Z). */
+  readonly occurredAt: Date | string;
+  /** The zone-less local value the API gave, if it gave local time. */
+  readonly occurredAtLocal?: string;
+  /** When the bridge saw it. @default now */
+  readonly observedAt?: Date | string;
+  readonly subject?: Subject;
+  /** The club's PII policy, applied to `data`. @default 'minimal' (privacy unless a club opts in) */
+  readonly piiPolicy?: PiiPolicy;
+}
+
+/** The fields of a detail other than the envelope. */
+export type EventPayload<T extends DetailType> = Omit<EventDetail<T>, keyof EventEnvelope>;
+
+/** The `detail.source` every event of a detail-type carries. */
+export function sourceOf(detailType: DetailType): BridgeSource {
+  return EVENT_SCHEMAS[detailType].shape.source.value;
+}
+
+export function createEvent<T extends DetailType>(
+  detailType: T,
+  options: EnvelopeOptions,
+  payload: EventPayload<T>,
+): BridgeEventOf<T> {
+  const source = sourceOf(detailType);
+  const policy = options.piiPolicy ?? 'minimal';
+  const body = payload as Record<string, unknown>;
+  const detail: Record<string, unknown> = {
+    eventId: makeEventId(options.clubId, source, detailType, ...options.identity),
+    eventVersion: EVENT_VERSION,
+    clubId: options.clubId,
+    source,
+    occurredAt: toUtcIso(options.occurredAt, 'occurredAt'),
+    ...(options.occurredAtLocal === undefined ? {} : { occurredAtLocal: options.occurredAtLocal }),
+    observedAt: toUtcIso(options.observedAt ?? new Date(), 'observedAt'),
+    subject: options.subject ?? {},
+    ...body,
+    ...('data' in body ? { data: applyPiiPolicy(body.data, policy) } : {}),
+  };
+  return validateEvent({ detailType, detail }) as BridgeEventOf<T>;
+}
+
+function toUtcIso(value: Date | string, field: string): string {
+  const date = typeof value === 'string' ? new Date(value) : value;
+  if (typeof value === 'string' && !/(Z|[+-]\d{2}:\d{2})$/.test(value)) {
+    throw new EventValidationError(`${field} must be UTC or carry an offset, got a zone-less time`);
+  }
+  if (Number.isNaN(date.getTime())) throw new EventValidationError(`${field} is not a valid time`);
+  return date.toISOString();
+}

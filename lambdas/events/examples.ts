@@ -1,0 +1,299 @@
+/**
+ * One realistic example per event, built with `createEvent` (so each is valid by construction and
+ * its eventId is the real derivation). Used by the generated catalog page and by tests. The
+ * records are fictitious; they use the `full` PII policy to show every field a record can carry.
+ */
+import { type BridgeEvent, DETAIL_TYPES, type DetailType } from './catalog';
+import { createEvent, type EnvelopeOptions } from './envelope';
+
+const clubId = 'club-1';
+const observedAt = '2025-03-04T22:15:07.000Z';
+const base = (
+  identity: string[],
+  occurredAt: string,
+  extra: Partial<EnvelopeOptions> = {},
+): EnvelopeOptions => ({
+  clubId,
+  identity,
+  occurredAt,
+  observedAt,
+  piiPolicy: 'full',
+  ...extra,
+});
+
+const member = {
+  Number: 'M10042',
+  FirstName: 'Alex',
+  LastName: 'Example',
+  Status: 'PaymentIssue',
+  Barcode: '200010042',
+  DateOfBirth: '1990-05-17T00:00:00',
+  Gender: 'Female',
+  LastUpdatedUtcDateTime: '2025-03-04T22:10:00',
+  Contact: {
+    Email: 'alex@example.com',
+    OptOutEmail: false,
+    Mobile: '0400 000 000',
+    OptOutSms: true,
+    Address: '1 Example Street',
+    Suburb: 'Surry Hills',
+    State: 'NSW',
+    Postcode: '2010',
+  },
+  Membership: {
+    Id: 7,
+    Name: 'Direct Debit Fortnightly',
+    StartDate: '2024-01-15T00:00:00',
+    SaleDate: '2024-01-12T00:00:00',
+    Type: 'Direct Debit',
+  },
+};
+
+const prospect = {
+  Number: 'P2001',
+  FirstName: 'Sam',
+  LastName: 'Sample',
+  Status: 'OnTrial',
+  TrialStartDate: '2025-03-04T00:00:00',
+  TrialEndDate: '2025-03-11T00:00:00',
+  CreatedDateUtc: '2025-03-01T04:30:00',
+  ContactMethod: { Id: 2, Name: 'Web form' },
+  Source: { Id: 5, Name: 'Instagram' },
+  SourcePage: '/free-trial',
+  SalesPerson: { Id: 31, FirstName: 'Jo', LastName: 'Staff', Email: 'jo@example.com' },
+  Contact: { Email: 'sam@example.com', OptOutEmail: false, OptOutSms: false, State: 'NSW' },
+};
+
+const payment = {
+  Id: '9007199254740993',
+  Number: 'M10042',
+  PaymentDate: '2025-03-03T02:00:00',
+  PaymentType: 'DD',
+  Response: 'Dishonoured - Account Closed',
+  PaymentDescription: 'Fortnightly membership',
+  PaymentForReference: { Id: 7, Name: 'Direct Debit Fortnightly' },
+  FeeBreakdown: [{ SubscriptionFee: 39.9, TransactionFee: 0.5 }],
+  Refund: { IsRefunded: false },
+};
+
+export function exampleEvents(): Record<DetailType, BridgeEvent> {
+  const examples: BridgeEvent[] = [
+    createEvent(
+      DETAIL_TYPES.MemberVisitRecorded,
+      base(['M10042', '2025-03-05T06:02:11'], '2025-03-04T19:02:11.000Z', {
+        occurredAtLocal: '2025-03-05T06:02:11',
+        subject: { memberNumber: 'M10042' },
+      }),
+      {
+        data: {
+          MemberNumber: 'M10042',
+          Door: 'Front Door',
+          ScanSource: 'Turnstile',
+          VisitDateTime: '2025-03-05T06:02:11',
+        },
+      },
+    ),
+    createEvent(
+      DETAIL_TYPES.PaymentSucceeded,
+      base(['9007199254740995', 'Approved'], '2025-03-03T15:00:00.000Z', {
+        subject: { memberNumber: 'M10042' },
+      }),
+      {
+        data: { ...payment, Id: '9007199254740995', Response: 'Approved', PaymentType: 'CC' },
+        paymentId: '9007199254740995',
+        paymentType: 'CC',
+        response: 'Approved',
+        amount: 40.4,
+        isDishonourFee: false,
+      },
+    ),
+    createEvent(
+      DETAIL_TYPES.PaymentFailed,
+      base(['9007199254740993', 'Dishonoured - Account Closed'], '2025-03-02T15:00:00.000Z', {
+        subject: { memberNumber: 'M10042' },
+      }),
+      {
+        data: payment,
+        paymentId: '9007199254740993',
+        paymentType: 'DD',
+        response: 'Dishonoured - Account Closed',
+        amount: 40.4,
+        isDishonourFee: false,
+        reason: 'dishonoured',
+        previousResponse: 'Approved',
+      },
+    ),
+    createEvent(
+      DETAIL_TYPES.PaymentRefunded,
+      base(['9007199254740997', 'refunded'], '2025-03-04T01:00:00.000Z', {
+        subject: { memberNumber: 'M10042' },
+      }),
+      {
+        data: {
+          ...payment,
+          Id: '9007199254740997',
+          Response: 'Approved',
+          Refund: { IsRefunded: true, RefundedPaymentId: '9007199254740999' },
+        },
+        paymentId: '9007199254740997',
+        refundedPaymentId: '9007199254740999',
+      },
+    ),
+    createEvent(
+      DETAIL_TYPES.PosTransactionRecorded,
+      base(['9007199254741001'], '2025-03-04T08:30:00.000Z', {
+        occurredAtLocal: '2025-03-04T19:30:00',
+        subject: { memberNumber: 'M10042' },
+      }),
+      {
+        data: {
+          PosTransactionId: '9007199254741001',
+          TransactionDate: '2025-03-04T19:30:00',
+          TransactionType: 'Sale',
+          TotalExTax: 5,
+          TotalIncTax: 5.5,
+          Till: 'Front Desk',
+          Items: [
+            {
+              ItemId: '9007199254741002',
+              ProductId: '501',
+              ProductName: 'Protein Bar',
+              PriceExTax: 5,
+              PriceIncTax: 5.5,
+              Quantity: 1,
+              Tax: 0.5,
+              Discount: 0,
+              CategoryId: '12',
+              CategoryName: 'Snacks',
+              IsRefunded: false,
+              IsVoided: false,
+            },
+          ],
+        },
+        posTransactionId: '9007199254741001',
+        totalIncTax: 5.5,
+      },
+    ),
+    createEvent(
+      DETAIL_TYPES.DisbursementRecorded,
+      base(['M10042', '2025-03-03T00:00:00', '39.9'], '2025-03-02T13:00:00.000Z', {
+        subject: { memberNumber: 'M10042' },
+      }),
+      {
+        data: {
+          DisbursementDate: '2025-03-05T00:00:00',
+          TransactionDate: '2025-03-03T00:00:00',
+          Amount: 39.9,
+          MemberNumber: 'M10042',
+          Department: 'Memberships',
+          PaymentType: 'DD',
+          Breakdown: { Membership: 39.9 },
+        },
+        amount: 39.9,
+      },
+    ),
+    createEvent(
+      DETAIL_TYPES.MemberSentToDebtCollection,
+      base(['M10042', '2025-03-04T00:00:00'], '2025-03-03T13:00:00.000Z', {
+        subject: { memberNumber: 'M10042' },
+      }),
+      {
+        data: {
+          Amount: 119.7,
+          DebtCollectionDate: '2025-03-04T00:00:00',
+          MemberNumber: 'M10042',
+          FirstName: 'Alex',
+          LastName: 'Example',
+          Email: 'alex@example.com',
+          Mobile: '0400 000 000',
+          Address: '1 Example Street, Surry Hills NSW 2010',
+        },
+        amount: 119.7,
+      },
+    ),
+    createEvent(
+      DETAIL_TYPES.MemberJoined,
+      base(['M10042', 'joined'], '2025-03-04T22:10:00.000Z', { subject: { memberNumber: 'M10042' } }),
+      { data: { ...member, Status: 'Active' }, status: 'Active', membershipName: 'Direct Debit Fortnightly' },
+    ),
+    createEvent(
+      DETAIL_TYPES.MemberStatusChanged,
+      base(['M10042', 'PaymentIssue', '2025-03-04T22:10:00'], '2025-03-04T22:10:00.000Z', {
+        subject: { memberNumber: 'M10042' },
+      }),
+      { data: member, previousStatus: 'Active', status: 'PaymentIssue' },
+    ),
+    createEvent(
+      DETAIL_TYPES.MembershipCancelled,
+      base(['M10042', '2025-03-31T00:00:00'], '2025-03-04T22:10:00.000Z', {
+        subject: { memberNumber: 'M10042' },
+      }),
+      {
+        data: { ...member, Membership: { ...member.Membership, CancellationDate: '2025-03-31T00:00:00' } },
+        cancellationDate: '2025-03-31T00:00:00',
+      },
+    ),
+    createEvent(
+      DETAIL_TYPES.MemberContactPreferencesChanged,
+      base(['M10042', 'email:false', 'sms:true'], '2025-03-04T22:10:00.000Z', {
+        subject: { memberNumber: 'M10042' },
+      }),
+      {
+        data: member,
+        previous: { optOutEmail: false, optOutSms: false },
+        current: { optOutEmail: false, optOutSms: true },
+      },
+    ),
+    createEvent(
+      DETAIL_TYPES.ProspectCreated,
+      base(['P2001', 'created'], '2025-03-01T04:30:00.000Z', { subject: { prospectNumber: 'P2001' } }),
+      { data: { ...prospect, Status: 'Enquiry' }, status: 'Enquiry' },
+    ),
+    createEvent(
+      DETAIL_TYPES.ProspectStatusChanged,
+      base(['P2001', 'OnTrial', '2025-03-04T09:00:00'], '2025-03-03T22:00:00.000Z', {
+        occurredAtLocal: '2025-03-04T09:00:00',
+        subject: { prospectNumber: 'P2001' },
+      }),
+      { data: prospect, previousStatus: 'Tour', status: 'OnTrial' },
+    ),
+    createEvent(
+      DETAIL_TYPES.ClassAttendanceRecorded,
+      base(['{"BookingId":88231}'], '2025-03-04T07:00:00.000Z', { subject: { memberNumber: 'M10042' } }),
+      {
+        data: { BookingId: 88231, MemberNumber: 'M10042', ClassName: 'Spin 45', Attended: true },
+        experimental: true,
+      },
+    ),
+    createEvent(
+      DETAIL_TYPES.ClubCredentialsRejected,
+      base(['credentials', '3'], '2025-03-04T22:00:00.000Z'),
+      {
+        reason: 'apiKey',
+        consecutiveFailures: 3,
+        pausedUntil: '2025-03-04T22:30:00.000Z',
+      },
+    ),
+    createEvent(
+      DETAIL_TYPES.ClubQuotaLow,
+      base(['2025-03', 'threshold', '0.9'], '2025-03-04T22:00:00.000Z'),
+      {
+        month: '2025-03',
+        used: 905_112,
+        limit: 1_000_000,
+        share: 0.905112,
+        reason: 'threshold',
+      },
+    ),
+    createEvent(
+      DETAIL_TYPES.ClubDataStale,
+      base(['visits', '2025-03-04T20:00:00.000Z'], '2025-03-04T22:00:00.000Z'),
+      {
+        staleSource: 'visits',
+        lastSuccessAt: '2025-03-04T20:00:00.000Z',
+        ageSeconds: 7200,
+      },
+    ),
+  ];
+  return Object.fromEntries(examples.map((e) => [e.detailType, e])) as Record<DetailType, BridgeEvent>;
+}
