@@ -23,7 +23,7 @@ const BREAKERS: Record<DetailType, (d: Detail) => void> = {
     (d.data as Detail).VisitDateTime = '2025-03-05 06:02';
   },
   [DETAIL_TYPES.PaymentSucceeded]: (d) => {
-    d.paymentId = 9007199254740995;
+    d.paymentId = 12345;
   },
   [DETAIL_TYPES.PaymentFailed]: (d) => {
     d.reason = 'bounced';

@@ -71,9 +71,9 @@ export function checkAgainstSchema(schema: Schema, value: unknown, path = '$'): 
     }
   }
   if (Array.isArray(value) && schema.items && typeof schema.items === 'object') {
-    value.forEach((item, i) =>
-      problems.push(...checkAgainstSchema(schema.items as Schema, item, `${path}[${i}]`)),
-    );
+    for (const [i, item] of value.entries()) {
+      problems.push(...checkAgainstSchema(schema.items as Schema, item, `${path}[${i}]`));
+    }
   }
   return problems;
 }
