@@ -1,0 +1,154 @@
+/**
+ * `poll --clubs FILE [--club ID] [--source NAME] [--once] [--backfill-from DATETIME] [--table NAME]
+ *  [--create-table] [--bus NAME] [--events-file FILE] [--interval SECONDS] [--deadline SECONDS]`
+ * The real engine from a terminal: state in DynamoDB, events to EventBridge or a JSON-lines file.
+ */
+import { randomUUID } from 'node:crypto';
+import { localToUtc } from '../../common/zoned-time';
+import { GymApiClientFactory } from '../../engine/client-factory';
+import { type ClubConfig, ClubConfigError, readClubsFile } from '../../engine/club-config';
+import { type ClubReport, pollClub } from '../../engine/poll-club';
+import { EventBridgeSink, type EventSink, JsonLinesFileSink } from '../../events/publisher';
+import { DynamoDbStateStore, isSourceName, SOURCE_NAMES, type SourceName } from '../../state';
+import { createStateTable } from '../../state/table';
+import { CliUsageError, intFlag, parseFlags } from '../args';
+import { dynamoDbClient, eventBridgeClient } from '../aws-env';
+import { formatClubReport } from '../format';
+
+export const summary = 'poll clubs with the real engine (DynamoDB state, EventBridge or file events)';
+
+const HELP = `usage: npm run --silent cli -- poll --clubs FILE [flags]
+
+  --clubs FILE            clubs file (JSON, see README)                      (required)
+  --club ID               only this club (repeatable)
+  --source NAME           only this source (repeatable): ${SOURCE_NAMES.join(', ')}
+  --once                  one poll of every enabled source of every club, then exit
+                          (exit 0 when all succeeded, 1 otherwise)
+  --interval SECONDS      without --once: seconds between polls              (default 60)
+  --deadline SECONDS      time budget of one club poll                        (default 240)
+  --backfill-from TIME    emit events for records since TIME: YYYY-MM-DDTHH:mm:ss in the
+                          club's local time, or ISO 8601 with Z/offset
+  --table NAME            DynamoDB state table                                (default gym-bridge-state)
+  --create-table          create the table if it does not exist
+  --bus NAME              publish to this EventBridge bus
+  --events-file FILE      append events as JSON lines to FILE (instead of --bus)
+  --page-size N           API page size, 1..500                               (default 500)
+
+AWS: AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_EVENTBRIDGE and the usual credentials.`;
+
+const FLAGS = {
+  clubs: { type: 'string' },
+  club: { type: 'string', multiple: true },
+  source: { type: 'string', multiple: true },
+  once: { type: 'boolean' },
+  interval: { type: 'string' },
+  deadline: { type: 'string' },
+  'backfill-from': { type: 'string' },
+  table: { type: 'string' },
+  'create-table': { type: 'boolean' },
+  bus: { type: 'string' },
+  'events-file': { type: 'string' },
+  'page-size': { type: 'string' },
+} as const;
+
+/** `--backfill-from`: an instant, or a club-local wall time converted per club. */
+export function backfillInstant(value: string, club: ClubConfig): number {
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?$/.test(value))
+    return localToUtc(value, club.timeZone).instantMs;
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value))
+    return Date.parse(value);
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return localToUtc(`${value}T00:00:00`, club.timeZone).instantMs;
+  throw new CliUsageError(
+    `--backfill-from must be YYYY-MM-DD, YYYY-MM-DDTHH:mm:ss (club local time) or ISO 8601 with Z, got '${value}'`,
+  );
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const flags = parseFlags(argv, FLAGS, HELP);
+  if (!flags) return 0;
+  if (!flags.clubs) throw new CliUsageError(`--clubs FILE is required\n\n${HELP}`);
+  if (flags.bus && flags['events-file'])
+    throw new CliUsageError('give either --bus or --events-file, not both');
+  if (!flags.bus && !flags['events-file']) throw new CliUsageError('give --bus NAME or --events-file FILE');
+  const sources = (flags.source ?? []).map((s) => {
+    if (!isSourceName(s))
+      throw new CliUsageError(`unknown --source '${s}' (one of ${SOURCE_NAMES.join(', ')})`);
+    return s as SourceName;
+  });
+  const intervalSec = intFlag('interval', flags.interval, { min: 1, max: 86_400, default: 60 });
+  const deadlineSec = intFlag('deadline', flags.deadline, { min: 5, max: 3600, default: 240 });
+  const pageSize = intFlag('page-size', flags['page-size'], { min: 1, max: 500 });
+  let clubs: ClubConfig[];
+  try {
+    clubs = await readClubsFile(flags.clubs);
+  } catch (err) {
+    if (err instanceof ClubConfigError) throw new CliUsageError(err.message);
+    throw err;
+  }
+  if (flags.club?.length) {
+    const unknown = flags.club.filter((id) => !clubs.some((c) => c.clubId === id));
+    if (unknown.length)
+      throw new CliUsageError(`unknown --club ${unknown.join(', ')} (not in ${flags.clubs})`);
+    clubs = clubs.filter((c) => flags.club!.includes(c.clubId));
+  }
+  const backfill = flags['backfill-from'];
+  const backfillByClub = new Map(
+    clubs.map((c) => [c.clubId, backfill ? backfillInstant(backfill, c) : undefined]),
+  );
+
+  const tableName = flags.table ?? 'gym-bridge-state';
+  const dynamo = dynamoDbClient();
+  if (flags['create-table']) await createStateTable(dynamo, tableName);
+  const store = new DynamoDbStateStore({ client: dynamo, tableName });
+  const sink: EventSink = flags.bus
+    ? new EventBridgeSink({ client: eventBridgeClient(), busName: flags.bus })
+    : new JsonLinesFileSink(flags['events-file']!);
+  const clients = new GymApiClientFactory();
+  const owner = `cli-${randomUUID()}`;
+
+  const pollAll = async (): Promise<ClubReport[]> =>
+    Promise.all(
+      clubs.map((club) => {
+        const from = backfillByClub.get(club.clubId);
+        return pollClub({ store, sink, clients, owner }, club, {
+          deadlineMs: Date.now() + deadlineSec * 1000,
+          ...(sources.length ? { sources } : {}),
+          ...(from === undefined ? {} : { backfillFromMs: from }),
+          ...(pageSize ? { pageSize } : {}),
+        });
+      }),
+    );
+
+  if (flags.once) {
+    const reports = await pollAll();
+    for (const r of reports) process.stdout.write(`${formatClubReport(r)}\n`);
+    const failed = reports.filter((r) => r.outcome === 'failed');
+    if (failed.length) {
+      process.stderr.write(`poll failed for ${failed.map((r) => r.clubId).join(', ')}\n`);
+      return 1;
+    }
+    return 0;
+  }
+  // A backfill is asked for once: later rounds are normal polls.
+  backfillByClub.clear();
+  let stop = false;
+  const onSignal = () => {
+    stop = true;
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    let first = true;
+    while (!stop) {
+      const reports = await pollAll();
+      if (first && backfill) first = false;
+      for (const r of reports) process.stdout.write(`${new Date().toISOString()} ${formatClubReport(r)}\n`);
+      for (let waited = 0; waited < intervalSec * 10 && !stop; waited++)
+        await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  return 0;
+}

@@ -1,0 +1,51 @@
+/** Terminal formatting shared by the CLI commands: one readable line per club poll or event. */
+
+import type { ClubReport } from '../engine/poll-club';
+import type { BridgeEvent } from '../events/catalog';
+
+export function formatClubReport(r: ClubReport): string {
+  if (r.outcome === 'disabled') return `${r.clubId}: disabled`;
+  if (r.outcome === 'paused') return `${r.clubId}: paused until ${r.pausedUntil}`;
+  const events = r.sources.reduce((n, s) => n + s.events, 0);
+  const records = r.sources.reduce((n, s) => n + s.records, 0);
+  const quarantined = r.sources.reduce((n, s) => n + s.quarantined, 0);
+  const partial = r.sources.filter((s) => s.outcome !== 'completed').map((s) => `${s.source}:${s.outcome}`);
+  const parts = [
+    `${r.clubId}: ${r.outcome}`,
+    `${r.sources.length} sources`,
+    `${records} records`,
+    `${events} events`,
+    `${r.requests} requests`,
+  ];
+  if (quarantined) parts.push(`${quarantined} quarantined`);
+  if (partial.length) parts.push(partial.join(' '));
+  for (const f of r.failures) parts.push(`${f.source} failed (${f.kind}): ${f.message}`);
+  return parts.join(', ');
+}
+
+/** The change an event reports, in a few words. */
+export function describeEvent(e: BridgeEvent): string {
+  const d = e.detail as Record<string, unknown>;
+  const subject = (d.subject as { memberNumber?: string; prospectNumber?: string } | undefined) ?? {};
+  const who = subject.memberNumber
+    ? `member ${subject.memberNumber}`
+    : subject.prospectNumber
+      ? `prospect ${subject.prospectNumber}`
+      : '';
+  const change = (() => {
+    if ('previousStatus' in d) return `${d.previousStatus ?? '-'} -> ${d.status}`;
+    if ('reason' in d && 'paymentId' in d) return `${d.reason} "${d.response}" payment ${d.paymentId}`;
+    if ('paymentId' in d) return `payment ${d.paymentId}${d.amount === undefined ? '' : ` ${d.amount}`}`;
+    if ('posTransactionId' in d) return `sale ${d.posTransactionId} ${d.totalIncTax}`;
+    if ('cancellationDate' in d) return `cancelled ${d.cancellationDate}`;
+    if ('current' in d) return `opt-outs ${JSON.stringify(d.previous)} -> ${JSON.stringify(d.current)}`;
+    if ('membershipName' in d) return `${d.membershipName}`;
+    if ('amount' in d) return `amount ${d.amount}`;
+    if ('reason' in d) return `${d.reason}`;
+    if ('staleSource' in d) return `${d.staleSource} stale ${d.ageSeconds}s`;
+    const data = d.data as Record<string, unknown> | undefined;
+    if (data && 'Door' in data) return `door ${data.Door ?? '?'}`;
+    return '';
+  })();
+  return [who, change].filter(Boolean).join('  ');
+}
