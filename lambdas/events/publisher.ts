@@ -1,0 +1,226 @@
+/**
+ * Publishing events. `EventBridgeSink` is the production sink; `JsonLinesFileSink` and
+ * `MemorySink` (re-exported here) serve the CLI and tests. All honour the `EventSink` contract:
+ * `publish()` resolves only when every event is delivered, otherwise it throws.
+ *
+ * EventBridgeSink, per call of publish():
+ * 1. Validates every event against the catalog (nothing is sent if one is invalid).
+ * 2. Sets aside entries too large for PutEvents even alone: they are reported in the final
+ *    PublishError (`oversizedEventIds`), never truncated, and never block the other events.
+ * 3. Sends the rest in requests of at most 10 entries and under 256 KB, a few requests at a time.
+ * 4. Entries that fail (per-entry ErrorCode, or the whole request throttled / 5xx / network error)
+ *    are retried alone, after a capped exponential backoff with full jitter; entries that were
+ *    accepted are never sent again. Non-retryable failures (access denied, malformed detail, a
+ *    missing bus) stop retrying at once.
+ * 5. After `maxAttempts` attempts, throws PublishError listing the failed eventIds (never the
+ *    event contents).
+ */
+import {
+  type EventBridgeClient,
+  PutEventsCommand,
+  type PutEventsCommandOutput,
+  type PutEventsResultEntry,
+} from '@aws-sdk/client-eventbridge';
+import { logger } from '../common/logger';
+import { type BridgeEvent, DEFAULT_EVENT_SOURCE, validateEvent } from './catalog';
+import { type EventSink, PublishError, summariseIds } from './event-sink';
+import { batchEntries, MAX_REQUEST_BYTES, type PreparedEntry, toEntry } from './put-events-batches';
+
+export { type EventSink, PublishError } from './event-sink';
+export { JsonLinesFileSink } from './json-lines-file-sink';
+export { MemorySink } from './memory-sink';
+
+export interface EventBridgeSinkOptions {
+  readonly client: EventBridgeClient;
+  /** Name or ARN of the event bus. */
+  readonly busName: string;
+  /** EventBridge `source` of every entry. @default DEFAULT_EVENT_SOURCE ('gym-bridge') */
+  readonly source?: string;
+  /** Attempts per event, the first one included. @default 8 */
+  readonly maxAttempts?: number;
+  /** Backoff before retry n is random in [0, min(maxDelayMs, baseDelayMs * 2^(n-1))]. @default 100 */
+  readonly baseDelayMs?: number;
+  /** Cap of one backoff. @default 5000 */
+  readonly maxDelayMs?: number;
+  /** PutEvents requests in flight at once. @default 4 */
+  readonly concurrency?: number;
+  /** @default setTimeout-based */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Jitter source in [0, 1). @default Math.random */
+  readonly random?: () => number;
+}
+
+/** Per-entry codes EventBridge documents as not retryable. */
+const PERMANENT_ENTRY_ERRORS = new Set([
+  'AccessDeniedException',
+  'InvalidAccountIdException',
+  'InvalidArgument',
+  'MalformedDetail',
+  'RedactionFailure',
+  'NotAuthorizedForSourceException',
+  'NotAuthorizedForDetailTypeException',
+]);
+
+const THROTTLING_ERRORS = new Set([
+  'ThrottlingException',
+  'Throttling',
+  'TooManyRequestsException',
+  'RequestLimitExceeded',
+  'ProvisionedThroughputExceededException',
+]);
+
+const PROGRAMMING_ERRORS = new Set(['TypeError', 'ReferenceError', 'SyntaxError', 'RangeError']);
+
+interface AttemptResult {
+  readonly retry: PreparedEntry[];
+  readonly permanent: PreparedEntry[];
+  /** Error codes seen in this attempt, for logs and the final message. */
+  readonly errorCodes: Set<string>;
+  lastCause?: unknown;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class EventBridgeSink implements EventSink {
+  private readonly client: EventBridgeClient;
+  private readonly busName: string;
+  private readonly source: string;
+  private readonly maxAttempts: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly concurrency: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly random: () => number;
+
+  constructor(options: EventBridgeSinkOptions) {
+    this.client = options.client;
+    this.busName = options.busName;
+    this.source = options.source ?? DEFAULT_EVENT_SOURCE;
+    this.maxAttempts = Math.max(1, options.maxAttempts ?? 8);
+    this.baseDelayMs = Math.max(0, options.baseDelayMs ?? 100);
+    this.maxDelayMs = Math.max(0, options.maxDelayMs ?? 5000);
+    this.concurrency = Math.max(1, options.concurrency ?? 4);
+    this.sleep = options.sleep ?? defaultSleep;
+    this.random = options.random ?? Math.random;
+  }
+
+  async publish(events: readonly BridgeEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    for (const event of events) validateEvent(event);
+
+    const prepared = events.map((event) => toEntry(event, this.source, this.busName));
+    const oversized = prepared.filter((p) => p.size > MAX_REQUEST_BYTES);
+    let pending = prepared.filter((p) => p.size <= MAX_REQUEST_BYTES);
+    const permanent: PreparedEntry[] = [];
+    const errorCodes = new Set<string>();
+    let lastCause: unknown;
+    let attempt = 0;
+
+    while (pending.length > 0) {
+      attempt++;
+      const result = await this.attempt(pending);
+      permanent.push(...result.permanent);
+      for (const code of result.errorCodes) errorCodes.add(code);
+      if (result.lastCause !== undefined) lastCause = result.lastCause;
+      pending = result.retry;
+      if (pending.length === 0 || attempt >= this.maxAttempts) break;
+      const delay = this.backoff(attempt);
+      logger.warn('PutEvents: retrying failed entries', {
+        attempt,
+        retrying: pending.length,
+        errorCodes: [...result.errorCodes],
+        delayMs: delay,
+      });
+      await this.sleep(delay);
+    }
+
+    const failed = [...oversized, ...permanent, ...pending];
+    if (failed.length === 0) return;
+    const failedIds = failed.map((f) => f.eventId);
+    const parts = [
+      pending.length > 0 ? `${pending.length} still failing after ${attempt} attempts` : '',
+      permanent.length > 0 ? `${permanent.length} rejected permanently` : '',
+      oversized.length > 0 ? `${oversized.length} larger than the PutEvents limit` : '',
+    ].filter(Boolean);
+    const codes = errorCodes.size > 0 ? ` (${[...errorCodes].sort().join(', ')})` : '';
+    throw new PublishError(
+      `${failed.length} of ${events.length} events not delivered to bus '${this.busName}': ${parts.join(', ')}${codes}; eventIds: ${summariseIds(failedIds)}`,
+      {
+        failedEventIds: failedIds,
+        oversizedEventIds: oversized.map((o) => o.eventId),
+        attempts: attempt,
+        cause: lastCause,
+      },
+    );
+  }
+
+  /** Capped exponential backoff with full jitter. */
+  private backoff(attempt: number): number {
+    const ceiling = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
+    return Math.floor(this.random() * ceiling);
+  }
+
+  /** Sends every pending entry once, `concurrency` requests at a time. */
+  private async attempt(pending: readonly PreparedEntry[]): Promise<AttemptResult> {
+    const batches = batchEntries(pending);
+    const result: AttemptResult = { retry: [], permanent: [], errorCodes: new Set() };
+    let next = 0;
+    const worker = async () => {
+      while (next < batches.length) {
+        const batch = batches[next++]!;
+        await this.sendBatch(batch, result);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, batches.length) }, worker));
+    return result;
+  }
+
+  private async sendBatch(batch: readonly PreparedEntry[], result: AttemptResult): Promise<void> {
+    let output: PutEventsCommandOutput;
+    try {
+      output = await this.client.send(new PutEventsCommand({ Entries: batch.map((b) => b.entry) }));
+    } catch (err) {
+      const code = errorName(err);
+      result.errorCodes.add(code);
+      result.lastCause = err;
+      (isRetryableRequestError(err) ? result.retry : result.permanent).push(...batch);
+      return;
+    }
+    const entries: readonly PutEventsResultEntry[] = output.Entries ?? [];
+    if (entries.length !== batch.length) {
+      // A response that does not account for every entry: treat the batch as not delivered.
+      // Resending may duplicate some, which at-least-once delivery allows (ids are stable).
+      result.errorCodes.add('IncompleteResponse');
+      result.retry.push(...batch);
+      return;
+    }
+    entries.forEach((entry, index) => {
+      const prepared = batch[index]!;
+      if (!entry.ErrorCode && entry.EventId) return;
+      const code = entry.ErrorCode ?? 'MissingEventId';
+      result.errorCodes.add(code);
+      (PERMANENT_ENTRY_ERRORS.has(code) ? result.permanent : result.retry).push(prepared);
+    });
+  }
+}
+
+function errorName(err: unknown): string {
+  if (err instanceof Error) return err.name || 'Error';
+  return 'UnknownError';
+}
+
+/**
+ * Throttling, 5xx and transport errors (no HTTP response at all) are worth retrying; any other
+ * 4xx (access denied, validation, bus not found) will fail the same way again.
+ */
+export function isRetryableRequestError(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number }; $retryable?: unknown };
+  if (e.name && THROTTLING_ERRORS.has(e.name)) return true;
+  if (e.$retryable) return true;
+  const status = e.$metadata?.httpStatusCode;
+  // No HTTP status: the request never got an answer (connection refused, reset, timeout).
+  // Programming errors are not transport errors, though, and would fail the same way again.
+  if (status === undefined) return !PROGRAMMING_ERRORS.has(e.name ?? '');
+  return status === 429 || status >= 500;
+}
