@@ -1,0 +1,159 @@
+/**
+ * `sandbox`: serves the gym API sandbox until Ctrl-C, prints how to reach it, and optionally writes
+ * a clubs file pointing at it.
+ */
+
+import { InvalidFaultSettingError } from '../../sandbox/faults';
+import { InvalidSandboxOptionError, type SandboxOptions } from '../../sandbox/options';
+import { type Sandbox, startSandbox } from '../../sandbox/sandbox';
+import { CliUsageError, intFlag, parseFlags } from '../args';
+
+export const summary = 'serve the gym API sandbox (seeded synthetic clubs, faults, ground-truth journal)';
+
+const HELP = `usage: npm run --silent cli -- sandbox [flags]
+
+Serves a local, seeded implementation of the gym reporting API until Ctrl-C.
+
+flags:
+  --port N               TCP port (default 4010; 0 picks a free one)
+  --host ADDR            interface to listen on (default 127.0.0.1)
+  --clubs N              number of clubs (default 3)
+  --members N            members per club at the start of the history (default 300)
+  --seed N               seed of all generated data, keys and credentials (default 1)
+  --history-days N       days of activity generated before the clock start (default 14)
+  --start-time ISO       sandbox clock start, e.g. 2025-03-01T00:00:00Z (default: now)
+  --write-clubs FILE     write a clubs file (for poll --clubs) pointing at this sandbox
+  --live                 move the sandbox clock with wall time (new activity keeps arriving)
+  --speed N              with --live: simulated seconds per wall second (default 1)
+  --activity-scale X     multiply every activity rate (default 1)
+  --quota-scale X        multiply the monthly plan quotas (default 1)
+  --ambiguous-zone Z     'local' or 'utc': zone of payment/POS/financial/prospect dates (default local)
+  --token-lifetime N     access token lifetime in seconds (default 3600)
+  --error-rate-5xx X     share of requests answered 5xx (0..1, default 0)
+  --rate-429 X           share of requests answered 429 (0..1, default 0)
+  --latency-ms N         added latency per request (default 0)
+`;
+
+const FLAGS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  clubs: { type: 'string' },
+  members: { type: 'string' },
+  seed: { type: 'string' },
+  'history-days': { type: 'string' },
+  'start-time': { type: 'string' },
+  'write-clubs': { type: 'string' },
+  live: { type: 'boolean' },
+  speed: { type: 'string' },
+  'activity-scale': { type: 'string' },
+  'quota-scale': { type: 'string' },
+  'ambiguous-zone': { type: 'string' },
+  'token-lifetime': { type: 'string' },
+  'error-rate-5xx': { type: 'string' },
+  'rate-429': { type: 'string' },
+  'latency-ms': { type: 'string' },
+} as const;
+
+function numberFlag(name: string, value: string | undefined, opts: { min: number; max?: number }) {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n))
+    throw new CliUsageError(`--${name} must be a number, got '${value}'`);
+  if (n < opts.min) throw new CliUsageError(`--${name} must be >= ${opts.min}, got ${n}`);
+  if (opts.max !== undefined && n > opts.max)
+    throw new CliUsageError(`--${name} must be <= ${opts.max}, got ${n}`);
+  return n;
+}
+
+function parseStartTime(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || !Number.isFinite(ms)) {
+    throw new CliUsageError(`--start-time must be an ISO date-time with a zone, e.g. 2025-03-01T00:00:00Z`);
+  }
+  return ms;
+}
+
+/** Turns the flags into sandbox options; throws CliUsageError on a bad value. */
+export function sandboxOptionsFromFlags(
+  argv: string[],
+): { options: SandboxOptions; writeClubs?: string; live?: number } | undefined {
+  const flags = parseFlags(argv, FLAGS, HELP);
+  if (!flags) return undefined;
+  const zone = flags['ambiguous-zone'];
+  if (zone !== undefined && zone !== 'local' && zone !== 'utc') {
+    throw new CliUsageError(`--ambiguous-zone must be 'local' or 'utc', got '${zone}'`);
+  }
+  const speed = numberFlag('speed', flags.speed, { min: 0.001 });
+  if (speed !== undefined && !flags.live) throw new CliUsageError('--speed needs --live');
+  const faults = {
+    ...optional('errorRate5xx', numberFlag('error-rate-5xx', flags['error-rate-5xx'], { min: 0, max: 1 })),
+    ...optional('rate429', numberFlag('rate-429', flags['rate-429'], { min: 0, max: 1 })),
+    ...optional('latencyMs', intFlag('latency-ms', flags['latency-ms'], { min: 0 })),
+    ...optional('tokenLifetimeSec', intFlag('token-lifetime', flags['token-lifetime'], { min: 1 })),
+  };
+  const options: SandboxOptions = {
+    port: intFlag('port', flags.port, { min: 0, max: 65535, default: 4010 }),
+    ...optional('host', flags.host),
+    ...optional('clubs', intFlag('clubs', flags.clubs, { min: 1, max: 100 })),
+    ...optional('members', intFlag('members', flags.members, { min: 0 })),
+    ...optional('seed', intFlag('seed', flags.seed, {})),
+    ...optional('historyDays', intFlag('history-days', flags['history-days'], { min: 0, max: 3650 })),
+    ...optional('startTime', parseStartTime(flags['start-time'])),
+    ...optional('activityScale', numberFlag('activity-scale', flags['activity-scale'], { min: 0 })),
+    ...optional('quotaScale', numberFlag('quota-scale', flags['quota-scale'], { min: 1e-9 })),
+    ...optional('ambiguousZone', zone as 'local' | 'utc' | undefined),
+    faults,
+  };
+  return {
+    options,
+    ...optional('writeClubs', flags['write-clubs']),
+    ...optional('live', flags.live ? (speed ?? 1) : undefined),
+  };
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+function describe(sandbox: Sandbox, live: number | undefined): string {
+  const lines = [
+    `gym API sandbox at ${sandbox.url}`,
+    `clock: ${sandbox.clock.now().toISOString()}${live ? ` (live, speed ${live}x)` : ' (stopped)'}`,
+    `integrator login: ${sandbox.integrator.username} / ${sandbox.integrator.password}`,
+    '',
+    'clubs:',
+    ...sandbox.clubs.map(
+      (c) => `  ${c.clubId.padEnd(10)} key ${c.apiKey}  ${c.timeZone.padEnd(20)} ${c.plan}`,
+    ),
+    '',
+    `journal: GET ${new URL(sandbox.url).origin}/__admin/journal?since=0 (not part of the API)`,
+    'Ctrl-C to stop.',
+  ];
+  return lines.join('\n');
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const parsed = sandboxOptionsFromFlags(argv);
+  if (!parsed) return 0;
+  let sandbox: Sandbox;
+  try {
+    sandbox = await startSandbox(parsed.options);
+  } catch (err) {
+    if (err instanceof InvalidSandboxOptionError || err instanceof InvalidFaultSettingError) {
+      throw new CliUsageError(err.message);
+    }
+    throw err;
+  }
+  if (parsed.writeClubs) await sandbox.writeClubsFile(parsed.writeClubs);
+  if (parsed.live) sandbox.startLive({ speed: parsed.live });
+  process.stdout.write(`${describe(sandbox, parsed.live)}\n`);
+  if (parsed.writeClubs) process.stdout.write(`clubs file written to ${parsed.writeClubs}\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  await sandbox.close();
+  process.stdout.write('sandbox stopped\n');
+  return 0;
+}

@@ -1,0 +1,12 @@
+/** One club as the sandbox runs it: its settings, its data and its simulation. */
+import type { ClubSimulation } from './activity';
+import type { ClubStore, PlanName } from './club-store';
+
+export interface ClubRuntime {
+  readonly clubId: string;
+  readonly apiKey: string;
+  readonly plan: PlanName;
+  readonly timeZone: string;
+  readonly store: ClubStore;
+  readonly simulation: ClubSimulation;
+}

@@ -1,0 +1,212 @@
+/**
+ * The HTTP face of the sandbox (node:http, no framework): POST /v1/token, every list operation,
+ * the page envelope, errors as {"Message": "..."}, quotas, faults, and the admin journal route.
+ *
+ * Order of checks on a data request: path (404) -> forced/injected faults -> bearer token (401) ->
+ * API key (401) -> monthly quota (429, not counted) -> counted -> query (400) -> page (200).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { OPERATIONS } from '../gym-api/operations';
+import type { AccessTokenIssuer } from './access-tokens';
+import type { ClubRuntime } from './club-runtime';
+import type { Faults, ForcedResponse, ForcedResponses } from './faults';
+import type { Journal } from './journal';
+import { stringifyWithInt64 } from './json-output';
+import { InvalidQueryError, operationAt, parsePageQuery, selectItems } from './page-query';
+import type { QuotaLedger } from './quota';
+import type { SeededRandom } from './seeded-random';
+
+export const BASE_PATH = '/v1';
+export const ADMIN_JOURNAL_PATH = '/__admin/journal';
+
+export const MESSAGES = {
+  invalidCredentials: 'Invalid credentials',
+  invalidToken: 'Invalid or expired token',
+  invalidApiKey: 'Invalid API key',
+  quotaExceeded: 'Limit Exceeded: monthly request quota of the API plan is spent',
+  throttled: 'Too Many Requests',
+  notFound: 'Not Found',
+  methodNotAllowed: 'Method Not Allowed',
+} as const;
+
+export interface HttpApiContext {
+  readonly origin: () => string;
+  readonly nowMs: () => number;
+  readonly clubsByKey: ReadonlyMap<string, ClubRuntime>;
+  readonly tokens: AccessTokenIssuer;
+  readonly faults: Faults;
+  readonly forced: ForcedResponses;
+  readonly quota: QuotaLedger;
+  readonly journal: Journal;
+  /** Fault decisions (5xx, 429, latency, shuffles, bursts): a stream apart from the data's. */
+  readonly faultRng: SeededRandom;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  contentType = 'application/json; charset=utf-8',
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(body),
+    ...headers,
+  });
+  res.end(body);
+}
+
+function sendMessage(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+) {
+  send(res, status, JSON.stringify({ Message: message }), undefined, headers);
+}
+
+const SERVER_ERRORS: readonly {
+  status: number;
+  contentType: string;
+  body: string;
+}[] = [
+  {
+    status: 500,
+    contentType: 'application/json; charset=utf-8',
+    body: '{"Message":"An error has occurred."}',
+  },
+  {
+    status: 502,
+    contentType: 'text/html',
+    body: '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>',
+  },
+  { status: 503, contentType: 'text/plain', body: 'Service Unavailable' },
+  { status: 503, contentType: 'application/json; charset=utf-8', body: '{"Message":"Service Unavailable"}' },
+];
+
+export class HttpApi {
+  constructor(private readonly ctx: HttpApiContext) {}
+
+  /** The node:http request listener. */
+  readonly listener = (req: IncomingMessage, res: ServerResponse): void => {
+    // Drain any body (POST /token may carry grant_type) before answering.
+    req.resume();
+    this.handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendMessage(res, 500, 'Sandbox internal error');
+      else res.destroy(err instanceof Error ? err : undefined);
+    });
+  };
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+    const method = req.method ?? 'GET';
+    if (url.pathname === ADMIN_JOURNAL_PATH) return this.adminJournal(method, url, res);
+    const f = this.ctx.faults;
+    const latency = f.latencyMs + (f.latencyJitterMs > 0 ? this.ctx.faultRng.next() * f.latencyJitterMs : 0);
+    if (latency > 0) await sleep(latency);
+
+    if (!url.pathname.startsWith(`${BASE_PATH}/`)) return sendMessage(res, 404, MESSAGES.notFound);
+    const path = url.pathname.slice(BASE_PATH.length);
+    const isToken = path === '/token';
+    const operation = operationAt(path);
+    if (!isToken && !operation) return sendMessage(res, 404, MESSAGES.notFound);
+    const allowed = isToken ? 'POST' : 'GET';
+    if (method !== allowed) return sendMessage(res, 405, MESSAGES.methodNotAllowed, { allow: allowed });
+
+    const forced = this.ctx.forced.take(path);
+    if (forced) return this.sendForced(res, forced);
+    if (f.errorRate5xx > 0 && this.ctx.faultRng.chance(f.errorRate5xx)) {
+      const e = this.ctx.faultRng.pick(SERVER_ERRORS);
+      return send(res, e.status, e.body, e.contentType);
+    }
+    if (f.rate429 > 0 && this.ctx.faultRng.chance(f.rate429)) {
+      return sendMessage(res, 429, MESSAGES.throttled, { 'retry-after': '1' });
+    }
+
+    if (isToken) return this.token(req, res);
+    if (!operation) return;
+
+    if (!this.ctx.tokens.isValid(req.headers.authorization, this.ctx.nowMs())) {
+      return sendMessage(res, 401, MESSAGES.invalidToken, {
+        'www-authenticate': 'Bearer error="invalid_token"',
+      });
+    }
+    const key = req.headers['x-api-key'];
+    const club = typeof key === 'string' ? this.ctx.clubsByKey.get(key) : undefined;
+    if (!club) return sendMessage(res, 401, MESSAGES.invalidApiKey);
+
+    const now = this.ctx.nowMs();
+    if (!this.ctx.quota.tryConsume(club.clubId, club.plan, now)) {
+      const next = new Date(now);
+      const monthEnd = Date.UTC(next.getUTCFullYear(), next.getUTCMonth() + 1, 1);
+      return sendMessage(res, 429, MESSAGES.quotaExceeded, {
+        'retry-after': String(Math.max(1, Math.ceil((monthEnd - now) / 1000))),
+      });
+    }
+    let query: ReturnType<typeof parsePageQuery>;
+    try {
+      query = parsePageQuery(OPERATIONS[operation], url.searchParams);
+    } catch (err) {
+      if (err instanceof InvalidQueryError) return sendMessage(res, 400, err.message);
+      throw err;
+    }
+    const insert = f.insertWhilePaging;
+    if (insert === true || (typeof insert === 'number' && this.ctx.faultRng.chance(insert))) {
+      club.simulation.burst(now, this.ctx.faultRng.int(1, 3));
+    }
+    const rng = this.ctx.faultRng;
+    const shuffle = f.unstableOrdering
+      ? (xs: number[], from: number, to: number) => {
+          rng.shuffle(xs, from, to);
+        }
+      : undefined;
+    const data = selectItems(club.store, operation, query, shuffle);
+    const href = `${this.ctx.origin()}${req.url ?? ''}`;
+    const nextUrl = new URL(href);
+    nextUrl.searchParams.set('offset', String(query.offset + query.limit));
+    nextUrl.searchParams.set('limit', String(query.limit));
+    send(res, 200, stringifyWithInt64({ href, next: nextUrl.toString(), data }));
+  }
+
+  private token(req: IncomingMessage, res: ServerResponse) {
+    const issued = this.ctx.tokens.issue(
+      req.headers.authorization,
+      this.ctx.nowMs(),
+      this.ctx.faults.tokenLifetimeSec,
+    );
+    if (!issued) {
+      return sendMessage(res, 401, MESSAGES.invalidCredentials, {
+        'www-authenticate': 'Basic realm="gym-api"',
+      });
+    }
+    send(
+      res,
+      200,
+      JSON.stringify({ AccessToken: issued.token, ExpiresIn: issued.expiresIn, TokenType: 'Bearer' }),
+      undefined,
+      { 'cache-control': 'no-store' },
+    );
+  }
+
+  private sendForced(res: ServerResponse, forced: ForcedResponse): void {
+    const body = forced.body ?? JSON.stringify({ Message: `Forced response ${forced.status}` });
+    send(res, forced.status, body, forced.contentType ?? 'application/json; charset=utf-8', {
+      ...(forced.headers ?? {}),
+    });
+  }
+
+  private adminJournal(method: string, url: URL, res: ServerResponse) {
+    if (method !== 'GET') return sendMessage(res, 405, MESSAGES.methodNotAllowed, { allow: 'GET' });
+    const sinceRaw = url.searchParams.get('since') ?? '0';
+    if (!/^\d+$/.test(sinceRaw))
+      return sendMessage(res, 400, "Query parameter 'since' must be an integer >= 0");
+    const clubId = url.searchParams.get('clubId');
+    const entries = this.ctx.journal
+      .entries(Number(sinceRaw))
+      .filter((e) => clubId === null || e.clubId === clubId);
+    send(res, 200, JSON.stringify({ lastSeq: this.ctx.journal.lastSeq, entries }));
+  }
+}
