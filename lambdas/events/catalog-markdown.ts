@@ -85,25 +85,27 @@ export function renderEventCatalogMarkdown(): string {
     '',
     '## Events',
     '',
-    '| detail-type | detail.source | emitted when |',
-    '|---|---|---|',
-  );
-  for (const detailType of ALL_DETAIL_TYPES) {
-    const source = examples[detailType].detail.source;
-    const summary = firstSentence(EVENT_DESCRIPTIONS[detailType]);
-    out.push(`| [${detailType}](#${anchor(detailType)}) | \`${source}\` | ${escapeCell(summary)} |`);
-  }
-
-  out.push(
-    '',
-    '## Envelope (every detail)',
-    '',
-    ...fieldsTable(eventJsonSchema(DETAIL_TYPES.ClubDataStale), ENVELOPE_FIELDS).map((line) =>
-      line.startsWith('| `source` |')
-        ? `| \`source\` | ${BRIDGE_SOURCES.map((s) => `"${s}"`).join(' \\| ')} | yes | The data source of the record, or "bridge" for operational events (fixed per detail-type, see the table above) |`
-        : line,
+    ...markdownTable(
+      ['detail-type', 'detail.source', 'emitted when'],
+      ALL_DETAIL_TYPES.map((detailType) => [
+        `[${detailType}](#${anchor(detailType)})`,
+        `\`${examples[detailType].detail.source}\``,
+        firstSentence(EVENT_DESCRIPTIONS[detailType]),
+      ]),
     ),
   );
+
+  const envelopeRows = fieldRows(eventJsonSchema(DETAIL_TYPES.ClubDataStale), ENVELOPE_FIELDS).map((cells) =>
+    cells[0] === '`source`'
+      ? [
+          '`source`',
+          BRIDGE_SOURCES.map((s) => `"${s}"`).join(' | '),
+          'yes',
+          'The data source of the record, or "bridge" for operational events (fixed per detail-type, see the table above)',
+        ]
+      : cells,
+  );
+  out.push('', '## Envelope (every detail)', '', ...markdownTable(FIELD_HEADER, envelopeRows));
 
   out.push(
     '',
@@ -135,9 +137,12 @@ export function renderEventCatalogMarkdown(): string {
       '',
       `JSON Schema: \`${detailTypeFileName(detailType)}.json\`. Fields besides the envelope:`,
       '',
-      ...fieldsTable(
-        schema,
-        properties.filter((p) => !ENVELOPE_FIELDS.includes(p)),
+      ...markdownTable(
+        FIELD_HEADER,
+        fieldRows(
+          schema,
+          properties.filter((p) => !ENVELOPE_FIELDS.includes(p)),
+        ),
       ),
       '',
       'Example `detail`:',
@@ -167,21 +172,40 @@ export function renderEventCatalogMarkdown(): string {
     'record whose FeeBreakdown has a non-zero `DishonourFee` is classified by its own `Response` and',
     'carries `isDishonourFee: true`.',
     '',
-    '| # | rule | category | pattern (case-insensitive) | applies to |',
-    '|---|---|---|---|---|',
-    ...DEFAULT_PAYMENT_RULES.map(
-      (rule, index) =>
-        `| ${index + 1} | ${rule.name} | ${rule.category} | \`${escapeCell(rule.pattern.source)}\` | ${APPLIES_TO[rule.onlyFor ?? 'all']} |`,
+    ...markdownTable(
+      ['#', 'rule', 'category', 'pattern (case-insensitive)', 'applies to'],
+      DEFAULT_PAYMENT_RULES.map((rule, index) => [
+        String(index + 1),
+        rule.name,
+        rule.category,
+        `\`${rule.pattern.source}\``,
+        APPLIES_TO[rule.onlyFor ?? 'all'],
+      ]),
     ),
     '',
   );
   return out.join('\n');
 }
 
-function fieldsTable(schema: JsonSchema, names: readonly string[]): string[] {
+const FIELD_HEADER = ['field', 'type', 'required', 'description'];
+
+/**
+ * A Markdown table laid out the way Biome formats Markdown (columns padded to their widest cell,
+ * at least 3), so `biome check --write .` leaves the generated page unchanged.
+ */
+export function markdownTable(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const escaped = [header, ...rows].map((cells) => cells.map(escapeCell));
+  const widths = header.map((_, i) => Math.max(3, ...escaped.map((cells) => (cells[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    `| ${widths.map((width, i) => (cells[i] ?? '').padEnd(width)).join(' | ')} |`;
+  const [head, ...body] = escaped;
+  return [line(head!), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)];
+}
+
+function fieldRows(schema: JsonSchema, names: readonly string[]): string[][] {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema.required ?? []) as string[]);
-  const rows = ['| field | type | required | description |', '|---|---|---|---|'];
+  const rows: string[][] = [];
   for (const name of names) {
     const property = properties[name];
     if (!property) continue;
@@ -199,9 +223,9 @@ function fieldsTable(schema: JsonSchema, names: readonly string[]): string[] {
   return rows;
 }
 
-function row(name: string, schema: JsonSchema, required: boolean): string {
+function row(name: string, schema: JsonSchema, required: boolean): string[] {
   const description = typeof schema.description === 'string' ? schema.description : '';
-  return `| \`${name}\` | ${escapeCell(typeName(schema))} | ${required ? 'yes' : 'no'} | ${escapeCell(description)} |`;
+  return [`\`${name}\``, typeName(schema), required ? 'yes' : 'no', description];
 }
 
 function objectSchema(schema: JsonSchema): JsonSchema | undefined {
