@@ -6,13 +6,16 @@
  *   and `ambiguous` is reported. For watermarks the earlier instant is the conservative choice.
  * - A local time inside a gap (DST starts) does not exist: it is read with the offset in force
  *   before the gap (02:30 in a 02:00->03:00 gap becomes 03:30 daylight time), and `gap` is reported.
- * Offsets come from Intl (the runtime's tz database) and are cached per 10-minute bucket, so the hot
- * path of a poll is a Map lookup. Transitions in real zones happen on whole minutes and mostly on
- * :00/:30, so a 10-minute bucket never straddles one.
+ * Offsets come from Intl (the runtime's tz database) and are cached per minute (of UTC for
+ * instants, of wall time for local values), so the hot path of a poll is a Map lookup. Transitions
+ * happen on whole minutes but not only on :00/:30 (Pacific/Chatham at :45, America/St_Johns until
+ * 2011 at 00:01 local = 03:31 UTC), so a coarser bucket could straddle one and serve a stale offset.
+ * Each cache is cleared when it grows past MAX_CACHE_ENTRIES, so a long-running process stays bounded.
  */
 
 const LOCAL_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?$/;
-const BUCKET_MS = 10 * 60_000;
+const BUCKET_MS = 60_000;
+const MAX_CACHE_ENTRIES = 50_000;
 const HOUR_MS = 3_600_000;
 
 export class InvalidTimeZoneError extends Error {
@@ -76,6 +79,7 @@ export function offsetMinutesAt(zone: string, instantMs: number): number {
     get('second'),
   );
   const offset = Math.round((asUtc - bucket * BUCKET_MS) / 60_000);
+  if (cache.offsetByBucket.size >= MAX_CACHE_ENTRIES) cache.offsetByBucket.clear();
   cache.offsetByBucket.set(bucket, offset);
   return offset;
 }
@@ -84,7 +88,8 @@ export function offsetMinutesAt(zone: string, instantMs: number): number {
 export function naiveMs(local: string): number {
   const m = LOCAL_PATTERN.exec(local);
   if (!m) throw new InvalidLocalDateTimeError(`not a zone-less date-time: '${local}'`);
-  const frac = m[7] ? Math.round(Number(`0${m[7]}`) * 1000) : 0;
+  // Truncated to the millisecond: '.9999999' (.NET writes 7 digits) stays inside its second.
+  const frac = m[7] ? Number(m[7].slice(1, 4).padEnd(3, '0')) : 0;
   return (
     Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + frac
   );
@@ -99,10 +104,11 @@ export interface LocalToUtcResult {
 export function localToUtc(local: string, zone: string): LocalToUtcResult {
   const naive = naiveMs(local);
   const cache = zoneCache(zone);
-  const key = local.slice(0, 15); // YYYY-MM-DDTHH:m (10-minute bucket)
+  const key = local.slice(0, 16); // YYYY-MM-DDTHH:mm (one wall-clock minute)
   let rule = cache.localByBucket.get(key);
   if (!rule) {
     rule = resolveLocal(zone, naive);
+    if (cache.localByBucket.size >= MAX_CACHE_ENTRIES) cache.localByBucket.clear();
     cache.localByBucket.set(key, rule);
   }
   return rule.flag
