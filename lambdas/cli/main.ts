@@ -6,6 +6,11 @@
  */
 import { CliUsageError } from './args';
 
+// The CLI runs on the developer's Node (20 here); Lambda runs 22. The SDK's Node-20 notice and
+// INFO-level JSON logs would bury the CLI's own output: quiet by default, both can be turned back on.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+process.env.LOG_LEVEL ??= 'WARN';
+
 const COMMANDS: Record<string, () => Promise<CliCommand>> = {
   start: () => import('./commands/start'),
   sandbox: () => import('./commands/sandbox'),

@@ -33,8 +33,6 @@ export interface EngineScan extends ScanProgress {
   fromdate: string;
   /** Backfill start (UTC ms) for state sources' backfill events. */
   backfillFromMs?: number;
-  /** Smallest record time seen (UTC ms), used when no record time exists. */
-  floorMs?: number;
 }
 
 export interface PollSourceDeps {
@@ -119,8 +117,6 @@ function emptyReport(source: string, outcome: SourceOutcome, reason?: string): S
 
 const maxOf = (a: number | undefined, b: number | undefined) =>
   a === undefined ? b : b === undefined ? a : Math.max(a, b);
-const minOf = (a: number | undefined, b: number | undefined) =>
-  a === undefined ? b : b === undefined ? a : Math.min(a, b);
 
 class SourceScan {
   readonly #startMs: number;
@@ -148,7 +144,6 @@ class SourceScan {
     const startOffset = scan.nextOffset;
     const seenIdentities = new Set<string>();
     let maxRecordMs = scan.maxRecordTime ? Date.parse(scan.maxRecordTime) : undefined;
-    let floorMs = scan.floorMs;
     let outcome: SourceOutcome = 'incomplete';
 
     while (this.#attempts < maxAttempts) {
@@ -165,7 +160,6 @@ class SourceScan {
           unidentified += result.unidentified;
           for (const id of result.identities) seenIdentities.add(id);
           maxRecordMs = maxOf(maxRecordMs, result.maxRecordMs);
-          floorMs = minOf(floorMs, result.minRecordMs);
           offset = page.offset + page.rawCount;
           if (page.rawCount < page.limit) {
             finished = true;
@@ -177,7 +171,6 @@ class SourceScan {
             pages: scan.pages + this.#pages,
             records: scan.records + this.#records,
             ...(maxRecordMs === undefined ? {} : { maxRecordTime: new Date(maxRecordMs).toISOString() }),
-            ...(floorMs === undefined ? {} : { floorMs }),
           });
           if (this.#outOfTime()) break;
         }
@@ -203,7 +196,7 @@ class SourceScan {
       if (this.#outOfTime()) break;
     }
 
-    await this.#finish(scan, outcome, maxRecordMs, floorMs);
+    await this.#finish(scan, outcome, maxRecordMs);
     return {
       source: this.source.name,
       outcome,
@@ -268,7 +261,6 @@ class SourceScan {
     }));
     const identified: { id: string; item: unknown }[] = [];
     let maxRecordMs: number | undefined;
-    let minRecordMs: number | undefined;
     for (const item of page.items) {
       const id = (this.source.identity as (i: unknown) => string | undefined)(item);
       if (id === undefined) {
@@ -286,7 +278,6 @@ class SourceScan {
       if (time) {
         const ms = toInstant(time, this.source.filterZone, this.ctx);
         maxRecordMs = maxOf(maxRecordMs, ms);
-        minRecordMs = minOf(minRecordMs, ms);
       }
     }
     this.#records += page.rawCount;
@@ -301,7 +292,6 @@ class SourceScan {
       identities: identified.map((r) => r.id),
       unidentified: page.rawCount - identified.length,
       maxRecordMs,
-      minRecordMs,
     };
   }
 
@@ -443,28 +433,28 @@ class SourceScan {
     this.#cursor = await this.deps.store.putCursor({ ...this.#cursor, scan });
   }
 
-  async #finish(
-    scan: EngineScan,
-    outcome: SourceOutcome,
-    maxRecordMs: number | undefined,
-    floorMs: number | undefined,
-  ): Promise<void> {
+  async #finish(scan: EngineScan, outcome: SourceOutcome, maxRecordMs: number | undefined): Promise<void> {
     const cursor: Cursor = { ...this.#cursor, health: { ...this.#cursor.health } };
     const nowIso = new Date(this.#startMs).toISOString();
     cursor.health.lastPollAt = nowIso;
     if (outcome === 'completed') {
-      // The watermark: the highest record time seen, capped at the poll's start. A source whose
-      // filter field is not in the response uses the scan's start (everything changed before it
-      // matched the query). With no record at all, it stays where it was, or at the query floor.
+      // The watermark: the highest record time seen, capped at the scan's start, and never less
+      // than `start - tailLookback` (a quiet source must still move on, or its seen keys would age out
+      // inside its own query window; this tolerates an API clock up to 2x the lookback behind ours).
+      // A baseline or backfill read everything up to its start, so it moves to the start: the next
+      // tail query (start - lookback) then never reaches below what the baseline recorded.
+      // A source whose filter field is not in the response also uses the start.
       const scanStartMs = Date.parse(scan.startedAt);
-      let candidate: number | undefined = this.source.recordTime === undefined ? scanStartMs : maxRecordMs;
-      if (candidate === undefined && scan.fromdate)
-        candidate = floorFromQuery(scan, this.source, this.ctx, floorMs);
-      if (candidate === undefined && !scan.fromdate) candidate = scanStartMs;
-      const capped = candidate === undefined ? undefined : Math.min(candidate, scanStartMs);
+      const signpost =
+        scan.mode === 'baseline' || scan.mode === 'backfill' || this.source.recordTime === undefined;
+      const candidate = signpost
+        ? scanStartMs
+        : Math.min(
+            scanStartMs,
+            Math.max(maxRecordMs ?? Number.NEGATIVE_INFINITY, scanStartMs - this.source.tailLookbackMs),
+          );
       const current = cursor.watermark ? Date.parse(cursor.watermark) : undefined;
-      const next = maxOf(current, capped);
-      if (next !== undefined) cursor.watermark = new Date(next).toISOString();
+      cursor.watermark = new Date(maxOf(current, candidate)!).toISOString();
       cursor.baselineDone = true;
       delete cursor.scan;
       delete cursor.backfillFrom;
@@ -499,21 +489,6 @@ class SourceScan {
       totalQuarantined: (cursor.stats?.totalQuarantined ?? 0) + this.#quarantined,
     };
     this.#cursor = await this.deps.store.putCursor(cursor);
-  }
-}
-
-/** With no record seen, the watermark becomes the query's own floor: the window never moves on without evidence. */
-function floorFromQuery(
-  scan: EngineScan,
-  source: SourceDefinition,
-  ctx: ClubContext,
-  floorMs: number | undefined,
-): number | undefined {
-  if (floorMs !== undefined) return floorMs;
-  try {
-    return toInstant(scan.fromdate, source.filterZone, ctx);
-  } catch {
-    return undefined;
   }
 }
 
