@@ -6,7 +6,13 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { logger } from '../common/logger';
 import { type BackoffPolicy, backoffDelayMs } from './backoff';
-import { AuthError, type GymApiError, QuotaExceededError, UnavailableError } from './errors';
+import {
+  AuthError,
+  DeadlineExceededError,
+  GymApiError,
+  QuotaExceededError,
+  UnavailableError,
+} from './errors';
 import { type ExchangeResponse, exchange, type FetchFn, throwIfAborted } from './http-exchange';
 import { OPERATIONS, type OperationName, type OperationSpec } from './operations';
 import {
@@ -204,6 +210,7 @@ export class GymApiClient {
     const { signal, deadline } = options;
     const state: RetryState = { transientFailures: 0, quotaRetried: false };
     let reauthenticated = false;
+    let lastFailure: GymApiError | undefined;
     for (let attempt = 1; ; attempt++) {
       try {
         const token = await this.#tokens.getToken({
@@ -230,8 +237,16 @@ export class GymApiClient {
           { operation, status: 401, reason },
         );
       } catch (err) {
+        if (err instanceof DeadlineExceededError && lastFailure) {
+          // The deadline cut a retry short: say what the retries were trying to get past.
+          throw new DeadlineExceededError(`${err.message}; last failure: ${lastFailure.message}`, {
+            operation,
+            cause: lastFailure,
+          });
+        }
         const wait = this.#retryDelay(err, state, deadline);
         if (wait === undefined) throw err;
+        if (err instanceof GymApiError) lastFailure = err;
         logger.debug('gym-api retrying', { operation, attempt, waitMs: wait, error: describeError(err) });
         await this.#sleep(wait, signal).catch((sleepErr: unknown) => {
           throwIfAborted(signal, operation);
