@@ -38,8 +38,11 @@ interface Harness {
 }
 
 /** `data` answers data requests; /token always issues tok-1, tok-2, ... */
-function harness(data: Handler, options: Partial<GymApiClientOptions> = {}): Harness {
-  const clock = new FakeClock();
+function harness(
+  data: Handler,
+  options: Partial<GymApiClientOptions> = {},
+  clock = new FakeClock(),
+): Harness {
   let issued = 0;
   let dataIndex = 0;
   const upstream = scriptedFetch((request) =>
@@ -269,6 +272,22 @@ describe('GymApiClient retries', () => {
     expect(err).toBeInstanceOf(UnavailableError);
     expect(h.clock.now()).toBeLessThan(deadline);
     expect(h.clock.sleeps).toEqual([500, 1000, 2000]);
+  });
+
+  it('when a wait overshoots the deadline, DeadlineExceededError carries the last failure', async () => {
+    const clock = new FakeClock();
+    // The timer fires late: after the wait the clock is past the deadline.
+    const h = harness(
+      () => json({}, 503),
+      { sleep: async (ms) => clock.advance(ms + 1600), retry: { baseDelayMs: 1000, maxDelayMs: 1000 } },
+      clock,
+    );
+    const deadline = clock.now() + 2000;
+    const err = await failure(h.client.fetchAll('visits', {}, { deadline }));
+    expect(h.dataCalls()).toHaveLength(1);
+    expect(err).toBeInstanceOf(DeadlineExceededError);
+    expect((err as Error).cause).toBeInstanceOf(UnavailableError);
+    expect((err as Error).message).toContain('last failure: visits: HTTP 503');
   });
 
   it('does not start a request after the deadline', async () => {
