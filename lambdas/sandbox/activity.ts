@@ -52,7 +52,7 @@ export const FIRST_POS_ID = 9007199254800001n;
 export const FIRST_POS_ITEM_ID = 9007199255000001n;
 
 const STEP_MS = 15 * MS_MINUTE;
-const DEBT_AFTER_DAYS = 10;
+const DEBT_AFTER_DAYS = 7;
 
 /** Relative visit (and walk-in) traffic per local hour. */
 const HOURLY_TRAFFIC = [
@@ -71,7 +71,7 @@ export const DEFAULT_RATES = {
   detailEditsPerMember: 0.003,
   signupCompletionsPerPendingSignup: 1,
   casualPaymentsPerActiveMember: 0.004,
-  catchUpsPerPaymentIssueMember: 0.12,
+  catchUpsPerPaymentIssueMember: 0.05,
   refundsPerActiveMember: 0.0004,
   posSalesPerMember: 0.03,
   prospectsPerMember: 0.012,
@@ -223,6 +223,7 @@ export class ClubSimulation {
   private readonly pendingCancellations = new Set<number>();
   private salesPeople: SalesPerson[] = [];
   private visitRate: number = DEFAULT_RATES.visitsPerActiveMember;
+  private historyEndMs = 0;
   private nextPaymentId = FIRST_PAYMENT_ID;
   private nextPosId = FIRST_POS_ID;
   private nextPosItemId = FIRST_POS_ITEM_ID;
@@ -276,9 +277,19 @@ export class ClubSimulation {
     for (let i = 0; i < prospects; i++) this.createInitialProspect(historyStartMs);
     for (const job of this.jobs) job.nextAt = this.nextLocalTime(historyStartMs - 1, job.localMinute);
     const active = this.store.memberStatusSet('Active').size;
+    this.historyEndMs = historyStartMs + this.settings.historyDays * MS_DAY;
     if (this.settings.historyVisits !== undefined && active > 0 && this.settings.historyDays > 0) {
       this.visitRate = this.settings.historyVisits / (active * this.settings.historyDays * this.scale);
     }
+  }
+
+  /** Expected visits a day: a fixed total during the history when `historyVisits` is set. */
+  private visitsPerDay(atMs: number): number {
+    const target = this.settings.historyVisits;
+    if (target !== undefined && atMs < this.historyEndMs && this.settings.historyDays > 0) {
+      return target / this.settings.historyDays / this.scale;
+    }
+    return this.store.memberStatusSet('Active').size * this.visitRate;
   }
 
   /** Generates all activity in [fromMs, toMs). */
@@ -333,7 +344,7 @@ export class ClubSimulation {
     const r = DEFAULT_RATES;
 
     // Visits first, in bulk: they only read member status.
-    const visits = count(active * this.visitRate, true);
+    const visits = count(this.visitsPerDay(t0), true);
     if (visits > 0) {
       const times: number[] = [];
       for (let i = 0; i < visits; i++) times.push(t0 + Math.floor(this.rng.next() * (t1 - t0)));
@@ -683,7 +694,7 @@ export class ClubSimulation {
     const description = `${plan.name} membership fee`;
     if (member.api.Status === 'PaymentIssue') {
       const arrears = round2(member.arrears);
-      const approved = this.rng.chance(0.65);
+      const approved = this.rng.chance(0.5);
       this.addPayment(member, atMs, {
         type: 'DD',
         response: approved ? PAYMENT_RESPONSES.approved : this.declinedResponse(),
@@ -826,7 +837,8 @@ export class ClubSimulation {
 
   /** Daily at 06:00 local: pays the club for yesterday's approved payments (and reverses dishonours). */
   private settlementRun(atMs: number): void {
-    const disbursementDate = formatNaive(this.zone.localDayStart(atMs));
+    const day = this.store.ambiguous(atMs);
+    const disbursementDate = formatNaive(day - (day % MS_DAY));
     for (const payment of this.pendingSettlement.splice(0)) {
       if (payment.settlement !== 'pending') continue;
       payment.settlement = 'settled';
@@ -866,7 +878,7 @@ export class ClubSimulation {
     }
   }
 
-  /** Daily at 09:00 local: members with a payment issue for 10+ days go to debt collection. */
+  /** Daily at 09:00 local: members with a payment issue for 7+ days go to debt collection. */
   private debtReferralRun(atMs: number): void {
     for (const index of this.store.memberStatusSet('PaymentIssue').toArray()) {
       const member = this.store.members[index];
