@@ -77,7 +77,7 @@ describe('sandbox authentication', () => {
       sandbox.clubs.map(async (c) => (await getPage(sandbox, token, c.apiKey, '/members?limit=5')).data),
     );
     expect(firstMembers.every((m) => m.length === 5)).toBe(true);
-    const emails = firstMembers.map((m) => (m[0]?.Contact as { Email: string }).Email);
+    const emails = firstMembers.map((m) => (m[0]?.Contact as { Email: string } | undefined)?.Email);
     expect(new Set(emails).size).toBe(sandbox.clubs.length);
   });
 

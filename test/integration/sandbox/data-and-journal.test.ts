@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseJsonPreservingInt64 } from '../../../lambdas/gym-api/json';
 import { OPERATION_NAMES } from '../../../lambdas/gym-api/operations';
 import { MEMBER_STATUSES, PROSPECT_STATUSES } from '../../../lambdas/gym-api/schemas';
 import { type JournalEntry, PAYMENT_RESPONSES, type Sandbox, startSandbox } from '../../../lambdas/sandbox';
@@ -48,7 +49,11 @@ describe('sandbox data and ground-truth journal', () => {
     const apiKey = sandbox.clubs[0]?.apiKey ?? '';
     const payments = await rawGet(sandbox, '/members/payment/history?limit=3', { token, apiKey });
     expect(payments.text).toMatch(/"Id":9007199254740993[,}]/);
-    expect(9007199254740993 > Number.MAX_SAFE_INTEGER).toBe(true);
+    // Plain JSON.parse would round it; the int64-safe parser keeps every digit.
+    const naive = JSON.parse(payments.text) as { data: { Id: number }[] };
+    expect(String(naive.data[0]?.Id)).not.toBe('9007199254740993');
+    const safe = parseJsonPreservingInt64(payments.text) as { data: { Id: string }[] };
+    expect(safe.data[0]?.Id).toBe('9007199254740993');
     const pos = await rawGet(sandbox, '/members/pos/transactions?limit=1', { token, apiKey });
     expect(pos.text).toMatch(/"PosTransactionId":9007199254\d{6}[,}]/);
     expect(pos.text).toMatch(/"ItemId":9007199255\d{6}[,}]/);
@@ -129,9 +134,10 @@ describe('sandbox data and ground-truth journal', () => {
       }
       for (const [number, status] of lastStatus) expect(members.get(number)?.Status).toBe(status);
       for (const c of ofKind(entries, 'membershipCancelled')) {
-        expect(
-          (members.get(c.memberNumber)?.Membership as { CancellationDate?: string }).CancellationDate,
-        ).toBe(c.cancellationDate);
+        const membership = members.get(c.memberNumber)?.Membership as
+          | { CancellationDate?: string }
+          | undefined;
+        expect(membership?.CancellationDate).toBe(c.cancellationDate);
       }
       const lastPrefs = new Map<string, { optOutEmail: boolean; optOutSms: boolean }>();
       for (const c of ofKind(entries, 'memberContactPreferencesChanged'))

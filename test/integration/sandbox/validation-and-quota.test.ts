@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATION_NAMES, OPERATIONS } from '../../../lambdas/gym-api/operations';
+import { OPERATION_NAMES, OPERATIONS, type OperationSpec } from '../../../lambdas/gym-api/operations';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { messageOf, rawGet, requestToken } from './sandbox-http';
 
@@ -21,7 +21,7 @@ describe('sandbox 400 responses', () => {
   };
 
   it.each(OPERATION_NAMES)('%s rejects bad paging, dates, unknown parameters and statuses', async (name) => {
-    const op = OPERATIONS[name];
+    const op: OperationSpec = OPERATIONS[name];
     const cases = [
       'limit=501',
       'limit=-1',
