@@ -1,0 +1,198 @@
+/**
+ * The watermark protocol's promises, each against the sandbox and dynalite: one poller per
+ * club/source, publish-then-commit (a crash re-publishes the same eventIds, nothing is lost),
+ * resumable scans, an explicit backfill, and a failed poll advancing nothing.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
+import { type ClubConfig, parseClubsFile } from '../../../lambdas/engine/club-config';
+import { pollClub } from '../../../lambdas/engine/poll-club';
+import { pollSource } from '../../../lambdas/engine/poll-source';
+import type { BridgeEvent } from '../../../lambdas/events/catalog';
+import { type EventSink, MemorySink } from '../../../lambdas/events/publisher';
+import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { SOURCES } from '../../../lambdas/sources';
+import { DynamoDbStateStore, type StateStore } from '../../../lambdas/state';
+import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
+import { actualKeys, compare, expectedKeys } from '../../support/ground-truth';
+
+const MINUTE = 60_000;
+
+describe('watermark protocol', () => {
+  let db: Dynalite;
+  let sandbox: Sandbox;
+  let store: DynamoDbStateStore;
+  let club: ClubConfig;
+  const clients = new GymApiClientFactory();
+  const now = () => sandbox.clock.now().getTime();
+  const deadline = () => Date.now() + 60_000;
+
+  beforeAll(async () => {
+    db = await startDynalite();
+  });
+  afterAll(async () => {
+    await db.close();
+  });
+  beforeEach(async () => {
+    sandbox = await startSandbox({
+      seed: 3,
+      clubs: 1,
+      members: 150,
+      historyDays: 2,
+      startTime: '2026-05-04T08:00:00Z',
+      activityScale: 6,
+    });
+    store = new DynamoDbStateStore({ client: db.client, tableName: await createTestTable(db.client, 'wm') });
+    club = { ...parseClubsFile(sandbox.clubsFile())[0]!, piiPolicy: 'full' };
+  });
+  afterEach(async () => {
+    await sandbox.close();
+  });
+
+  const ctx = () => ({
+    clubId: club.clubId,
+    timeZone: club.timeZone,
+    unstatedZone: club.unstatedZone,
+    piiPolicy: club.piiPolicy,
+  });
+
+  it('lets exactly one of two racing pollers scan a club/source', async () => {
+    // Prepare: both pollers use the same store; the lease decides.
+    const sinkA = new MemorySink();
+    const sinkB = new MemorySink();
+    const deps = (owner: string, sink: EventSink) => ({
+      store,
+      sink,
+      client: clients.forClub(club, () => {}),
+      now,
+      owner,
+    });
+    // Act
+    const [a, b] = await Promise.all([
+      pollSource(deps('poller-a', sinkA), ctx(), SOURCES.visits, { deadlineMs: deadline() }),
+      pollSource(deps('poller-b', sinkB), ctx(), SOURCES.visits, { deadlineMs: deadline() }),
+    ]);
+    // Assess
+    const outcomes = [a.outcome, b.outcome].sort();
+    expect(outcomes).toEqual(['completed', 'skipped']);
+    const cursor = await store.getCursor(club.clubId, 'visits');
+    expect(cursor.version).toBe(1);
+    // The lease is released: a later poll by either proceeds.
+    const later = await pollSource(deps('poller-b', sinkB), ctx(), SOURCES.visits, {
+      deadlineMs: deadline(),
+    });
+    expect(later.outcome).toBe('completed');
+  });
+
+  it('re-publishes the same eventIds after a crash between publish and commit, and loses nothing', async () => {
+    // Prepare: a baseline, then activity.
+    const sink = new MemorySink();
+    await pollClub({ store, sink, clients, owner: 't', now }, club, { deadlineMs: deadline() });
+    const baselineSeq = sandbox.journal.lastSeq;
+    const baselineWatermarks = (await store.listCursors(club.clubId)).map((c) => [c.source, c.watermark]);
+    sandbox.advance(90 * MINUTE);
+    const boundary = sandbox.journal.lastSeq;
+    // A store whose seen/snapshot writes fail once: the "crash" after PutEvents succeeded.
+    let failWrites = true;
+    const crashing: StateStore = new Proxy(store, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if ((prop === 'putSeen' || prop === 'putSnapshots') && typeof value === 'function') {
+          return async (...args: unknown[]) => {
+            if (failWrites)
+              throw Object.assign(new Error('simulated crash after publish'), { name: 'StoreError' });
+            return value.apply(target, args);
+          };
+        }
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    // Act: the crashing poll publishes some events, then fails every source.
+    const crashed = await pollClub({ store: crashing, sink, clients, owner: 't', now }, club, {
+      deadlineMs: deadline(),
+    });
+    const firstTryCount = sink.events.length;
+    // Operational events (here Club Data Stale: 90 minutes without a success) are not data changes.
+    const firstTry = sink.events.filter((e) => e.detail.source !== 'bridge');
+    failWrites = false;
+    const watermarksAfterCrash = (await store.listCursors(club.clubId)).map((c) => [c.source, c.watermark]);
+    await pollClub({ store, sink, clients, owner: 't', now }, club, { deadlineMs: deadline() });
+    // Assess
+    expect(crashed.outcome).toBe('failed');
+    expect(firstTry.length).toBeGreaterThan(0);
+    expect(crashed.failures.every((f) => f.kind === 'store')).toBe(true);
+    const secondTry = sink.events.slice(firstTryCount);
+    const retriedIds = new Set(secondTry.map((e) => e.detail.eventId));
+    for (const e of firstTry) expect(retriedIds.has(e.detail.eventId), e.detailType).toBe(true);
+    // The failed poll advanced no watermark: they are still the baseline's.
+    expect(watermarksAfterCrash).toEqual(baselineWatermarks);
+    // Nothing missing, nothing made up (duplicates carry identical ids).
+    const unique = new Map(sink.events.map((e) => [e.detail.eventId, e] as const));
+    const result = compare(
+      expectedKeys(sandbox.journal.entries(baselineSeq), [boundary]),
+      actualKeys([...unique.values()]),
+    );
+    expect(result.missing).toEqual([]);
+    expect(result.spurious).toEqual([]);
+  });
+
+  it('does not move the watermark when a poll fails', async () => {
+    const sink = new MemorySink();
+    await pollClub({ store, sink, clients, owner: 't', now }, club, { deadlineMs: deadline() });
+    const before = await store.getCursor(club.clubId, 'visits');
+    sandbox.advance(30 * MINUTE);
+    const failing: EventSink = {
+      publish: async (events: readonly BridgeEvent[]) => {
+        if (events.length) throw Object.assign(new Error('EventBridge down'), { name: 'PublishError' });
+      },
+    };
+    const report = await pollClub({ store, sink: failing, clients, owner: 't', now }, club, {
+      deadlineMs: deadline(),
+      sources: ['visits'],
+    });
+    const after = await store.getCursor(club.clubId, 'visits');
+    expect(report.failures).toEqual([expect.objectContaining({ source: 'visits', kind: 'publish' })]);
+    expect(after.watermark).toBe(before.watermark);
+    expect(after.health.lastError?.kind).toBe('publish');
+    expect(after.health.consecutiveFailures).toBe(1);
+  });
+
+  it('resumes a scan that ran out of time, and backfills explicitly from a date', async () => {
+    // Prepare: a 2-day backfill of visits in pages of 20, with a deadline too short to finish.
+    const sink = new MemorySink();
+    const backfillFromMs = now() - 2 * 24 * 60 * MINUTE;
+    const source = SOURCES.visits;
+    const deps = { store, sink, client: clients.forClub(club, () => {}), now, owner: 'resumer' };
+    // Act: invocations with a deadline a moment away, until one completes.
+    const outcomes: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      const report = await pollSource(deps, ctx(), source, {
+        deadlineMs: Date.now() + 40,
+        reserveMs: 0,
+        pageSize: 20,
+        ...(i === 0 ? { backfillFromMs } : {}),
+      });
+      outcomes.push(report.outcome);
+      if (report.outcome === 'completed') break;
+    }
+    // Assess: several partial invocations, then completion; every visit since the date, once.
+    expect(outcomes.at(-1)).toBe('completed');
+    expect(outcomes.filter((o) => o === 'partial').length).toBeGreaterThan(1);
+    const visits = sandbox.records(club.clubId, 'visits', {
+      fromdate: new Date(backfillFromMs + 60_000).toISOString().slice(0, 19),
+    });
+    const published = new Set(
+      sink.events.map(
+        (e) =>
+          `${(e.detail as { data: { MemberNumber: string; VisitDateTime: string } }).data.MemberNumber}|${(e.detail as { data: { VisitDateTime: string } }).data.VisitDateTime}`,
+      ),
+    );
+    expect(visits.length).toBeGreaterThan(100);
+    const ids = sink.events.map((e) => e.detail.eventId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(published.size).toBeGreaterThanOrEqual(visits.length);
+    const cursor = await store.getCursor(club.clubId, 'visits');
+    expect(cursor.scan).toBeUndefined();
+    expect(cursor.baselineDone).toBe(true);
+  });
+});
