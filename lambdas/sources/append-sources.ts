@@ -4,7 +4,7 @@
  */
 import { DETAIL_TYPES } from '../events/catalog';
 import { createEvent } from '../events/envelope';
-import type { ItemOf } from '../gym-api/operations';
+import { DATE_TIME_PATTERN } from '../gym-api/schemas';
 import { classifyPayment, paymentAmount } from './payment-classifier';
 import { occurrence } from './record-time';
 import { type AppendSource, DAY_MS, type Facet, HOUR_MS } from './source';
@@ -46,8 +46,6 @@ export const visitsSource: AppendSource<'visits'> = {
     },
   ],
 };
-
-type Payment = ItemOf<'paymentHistory'>;
 
 export const paymentHistorySource: AppendSource<'paymentHistory'> = {
   kind: 'append',
@@ -237,8 +235,18 @@ const firstString = (record: Record<string, unknown>, keys: string[]) => {
   return undefined;
 };
 
+const CLASS_TIME_FIELDS = ['ClassDateTime', 'ClassDate', 'StartDateTime', 'AttendanceDateTime'];
+
+/**
+ * The first of the likely time fields that holds an API date-time. Raw records are not validated,
+ * so a value in another format (a date only, free text) is skipped: read as a record time, it
+ * would throw in the engine's watermark code and fail every scan of the source.
+ */
 const classTime = (c: Record<string, unknown>) =>
-  firstString(c, ['ClassDateTime', 'ClassDate', 'StartDateTime', 'AttendanceDateTime']);
+  firstString(
+    c,
+    CLASS_TIME_FIELDS.filter((k) => typeof c[k] === 'string' && DATE_TIME_PATTERN.test(c[k])),
+  );
 
 /** Experimental: the seed does not show this operation's shape, so records are carried raw. */
 export const classAttendanceSource: AppendSource<'classAttendance'> = {
