@@ -1,0 +1,115 @@
+/**
+ * `poll --once` as a user runs it: a child process, the clubs file written by the sandbox, state in
+ * a DynamoDB endpoint given by AWS_ENDPOINT_URL_DYNAMODB, events to a JSON-lines file or to an
+ * EventBridge endpoint given by AWS_ENDPOINT_URL_EVENTBRIDGE. Then `status` reads the state back.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalEventBridge } from '../../../lambdas/events/local-eventbridge';
+import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { type Dynalite, startDynalite } from '../../support/dynalite';
+
+const run = promisify(execFile);
+const MINUTE = 60_000;
+
+describe('poll --once from the command line', () => {
+  let db: Dynalite;
+  let sandbox: Sandbox;
+  let dir: string;
+  let clubsFile: string;
+
+  beforeAll(async () => {
+    db = await startDynalite();
+    sandbox = await startSandbox({ seed: 5, clubs: 2, members: 100, historyDays: 2, activityScale: 6 });
+    dir = await mkdtemp(join(tmpdir(), 'gym-bridge-cli-'));
+    clubsFile = join(dir, 'clubs.json');
+    await sandbox.writeClubsFile(clubsFile);
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await db.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const cli = (args: string[], env: Record<string, string>) =>
+    run('npx', ['tsx', 'lambdas/cli/main.ts', ...args], {
+      cwd: process.cwd(),
+      env: {
+        ...process.env,
+        AWS_ACCESS_KEY_ID: 'x',
+        AWS_SECRET_ACCESS_KEY: 'x',
+        AWS_REGION: 'us-east-1',
+        ...env,
+      },
+      timeout: 60_000,
+    });
+
+  it('writes events to a JSON-lines file, and status shows the watermarks', async () => {
+    const eventsFile = join(dir, 'events.jsonl');
+    const env = { AWS_ENDPOINT_URL_DYNAMODB: db.endpoint };
+    const poll = ['poll', '--clubs', clubsFile, '--table', 'cli-file', '--events-file', eventsFile, '--once'];
+
+    const baseline = await cli([...poll, '--create-table'], env);
+    expect(baseline.stdout).toMatch(/club-1: ok, 8 sources/);
+    sandbox.advance(60 * MINUTE);
+    const second = await cli(poll, env);
+    expect(second.stdout).toMatch(/club-2: ok/);
+
+    const lines = (await readFile(eventsFile, 'utf8')).trim().split('\n');
+    const events = lines.map(
+      (l) => JSON.parse(l) as { detailType: string; detail: { clubId: string; eventId: string } },
+    );
+    expect(events.length).toBeGreaterThan(5);
+    expect(new Set(events.map((e) => e.detail.clubId))).toEqual(new Set(['club-1', 'club-2']));
+    // No secret travels in events.
+    const text = lines.join('\n');
+    for (const club of sandbox.clubs) expect(text).not.toContain(club.apiKey);
+    expect(text).not.toContain(sandbox.integrator.password);
+
+    const status = await cli(['status', '--clubs', clubsFile, '--table', 'cli-file', '--json'], env);
+    const json = JSON.parse(status.stdout) as { clubId: string; sources: { watermark: string | null }[] }[];
+    expect(json.map((c) => c.clubId)).toEqual(['club-1', 'club-2']);
+    expect(json[0]!.sources).toHaveLength(8);
+    expect(json[0]!.sources.every((s) => typeof s.watermark === 'string')).toBe(true);
+  }, 120_000);
+
+  it('publishes to an EventBridge endpoint, and exits 1 with a message when the API refuses', async () => {
+    const bus = await startLocalEventBridge({ port: 0 });
+    try {
+      const env = { AWS_ENDPOINT_URL_DYNAMODB: db.endpoint, AWS_ENDPOINT_URL_EVENTBRIDGE: bus.endpoint };
+      const poll = [
+        'poll',
+        '--clubs',
+        clubsFile,
+        '--table',
+        'cli-bus',
+        '--bus',
+        'demo-bus',
+        '--once',
+        '--create-table',
+      ];
+      await cli(poll, env);
+      sandbox.advance(60 * MINUTE);
+      await cli(poll, env);
+      expect(bus.events.length).toBeGreaterThan(5);
+      expect(bus.events.every((e) => e.eventBusName === 'demo-bus' && e.source === 'gym-bridge')).toBe(true);
+
+      // Every request refused: a clear failure, non-zero exit.
+      sandbox.faults.errorRate5xx = 1;
+      const failed = await cli([...poll, '--deadline', '6'], env).then(
+        () => undefined,
+        (err: { code: number; stdout: string; stderr: string }) => err,
+      );
+      sandbox.faults.errorRate5xx = 0;
+      expect(failed?.code).toBe(1);
+      expect(failed?.stderr).toMatch(/poll failed for club-1, club-2/);
+      expect(failed?.stdout).toMatch(/failed \(unavailable\)/);
+    } finally {
+      await bus.close();
+    }
+  }, 120_000);
+});
