@@ -179,7 +179,9 @@ export async function run(argv: string[]): Promise<number> {
             ),
           ),
         );
-        results.forEach((r, i) => r && reports.set(clubs[i]!.clubId, r));
+        results.forEach((r, i) => {
+          if (r) reports.set(clubs[i]!.clubId, r);
+        });
         if (round === 1) process.stdout.write(dim('baseline recorded; watching for changes...\n'));
         if (round % 10 === 0 || round === 1) {
           const simNow = now();
@@ -187,7 +189,9 @@ export async function run(argv: string[]): Promise<number> {
             dim(`-- ${new Date(simNow).toISOString()} (sim UTC), ${sink.total} events so far\n`),
           );
           for (const club of clubs)
-            process.stdout.write(`   ${statusLine(club, reports.get(club.clubId), sink.byClub.get(club.clubId) ?? 0)}\n`);
+            process.stdout.write(
+              `   ${statusLine(club, reports.get(club.clubId), sink.byClub.get(club.clubId) ?? 0)}\n`,
+            );
         }
         for (let waited = 0; waited < intervalSec * 10 && !stop && Date.now() < endAt; waited++) {
           await new Promise((r) => setTimeout(r, 100));
