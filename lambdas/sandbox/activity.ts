@@ -56,8 +56,8 @@ const DEBT_AFTER_DAYS = 7;
 
 /** Relative visit (and walk-in) traffic per local hour. */
 const HOURLY_TRAFFIC = [
-  0.05, 0.04, 0.03, 0.03, 0.08, 1.2, 2.2, 2.0, 1.5, 1.1, 0.8, 0.8, 1.1, 0.9, 0.6, 0.7, 1.1, 2.0, 2.2, 1.6,
-  1.0, 0.6, 0.2, 0.1,
+  0.25, 0.15, 0.12, 0.12, 0.3, 1.2, 2.2, 2.0, 1.5, 1.1, 0.8, 0.8, 1.1, 0.9, 0.6, 0.7, 1.1, 2.0, 2.2, 1.6, 1.0,
+  0.6, 0.4, 0.3,
 ];
 
 /** Per-day rates of random activity (before `activityScale`). */

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { CliUsageError } from '../../../lambdas/cli/args';
+import { sandboxOptionsFromFlags } from '../../../lambdas/cli/commands/sandbox';
+
+describe('sandbox command flags', () => {
+  it('maps flags to sandbox options', () => {
+    const parsed = sandboxOptionsFromFlags([
+      '--port',
+      '0',
+      '--clubs',
+      '2',
+      '--seed',
+      '9',
+      '--members',
+      '50',
+      '--history-days',
+      '3',
+      '--start-time',
+      '2025-03-01T00:00:00Z',
+      '--write-clubs',
+      'clubs.json',
+      '--live',
+      '--speed',
+      '60',
+      '--ambiguous-zone',
+      'utc',
+      '--quota-scale',
+      '0.001',
+      '--error-rate-5xx',
+      '0.1',
+      '--latency-ms',
+      '20',
+    ]);
+    expect(parsed).toEqual({
+      options: {
+        port: 0,
+        clubs: 2,
+        seed: 9,
+        members: 50,
+        historyDays: 3,
+        startTime: Date.parse('2025-03-01T00:00:00Z'),
+        ambiguousZone: 'utc',
+        quotaScale: 0.001,
+        faults: { errorRate5xx: 0.1, latencyMs: 20 },
+      },
+      writeClubs: 'clubs.json',
+      live: 60,
+    });
+  });
+
+  it('defaults the port to 4010', () => {
+    expect(sandboxOptionsFromFlags([])?.options.port).toBe(4010);
+  });
+
+  it.each([
+    [['--port', 'x'], /--port must be an integer/],
+    [['--port', '70000'], /--port must be <= 65535/],
+    [['--clubs', '0'], /--clubs must be >= 1/],
+    [['--ambiguous-zone', 'mars'], /--ambiguous-zone/],
+    [['--error-rate-5xx', '2'], /--error-rate-5xx must be <= 1/],
+    [['--speed', '10'], /--speed needs --live/],
+    [['--start-time', 'tomorrow'], /--start-time/],
+    [['--bogus'], /bogus/],
+  ])('rejects %j', (argv, message) => {
+    expect(() => sandboxOptionsFromFlags(argv)).toThrow(CliUsageError);
+    expect(() => sandboxOptionsFromFlags(argv)).toThrow(message);
+  });
+});
