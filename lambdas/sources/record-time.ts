@@ -2,7 +2,7 @@
  * Reading the API's zone-less date-times as instants, per the zone a source declares for them.
  */
 import { apiUtcToInstant, localToUtc, utcToApiUtc, utcToLocal } from '../common/zoned-time';
-import type { ClubContext, FilterZone } from './source';
+import { type ClubContext, type FilterZone, MINUTE_MS } from './source';
 
 export function effectiveZone(zone: FilterZone, ctx: Pick<ClubContext, 'unstatedZone'>): 'local' | 'utc' {
   return zone === 'unstated' ? ctx.unstatedZone : zone;
@@ -19,13 +19,26 @@ export function toInstant(
     : localToUtc(value, ctx.timeZone).instantMs;
 }
 
-/** An instant as an API filter value in the given zone. */
+/**
+ * An instant as an API filter value in the given zone: a lower bound, never read as later than the
+ * instant. A local wall time in a repeated hour has two readings and the API may take the later
+ * one, so the first of the two steps back (30 minutes at a time) to a wall time before the hour.
+ */
 export function toFilterValue(
   instantMs: number,
   zone: FilterZone,
   ctx: Pick<ClubContext, 'timeZone' | 'unstatedZone'>,
 ): string {
-  return effectiveZone(zone, ctx) === 'utc' ? utcToApiUtc(instantMs) : utcToLocal(instantMs, ctx.timeZone);
+  if (effectiveZone(zone, ctx) === 'utc') return utcToApiUtc(instantMs);
+  let at = Math.floor(instantMs / 1000) * 1000;
+  let local = utcToLocal(at, ctx.timeZone);
+  for (let step = 0; step < 8; step++) {
+    const first = localToUtc(local, ctx.timeZone);
+    if (first.flag !== 'ambiguous' || first.instantMs < at) return local;
+    at -= 30 * MINUTE_MS;
+    local = utcToLocal(at, ctx.timeZone);
+  }
+  return local;
 }
 
 /** `occurredAt` (ISO with Z) and, for local values, `occurredAtLocal`, of a record's time field. */
