@@ -24,7 +24,14 @@ describe('poll --once from the command line', () => {
 
   beforeAll(async () => {
     db = await startDynalite();
-    sandbox = await startSandbox({ seed: 5, clubs: 2, members: 100, historyDays: 2, activityScale: 6 });
+    sandbox = await startSandbox({
+      seed: 5,
+      clubs: 2,
+      members: 100,
+      historyDays: 2,
+      activityScale: 6,
+      startTime: '2026-05-04T11:00:00Z', // daytime in Sydney and London
+    });
     dir = await mkdtemp(join(tmpdir(), 'gym-bridge-cli-'));
     clubsFile = join(dir, 'clubs.json');
     await sandbox.writeClubsFile(clubsFile);
