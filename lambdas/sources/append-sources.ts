@@ -159,8 +159,9 @@ export const disbursementsSource: AppendSource<'disbursements'> = {
   filterParam: 'fromdate',
   filterZone: 'unstated',
   recordTime: (d) => d.TransactionDate ?? d.DisbursementDate,
-  tailLookbackMs: 15 * HOUR_MS,
-  // Disbursements are settled in batches after the payment they belong to.
+  // Disbursements are settled in a daily run, up to about 30 hours after the payment they belong to
+  // (and the zone of their dates is unstated): the tail re-reads 36 hours.
+  tailLookbackMs: 36 * HOUR_MS,
   sweep: { windowMs: 7 * DAY_MS, everyMs: 6 * HOUR_MS },
   // No id in the API: two disbursements identical in every one of these fields are one event.
   identity: (d) =>

@@ -24,13 +24,17 @@ describe('poll --once from the command line', () => {
 
   beforeAll(async () => {
     db = await startDynalite();
+    // The CLI's clock is real time, so the sandbox runs on real time too; clubs open all night keep
+    // the activity independent of the hour the test runs at.
     sandbox = await startSandbox({
       seed: 5,
-      clubs: 2,
+      clubs: [
+        { clubId: 'club-1', timeZone: 'Australia/Sydney', open24h: true },
+        { clubId: 'club-2', timeZone: 'Europe/London', open24h: true },
+      ],
       members: 100,
       historyDays: 2,
-      activityScale: 6,
-      startTime: '2026-05-04T11:00:00Z', // daytime in Sydney and London
+      activityScale: 8,
     });
     dir = await mkdtemp(join(tmpdir(), 'gym-bridge-cli-'));
     clubsFile = join(dir, 'clubs.json');
