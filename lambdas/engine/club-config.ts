@@ -23,7 +23,9 @@ const baseUrl = z.string().superRefine((value, ctx) => {
   try {
     url = new URL(value);
   } catch {
-    ctx.addIssue({ code: 'custom', message: `not a URL: '${value}'` });
+    // A value with '@' may hold user:password: never quote it.
+    const shown = value.includes('@') ? '' : `: '${value}'`;
+    ctx.addIssue({ code: 'custom', message: `not a URL${shown}` });
     return;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
@@ -51,6 +53,16 @@ const timeZone = z.string().superRefine((value, ctx) => {
 
 const secret = z.string().min(1, 'must not be empty');
 
+/** A payment rule pattern, compiled as the classifier compiles it, so a typo fails at load time. */
+const rulePattern = z.string().refine((source) => {
+  try {
+    new RegExp(source, 'i');
+    return true;
+  } catch {
+    return false;
+  }
+}, 'not a valid regular expression');
+
 export const ClubConfigSchema = z.strictObject({
   clubId: z
     .string()
@@ -73,10 +85,10 @@ export const ClubConfigSchema = z.strictObject({
   /** Per-club payment classification patterns, checked before the defaults. */
   paymentRules: z
     .strictObject({
-      succeeded: z.array(z.string()).optional(),
-      declined: z.array(z.string()).optional(),
-      dishonoured: z.array(z.string()).optional(),
-      pending: z.array(z.string()).optional(),
+      succeeded: z.array(rulePattern).optional(),
+      declined: z.array(rulePattern).optional(),
+      dishonoured: z.array(rulePattern).optional(),
+      pending: z.array(rulePattern).optional(),
     })
     .optional(),
 });
@@ -134,8 +146,18 @@ export async function readClubsFile(path: string): Promise<ClubConfig[]> {
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (cause) {
-    throw new ClubConfigError(`clubs file ${path} is not valid JSON: ${(cause as Error).message}`, { cause });
+  } catch (err) {
+    // V8's message quotes the text around the error ('..."password":hunter2"... is not valid
+    // JSON'): report only where it is, and do not chain the SyntaxError as the cause.
+    throw new ClubConfigError(`clubs file ${path} is not valid JSON${jsonErrorLocation(text, err)}`);
   }
   return parseClubsFile(json, `clubs file ${path}`);
+}
+
+/** ' (line L, column C)' from a JSON.parse error that gives a position, else ''. */
+function jsonErrorLocation(text: string, err: unknown): string {
+  const position = /at position (\d+)/.exec(err instanceof Error ? err.message : '')?.[1];
+  if (position === undefined) return text.trim() === '' ? ' (the file is empty)' : '';
+  const before = text.slice(0, Number(position)).split('\n');
+  return ` (line ${before.length}, column ${before.at(-1)!.length + 1})`;
 }
