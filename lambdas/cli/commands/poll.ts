@@ -4,7 +4,7 @@
  * The real engine from a terminal: state in DynamoDB, events to EventBridge or a JSON-lines file.
  */
 import { randomUUID } from 'node:crypto';
-import { localToUtc } from '../../common/zoned-time';
+import { formatNaive, localToUtc, naiveMs } from '../../common/zoned-time';
 import { GymApiClientFactory } from '../../engine/client-factory';
 import { type ClubConfig, ClubConfigError, readClubsFile } from '../../engine/club-config';
 import { type ClubReport, pollClub } from '../../engine/poll-club';
@@ -53,14 +53,28 @@ const FLAGS = {
 
 /** `--backfill-from`: an instant, or a club-local wall time converted per club. */
 export function backfillInstant(value: string, club: ClubConfig): number {
+  const instant = isRealWallTime(value) ? parseBackfill(value, club) : undefined;
+  if (instant !== undefined && Number.isFinite(instant)) return instant;
+  throw new CliUsageError(
+    `--backfill-from must be YYYY-MM-DD, YYYY-MM-DDTHH:mm:ss (club local time) or ISO 8601 with Z, got '${value}'`,
+  );
+}
+
+function parseBackfill(value: string, club: ClubConfig): number | undefined {
   if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?$/.test(value))
     return localToUtc(value, club.timeZone).instantMs;
   if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value))
     return Date.parse(value);
   if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return localToUtc(`${value}T00:00:00`, club.timeZone).instantMs;
-  throw new CliUsageError(
-    `--backfill-from must be YYYY-MM-DD, YYYY-MM-DDTHH:mm:ss (club local time) or ISO 8601 with Z, got '${value}'`,
-  );
+  return undefined;
+}
+
+/** The date and time of `value` exist on the calendar: no month 13, 30 February or 24:00 (which would roll over). */
+function isRealWallTime(value: string): boolean {
+  const m = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2})(:\d{2})?)?/.exec(value);
+  if (!m) return false;
+  const wall = `${m[1]}T${m[2] ?? '00:00'}${m[3] ?? ':00'}`;
+  return formatNaive(naiveMs(wall)) === wall;
 }
 
 export async function run(argv: string[]): Promise<number> {
