@@ -30,7 +30,6 @@ export function expectedKeys(entries: readonly JournalEntry[], boundaries: reado
   const status = new Map<string, Net>();
   const prefs = new Map<string, Net>();
   const prospects = new Map<string, Net>();
-  const payments = new Map<string, Net & { observed?: string }>();
   const paymentSegments = new Map<string, Map<number, string>>();
   const seg = (e: JournalEntry) => segmentOf(e.seq, boundaries);
 
@@ -128,7 +127,6 @@ export function expectedKeys(entries: readonly JournalEntry[], boundaries: reado
       observed = response;
     }
   }
-  void payments;
   return keys;
 }
 

@@ -42,7 +42,11 @@ describe('watermark protocol', () => {
       startTime: '2026-05-04T08:00:00Z',
       activityScale: 6,
     });
-    store = new DynamoDbStateStore({ client: db.client, tableName: await createTestTable(db.client, 'wm') });
+    store = new DynamoDbStateStore({
+      client: db.client,
+      tableName: await createTestTable(db.client, 'wm'),
+      now,
+    });
     club = { ...parseClubsFile(sandbox.clubsFile())[0]!, piiPolicy: 'full' };
   });
   afterEach(async () => {
@@ -194,5 +198,41 @@ describe('watermark protocol', () => {
     const cursor = await store.getCursor(club.clubId, 'visits');
     expect(cursor.scan).toBeUndefined();
     expect(cursor.baselineDone).toBe(true);
+  });
+  it('quarantines an invalid record once, with the field path, and processes the rest of the page', async () => {
+    // Prepare: a baseline, then one page with a good visit and a visit whose date breaks the pattern.
+    const sink = new MemorySink();
+    const deps = { store, sink, client: clients.forClub(club, () => {}), now, owner: 'q' };
+    await pollSource(deps, ctx(), SOURCES.visits, { deadlineMs: deadline() });
+    const good = {
+      MemberNumber: '100001',
+      Door: 'Main Entrance',
+      ScanSource: 'Kiosk',
+      VisitDateTime: '2026-05-04T18:01:02',
+    };
+    const bad = {
+      MemberNumber: '100002',
+      Door: 'Main Entrance',
+      ScanSource: 'Kiosk',
+      VisitDateTime: '04/05/2026 18:02',
+    };
+    const body = JSON.stringify({ href: `${sandbox.url}/members/attendance/visits`, data: [good, bad] });
+    const forced = { body, contentType: 'application/json', pathPrefix: '/members/attendance/visits' };
+    sandbox.failNext(2, 200, forced);
+    // Act: two polls see the same bad record.
+    const first = await pollSource(deps, ctx(), SOURCES.visits, { deadlineMs: deadline() });
+    const second = await pollSource(deps, ctx(), SOURCES.visits, { deadlineMs: deadline() });
+    // Assess
+    expect(first.outcome).toBe('completed');
+    expect(first.quarantined).toBe(1);
+    expect(second.quarantined).toBe(0);
+    const quarantined = await store.listQuarantined(club.clubId, 'visits');
+    expect(quarantined).toHaveLength(1);
+    expect(quarantined[0]!.reason).toContain('VisitDateTime');
+    expect(
+      sink.events.map((e) => (e.detail as { data: { MemberNumber: string } }).data.MemberNumber),
+    ).toEqual(['100001']);
+    const cursor = await store.getCursor(club.clubId, 'visits');
+    expect(cursor.stats?.totalQuarantined).toBe(1);
   });
 });
