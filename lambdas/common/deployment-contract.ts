@@ -1,0 +1,64 @@
+/**
+ * The names the deployed runtime (lambdas/handlers) and the CDK stack (lib/) must agree on, defined
+ * once: environment variables, the SQS poll message, metric namespace/names/dimensions, and the
+ * handler entry files. Runtime code reads them; CDK code sets them. Nothing here imports aws-cdk-lib.
+ */
+import type { SourceName } from '../state/store';
+
+/** Environment variables of the Lambda functions. */
+export const ENV = {
+  /** DynamoDB state table name. */
+  stateTable: 'STATE_TABLE_NAME',
+  /** EventBridge bus name or ARN. */
+  eventBus: 'EVENT_BUS_NAME',
+  /** EventBridge `source` of every event. */
+  eventSource: 'EVENT_SOURCE',
+  /** SQS queue URL the dispatcher sends poll messages to. */
+  pollQueueUrl: 'POLL_QUEUE_URL',
+  /** Secrets Manager name prefix of club secrets: `<prefix><clubId>`. */
+  clubSecretPrefix: 'CLUB_SECRET_PREFIX',
+  /** Default PII policy for clubs that do not set one: 'minimal' | 'full'. */
+  piiPolicyDefault: 'PII_POLICY_DEFAULT',
+  /** Milliseconds a poll invocation may use before it saves progress (below the Lambda timeout). */
+  pollDeadlineMs: 'POLL_DEADLINE_MS',
+  /** Share of each plan's monthly quota kept free (0..1). */
+  quotaReserve: 'QUOTA_RESERVE',
+  /** Powertools: service name and metrics namespace. */
+  serviceName: 'POWERTOOLS_SERVICE_NAME',
+  metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
+} as const;
+
+/** One SQS message per club due: the sources to poll now. */
+export interface PollMessage {
+  readonly clubId: string;
+  readonly sources: readonly SourceName[];
+  /** When the dispatcher decided (ISO, UTC). */
+  readonly dispatchedAt: string;
+  /** Optional explicit backfill start (ISO with Z). */
+  readonly backfillFrom?: string;
+}
+
+export const METRICS_NAMESPACE = 'GymBridge';
+
+/** Metric names (CloudWatch EMF via Powertools). Dimensions: none (service-wide) and `ClubId`. */
+export const METRIC = {
+  recordsFetched: 'RecordsFetched',
+  eventsPublished: 'EventsPublished',
+  apiRequests: 'ApiRequests',
+  rateLimited: 'RateLimited',
+  pollErrors: 'PollErrors',
+  pollDuration: 'PollDuration',
+  watermarkLagSeconds: 'WatermarkLagSeconds',
+  credentialsRejected: 'CredentialsRejected',
+  quotaUsedShare: 'QuotaUsedShare',
+  clubsDispatched: 'ClubsDispatched',
+} as const;
+
+export const METRIC_DIMENSION = { club: 'ClubId' } as const;
+
+/** Handler entry files (relative to the repository root) and their exported handler name. */
+export const HANDLER_ENTRIES = {
+  dispatch: 'lambdas/handlers/dispatch.ts',
+  poll: 'lambdas/handlers/poll.ts',
+} as const;
+export const HANDLER_EXPORT = 'handler';
