@@ -145,9 +145,11 @@ class SourceScan {
     const seenIdentities = new Set<string>();
     let maxRecordMs = scan.maxRecordTime ? Date.parse(scan.maxRecordTime) : undefined;
     let outcome: SourceOutcome = 'incomplete';
+    let previousCounts: Map<string, number> | undefined;
 
     while (this.#attempts < maxAttempts) {
       this.#attempts++;
+      const counts = new Map<string, number>();
       let rowsCounted = 0;
       let unidentified = 0;
       let finished = false;
@@ -158,7 +160,10 @@ class SourceScan {
           const result = await this.#processPage(page, scan);
           rowsCounted = page.offset + page.rawCount - (this.#attempts === 1 ? startOffset : 0);
           unidentified += result.unidentified;
-          for (const id of result.identities) seenIdentities.add(id);
+          for (const id of result.identities) {
+            seenIdentities.add(id);
+            counts.set(id, (counts.get(id) ?? 0) + 1);
+          }
           maxRecordMs = maxOf(maxRecordMs, result.maxRecordMs);
           offset = page.offset + page.rawCount;
           if (page.rawCount < page.limit) {
@@ -186,6 +191,13 @@ class SourceScan {
         outcome = 'completed';
         break;
       }
+      // Two rows can share an identity for real (a door scanned twice in one second). Then two
+      // consecutive reads return the same multiset of identities, which drift or reordering would not.
+      if (previousCounts && sameCounts(previousCounts, counts)) {
+        outcome = 'completed';
+        break;
+      }
+      previousCounts = counts;
       logger.warn('scan read a row twice: offset drift or unstable ordering, re-reading', {
         clubId: this.ctx.clubId,
         source: this.source.name,
@@ -271,7 +283,6 @@ class SourceScan {
         });
         continue;
       }
-      identified.push({ id, item });
       const time = (this.source.recordTime as ((i: unknown) => string | null | undefined) | undefined)?.(
         item,
       );
@@ -279,6 +290,7 @@ class SourceScan {
         const ms = toInstant(time, this.source.filterZone, this.ctx);
         maxRecordMs = maxOf(maxRecordMs, ms);
       }
+      identified.push({ id, item });
     }
     this.#records += page.rawCount;
     const emit = scan.mode !== 'baseline';
@@ -490,6 +502,12 @@ class SourceScan {
     };
     this.#cursor = await this.deps.store.putCursor(cursor);
   }
+}
+
+function sameCounts(a: Map<string, number>, b: Map<string, number>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, n] of a) if (b.get(k) !== n) return false;
+  return true;
 }
 
 function eventErrorReason(err: unknown): string {

@@ -143,8 +143,6 @@ export async function run(argv: string[]): Promise<number> {
     }
     return 0;
   }
-  // A backfill is asked for once: later rounds are normal polls.
-  backfillByClub.clear();
   let stop = false;
   const onSignal = () => {
     stop = true;
@@ -155,7 +153,11 @@ export async function run(argv: string[]): Promise<number> {
     let first = true;
     while (!stop) {
       const reports = await pollAll();
-      if (first && backfill) first = false;
+      // A backfill is asked for once: the rounds after the first are normal polls.
+      if (first) {
+        first = false;
+        backfillByClub.clear();
+      }
       for (const r of reports) process.stdout.write(`${new Date().toISOString()} ${formatClubReport(r)}\n`);
       for (let waited = 0; waited < intervalSec * 10 && !stop; waited++)
         await new Promise((r) => setTimeout(r, 100));

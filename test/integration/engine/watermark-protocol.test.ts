@@ -235,4 +235,25 @@ describe('watermark protocol', () => {
     const cursor = await store.getCursor(club.clubId, 'visits');
     expect(cursor.stats?.totalQuarantined).toBe(1);
   });
+  it('completes a scan whose rows really share an identity (a door scanned twice in one second)', async () => {
+    const sink = new MemorySink();
+    const deps = { store, sink, client: clients.forClub(club, () => {}), now, owner: 'dup' };
+    await pollSource(deps, ctx(), SOURCES.visits, { deadlineMs: deadline() });
+    const visit = {
+      MemberNumber: '100001',
+      Door: 'Main Entrance',
+      ScanSource: 'Kiosk',
+      VisitDateTime: '2026-05-04T18:01:02',
+    };
+    const body = JSON.stringify({ href: `${sandbox.url}/members/attendance/visits`, data: [visit, visit] });
+    sandbox.failNext(2, 200, {
+      body,
+      contentType: 'application/json',
+      pathPrefix: '/members/attendance/visits',
+    });
+    const report = await pollSource(deps, ctx(), SOURCES.visits, { deadlineMs: deadline() });
+    expect(report.outcome).toBe('completed');
+    expect(report.attempts).toBe(2);
+    expect(sink.events).toHaveLength(1);
+  });
 });
