@@ -9,7 +9,9 @@
  * - Types come from `z.infer`; JSON Schema (draft-04, for the EventBridge schema registry) from
  *   `z.toJSONSchema`.
  */
+
 import { z } from 'zod';
+import { SOURCE_NAMES } from '../common/source-names';
 import { dateTime as localDateTime } from '../gym-api/schemas';
 import {
   ClassAttendanceData,
@@ -56,16 +58,7 @@ export type DetailType = (typeof DETAIL_TYPES)[DetailTypeKey];
 export const ALL_DETAIL_TYPES = Object.values(DETAIL_TYPES) as DetailType[];
 
 /** The bridge's data sources (one per API list operation) that produce events. */
-export const DATA_SOURCES = [
-  'visits',
-  'paymentHistory',
-  'posTransactions',
-  'disbursements',
-  'debtCollection',
-  'members',
-  'prospects',
-  'classAttendance',
-] as const;
+export const DATA_SOURCES = SOURCE_NAMES;
 export type DataSource = (typeof DATA_SOURCES)[number];
 
 /** `detail.source`: the data source of a record event, or 'bridge' for operational events. */

@@ -7,22 +7,9 @@
  * contract test suite runs against both. Item layout and the reasons behind it: docs/state.md.
  */
 
-export const SOURCE_NAMES = [
-  'visits',
-  'paymentHistory',
-  'posTransactions',
-  'disbursements',
-  'debtCollection',
-  'members',
-  'prospects',
-  'classAttendance',
-] as const;
+import type { SourceName } from '../common/source-names';
 
-export type SourceName = (typeof SOURCE_NAMES)[number];
-
-export function isSourceName(value: string): value is SourceName {
-  return (SOURCE_NAMES as readonly string[]).includes(value);
-}
+export { isSourceName, SOURCE_NAMES, type SourceName } from '../common/source-names';
 
 export type SnapshotKind = 'MEMBER' | 'PROSPECT';
 
