@@ -6,7 +6,7 @@ import { DETAIL_TYPES } from '../events/catalog';
 import { createEvent } from '../events/envelope';
 import { DATE_TIME_PATTERN } from '../gym-api/schemas';
 import { classifyPayment, paymentAmount } from './payment-classifier';
-import { occurrence } from './record-time';
+import { envelopeFor } from './record-time';
 import { type AppendSource, DAY_MS, type Facet, HOUR_MS } from './source';
 
 const join = (...parts: (string | number | boolean | null | undefined)[]) =>
@@ -32,14 +32,7 @@ export const visitsSource: AppendSource<'visits'> = {
       events: (ctx) => [
         createEvent(
           DETAIL_TYPES.MemberVisitRecorded,
-          {
-            clubId: ctx.clubId,
-            identity: [id],
-            ...occurrence(v.VisitDateTime, 'local', ctx),
-            observedAt: new Date(ctx.observedAtMs),
-            subject: subjectOf(v.MemberNumber),
-            piiPolicy: ctx.piiPolicy,
-          },
+          envelopeFor(ctx, [id], { value: v.VisitDateTime, zone: 'local' }, subjectOf(v.MemberNumber)),
           { data: v },
         ),
       ],
@@ -67,14 +60,12 @@ export const paymentHistorySource: AppendSource<'paymentHistory'> = {
         events: (ctx) => {
           const outcome = classifyPayment(p, ctx.paymentRules);
           if (outcome.outcome === 'pending') return [];
-          const base = {
-            clubId: ctx.clubId,
-            identity: [id, 'response', response],
-            ...occurrence(p.PaymentDate, 'unstated', ctx),
-            observedAt: new Date(ctx.observedAtMs),
-            subject: subjectOf(p.Number),
-            piiPolicy: ctx.piiPolicy,
-          };
+          const base = envelopeFor(
+            ctx,
+            [id, 'response', response],
+            { value: p.PaymentDate, zone: 'unstated' },
+            subjectOf(p.Number),
+          );
           const amount = paymentAmount(p);
           const fields = {
             data: p,
@@ -101,14 +92,12 @@ export const paymentHistorySource: AppendSource<'paymentHistory'> = {
         events: (ctx) => [
           createEvent(
             DETAIL_TYPES.PaymentRefunded,
-            {
-              clubId: ctx.clubId,
-              identity: [id, 'refunded'],
-              ...occurrence(p.PaymentDate, 'unstated', ctx),
-              observedAt: new Date(ctx.observedAtMs),
-              subject: subjectOf(p.Number),
-              piiPolicy: ctx.piiPolicy,
-            },
+            envelopeFor(
+              ctx,
+              [id, 'refunded'],
+              { value: p.PaymentDate, zone: 'unstated' },
+              subjectOf(p.Number),
+            ),
             {
               data: p,
               paymentId: id,
@@ -137,14 +126,12 @@ export const posTransactionsSource: AppendSource<'posTransactions'> = {
       events: (ctx) => [
         createEvent(
           DETAIL_TYPES.PosTransactionRecorded,
-          {
-            clubId: ctx.clubId,
-            identity: [id],
-            ...occurrence(t.TransactionDate, 'unstated', ctx),
-            observedAt: new Date(ctx.observedAtMs),
-            subject: subjectOf(typeof t.MemberNumber === 'string' ? t.MemberNumber : undefined),
-            piiPolicy: ctx.piiPolicy,
-          },
+          envelopeFor(
+            ctx,
+            [id],
+            { value: t.TransactionDate, zone: 'unstated' },
+            subjectOf(typeof t.MemberNumber === 'string' ? t.MemberNumber : undefined),
+          ),
           { data: t, posTransactionId: id, totalIncTax: t.TotalIncTax ?? 0 },
         ),
       ],
@@ -174,14 +161,12 @@ export const disbursementsSource: AppendSource<'disbursements'> = {
       events: (ctx) => [
         createEvent(
           DETAIL_TYPES.DisbursementRecorded,
-          {
-            clubId: ctx.clubId,
-            identity: [id],
-            ...occurrence(d.TransactionDate ?? d.DisbursementDate, 'unstated', ctx),
-            observedAt: new Date(ctx.observedAtMs),
-            subject: subjectOf(d.MemberNumber),
-            piiPolicy: ctx.piiPolicy,
-          },
+          envelopeFor(
+            ctx,
+            [id],
+            { value: d.TransactionDate ?? d.DisbursementDate, zone: 'unstated' },
+            subjectOf(d.MemberNumber),
+          ),
           { data: d, amount: d.Amount ?? 0 },
         ),
       ],
@@ -206,14 +191,12 @@ export const debtCollectionSource: AppendSource<'debtCollection'> = {
       events: (ctx) => [
         createEvent(
           DETAIL_TYPES.MemberSentToDebtCollection,
-          {
-            clubId: ctx.clubId,
-            identity: [id],
-            ...occurrence(d.DebtCollectionDate, 'unstated', ctx),
-            observedAt: new Date(ctx.observedAtMs),
-            subject: subjectOf(d.MemberNumber),
-            piiPolicy: ctx.piiPolicy,
-          },
+          envelopeFor(
+            ctx,
+            [id],
+            { value: d.DebtCollectionDate, zone: 'unstated' },
+            subjectOf(d.MemberNumber),
+          ),
           { data: d, amount: d.Amount ?? 0 },
         ),
       ],
@@ -268,14 +251,7 @@ export const classAttendanceSource: AppendSource<'classAttendance'> = {
         return [
           createEvent(
             DETAIL_TYPES.ClassAttendanceRecorded,
-            {
-              clubId: ctx.clubId,
-              identity: [id],
-              ...occurrence(classTime(c), 'unstated', ctx),
-              observedAt: new Date(ctx.observedAtMs),
-              subject: subjectOf(memberNumber),
-              piiPolicy: ctx.piiPolicy,
-            },
+            envelopeFor(ctx, [id], { value: classTime(c), zone: 'unstated' }, subjectOf(memberNumber)),
             { data: c, experimental: true },
           ),
         ];

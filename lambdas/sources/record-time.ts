@@ -54,3 +54,26 @@ export function occurrence(
     ? { occurredAt: iso, occurredAtLocal: value }
     : { occurredAt: iso };
 }
+
+/**
+ * The envelope options of an event about a record: club, identity (for the eventId), when it
+ * happened (from the record's time field in its zone), when it was observed, who it is about, and
+ * the club's PII policy.
+ */
+export function envelopeFor(
+  ctx: ClubContext,
+  identity: string[],
+  time: { value: string | null | undefined; zone: FilterZone } | { occurredAtMs: number },
+  subject: { memberNumber?: string; prospectNumber?: string },
+) {
+  return {
+    clubId: ctx.clubId,
+    identity,
+    ...('value' in time
+      ? occurrence(time.value, time.zone, ctx)
+      : { occurredAt: new Date(time.occurredAtMs) }),
+    observedAt: new Date(ctx.observedAtMs),
+    subject,
+    piiPolicy: ctx.piiPolicy,
+  };
+}

@@ -9,7 +9,7 @@ import { DETAIL_TYPES } from '../events/catalog';
 import { createEvent } from '../events/envelope';
 import type { ItemOf } from '../gym-api/operations';
 import type { Snapshot } from '../state/store';
-import { occurrence, toInstant } from './record-time';
+import { envelopeFor, toInstant } from './record-time';
 import { type ClubContext, DAY_MS, MINUTE_MS, type StateSource } from './source';
 
 type Member = ItemOf<'members'>;
@@ -41,14 +41,12 @@ const memberTracked = (m: Member) => ({
 });
 
 function memberEnvelope(m: Member, id: string, identity: string[], ctx: ClubContext) {
-  return {
-    clubId: ctx.clubId,
-    identity: [id, ...identity],
-    ...occurrence(m.LastUpdatedUtcDateTime, 'utc', ctx),
-    observedAt: new Date(ctx.observedAtMs),
-    subject: { memberNumber: id },
-    piiPolicy: ctx.piiPolicy,
-  };
+  return envelopeFor(
+    ctx,
+    [id, ...identity],
+    { value: m.LastUpdatedUtcDateTime, zone: 'utc' },
+    { memberNumber: id },
+  );
 }
 
 function memberJoined(m: Member, id: string, ctx: ClubContext): BridgeEvent {
@@ -119,14 +117,7 @@ export const membersSource: StateSource<'members'> = {
 function prospectCreated(p: Prospect, pid: string, ctx: ClubContext): BridgeEvent {
   return createEvent(
     DETAIL_TYPES.ProspectCreated,
-    {
-      clubId: ctx.clubId,
-      identity: [pid, 'created'],
-      ...occurrence(p.CreatedDateUtc, 'utc', ctx),
-      observedAt: new Date(ctx.observedAtMs),
-      subject: { prospectNumber: pid },
-      piiPolicy: ctx.piiPolicy,
-    },
+    envelopeFor(ctx, [pid, 'created'], { value: p.CreatedDateUtc, zone: 'utc' }, { prospectNumber: pid }),
     { data: p, ...(p.Status ? { status: p.Status } : {}) },
   );
 }
@@ -149,14 +140,12 @@ export const prospectsSource: StateSource<'prospects'> = {
     return [
       createEvent(
         DETAIL_TYPES.ProspectStatusChanged,
-        {
-          clubId: ctx.clubId,
-          identity: [next.id, 'status', String(changesOf(previous) + 1)],
-          occurredAt: new Date(ctx.observedAtMs),
-          observedAt: new Date(ctx.observedAtMs),
-          subject: { prospectNumber: next.id },
-          piiPolicy: ctx.piiPolicy,
-        },
+        envelopeFor(
+          ctx,
+          [next.id, 'status', String(changesOf(previous) + 1)],
+          { occurredAtMs: ctx.observedAtMs },
+          { prospectNumber: next.id },
+        ),
         {
           data: p,
           previousStatus: typeof previous.fields.status === 'string' ? previous.fields.status : null,
