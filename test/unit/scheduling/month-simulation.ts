@@ -67,7 +67,7 @@ const OPEN_TO_MIN = 22 * 60;
 class RecordCounter {
   readonly #cumulative = new Map<SourceName, Float64Array>();
   constructor(
-    private readonly profile: ClubProfile,
+    profile: ClubProfile,
     private readonly originMs: number,
     minutes: number,
   ) {
