@@ -1,0 +1,195 @@
+/**
+ * The polling pipeline: an EventBridge Scheduler schedule invokes the dispatch Lambda, which sends
+ * one message per club due to the poll queue; the poll Lambda consumes it (partial batch
+ * responses, bounded concurrency); a message that fails `maxReceiveCount` times lands in the DLQ.
+ *
+ * Grants: dispatch reads the table and sends to the queue; poll reads and writes the table, puts
+ * events on the bus and reads the club secrets. Each grant sets the environment variable that
+ * goes with it.
+ */
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ENV, HANDLER_ENTRIES } from '../../lambdas/common/deployment-contract';
+import type { PiiPolicy } from '../../lambdas/events/pii';
+import { BridgeFunction } from './bridge-function';
+import type { ClubSecrets } from './club-secrets';
+import type { BridgeEventBus } from './event-bus';
+import type { StateTable } from './state-table';
+
+export interface PollerProps {
+  readonly stateTable: StateTable;
+  readonly eventBus: BridgeEventBus;
+  readonly clubSecrets: ClubSecrets;
+  /** How often the dispatcher runs. Whole minutes (Scheduler's smallest rate is one minute). @default Duration.minutes(1) */
+  readonly pollRate?: Duration;
+  /** Most poll Lambdas running at once (SQS event source maximum concurrency, 2..1000). @default 5 */
+  readonly maxConcurrency?: number;
+  /** Poll messages (clubs) per poll invocation. @default 1 */
+  readonly batchSize?: number;
+  /** Poll Lambda timeout; its code gets `POLL_DEADLINE_MS` = timeout minus `pollDeadlineMargin`. @default Duration.minutes(2) */
+  readonly pollTimeout?: Duration;
+  /** Time kept between the poll deadline and the Lambda timeout. @default Duration.seconds(20) */
+  readonly pollDeadlineMargin?: Duration;
+  /** @default Duration.seconds(50) (below the one-minute schedule) */
+  readonly dispatchTimeout?: Duration;
+  /** Receives of a poll message before it goes to the DLQ. @default 3 */
+  readonly maxReceiveCount?: number;
+  /** How long the DLQ keeps a message (SQS maximum: 14 days). @default Duration.days(14) */
+  readonly deadLetterRetention?: Duration;
+  /** PII policy for clubs that do not set one. @default 'minimal' */
+  readonly piiPolicyDefault?: PiiPolicy;
+  /** Share of each plan's monthly quota kept free (0..1). @default 0.1 */
+  readonly quotaReserve?: number;
+  /** Handler entry files, relative to the repository root. @default HANDLER_ENTRIES */
+  readonly handlerEntries?: { readonly dispatch: string; readonly poll: string };
+  /** Powertools service name of both functions. @default 'gym-bridge' */
+  readonly serviceName?: string;
+  /** @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** @default RemovalPolicy.RETAIN */
+  readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+export class PollerConfigError extends Error {
+  override readonly name = 'PollerConfigError';
+}
+
+function check(ok: boolean, message: string): void {
+  if (!ok) throw new PollerConfigError(message);
+}
+
+export class Poller extends Construct {
+  public readonly dispatchFunction: lambda.IFunction;
+  public readonly pollFunction: lambda.IFunction;
+  public readonly pollQueue: sqs.IQueue;
+  public readonly deadLetterQueue: sqs.IQueue;
+  public readonly schedule: scheduler.ISchedule;
+
+  constructor(scope: Construct, id: string, props: PollerProps) {
+    super(scope, id);
+    const pollRate = props.pollRate ?? Duration.minutes(1);
+    const maxConcurrency = props.maxConcurrency ?? 5;
+    const batchSize = props.batchSize ?? 1;
+    const pollTimeout = props.pollTimeout ?? Duration.minutes(2);
+    const margin = props.pollDeadlineMargin ?? Duration.seconds(20);
+    const maxReceiveCount = props.maxReceiveCount ?? 3;
+    const quotaReserve = props.quotaReserve ?? 0.1;
+    const entries = props.handlerEntries ?? HANDLER_ENTRIES;
+    check(
+      Number.isInteger(pollRate.toSeconds() / 60) && pollRate.toMinutes() >= 1,
+      `pollRate must be whole minutes (at least 1), got ${pollRate.toHumanString()}`,
+    );
+    check(
+      Number.isInteger(maxConcurrency) && maxConcurrency >= 2 && maxConcurrency <= 1000,
+      `maxConcurrency must be an integer in 2..1000 (SQS event source limit), got ${maxConcurrency}`,
+    );
+    check(
+      Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 10,
+      `batchSize must be in 1..10, got ${batchSize}`,
+    );
+    check(
+      Number.isInteger(maxReceiveCount) && maxReceiveCount >= 1,
+      `maxReceiveCount must be a positive integer, got ${maxReceiveCount}`,
+    );
+    check(quotaReserve >= 0 && quotaReserve < 1, `quotaReserve must be in [0, 1), got ${quotaReserve}`);
+    const deadlineMs = pollTimeout.toMilliseconds() - margin.toMilliseconds();
+    check(
+      deadlineMs >= 10_000,
+      `pollTimeout (${pollTimeout.toHumanString()}) must exceed pollDeadlineMargin by at least 10 seconds`,
+    );
+
+    const common = {
+      serviceName: props.serviceName,
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
+    };
+    const dispatch = new BridgeFunction(this, 'Dispatch', {
+      ...common,
+      entry: entries.dispatch,
+      description: 'gym-bridge dispatch: picks the clubs due and queues one poll message per club',
+      memorySize: 256,
+      timeout: props.dispatchTimeout ?? Duration.seconds(50),
+      environment: { [ENV.quotaReserve]: String(quotaReserve) },
+    }).function;
+    const poll = new BridgeFunction(this, 'Poll', {
+      ...common,
+      entry: entries.poll,
+      description: 'gym-bridge poll: polls one club, publishes its events, commits its state',
+      memorySize: 1024,
+      timeout: pollTimeout,
+      environment: {
+        [ENV.pollDeadlineMs]: String(deadlineMs),
+        [ENV.piiPolicyDefault]: props.piiPolicyDefault ?? 'minimal',
+        [ENV.quotaReserve]: String(quotaReserve),
+      },
+    }).function;
+
+    const deadLetterQueue = new sqs.Queue(this, 'PollDeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: props.deadLetterRetention ?? Duration.days(14),
+    });
+    // Visibility: six times the function timeout, AWS's advice for SQS event sources, so a message
+    // is never handed out again while an invocation may still be working on it.
+    const visibilitySeconds = pollTimeout.toSeconds() * 6;
+    const pollQueue = new sqs.Queue(this, 'PollQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(visibilitySeconds),
+      // Long enough for every receive to fail before the message expires (so failures reach the
+      // DLQ), short because an old poll message is superseded by newer dispatches anyway.
+      retentionPeriod: Duration.seconds(Math.max(3600, visibilitySeconds * (maxReceiveCount + 1))),
+      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount },
+    });
+
+    props.stateTable.grantReadDataTo(dispatch);
+    pollQueue.grantSendMessages(dispatch);
+    dispatch.addEnvironment(ENV.pollQueueUrl, pollQueue.queueUrl);
+
+    props.stateTable.grantReadWriteDataTo(poll);
+    props.eventBus.grantPutEventsTo(poll);
+    props.clubSecrets.grantReadTo(poll);
+    poll.addEventSource(
+      new SqsEventSource(pollQueue, {
+        batchSize,
+        reportBatchItemFailures: true,
+        maxConcurrency,
+      }),
+    );
+
+    const schedulerRole = new iam.Role(this, 'SchedulerRole', {
+      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+      description: 'EventBridge Scheduler: invokes the gym-bridge dispatcher',
+    });
+    this.schedule = new scheduler.Schedule(this, 'DispatchSchedule', {
+      description: 'Runs the gym-bridge dispatcher',
+      schedule: scheduler.ScheduleExpression.rate(pollRate),
+      target: new LambdaInvoke(dispatch, {
+        role: schedulerRole,
+        // A missed run is replaced by the next one: no retries, no stale runs.
+        retryAttempts: 0,
+        maxEventAge: Duration.minutes(1),
+      }),
+    });
+
+    Validations.of(schedulerRole).acknowledge({
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(dispatch.node.defaultChild as lambda.CfnFunction)}.Arn>:*]`,
+      reason:
+        'lambda:InvokeFunction on the dispatch function and its versions/aliases (`<arn>:*`), as the L2 grantInvoke writes it; nothing else can be invoked.',
+    });
+
+    this.dispatchFunction = dispatch;
+    this.pollFunction = poll;
+    this.pollQueue = pollQueue;
+    this.deadLetterQueue = deadLetterQueue;
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The gym-bridge stack: state table, event bus (+ archive, schema registry), club secrets prefix,
+ * the poller (schedule -> dispatch -> queue -> poll -> DLQ), monitoring, and optional example rules.
+ * Environment-agnostic: it synthesizes offline, without credentials.
+ */
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import { ClubSecrets } from './constructs/club-secrets';
+import { BridgeEventBus } from './constructs/event-bus';
+import { ExampleRules } from './constructs/example-rules';
+import { Monitoring } from './constructs/monitoring';
+import { createTopicKey, NotificationTopic } from './constructs/notification-topic';
+import { Poller } from './constructs/poller';
+import { StateTable } from './constructs/state-table';
+import type { StageConfig } from './stage-config';
+
+export interface GymBridgeStackProps extends StackProps {
+  readonly config: StageConfig;
+  /** Handler entry files, relative to the repository root. @default HANDLER_ENTRIES */
+  readonly handlerEntries?: { readonly dispatch: string; readonly poll: string };
+}
+
+export class GymBridgeStack extends Stack {
+  public readonly stateTable: StateTable;
+  public readonly eventBus: BridgeEventBus;
+  public readonly clubSecrets: ClubSecrets;
+  public readonly poller: Poller;
+  public readonly monitoring: Monitoring;
+  public readonly exampleRules?: ExampleRules;
+
+  constructor(scope: Construct, id: string, props: GymBridgeStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    const removalPolicy = config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const serviceName = `gym-bridge-${config.stage}`;
+
+    this.stateTable = new StateTable(this, 'State', { removalPolicy });
+    this.eventBus = new BridgeEventBus(this, 'Events', {
+      eventBusName: `gym-bridge-${config.stage}`,
+      eventSource: config.eventSource,
+      archiveRetention: Duration.days(config.archiveRetentionDays),
+    });
+    this.clubSecrets = new ClubSecrets(this, 'ClubSecrets', {
+      secretNamePrefix: `gym-bridge/${config.stage}/clubs/`,
+    });
+    this.poller = new Poller(this, 'Poller', {
+      stateTable: this.stateTable,
+      eventBus: this.eventBus,
+      clubSecrets: this.clubSecrets,
+      pollRate: Duration.minutes(config.pollRateMinutes),
+      maxConcurrency: config.pollMaxConcurrency,
+      piiPolicyDefault: config.piiPolicyDefault,
+      quotaReserve: config.quotaReserve,
+      serviceName,
+      logRetention: config.retainData ? logs.RetentionDays.THREE_MONTHS : logs.RetentionDays.ONE_WEEK,
+      logRemovalPolicy: removalPolicy,
+      ...(props.handlerEntries ? { handlerEntries: props.handlerEntries } : {}),
+    });
+
+    const needsOwnTopic = !config.alarmTopicArn && (config.alarmEmail || config.exampleRules);
+    const topicKey = needsOwnTopic ? createTopicKey(this, 'NotificationsKey') : undefined;
+    const alarmTopic = config.alarmTopicArn
+      ? sns.Topic.fromTopicArn(this, 'AlarmTopic', config.alarmTopicArn)
+      : config.alarmEmail
+        ? new NotificationTopic(this, 'AlarmTopic', {
+            displayName: `gym-bridge ${config.stage} alarms`,
+            encryptionKey: topicKey,
+            email: config.alarmEmail,
+          }).topic
+        : undefined;
+
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      dispatchFunction: this.poller.dispatchFunction,
+      pollFunction: this.poller.pollFunction,
+      pollQueue: this.poller.pollQueue,
+      deadLetterQueue: this.poller.deadLetterQueue,
+      pollRate: Duration.minutes(config.pollRateMinutes),
+      serviceName,
+      watermarkLagThreshold: Duration.minutes(config.watermarkLagAlarmMinutes),
+      dashboardName: `gym-bridge-${config.stage}`,
+      ...(alarmTopic ? { alarmTopic } : {}),
+    });
+
+    if (config.exampleRules) {
+      this.exampleRules = new ExampleRules(this, 'ExampleRules', {
+        eventBus: this.eventBus,
+        topicEncryptionKey: topicKey,
+        operationsEmail: config.alarmEmail,
+      });
+    }
+
+    this.#outputs(config);
+  }
+
+  #outputs(config: StageConfig): void {
+    new CfnOutput(this, 'StateTableName', {
+      value: this.stateTable.table.tableName,
+      description: 'clubs CLI: --table',
+    });
+    new CfnOutput(this, 'ClubSecretPrefix', {
+      value: this.clubSecrets.secretNamePrefix,
+      description: 'clubs CLI: --secret-prefix',
+    });
+    new CfnOutput(this, 'EventBusName', { value: this.eventBus.eventBus.eventBusName });
+    new CfnOutput(this, 'EventBusArn', { value: this.eventBus.eventBus.eventBusArn });
+    new CfnOutput(this, 'EventSource', { value: config.eventSource });
+    new CfnOutput(this, 'SchemaRegistryName', { value: this.eventBus.registry.attrRegistryName });
+    new CfnOutput(this, 'PollDeadLetterQueueUrl', { value: this.poller.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
+    if (this.exampleRules?.marketingQueue) {
+      new CfnOutput(this, 'MarketingQueueUrl', { value: this.exampleRules.marketingQueue.queueUrl });
+    }
+    if (this.exampleRules?.operationsTopic) {
+      new CfnOutput(this, 'OperationsTopicArn', { value: this.exampleRules.operationsTopic.topicArn });
+    }
+  }
+}

@@ -1,0 +1,337 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENV, METRIC, METRICS_NAMESPACE } from '../../lambdas/common/deployment-contract';
+import { ALL_DETAIL_TYPES, DETAIL_TYPES, eventJsonSchema } from '../../lambdas/events/catalog';
+import { stateTableKeySchema } from '../../lambdas/state/table';
+import { registrySchemaName } from '../../lib/constructs/event-bus';
+import {
+  actionsOf,
+  bridgeFunction,
+  onlyResource,
+  type Resource,
+  roleIdOf,
+  statementsOfRole,
+  synthStack,
+} from './support';
+
+const ALARM_EMAIL = 'ops@example.com';
+let prod: Template;
+let dev: Template;
+
+beforeAll(() => {
+  prod = synthStack({ stage: 'prod', alarmEmail: ALARM_EMAIL }).template;
+  dev = synthStack({ stage: 'dev', exampleRules: 'false', pollRateMinutes: '2' }).template;
+});
+
+const getAtt = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+const envOf = (fn: Resource) =>
+  (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+
+describe('functions', () => {
+  it('run Node.js 22 on arm64 with source maps and the Powertools settings', () => {
+    for (const role of ['dispatch', 'poll'] as const) {
+      const { resource } = bridgeFunction(prod, role);
+      expect(resource.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+      });
+      expect(envOf(resource)).toMatchObject({
+        NODE_OPTIONS: '--enable-source-maps',
+        [ENV.serviceName]: 'gym-bridge-prod',
+        [ENV.metricsNamespace]: METRICS_NAMESPACE,
+      });
+    }
+  });
+
+  it('log to their own log group with a retention', () => {
+    for (const role of ['dispatch', 'poll'] as const) {
+      const { resource } = bridgeFunction(prod, role);
+      const logGroupId = (resource.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      const logGroup = prod.toJSON().Resources[logGroupId] as Resource;
+      expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
+      expect(logGroup.Properties.RetentionInDays).toBeGreaterThan(0);
+    }
+  });
+
+  it('dispatch gets the table, the queue URL and the quota reserve', () => {
+    const table = onlyResource(prod, 'AWS::DynamoDB::Table').id;
+    const queue = onlyResource(
+      prod,
+      'AWS::SQS::Queue',
+      (p) => p.RedrivePolicy !== undefined && p.VisibilityTimeout !== undefined,
+    ).id;
+    const env = envOf(bridgeFunction(prod, 'dispatch').resource);
+    expect(env).toMatchObject({
+      [ENV.stateTable]: { Ref: table },
+      [ENV.pollQueueUrl]: { Ref: queue },
+      [ENV.quotaReserve]: '0.1',
+    });
+    expect(env).not.toHaveProperty(ENV.eventBus);
+    expect(env).not.toHaveProperty(ENV.clubSecretPrefix);
+  });
+
+  it('poll gets the table, bus, event source, secret prefix, PII default and a deadline below its timeout', () => {
+    const { resource } = bridgeFunction(prod, 'poll');
+    const env = envOf(resource);
+    expect(env).toMatchObject({
+      [ENV.stateTable]: { Ref: onlyResource(prod, 'AWS::DynamoDB::Table').id },
+      [ENV.eventBus]: { Ref: onlyResource(prod, 'AWS::Events::EventBus').id },
+      [ENV.eventSource]: 'gym-bridge',
+      [ENV.clubSecretPrefix]: 'gym-bridge/prod/clubs/',
+      [ENV.piiPolicyDefault]: 'minimal',
+      [ENV.quotaReserve]: '0.1',
+    });
+    const deadline = Number(env[ENV.pollDeadlineMs]);
+    const timeoutMs = Number(resource.Properties.Timeout) * 1000;
+    expect(deadline).toBeGreaterThan(0);
+    expect(deadline).toBeLessThanOrEqual(timeoutMs - 10_000);
+  });
+});
+
+describe('poller', () => {
+  it('runs the dispatcher on a one-minute schedule, without retries of stale runs', () => {
+    prod.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Target: {
+        Arn: getAtt(bridgeFunction(prod, 'dispatch').id),
+        RetryPolicy: { MaximumRetryAttempts: 0 },
+      },
+    });
+    dev.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'rate(2 minutes)' });
+  });
+
+  it('the poll queue redrives to the DLQ and hides a message longer than a poll can run', () => {
+    const queue = onlyResource(prod, 'AWS::SQS::Queue', (p) => p.VisibilityTimeout !== undefined);
+    const redrive = queue.resource.Properties.RedrivePolicy as {
+      deadLetterTargetArn: unknown;
+      maxReceiveCount: number;
+    };
+    expect(redrive.maxReceiveCount).toBe(3);
+    const dlqId = (redrive.deadLetterTargetArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    expect(prod.toJSON().Resources[dlqId].Type).toBe('AWS::SQS::Queue');
+    const pollTimeout = Number(bridgeFunction(prod, 'poll').resource.Properties.Timeout);
+    expect(Number(queue.resource.Properties.VisibilityTimeout)).toBeGreaterThan(pollTimeout);
+    for (const id of [queue.id, dlqId]) {
+      expect(prod.toJSON().Resources[id].Properties.SqsManagedSseEnabled).toBe(true);
+    }
+  });
+
+  it('the poll Lambda consumes the queue with partial batch responses and a maximum concurrency', () => {
+    const queue = onlyResource(prod, 'AWS::SQS::Queue', (p) => p.VisibilityTimeout !== undefined).id;
+    prod.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: getAtt(queue),
+      FunctionName: { Ref: bridgeFunction(prod, 'poll').id },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 10 },
+    });
+    dev.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      ScalingConfig: { MaximumConcurrency: 2 },
+    });
+  });
+});
+
+describe('least privilege', () => {
+  it('no statement of any bridge policy has a bare "*" resource', () => {
+    for (const policy of Object.values(prod.findResources('AWS::IAM::Policy')) as Resource[]) {
+      const statements = (policy.Properties.PolicyDocument as { Statement: { Resource: unknown }[] })
+        .Statement;
+      for (const statement of statements) {
+        const resources = Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
+        expect(resources).not.toContain('*');
+      }
+    }
+  });
+
+  it('dispatch reads the table and sends to the poll queue, nothing more', () => {
+    const statements = statementsOfRole(prod, roleIdOf(bridgeFunction(prod, 'dispatch').resource));
+    const actions = actionsOf(statements);
+    expect(actions).toEqual(
+      expect.arrayContaining(['dynamodb:Query', 'dynamodb:GetItem', 'sqs:SendMessage']),
+    );
+    for (const forbidden of [
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'events:PutEvents',
+    ]) {
+      expect(actions).not.toContain(forbidden);
+    }
+    expect(actions.filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+  });
+
+  it('poll writes the table, puts events on the bus only, and reads secrets under the club prefix only', () => {
+    const statements = statementsOfRole(prod, roleIdOf(bridgeFunction(prod, 'poll').resource));
+    expect(actionsOf(statements)).toEqual(
+      expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'sqs:DeleteMessage']),
+    );
+    const bus = onlyResource(prod, 'AWS::Events::EventBus').id;
+    expect(statements).toContainEqual(
+      expect.objectContaining({ Action: 'events:PutEvents', Resource: getAtt(bus) }),
+    );
+    const secrets = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('secretsmanager:')));
+    expect(secrets).toHaveLength(1);
+    expect(secrets[0]!.Action).toBe('secretsmanager:GetSecretValue');
+    const arn = JSON.stringify(secrets[0]!.Resource);
+    expect(arn).toContain(':secret:gym-bridge/prod/clubs/*');
+  });
+
+  it('the scheduler may invoke the dispatcher and nothing else', () => {
+    const schedule = onlyResource(prod, 'AWS::Scheduler::Schedule').resource;
+    const roleId = (schedule.Properties.Target as { RoleArn: { 'Fn::GetAtt': [string, string] } }).RoleArn[
+      'Fn::GetAtt'
+    ][0];
+    const statements = statementsOfRole(prod, roleId);
+    expect(actionsOf(statements)).toEqual(['lambda:InvokeFunction']);
+    expect(JSON.stringify(statements)).toContain(bridgeFunction(prod, 'dispatch').id);
+  });
+});
+
+describe('state table', () => {
+  it('is on-demand with PITR, encryption, TTL on expiresAt and the shared key schema', () => {
+    prod.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: stateTableKeySchema.partitionKey.name, KeyType: 'HASH' },
+        { AttributeName: stateTableKeySchema.sortKey.name, KeyType: 'RANGE' },
+      ],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+    });
+  });
+
+  it('is retained and protected in prod, deletable in dev', () => {
+    const table = onlyResource(prod, 'AWS::DynamoDB::Table').resource;
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.Properties.DeletionProtectionEnabled).toBe(true);
+    expect(onlyResource(dev, 'AWS::DynamoDB::Table').resource.DeletionPolicy).toBe('Delete');
+  });
+});
+
+describe('event bus', () => {
+  it('has an archive of everything on the bus', () => {
+    prod.hasResourceProperties('AWS::Events::Archive', {
+      SourceArn: getAtt(onlyResource(prod, 'AWS::Events::EventBus').id),
+      RetentionDays: 365,
+      EventPattern: { account: [{ Ref: 'AWS::AccountId' }] },
+    });
+  });
+
+  it('registers one draft-04 schema per detail-type whose detail is the catalog schema', () => {
+    const schemas = Object.values(prod.findResources('AWS::EventSchemas::Schema')) as Resource[];
+    expect(schemas.map((s) => s.Properties.SchemaName).sort()).toEqual(
+      ALL_DETAIL_TYPES.map((t) => registrySchemaName('gym-bridge', t)).sort(),
+    );
+    for (const detailType of ALL_DETAIL_TYPES) {
+      const schema = schemas.find(
+        (s) => s.Properties.SchemaName === registrySchemaName('gym-bridge', detailType),
+      )!;
+      expect(schema.Properties.Type).toBe('JSONSchemaDraft4');
+      const content = JSON.parse(String(schema.Properties.Content));
+      expect(content.$schema).toBe('http://json-schema.org/draft-04/schema#');
+      expect(content.properties['detail-type'].enum).toEqual([detailType]);
+      expect(content.properties.source.enum).toEqual(['gym-bridge']);
+      const { $schema: _s, title: _t, ...detail } = eventJsonSchema(detailType);
+      expect(content.properties.detail).toEqual(detail);
+    }
+  });
+});
+
+describe('alarms', () => {
+  const customMetricAlarm = (template: Template, metricName: string, comparison: string) =>
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: METRICS_NAMESPACE,
+      MetricName: metricName,
+      Dimensions: [{ Name: 'service', Value: 'gym-bridge-prod' }],
+      ComparisonOperator: comparison,
+      AlarmActions: [{ Ref: Match.stringLikeRegexp('^AlarmTopic') }],
+    });
+
+  it('watch poll errors, watermark lag, rejected credentials and quota above 80%', () => {
+    customMetricAlarm(prod, METRIC.pollErrors, 'GreaterThanOrEqualToThreshold');
+    customMetricAlarm(prod, METRIC.watermarkLagSeconds, 'GreaterThanThreshold');
+    customMetricAlarm(prod, METRIC.credentialsRejected, 'GreaterThanOrEqualToThreshold');
+    customMetricAlarm(prod, METRIC.quotaUsedShare, 'GreaterThanThreshold');
+    prod.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: METRIC.quotaUsedShare,
+      Threshold: 0.8,
+    });
+  });
+
+  it('fire when the poll DLQ holds a message', () => {
+    const queue = onlyResource(prod, 'AWS::SQS::Queue', (p) => p.VisibilityTimeout !== undefined).resource;
+    const dlqId = (queue.Properties.RedrivePolicy as { deadLetterTargetArn: { 'Fn::GetAtt': [string] } })
+      .deadLetterTargetArn['Fn::GetAtt'][0];
+    prod.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
+  it('notify an encrypted topic with the alarm e-mail subscribed, or nobody when none is configured', () => {
+    const topic = onlyResource(prod, 'AWS::SNS::Topic', (p) => String(p.DisplayName).includes('alarms'));
+    expect(topic.resource.Properties.KmsMasterKeyId).toBeDefined();
+    prod.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: ALARM_EMAIL,
+      TopicArn: { Ref: topic.id },
+    });
+    for (const alarm of Object.values(dev.findResources('AWS::CloudWatch::Alarm')) as Resource[]) {
+      expect(alarm.Properties.AlarmActions).toBeUndefined();
+    }
+  });
+
+  it('one dashboard shows freshness, events, quota per club and errors', () => {
+    const { resource } = onlyResource(prod, 'AWS::CloudWatch::Dashboard');
+    const body = JSON.stringify(resource.Properties.DashboardBody);
+    for (const metric of [
+      METRIC.watermarkLagSeconds,
+      METRIC.eventsPublished,
+      METRIC.quotaUsedShare,
+      METRIC.pollErrors,
+    ]) {
+      expect(body).toContain(metric);
+    }
+    expect(body).toContain('ClubId');
+  });
+});
+
+describe('example rules', () => {
+  it('route prospect events to the marketing queue', () => {
+    prod.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['gym-bridge'],
+        'detail-type': [DETAIL_TYPES.ProspectCreated, DETAIL_TYPES.ProspectStatusChanged],
+      },
+      Targets: [Match.objectLike({ DeadLetterConfig: Match.anyValue() })],
+    });
+  });
+
+  it('route PaymentIssue and club health events to the operations topic', () => {
+    prod.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['gym-bridge'],
+        'detail-type': [DETAIL_TYPES.MemberStatusChanged],
+        detail: { status: ['PaymentIssue'] },
+      },
+    });
+    prod.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        'detail-type': Match.arrayWith([
+          DETAIL_TYPES.ClubCredentialsRejected,
+          DETAIL_TYPES.ClubDataStale,
+          DETAIL_TYPES.ClubQuotaLow,
+        ]),
+      },
+    });
+  });
+
+  it('are left out when disabled', () => {
+    dev.resourceCountIs('AWS::Events::Rule', 0);
+  });
+});

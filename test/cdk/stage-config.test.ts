@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_EVENT_SOURCE } from '../../lambdas/events/catalog';
+import { resolveStageConfig, StageConfigError } from '../../lib/stage-config';
+
+const context =
+  (values: Record<string, unknown>) =>
+  (key: string): unknown =>
+    values[key];
+
+describe('resolveStageConfig', () => {
+  it('defaults to dev, which deletes its data with the stack and polls every minute', () => {
+    const config = resolveStageConfig(context({}));
+    expect(config).toMatchObject({
+      stage: 'dev',
+      pollRateMinutes: 1,
+      retainData: false,
+      piiPolicyDefault: 'minimal',
+    });
+    expect(config.eventSource).not.toBe(DEFAULT_EVENT_SOURCE);
+    expect(config.alarmEmail).toBeUndefined();
+  });
+
+  it('prod keeps its data and publishes with the default event source', () => {
+    const config = resolveStageConfig(context({ stage: 'prod' }));
+    expect(config).toMatchObject({ stage: 'prod', retainData: true, eventSource: DEFAULT_EVENT_SOURCE });
+    expect(config.pollMaxConcurrency).toBeGreaterThan(resolveStageConfig(context({})).pollMaxConcurrency);
+  });
+
+  it('takes overrides as command-line strings (-c key=value) and as JSON values (cdk.json)', () => {
+    const config = resolveStageConfig(
+      context({
+        stage: 'prod',
+        eventSource: 'acme.gyms',
+        pollRateMinutes: '5',
+        pollMaxConcurrency: 20,
+        piiPolicyDefault: 'full',
+        quotaReserve: '0.25',
+        alarmEmail: 'ops@example.com',
+        alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops-alarms',
+        watermarkLagAlarmMinutes: '90',
+        archiveRetentionDays: '0',
+        exampleRules: 'false',
+        retainData: false,
+      }),
+    );
+    expect(config).toEqual({
+      stage: 'prod',
+      eventSource: 'acme.gyms',
+      pollRateMinutes: 5,
+      pollMaxConcurrency: 20,
+      piiPolicyDefault: 'full',
+      quotaReserve: 0.25,
+      alarmEmail: 'ops@example.com',
+      alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops-alarms',
+      watermarkLagAlarmMinutes: 90,
+      archiveRetentionDays: 0,
+      exampleRules: false,
+      retainData: false,
+    });
+  });
+
+  it.each([
+    [{ stage: 'staging' }, /stage="staging".*dev, prod/],
+    [{ pollRateMinutes: '0.5' }, /pollRateMinutes="0.5": must be a whole number/],
+    [{ pollMaxConcurrency: '1' }, /pollMaxConcurrency="1": must be an integer in 2\.\.1000/],
+    [{ quotaReserve: '1' }, /quotaReserve="1"/],
+    [{ quotaReserve: 'ten' }, /quotaReserve="ten"/],
+    [{ piiPolicyDefault: 'none' }, /piiPolicyDefault="none": must be one of full, minimal/],
+    [{ eventSource: 'aws.gyms' }, /eventSource="aws\.gyms"/],
+    [{ alarmEmail: 'ops' }, /alarmEmail="ops": must be an e-mail address/],
+    [{ alarmTopicArn: 'ops-alarms' }, /alarmTopicArn="ops-alarms": must be an SNS topic ARN/],
+    [{ exampleRules: 'yes' }, /exampleRules="yes": must be true or false/],
+  ])('rejects %o naming the key and the rule', (values, message) => {
+    expect(() => resolveStageConfig(context(values))).toThrow(StageConfigError);
+    expect(() => resolveStageConfig(context(values))).toThrow(message);
+  });
+});
