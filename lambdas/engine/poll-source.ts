@@ -152,6 +152,7 @@ class SourceScan {
       const counts = new Map<string, number>();
       let rowsCounted = 0;
       let unidentified = 0;
+      let repeatsWithinPages = 0;
       let finished = false;
       let offset = this.#attempts === 1 ? startOffset : 0;
       try {
@@ -160,7 +161,11 @@ class SourceScan {
           const result = await this.#processPage(page, scan);
           rowsCounted = page.offset + page.rawCount - (this.#attempts === 1 ? startOffset : 0);
           unidentified += result.unidentified;
+          const inPage = new Set<string>();
           for (const id of result.identities) {
+            // A repeat inside one response is real data (offset drift repeats rows across pages).
+            if (inPage.has(id)) repeatsWithinPages++;
+            inPage.add(id);
             seenIdentities.add(id);
             counts.set(id, (counts.get(id) ?? 0) + 1);
           }
@@ -187,12 +192,13 @@ class SourceScan {
         outcome = 'partial';
         break;
       }
-      if (seenIdentities.size + unidentified >= rowsCounted) {
+      if (seenIdentities.size + unidentified + repeatsWithinPages >= rowsCounted) {
         outcome = 'completed';
         break;
       }
-      // Two rows can share an identity for real (a door scanned twice in one second). Then two
-      // consecutive reads return the same multiset of identities, which drift or reordering would not.
+      // Rows can share an identity for real (a door scanned twice in one second) across a page
+      // boundary too: then two consecutive reads return the same multiset of identities, which
+      // drift or reordering would not.
       if (previousCounts && sameCounts(previousCounts, counts)) {
         outcome = 'completed';
         break;
