@@ -8,6 +8,7 @@
  */
 import { DEFAULT_EVENT_SOURCE } from '../lambdas/events/catalog';
 import { isPiiPolicy, PII_POLICIES, type PiiPolicy } from '../lambdas/events/pii';
+import { DEFAULT_WATERMARK_LAG_ALARM_MINUTES } from './constructs/monitoring';
 
 export const STAGES = ['dev', 'prod'] as const;
 export type Stage = (typeof STAGES)[number];
@@ -28,7 +29,7 @@ export interface StageConfig {
   readonly alarmEmail?: string;
   /** Existing SNS topic for alarms (instead of the bridge's own). */
   readonly alarmTopicArn?: string;
-  /** Alarm when the oldest watermark of any club/source is older than this many minutes. */
+  /** Alarm when the oldest watermark of any club/source is older than this many minutes (see DEFAULT_WATERMARK_LAG_ALARM_MINUTES). */
   readonly watermarkLagAlarmMinutes: number;
   /** Days the event archive keeps events (0 = forever). */
   readonly archiveRetentionDays: number;
@@ -45,7 +46,7 @@ const DEFAULTS: Record<Stage, Omit<StageConfig, 'stage'>> = {
     pollMaxConcurrency: 2,
     piiPolicyDefault: 'minimal',
     quotaReserve: 0.1,
-    watermarkLagAlarmMinutes: 48 * 60,
+    watermarkLagAlarmMinutes: DEFAULT_WATERMARK_LAG_ALARM_MINUTES,
     archiveRetentionDays: 30,
     exampleRules: true,
     retainData: false,
@@ -56,7 +57,7 @@ const DEFAULTS: Record<Stage, Omit<StageConfig, 'stage'>> = {
     pollMaxConcurrency: 10,
     piiPolicyDefault: 'minimal',
     quotaReserve: 0.1,
-    watermarkLagAlarmMinutes: 48 * 60,
+    watermarkLagAlarmMinutes: DEFAULT_WATERMARK_LAG_ALARM_MINUTES,
     archiveRetentionDays: 365,
     exampleRules: true,
     retainData: true,

@@ -18,6 +18,17 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRIC, METRIC_DIMENSION, METRICS_NAMESPACE } from '../../lambdas/common/deployment-contract';
+import { SOURCES } from '../../lambdas/sources';
+
+/**
+ * Default WatermarkLag threshold, in minutes. A quiet source's watermark legitimately trails by up
+ * to its tail lookback (with no newer record the engine moves it to `poll start - lookback`), and a
+ * quiet source may be polled only hourly, so the alarm sits two hours above the longest lookback of
+ * any source: it fires when a source has really stopped completing polls. Finer, per-source
+ * staleness is the runtime's Club Data Stale event (routed to operations by the example rules).
+ */
+export const DEFAULT_WATERMARK_LAG_ALARM_MINUTES =
+  Math.ceil(Math.max(...Object.values(SOURCES).map((source) => source.tailLookbackMs)) / 60_000) + 120;
 
 export interface MonitoringProps {
   readonly dispatchFunction: lambda.IFunction;
@@ -30,7 +41,7 @@ export interface MonitoringProps {
   readonly serviceName?: string;
   /** Alarm and OK notifications go here. @default no actions (alarms still show on the dashboard) */
   readonly alarmTopic?: sns.ITopic;
-  /** WatermarkLag fires above this. @default Duration.hours(48) */
+  /** WatermarkLag fires above this. @default DEFAULT_WATERMARK_LAG_ALARM_MINUTES minutes */
   readonly watermarkLagThreshold?: Duration;
   /** PollErrors fires when each of three 5-minute periods has at least this many. @default 3 */
   readonly pollErrorsThreshold?: number;
@@ -62,7 +73,7 @@ export class Monitoring extends Construct {
     super(scope, id);
     this.#service = props.serviceName ?? 'gym-bridge';
     const pollRate = props.pollRate ?? Duration.minutes(1);
-    const lagThreshold = props.watermarkLagThreshold ?? Duration.hours(48);
+    const lagThreshold = props.watermarkLagThreshold ?? Duration.minutes(DEFAULT_WATERMARK_LAG_ALARM_MINUTES);
     const quotaThreshold = props.quotaShareThreshold ?? 0.8;
 
     const alarm = (

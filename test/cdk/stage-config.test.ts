@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_EVENT_SOURCE } from '../../lambdas/events/catalog';
+import { SOURCES } from '../../lambdas/sources';
 import { resolveStageConfig, StageConfigError } from '../../lib/stage-config';
 
 const context =
@@ -57,6 +58,13 @@ describe('resolveStageConfig', () => {
       exampleRules: false,
       retainData: false,
     });
+  });
+
+  it('alarms on watermark lag only beyond what a quiet source legitimately trails by', () => {
+    const thresholdMs = resolveStageConfig(context({ stage: 'prod' })).watermarkLagAlarmMinutes * 60_000;
+    for (const source of Object.values(SOURCES)) {
+      expect(thresholdMs).toBeGreaterThanOrEqual(source.tailLookbackMs + 60 * 60_000);
+    }
   });
 
   it.each([
