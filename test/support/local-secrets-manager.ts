@@ -37,7 +37,7 @@ export interface LocalSecretsManager {
   readonly region: string;
   /** Requests per operation. */
   readonly calls: Map<string, number>;
-  /** GetSecretValue requests for one secret (by name), whatever their outcome. */
+  /** GetSecretValue requests that reached one secret (by name): injected faults are not counted. */
   getSecretValueCalls(name: string): number;
   /** The current value of a secret (in process), or undefined. */
   currentValue(name: string): string | undefined;

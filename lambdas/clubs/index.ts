@@ -1,0 +1,31 @@
+/** Club registry (table) and club secrets (Secrets Manager) of the deployed bridge. See docs/operations.md. */
+export {
+  type ClubRecord,
+  ClubRecordError,
+  ClubRecordSchema,
+  clubRecordFrom,
+  parseClubRecord,
+  toClubConfig,
+} from './club-record';
+export { type ClubListing, type ClubRegistry, ClubRegistryError } from './club-registry';
+export {
+  type ClubCredentials,
+  ClubCredentialsSchema,
+  ClubSecretError,
+  type ClubSecretsReader,
+  DEFAULT_SECRET_CACHE_TTL_MS,
+  parseCredentials,
+  putClubSecret,
+  SecretsManagerClubSecrets,
+  type SecretsManagerClubSecretsOptions,
+} from './club-secrets';
+export {
+  CLUB_CONFIG_SK,
+  CLUB_DIRECTORY_PK,
+  clubConfigKey,
+  clubDirectoryKey,
+  DynamoDbClubRegistry,
+  type DynamoDbClubRegistryOptions,
+} from './dynamodb-club-registry';
+export { type LoadClubDeps, type LoadedClub, loadClub } from './load-club';
+export { MemoryClubRegistry } from './memory-club-registry';

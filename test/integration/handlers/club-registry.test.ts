@@ -1,0 +1,271 @@
+/**
+ * The club registry on dynalite (CONFIG items plus the CLUBS directory) and the cached club secrets
+ * on the local Secrets Manager, through the real SDK clients.
+ */
+
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type ClubRecord,
+  ClubRecordError,
+  ClubSecretError,
+  clubRecordFrom,
+  DynamoDbClubRegistry,
+  loadClub,
+  MemoryClubRegistry,
+  putClubSecret,
+  SecretsManagerClubSecrets,
+} from '../../../lambdas/clubs';
+import { parseClubsFile } from '../../../lambdas/engine/club-config';
+import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
+import { type LocalSecretsManager, startLocalSecretsManager } from '../../support/local-secrets-manager';
+
+const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
+
+function config(clubId: string, extra: Record<string, unknown> = {}) {
+  return parseClubsFile({
+    clubs: [
+      {
+        clubId,
+        baseUrl: 'https://api.example.com/v1',
+        timeZone: 'Australia/Sydney',
+        plan: 'basic',
+        credentials: { username: 'integrator', password: 'pa55-word', apiKey: `key-${clubId}` },
+        ...extra,
+      },
+    ],
+  })[0]!;
+}
+
+const record = (clubId: string, extra: Record<string, unknown> = {}): ClubRecord =>
+  clubRecordFrom(config(clubId, extra), `gym-bridge/clubs/${clubId}`, {
+    explicitPiiPolicy: 'piiPolicy' in extra,
+  });
+
+describe('DynamoDbClubRegistry', () => {
+  let db: Dynalite;
+  let registry: DynamoDbClubRegistry;
+  let tableName: string;
+
+  beforeAll(async () => {
+    db = await startDynalite();
+  });
+  afterAll(async () => {
+    await db.close();
+  });
+  beforeEach(async () => {
+    tableName = await createTestTable(db.client, 'clubs');
+    registry = new DynamoDbClubRegistry({
+      client: db.client,
+      tableName,
+      now: () => Date.parse('2026-05-01T00:00:00Z'),
+    });
+  });
+
+  it('stores a club at CLUB#<id>/CONFIG and in the directory, without credentials, and lists enabled clubs', async () => {
+    // Act
+    await registry.put(record('club-b', { sources: ['visits', 'members'], piiPolicy: 'full' }));
+    await registry.put(record('club-a'));
+    await registry.put({ ...record('club-c'), enabled: false });
+    const enabled = await registry.listEnabled();
+    const all = await registry.listAll();
+    const doc = DynamoDBDocumentClient.from(db.client);
+    const stored = await doc.send(
+      new GetCommand({ TableName: tableName, Key: { pk: 'CLUB#club-b', sk: 'CONFIG' } }),
+    );
+    // Assess
+    expect(enabled.clubs.map((c) => c.clubId)).toEqual(['club-a', 'club-b']);
+    expect(enabled.requests).toBe(1);
+    expect(all.clubs.map((c) => [c.clubId, c.enabled])).toEqual([
+      ['club-a', true],
+      ['club-b', true],
+      ['club-c', false],
+    ]);
+    expect(stored.Item).toMatchObject({
+      clubId: 'club-b',
+      secretName: 'gym-bridge/clubs/club-b',
+      sources: ['visits', 'members'],
+      piiPolicy: 'full',
+      updatedAt: '2026-05-01T00:00:00.000Z',
+    });
+    const text = JSON.stringify(stored.Item);
+    expect(text).not.toContain('pa55-word');
+    expect(text).not.toContain('key-club-b');
+    expect(text).not.toContain('integrator');
+    // No explicit PII policy: the deployment default applies later.
+    expect((await registry.get('club-a'))?.piiPolicy).toBeUndefined();
+  });
+
+  it('disables a club in both items, and says when the club is unknown', async () => {
+    // Prepare
+    await registry.put(record('club-a'));
+    // Act
+    const disabled = await registry.disable('club-a');
+    const unknown = await registry.disable('club-zz');
+    // Assess
+    expect(disabled).toBe(true);
+    expect(unknown).toBe(false);
+    expect((await registry.get('club-a'))?.enabled).toBe(false);
+    expect((await registry.listEnabled()).clubs).toEqual([]);
+    expect((await registry.listAll()).clubs.map((c) => c.enabled)).toEqual([false]);
+    expect(await registry.get('club-zz')).toBeUndefined();
+  });
+
+  it('pages through a large directory and skips an invalid entry instead of failing the listing', async () => {
+    // Prepare: 300 clubs with long records (payment rules of 3,500 characters: over 1 MB in all, so
+    // more than one Query page), and one broken directory entry.
+    const doc = DynamoDBDocumentClient.from(db.client);
+    const paymentRules = { succeeded: ['a'.repeat(3500)] };
+    await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        doc.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: {
+              pk: 'CLUBS',
+              sk: `club-${String(i).padStart(3, '0')}`,
+              ...record(`club-${String(i).padStart(3, '0')}`, { paymentRules }),
+            },
+          }),
+        ),
+      ),
+    );
+    await doc.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { pk: 'CLUBS', sk: 'broken', clubId: 'broken', plan: 'gold' },
+      }),
+    );
+    // Act
+    const listing = await registry.listEnabled();
+    // Assess
+    expect(listing.clubs).toHaveLength(300);
+    expect(listing.requests).toBeGreaterThanOrEqual(2);
+    expect(listing.clubs[299]!.paymentRules?.succeeded?.[0]).toHaveLength(3500);
+    await expect(
+      (async () => {
+        await doc.send(
+          new PutCommand({ TableName: tableName, Item: { pk: 'CLUB#bad', sk: 'CONFIG', clubId: 'bad' } }),
+        );
+        return registry.get('bad');
+      })(),
+    ).rejects.toBeInstanceOf(ClubRecordError);
+  });
+});
+
+describe('SecretsManagerClubSecrets', () => {
+  let sm: LocalSecretsManager;
+  let client: SecretsManagerClient;
+
+  beforeAll(async () => {
+    sm = await startLocalSecretsManager();
+    client = new SecretsManagerClient({
+      endpoint: sm.endpoint,
+      region: 'us-east-1',
+      credentials,
+      maxAttempts: 1,
+    });
+  });
+  afterAll(async () => {
+    client.destroy();
+    await sm.close();
+  });
+
+  it('reads a secret once for many concurrent and later reads, and again after the TTL', async () => {
+    // Prepare
+    const name = 'gym-bridge/clubs/cached';
+    expect(await putClubSecret(client, name, { username: 'u', password: 'p', apiKey: 'k' })).toBe('created');
+    let now = 1_000_000;
+    const secrets = new SecretsManagerClubSecrets({ client, ttlMs: 60_000, now: () => now });
+    // Act
+    const together = await Promise.all(Array.from({ length: 5 }, () => secrets.credentials(name)));
+    now += 59_000;
+    await secrets.credentials(name);
+    const callsWithinTtl = sm.getSecretValueCalls(name);
+    expect(await putClubSecret(client, name, { username: 'u', password: 'p2', apiKey: 'k' })).toBe('updated');
+    now += 2_000;
+    const refreshed = await secrets.credentials(name);
+    // Assess
+    expect(together.every((c) => c.password === 'p')).toBe(true);
+    expect(callsWithinTtl).toBe(1);
+    expect(sm.getSecretValueCalls(name)).toBe(2);
+    expect(refreshed).toEqual({ username: 'u', password: 'p2', apiKey: 'k' });
+  });
+
+  it('does not cache a failure, and re-reads after invalidate', async () => {
+    // Prepare
+    const name = 'gym-bridge/clubs/flaky';
+    sm.setSecret(name, JSON.stringify({ username: 'u', password: 'p', apiKey: 'k' }));
+    const secrets = new SecretsManagerClubSecrets({ client });
+    sm.serverErrorNext(1);
+    // Act
+    const failed = await secrets.credentials(name).catch((e: unknown) => e);
+    const ok = await secrets.credentials(name);
+    secrets.invalidate(name);
+    await secrets.credentials(name);
+    // Assess
+    expect(failed).toBeInstanceOf(ClubSecretError);
+    expect((failed as ClubSecretError).retryable).toBe(true);
+    expect(ok.apiKey).toBe('k');
+    expect(sm.getSecretValueCalls(name)).toBe(2); // the failed call never reached the secret
+  });
+
+  it('names a missing or malformed secret without quoting its value', async () => {
+    // Prepare
+    const secrets = new SecretsManagerClubSecrets({ client });
+    sm.setSecret('gym-bridge/clubs/not-json', '{"password":"hunter2-secret"');
+    sm.setSecret('gym-bridge/clubs/partial', JSON.stringify({ username: 'u', password: 'hunter2-secret' }));
+    // Act
+    const missing = (await secrets
+      .credentials('gym-bridge/clubs/none')
+      .catch((e: unknown) => e)) as ClubSecretError;
+    const notJson = (await secrets
+      .credentials('gym-bridge/clubs/not-json')
+      .catch((e: unknown) => e)) as ClubSecretError;
+    const partial = (await secrets
+      .credentials('gym-bridge/clubs/partial')
+      .catch((e: unknown) => e)) as ClubSecretError;
+    // Assess
+    expect(missing.retryable).toBe(false);
+    expect(missing.message).toContain("'gym-bridge/clubs/none' does not exist");
+    expect(notJson.message).toBe("club secret 'gym-bridge/clubs/not-json' is not JSON");
+    expect(notJson.cause).toBeUndefined();
+    expect(partial.message).toContain('apiKey missing or empty');
+    for (const e of [notJson, partial]) {
+      expect(e.retryable).toBe(false);
+      expect(JSON.stringify({ m: e.message, s: e.stack })).not.toContain('hunter2');
+    }
+  });
+
+  it('loads a club: record and secret joined into a valid ClubConfig with the deployment PII default', async () => {
+    // Prepare
+    const registry = new MemoryClubRegistry([record('club-x'), { ...record('club-off'), enabled: false }]);
+    await putClubSecret(client, 'gym-bridge/clubs/club-x', { username: 'u', password: 'p', apiKey: 'kx' });
+    const deps = {
+      registry,
+      secrets: new SecretsManagerClubSecrets({ client }),
+      piiPolicyDefault: 'full' as const,
+      secretPrefix: 'gym-bridge/clubs/',
+    };
+    // Act
+    const loaded = await loadClub(deps, 'club-x');
+    const off = await loadClub(deps, 'club-off');
+    const unknown = await loadClub(deps, 'club-none');
+    const outside = loadClub({ ...deps, secretPrefix: 'other/' }, 'club-x');
+    // Assess
+    expect(loaded.status).toBe('ready');
+    if (loaded.status === 'ready') {
+      expect(loaded.config).toMatchObject({
+        clubId: 'club-x',
+        piiPolicy: 'full',
+        enabled: true,
+        unstatedZone: 'local',
+        credentials: { username: 'u', password: 'p', apiKey: 'kx' },
+      });
+    }
+    expect(off.status).toBe('disabled');
+    expect(unknown.status).toBe('unknown');
+    await expect(outside).rejects.toThrow(/outside the prefix 'other\/'/);
+  });
+});
