@@ -1,0 +1,115 @@
+/**
+ * CloudWatch metrics of the deployed bridge, as EMF through Powertools Metrics. Names and namespace
+ * come from the deployment contract (`METRIC`, `METRICS_NAMESPACE`), so the CDK alarms and
+ * dashboard read exactly what is written here.
+ *
+ * Every club-level document carries two dimension sets: `[service, ClubId]` (per club, for the
+ * dashboard) and `[service]` (service-wide, for the alarms). `service` is Powertools' default
+ * dimension (POWERTOOLS_SERVICE_NAME). One document per club and poll (or dispatch), flushed at
+ * once, so concurrent clubs never share dimensions.
+ */
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { PLAN_QUOTAS, type Plan } from '../engine/club-config';
+import type { ClubReport } from '../engine/poll-club';
+import type { Cursor } from '../state/store';
+import { ENV, METRIC, METRIC_DIMENSION, METRICS_NAMESPACE } from './deployment-contract';
+
+/** A Powertools Metrics instance with the contract's namespace (module scope in a handler). */
+export function createMetrics(options: { readonly serviceName?: string } = {}): Metrics {
+  return new Metrics({
+    namespace: process.env[ENV.metricsNamespace] ?? METRICS_NAMESPACE,
+    serviceName: options.serviceName ?? process.env[ENV.serviceName] ?? 'gym-bridge',
+  });
+}
+
+/** `now - watermark` in whole seconds (never negative), or undefined without a watermark. */
+export function watermarkLagSeconds(watermark: string | undefined, nowMs: number): number | undefined {
+  if (!watermark) return undefined;
+  const at = Date.parse(watermark);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.round((nowMs - at) / 1000));
+}
+
+/** Starts a club document: per-club and service-wide dimension sets. */
+function clubDocument(metrics: Metrics, clubId: string): void {
+  metrics.addDimension(METRIC_DIMENSION.club, clubId);
+  metrics.addDimensions({}); // the service-wide set: [service]
+}
+
+export interface ClubPollMetricsInput {
+  readonly report: ClubReport;
+  readonly plan: Plan;
+  /** Wall time of the whole club poll. */
+  readonly durationMs: number;
+  /** HTTP 429 answers the API gave during the poll (retries included). */
+  readonly rateLimited: number;
+  readonly nowMs: number;
+}
+
+/**
+ * One club poll: records fetched, events published (data and operational), API requests, 429s,
+ * poll errors (failed sources), duration, watermark lag of each polled source (one value per
+ * source: the Maximum statistic is the worst), credentials rejected, and the quota used share
+ * (requests this month / plan quota) when the poll counted requests.
+ */
+export function publishClubPollMetrics(metrics: Metrics, input: ClubPollMetricsInput): void {
+  const { report } = input;
+  clubDocument(metrics, report.clubId);
+  const records = report.sources.reduce((n, s) => n + s.records, 0);
+  const events = report.sources.reduce((n, s) => n + s.events, 0) + report.operationalEvents.length;
+  metrics.addMetric(METRIC.recordsFetched, MetricUnit.Count, records);
+  metrics.addMetric(METRIC.eventsPublished, MetricUnit.Count, events);
+  metrics.addMetric(METRIC.apiRequests, MetricUnit.Count, report.requests);
+  metrics.addMetric(METRIC.rateLimited, MetricUnit.Count, input.rateLimited);
+  metrics.addMetric(METRIC.pollErrors, MetricUnit.Count, report.failures.length);
+  metrics.addMetric(METRIC.pollDuration, MetricUnit.Milliseconds, Math.max(0, Math.round(input.durationMs)));
+  metrics.addMetric(
+    METRIC.credentialsRejected,
+    MetricUnit.Count,
+    report.failures.some((f) => f.kind === 'auth') ? 1 : 0,
+  );
+  for (const source of report.sources) {
+    const lag = watermarkLagSeconds(source.watermark, input.nowMs);
+    if (lag !== undefined) metrics.addMetric(METRIC.watermarkLagSeconds, MetricUnit.Seconds, lag);
+  }
+  if (report.quotaUsed !== undefined) {
+    metrics.addMetric(METRIC.quotaUsedShare, MetricUnit.NoUnit, report.quotaUsed / PLAN_QUOTAS[input.plan]);
+  }
+  metrics.publishStoredMetrics();
+}
+
+/** A club poll that could not run at all (club or secret unreadable, store down): one poll error. */
+export function publishClubPollFailure(metrics: Metrics, clubId: string, durationMs: number): void {
+  clubDocument(metrics, clubId);
+  metrics.addMetric(METRIC.pollErrors, MetricUnit.Count, 1);
+  metrics.addMetric(METRIC.pollDuration, MetricUnit.Milliseconds, Math.max(0, Math.round(durationMs)));
+  metrics.publishStoredMetrics();
+}
+
+export interface ClubFreshnessInput {
+  readonly clubId: string;
+  readonly plan: Plan;
+  readonly cursors: readonly Cursor[];
+  readonly quotaUsed: number;
+  readonly nowMs: number;
+}
+
+/**
+ * Freshness and quota of one club as the dispatcher sees them every run, whether or not the club
+ * is polled (a paused or failing club keeps ageing): the watermark lag of every source that has one,
+ * and the quota used share.
+ */
+export function publishClubFreshnessMetrics(metrics: Metrics, input: ClubFreshnessInput): void {
+  clubDocument(metrics, input.clubId);
+  for (const cursor of input.cursors) {
+    const lag = watermarkLagSeconds(cursor.watermark, input.nowMs);
+    if (lag !== undefined) metrics.addMetric(METRIC.watermarkLagSeconds, MetricUnit.Seconds, lag);
+  }
+  metrics.addMetric(METRIC.quotaUsedShare, MetricUnit.NoUnit, input.quotaUsed / PLAN_QUOTAS[input.plan]);
+  metrics.publishStoredMetrics();
+}
+
+/** Service-wide: clubs the dispatcher queued a poll for in this run. */
+export function publishDispatchMetrics(metrics: Metrics, clubsDispatched: number): void {
+  metrics.addMetric(METRIC.clubsDispatched, MetricUnit.Count, clubsDispatched);
+  metrics.publishStoredMetrics();
+}

@@ -1,0 +1,165 @@
+/** dispatchDueClubs in memory: which clubs get a message, with which sources, and what it costs. */
+import { describe, expect, it } from 'vitest';
+import { type ClubRecord, MemoryClubRegistry } from '../../../lambdas/clubs';
+import type { PollMessage } from '../../../lambdas/common/deployment-contract';
+import { DispatchError, dispatchDueClubs } from '../../../lambdas/handlers/dispatch';
+import { SOURCE_ORDER } from '../../../lambdas/sources';
+import { MemoryStateStore, newCursor, type StateStore } from '../../../lambdas/state';
+
+const NOW = Date.parse('2026-06-10T12:00:00.000Z');
+
+const club = (clubId: string, extra: Partial<ClubRecord> = {}): ClubRecord => ({
+  clubId,
+  baseUrl: 'https://api.example.com/v1',
+  timeZone: 'Europe/London',
+  plan: 'basic',
+  enabled: true,
+  secretName: `gym-bridge/clubs/${clubId}`,
+  ...extra,
+});
+
+class RecordingQueue {
+  readonly batches: PollMessage[][] = [];
+  async sendBatch(messages: readonly PollMessage[]): Promise<void> {
+    this.batches.push([...messages]);
+  }
+}
+
+/** Stores a cursor polled `agoMs` ago (successfully, quiet). */
+async function polled(
+  store: StateStore,
+  clubId: string,
+  agoMs: number,
+  extra: { pausedUntil?: string } = {},
+) {
+  for (const source of SOURCE_ORDER) {
+    const at = new Date(NOW - agoMs).toISOString();
+    await store.putCursor({
+      ...newCursor(clubId, source),
+      baselineDone: true,
+      watermark: at,
+      health: { consecutiveFailures: 0, lastPollAt: at, lastSuccessAt: at, ...extra },
+      stats: { lastPages: 1, lastRecords: 0, lastEvents: 0 },
+    });
+  }
+}
+
+describe('dispatchDueClubs', () => {
+  it('sends one message per club with any source due, with only the due sources', async () => {
+    // Prepare: a new club (all due), a club polled 2 h ago (quiet: all due at their maximum
+    // intervals, except none), a club polled a minute ago (nothing due), a disabled club.
+    const store = new MemoryStateStore();
+    const registry = new MemoryClubRegistry([
+      club('new-club', { sources: ['visits', 'members'] }),
+      club('stale-club'),
+      club('fresh-club'),
+      club('off-club', { enabled: false }),
+    ]);
+    await polled(store, 'stale-club', 2 * 60 * 60_000);
+    await polled(store, 'fresh-club', 60_000);
+    const queue = new RecordingQueue();
+    const seen: string[] = [];
+    // Act
+    const summary = await dispatchDueClubs({
+      registry,
+      store,
+      queue,
+      now: NOW,
+      onClub: (c) => seen.push(c.record.clubId),
+    });
+    // Assess
+    expect(queue.batches).toHaveLength(1);
+    const messages = queue.batches[0]!;
+    expect(messages.map((m) => m.clubId)).toEqual(['new-club', 'stale-club']);
+    expect(messages[0]).toEqual({
+      clubId: 'new-club',
+      sources: ['members', 'visits'],
+      dispatchedAt: '2026-06-10T12:00:00.000Z',
+    });
+    expect(messages[1]!.sources).toEqual(SOURCE_ORDER);
+    expect(summary).toEqual({
+      clubs: 3,
+      due: 2 + SOURCE_ORDER.length,
+      messages: 2,
+      tableReads: 1 + 3 * 2,
+      failed: 0,
+    });
+    expect(seen.sort()).toEqual(['fresh-club', 'new-club', 'stale-club']);
+  });
+
+  it('does not dispatch a paused club, and sends nothing when nothing is due', async () => {
+    // Prepare
+    const store = new MemoryStateStore();
+    await polled(store, 'paused-club', 2 * 60 * 60_000, {
+      pausedUntil: new Date(NOW + 60_000).toISOString(),
+    });
+    const queue = new RecordingQueue();
+    // Act
+    const summary = await dispatchDueClubs({
+      registry: new MemoryClubRegistry([club('paused-club')]),
+      store,
+      queue,
+      now: () => NOW,
+    });
+    // Assess
+    expect(summary.messages).toBe(0);
+    expect(queue.batches).toEqual([]);
+  });
+
+  it('dispatches the other clubs when one club state cannot be read, and fails when none can', async () => {
+    // Prepare: a store whose reads fail for one club (or for all).
+    const base = new MemoryStateStore();
+    const failing = (bad: (clubId: string) => boolean): StateStore =>
+      new Proxy(base, {
+        get(target, prop, receiver) {
+          const value = Reflect.get(target, prop, receiver);
+          if (prop === 'listCursors') {
+            return async (clubId: string) => {
+              if (bad(clubId)) throw Object.assign(new Error('throttled'), { name: 'StoreError' });
+              return target.listCursors(clubId);
+            };
+          }
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    const registry = new MemoryClubRegistry([club('club-a'), club('club-b')]);
+    const queue = new RecordingQueue();
+    // Act
+    const partly = await dispatchDueClubs({
+      registry,
+      store: failing((id) => id === 'club-a'),
+      queue,
+      now: NOW,
+    });
+    const none = dispatchDueClubs({ registry, store: failing(() => true), queue, now: NOW });
+    // Assess
+    expect(partly).toMatchObject({ clubs: 2, messages: 1, failed: 1 });
+    expect(queue.batches[0]!.map((m) => m.clubId)).toEqual(['club-b']);
+    await expect(none).rejects.toBeInstanceOf(DispatchError);
+  });
+
+  it('holds a club back when what is left of its month budget is spent', async () => {
+    // Prepare: budget spent (900,000 of a basic plan, 10% reserve).
+    const store = new MemoryStateStore();
+    await polled(store, 'spent-club', 2 * 60 * 60_000);
+    await store.addQuotaUsage('spent-club', '2026-06', 900_000);
+    const queue = new RecordingQueue();
+    // Act
+    const spent = await dispatchDueClubs({
+      registry: new MemoryClubRegistry([club('spent-club')]),
+      store,
+      queue,
+      now: NOW,
+    });
+    const lowerReserve = await dispatchDueClubs({
+      registry: new MemoryClubRegistry([club('spent-club')]),
+      store,
+      queue,
+      now: NOW,
+      reserve: 0.05,
+    });
+    // Assess
+    expect(spent.messages).toBe(0);
+    expect(lowerReserve.messages).toBe(1);
+  });
+});

@@ -1,0 +1,143 @@
+/** The EMF documents written for a club poll and for the dispatcher's freshness view. */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { METRIC, METRICS_NAMESPACE } from '../../../lambdas/common/deployment-contract';
+import {
+  createMetrics,
+  publishClubFreshnessMetrics,
+  publishClubPollMetrics,
+  publishDispatchMetrics,
+  watermarkLagSeconds,
+} from '../../../lambdas/common/metrics';
+import type { ClubReport } from '../../../lambdas/engine/poll-club';
+import { newCursor } from '../../../lambdas/state';
+
+const NOW = Date.parse('2026-06-10T12:00:00.000Z');
+
+interface Emf {
+  _aws: {
+    CloudWatchMetrics: {
+      Namespace: string;
+      Dimensions: string[][];
+      Metrics: { Name: string; Unit: string }[];
+    }[];
+  };
+  [key: string]: unknown;
+}
+
+describe('metrics', () => {
+  let lines: string[];
+  beforeEach(() => {
+    lines = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+  const documents = (): Emf[] =>
+    lines
+      .flatMap((l) => l.split('\n'))
+      .filter((l) => l.includes('"_aws"'))
+      .map((l) => JSON.parse(l) as Emf);
+
+  it('writes one document per club poll, per club and service-wide, with every poll metric', () => {
+    // Prepare
+    const metrics = createMetrics({ serviceName: 'gym-bridge-test' });
+    const report: ClubReport = {
+      clubId: 'club-1',
+      outcome: 'failed',
+      sources: [
+        {
+          source: 'members',
+          outcome: 'completed',
+          pages: 2,
+          records: 600,
+          events: 3,
+          quarantined: 0,
+          attempts: 1,
+          watermark: '2026-06-10T11:59:00.000Z',
+          publishedEvents: [],
+        },
+        {
+          source: 'visits',
+          outcome: 'completed',
+          pages: 1,
+          records: 40,
+          events: 5,
+          quarantined: 0,
+          attempts: 1,
+          watermark: '2026-06-10T11:00:00.000Z',
+          publishedEvents: [],
+        },
+      ],
+      failures: [{ source: 'paymentHistory', kind: 'auth', message: 'rejected' }],
+      requests: 4,
+      tokenRequests: 1,
+      quotaUsed: 250_000,
+      operationalEvents: [{} as never],
+    };
+    // Act
+    publishClubPollMetrics(metrics, {
+      report,
+      plan: 'basic',
+      durationMs: 1234.4,
+      rateLimited: 2,
+      nowMs: NOW,
+    });
+    // Assess
+    const [doc, ...rest] = documents();
+    expect(rest).toEqual([]);
+    const directive = doc!._aws.CloudWatchMetrics[0]!;
+    expect(directive.Namespace).toBe(METRICS_NAMESPACE);
+    expect(directive.Dimensions).toEqual([['service', 'ClubId'], ['service']]);
+    expect(doc!.ClubId).toBe('club-1');
+    expect(doc!.service).toBe('gym-bridge-test');
+    expect(doc![METRIC.recordsFetched]).toBe(640);
+    expect(doc![METRIC.eventsPublished]).toBe(9);
+    expect(doc![METRIC.apiRequests]).toBe(4);
+    expect(doc![METRIC.rateLimited]).toBe(2);
+    expect(doc![METRIC.pollErrors]).toBe(1);
+    expect(doc![METRIC.pollDuration]).toBe(1234);
+    expect(doc![METRIC.credentialsRejected]).toBe(1);
+    expect(doc![METRIC.watermarkLagSeconds]).toEqual([60, 3600]);
+    expect(doc![METRIC.quotaUsedShare]).toBe(0.25);
+    const units = Object.fromEntries(directive.Metrics.map((m) => [m.Name, m.Unit]));
+    expect(units[METRIC.pollDuration]).toBe('Milliseconds');
+    expect(units[METRIC.watermarkLagSeconds]).toBe('Seconds');
+  });
+
+  it('writes the freshness of every cursor and the quota share, and the clubs dispatched', () => {
+    // Prepare
+    const metrics = createMetrics({ serviceName: 'svc' });
+    const cursors = [
+      { ...newCursor('club-2', 'members'), watermark: '2026-06-10T11:30:00.000Z' },
+      { ...newCursor('club-2', 'visits') }, // never polled: no lag value
+    ];
+    // Act
+    publishClubFreshnessMetrics(metrics, {
+      clubId: 'club-2',
+      plan: 'advanced',
+      cursors,
+      quotaUsed: 500_000,
+      nowMs: NOW,
+    });
+    publishDispatchMetrics(metrics, 7);
+    // Assess
+    const [freshness, dispatch] = documents();
+    expect(freshness![METRIC.watermarkLagSeconds]).toBe(1800);
+    expect(freshness![METRIC.quotaUsedShare]).toBe(0.1);
+    expect(freshness!.ClubId).toBe('club-2');
+    expect(dispatch![METRIC.clubsDispatched]).toBe(7);
+    expect(dispatch!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['service']]);
+    expect(dispatch!.ClubId).toBeUndefined();
+  });
+
+  it('computes the watermark lag in whole seconds, never negative', () => {
+    expect(watermarkLagSeconds('2026-06-10T11:59:59.400Z', NOW)).toBe(1);
+    expect(watermarkLagSeconds('2026-06-10T12:05:00.000Z', NOW)).toBe(0);
+    expect(watermarkLagSeconds(undefined, NOW)).toBeUndefined();
+    expect(watermarkLagSeconds('garbage', NOW)).toBeUndefined();
+  });
+});

@@ -1,0 +1,77 @@
+/** The poll message schema and the handlers' environment reading. */
+import { describe, expect, it } from 'vitest';
+import { ENV } from '../../../lambdas/common/deployment-contract';
+import { parsePollMessage, serializePollMessage } from '../../../lambdas/handlers/poll-message';
+import {
+  InvalidEnvironmentError,
+  MissingEnvironmentError,
+  optionalNumberEnv,
+  piiPolicyEnv,
+  quotaReserveEnv,
+  requiredEnv,
+} from '../../../lambdas/handlers/runtime-env';
+
+describe('parsePollMessage', () => {
+  it('accepts the contract message and round-trips it', () => {
+    const message = {
+      clubId: 'club-1',
+      sources: ['members', 'visits'] as const,
+      dispatchedAt: '2026-06-10T12:00:00.000Z',
+      backfillFrom: '2026-06-01T00:00:00Z',
+    };
+    expect(parsePollMessage(serializePollMessage(message))).toEqual({ ok: true, message });
+  });
+
+  it.each([
+    ['not JSON', '{"clubId":', 'body is not JSON'],
+    ['no sources', '{"clubId":"c","sources":[],"dispatchedAt":"2026-06-10T12:00:00Z"}', 'sources'],
+    [
+      'an unknown source',
+      '{"clubId":"c","sources":["gyms"],"dispatchedAt":"2026-06-10T12:00:00Z"}',
+      'sources.0',
+    ],
+    [
+      'a repeated source',
+      '{"clubId":"c","sources":["visits","visits"],"dispatchedAt":"2026-06-10T12:00:00Z"}',
+      'twice',
+    ],
+    [
+      'a forged club id',
+      '{"clubId":"a#b","sources":["visits"],"dispatchedAt":"2026-06-10T12:00:00Z"}',
+      'clubId',
+    ],
+    [
+      'a local time',
+      '{"clubId":"c","sources":["visits"],"dispatchedAt":"2026-06-10T12:00:00"}',
+      'dispatchedAt',
+    ],
+    ['a number', '42', '(message)'],
+  ])('rejects %s, naming the problem', (_, body, problem) => {
+    const parsed = parsePollMessage(body);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.problem).toContain(problem);
+  });
+});
+
+describe('runtime environment', () => {
+  it('names a missing variable and what it must hold', () => {
+    expect(() => requiredEnv({}, ENV.stateTable)).toThrow(MissingEnvironmentError);
+    expect(() => requiredEnv({ [ENV.stateTable]: '  ' }, ENV.stateTable)).toThrow(
+      'environment variable STATE_TABLE_NAME is not set: it must hold the DynamoDB state table name',
+    );
+    expect(requiredEnv({ [ENV.stateTable]: 'tbl' }, ENV.stateTable)).toBe('tbl');
+  });
+
+  it('validates the optional variables and falls back to defaults', () => {
+    expect(quotaReserveEnv({}, 0.1)).toBe(0.1);
+    expect(quotaReserveEnv({ [ENV.quotaReserve]: '0.2' }, 0.1)).toBe(0.2);
+    expect(() => quotaReserveEnv({ [ENV.quotaReserve]: '1' }, 0.1)).toThrow(InvalidEnvironmentError);
+    expect(() => quotaReserveEnv({ [ENV.quotaReserve]: 'ten' }, 0.1)).toThrow(/QUOTA_RESERVE is 'ten'/);
+    expect(optionalNumberEnv({ [ENV.pollDeadlineMs]: '100000' }, ENV.pollDeadlineMs, (n) => n > 0)).toBe(
+      100_000,
+    );
+    expect(piiPolicyEnv({})).toBe('minimal');
+    expect(piiPolicyEnv({ [ENV.piiPolicyDefault]: 'full' })).toBe('full');
+    expect(() => piiPolicyEnv({ [ENV.piiPolicyDefault]: 'some' })).toThrow(InvalidEnvironmentError);
+  });
+});
