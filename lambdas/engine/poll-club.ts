@@ -97,6 +97,9 @@ export function pauseMs(kind: 'auth' | 'quota', consecutiveFailures: number): nu
   return Math.min(cap, 5 * MINUTE * 2 ** Math.max(0, consecutiveFailures - 1));
 }
 
+/** Longest upstream Retry-After honoured (a quota month, plus a day). */
+export const MAX_RETRY_AFTER_MS = 32 * 24 * 60 * MINUTE;
+
 const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
 
 export async function pollClub(
@@ -176,7 +179,9 @@ export async function pollClub(
       const message = err instanceof Error ? err.message : String(err);
       base.failures.push({ source: name, kind, message });
       logger.error('source poll failed', { clubId: club.clubId, source: name, kind, message });
-      const cursor = await recordFailure(deps.store, club.clubId, name, kind, message, now());
+      // A 429 that says when the quota comes back (e.g. the next month) is honoured: no polls before.
+      const retryAfterMs = err instanceof QuotaExceededError ? err.retryAfterMs : undefined;
+      const cursor = await recordFailure(deps.store, club.clubId, name, kind, message, now(), retryAfterMs);
       if (kind === 'auth' || kind === 'quota') {
         pausedUntil = cursor?.health.pausedUntil;
         const failures = cursor?.health.consecutiveFailures ?? 1;
@@ -245,6 +250,7 @@ async function recordFailure(
   kind: FailureKind,
   message: string,
   nowMs: number,
+  retryAfterMs?: number,
 ): Promise<Cursor | undefined> {
   for (let attempt = 0; attempt < 2; attempt++) {
     const cursor = await store.getCursor(clubId, source);
@@ -256,7 +262,11 @@ async function recordFailure(
       consecutiveFailures: failures,
       lastError: { kind, message: message.slice(0, 500), at },
       ...(kind === 'auth' || kind === 'quota'
-        ? { pausedUntil: new Date(nowMs + pauseMs(kind, failures)).toISOString() }
+        ? {
+            pausedUntil: new Date(
+              nowMs + Math.max(pauseMs(kind, failures), Math.min(retryAfterMs ?? 0, MAX_RETRY_AFTER_MS)),
+            ).toISOString(),
+          }
         : {}),
     };
     try {
