@@ -108,6 +108,12 @@ export class GymBridgeStack extends Stack {
     new CfnOutput(this, 'EventSource', { value: config.eventSource });
     new CfnOutput(this, 'SchemaRegistryName', { value: this.eventBus.registry.attrRegistryName });
     new CfnOutput(this, 'PollDeadLetterQueueUrl', { value: this.poller.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'PollDeadLetterQueueArn', {
+      value: this.poller.deadLetterQueue.queueArn,
+      description: 'aws sqs start-message-move-task --source-arn (redrive)',
+    });
+    new CfnOutput(this, 'PollFunctionLogGroup', { value: this.poller.pollLogGroup.logGroupName });
+    new CfnOutput(this, 'DispatchFunctionLogGroup', { value: this.poller.dispatchLogGroup.logGroupName });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
     if (this.exampleRules?.marketingQueue) {
       new CfnOutput(this, 'MarketingQueueUrl', { value: this.exampleRules.marketingQueue.queueUrl });

@@ -71,6 +71,8 @@ export class Poller extends Construct {
   public readonly pollQueue: sqs.IQueue;
   public readonly deadLetterQueue: sqs.IQueue;
   public readonly schedule: scheduler.ISchedule;
+  public readonly dispatchLogGroup: logs.ILogGroup;
+  public readonly pollLogGroup: logs.ILogGroup;
 
   constructor(scope: Construct, id: string, props: PollerProps) {
     super(scope, id);
@@ -110,15 +112,15 @@ export class Poller extends Construct {
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
     };
-    const dispatch = new BridgeFunction(this, 'Dispatch', {
+    const dispatchFunction = new BridgeFunction(this, 'Dispatch', {
       ...common,
       entry: entries.dispatch,
       description: 'gym-bridge dispatch: picks the clubs due and queues one poll message per club',
       memorySize: 256,
       timeout: props.dispatchTimeout ?? Duration.seconds(50),
       environment: { [ENV.quotaReserve]: String(quotaReserve) },
-    }).function;
-    const poll = new BridgeFunction(this, 'Poll', {
+    });
+    const pollFunction = new BridgeFunction(this, 'Poll', {
       ...common,
       entry: entries.poll,
       description: 'gym-bridge poll: polls one club, publishes its events, commits its state',
@@ -129,7 +131,11 @@ export class Poller extends Construct {
         [ENV.piiPolicyDefault]: props.piiPolicyDefault ?? 'minimal',
         [ENV.quotaReserve]: String(quotaReserve),
       },
-    }).function;
+    });
+    const dispatch = dispatchFunction.function;
+    const poll = pollFunction.function;
+    this.dispatchLogGroup = dispatchFunction.logGroup;
+    this.pollLogGroup = pollFunction.logGroup;
 
     const deadLetterQueue = new sqs.Queue(this, 'PollDeadLetterQueue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
