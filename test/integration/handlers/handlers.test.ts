@@ -1,0 +1,419 @@
+/**
+ * The deployed runtime in process, through the same entry points Lambda calls (`handler(event,
+ * context)` of lambdas/handlers/dispatch.ts and poll.ts, configured only by environment variables)
+ * against dynalite, the gym API sandbox, the local EventBridge, SQS and Secrets Manager. One set of
+ * handler modules for the whole file: a warm container, as in Lambda.
+ *
+ * The domain clock is Date (faked, moving with real time): a test jumps it forward together with
+ * the sandbox clock to make sources due again.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { clubRecordFrom, DynamoDbClubRegistry, putClubSecret } from '../../../lambdas/clubs';
+import { ENV, METRIC } from '../../../lambdas/common/deployment-contract';
+import { type ClubConfig, parseClubsFile } from '../../../lambdas/engine/club-config';
+import type { BridgeEvent } from '../../../lambdas/events/catalog';
+import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/events/local-eventbridge';
+import type { DispatchSummary } from '../../../lambdas/handlers/dispatch';
+import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { DynamoDbStateStore } from '../../../lambdas/state';
+import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
+import { actualKeys, compare, expectedKeys } from '../../support/ground-truth';
+import { type LocalSecretsManager, startLocalSecretsManager } from '../../support/local-secrets-manager';
+import { type LocalSqs, startLocalSqs } from '../../support/local-sqs';
+
+const MINUTE = 60_000;
+const START = Date.parse('2026-03-10T09:00:00.000Z');
+const PREFIX = 'gym-bridge/clubs/';
+const QUEUE = 'gym-bridge-poll';
+const awsCredentials = { accessKeyId: 'test', secretAccessKey: 'test' };
+
+type Handler<E, R> = (event: E, context: Context) => Promise<R>;
+
+function lambdaContext(name: string): Context {
+  return {
+    awsRequestId: randomUUID(),
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${name}`,
+    memoryLimitInMB: '1024',
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: 'local',
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: () => 90_000,
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  };
+}
+
+/** A port nothing listens on: the API of a club that is down. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('dispatch and poll handlers', () => {
+  let db: Dynalite;
+  let sandbox: Sandbox;
+  let quotaSandbox: Sandbox;
+  let bus: LocalEventBridge;
+  let sqs: LocalSqs;
+  let sm: LocalSecretsManager;
+  let registry: DynamoDbClubRegistry;
+  let store: DynamoDbStateStore;
+  let secretsClient: SecretsManagerClient;
+  let dispatch: Handler<unknown, DispatchSummary>;
+  let poll: Handler<SQSEvent, SQSBatchResponse>;
+  const savedEnv = { ...process.env };
+  let clubs: ClubConfig[];
+  /** What the handlers write to stdout (EMF metrics), captured for the whole file. */
+  const stdout: string[] = [];
+  const emf = (fromIndex = 0) =>
+    stdout
+      .slice(fromIndex)
+      .flatMap((w) => w.split('\n'))
+      .filter((l) => l.includes('"_aws"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  const onboard = async (club: ClubConfig) => {
+    await putClubSecret(secretsClient, `${PREFIX}${club.clubId}`, club.credentials);
+    await registry.put(clubRecordFrom(club, `${PREFIX}${club.clubId}`, { explicitPiiPolicy: false }));
+  };
+  const events = (clubId?: string): BridgeEvent[] =>
+    bus.events
+      .filter((e) => clubId === undefined || (e.detail as { clubId: string }).clubId === clubId)
+      .map((e) => ({ detailType: e.detailType, detail: e.detail }) as BridgeEvent);
+  const runPoll = async (event: SQSEvent) => {
+    const response = await poll(event, lambdaContext('poll'));
+    sqs.settle(event, response);
+    return response;
+  };
+  /** Moves the bridge's clock and the sandbox's together. */
+  const advance = (ms: number) => {
+    sandbox.advance(ms);
+    vi.setSystemTime(Date.now() + ms);
+  };
+
+  beforeAll(async () => {
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      stdout.push(String(chunk));
+      return true;
+    });
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true, now: START });
+    db = await startDynalite();
+    sandbox = await startSandbox({
+      seed: 11,
+      clubs: 3,
+      members: 100,
+      historyDays: 2,
+      startTime: START,
+      activityScale: 5,
+    });
+    quotaSandbox = await startSandbox({
+      seed: 12,
+      clubs: [{ clubId: 'quota-club', members: 40 }],
+      historyDays: 1,
+      startTime: START,
+      quotaScale: 0.000004, // 4 requests a month
+    });
+    bus = await startLocalEventBridge();
+    sqs = await startLocalSqs();
+    sm = await startLocalSecretsManager();
+    const queue = sqs.createQueue(QUEUE);
+    const tableName = await createTestTable(db.client, 'handlers');
+    Object.assign(process.env, {
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
+      AWS_ENDPOINT_URL_EVENTBRIDGE: bus.endpoint,
+      AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: sm.endpoint,
+      [ENV.stateTable]: tableName,
+      [ENV.eventBus]: 'gym-bridge-test',
+      [ENV.eventSource]: 'gym-bridge.test',
+      [ENV.pollQueueUrl]: queue.url,
+      [ENV.clubSecretPrefix]: PREFIX,
+      [ENV.piiPolicyDefault]: 'minimal',
+      [ENV.pollDeadlineMs]: '60000',
+      [ENV.quotaReserve]: '0.1',
+      POWERTOOLS_SERVICE_NAME: 'gym-bridge-test',
+    });
+    secretsClient = new SecretsManagerClient({
+      endpoint: sm.endpoint,
+      region: 'us-east-1',
+      credentials: awsCredentials,
+    });
+    registry = new DynamoDbClubRegistry({ client: db.client, tableName });
+    store = new DynamoDbStateStore({ client: db.client, tableName });
+    clubs = parseClubsFile(sandbox.clubsFile());
+    ({ handler: dispatch } = (await import('../../../lambdas/handlers/dispatch')) as {
+      handler: Handler<unknown, DispatchSummary>;
+    });
+    ({ handler: poll } = (await import('../../../lambdas/handlers/poll')) as {
+      handler: Handler<SQSEvent, SQSBatchResponse>;
+    });
+  });
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    vi.useRealTimers();
+    process.env = savedEnv;
+    secretsClient.destroy();
+    await Promise.all([
+      sandbox.close(),
+      quotaSandbox.close(),
+      bus.close(),
+      sqs.close(),
+      sm.close(),
+      db.close(),
+    ]);
+  });
+
+  it('dispatches due clubs to SQS, polls them from the queue and publishes exactly the journal to the bus', async () => {
+    // Prepare: two healthy clubs.
+    const [a, b] = [clubs[0]!, clubs[1]!];
+    await onboard(a);
+    await onboard(b);
+
+    // Act 1: first dispatch and poll (silent baselines).
+    const first = await dispatch({}, lambdaContext('dispatch'));
+    const firstEvent = sqs.takeEvent(QUEUE);
+    const firstResponse = await runPoll(firstEvent);
+    const baselineSeq = sandbox.journal.lastSeq;
+    const afterBaseline = events().length;
+    // Nothing is due a minute later.
+    advance(MINUTE);
+    const idle = await dispatch({}, lambdaContext('dispatch'));
+
+    // Act 2: two hours of club activity later, every source is due again.
+    advance(2 * 60 * MINUTE);
+    const boundary = sandbox.journal.lastSeq;
+    const second = await dispatch({}, lambdaContext('dispatch'));
+    const secondEvent = sqs.takeEvent(QUEUE);
+    const mark = stdout.length;
+    const secondResponse = await runPoll(secondEvent);
+
+    // Assess: one message per club, every source, batches settled, queue empty.
+    expect(first).toMatchObject({ clubs: 2, messages: 2, due: 16, failed: 0 });
+    expect(firstEvent.Records.map((r) => JSON.parse(r.body).clubId).sort()).toEqual([a.clubId, b.clubId]);
+    expect(JSON.parse(firstEvent.Records[0]!.body).sources).toHaveLength(8);
+    expect(firstResponse.batchItemFailures).toEqual([]);
+    expect(afterBaseline).toBe(0);
+    expect(idle).toMatchObject({ clubs: 2, messages: 0 });
+    expect(second).toMatchObject({ clubs: 2, messages: 2 });
+    expect(secondResponse.batchItemFailures).toEqual([]);
+    expect(sqs.queue(QUEUE).messages).toEqual([]);
+    // Exactly the sandbox's changes of those two clubs, each once, with the deployment's source.
+    const entries = sandbox.journal
+      .entries(baselineSeq)
+      .filter((e) => e.clubId === a.clubId || e.clubId === b.clubId);
+    const result = compare(expectedKeys(entries, [boundary]), actualKeys(events()));
+    expect(result.expected).toBeGreaterThan(20);
+    expect(result.missing).toEqual([]);
+    expect(result.spurious).toEqual([]);
+    expect(new Set(bus.events.map((e) => e.source))).toEqual(new Set(['gym-bridge.test']));
+    // Metrics: one EMF document per club poll, per club and service-wide.
+    const ofA = emf(mark).find((d) => d.ClubId === a.clubId)!;
+    expect(ofA[METRIC.eventsPublished]).toBe(events(a.clubId).length);
+    expect(ofA[METRIC.apiRequests]).toBeGreaterThanOrEqual(8);
+    expect(ofA[METRIC.pollErrors]).toBe(0);
+    expect(ofA.service).toBe('gym-bridge-test');
+  });
+
+  it('reads a club secret once for many polls within its cache TTL (warm container)', async () => {
+    // Prepare: past the 5-minute TTL of what the first test read; three messages for club 1.
+    const a = clubs[0]!;
+    const secretName = `${PREFIX}${a.clubId}`;
+    advance(10 * MINUTE);
+    const before = sm.getSecretValueCalls(secretName);
+    const sender = new SQSClient({
+      endpoint: sqs.endpoint,
+      region: 'us-east-1',
+      credentials: awsCredentials,
+    });
+    const send = async () => {
+      const body = JSON.stringify({
+        clubId: a.clubId,
+        sources: ['visits'],
+        dispatchedAt: new Date().toISOString(),
+      });
+      await sender.send(new SendMessageCommand({ QueueUrl: sqs.queue(QUEUE).url, MessageBody: body }));
+    };
+    // Act: two messages in one invocation (concurrent polls), then one more invocation.
+    await send();
+    await send();
+    const together = await runPoll(sqs.takeEvent(QUEUE));
+    advance(MINUTE);
+    await send();
+    const later = await runPoll(sqs.takeEvent(QUEUE));
+    sender.destroy();
+    // Assess: three polls, one GetSecretValue.
+    expect(together.batchItemFailures).toEqual([]);
+    expect(later.batchItemFailures).toEqual([]);
+    expect(sm.getSecretValueCalls(secretName) - before).toBe(1);
+  });
+
+  it('drops malformed messages and messages for unknown clubs instead of retrying them', async () => {
+    // Prepare
+    const sender = new SQSClient({
+      endpoint: sqs.endpoint,
+      region: 'us-east-1',
+      credentials: awsCredentials,
+    });
+    const url = sqs.queue(QUEUE).url;
+    for (const body of [
+      'not json at all',
+      JSON.stringify({ clubId: 'club-1', sources: ['nope'], dispatchedAt: new Date().toISOString() }),
+      JSON.stringify({ clubId: 'ghost-club', sources: ['visits'], dispatchedAt: new Date().toISOString() }),
+    ]) {
+      await sender.send(new SendMessageCommand({ QueueUrl: url, MessageBody: body }));
+    }
+    sender.destroy();
+    const before = bus.events.length;
+    // Act
+    const event = sqs.takeEvent(QUEUE);
+    const response = await runPoll(event);
+    // Assess
+    expect(event.Records).toHaveLength(3);
+    expect(response.batchItemFailures).toEqual([]);
+    expect(sqs.queue(QUEUE).messages).toEqual([]);
+    expect(bus.events.length).toBe(before);
+  });
+
+  it('reports only the club whose API is down as a batch item failure, and retries it', async () => {
+    // Prepare: a club whose API does not answer, polled in one batch with a healthy club.
+    const down = parseClubsFile({
+      clubs: [
+        {
+          clubId: 'down-club',
+          baseUrl: `http://127.0.0.1:${await closedPort()}/v1`,
+          timeZone: 'Europe/London',
+          plan: 'basic',
+          sources: ['visits'],
+          credentials: { username: 'u', password: 'p', apiKey: 'k' },
+        },
+      ],
+    })[0]!;
+    await onboard(down);
+    advance(20 * MINUTE);
+    // Act
+    const summary = await dispatch({}, lambdaContext('dispatch'));
+    const event = sqs.takeEvent(QUEUE);
+    const response = await runPoll(event);
+    const retried = sqs.takeEvent(QUEUE);
+    // Assess
+    const downMessage = event.Records.find((r) => JSON.parse(r.body).clubId === 'down-club')!;
+    expect(summary.messages).toBeGreaterThanOrEqual(2); // down-club and at least one healthy club
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: downMessage.messageId }]);
+    expect(retried.Records.map((r) => [r.messageId, r.attributes.ApproximateReceiveCount])).toEqual([
+      [downMessage.messageId, '2'],
+    ]);
+    const cursor = await store.getCursor('down-club', 'visits');
+    expect(cursor.health.lastError?.kind).toBe('unavailable');
+    sqs.settle(retried, { batchItemFailures: [] }); // leave the queue empty for the next tests
+    await registry.disable('down-club');
+  }, 20_000);
+
+  it('pauses a club whose API key is rejected and emits Club Credentials Rejected once', async () => {
+    // Prepare: club 3 onboarded with a wrong API key.
+    const bad = { ...clubs[2]!, credentials: { ...clubs[2]!.credentials, apiKey: 'not-the-key' } };
+    await onboard(bad);
+    const secretName = `${PREFIX}${bad.clubId}`;
+    // Act: dispatch and poll; then the next dispatch; then a stray message for the club.
+    await dispatch({}, lambdaContext('dispatch'));
+    const event = sqs.takeEvent(QUEUE);
+    const mark = stdout.length;
+    const response = await runPoll(event);
+    advance(2 * MINUTE);
+    const next = await dispatch({}, lambdaContext('dispatch'));
+    const nextEvent = sqs.takeEvent(QUEUE);
+    const nextClubs = nextEvent.Records.map((r) => JSON.parse(r.body).clubId);
+    sqs.settle(nextEvent, { batchItemFailures: [] });
+    const requestsBefore = sandbox.requestCounts(bad.clubId).used;
+    const sender = new SQSClient({
+      endpoint: sqs.endpoint,
+      region: 'us-east-1',
+      credentials: awsCredentials,
+    });
+    await sender.send(
+      new SendMessageCommand({
+        QueueUrl: sqs.queue(QUEUE).url,
+        MessageBody: JSON.stringify({
+          clubId: bad.clubId,
+          sources: ['visits'],
+          dispatchedAt: new Date().toISOString(),
+        }),
+      }),
+    );
+    sender.destroy();
+    const stray = await runPoll(sqs.takeEvent(QUEUE));
+    // Assess
+    expect(response.batchItemFailures).toEqual([]); // a 401 is not retried: the club is paused
+    const rejected = events(bad.clubId).filter((e) => e.detailType === 'Club Credentials Rejected');
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]!.detail).toMatchObject({ reason: 'apiKey', consecutiveFailures: 1 });
+    expect(JSON.stringify(bus.events)).not.toContain('not-the-key');
+    expect(nextClubs).not.toContain(bad.clubId);
+    expect(stray.batchItemFailures).toEqual([]);
+    expect(sandbox.requestCounts(bad.clubId).used).toBe(requestsBefore);
+    const doc = emf(mark).find((d) => d.ClubId === bad.clubId && METRIC.credentialsRejected in d)!;
+    expect(doc[METRIC.credentialsRejected]).toBe(1);
+    // The rejected secret was dropped from the cache: the stray poll read it again.
+    expect(sm.getSecretValueCalls(secretName)).toBe(2);
+  });
+
+  it('backs a rate-limited club off until its quota returns and emits Club Quota Low once', async () => {
+    // Prepare: a club with 4 requests a month left at the API.
+    const limited = parseClubsFile(quotaSandbox.clubsFile())[0]!;
+    await onboard(limited);
+    // Act: dispatch and poll (the 5th request gets 429); dispatch again; a stray message.
+    await dispatch({}, lambdaContext('dispatch'));
+    const event = sqs.takeEvent(QUEUE);
+    const response = await runPoll(event);
+    advance(10 * MINUTE);
+    quotaSandbox.advance(10 * MINUTE);
+    const next = await dispatch({}, lambdaContext('dispatch'));
+    const nextEvent = sqs.takeEvent(QUEUE);
+    const nextClubs = nextEvent.Records.map((r) => JSON.parse(r.body).clubId);
+    sqs.settle(nextEvent, { batchItemFailures: [] });
+    const rejectedBefore = quotaSandbox.requestCounts('quota-club').rejected;
+    const sender = new SQSClient({
+      endpoint: sqs.endpoint,
+      region: 'us-east-1',
+      credentials: awsCredentials,
+    });
+    await sender.send(
+      new SendMessageCommand({
+        QueueUrl: sqs.queue(QUEUE).url,
+        MessageBody: JSON.stringify({
+          clubId: 'quota-club',
+          sources: ['visits'],
+          dispatchedAt: new Date().toISOString(),
+        }),
+      }),
+    );
+    sender.destroy();
+    await runPoll(sqs.takeEvent(QUEUE));
+    // Assess
+    expect(event.Records.map((r) => JSON.parse(r.body).clubId)).toContain('quota-club');
+    expect(response.batchItemFailures).toEqual([]);
+    const low = events('quota-club').filter((e) => e.detailType === 'Club Quota Low');
+    expect(low).toHaveLength(1);
+    expect(low[0]!.detail).toMatchObject({ reason: 'rate-limited', limit: 1_000_000 });
+    expect(next.clubs).toBeGreaterThanOrEqual(4);
+    expect(nextClubs).not.toContain('quota-club');
+    expect(quotaSandbox.requestCounts('quota-club').rejected).toBe(rejectedBefore);
+    // Paused until the API's quota month ends (Retry-After), not for minutes.
+    const cursors = await store.listCursors('quota-club');
+    const pausedUntil = Math.max(...cursors.map((c) => Date.parse(c.health.pausedUntil ?? '1970-01-01')));
+    expect(pausedUntil).toBeGreaterThanOrEqual(Date.parse('2026-04-01T00:00:00Z'));
+  });
+});

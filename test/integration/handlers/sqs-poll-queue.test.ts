@@ -1,0 +1,76 @@
+/** SqsPollQueue against the local SQS: batches of 10, failed entries retried alone, clear failures. */
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PollMessage } from '../../../lambdas/common/deployment-contract';
+import { PollQueueError, SqsPollQueue } from '../../../lambdas/handlers/sqs-poll-queue';
+import { type LocalSqs, startLocalSqs } from '../../support/local-sqs';
+
+const messages = (n: number): PollMessage[] =>
+  Array.from({ length: n }, (_, i) => ({
+    clubId: `club-${String(i).padStart(2, '0')}`,
+    sources: ['visits'],
+    dispatchedAt: '2026-06-10T12:00:00.000Z',
+  }));
+
+describe('SqsPollQueue', () => {
+  let sqs: LocalSqs;
+  let client: SQSClient;
+  const queueFor = (name: string, maxAttempts = 5) =>
+    new SqsPollQueue({ client, queueUrl: sqs.createQueue(name).url, maxAttempts, sleep: async () => {} });
+
+  beforeAll(async () => {
+    sqs = await startLocalSqs();
+    client = new SQSClient({
+      endpoint: sqs.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+      maxAttempts: 1, // the queue's own retries are under test
+    });
+  });
+  afterAll(async () => {
+    client.destroy();
+    await sqs.close();
+  });
+
+  it('sends 23 messages in 3 calls and retries only the entries that failed', async () => {
+    // Prepare
+    const queue = queueFor('retries');
+    sqs.failNextEntries(4);
+    const callsBefore = sqs.calls.get('SendMessageBatch') ?? 0;
+    // Act
+    await queue.sendBatch(messages(23));
+    // Assess: every message exactly once; 3 batches plus retry calls for the failed entries.
+    const bodies = sqs.queue('retries').messages.map((m) => JSON.parse(m.body).clubId as string);
+    expect(bodies.sort()).toEqual(messages(23).map((m) => m.clubId));
+    expect((sqs.calls.get('SendMessageBatch') ?? 0) - callsBefore).toBe(4);
+  });
+
+  it('survives a 5xx answer to the whole request', async () => {
+    const queue = queueFor('server-error');
+    sqs.serverErrorNext(1);
+    await queue.sendBatch(messages(3));
+    expect(sqs.queue('server-error').messages).toHaveLength(3);
+  });
+
+  it('names the clubs it could not queue, after its attempts or at once for a missing queue', async () => {
+    // Prepare
+    const flaky = queueFor('always-failing', 3);
+    sqs.failNextEntries(3 * 2);
+    const missing = new SqsPollQueue({
+      client,
+      queueUrl: `${sqs.endpoint}/000000000000/missing`,
+      sleep: async () => {},
+    });
+    // Act
+    const exhausted = await flaky.sendBatch(messages(2)).catch((e: unknown) => e);
+    const callsBefore = sqs.calls.get('SendMessageBatch') ?? 0;
+    const refused = await missing.sendBatch(messages(1)).catch((e: unknown) => e);
+    // Assess
+    expect(exhausted).toBeInstanceOf(PollQueueError);
+    expect((exhausted as PollQueueError).clubIds).toEqual(['club-00', 'club-01']);
+    expect(refused).toBeInstanceOf(PollQueueError);
+    expect((refused as PollQueueError).message).toContain('clubs club-00');
+    expect((refused as PollQueueError).cause).toMatchObject({ name: 'QueueDoesNotExist' });
+    expect((sqs.calls.get('SendMessageBatch') ?? 0) - callsBefore).toBe(1);
+  });
+});
