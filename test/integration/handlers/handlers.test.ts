@@ -361,6 +361,7 @@ describe('dispatch and poll handlers', () => {
     expect(rejected).toHaveLength(1);
     expect(rejected[0]!.detail).toMatchObject({ reason: 'apiKey', consecutiveFailures: 1 });
     expect(JSON.stringify(bus.events)).not.toContain('not-the-key');
+    expect(next.clubs).toBeGreaterThanOrEqual(3); // evaluated, but not dispatched
     expect(nextClubs).not.toContain(bad.clubId);
     expect(stray.batchItemFailures).toEqual([]);
     expect(sandbox.requestCounts(bad.clubId).used).toBe(requestsBefore);
