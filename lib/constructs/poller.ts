@@ -129,7 +129,6 @@ export class Poller extends Construct {
       environment: {
         [ENV.pollDeadlineMs]: String(deadlineMs),
         [ENV.piiPolicyDefault]: props.piiPolicyDefault ?? 'minimal',
-        [ENV.quotaReserve]: String(quotaReserve),
       },
     });
     const dispatch = dispatchFunction.function;

@@ -80,7 +80,6 @@ describe('functions', () => {
       [ENV.eventSource]: 'gym-bridge',
       [ENV.clubSecretPrefix]: 'gym-bridge/prod/clubs/',
       [ENV.piiPolicyDefault]: 'minimal',
-      [ENV.quotaReserve]: '0.1',
     });
     const deadline = Number(env[ENV.pollDeadlineMs]);
     const timeoutMs = Number(resource.Properties.Timeout) * 1000;
@@ -281,6 +280,26 @@ describe('alarms', () => {
       Endpoint: ALARM_EMAIL,
       TopicArn: { Ref: topic.id },
     });
+    // CloudWatch may publish (topic policy, this account's alarms only) and use the topic's key.
+    prod.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: topic.id }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Condition: Match.objectLike({ StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } }),
+          }),
+        ]),
+      },
+    });
+    const keyId = (topic.resource.Properties.KmsMasterKeyId as { 'Fn::GetAtt': [string, string] })[
+      'Fn::GetAtt'
+    ][0];
+    const keyPolicy = JSON.stringify(prod.toJSON().Resources[keyId].Properties.KeyPolicy);
+    expect(keyPolicy).toContain('cloudwatch.amazonaws.com');
+    expect(keyPolicy).toContain('kms:GenerateDataKey*');
     for (const alarm of Object.values(dev.findResources('AWS::CloudWatch::Alarm')) as Resource[]) {
       expect(alarm.Properties.AlarmActions).toBeUndefined();
     }
