@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<CliCommand>> = {
   poll: () => import('./commands/poll'),
   status: () => import('./commands/status'),
   schemas: () => import('./commands/schemas'),
+  clubs: () => import('./commands/clubs'),
 };
 
 export interface CliCommand {

@@ -1,0 +1,269 @@
+/**
+ * `clubs add|list|disable`: onboard clubs into a deployed bridge. Club settings go to the state
+ * table (registry), credentials to one Secrets Manager secret per club (`<prefix><clubId>`), never
+ * to the table, the terminal or the shell history: the password is read from an environment
+ * variable or stdin, not from a flag. AWS endpoints, region and credentials come from the standard
+ * SDK environment (AWS_REGION, AWS_PROFILE, AWS_ENDPOINT_URL_DYNAMODB,
+ * AWS_ENDPOINT_URL_SECRETS_MANAGER, ...).
+ */
+import { readFile } from 'node:fs/promises';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { type ClubRecord, clubRecordFrom, DynamoDbClubRegistry, putClubSecret } from '../../clubs';
+import { type ClubConfig, ClubConfigError, parseClubsFile, readClubsFile } from '../../engine/club-config';
+import { SOURCE_NAMES } from '../../state';
+import { CliUsageError, parseFlags } from '../args';
+import { dynamoDbClient } from '../aws-env';
+
+export const summary = 'onboard clubs of a deployed bridge: add, list, disable (table + Secrets Manager)';
+
+export const DEFAULT_SECRET_PREFIX = 'gym-bridge/clubs/';
+export const PASSWORD_ENV = 'GYM_BRIDGE_PASSWORD';
+export const API_KEY_ENV = 'GYM_BRIDGE_API_KEY';
+
+const HELP = `usage: npm run --silent cli -- clubs <add|list|disable> [flags]
+
+  clubs add --club-id ID --base-url URL --time-zone ZONE --plan basic|advanced --username USER
+            [--api-key KEY] [--password-stdin] [--source NAME]... [--pii-policy minimal|full]
+            [--unstated-zone local|utc] [--table NAME] [--secret-prefix PREFIX]
+      Adds (or updates) one club. The integrator password comes from $${PASSWORD_ENV} or, with
+      --password-stdin, from standard input; never from a flag. The API key comes from --api-key
+      or $${API_KEY_ENV}.
+  clubs add --from-clubs-file FILE [--table NAME] [--secret-prefix PREFIX]
+      Adds (or updates) every club of a clubs file (JSON, see README).
+  clubs list [--all] [--json] [--table NAME]
+      Enabled clubs (--all: disabled ones too), without credentials.
+  clubs disable --club-id ID [--table NAME]
+      Stops polling a club; its settings, secret and state stay.
+
+  --table NAME            DynamoDB state table            (default $STATE_TABLE_NAME or gym-bridge-state)
+  --secret-prefix PREFIX  club secret name prefix         (default ${DEFAULT_SECRET_PREFIX})
+  --source NAME           one of ${SOURCE_NAMES.join(', ')}
+
+AWS: AWS_REGION (or AWS_ENDPOINT_URL_*), AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SECRETS_MANAGER
+and the usual credentials.`;
+
+const FLAGS = {
+  table: { type: 'string' },
+  'secret-prefix': { type: 'string' },
+  'club-id': { type: 'string' },
+  'base-url': { type: 'string' },
+  'time-zone': { type: 'string' },
+  plan: { type: 'string' },
+  username: { type: 'string' },
+  'api-key': { type: 'string' },
+  'password-stdin': { type: 'boolean' },
+  source: { type: 'string', multiple: true },
+  'pii-policy': { type: 'string' },
+  'unstated-zone': { type: 'string' },
+  'from-clubs-file': { type: 'string' },
+  all: { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const;
+
+type Flags = NonNullable<ReturnType<typeof parseFlags<typeof FLAGS>>>;
+
+const SUBCOMMAND_FLAGS: Record<string, readonly (keyof Flags)[]> = {
+  add: [
+    'table',
+    'secret-prefix',
+    'club-id',
+    'base-url',
+    'time-zone',
+    'plan',
+    'username',
+    'api-key',
+    'password-stdin',
+    'source',
+    'pii-policy',
+    'unstated-zone',
+    'from-clubs-file',
+  ],
+  list: ['table', 'all', 'json'],
+  disable: ['table', 'club-id'],
+};
+
+export async function run(argv: string[]): Promise<number> {
+  const [subcommand, ...rest] = argv;
+  if (!subcommand || subcommand === '--help' || subcommand === '-h') {
+    if (subcommand) {
+      process.stdout.write(`${HELP}\n`);
+      return 0;
+    }
+    throw new CliUsageError(`a subcommand is required: add, list or disable\n\n${HELP}`);
+  }
+  const allowed = SUBCOMMAND_FLAGS[subcommand];
+  if (!allowed)
+    throw new CliUsageError(`unknown subcommand '${subcommand}' (add, list or disable)\n\n${HELP}`);
+  const flags = parseFlags(rest, FLAGS, HELP);
+  if (!flags) return 0;
+  const misplaced = (Object.keys(flags) as (keyof Flags)[]).filter((f) => !allowed.includes(f));
+  if (misplaced.length > 0) {
+    throw new CliUsageError(`clubs ${subcommand} does not take ${misplaced.map((f) => `--${f}`).join(', ')}`);
+  }
+  const tableName = flags.table ?? process.env.STATE_TABLE_NAME ?? 'gym-bridge-state';
+  switch (subcommand) {
+    case 'add':
+      return add(flags, tableName);
+    case 'list':
+      return list(flags, tableName);
+    default:
+      return disable(flags, tableName);
+  }
+}
+
+function registryFor(tableName: string): DynamoDbClubRegistry {
+  return new DynamoDbClubRegistry({ client: dynamoDbClient(), tableName });
+}
+
+function secretPrefix(flags: Flags): string {
+  const prefix = flags['secret-prefix'] ?? DEFAULT_SECRET_PREFIX;
+  if (!/^[A-Za-z0-9/_+=.@-]{1,256}$/.test(prefix)) {
+    throw new CliUsageError(`--secret-prefix may use letters, digits and /_+=.@- only, got '${prefix}'`);
+  }
+  return prefix;
+}
+
+async function add(flags: Flags, tableName: string): Promise<number> {
+  const prefix = secretPrefix(flags);
+  let clubs: { config: ClubConfig; explicitPiiPolicy: boolean }[];
+  if (flags['from-clubs-file']) {
+    const single = (
+      ['club-id', 'base-url', 'time-zone', 'plan', 'username', 'api-key', 'password-stdin', 'source'] as const
+    ).filter((f) => flags[f] !== undefined);
+    if (single.length > 0) {
+      throw new CliUsageError(
+        `--from-clubs-file cannot be combined with ${single.map((f) => `--${f}`).join(', ')}`,
+      );
+    }
+    clubs = await clubsFromFile(flags['from-clubs-file']);
+  } else {
+    clubs = [{ config: await clubFromFlags(flags), explicitPiiPolicy: flags['pii-policy'] !== undefined }];
+  }
+
+  const dynamo = dynamoDbClient();
+  const registry = new DynamoDbClubRegistry({ client: dynamo, tableName });
+  const secrets = new SecretsManagerClient({ region: await dynamo.config.region() });
+  try {
+    for (const { config, explicitPiiPolicy } of clubs) {
+      const secretName = `${prefix}${config.clubId}`;
+      const existed = (await registry.get(config.clubId)) !== undefined;
+      // Secret first: a club is never listed before its credentials exist.
+      const secret = await putClubSecret(secrets, secretName, config.credentials);
+      await registry.put(clubRecordFrom(config, secretName, { explicitPiiPolicy }));
+      process.stdout.write(
+        `${config.clubId}: ${existed ? 'updated' : 'added'} (${config.plan}, ${config.timeZone}; secret ${secretName} ${secret})\n`,
+      );
+    }
+  } finally {
+    secrets.destroy();
+  }
+  return 0;
+}
+
+async function clubFromFlags(flags: Flags): Promise<ClubConfig> {
+  const required = ['club-id', 'base-url', 'time-zone', 'plan', 'username'] as const;
+  const missing = required.filter((f) => !flags[f]);
+  if (missing.length > 0) {
+    throw new CliUsageError(
+      `clubs add needs ${missing.map((f) => `--${f}`).join(', ')} (or --from-clubs-file FILE)\n\n${HELP}`,
+    );
+  }
+  const password = flags['password-stdin'] ? await readStdin() : process.env[PASSWORD_ENV];
+  if (!password) {
+    throw new CliUsageError(
+      flags['password-stdin']
+        ? 'standard input held no password'
+        : `the integrator password is read from $${PASSWORD_ENV} or, with --password-stdin, from standard input (never from a flag)`,
+    );
+  }
+  const apiKey = flags['api-key'] ?? process.env[API_KEY_ENV];
+  if (!apiKey) throw new CliUsageError(`give the club's API key with --api-key or $${API_KEY_ENV}`);
+  const raw = {
+    clubId: flags['club-id'],
+    baseUrl: flags['base-url'],
+    timeZone: flags['time-zone'],
+    plan: flags.plan,
+    credentials: { username: flags.username, password, apiKey },
+    ...(flags.source?.length ? { sources: flags.source } : {}),
+    ...(flags['pii-policy'] ? { piiPolicy: flags['pii-policy'] } : {}),
+    ...(flags['unstated-zone'] ? { unstatedZone: flags['unstated-zone'] } : {}),
+  };
+  try {
+    return parseClubsFile({ clubs: [raw] }, 'the flags')[0]!;
+  } catch (err) {
+    if (err instanceof ClubConfigError) throw new CliUsageError(err.message);
+    throw err;
+  }
+}
+
+async function clubsFromFile(path: string): Promise<{ config: ClubConfig; explicitPiiPolicy: boolean }[]> {
+  let configs: ClubConfig[];
+  try {
+    configs = await readClubsFile(path);
+  } catch (err) {
+    if (err instanceof ClubConfigError) throw new CliUsageError(err.message);
+    throw err;
+  }
+  // The file is valid JSON by now; which clubs set a PII policy themselves (the others get the
+  // deployment's default)?
+  const raw = JSON.parse(await readFile(path, 'utf8')) as { clubs: { piiPolicy?: unknown }[] };
+  return configs.map((config, i) => ({ config, explicitPiiPolicy: raw.clubs[i]?.piiPolicy !== undefined }));
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+}
+
+async function list(flags: Flags, tableName: string): Promise<number> {
+  const registry = registryFor(tableName);
+  const { clubs } = flags.all ? await registry.listAll() : await registry.listEnabled();
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify(clubs, null, 2)}\n`);
+    return 0;
+  }
+  if (clubs.length === 0) {
+    process.stdout.write(`no ${flags.all ? '' : 'enabled '}clubs in ${tableName}\n`);
+    return 0;
+  }
+  process.stdout.write(`${formatTable(clubs)}\n`);
+  return 0;
+}
+
+function formatTable(clubs: readonly ClubRecord[]): string {
+  const header = ['CLUB', 'ENABLED', 'PLAN', 'TIME ZONE', 'PII', 'SOURCES', 'BASE URL', 'SECRET'];
+  const rows = clubs.map((c) => [
+    c.clubId,
+    c.enabled ? 'yes' : 'no',
+    c.plan,
+    c.timeZone,
+    c.piiPolicy ?? 'default',
+    c.sources?.join(',') ?? 'all',
+    c.baseUrl,
+    c.secretName,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  return [header, ...rows]
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+async function disable(flags: Flags, tableName: string): Promise<number> {
+  const clubId = flags['club-id'];
+  if (!clubId) throw new CliUsageError('clubs disable needs --club-id ID');
+  const done = await registryFor(tableName).disable(clubId);
+  if (!done) {
+    process.stderr.write(`gym-bridge clubs: no club '${clubId}' in ${tableName}\n`);
+    return 1;
+  }
+  process.stdout.write(`${clubId}: disabled (settings, secret and state kept; clubs add enables it again)\n`);
+  return 0;
+}

@@ -1,0 +1,208 @@
+/**
+ * `npm run cli -- clubs add|list|disable` as a child process against dynalite and the local
+ * Secrets Manager (through AWS_ENDPOINT_URL_*): what lands in the table and in the secrets, what is
+ * printed, and the exit codes.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDbClubRegistry } from '../../../lambdas/clubs';
+import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
+import { type LocalSecretsManager, startLocalSecretsManager } from '../../support/local-secrets-manager';
+
+interface Result {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+describe('clubs CLI', () => {
+  let db: Dynalite;
+  let sm: LocalSecretsManager;
+  let tableName: string;
+  let dir: string;
+
+  beforeAll(async () => {
+    db = await startDynalite();
+    sm = await startLocalSecretsManager();
+    tableName = await createTestTable(db.client, 'cli-clubs');
+    dir = await mkdtemp(join(tmpdir(), 'clubs-cli-'));
+  });
+  afterAll(async () => {
+    await Promise.all([db.close(), sm.close(), rm(dir, { recursive: true, force: true })]);
+  });
+
+  const cli = (args: string[], options: { env?: Record<string, string>; stdin?: string } = {}) =>
+    new Promise<Result>((resolve, reject) => {
+      const child = spawn('npx', ['tsx', 'lambdas/cli/main.ts', 'clubs', ...args], {
+        cwd: process.cwd(),
+        env: {
+          ...process.env,
+          AWS_ACCESS_KEY_ID: 'x',
+          AWS_SECRET_ACCESS_KEY: 'x',
+          AWS_REGION: 'us-east-1',
+          AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
+          AWS_ENDPOINT_URL_SECRETS_MANAGER: sm.endpoint,
+          ...options.env,
+        },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+      });
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+      child.stdin.end(options.stdin ?? '');
+    });
+
+  const addFlags = (clubId: string) => [
+    'add',
+    '--table',
+    tableName,
+    '--club-id',
+    clubId,
+    '--base-url',
+    'https://api.example.com/v1',
+    '--time-zone',
+    'Australia/Sydney',
+    '--plan',
+    'advanced',
+    '--username',
+    'integrator-1',
+  ];
+
+  it('adds a club with the password from the environment or stdin, keeps credentials out of the table and output, lists it', async () => {
+    // Act
+    const fromEnv = await cli(
+      [...addFlags('club-a'), '--api-key', 'key-aaaa', '--source', 'visits', '--source', 'members'],
+      {
+        env: { GYM_BRIDGE_PASSWORD: 'env-pass-123' },
+      },
+    );
+    const fromStdin = await cli([...addFlags('club-b'), '--password-stdin', '--pii-policy', 'full'], {
+      env: { GYM_BRIDGE_API_KEY: 'key-bbbb' },
+      stdin: 'stdin-pass-456\n',
+    });
+    const again = await cli([...addFlags('club-b'), '--password-stdin'], {
+      env: { GYM_BRIDGE_API_KEY: 'key-bbbb2' },
+      stdin: 'stdin-pass-789\n',
+    });
+    const listed = await cli(['list', '--table', tableName]);
+    const json = await cli(['list', '--table', tableName, '--json']);
+    // Assess
+    for (const r of [fromEnv, fromStdin, again, listed, json]) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).not.toMatch(/pass-|key-a|key-b/);
+    }
+    expect(fromEnv.stdout).toBe(
+      'club-a: added (advanced, Australia/Sydney; secret gym-bridge/clubs/club-a created)\n',
+    );
+    expect(again.stdout).toContain('club-b: updated');
+    expect(JSON.parse(sm.currentValue('gym-bridge/clubs/club-a')!)).toEqual({
+      username: 'integrator-1',
+      password: 'env-pass-123',
+      apiKey: 'key-aaaa',
+    });
+    expect(JSON.parse(sm.currentValue('gym-bridge/clubs/club-b')!)).toMatchObject({
+      password: 'stdin-pass-789',
+      apiKey: 'key-bbbb2',
+    });
+    const item = await DynamoDBDocumentClient.from(db.client).send(
+      new GetCommand({ TableName: tableName, Key: { pk: 'CLUB#club-a', sk: 'CONFIG' } }),
+    );
+    expect(item.Item).toMatchObject({ sources: ['visits', 'members'], enabled: true, plan: 'advanced' });
+    expect(JSON.stringify(item.Item)).not.toMatch(/pass-|key-a|integrator-1/);
+    expect(listed.stdout.split('\n')[0]).toMatch(/^CLUB\s+ENABLED\s+PLAN\s+TIME ZONE\s+PII\s+SOURCES/);
+    expect(listed.stdout).toMatch(/club-a\s+yes\s+advanced\s+Australia\/Sydney\s+default\s+visits,members/);
+    expect(listed.stdout).toMatch(/club-b\s+yes\s+advanced\s+Australia\/Sydney\s+default\s+all/);
+    expect((JSON.parse(json.stdout) as { clubId: string }[]).map((c) => c.clubId)).toEqual([
+      'club-a',
+      'club-b',
+    ]);
+  }, 60_000);
+
+  it('imports a clubs file and disables a club', async () => {
+    // Prepare
+    const file = join(dir, 'clubs.json');
+    const base = { baseUrl: 'http://127.0.0.1:4010/v1', timeZone: 'Europe/London', plan: 'basic' };
+    const credentials = { username: 'u', password: 'file-pass', apiKey: 'file-key' };
+    await writeFile(
+      file,
+      JSON.stringify({
+        clubs: [
+          { clubId: 'file-1', ...base, credentials, piiPolicy: 'full' },
+          { clubId: 'file-2', ...base, credentials },
+        ],
+      }),
+    );
+    // Act
+    const imported = await cli([
+      'add',
+      '--table',
+      tableName,
+      '--secret-prefix',
+      'test/x/',
+      '--from-clubs-file',
+      file,
+    ]);
+    const disabled = await cli(['disable', '--table', tableName, '--club-id', 'file-2']);
+    const unknown = await cli(['disable', '--table', tableName, '--club-id', 'nobody']);
+    // Assess
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain('file-1: added (basic, Europe/London; secret test/x/file-1 created)');
+    expect(disabled.stdout).toContain('file-2: disabled');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("no club 'nobody'");
+    const registry = new DynamoDbClubRegistry({ client: db.client, tableName });
+    expect(await registry.get('file-1')).toMatchObject({
+      piiPolicy: 'full',
+      secretName: 'test/x/file-1',
+      enabled: true,
+    });
+    expect((await registry.get('file-2'))?.piiPolicy).toBeUndefined();
+    expect((await registry.get('file-2'))?.enabled).toBe(false);
+    expect((await registry.listEnabled()).clubs.map((c) => c.clubId)).not.toContain('file-2');
+    expect(sm.currentValue('test/x/file-2')).toContain('file-pass');
+  }, 60_000);
+
+  it('refuses bad flags with exit code 2 and a message naming the problem, writing nothing', async () => {
+    // Act
+    const results = await Promise.all([
+      cli([...addFlags('bad-1'), '--password', 'oops', '--api-key', 'k']),
+      cli([...addFlags('bad-2'), '--api-key', 'k']),
+      cli(['add', '--table', tableName, '--club-id', 'bad-3', '--api-key', 'k'], {
+        env: { GYM_BRIDGE_PASSWORD: 'p' },
+      }),
+      cli(
+        [
+          ...addFlags('bad-4').map((a) =>
+            a === 'https://api.example.com/v1' ? 'http://api.example.com/v1' : a,
+          ),
+          '--api-key',
+          'k',
+        ],
+        { env: { GYM_BRIDGE_PASSWORD: 'p' } },
+      ),
+      cli(['remove', '--club-id', 'x']),
+      cli(['list', '--club-id', 'x']),
+    ]);
+    // Assess
+    const [passwordFlag, noPassword, missing, plainHttp, unknownSub, misplaced] = results;
+    for (const r of results) expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(passwordFlag!.stderr).toMatch(/Unknown option '--password'/);
+    expect(noPassword!.stderr).toContain('$GYM_BRIDGE_PASSWORD');
+    expect(missing!.stderr).toContain('clubs add needs --base-url, --time-zone, --plan, --username');
+    expect(plainHttp!.stderr).toContain('plain http:// is refused for api.example.com');
+    expect(unknownSub!.stderr).toContain("unknown subcommand 'remove'");
+    expect(misplaced!.stderr).toContain('clubs list does not take --club-id');
+    const registry = new DynamoDbClubRegistry({ client: db.client, tableName });
+    expect((await registry.listAll()).clubs.map((c) => c.clubId)).not.toContain('bad-4');
+  }, 60_000);
+});
