@@ -73,15 +73,22 @@ export const membersSource: StateSource<'members'> = {
     if (!previous) return [memberJoined(m, next.id, ctx)];
     const before = previous.fields;
     const now = next.fields;
+    // Transition number plus the new value: a poll that published and crashed before its commit
+    // may next see a later value (A -> B published, then A -> C): that is another change, and must
+    // not reuse the id a consumer de-duplicates on.
     const seq = String(changesOf(previous) + 1);
     const events: BridgeEvent[] = [];
     if (before.status !== now.status && typeof now.status === 'string') {
       events.push(
-        createEvent(DETAIL_TYPES.MemberStatusChanged, memberEnvelope(m, next.id, ['status', seq], ctx), {
-          data: m,
-          previousStatus: typeof before.status === 'string' ? before.status : null,
-          status: now.status,
-        }),
+        createEvent(
+          DETAIL_TYPES.MemberStatusChanged,
+          memberEnvelope(m, next.id, ['status', seq, now.status], ctx),
+          {
+            data: m,
+            previousStatus: typeof before.status === 'string' ? before.status : null,
+            status: now.status,
+          },
+        ),
       );
     }
     if (typeof now.cancellationDate === 'string' && before.cancellationDate !== now.cancellationDate) {
@@ -101,7 +108,7 @@ export const membersSource: StateSource<'members'> = {
       events.push(
         createEvent(
           DETAIL_TYPES.MemberContactPreferencesChanged,
-          memberEnvelope(m, next.id, ['contact', seq], ctx),
+          memberEnvelope(m, next.id, ['contact', seq, `${now.optOutEmail},${now.optOutSms}`], ctx),
           { data: m, previous: prefs(before), current: prefs(now) },
         ),
       );
@@ -142,7 +149,7 @@ export const prospectsSource: StateSource<'prospects'> = {
         DETAIL_TYPES.ProspectStatusChanged,
         envelopeFor(
           ctx,
-          [next.id, 'status', String(changesOf(previous) + 1)],
+          [next.id, 'status', String(changesOf(previous) + 1), next.fields.status],
           { occurredAtMs: ctx.observedAtMs },
           { prospectNumber: next.id },
         ),
