@@ -212,6 +212,15 @@ class SourceScan {
         distinct: seenIdentities.size,
       });
       if (this.#outOfTime()) break;
+      // The saved progress claims the rows before its offset were read; this attempt proved that
+      // wrong. The re-read starts at 0: a crash during it must resume there, not at this attempt's end.
+      await this.#saveProgress({
+        ...scan,
+        nextOffset: 0,
+        pages: scan.pages + this.#pages,
+        records: scan.records + this.#records,
+        ...(maxRecordMs === undefined ? {} : { maxRecordTime: new Date(maxRecordMs).toISOString() }),
+      });
     }
 
     await this.#finish(scan, outcome, maxRecordMs);
