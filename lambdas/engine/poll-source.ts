@@ -33,6 +33,14 @@ export interface EngineScan extends ScanProgress {
   fromdate: string;
   /** Backfill start (UTC ms) for state sources' backfill events. */
   backfillFromMs?: number;
+  /**
+   * Distinct records read by this scan so far, across invocations and attempts; each has a read
+   * mark in the seen set (see `readMark`), so a resumed scan counts a record only once.
+   */
+  distinct?: number;
+  /** Rows of the current attempt that had no identity, and repeats inside one page. */
+  unidentified?: number;
+  repeats?: number;
 }
 
 export interface PollSourceDeps {
@@ -81,6 +89,8 @@ export function fingerprint(key: string): string {
 }
 
 const SEEN_MARGIN_MS = 2 * 86_400_000;
+/** How long a scan's read marks are kept: longer than any scan runs. */
+const READ_MARK_TTL_MS = 3 * 86_400_000;
 
 export async function pollSource(
   deps: PollSourceDeps,
@@ -142,46 +152,65 @@ class SourceScan {
     const scan = this.#plan();
     const maxAttempts = this.options.maxScanAttempts ?? 3;
     const startOffset = scan.nextOffset;
+    // Rows read by earlier invocations of this scan carry read marks; without marks (a new scan)
+    // the identities held in memory are the whole story.
+    const resumed = (scan.distinct ?? 0) > 0;
     const seenIdentities = new Set<string>();
+    let distinct = scan.distinct ?? 0;
+    /** Identities counted since the last saved progress, whose read marks are not written yet. */
+    let unmarked: string[] = [];
     let maxRecordMs = scan.maxRecordTime ? Date.parse(scan.maxRecordTime) : undefined;
     let outcome: SourceOutcome = 'incomplete';
     let previousCounts: Map<string, number> | undefined;
+    const progress = (nextOffset: number, unidentified: number, repeats: number): EngineScan => ({
+      ...scan,
+      nextOffset,
+      pages: scan.pages + this.#pages,
+      records: scan.records + this.#records,
+      distinct,
+      unidentified,
+      repeats,
+      ...(maxRecordMs === undefined ? {} : { maxRecordTime: new Date(maxRecordMs).toISOString() }),
+    });
 
     while (this.#attempts < maxAttempts) {
       this.#attempts++;
       const counts = new Map<string, number>();
       let rowsCounted = 0;
-      let unidentified = 0;
-      let repeatsWithinPages = 0;
+      // Rows are counted from offset 0 of the attempt: a resumed attempt carries on the counts of
+      // the invocations before it.
+      let unidentified = this.#attempts === 1 ? (scan.unidentified ?? 0) : 0;
+      let repeatsWithinPages = this.#attempts === 1 ? (scan.repeats ?? 0) : 0;
       let finished = false;
       let offset = this.#attempts === 1 ? startOffset : 0;
       try {
         for await (const page of this.#query(scan, offset)) {
           this.#pages++;
           const result = await this.#processPage(page, scan);
-          rowsCounted = page.offset + page.rawCount - (this.#attempts === 1 ? startOffset : 0);
+          rowsCounted = page.offset + page.rawCount;
           unidentified += result.unidentified;
           const inPage = new Set<string>();
+          const firstSeen: string[] = [];
           for (const id of result.identities) {
             // A repeat inside one response is real data (offset drift repeats rows across pages).
             if (inPage.has(id)) repeatsWithinPages++;
             inPage.add(id);
+            if (!seenIdentities.has(id)) firstSeen.push(id);
             seenIdentities.add(id);
             counts.set(id, (counts.get(id) ?? 0) + 1);
           }
+          const fresh = resumed ? await this.#notReadBefore(scan, firstSeen) : firstSeen;
+          distinct += fresh.length;
+          unmarked.push(...fresh);
           maxRecordMs = maxOf(maxRecordMs, result.maxRecordMs);
           offset = page.offset + page.rawCount;
           if (page.rawCount < page.limit) {
             finished = true;
             break;
           }
-          await this.#saveProgress({
-            ...scan,
-            nextOffset: offset,
-            pages: scan.pages + this.#pages,
-            records: scan.records + this.#records,
-            ...(maxRecordMs === undefined ? {} : { maxRecordTime: new Date(maxRecordMs).toISOString() }),
-          });
+          await this.#markRead(scan, unmarked);
+          unmarked = [];
+          await this.#saveProgress(progress(offset, unidentified, repeatsWithinPages));
           if (this.#outOfTime()) break;
         }
       } catch (err) {
@@ -192,7 +221,7 @@ class SourceScan {
         outcome = 'partial';
         break;
       }
-      if (seenIdentities.size + unidentified + repeatsWithinPages >= rowsCounted) {
+      if (distinct + unidentified + repeatsWithinPages >= rowsCounted) {
         outcome = 'completed';
         break;
       }
@@ -209,18 +238,14 @@ class SourceScan {
         source: this.source.name,
         attempt: this.#attempts,
         rows: rowsCounted,
-        distinct: seenIdentities.size,
+        distinct,
       });
       if (this.#outOfTime()) break;
       // The saved progress claims the rows before its offset were read; this attempt proved that
       // wrong. The re-read starts at 0: a crash during it must resume there, not at this attempt's end.
-      await this.#saveProgress({
-        ...scan,
-        nextOffset: 0,
-        pages: scan.pages + this.#pages,
-        records: scan.records + this.#records,
-        ...(maxRecordMs === undefined ? {} : { maxRecordTime: new Date(maxRecordMs).toISOString() }),
-      });
+      await this.#markRead(scan, unmarked);
+      unmarked = [];
+      await this.#saveProgress(progress(0, 0, 0));
     }
 
     await this.#finish(scan, outcome, maxRecordMs);
@@ -454,6 +479,40 @@ class SourceScan {
       count: fresh.length,
       reasons: [...new Set(fresh.map((r) => r.reason.slice(0, 200)))].slice(0, 5),
     });
+  }
+
+  /**
+   * Read marks: one seen-set entry per record a scan has read, keyed by the scan's start, written
+   * before the progress that counts them. A scan that resumes in another invocation (or re-reads
+   * after a crash) knows which records it already counted, so rows skipped by drift before it
+   * resumed still show up as missing from the count.
+   */
+  #readMark(scan: EngineScan, identity: string): string {
+    return fingerprint(`READ|${scan.startedAt}|${scan.mode}|${identity}`);
+  }
+
+  async #markRead(scan: EngineScan, identities: string[]): Promise<void> {
+    if (identities.length === 0) return;
+    const expiresAt = Math.ceil((this.#startMs + READ_MARK_TTL_MS) / 1000);
+    await this.deps.store.putSeen(
+      this.ctx.clubId,
+      this.source.name,
+      identities.map((id) => this.#readMark(scan, id)),
+      expiresAt,
+    );
+  }
+
+  /** The identities an earlier invocation of this scan did not read (count). */
+  async #notReadBefore(scan: EngineScan, identities: string[]): Promise<string[]> {
+    if (identities.length === 0) return identities;
+    const marks = new Map(identities.map((id) => [this.#readMark(scan, id), id]));
+    const read = await this.deps.store.filterSeen(
+      this.ctx.clubId,
+      this.source.name,
+      [...marks.keys()],
+      Math.floor(this.#startMs / 1000),
+    );
+    return [...marks].filter(([mark]) => !read.has(mark)).map(([, id]) => id);
   }
 
   async #saveProgress(scan: EngineScan): Promise<void> {
