@@ -117,9 +117,11 @@ export async function pollClub(
   const enabled = (club.sources ?? SOURCE_ORDER).filter(
     (s) => !options.sources || options.sources.includes(s),
   );
-  const order = SOURCE_ORDER.filter((s) => enabled.includes(s));
-
   const cursors = await deps.store.listCursors(club.clubId);
+  const order = pollOrder(
+    SOURCE_ORDER.filter((s) => enabled.includes(s)),
+    cursors,
+  );
   const pause = activePause(cursors, startMs);
   if (pause && !options.ignorePause) {
     return {
@@ -159,8 +161,20 @@ export async function pollClub(
   };
 
   let pausedUntil: string | undefined;
+  const staleAfterMs = options.staleAfterMs ?? 30 * MINUTE;
+  const reportStale = async (cursor: Cursor | undefined) => {
+    const stale = cursor ? staleEvent(club, cursor, now(), staleAfterMs) : undefined;
+    if (stale && cursor) {
+      await publishOps(stale);
+      await markStaleNotified(deps.store, cursor, now());
+    }
+  };
   for (const name of order) {
-    if (Date.now() > options.deadlineMs - 3000) break;
+    if (Date.now() > options.deadlineMs - 3000) {
+      // Out of time: said, not silent. pollOrder puts these first next time.
+      base.sources.push(skippedReport(name, 'deadline reached before this source'));
+      continue;
+    }
     const source = SOURCES[name];
     try {
       const report = await pollSource(
@@ -174,6 +188,8 @@ export async function pollClub(
         },
       );
       base.sources.push(report);
+      // A source that keeps finishing incomplete (rows moving under its scans) is not succeeding.
+      if (report.outcome === 'incomplete') await reportStale(await deps.store.getCursor(club.clubId, name));
     } catch (err) {
       const kind = failureKind(err);
       const message = err instanceof Error ? err.message : String(err);
@@ -200,11 +216,7 @@ export async function pollClub(
         }
         break; // the other sources would be refused the same way
       }
-      const stale = cursor ? staleEvent(club, cursor, now(), options.staleAfterMs ?? 30 * MINUTE) : undefined;
-      if (stale && cursor) {
-        await publishOps(stale);
-        await markStaleNotified(deps.store, cursor, now());
-      }
+      await reportStale(cursor);
     }
   }
 
@@ -231,6 +243,35 @@ export async function pollClub(
     ...(quotaUsedNow === undefined ? {} : { quotaUsed: quotaUsedNow }),
     ...(pausedUntil ? { pausedUntil } : {}),
     operationalEvents,
+  };
+}
+
+/**
+ * Sources in their usual order (members first), except that those polled least recently go first,
+ * so that a club whose polls keep running out of time does not starve the same sources every time.
+ */
+export function pollOrder(sources: readonly SourceName[], cursors: readonly Cursor[]): SourceName[] {
+  const lastPoll = new Map(
+    cursors.map((c) => [c.source, c.health.lastPollAt ? Date.parse(c.health.lastPollAt) : 0]),
+  );
+  const rank = (s: SourceName) => lastPoll.get(s) ?? 0;
+  const newest = Math.max(0, ...sources.map(rank));
+  // Only sources left behind by more than a poll jump the queue; otherwise keep the usual order.
+  const behind = sources.filter((s) => newest - rank(s) > 0 && rank(s) < newest - 60_000);
+  return [...behind.sort((a, b) => rank(a) - rank(b)), ...sources.filter((s) => !behind.includes(s))];
+}
+
+function skippedReport(source: SourceName, reason: string): SourceReport {
+  return {
+    source,
+    outcome: 'skipped',
+    reason,
+    pages: 0,
+    records: 0,
+    events: 0,
+    quarantined: 0,
+    attempts: 0,
+    publishedEvents: [],
   };
 }
 
