@@ -2,6 +2,9 @@
  * Shared helpers of the CDK tests: the app built like bin/gym-bridge.ts (fixture handlers unless a
  * test wants the real ones) and small template lookups.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { createGymBridgeApp } from '../../lib/gym-bridge-app';
 import type { GymBridgeStack } from '../../lib/gym-bridge-stack';
@@ -12,9 +15,36 @@ export const FIXTURE_ENTRIES = {
   poll: 'test/cdk/fixtures/handler.ts',
 } as const;
 
-export function synthStack(context: Record<string, unknown>): { stack: GymBridgeStack; template: Template } {
-  const { stack } = createGymBridgeApp({ context, handlerEntries: FIXTURE_ENTRIES });
-  return { stack, template: Template.fromStack(stack) };
+export interface ValidationReport {
+  pluginReports: {
+    pluginName: string;
+    conclusion: string;
+    violations: unknown[];
+    suppressedViolations: { ruleName: string; acknowledgedId: string; reason: string }[];
+  }[];
+}
+
+/**
+ * Builds the app as bin/gym-bridge.ts does (cdk-nag included) and synthesizes it once into a
+ * temporary directory: throws the cdk-nag report if a finding is not acknowledged.
+ */
+export function synthStack(context: Record<string, unknown>): {
+  stack: GymBridgeStack;
+  template: Template;
+  validationReport: ValidationReport;
+} {
+  const outdir = mkdtempSync(join(tmpdir(), 'gym-bridge-cdk-test-'));
+  try {
+    const { app, stack } = createGymBridgeApp({ context, outdir, handlerEntries: FIXTURE_ENTRIES });
+    const assembly = app.synth();
+    const template = Template.fromJSON(assembly.getStackArtifact(stack.artifactId).template);
+    const validationReport = JSON.parse(
+      readFileSync(join(outdir, 'validation-report.json'), 'utf8'),
+    ) as ValidationReport;
+    return { stack, template, validationReport };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
 }
 
 export type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };
