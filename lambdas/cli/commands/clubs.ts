@@ -36,7 +36,8 @@ const HELP = `usage: npm run --silent cli -- clubs <add|list|disable> [flags]
       Stops polling a club; its settings, secret and state stay.
 
   --table NAME            DynamoDB state table            (default $STATE_TABLE_NAME or gym-bridge-state)
-  --secret-prefix PREFIX  club secret name prefix         (default ${DEFAULT_SECRET_PREFIX})
+  --secret-prefix PREFIX  club secret name prefix: the stack output ClubSecretPrefix
+                          (default $CLUB_SECRET_PREFIX, else ${DEFAULT_SECRET_PREFIX})
   --source NAME           one of ${SOURCE_NAMES.join(', ')}
 
 AWS: AWS_REGION (or AWS_ENDPOINT_URL_*), AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SECRETS_MANAGER
@@ -116,7 +117,8 @@ function registryFor(tableName: string): DynamoDbClubRegistry {
 }
 
 function secretPrefix(flags: Flags): string {
-  const prefix = flags['secret-prefix'] ?? DEFAULT_SECRET_PREFIX;
+  // Same fallback chain as --table: flag, then the variable the stack sets, then the default.
+  const prefix = flags['secret-prefix'] ?? process.env.CLUB_SECRET_PREFIX ?? DEFAULT_SECRET_PREFIX;
   if (!/^[A-Za-z0-9/_+=.@-]{1,256}$/.test(prefix)) {
     throw new CliUsageError(`--secret-prefix may use letters, digits and /_+=.@- only, got '${prefix}'`);
   }
