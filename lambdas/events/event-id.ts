@@ -10,7 +10,7 @@
  * backslashes, so no two different lists of parts share an encoding (`['a|b', 'c']` and
  * `['a', 'b|c']` differ, as do `['ab', '']` and `['a', 'b']`).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** 32 lowercase hex characters: the first 128 bits of a SHA-256. */
 export const EVENT_ID_PATTERN = /^[0-9a-f]{32}$/;
@@ -24,5 +24,7 @@ export function makeEventId(...parts: string[]): string {
   for (const [index, part] of parts.entries()) {
     if (typeof part !== 'string') throw new EventIdError(`makeEventId part ${index} is not a string`);
   }
-  return createHash('sha256').update(JSON.stringify(parts), 'utf8').digest('hex').slice(0, 32);
+  // One-shot hash (Node >= 20.12): the same SHA-256 of the same UTF-8 bytes, without a Hash object
+  // per event (about 1.5x faster on a backfill's worth of ids: bench/ hot spots).
+  return hash('sha256', JSON.stringify(parts), 'hex').slice(0, 32);
 }
