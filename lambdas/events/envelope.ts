@@ -73,11 +73,37 @@ export function createEvent<T extends DetailType>(
   return validateEvent({ detailType, detail }) as BridgeEventOf<T>;
 }
 
+/** `YYYY-MM-DDTHH:mm:ss.sssZ`, the form `Date#toISOString` writes (years 0000-9999). */
+const CANONICAL_UTC = /^\d{4}-\d{2}-(\d{2})T(\d{2}):\d{2}:\d{2}\.\d{3}Z$/;
+
+/** The last Date converted: every event of a poll carries the same `observedAt`. */
+let lastDateMs = Number.NaN;
+let lastDateIso = '';
+
 function toUtcIso(value: Date | string, field: string): string {
+  if (typeof value === 'string') {
+    // Already canonical: parsing and formatting would give the same string back, except for a day
+    // V8 rolls over (29-31 beyond the month's end) or 24:00, which take the general path below, as
+    // do invalid fields (Date.parse gives NaN).
+    const canonical = CANONICAL_UTC.exec(value);
+    if (canonical) {
+      const day = Number(canonical[1]);
+      if (day >= 1 && day <= 28 && Number(canonical[2]) <= 23 && !Number.isNaN(Date.parse(value)))
+        return value;
+    }
+  } else {
+    const ms = value.getTime();
+    if (ms === lastDateMs) return lastDateIso;
+  }
   const date = typeof value === 'string' ? new Date(value) : value;
   if (typeof value === 'string' && !/(Z|[+-]\d{2}:\d{2})$/.test(value)) {
     throw new EventValidationError(`${field} must be UTC or carry an offset, got a zone-less time`);
   }
   if (Number.isNaN(date.getTime())) throw new EventValidationError(`${field} is not a valid time`);
-  return date.toISOString();
+  const iso = date.toISOString();
+  if (typeof value !== 'string') {
+    lastDateMs = date.getTime();
+    lastDateIso = iso;
+  }
+  return iso;
 }
