@@ -49,8 +49,14 @@ function memberEnvelope(m: Member, id: string, identity: string[], ctx: ClubCont
   );
 }
 
+/**
+ * Joined and Created carry the status first seen, and so does their id: a poll that published one
+ * and crashed before writing the snapshot may find the subject in another status next time, and
+ * that event must reach a consumer de-duplicating on eventId (the first status is not lost either:
+ * it was delivered).
+ */
 function memberJoined(m: Member, id: string, ctx: ClubContext): BridgeEvent {
-  return createEvent(DETAIL_TYPES.MemberJoined, memberEnvelope(m, id, ['joined'], ctx), {
+  return createEvent(DETAIL_TYPES.MemberJoined, memberEnvelope(m, id, ['joined', m.Status ?? ''], ctx), {
     data: m,
     ...(m.Status ? { status: m.Status } : {}),
     ...(m.Membership?.Name ? { membershipName: m.Membership.Name } : {}),
@@ -124,7 +130,12 @@ export const membersSource: StateSource<'members'> = {
 function prospectCreated(p: Prospect, pid: string, ctx: ClubContext): BridgeEvent {
   return createEvent(
     DETAIL_TYPES.ProspectCreated,
-    envelopeFor(ctx, [pid, 'created'], { value: p.CreatedDateUtc, zone: 'utc' }, { prospectNumber: pid }),
+    envelopeFor(
+      ctx,
+      [pid, 'created', p.Status ?? ''],
+      { value: p.CreatedDateUtc, zone: 'utc' },
+      { prospectNumber: pid },
+    ),
     { data: p, ...(p.Status ? { status: p.Status } : {}) },
   );
 }
