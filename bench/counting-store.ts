@@ -1,0 +1,245 @@
+/**
+ * A StateStore wrapper that counts what the bridge asks of its store: calls per method, the
+ * DynamoDB API calls they become (BatchGetItem per 100 keys, BatchWriteItem per 25 items), items,
+ * read and write request units (dynamo-units.ts), and the wall time spent inside the store.
+ * Semantics are the wrapped store's: every call is passed through unchanged.
+ */
+import type {
+  Cursor,
+  QuarantinedRecord,
+  Snapshot,
+  SnapshotKind,
+  SourceName,
+  StateStore,
+} from '../lambdas/state/store';
+import { itemBytes, readUnits, writeUnits } from './dynamo-units';
+import { entryOf } from './stats';
+
+export interface StoreCounts {
+  /** Port calls per method. */
+  calls: Record<string, number>;
+  /** DynamoDB API requests these calls become. */
+  apiRequests: number;
+  itemsRead: number;
+  itemsWritten: number;
+  readUnits: number;
+  writeUnits: number;
+  /** Wall time inside store calls, ms. */
+  wallMs: number;
+  /** Items and request units per port method. */
+  byMethod: Record<string, { items: number; readUnits: number; writeUnits: number }>;
+}
+
+export function emptyStoreCounts(): StoreCounts {
+  return {
+    calls: {},
+    apiRequests: 0,
+    itemsRead: 0,
+    itemsWritten: 0,
+    readUnits: 0,
+    writeUnits: 0,
+    wallMs: 0,
+    byMethod: {},
+  };
+}
+
+export function addStoreCounts(into: StoreCounts, more: StoreCounts): StoreCounts {
+  for (const [k, v] of Object.entries(more.calls)) into.calls[k] = (into.calls[k] ?? 0) + v;
+  into.apiRequests += more.apiRequests;
+  into.itemsRead += more.itemsRead;
+  into.itemsWritten += more.itemsWritten;
+  into.readUnits += more.readUnits;
+  into.writeUnits += more.writeUnits;
+  into.wallMs += more.wallMs;
+  for (const [k, v] of Object.entries(more.byMethod)) {
+    const t = entryOf(into.byMethod, k, () => ({ items: 0, readUnits: 0, writeUnits: 0 }));
+    t.items += v.items;
+    t.readUnits += v.readUnits;
+    t.writeUnits += v.writeUnits;
+  }
+  return into;
+}
+
+const LEASE_ITEM = {
+  pk: 'CLUB#club-00000#x',
+  sk: 'LEASE#paymentHistory',
+  owner: 'x'.repeat(40),
+  expiresAtMs: 1e12,
+  expiresAt: 1e9,
+};
+const QUOTA_ITEM = { pk: 'CLUB#club-00000', sk: 'QUOTA#2026-01', requests: 123456, expiresAt: 1e9 };
+
+const cursorItem = (c: Cursor) => ({ pk: `CLUB#${c.clubId}`, sk: `CURSOR#${c.source}`, ...c });
+const seenItem = (clubId: string, source: string, fp: string) => ({
+  pk: `CLUB#${clubId}#SEEN#${source}`,
+  sk: fp,
+  expiresAt: 1e9,
+});
+const snapshotItem = (clubId: string, kind: string, s: Snapshot) => ({
+  pk: `CLUB#${clubId}#${kind}`,
+  sk: s.id,
+  ...s,
+});
+
+export class CountingStateStore implements StateStore {
+  counts: StoreCounts = emptyStoreCounts();
+
+  constructor(private readonly inner: StateStore) {}
+
+  /** Returns the counts so far and starts new ones. */
+  take(): StoreCounts {
+    const taken = this.counts;
+    this.counts = emptyStoreCounts();
+    return taken;
+  }
+
+  async #timed<T>(method: string, run: () => Promise<T>): Promise<T> {
+    this.counts.calls[method] = (this.counts.calls[method] ?? 0) + 1;
+    const started = performance.now();
+    try {
+      return await run();
+    } finally {
+      this.counts.wallMs += performance.now() - started;
+    }
+  }
+
+  #byMethod(method: string) {
+    return entryOf(this.counts.byMethod, method, () => ({ items: 0, readUnits: 0, writeUnits: 0 }));
+  }
+
+  #read(method: string, requests: number, items: number, units: number): void {
+    this.counts.apiRequests += requests;
+    this.counts.itemsRead += items;
+    this.counts.readUnits += units;
+    const m = this.#byMethod(method);
+    m.items += items;
+    m.readUnits += units;
+  }
+
+  #write(method: string, requests: number, items: number, units: number): void {
+    this.counts.apiRequests += requests;
+    this.counts.itemsWritten += items;
+    this.counts.writeUnits += units;
+    const m = this.#byMethod(method);
+    m.items += items;
+    m.writeUnits += units;
+  }
+
+  getCursor(clubId: string, source: SourceName): Promise<Cursor> {
+    return this.#timed('getCursor', async () => {
+      const cursor = await this.inner.getCursor(clubId, source);
+      this.#read('getCursor', 1, 1, readUnits(cursor.version === 0 ? 0 : itemBytes(cursorItem(cursor))));
+      return cursor;
+    });
+  }
+
+  listCursors(clubId: string): Promise<Cursor[]> {
+    return this.#timed('listCursors', async () => {
+      const cursors = await this.inner.listCursors(clubId);
+      let bytes = 0;
+      for (const c of cursors) bytes += itemBytes(cursorItem(c));
+      this.#read('listCursors', 1, cursors.length, readUnits(bytes));
+      return cursors;
+    });
+  }
+
+  putCursor(cursor: Cursor): Promise<Cursor> {
+    return this.#timed('putCursor', async () => {
+      this.#write('putCursor', 1, 1, writeUnits(itemBytes(cursorItem(cursor))));
+      return this.inner.putCursor(cursor);
+    });
+  }
+
+  acquireLease(clubId: string, source: string, owner: string, ttlMs: number, nowMs: number) {
+    return this.#timed('acquireLease', async () => {
+      this.#write('acquireLease', 1, 1, writeUnits(itemBytes(LEASE_ITEM)));
+      return this.inner.acquireLease(clubId, source, owner, ttlMs, nowMs);
+    });
+  }
+
+  renewLease(clubId: string, source: string, owner: string, ttlMs: number, nowMs: number) {
+    return this.#timed('renewLease', async () => {
+      this.#write('renewLease', 1, 1, writeUnits(itemBytes(LEASE_ITEM)));
+      return this.inner.renewLease(clubId, source, owner, ttlMs, nowMs);
+    });
+  }
+
+  releaseLease(clubId: string, source: string, owner: string) {
+    return this.#timed('releaseLease', async () => {
+      this.#write('releaseLease', 1, 1, writeUnits(itemBytes(LEASE_ITEM)));
+      return this.inner.releaseLease(clubId, source, owner);
+    });
+  }
+
+  filterSeen(clubId: string, source: SourceName, fingerprints: string[], nowSec: number) {
+    return this.#timed('filterSeen', async () => {
+      const unique = new Set(fingerprints).size;
+      // Every key costs a strongly consistent read (1 RRU), found or not.
+      this.#read('filterSeen', Math.ceil(unique / 100), unique, unique);
+      return this.inner.filterSeen(clubId, source, fingerprints, nowSec);
+    });
+  }
+
+  putSeen(clubId: string, source: SourceName, fingerprints: string[], expiresAtSec: number) {
+    return this.#timed('putSeen', async () => {
+      const unique = [...new Set(fingerprints)];
+      let units = 0;
+      for (const fp of unique) units += writeUnits(itemBytes(seenItem(clubId, source, fp)));
+      this.#write('putSeen', Math.ceil(unique.length / 25), unique.length, units);
+      return this.inner.putSeen(clubId, source, fingerprints, expiresAtSec);
+    });
+  }
+
+  getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]) {
+    return this.#timed('getSnapshots', async () => {
+      const unique = new Set(ids).size;
+      const found = await this.inner.getSnapshots(clubId, kind, ids);
+      let units = unique - found.size;
+      for (const s of found.values()) units += readUnits(itemBytes(snapshotItem(clubId, kind, s)));
+      this.#read('getSnapshots', Math.ceil(unique / 100), unique, units);
+      return found;
+    });
+  }
+
+  putSnapshots(clubId: string, kind: SnapshotKind, snapshots: Snapshot[]) {
+    return this.#timed('putSnapshots', async () => {
+      const byId = new Map(snapshots.map((s) => [s.id, s]));
+      let units = 0;
+      for (const s of byId.values()) units += writeUnits(itemBytes(snapshotItem(clubId, kind, s)));
+      this.#write('putSnapshots', Math.ceil(byId.size / 25), byId.size, units);
+      return this.inner.putSnapshots(clubId, kind, snapshots);
+    });
+  }
+
+  addQuotaUsage(clubId: string, month: string, requests: number) {
+    return this.#timed('addQuotaUsage', async () => {
+      this.#write('addQuotaUsage', 1, 1, writeUnits(itemBytes(QUOTA_ITEM)));
+      return this.inner.addQuotaUsage(clubId, month, requests);
+    });
+  }
+
+  getQuotaUsage(clubId: string, month: string) {
+    return this.#timed('getQuotaUsage', async () => {
+      this.#read('getQuotaUsage', 1, 1, 1);
+      return this.inner.getQuotaUsage(clubId, month);
+    });
+  }
+
+  putQuarantined(clubId: string, source: SourceName, records: QuarantinedRecord[], expiresAtSec: number) {
+    return this.#timed('putQuarantined', async () => {
+      let units = 0;
+      for (const r of records)
+        units += writeUnits(itemBytes({ pk: clubId, sk: r.at + r.key, ...r, raw: JSON.stringify(r.raw) }));
+      this.#write('putQuarantined', Math.ceil(records.length / 25), records.length, units);
+      return this.inner.putQuarantined(clubId, source, records, expiresAtSec);
+    });
+  }
+
+  listQuarantined(clubId: string, source: SourceName, limit?: number) {
+    return this.#timed('listQuarantined', async () => {
+      const records = await this.inner.listQuarantined(clubId, source, limit);
+      this.#read('listQuarantined', 1, records.length, readUnits(records.length * 1024));
+      return records;
+    });
+  }
+}

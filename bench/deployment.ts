@@ -1,0 +1,93 @@
+/**
+ * The deployed settings the cost figures depend on, read from the CDK app itself (lib/): the
+ * stack is synthesized in memory with bundling skipped, and the template gives each Lambda's memory,
+ * architecture and timeout, the dispatch schedule's rate, and the poll queue's event source batch
+ * size and maximum concurrency. Nothing here is re-typed from lib/.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Template } from 'aws-cdk-lib/assertions';
+import { HANDLER_ENTRIES } from '../lambdas/common/deployment-contract';
+import { createGymBridgeApp } from '../lib/gym-bridge-app';
+
+export interface FunctionSettings {
+  readonly memoryMb: number;
+  readonly architecture: string;
+  readonly timeoutSec: number;
+}
+
+export interface DeploymentSettings {
+  readonly stage: string;
+  readonly dispatch: FunctionSettings;
+  readonly poll: FunctionSettings;
+  /** Minutes between dispatcher runs (EventBridge Scheduler rate). */
+  readonly scheduleRateMinutes: number;
+  readonly pollBatchSize: number;
+  readonly pollMaxConcurrency: number;
+  /** Poll deadline the code is given (POLL_DEADLINE_MS), ms. */
+  readonly pollDeadlineMs?: number;
+  /** True when lambdas/handlers/*.ts existed; false: stand-in entries were used to synthesize. */
+  readonly handlersPresent: boolean;
+}
+
+export class DeploymentSettingsError extends Error {
+  override readonly name = 'DeploymentSettingsError';
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+type Resource = { Properties: Record<string, unknown> };
+
+function one(template: Template, type: string, match: (r: Resource) => boolean, what: string): Resource {
+  const found = Object.values(template.findResources(type) as Record<string, Resource>).filter(match);
+  if (found.length !== 1)
+    throw new DeploymentSettingsError(`expected one ${what} in the template, found ${found.length}`);
+  return found[0]!;
+}
+
+function functionSettings(r: Resource): FunctionSettings {
+  const p = r.Properties;
+  return {
+    memoryMb: Number(p.MemorySize ?? 128),
+    architecture: ((p.Architectures as string[] | undefined) ?? ['x86_64'])[0] ?? 'x86_64',
+    timeoutSec: Number(p.Timeout ?? 3),
+  };
+}
+
+export function readDeploymentSettings(stage = 'prod'): DeploymentSettings {
+  const handlersPresent =
+    existsSync(join(ROOT, HANDLER_ENTRIES.dispatch)) && existsSync(join(ROOT, HANDLER_ENTRIES.poll));
+  // Bundling is skipped, so any existing file can stand in for a handler that is not written yet.
+  const standIn = 'lambdas/engine/poll-club.ts';
+  const { stack } = createGymBridgeApp({
+    context: { stage, 'aws:cdk:bundling-stacks': [] },
+    ...(handlersPresent ? {} : { handlerEntries: { dispatch: standIn, poll: standIn } }),
+  });
+  const template = Template.fromStack(stack);
+  const isFn = (word: string) => (r: Resource) => String(r.Properties.Description ?? '').includes(word);
+  const dispatch = one(template, 'AWS::Lambda::Function', isFn('dispatch'), 'dispatch function');
+  const poll = one(template, 'AWS::Lambda::Function', isFn('gym-bridge poll'), 'poll function');
+  const schedule = one(template, 'AWS::Scheduler::Schedule', () => true, 'schedule');
+  const expression = String(schedule.Properties.ScheduleExpression ?? '');
+  const rate = /^rate\((\d+) (minute|minutes|hour|hours)\)$/.exec(expression);
+  if (!rate) throw new DeploymentSettingsError(`unexpected schedule expression '${expression}'`);
+  const scheduleRateMinutes = Number(rate[1]) * (rate[2]!.startsWith('hour') ? 60 : 1);
+  const mapping = one(template, 'AWS::Lambda::EventSourceMapping', () => true, 'SQS event source mapping');
+  const env =
+    (poll.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+  const deadline = Number(env.POLL_DEADLINE_MS);
+  return {
+    stage,
+    dispatch: functionSettings(dispatch),
+    poll: functionSettings(poll),
+    scheduleRateMinutes,
+    pollBatchSize: Number(mapping.Properties.BatchSize ?? 10),
+    pollMaxConcurrency: Number(
+      (mapping.Properties.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency ??
+        0,
+    ),
+    ...(Number.isFinite(deadline) ? { pollDeadlineMs: deadline } : {}),
+    handlersPresent,
+  };
+}

@@ -1,0 +1,64 @@
+/** How big each benchmark is: the full run (`npm run bench`) and a quick smoke run (`--quick`). */
+
+export interface BenchPlan {
+  readonly name: 'full' | 'quick';
+  readonly runs: number;
+  readonly bigClub: { members: number; visits: number; historyDays: number; seed: number };
+  /** Work per source in each dynalite slice, ms. */
+  readonly dynaliteSliceMs: number;
+  readonly sdkPublishEvents: number;
+  /** Days of visits the resumable backfill and the profile read. */
+  readonly backfillDays: number;
+  readonly invocationBudgetMs: number;
+  readonly typicalClub: { members: number; visitsPerDay: number; historyDays: number };
+  readonly simDays: number;
+  readonly simSeeds: readonly number[];
+  readonly naiveCycles: number;
+  /** Span of the every-source-every-minute comparison run, hours. */
+  readonly altScheduleHours: number;
+  readonly dispatchClubs: number;
+  readonly dynaliteDispatchClubs: number;
+  readonly fleet: {
+    clubs: number;
+    minutes: number;
+    members: number;
+    visitsPerDay: number;
+    historyDays: number;
+  };
+}
+
+export const FULL_PLAN: BenchPlan = {
+  name: 'full',
+  runs: 3,
+  bigClub: { members: 50_000, visits: 1_000_000, historyDays: 14, seed: 11 },
+  dynaliteSliceMs: 8000,
+  sdkPublishEvents: 20_000,
+  backfillDays: 3,
+  invocationBudgetMs: 2000,
+  typicalClub: { members: 3000, visitsPerDay: 1500, historyDays: 30 },
+  simDays: 7,
+  simSeeds: [5, 6, 7],
+  naiveCycles: 10,
+  altScheduleHours: 12,
+  dispatchClubs: 5000,
+  dynaliteDispatchClubs: 1000,
+  fleet: { clubs: 200, minutes: 60, members: 3000, visitsPerDay: 1500, historyDays: 1 },
+};
+
+export const QUICK_PLAN: BenchPlan = {
+  name: 'quick',
+  runs: 1,
+  bigClub: { members: 5000, visits: 100_000, historyDays: 14, seed: 11 },
+  dynaliteSliceMs: 2000,
+  sdkPublishEvents: 2000,
+  backfillDays: 1,
+  invocationBudgetMs: 500,
+  typicalClub: { members: 3000, visitsPerDay: 1500, historyDays: 30 },
+  simDays: 0.5,
+  simSeeds: [5],
+  naiveCycles: 3,
+  altScheduleHours: 2,
+  dispatchClubs: 500,
+  dynaliteDispatchClubs: 200,
+  fleet: { clubs: 20, minutes: 10, members: 3000, visitsPerDay: 1500, historyDays: 1 },
+};

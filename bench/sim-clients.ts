@@ -1,0 +1,48 @@
+/**
+ * The API client factory of the simulations: the engine's own GymApiClientFactory (one token
+ * provider per integrator login, as in production), with every request counted on the way.
+ *
+ * Tokens are cached on the real clock while the sandbox expires them on its simulated clock, so
+ * about once per simulated hour a data request meets a 401 and the client re-authenticates once
+ * (exactly what a token expiring in production looks like, minus the proactive refresh). Those
+ * 401s are counted apart and left out of the data-request figures: the sandbox does not count them
+ * against the quota either.
+ */
+import { type ClientFactory, GymApiClientFactory } from '../lambdas/engine/client-factory';
+import type { ClubConfig } from '../lambdas/engine/club-config';
+import type { GymApiClient, RequestObserver } from '../lambdas/gym-api';
+
+export interface RequestCounts {
+  /** Data requests answered with anything but 401. */
+  data: number;
+  /** Data requests answered 401 (expired token, re-authenticated once). */
+  reauth401: number;
+  token: number;
+  /** Wall time of data requests (request + response body), ms. */
+  dataWallMs: number;
+}
+
+export const emptyRequestCounts = (): RequestCounts => ({ data: 0, reauth401: 0, token: 0, dataWallMs: 0 });
+
+export class CountingClientFactory implements ClientFactory {
+  readonly #inner = new GymApiClientFactory();
+  counts: RequestCounts = emptyRequestCounts();
+
+  take(): RequestCounts {
+    const taken = this.counts;
+    this.counts = emptyRequestCounts();
+    return taken;
+  }
+
+  forClub(club: ClubConfig, onRequest: RequestObserver): GymApiClient {
+    return this.#inner.forClub(club, (event) => {
+      if (event.kind === 'token') this.counts.token++;
+      else if (event.status === 401) this.counts.reauth401++;
+      else {
+        this.counts.data++;
+        this.counts.dataWallMs += event.durationMs;
+      }
+      onRequest(event);
+    });
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * The typical club's figures from one simulation run and its naive-poller comparison: API
+ * efficiency, freshness, and the monthly counts the cost model prices.
+ */
+import type { ClubSimulationResult } from './club-simulation';
+import type { MonthlyClubCounts } from './cost';
+import { addStoreCounts, emptyStoreCounts } from './counting-store';
+import type { NaiveResult } from './naive-poller';
+import { entryOf, median, percentile, sum } from './stats';
+
+export const BASIC_QUOTA = 1_000_000;
+const DAY_MS = 86_400_000;
+const MONTH_DAYS = 30;
+
+/** Histogram bins of the freshness chart (upper bounds, seconds). */
+export const FRESHNESS_BINS = [
+  30,
+  60,
+  90,
+  120,
+  180,
+  300,
+  600,
+  1200,
+  2400,
+  3600,
+  Number.POSITIVE_INFINITY,
+] as const;
+
+export interface Distribution {
+  readonly n: number;
+  readonly p50: number;
+  readonly p95: number;
+  readonly max: number;
+}
+
+export function distribution(values: readonly number[]): Distribution {
+  return {
+    n: values.length,
+    p50: percentile(values, 50),
+    p95: percentile(values, 95),
+    max: values.length ? Math.max(...values) : Number.NaN,
+  };
+}
+
+export interface NaiveFigures {
+  readonly cyclesMeasured: number;
+  readonly requestsPerCycle: number;
+  readonly rowsPerCycle: number;
+  readonly wallMsPerCycle: number;
+  readonly tokenRequestsPerDataRequest: number;
+  readonly changesDetected: number;
+  readonly journalChanges: number;
+  readonly monthRequests: number;
+  readonly monthRows: number;
+  readonly requestsPerChange: number;
+  readonly rowsPerChange: number;
+  readonly quotaShareBasic: number;
+  /** The longest cycle (minutes) at which the naive poller stays within 50% of the Basic quota. */
+  readonly cycleMinutesAtHalfQuota: number;
+}
+
+export interface TypicalClubRun {
+  readonly seed: number;
+  readonly simulatedDays: number;
+  readonly wallMs: number;
+  readonly dispatchSteps: number;
+  readonly pollInvocations: number;
+  readonly perDay: {
+    readonly requests: number;
+    readonly rows: number;
+    readonly events: number;
+    readonly tokenRequests: number;
+    readonly reauth401: number;
+    readonly journalChanges: number;
+  };
+  readonly requestsPerChange: number;
+  readonly rowsPerChange: number;
+  readonly tokenRequestsPerDataRequest: number;
+  readonly quotaShareBasic: number;
+  readonly freshness: Distribution & {
+    readonly superseded: number;
+    readonly foldedIntoCreation: number;
+    readonly unmatchedEvents: number;
+    readonly pendingAtEnd: number;
+    readonly overdue: Record<string, number>;
+    /** Counts per FRESHNESS_BINS bin. */
+    readonly histogram: number[];
+  };
+  readonly freshnessByType: Record<string, Distribution>;
+  readonly bySource: Record<string, { polls: number; requests: number; rows: number; events: number }>;
+  readonly poll: { readonly wallMsMedian: number; readonly wallMsP95: number; readonly cpuMsMedian: number };
+  readonly baseline: { readonly requests: number; readonly rows: number; readonly wallMs: number };
+  readonly failures: number;
+  readonly monthly: MonthlyClubCounts;
+  /** DynamoDB items and units per store method, per month (polls and dispatch). */
+  readonly storeByMethodMonthly: Record<string, { items: number; readUnits: number; writeUnits: number }>;
+  readonly naive?: NaiveFigures;
+}
+
+export function summariseRun(
+  sim: ClubSimulationResult,
+  naive: NaiveResult | undefined,
+  seed: number,
+): TypicalClubRun {
+  const days = sim.options.spanMs / DAY_MS;
+  const scale = MONTH_DAYS / days;
+  const events = sim.events;
+  const delays = sim.freshness.samples.map((s) => s.delayMs / 1000);
+  const byType: Record<string, number[]> = {};
+  for (const s of sim.freshness.samples) entryOf(byType, s.detailType, () => []).push(s.delayMs / 1000);
+  const histogram = FRESHNESS_BINS.map(() => 0);
+  for (const d of delays) {
+    const bin = FRESHNESS_BINS.findIndex((b) => d <= b);
+    histogram[bin] = (histogram[bin] ?? 0) + 1;
+  }
+  const pollStoreRequests = sim.pollStore.apiRequests + sim.polls.length; // + the club lookup per poll
+  const readUnits = sim.pollStore.readUnits + sim.dispatchStore.readUnits + sim.registryReads.readUnits;
+  const seenWritesPerDay = (sim.pollStore.byMethod.putSeen?.items ?? 0) / days;
+  const byMethod = addStoreCounts(
+    addStoreCounts(emptyStoreCounts(), sim.pollStore),
+    sim.dispatchStore,
+  ).byMethod;
+  const storeByMethodMonthly = Object.fromEntries(
+    Object.entries(byMethod).map(([k, v]) => [
+      k,
+      { items: v.items * scale, readUnits: v.readUnits * scale, writeUnits: v.writeUnits * scale },
+    ]),
+  );
+  const monthly: MonthlyClubCounts = {
+    pollInvocations: sim.polls.length * scale,
+    pollLocalMs: sum(sim.polls.map((p) => p.wallMs)) * scale,
+    apiRequests: sim.requests.data * scale,
+    tokenRequests: sim.requests.token * scale,
+    pollStoreRequests: pollStoreRequests * scale,
+    putEventsRequests: sim.sink.putEventsRequests * scale,
+    secretsCalls: sim.secretsApiCalls * scale,
+    readUnits: readUnits * scale,
+    writeUnits: sim.pollStore.writeUnits * scale,
+    billedEvents: sim.sink.billedEvents * scale,
+    sqsMessages: sim.sqsMessages * scale,
+    emfBytes: sim.emf.bytes * scale,
+    logBytes: sim.logs.bytes * scale,
+    perClubMetrics: sim.emf.perClubMetrics,
+    // Estimate: a snapshot per member and prospect (~300 B) and seen keys kept ~12 days (~100 B).
+    storedBytes: sim.stateRecords * 300 + seenWritesPerDay * 12 * 100,
+  };
+  const run: TypicalClubRun = {
+    seed,
+    simulatedDays: days,
+    wallMs: sim.wallMs,
+    dispatchSteps: sim.dispatchSteps,
+    pollInvocations: sim.polls.length,
+    perDay: {
+      requests: sim.requests.data / days,
+      rows: sim.rows / days,
+      events: events / days,
+      tokenRequests: sim.requests.token / days,
+      reauth401: sim.requests.reauth401 / days,
+      journalChanges: sim.journalChanges / days,
+    },
+    requestsPerChange: sim.requests.data / Math.max(1, events),
+    rowsPerChange: sim.rows / Math.max(1, events),
+    tokenRequestsPerDataRequest: sim.requests.token / Math.max(1, sim.requests.data),
+    quotaShareBasic: (sim.requests.data * scale) / BASIC_QUOTA,
+    freshness: {
+      ...distribution(delays),
+      superseded: sim.freshness.superseded,
+      foldedIntoCreation: sim.freshness.foldedIntoCreation,
+      unmatchedEvents: sim.freshness.unmatchedEvents,
+      pendingAtEnd: sim.freshness.pendingCount,
+      overdue: sim.overdue,
+      histogram,
+    },
+    freshnessByType: Object.fromEntries(Object.entries(byType).map(([k, v]) => [k, distribution(v)])),
+    bySource: sim.bySource,
+    poll: {
+      wallMsMedian: median(sim.polls.map((p) => p.wallMs)),
+      wallMsP95: percentile(
+        sim.polls.map((p) => p.wallMs),
+        95,
+      ),
+      cpuMsMedian: median(sim.polls.map((p) => p.cpuMs)),
+    },
+    baseline: { requests: sim.baseline.requests, rows: sim.baseline.rows, wallMs: sim.baseline.wallMs },
+    failures: sim.failures,
+    monthly,
+    storeByMethodMonthly,
+  };
+  if (!naive || naive.cycles.length === 0) return run;
+  const stepMinutes = sim.options.stepMs / 60_000;
+  const cyclesPerMonth = (MONTH_DAYS * 24 * 60) / stepMinutes;
+  const rowsPerCycle = median(naive.cycles.map((c) => c.rows));
+  const requestsPerCycle = median(naive.cycles.map((c) => c.requests));
+  // A full read grows with the data: average it over the month from the growth the span showed.
+  const growthPerDay = (sim.fullReadRows.end - sim.fullReadRows.start) / days;
+  const averageRows = sim.fullReadRows.start + growthPerDay * (MONTH_DAYS / 2);
+  const monthRows = cyclesPerMonth * averageRows;
+  const monthRequests = cyclesPerMonth * requestsPerCycle * (averageRows / Math.max(1, rowsPerCycle));
+  const changesPerMonth = events * scale;
+  return {
+    ...run,
+    naive: {
+      cyclesMeasured: naive.cycles.length,
+      requestsPerCycle,
+      rowsPerCycle,
+      wallMsPerCycle: median(naive.cycles.map((c) => c.wallMs)),
+      tokenRequestsPerDataRequest:
+        naive.tokenRequests / Math.max(1, sum(naive.cycles.map((c) => c.requests))),
+      changesDetected: sum(naive.cycles.map((c) => c.changes)),
+      journalChanges: naive.journalChanges,
+      monthRequests,
+      monthRows,
+      requestsPerChange: monthRequests / changesPerMonth,
+      rowsPerChange: monthRows / changesPerMonth,
+      quotaShareBasic: monthRequests / BASIC_QUOTA,
+      cycleMinutesAtHalfQuota: (requestsPerCycle * MONTH_DAYS * 24 * 60) / (BASIC_QUOTA / 2),
+    },
+  };
+}
