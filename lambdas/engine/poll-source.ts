@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { logger } from '../common/logger';
 import type { BridgeEvent } from '../events/catalog';
 import type { EventSink } from '../events/publisher';
-import { DeadlineExceededError, type GymApiClient, type Page } from '../gym-api';
+import { DeadlineExceededError, type GymApiClient, MAX_PAGE_SIZE, type Page } from '../gym-api';
 import type { OperationName } from '../gym-api/operations';
 import { toFilterValue, toInstant } from '../sources/record-time';
 import type { AppendSource, ClubContext, SourceDefinition, StateSource } from '../sources/source';
@@ -156,31 +156,60 @@ class SourceScan {
     // the identities held in memory are the whole story.
     const resumed = (scan.distinct ?? 0) > 0;
     const seenIdentities = new Set<string>();
+    /** Identities first read by this invocation (earlier ones are counted in `scan.distinct`). */
+    const readHere = new Set<string>();
     let distinct = scan.distinct ?? 0;
+    /**
+     * Records beyond one per identity: rows that really share an identity (a door scanned twice in
+     * one second). Only a single response proves it (offset drift repeats rows across pages), so
+     * an identity counts as often as it appeared in one response, at most.
+     */
+    let extra = scan.repeats ?? 0;
+    const multiplicity = new Map<string, number>();
+    /** The record time of each identity read, for verifying suspected repeats. */
+    const times = new Map<string, string>();
     /** Identities counted since the last saved progress, whose read marks are not written yet. */
     let unmarked: string[] = [];
     let maxRecordMs = scan.maxRecordTime ? Date.parse(scan.maxRecordTime) : undefined;
     let outcome: SourceOutcome = 'incomplete';
-    let previousCounts: Map<string, number> | undefined;
-    const progress = (nextOffset: number, unidentified: number, repeats: number): EngineScan => ({
+    const progress = (nextOffset: number, unidentified: number): EngineScan => ({
       ...scan,
       nextOffset,
       pages: scan.pages + this.#pages,
       records: scan.records + this.#records,
       distinct,
       unidentified,
-      repeats,
+      repeats: extra,
       ...(maxRecordMs === undefined ? {} : { maxRecordTime: new Date(maxRecordMs).toISOString() }),
     });
+    /** Takes in one response's identities: the union, the distinct count, proven repeats. */
+    const account = async (identities: readonly string[], recordTimes: ReadonlyMap<string, string>) => {
+      const inPage = new Map<string, number>();
+      for (const id of identities) inPage.set(id, (inPage.get(id) ?? 0) + 1);
+      const firstSeen = [...inPage.keys()].filter((id) => !seenIdentities.has(id));
+      for (const id of firstSeen) seenIdentities.add(id);
+      const fresh = resumed ? await this.#notReadBefore(scan, firstSeen) : firstSeen;
+      for (const id of fresh) readHere.add(id);
+      distinct += fresh.length;
+      unmarked.push(...fresh);
+      for (const [id, n] of inPage) {
+        const known = multiplicity.get(id) ?? 1;
+        // Identities an earlier invocation read may have had their repeats counted there already.
+        if (n > known && readHere.has(id)) {
+          extra += n - known;
+          multiplicity.set(id, n);
+        }
+      }
+      for (const [id, time] of recordTimes) times.set(id, time);
+    };
 
     while (this.#attempts < maxAttempts) {
       this.#attempts++;
       const counts = new Map<string, number>();
       let rowsCounted = 0;
-      // Rows are counted from offset 0 of the attempt: a resumed attempt carries on the counts of
-      // the invocations before it.
+      // Rows are counted from offset 0 of the attempt: a resumed attempt carries on the count of
+      // unidentified rows of the invocations before it.
       let unidentified = this.#attempts === 1 ? (scan.unidentified ?? 0) : 0;
-      let repeatsWithinPages = this.#attempts === 1 ? (scan.repeats ?? 0) : 0;
       let finished = false;
       let offset = this.#attempts === 1 ? startOffset : 0;
       try {
@@ -189,19 +218,8 @@ class SourceScan {
           const result = await this.#processPage(page, scan);
           rowsCounted = page.offset + page.rawCount;
           unidentified += result.unidentified;
-          const inPage = new Set<string>();
-          const firstSeen: string[] = [];
-          for (const id of result.identities) {
-            // A repeat inside one response is real data (offset drift repeats rows across pages).
-            if (inPage.has(id)) repeatsWithinPages++;
-            inPage.add(id);
-            if (!seenIdentities.has(id)) firstSeen.push(id);
-            seenIdentities.add(id);
-            counts.set(id, (counts.get(id) ?? 0) + 1);
-          }
-          const fresh = resumed ? await this.#notReadBefore(scan, firstSeen) : firstSeen;
-          distinct += fresh.length;
-          unmarked.push(...fresh);
+          for (const id of result.identities) counts.set(id, (counts.get(id) ?? 0) + 1);
+          await account(result.identities, result.times);
           maxRecordMs = maxOf(maxRecordMs, result.maxRecordMs);
           offset = page.offset + page.rawCount;
           if (page.rawCount < page.limit) {
@@ -210,7 +228,7 @@ class SourceScan {
           }
           await this.#markRead(scan, unmarked);
           unmarked = [];
-          await this.#saveProgress(progress(offset, unidentified, repeatsWithinPages));
+          await this.#saveProgress(progress(offset, unidentified));
           if (this.#outOfTime()) break;
         }
       } catch (err) {
@@ -221,18 +239,30 @@ class SourceScan {
         outcome = 'partial';
         break;
       }
-      if (distinct + unidentified + repeatsWithinPages >= rowsCounted) {
+      const complete = () => distinct + extra + unidentified >= rowsCounted;
+      if (complete()) {
         outcome = 'completed';
         break;
       }
-      // Rows can share an identity for real (a door scanned twice in one second) across a page
-      // boundary too: then two consecutive reads return the same multiset of identities, which
-      // drift or reordering would not.
-      if (previousCounts && sameCounts(previousCounts, counts)) {
+      // Identities read more often across pages than in any one response: drift, or records that
+      // really share an identity and a page boundary. One response from their record time holds
+      // the whole group of equal times: it proves real repeats (and reads a record drift skipped).
+      const suspects = [...counts].filter(([id, n]) => n > (multiplicity.get(id) ?? 1)).map(([id]) => id);
+      for (const time of new Set(suspects.map((id) => times.get(id)).filter((t) => t !== undefined))) {
+        if (this.#outOfTime()) break;
+        const page = await this.#verificationPage(time);
+        if (!page) break;
+        this.#pages++;
+        const result = await this.#processPage(page, scan);
+        // Only the group of this time, and only identities the attempt read: a record inserted
+        // since must not stand in for one the attempt skipped.
+        const group = result.identities.filter((id) => result.times.get(id) === time && counts.has(id));
+        await account(group, new Map());
+      }
+      if (suspects.length > 0 && complete()) {
         outcome = 'completed';
         break;
       }
-      previousCounts = counts;
       logger.warn('scan read a row twice: offset drift or unstable ordering, re-reading', {
         clubId: this.ctx.clubId,
         source: this.source.name,
@@ -245,7 +275,7 @@ class SourceScan {
       // wrong. The re-read starts at 0: a crash during it must resume there, not at this attempt's end.
       await this.#markRead(scan, unmarked);
       unmarked = [];
-      await this.#saveProgress(progress(0, 0, 0));
+      await this.#saveProgress(progress(0, 0));
     }
 
     await this.#finish(scan, outcome, maxRecordMs);
@@ -312,6 +342,7 @@ class SourceScan {
       raw: bad.raw,
     }));
     const identified: { id: string; item: unknown }[] = [];
+    const times = new Map<string, string>();
     let maxRecordMs: number | undefined;
     for (const item of page.items) {
       const id = (this.source.identity as (i: unknown) => string | undefined)(item);
@@ -329,6 +360,7 @@ class SourceScan {
       if (time) {
         const ms = toInstant(time, this.source.filterZone, this.ctx);
         maxRecordMs = maxOf(maxRecordMs, ms);
+        times.set(id, time);
       }
       identified.push({ id, item });
     }
@@ -344,7 +376,27 @@ class SourceScan {
       identities: identified.map((r) => r.id),
       unidentified: page.rawCount - identified.length,
       maxRecordMs,
+      times,
     };
+  }
+
+  /**
+   * The records from `time` on (the filter compares the field the record time is read from), in
+   * one response as large as the API allows; undefined when out of time.
+   */
+  async #verificationPage(time: string): Promise<Page<OperationName> | undefined> {
+    const query = { [this.source.filterParam]: time };
+    try {
+      for await (const page of this.deps.client.pages(this.source.operation, query as never, {
+        deadline: this.options.deadlineMs,
+        pageSize: MAX_PAGE_SIZE,
+      })) {
+        return page;
+      }
+    } catch (err) {
+      if (!(err instanceof DeadlineExceededError)) throw err;
+    }
+    return undefined;
   }
 
   async #detectAppend(
@@ -576,12 +628,6 @@ class SourceScan {
     };
     this.#cursor = await this.deps.store.putCursor(cursor);
   }
-}
-
-function sameCounts(a: Map<string, number>, b: Map<string, number>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [k, n] of a) if (b.get(k) !== n) return false;
-  return true;
 }
 
 function eventErrorReason(err: unknown): string {
