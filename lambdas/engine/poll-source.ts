@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import { logger } from '../common/logger';
 import type { BridgeEvent } from '../events/catalog';
-import type { EventSink } from '../events/publisher';
+import { type EventSink, PublishError } from '../events/publisher';
 import { DeadlineExceededError, type GymApiClient, MAX_PAGE_SIZE, type Page } from '../gym-api';
 import type { OperationName } from '../gym-api/operations';
 import { toFilterValue, toInstant } from '../sources/record-time';
@@ -425,11 +425,15 @@ class SourceScan {
     const fresh = keys.filter((k) => !seen.has(k));
     if (fresh.length === 0) return;
     const events: BridgeEvent[] = [];
+    const origins = new Map<string, unknown>();
     if (emit) {
       for (const key of fresh) {
         const { facet, item } = facets.get(key)!;
         try {
-          events.push(...facet.events(this.ctx));
+          for (const event of facet.events(this.ctx)) {
+            events.push(event);
+            origins.set(event.detail.eventId, item);
+          }
         } catch (err) {
           quarantine.push({
             key: fingerprint(`Q|${JSON.stringify(item)}`),
@@ -439,7 +443,7 @@ class SourceScan {
         }
       }
     }
-    await this.#publish(events);
+    await this.#publish(events, origins, quarantine);
     const window = Math.max(source.tailLookbackMs, source.sweep?.windowMs ?? 0);
     const expiresAt = Math.ceil((this.#startMs + window + SEEN_MARGIN_MS) / 1000);
     await this.deps.store.putSeen(this.ctx.clubId, source.name, fresh, expiresAt);
@@ -459,6 +463,7 @@ class SourceScan {
     ]);
     const changed: Snapshot[] = [];
     const events: BridgeEvent[] = [];
+    const origins = new Map<string, unknown>();
     const snapshotOf = source.snapshot as (
       i: unknown,
       id: string,
@@ -479,11 +484,17 @@ class SourceScan {
       const next = snapshotOf(item, id, before, this.ctx);
       if (before && before.hash === next.hash) continue;
       try {
-        if (scan.mode === 'backfill' && !before) {
-          if (backfill && scan.backfillFromMs !== undefined)
-            events.push(...backfill(item, next, this.ctx, scan.backfillFromMs));
-        } else if (scan.mode !== 'baseline') {
-          events.push(...diff(before, item, next, this.ctx));
+        const built =
+          scan.mode === 'backfill' && !before
+            ? backfill && scan.backfillFromMs !== undefined
+              ? backfill(item, next, this.ctx, scan.backfillFromMs)
+              : []
+            : scan.mode !== 'baseline'
+              ? diff(before, item, next, this.ctx)
+              : [];
+        for (const event of built) {
+          events.push(event);
+          origins.set(event.detail.eventId, item);
         }
       } catch (err) {
         quarantine.push({
@@ -494,15 +505,40 @@ class SourceScan {
       }
       changed.push(next);
     }
-    await this.#publish(events);
+    await this.#publish(events, origins, quarantine);
     if (changed.length > 0) await this.deps.store.putSnapshots(this.ctx.clubId, source.snapshotKind, changed);
   }
 
-  async #publish(events: BridgeEvent[]): Promise<void> {
+  /**
+   * Publishes a page's events. An event too large for EventBridge even alone can never be
+   * delivered: its record is quarantined (once, with the reason) instead of failing every poll of
+   * the source from now on. Any other failure fails the poll.
+   */
+  async #publish(
+    events: BridgeEvent[],
+    origins: ReadonlyMap<string, unknown>,
+    quarantine: { key: string; reason: string; raw: unknown }[],
+  ): Promise<void> {
     if (events.length === 0) return;
-    await this.deps.sink.publish(events);
-    this.#events += events.length;
-    for (const e of events) this.#published.push(e);
+    let delivered = events;
+    try {
+      await this.deps.sink.publish(events);
+    } catch (err) {
+      if (!(err instanceof PublishError) || err.oversizedEventIds.length === 0) throw err;
+      const oversized = new Set(err.oversizedEventIds);
+      if (err.failedEventIds.some((id) => !oversized.has(id))) throw err;
+      for (const id of oversized) {
+        const raw = origins.get(id);
+        quarantine.push({
+          key: fingerprint(`Q|${JSON.stringify(raw) ?? ''}`),
+          reason: 'its event is larger than the PutEvents limit (256 KB) and cannot be published',
+          raw,
+        });
+      }
+      delivered = events.filter((e) => !oversized.has(e.detail.eventId));
+    }
+    this.#events += delivered.length;
+    for (const e of delivered) this.#published.push(e);
   }
 
   /** Quarantines each bad record once (a mark in the seen set), with its reason. */
