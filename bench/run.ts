@@ -8,7 +8,7 @@
  *   npm run bench -- --cpu-prof        # also keep the raw .cpuprofile (bench/profiles/)
  *   npm run bench -- --out DIR         # write the report elsewhere (default: docs)
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -41,11 +41,12 @@ import {
 } from './throughput';
 import { summariseRun, type TypicalClubRun } from './typical-club';
 
-const HELP = `usage: npm run bench -- [--quick] [--cpu-prof] [--out DIR]
+const HELP = `usage: npm run bench -- [--quick] [--cpu-prof] [--out DIR] [--render FILE]
 
-  --quick      small sizes and one run of each benchmark (a smoke test, minutes less)
-  --cpu-prof   keep the raw CPU profile of the profiled backfill in bench/profiles/
-  --out DIR    directory for benchmarks.md, benchmarks.json and charts/ (default: docs)`;
+  --quick        small sizes and one run of each benchmark (a smoke test, minutes less)
+  --cpu-prof     keep the raw CPU profile of the profiled backfill in bench/profiles/
+  --out DIR      directory for benchmarks.md, benchmarks.json and charts/ (default: docs)
+  --render FILE  measure nothing: write the report again from a benchmarks.json`;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const started = Date.now();
@@ -53,7 +54,7 @@ const say = (text: string) =>
   process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${text}\n`);
 
 async function main(): Promise<number> {
-  let flags: { quick?: boolean; 'cpu-prof'?: boolean; out?: string; help?: boolean };
+  let flags: { quick?: boolean; 'cpu-prof'?: boolean; out?: string; render?: string; help?: boolean };
   try {
     flags = parseArgs({
       args: process.argv.slice(2),
@@ -61,6 +62,7 @@ async function main(): Promise<number> {
         quick: { type: 'boolean' },
         'cpu-prof': { type: 'boolean' },
         out: { type: 'string' },
+        render: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -75,6 +77,11 @@ async function main(): Promise<number> {
   }
   const plan = flags.quick ? QUICK_PLAN : FULL_PLAN;
   const outDir = flags.out ?? join(ROOT, 'docs');
+  if (flags.render) {
+    await writeReport(JSON.parse(await readFile(flags.render, 'utf8')) as BenchResults, outDir);
+    say(`wrote ${join(outDir, 'benchmarks.md')} from ${flags.render}`);
+    return 0;
+  }
   // The engine's warnings (e.g. a scan re-read) are expected in places; keep the output to progress.
   logger.setLogLevel('ERROR');
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';

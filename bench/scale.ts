@@ -18,7 +18,7 @@ import { CountingStateStore, type StoreCounts } from './counting-store';
 import { HostProcess } from './hosts/rpc';
 import { CollectingQueue, CountingRegistry, CountingSecretsClient, ProductionPath } from './production-path';
 import { CountingClientFactory } from './sim-clients';
-import { cpuMsSince, median } from './stats';
+import { cpuMsSince, median, percentile } from './stats';
 import type { DynaliteContext } from './throughput';
 
 const MINUTE = 60_000;
@@ -207,6 +207,9 @@ export interface FleetHourResult {
   readonly baselineWallMs: number;
   readonly minutes: FleetMinute[];
   readonly polls: number;
+  /** Local wall time of the poll invocations of the hour: median and p95, ms. */
+  readonly pollWallMsMedian: number;
+  readonly pollWallMsP95: number;
   readonly requests: number;
   readonly rows: number;
   readonly events: number;
@@ -328,6 +331,11 @@ export async function fleetHour(options: {
       baselineWallMs,
       minutes,
       polls,
+      pollWallMsMedian: median(minutes.flatMap((m) => m.pollWallMs)),
+      pollWallMsP95: percentile(
+        minutes.flatMap((m) => m.pollWallMs),
+        95,
+      ),
       requests: clients.take().data,
       rows,
       events: sink.take().events,
