@@ -1,0 +1,421 @@
+/**
+ * One seeded chaos run of the whole engine: the sandbox (one small club, a short history), dynalite
+ * through the real SDK, a local EventBridge endpoint through the real SDK and EventBridgeSink, and
+ * the faults of the seed's scenario (scenario.ts) injected at every layer:
+ *
+ * - API: 5xx and 429, slow responses and timeouts, token expiry mid-scan (the sandbox clock jumps
+ *   while paging), unstable ordering, inserts while paging, late arrivals, a DST transition;
+ * - EventBridge: failed entries and throttled requests (the local endpoint's seeded faults);
+ * - DynamoDB: throttling (SDK middleware) and, through a StateStore wrapper, StoreErrors, lost
+ *   conditional writes on cursors and leases;
+ * - crashes before, after or half-way through any step of a poll (fetch, every store call,
+ *   publish), as an exception or as a killed process whose lease is left to expire;
+ * - two pollers racing for the club, and polls whose deadline is too short to finish (scans resume).
+ *
+ * Phases: a silent baseline (no data changes, so the journal starts where the bridge's state
+ * does), `rounds` polls after simulated activity with faults on, then every fault off, the clock
+ * moved on (deep sweeps due, pauses over) and polls until one publishes nothing new. The events on
+ * the bus are then checked against the journal (journal-check.ts).
+ *
+ *   const result = await runChaos(123, { dynamoEndpoint }); // result.ok, result.failures
+ */
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { GymApiClientFactory } from '../../lambdas/engine/client-factory';
+import { type ClubConfig, parseClubsFile } from '../../lambdas/engine/club-config';
+import { type ClubReport, pollClub } from '../../lambdas/engine/poll-club';
+import { pollSource } from '../../lambdas/engine/poll-source';
+import type { BridgeEvent } from '../../lambdas/events/catalog';
+import { startLocalEventBridge } from '../../lambdas/events/local-eventbridge';
+import { EventBridgeSink, type EventSink, PublishError } from '../../lambdas/events/publisher';
+import { GymApiError } from '../../lambdas/gym-api';
+import { type JournalEntry, type Sandbox, startSandbox } from '../../lambdas/sandbox';
+import { SOURCE_ORDER, SOURCES } from '../../lambdas/sources';
+import { ConcurrentModificationError, DynamoDbStateStore, StoreError } from '../../lambdas/state';
+import { createTestTable } from '../support/dynalite';
+import { injectDynamoDbThrottling } from '../support/fault-dynamodb';
+import { faultyFetch } from '../support/fault-fetch';
+import { type Counters, FaultInjector, SimulatedCrashError } from '../support/fault-injector';
+import { FaultySink } from '../support/fault-sink';
+import { FaultyStateStore } from '../support/fault-store';
+import { checkAgainstJournal, type JournalCheck } from './journal-check';
+import { type Scenario, scenarioFor } from './scenario';
+
+const MINUTE = 60_000;
+const CREDENTIALS = { accessKeyId: 'chaos', secretAccessKey: 'chaos' };
+/** Clean polls allowed to reach a poll that publishes nothing new. */
+const MAX_SETTLE_POLLS = 5;
+/**
+ * Simulated time before the settling polls: past the hourly payment sweep and the longest pause a
+ * 429 causes (an hour), so every source is due and polled.
+ */
+const SETTLE_ADVANCE_MS = 61 * MINUTE;
+/** Wall time between two polls of a club as the lease clock sees it (leases last ~90 s). */
+const POLL_SPACING_MS = 5 * MINUTE;
+
+export interface ChaosEnvironment {
+  /** A DynamoDB endpoint (dynalite) shared by runs; each run gets a table of its own. */
+  readonly dynamoEndpoint: string;
+}
+
+export interface ChaosRunResult {
+  readonly seed: number;
+  readonly ok: boolean;
+  /** Why the run failed (empty when ok): missing, spurious, unexplained duplicates, errors. */
+  readonly failures: string[];
+  readonly check: JournalCheck;
+  /** Faults actually injected in this run, by kind. */
+  readonly injected: Counters;
+  readonly polls: number;
+  readonly durationMs: number;
+  readonly scenario: Scenario;
+}
+
+/** Errors a poll may end with under injected faults; anything else is a finding. */
+function isExpectedFailure(err: unknown): boolean {
+  return (
+    err instanceof SimulatedCrashError ||
+    err instanceof StoreError ||
+    err instanceof ConcurrentModificationError ||
+    err instanceof GymApiError ||
+    err instanceof PublishError
+  );
+}
+
+function describeReport(report: ClubReport): string {
+  const sources = report.sources.map(
+    (s) => `${s.source} ${s.outcome}${s.reason ? ` (${s.reason})` : ''}, ${s.events} events`,
+  );
+  const failed = report.failures.map((f) => `${f.source} failed (${f.kind}): ${f.message}`);
+  return `${report.outcome}${report.pausedUntil ? ` until ${report.pausedUntil}` : ''}: ${[...sources, ...failed].join('; ')}`;
+}
+
+const describe = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+
+/** For investigating a seed: what the run delivered and what the journal says. */
+export interface ChaosInspection {
+  readonly delivered: readonly BridgeEvent[];
+  readonly journal: readonly JournalEntry[];
+  readonly uncommittedEventIds: ReadonlySet<string>;
+}
+
+export interface ChaosRunOptions {
+  /** Called with what the run delivered and the journal, before the verdict is returned. */
+  readonly inspect?: (inspection: ChaosInspection) => void;
+  /** Wraps the EventBridge sink (for tests of the verdict: a sink that loses an event). */
+  readonly wrapSink?: (sink: EventSink) => EventSink;
+}
+
+export async function runChaos(
+  seed: number,
+  env: ChaosEnvironment,
+  options: ChaosRunOptions = {},
+): Promise<ChaosRunResult> {
+  const started = Date.now();
+  const scenario = scenarioFor(seed);
+  const injector = new FaultInjector(seed, scenario.rates, scenario.crashes);
+  const failures: string[] = [];
+  const sandbox = await startSandbox({
+    seed,
+    clubs: [{ clubId: 'club-1', timeZone: scenario.sandbox.timeZone, members: scenario.sandbox.members }],
+    historyDays: scenario.sandbox.historyDays,
+    startTime: scenario.sandbox.startTime,
+    activityScale: scenario.sandbox.activityScale,
+    ambiguousZone: scenario.sandbox.ambiguousZone,
+    ...(scenario.sandbox.dstTransition ? { dstTransition: scenario.sandbox.dstTransition } : {}),
+  });
+  const bus = await startLocalEventBridge({ seed });
+  const eventBridge = new EventBridgeClient({
+    endpoint: bus.endpoint,
+    region: 'us-east-1',
+    credentials: CREDENTIALS,
+    // The sink's own retries (failed entries alone, with backoff) are what is under test.
+    maxAttempts: 1,
+  });
+  const dynamoConfig = { endpoint: env.dynamoEndpoint, region: 'us-east-1', credentials: CREDENTIALS };
+  const dynamo = new DynamoDBClient(dynamoConfig);
+  injectDynamoDbThrottling(dynamo, injector);
+  // The harness's own reads go around the faults.
+  const inspection = new DynamoDBClient(dynamoConfig);
+  const tableName = await createTestTable(dynamo, 'chaos');
+  try {
+    const run = new ChaosRun(scenario, injector, sandbox, {
+      store: new DynamoDbStateStore({
+        client: dynamo,
+        tableName,
+        baseDelayMs: 1,
+        maxDelayMs: 10,
+        maxAttempts: scenario.storeMaxAttempts,
+        now: () => sandbox.clock.now().getTime(),
+      }),
+      inspectionStore: new DynamoDbStateStore({ client: inspection, tableName }),
+      sink: (options.wrapSink ?? ((sink) => sink))(
+        new EventBridgeSink({ client: eventBridge, busName: 'chaos', baseDelayMs: 1, maxDelayMs: 8 }),
+      ),
+      faults: bus.faults,
+    });
+    await run.execute(failures);
+    injector.count('eventbridge-failed-entry', bus.stats.failedEntries);
+    injector.count('eventbridge-throttle', bus.stats.throttledRequests);
+    const delivered = bus.events.map((e) => ({ detailType: e.detailType, detail: e.detail }) as BridgeEvent);
+    const journal = sandbox.journal.entries(run.baselineSeq);
+    const check = checkAgainstJournal(journal, delivered, injector.uncommittedEventIds);
+    options.inspect?.({ delivered, journal, uncommittedEventIds: injector.uncommittedEventIds });
+    if (check.missing.length) failures.push(`missing: ${check.missing.slice(0, 10).join('; ')}`);
+    if (check.spurious.length) failures.push(`spurious: ${check.spurious.slice(0, 10).join('; ')}`);
+    if (check.unexplainedDuplicates.length) {
+      failures.push(
+        `duplicates without a crash between publish and commit: ${check.unexplainedDuplicates.slice(0, 10).join('; ')}`,
+      );
+    }
+    if (check.idConflicts.length)
+      failures.push(`one eventId for different changes: ${check.idConflicts.slice(0, 10).join('; ')}`);
+    return {
+      seed,
+      ok: failures.length === 0,
+      failures,
+      check,
+      injected: injector.injected,
+      polls: run.polls,
+      durationMs: Date.now() - started,
+      scenario,
+    };
+  } finally {
+    eventBridge.destroy();
+    await Promise.allSettled([sandbox.close(), bus.close()]);
+    await dynamo.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+    dynamo.destroy();
+    inspection.destroy();
+  }
+}
+
+interface RunWiring {
+  readonly store: DynamoDbStateStore;
+  /** The same table without injected faults, for the harness's own reads. */
+  readonly inspectionStore: DynamoDbStateStore;
+  readonly sink: EventSink;
+  readonly faults: { failEntryRate: number; throttleRate: number; reset(): void };
+}
+
+class ChaosRun {
+  baselineSeq = 0;
+  polls = 0;
+  readonly #club: ClubConfig;
+  readonly #now: () => number;
+
+  constructor(
+    private readonly scenario: Scenario,
+    private readonly injector: FaultInjector,
+    private readonly sandbox: Sandbox,
+    private readonly wiring: RunWiring,
+  ) {
+    const [club] = parseClubsFile(sandbox.clubsFile());
+    if (!club) throw new Error('the sandbox has no club');
+    this.#club = { ...club, unstatedZone: scenario.club.unstatedZone, piiPolicy: scenario.club.piiPolicy };
+    this.#now = () => sandbox.clock.now().getTime();
+  }
+
+  async execute(failures: string[]): Promise<void> {
+    const { scenario, injector, sandbox } = this;
+    // 1. Silent baseline; the journal does not move, so it starts where the bridge's state does.
+    this.#faultsOn({ changeData: false });
+    injector.active = scenario.faultsInBaseline;
+    for (let i = 0; i < 3 && !(await this.#baselineDone()); i++) await this.#poll('baseline', failures);
+    this.#faultsOff();
+    // The clock stands still during the baseline: a pause a 429 caused would never end.
+    for (let i = 0; i < 4 && !(await this.#baselineDone()); i++) {
+      await this.#poll('baseline-clean', failures, { ignorePause: true });
+    }
+    if (!(await this.#baselineDone())) {
+      const cursors = await this.wiring.inspectionStore.listCursors(this.#club.clubId);
+      const state = cursors.map(
+        (c) =>
+          `${c.source}: ${c.baselineDone ? 'done' : 'not done'}${c.scan ? ', scan open' : ''}${c.health.lastError ? `, ${c.health.lastError.kind}: ${c.health.lastError.message}` : ''}`,
+      );
+      failures.push(`the baseline did not complete with faults off (${state.join('; ')})`);
+    }
+    this.baselineSeq = sandbox.journal.lastSeq;
+
+    // 2. Activity and polls with every fault on.
+    this.#faultsOn({ changeData: true });
+    injector.active = true;
+    for (let round = 1; round <= scenario.rounds; round++) {
+      sandbox.advance(scenario.stepMinutes * MINUTE);
+      const before = sandbox.journal.lastSeq;
+      const dice = injector.random();
+      if (dice < scenario.raceRate) {
+        injector.count('race');
+        this.#nextPollWindow();
+        await Promise.all([
+          this.#poll(`race-a${round}`, failures, { newWindow: false }),
+          this.#poll(`race-b${round}`, failures, { newWindow: false }),
+        ]);
+      } else if (dice < scenario.raceRate + scenario.shortDeadlineRate) {
+        injector.count('short-deadline-poll');
+        await this.#pollSourcesInHaste(`haste${round}`, failures);
+      } else {
+        await this.#poll(`round${round}`, failures);
+      }
+      injector.count('changes-during-poll', sandbox.journal.lastSeq - before);
+    }
+
+    // 3. Faults off; the clock moves on (sweeps due, pauses over); poll until nothing new comes.
+    this.#faultsOff();
+    sandbox.advance(SETTLE_ADVANCE_MS);
+    let quiet = false;
+    let last = '';
+    for (let i = 0; i < MAX_SETTLE_POLLS && !quiet; i++) {
+      const report = await this.#poll(`settle${i + 1}`, failures);
+      last = report ? describeReport(report) : 'the poll threw';
+      const data = report?.sources.reduce((n, s) => n + s.events, 0) ?? -1;
+      quiet =
+        report !== undefined &&
+        report.outcome === 'ok' &&
+        report.sources.every((s) => s.outcome === 'completed') &&
+        data === 0;
+    }
+    if (!quiet) {
+      failures.push(
+        `no quiet, complete poll within ${MAX_SETTLE_POLLS} polls with faults off (last: ${last})`,
+      );
+    }
+  }
+
+  async #baselineDone(): Promise<boolean> {
+    const cursors = await this.wiring.inspectionStore.listCursors(this.#club.clubId);
+    return SOURCE_ORDER.every((s) => cursors.some((c) => c.source === s && c.baselineDone && !c.scan));
+  }
+
+  #faultsOn({ changeData }: { changeData: boolean }): void {
+    const { api, eventBridge } = this.scenario;
+    Object.assign(this.sandbox.faults, {
+      errorRate5xx: api.errorRate5xx,
+      rate429: api.rate429,
+      latencyMs: api.latencyMs,
+      latencyJitterMs: api.latencyJitterMs,
+      tokenLifetimeSec: api.tokenLifetimeSec,
+      unstableOrdering: api.unstableOrdering,
+      insertWhilePaging: changeData ? api.insertWhilePaging : false,
+      lateArrivalRate: changeData ? api.lateArrivalRate : 0,
+      maxLatenessMin: api.maxLatenessMin,
+    });
+    this.wiring.faults.failEntryRate = eventBridge.failEntryRate;
+    this.wiring.faults.throttleRate = eventBridge.throttleRate;
+    this.injector.rates = changeData
+      ? { ...this.scenario.rates }
+      : { ...this.scenario.rates, clockJumpRate: 0 };
+  }
+
+  #faultsOff(): void {
+    this.injector.active = false;
+    Object.assign(this.sandbox.faults, {
+      errorRate5xx: 0,
+      rate429: 0,
+      latencyMs: 0,
+      latencyJitterMs: 0,
+      tokenLifetimeSec: 3600,
+      unstableOrdering: false,
+      insertWhilePaging: false,
+      lateArrivalRate: 0,
+    });
+    this.wiring.faults.reset();
+  }
+
+  #process(label: string) {
+    const process = this.injector.newProcess(label);
+    const clients = new GymApiClientFactory({
+      fetch: faultyFetch(process, {
+        jumpClock: () => this.sandbox.advance(this.scenario.api.clockJumpSec * 1000),
+      }),
+      // Short timeouts are a fault: the settling polls use the client's default.
+      ...(this.injector.active ? { requestTimeoutMs: this.scenario.api.requestTimeoutMs } : {}),
+      // Fast retries; a 429 (Retry-After: 1 s) is not waited for but reported, so the club pauses.
+      retry: { baseDelayMs: 1, maxDelayMs: 8, quotaDelayMs: 1, maxQuotaDelayMs: 50 },
+    });
+    return {
+      process,
+      clients,
+      store: new FaultyStateStore(this.wiring.store, process),
+      sink: new FaultySink(this.wiring.sink, process),
+    };
+  }
+
+  /**
+   * Polls are minutes apart, leases last seconds past their poll's deadline: a lease a killed
+   * poller (or a failed release) left behind has expired by the next poll. The lease clock moves
+   * on accordingly, so the test does not wait for it.
+   */
+  #nextPollWindow(): void {
+    this.injector.leaseClockOffsetMs += POLL_SPACING_MS;
+  }
+
+  /** One poll of the club by a fresh poller process (one Lambda invocation). */
+  async #poll(
+    label: string,
+    failures: string[],
+    options: { newWindow?: boolean; ignorePause?: boolean } = {},
+  ): Promise<ClubReport | undefined> {
+    if (options.newWindow ?? true) this.#nextPollWindow();
+    this.polls++;
+    const { process, clients, store, sink } = this.#process(label);
+    try {
+      const report = await pollClub(
+        { store, sink, clients, owner: process.owner, now: this.#now },
+        this.#club,
+        {
+          deadlineMs: Date.now() + 30_000,
+          pageSize: this.scenario.pageSize,
+          ...(options.ignorePause ? { ignorePause: true } : {}),
+        },
+      );
+      for (const f of report.failures) {
+        if (f.kind === 'internal' && !/simulated|is dead/.test(f.message)) {
+          failures.push(`${label}: ${f.source} failed with an unexpected error: ${f.message}`);
+        }
+      }
+      return report;
+    } catch (err) {
+      if (!isExpectedFailure(err)) failures.push(`${label}: poll threw ${describe(err)}`);
+      return undefined;
+    } finally {
+      process.end();
+    }
+  }
+
+  /** Every source polled on its own with a deadline too short to finish: scans save and resume. */
+  async #pollSourcesInHaste(label: string, failures: string[]): Promise<void> {
+    this.#nextPollWindow();
+    this.polls++;
+    const { process, clients, store, sink } = this.#process(label);
+    const club = this.#club;
+    const client = clients.forClub(club, () => {});
+    const ctx = {
+      clubId: club.clubId,
+      timeZone: club.timeZone,
+      unstatedZone: club.unstatedZone,
+      piiPolicy: club.piiPolicy,
+    };
+    try {
+      for (const name of SOURCE_ORDER) {
+        const budgetMs = 20 + Math.floor(this.injector.random() * 120);
+        try {
+          await pollSource(
+            { store, sink, client, now: this.#now, owner: process.owner },
+            ctx,
+            SOURCES[name],
+            {
+              deadlineMs: Date.now() + budgetMs,
+              reserveMs: 0,
+              pageSize: this.scenario.pageSize,
+            },
+          );
+        } catch (err) {
+          if (!isExpectedFailure(err)) failures.push(`${label}: ${name} threw ${describe(err)}`);
+          if (process.dead) break;
+        }
+      }
+    } finally {
+      process.end();
+    }
+  }
+}

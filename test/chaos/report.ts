@@ -1,0 +1,246 @@
+/**
+ * Figures of many chaos runs, and docs/reliability.md made from them.
+ */
+import { markdownTable } from '../../lambdas/events/catalog-markdown';
+import type { Counters } from '../support/fault-injector';
+import type { ChaosRunResult } from './harness';
+
+/** What a worker sends back per run: the result without the bulky parts. */
+export interface RunSummary {
+  readonly seed: number;
+  readonly ok: boolean;
+  readonly failures: string[];
+  readonly journalEntries: number;
+  readonly delivered: number;
+  readonly checked: number;
+  readonly duplicates: number;
+  readonly missing: number;
+  readonly spurious: number;
+  readonly unexplainedDuplicates: number;
+  readonly idConflicts: number;
+  readonly injected: Counters;
+  readonly polls: number;
+  readonly durationMs: number;
+  /** Scenario traits that are not counted per injection (a run either has them or not). */
+  readonly traits: string[];
+}
+
+export function summarise(result: ChaosRunResult): RunSummary {
+  const { scenario: s, check } = result;
+  const traits = [
+    `zone ${s.sandbox.timeZone}`,
+    ...(s.sandbox.dstTransition ? [`DST ${s.sandbox.dstTransition}`] : []),
+    `API writes unstated-zone times as ${s.sandbox.ambiguousZone}, bridge reads them as ${s.club.unstatedZone}`,
+    ...(s.api.unstableOrdering ? ['unstable ordering'] : []),
+    ...(s.api.insertWhilePaging > 0 ? ['inserts while paging'] : []),
+    ...(s.api.lateArrivalRate > 0 ? ['late arrivals'] : []),
+    ...(s.api.latencyMs + s.api.latencyJitterMs > 0 ? ['slow responses'] : []),
+    ...(s.api.tokenLifetimeSec < 3600 ? ['short-lived tokens'] : []),
+    ...(s.faultsInBaseline ? ['faults during the baseline'] : []),
+  ];
+  return {
+    seed: result.seed,
+    ok: result.ok,
+    failures: result.failures,
+    journalEntries: check.journalEntries,
+    delivered: check.delivered,
+    checked: check.checked,
+    duplicates: check.duplicates,
+    missing: check.missing.length,
+    spurious: check.spurious.length,
+    unexplainedDuplicates: check.unexplainedDuplicates.length,
+    idConflicts: check.idConflicts.length,
+    injected: result.injected,
+    polls: result.polls,
+    durationMs: result.durationMs,
+    traits,
+  };
+}
+
+export interface Machine {
+  readonly cpu: string;
+  readonly cores: number;
+  readonly node: string;
+  readonly os: string;
+}
+
+export interface LongRunReport {
+  readonly runs: RunSummary[];
+  readonly firstSeed: number;
+  readonly workers: number;
+  readonly wallMs: number;
+  readonly date: Date;
+  readonly machine: Machine;
+}
+
+const sum = (runs: readonly RunSummary[], f: (r: RunSummary) => number) => runs.reduce((n, r) => n + f(r), 0);
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** Counter keys and what they mean in the report. */
+const FAULT_LABELS: [key: string, label: string][] = [
+  ['api-5xx', 'API 500/502/503 (JSON, HTML or text bodies)'],
+  ['api-429', 'API 429 Too Many Requests'],
+  ['api-timeout', 'API request timed out (slow response)'],
+  ['api-401-token-expired', 'API 401: token expired mid-scan'],
+  ['clock-jump', 'clock jumped while paging (tokens expire mid-scan)'],
+  ['changes-during-poll', 'records changed while a poll ran (inserts while paging, clock jumps)'],
+  ['eventbridge-failed-entry', 'EventBridge entry failed (InternalFailure)'],
+  ['eventbridge-throttle', 'EventBridge PutEvents throttled'],
+  ['dynamodb-throttle', 'DynamoDB ProvisionedThroughputExceeded'],
+  ['store-error', 'StoreError (throttled past retries, service error)'],
+  ['cursor-conflict', 'cursor write lost its condition (ConditionalCheckFailed)'],
+  ['lease-conflict', 'lease taken by another poller (ConditionalCheckFailed)'],
+  ['race', 'two pollers racing for the club'],
+  ['short-deadline-poll', 'poll with a deadline too short to finish (scan resumed later)'],
+];
+
+export function renderReport(report: LongRunReport): string {
+  const { runs } = report;
+  const passed = runs.filter((r) => r.ok).length;
+  const failed = runs.filter((r) => !r.ok);
+  const lastSeed = report.firstSeed + runs.length - 1;
+  const totals = (key: string) => sum(runs, (r) => r.injected[key] ?? 0);
+  const runsWith = (key: string) => runs.filter((r) => (r.injected[key] ?? 0) > 0).length;
+  const crashKeys = [...new Set(runs.flatMap((r) => Object.keys(r.injected)))]
+    .filter((k) => k.startsWith('crash:'))
+    .sort();
+  const traitCounts = new Map<string, number>();
+  for (const r of runs) for (const t of r.traits) traitCounts.set(t, (traitCounts.get(t) ?? 0) + 1);
+  const traits = [...traitCounts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const crashes = crashKeys.reduce((n, k) => n + totals(k), 0);
+  const durations = runs.map((r) => r.durationMs).sort((a, b) => a - b);
+  const percentile = (p: number) =>
+    durations[Math.min(durations.length - 1, Math.floor(p * durations.length))] ?? 0;
+
+  const lines = [
+    '# Reliability: the chaos suite',
+    '',
+    `Generated by \`npm run test:chaos\` (test/chaos/long-run.ts) on ${report.date.toISOString().slice(0, 10)}.`,
+    'Do not edit by hand: run it again.',
+    '',
+    '## Result',
+    '',
+    ...markdownTable(
+      ['figure', 'value'],
+      [
+        ['runs (seeds)', `${fmt(runs.length)} (${report.firstSeed}..${lastSeed})`],
+        ['runs passed', fmt(passed)],
+        ['runs failed', fmt(failed.length)],
+        [
+          'journal entries (changes made by the sandbox after the baseline)',
+          fmt(sum(runs, (r) => r.journalEntries)),
+        ],
+        ['events checked (distinct eventIds compared with the journal)', fmt(sum(runs, (r) => r.checked))],
+        ['events delivered (re-deliveries included)', fmt(sum(runs, (r) => r.delivered))],
+        ['missing', fmt(sum(runs, (r) => r.missing))],
+        ['spurious', fmt(sum(runs, (r) => r.spurious))],
+        ['duplicates (re-deliveries of an eventId)', fmt(sum(runs, (r) => r.duplicates))],
+        [
+          'duplicates no crash between publish and commit explains',
+          fmt(sum(runs, (r) => r.unexplainedDuplicates)),
+        ],
+        ['one eventId for two different changes', fmt(sum(runs, (r) => r.idConflicts))],
+        ['polls', fmt(sum(runs, (r) => r.polls))],
+      ],
+    ),
+    '',
+    '## Faults injected',
+    '',
+    'Counted where they happened (the client saw the status, the endpoint failed the entry, the',
+    'wrapper threw), not where they were planned.',
+    '',
+    ...markdownTable(
+      ['fault', 'injected', 'runs'],
+      FAULT_LABELS.map(([key, label]) => [label, fmt(totals(key)), fmt(runsWith(key))]),
+    ),
+    '',
+    `Crashes: ${fmt(crashes)}, at these steps of a poll (\`step/phase/mode\`; \`before\`: the step did`,
+    'nothing, `after`: it took effect and the poller failed, `partial`: half of a batch took effect;',
+    '`exception`: the poll failed and its error handling ran, `kill`: the process died there, its lease',
+    'left to expire):',
+    '',
+    ...markdownTable(
+      ['step', 'crashes', 'runs'],
+      crashKeys.map((k) => [k.slice('crash:'.length), fmt(totals(k)), fmt(runsWith(k))]),
+    ),
+    '',
+    'Scenario traits (runs that had them):',
+    '',
+    ...markdownTable(
+      ['trait', 'runs'],
+      traits.map(([t, n]) => [t, fmt(n)]),
+    ),
+    '',
+    '## Machine',
+    '',
+    ...markdownTable(
+      ['', ''],
+      [
+        ['date', report.date.toISOString()],
+        ['CPU', report.machine.cpu],
+        ['cores', String(report.machine.cores)],
+        ['Node.js', report.machine.node],
+        ['OS', report.machine.os],
+        ['workers', String(report.workers)],
+        ['wall time', `${(report.wallMs / 60_000).toFixed(1)} min`],
+        ['run time, median / p95 / max', `${percentile(0.5)} / ${percentile(0.95)} / ${percentile(1)} ms`],
+      ],
+    ),
+    '',
+  ];
+  if (failed.length) {
+    lines.push(
+      '## Failed runs',
+      '',
+      'Replay one with `CHAOS_SEED=<seed> npx vitest run test/chaos/chaos.test.ts`.',
+      '',
+    );
+    for (const r of failed.slice(0, 50))
+      lines.push(`- seed ${r.seed}: ${r.failures.join('; ').slice(0, 500)}`);
+    lines.push('');
+  }
+  lines.push(...METHOD);
+  return `${lines.join('\n')}`;
+}
+
+const METHOD = [
+  '## What one run does',
+  '',
+  'Each seed draws a scenario with fast-check (`test/chaos/scenario.ts`): a sandbox club (time zone,',
+  'start date, possibly 90 minutes before a DST change, size, activity, which zone the API writes',
+  'unstated times in and which one the bridge reads them in), a page size, and a mix of faults, each',
+  'off in a good share of runs. The run (`test/chaos/harness.ts`) wires the real engine (`pollClub`,',
+  '`pollSource`) to the sandbox over HTTP, dynalite through the AWS SDK (`DynamoDbStateStore`), and a',
+  'local EventBridge endpoint through the AWS SDK (`EventBridgeSink`), then:',
+  '',
+  '1. a silent baseline (the journal does not move meanwhile), with the faults that do not change',
+  '   data if the scenario says so, then clean polls until every source has its baseline;',
+  '2. 3 to 7 rounds of simulated activity (5 to 90 minutes each), each polled with every fault on:',
+  '   one poller, two racing pollers, or every source with a deadline too short to finish;',
+  '3. every fault off, an hour of activity (sweeps due, pauses over), and polls until one publishes',
+  '   nothing new.',
+  '',
+  'Faults: API 5xx and 429, slow responses and client timeouts, token expiry mid-scan (the sandbox',
+  'clock jumps while paging, tokens live 20 s to 5 min), unstable ordering of equal sort keys, records',
+  'inserted while paging, late arrivals within the lookback, a DST transition; EventBridge failed',
+  'entries and throttling (the local endpoint); DynamoDB throttling (SDK middleware), StoreErrors and',
+  'lost conditional writes on cursors and leases (a StateStore wrapper); up to three crashes at',
+  'planned steps (fetch, every store call, publish; before, after or half-way; as an exception or a',
+  'killed process); racing pollers; interrupted scans.',
+  '',
+  'The verdict (`test/chaos/journal-check.ts`) compares the events on the bus with the sandbox',
+  'journal, using the keys of `test/support/ground-truth.ts`: every change exactly once (zero missing,',
+  'zero spurious); a re-delivered eventId only when the poll that delivered it failed before',
+  'committing it (a crash between publish and commit), and one eventId never for two different',
+  "changes. Member and prospect states follow the README's collapsing rule per subject: the",
+  'transitions the bridge reports must chain through states the subject really had, in order, and',
+  'end in its final state (polling cannot see a state that came and went between two successful',
+  'observations). Records the API gives no id (visits, disbursements, debt referrals) identical in',
+  'their identifying fields are one record.',
+  '',
+  'Runs depend on timing (timeouts, races) as well as on the seed, so a replay reproduces the',
+  'scenario exactly and the interleaving closely. Replay a seed with',
+  '`CHAOS_SEED=<seed> npx vitest run test/chaos/chaos.test.ts`; `npm run test:chaos -- --runs N',
+  '--from SEED --workers N` runs another range. The short profile (a dozen seeds) runs in `npm test`.',
+  '',
+];

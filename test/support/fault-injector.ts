@@ -1,0 +1,209 @@
+/**
+ * Fault injection shared by the chaos wrappers (fault-store, fault-sink, fault-fetch,
+ * fault-dynamodb): one `FaultInjector` per chaos run holds the fault rates, the planned crash
+ * points, a seeded random stream and the counters of what was actually injected; one
+ * `PollerProcess` per poll stands for one Lambda invocation (its lease owner, whether it has been
+ * killed, and the events it published but has not committed yet).
+ *
+ * Crash semantics:
+ * - `exception`: the step throws a SimulatedCrashError once; the engine's own error handling runs
+ *   (finally blocks release the lease, the club poll records the failure).
+ * - `kill`: the process dies at that step: the step and every later I/O of the process throw, so
+ *   nothing more is written, the lease is left held until it expires, and no failure is recorded.
+ */
+
+/** The steps of a poll where a crash can be planned. */
+export const CRASH_TARGETS = [
+  'fetch',
+  'getCursor',
+  'listCursors',
+  'putCursor',
+  'acquireLease',
+  'releaseLease',
+  'filterSeen',
+  'putSeen',
+  'getSnapshots',
+  'putSnapshots',
+  'putQuarantined',
+  'addQuotaUsage',
+  'publish',
+] as const;
+export type CrashTarget = (typeof CRASH_TARGETS)[number];
+
+/**
+ * `before`: the step does nothing and fails; `after`: the step took effect, then the process fails
+ * (a lost response); `partial`: half of a batch (publish, putSeen, putSnapshots) took effect.
+ */
+export type CrashPhase = 'before' | 'after' | 'partial';
+export type CrashMode = 'exception' | 'kill';
+
+export interface CrashPoint {
+  readonly target: CrashTarget;
+  readonly phase: CrashPhase;
+  readonly mode: CrashMode;
+  /** Fires on the nth call (1-based) of the target while faults are on. */
+  readonly nth: number;
+}
+
+/** Targets whose calls are batches that can be cut in half. */
+export const BATCH_TARGETS: readonly CrashTarget[] = ['publish', 'putSeen', 'putSnapshots'];
+
+export class SimulatedCrashError extends Error {
+  override readonly name = 'SimulatedCrashError';
+}
+
+/** Rates (0..1) of the faults the wrappers inject on their own, per call. */
+export interface InjectedFaultRates {
+  /** DynamoDB calls answered ProvisionedThroughputExceededException (the store retries them). */
+  dynamoThrottleRate: number;
+  /** Store calls failing with StoreError (throttled past all retries, a service error). */
+  storeErrorRate: number;
+  /** putCursor answered ConcurrentModificationError (another writer won the conditional write). */
+  cursorConflictRate: number;
+  /** acquireLease answered "held by another poller" (the lease's conditional write failed). */
+  leaseConflictRate: number;
+  /** Data requests before which the sandbox clock jumps ahead (tokens expire mid-scan). */
+  clockJumpRate: number;
+}
+
+export const NO_FAULT_RATES: InjectedFaultRates = {
+  dynamoThrottleRate: 0,
+  storeErrorRate: 0,
+  cursorConflictRate: 0,
+  leaseConflictRate: 0,
+  clockJumpRate: 0,
+};
+
+/** mulberry32: small, seeded, good enough to decide faults. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export type Counters = Record<string, number>;
+
+const bump = (counters: Counters, key: string, by = 1) => {
+  counters[key] = (counters[key] ?? 0) + by;
+};
+
+export class FaultInjector {
+  /** While false, wrappers pass every call through untouched (setup, baseline cleanup, settling). */
+  active = false;
+  rates: InjectedFaultRates;
+  /** Added to the lease clock: a killed poller's lease is let to expire without waiting for it. */
+  leaseClockOffsetMs = 0;
+  /** What was actually injected, by kind. */
+  readonly injected: Counters = {};
+  /** Crash points that fired, as `target/phase/mode`. */
+  readonly firedCrashes: CrashPoint[] = [];
+  /** eventIds published and then not committed because the poll failed in between. */
+  readonly uncommittedEventIds = new Set<string>();
+  readonly #random: () => number;
+  readonly #pending: CrashPoint[];
+  readonly #calls: Counters = {};
+  #processes = 0;
+
+  constructor(seed: number, rates: InjectedFaultRates, crashes: readonly CrashPoint[]) {
+    this.#random = seededRandom(seed);
+    this.rates = { ...rates };
+    this.#pending = [...crashes];
+  }
+
+  count(kind: string, by = 1): void {
+    bump(this.injected, kind, by);
+  }
+
+  /** True with probability `rate` while faults are on. */
+  roll(rate: number): boolean {
+    return this.active && rate > 0 && this.#random() < rate;
+  }
+
+  random(): number {
+    return this.#random();
+  }
+
+  /** Counts a call of `target` and returns the crash point planned for it, if any. */
+  crashFor(target: CrashTarget): CrashPoint | undefined {
+    if (!this.active) return undefined;
+    bump(this.#calls, target);
+    const calls = this.#calls[target] ?? 0;
+    const at = this.#pending.findIndex((p) => p.target === target && p.nth === calls);
+    if (at < 0) return undefined;
+    const [point] = this.#pending.splice(at, 1);
+    return point;
+  }
+
+  newProcess(label: string): PollerProcess {
+    this.#processes++;
+    return new PollerProcess(this, `${label}-${this.#processes}`);
+  }
+
+  /** Planned crashes that never fired (their target was not called that often). */
+  get unfiredCrashes(): readonly CrashPoint[] {
+    return this.#pending;
+  }
+}
+
+/** One poller invocation (a Lambda run): its lease owner, its fate, its uncommitted publishes. */
+export class PollerProcess {
+  dead = false;
+  /** Crash points that fired in this process. */
+  readonly crashes: CrashPoint[] = [];
+  /** Events delivered and not committed yet, by the bridge source (`detail.source`) they belong to. */
+  readonly #uncommitted = new Map<string, string[]>();
+
+  constructor(
+    readonly injector: FaultInjector,
+    readonly owner: string,
+  ) {}
+
+  /** Every I/O of a killed process fails. */
+  assertAlive(step: string): void {
+    if (this.dead) throw new SimulatedCrashError(`process ${this.owner} is dead (at ${step})`);
+  }
+
+  /** Fires a crash point: records it, kills the process in kill mode, and returns the error to throw. */
+  crash(point: CrashPoint): SimulatedCrashError {
+    this.crashes.push(point);
+    this.injector.firedCrashes.push(point);
+    this.injector.count(`crash:${point.target}/${point.phase}/${point.mode}`);
+    if (point.mode === 'kill') this.dead = true;
+    return new SimulatedCrashError(`simulated ${point.mode} ${point.phase} ${point.target}`);
+  }
+
+  delivered(events: readonly { source: string; eventId: string }[]): void {
+    for (const { source, eventId } of events) {
+      this.#uncommitted.set(source, [...(this.#uncommitted.get(source) ?? []), eventId]);
+    }
+  }
+
+  /**
+   * A publish failed after delivering some events: the poll of their source fails before its
+   * commit, so they are never committed by this process.
+   */
+  abandoned(events: readonly { source: string; eventId: string }[]): void {
+    this.delivered(events);
+    for (const { source } of events) this.#abandon(source);
+  }
+
+  /** The seen keys or snapshots of `source` were written: what it published so far is recorded. */
+  committed(source: string): void {
+    this.#uncommitted.delete(source);
+  }
+
+  #abandon(source: string): void {
+    for (const id of this.#uncommitted.get(source) ?? []) this.injector.uncommittedEventIds.add(id);
+    this.#uncommitted.delete(source);
+  }
+
+  /** The poll is over: whatever is still uncommitted may legitimately be published again. */
+  end(): void {
+    for (const source of [...this.#uncommitted.keys()]) this.#abandon(source);
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * A StateStore that injects faults in front of a real one (the port is wrapped: no SDK mock):
+ * StoreError (throttled past all retries, a service error), ConcurrentModificationError on cursor
+ * writes and lost lease races (conditional checks that failed), and planned crashes before, after
+ * or half-way through any step. It also tells the poller process when its published events are
+ * committed (seen keys or snapshots written), and shifts the lease clock so a killed poller's lease
+ * can expire without the test waiting for it.
+ */
+import {
+  ConcurrentModificationError,
+  type Cursor,
+  type QuarantinedRecord,
+  type Snapshot,
+  type SnapshotKind,
+  type SourceName,
+  type StateStore,
+  StoreError,
+} from '../../lambdas/state/store';
+import type { CrashTarget, PollerProcess } from './fault-injector';
+
+export class FaultyStateStore implements StateStore {
+  constructor(
+    private readonly inner: StateStore,
+    private readonly process: PollerProcess,
+  ) {}
+
+  get #injector() {
+    return this.process.injector;
+  }
+
+  /** Runs one store step with the faults planned or drawn for it. */
+  async #step<T>(target: CrashTarget, run: () => Promise<T>, half?: () => Promise<unknown>): Promise<T> {
+    const { process } = this;
+    process.assertAlive(target);
+    const crash = this.#injector.crashFor(target);
+    if (crash?.phase === 'before') throw process.crash(crash);
+    if (crash?.phase === 'partial') {
+      if (half) await half();
+      throw process.crash(crash);
+    }
+    if (this.#injector.roll(this.#injector.rates.storeErrorRate)) {
+      this.#injector.count('store-error');
+      throw new StoreError(`injected: ${target} failed (throttled past all retries)`, { operation: target });
+    }
+    const result = await run();
+    if (crash?.phase === 'after') throw process.crash(crash);
+    return result;
+  }
+
+  getCursor(clubId: string, source: SourceName): Promise<Cursor> {
+    return this.#step('getCursor', () => this.inner.getCursor(clubId, source));
+  }
+
+  listCursors(clubId: string): Promise<Cursor[]> {
+    return this.#step('listCursors', () => this.inner.listCursors(clubId));
+  }
+
+  putCursor(cursor: Cursor): Promise<Cursor> {
+    return this.#step('putCursor', () => {
+      if (this.#injector.roll(this.#injector.rates.cursorConflictRate)) {
+        this.#injector.count('cursor-conflict');
+        return Promise.reject(new ConcurrentModificationError(cursor.clubId, cursor.source, cursor.version));
+      }
+      return this.inner.putCursor(cursor);
+    });
+  }
+
+  acquireLease(
+    clubId: string,
+    source: string,
+    owner: string,
+    ttlMs: number,
+    nowMs: number,
+  ): Promise<boolean> {
+    return this.#step('acquireLease', async () => {
+      if (this.#injector.roll(this.#injector.rates.leaseConflictRate)) {
+        this.#injector.count('lease-conflict');
+        return false;
+      }
+      return this.inner.acquireLease(clubId, source, owner, ttlMs, nowMs + this.#injector.leaseClockOffsetMs);
+    });
+  }
+
+  renewLease(clubId: string, source: string, owner: string, ttlMs: number, nowMs: number): Promise<boolean> {
+    this.process.assertAlive('renewLease');
+    return this.inner.renewLease(clubId, source, owner, ttlMs, nowMs + this.#injector.leaseClockOffsetMs);
+  }
+
+  releaseLease(clubId: string, source: string, owner: string): Promise<void> {
+    return this.#step('releaseLease', () => this.inner.releaseLease(clubId, source, owner));
+  }
+
+  filterSeen(
+    clubId: string,
+    source: SourceName,
+    fingerprints: string[],
+    nowSec: number,
+  ): Promise<Set<string>> {
+    return this.#step('filterSeen', () => this.inner.filterSeen(clubId, source, fingerprints, nowSec));
+  }
+
+  async putSeen(
+    clubId: string,
+    source: SourceName,
+    fingerprints: string[],
+    expiresAtSec: number,
+  ): Promise<void> {
+    await this.#step(
+      'putSeen',
+      () => this.inner.putSeen(clubId, source, fingerprints, expiresAtSec),
+      () => this.inner.putSeen(clubId, source, firstHalf(fingerprints), expiresAtSec),
+    );
+    this.process.committed(source);
+  }
+
+  getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>> {
+    return this.#step('getSnapshots', () => this.inner.getSnapshots(clubId, kind, ids));
+  }
+
+  async putSnapshots(clubId: string, kind: SnapshotKind, snapshots: Snapshot[]): Promise<void> {
+    await this.#step(
+      'putSnapshots',
+      () => this.inner.putSnapshots(clubId, kind, snapshots),
+      () => this.inner.putSnapshots(clubId, kind, firstHalf(snapshots)),
+    );
+    this.process.committed(kind === 'MEMBER' ? 'members' : 'prospects');
+  }
+
+  addQuotaUsage(clubId: string, month: string, requests: number): Promise<number> {
+    return this.#step('addQuotaUsage', () => this.inner.addQuotaUsage(clubId, month, requests));
+  }
+
+  getQuotaUsage(clubId: string, month: string): Promise<number> {
+    this.process.assertAlive('getQuotaUsage');
+    return this.inner.getQuotaUsage(clubId, month);
+  }
+
+  putQuarantined(
+    clubId: string,
+    source: SourceName,
+    records: QuarantinedRecord[],
+    expiresAtSec: number,
+  ): Promise<void> {
+    return this.#step('putQuarantined', () =>
+      this.inner.putQuarantined(clubId, source, records, expiresAtSec),
+    );
+  }
+
+  listQuarantined(clubId: string, source: SourceName, limit?: number): Promise<QuarantinedRecord[]> {
+    this.process.assertAlive('listQuarantined');
+    return this.inner.listQuarantined(clubId, source, limit);
+  }
+}
+
+function firstHalf<T>(items: readonly T[]): T[] {
+  return items.slice(0, Math.ceil(items.length / 2));
+}
