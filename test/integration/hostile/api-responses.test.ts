@@ -1,0 +1,337 @@
+/**
+ * Hostile API responses through the whole engine (pollClub against the sandbox, dynalite and a
+ * local EventBridge endpoint, all over real sockets). Whatever the API sends, the outcome is a typed
+ * failure or a quarantined record; the page's other records are processed; the watermark never
+ * moves past data that was not processed; and a later good response loses nothing.
+ */
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
+import { type ClubConfig, parseClubsFile } from '../../../lambdas/engine/club-config';
+import { pollClub } from '../../../lambdas/engine/poll-club';
+import type { BridgeEvent } from '../../../lambdas/events/catalog';
+import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/events/local-eventbridge';
+import { EventBridgeSink } from '../../../lambdas/events/publisher';
+import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { DynamoDbStateStore, type SourceName } from '../../../lambdas/state';
+import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
+import { eventKey } from '../../support/ground-truth';
+import { sendJson, startLocalServer } from '../gym-api/local-server';
+
+const MINUTE = 60_000;
+const VISITS = '/members/attendance/visits';
+const PAYMENTS = '/members/payment/history';
+
+describe('hostile API responses', () => {
+  let db: Dynalite;
+  let bus: LocalEventBridge;
+  let eventBridge: EventBridgeClient;
+  let sandbox: Sandbox;
+  let store: DynamoDbStateStore;
+  let club: ClubConfig;
+  const clients = new GymApiClientFactory({ retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+
+  beforeAll(async () => {
+    db = await startDynalite();
+    bus = await startLocalEventBridge();
+    eventBridge = new EventBridgeClient({
+      endpoint: bus.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    });
+  });
+  afterAll(async () => {
+    eventBridge.destroy();
+    await bus.close();
+    await db.close();
+  });
+  beforeEach(async () => {
+    bus.events.length = 0;
+    sandbox = await startSandbox({
+      seed: 11,
+      clubs: [{ clubId: 'club-1', timeZone: 'Australia/Sydney', members: 60, open24h: true }],
+      historyDays: 1,
+      startTime: '2026-05-04T08:00:00Z',
+      activityScale: 4,
+    });
+    store = new DynamoDbStateStore({
+      client: db.client,
+      tableName: await createTestTable(db.client, 'hostile'),
+      now: () => sandbox.clock.now().getTime(), // quarantine expiry is in sandbox time
+    });
+    club = parseClubsFile(sandbox.clubsFile())[0]!;
+  });
+  afterEach(async () => {
+    await sandbox.close();
+  });
+
+  const sink = () => new EventBridgeSink({ client: eventBridge, busName: 'hostile', baseDelayMs: 1 });
+  const poll = (sources: SourceName[], pageSize?: number) =>
+    pollClub(
+      { store, sink: sink(), clients, owner: 'hostile', now: () => sandbox.clock.now().getTime() },
+      club,
+      { deadlineMs: Date.now() + 20_000, sources, ...(pageSize ? { pageSize } : {}) },
+    );
+  const delivered = () =>
+    bus.events.map((e) => ({ detailType: e.detailType, detail: e.detail }) as BridgeEvent);
+  const visitKeys = () =>
+    new Set(
+      delivered()
+        .map(eventKey)
+        .filter((k): k is string => k?.startsWith('V|') === true),
+    );
+  const journalVisitKeys = (sinceSeq: number) =>
+    new Set(
+      sandbox.journal
+        .entries(sinceSeq)
+        .flatMap((e) =>
+          e.kind === 'visit' ? [`V|${e.clubId}|${e.memberNumber}|${e.visitDateTime}|${e.door}`] : [],
+        ),
+    );
+  const watermark = async (source: SourceName) => (await store.getCursor(club.clubId, source)).watermark;
+
+  /** A baseline of visits, then 45 simulated minutes of activity: the visits a poll must deliver. */
+  async function baselineThenActivity() {
+    await poll(['visits']);
+    const before = { seq: sandbox.journal.lastSeq, watermark: await watermark('visits') };
+    sandbox.advance(45 * MINUTE);
+    expect(journalVisitKeys(before.seq).size).toBeGreaterThan(3);
+    return before;
+  }
+
+  const visit = (member: string, at: string, extra: Record<string, unknown> = {}) => ({
+    MemberNumber: member,
+    Door: 'Main Entrance',
+    ScanSource: 'Kiosk',
+    VisitDateTime: at,
+    ...extra,
+  });
+  const envelope = (path: string, data: unknown[], next?: string) =>
+    JSON.stringify({ href: `${sandbox.url}${path}`, ...(next ? { next } : {}), data });
+
+  const HTML =
+    '<!DOCTYPE html><html><head><title>Maintenance</title></head><body><h1>Back soon</h1></body></html>';
+  it.each([
+    ['not JSON', 200, 'Service maintenance in progress', 'text/plain', 'invalid-response'],
+    [
+      'truncated JSON',
+      200,
+      '{"href":"x","data":[{"MemberNumber":"100001","Door":"Ma',
+      'application/json',
+      'invalid-response',
+    ],
+    ['an HTML error page sent with 200', 200, HTML, 'text/html', 'invalid-response'],
+    ['an HTML gateway page with 502, every retry', 502, HTML, 'text/html', 'unavailable'],
+    ['a wrong envelope (items, not data)', 200, '{"items":[]}', 'application/json', 'invalid-response'],
+    [
+      'an array instead of an envelope',
+      200,
+      '[{"MemberNumber":"100001"}]',
+      'application/json',
+      'invalid-response',
+    ],
+    [
+      'data that is not a list',
+      200,
+      '{"data":{"MemberNumber":"100001"}}',
+      'application/json',
+      'invalid-response',
+    ],
+  ])(
+    '%s: a typed failure, the watermark stays, the next poll loses nothing',
+    async (_, status, body, contentType, kind) => {
+      // Prepare
+      const before = await baselineThenActivity();
+      // A 5xx is retried (5 attempts): every attempt gets it. The others are not retried.
+      sandbox.failNext(status >= 500 ? 5 : 1, status, { body, contentType, pathPrefix: VISITS });
+      // Act
+      const failed = await poll(['visits']);
+      const watermarkAfterFailure = await watermark('visits');
+      const recovered = await poll(['visits']);
+      // Assess
+      expect(failed.failures).toEqual([expect.objectContaining({ source: 'visits', kind })]);
+      expect(failed.sources).toEqual([]);
+      expect(watermarkAfterFailure).toBe(before.watermark);
+      expect(recovered.failures).toEqual([]);
+      expect(visitKeys()).toEqual(journalVisitKeys(before.seq));
+    },
+  );
+
+  it('a next link to another host: refused before anything is sent there, the page is not trusted', async () => {
+    // Prepare: a second server records whatever it receives.
+    const elsewhere = await startLocalServer((_req, res) => sendJson(res, { data: [] }));
+    try {
+      const before = await baselineThenActivity();
+      const page = Array.from({ length: 5 }, (_, i) => visit(`10000${i}`, `2026-05-04T18:0${i}:00`));
+      const body = envelope(VISITS, page, `${elsewhere.origin}/v1${VISITS}?offset=5&limit=5`);
+      sandbox.failNext(1, 200, { body, contentType: 'application/json', pathPrefix: VISITS });
+      // Act
+      const failed = await poll(['visits'], 5);
+      const recovered = await poll(['visits'], 5);
+      // Assess
+      expect(elsewhere.requests).toEqual([]);
+      expect(failed.failures).toEqual([
+        expect.objectContaining({ source: 'visits', kind: 'invalid-response' }),
+      ]);
+      expect(failed.failures[0]!.message).toMatch(/another origin/);
+      expect(recovered.failures).toEqual([]);
+      expect(visitKeys()).toEqual(journalVisitKeys(before.seq));
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it('a huge page (2,000 records, 2 MB, more than the limit asked for) is processed whole', async () => {
+    // Prepare: records from before the real activity, so the real visits are still to come.
+    const before = await baselineThenActivity();
+    const huge = Array.from({ length: 2000 }, (_, i) =>
+      visit(
+        String(200_000 + i),
+        `2026-05-04T18:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`,
+        {
+          Notes: 'x'.repeat(1000),
+        },
+      ),
+    );
+    const body = envelope(VISITS, huge, `${sandbox.url}${VISITS}?offset=2000&limit=500`);
+    expect(body.length).toBeGreaterThan(2_000_000);
+    sandbox.failNext(1, 200, { body, contentType: 'application/json', pathPrefix: VISITS });
+    // Act
+    const first = await poll(['visits']);
+    const second = await poll(['visits']);
+    // Assess: every record of the page became an event, and the real visits still arrived.
+    expect(first.failures).toEqual([]);
+    expect(second.failures).toEqual([]);
+    const keys = visitKeys();
+    expect([...keys].filter((k) => /^V\|club-1\|20[01]\d{3}\|/.test(k))).toHaveLength(2000);
+    for (const k of journalVisitKeys(before.seq)) expect(keys).toContain(k);
+  });
+
+  it('a record whose event would exceed 256 KB is quarantined once; the rest of the page is published', async () => {
+    // Prepare: the real page plus one visit with a 300 KB field, served on every poll.
+    const before = await baselineThenActivity();
+    const real = sandbox.records(club.clubId, 'visits', { fromdate: '2026-05-04T17:00:00' });
+    const body = envelope(VISITS, [
+      ...real,
+      visit('100099', '2026-05-04T18:30:00', { Door: 'x'.repeat(300_000) }),
+    ]);
+    sandbox.failNext(2, 200, { body, contentType: 'application/json', pathPrefix: VISITS });
+    // Act
+    const first = await poll(['visits']);
+    const second = await poll(['visits']);
+    // Assess
+    expect(first.failures).toEqual([]);
+    expect(first.sources[0]).toMatchObject({ outcome: 'completed', quarantined: 1 });
+    expect(second.sources[0]).toMatchObject({ outcome: 'completed', quarantined: 0 });
+    const quarantined = await store.listQuarantined(club.clubId, 'visits');
+    expect(quarantined).toHaveLength(1);
+    expect(quarantined[0]!.reason).toMatch(/PutEvents limit/);
+    expect(visitKeys()).toEqual(journalVisitKeys(before.seq));
+  });
+
+  it('wrong types, dates off the pattern and ids beyond int64 are quarantined; int64 beyond 2^53 is carried exactly', async () => {
+    // Prepare: one page of payments mixing good and bad records (ids as bare JSON integers).
+    await poll(['paymentHistory']);
+    const template = sandbox.records(club.clubId, 'paymentHistory').at(-1)!;
+    const payment = (id: string, extra: Record<string, unknown>) => ({
+      ...template,
+      Id: `__${id}__`,
+      PaymentDate: '2026-05-04T18:00:00',
+      ...extra,
+    });
+    const records = [
+      payment('9223372036854775807', {}), // int64 max: far beyond 2^53
+      payment('9007199254740993', { Response: 'Mystery Code 42' }), // 2^53 + 1, an unknown response
+      payment('9007199254740995', { PaymentType: 42 }), // wrong type
+      payment('9007199254740997', { PaymentDate: '04/05/2026 18:00' }), // date off the pattern
+      payment('123456789012345678901', {}), // not an int64
+      payment('9007199254740999', { FeeBreakdown: [{ SubscriptionFee: 'free' }] }), // nested wrong type
+    ];
+    const body = envelope(PAYMENTS, records).replace(/"__(\d+)__"/g, '$1');
+    expect(body).toContain('"Id":9223372036854775807');
+    sandbox.failNext(2, 200, { body, contentType: 'application/json', pathPrefix: PAYMENTS });
+    const watermarkBefore = await watermark('paymentHistory');
+    // Act
+    const first = await poll(['paymentHistory']);
+    const second = await poll(['paymentHistory']);
+    // Assess: the good records are published with their ids exact, the bad ones quarantined once.
+    expect(first.failures).toEqual([]);
+    expect(first.sources[0]).toMatchObject({ outcome: 'completed', quarantined: 4 });
+    expect(second.sources[0]).toMatchObject({ quarantined: 0 });
+    const payments = delivered().filter((e) => e.detailType.startsWith('Payment'));
+    const byId = new Map(payments.map((e) => [(e.detail as { paymentId: string }).paymentId, e]));
+    expect([...byId.keys()].sort()).toEqual(['9007199254740993', '9223372036854775807']);
+    expect(byId.get('9007199254740993')).toMatchObject({
+      detailType: 'Payment Failed',
+      detail: { reason: 'unknown-response', response: 'Mystery Code 42' },
+    });
+    const reasons = (await store.listQuarantined(club.clubId, 'paymentHistory'))
+      .map((q) => q.reason)
+      .join('\n');
+    for (const field of ['PaymentType', 'PaymentDate', 'Id', 'FeeBreakdown[0].SubscriptionFee'])
+      expect(reasons).toContain(field);
+    // The watermark is capped at the poll's start: a record time never pushes it further.
+    expect(Date.parse((await watermark('paymentHistory'))!)).toBeLessThanOrEqual(
+      sandbox.clock.now().getTime(),
+    );
+    expect(watermarkBefore).toBeDefined();
+  });
+
+  it('a record time far in the future does not move the watermark past the poll start', async () => {
+    const before = await baselineThenActivity();
+    const real = sandbox.records(club.clubId, 'visits', { fromdate: '2026-05-04T17:00:00' });
+    const body = envelope(VISITS, [...real, visit('100098', '2099-01-01T00:00:00')]);
+    sandbox.failNext(1, 200, { body, contentType: 'application/json', pathPrefix: VISITS });
+    const startMs = sandbox.clock.now().getTime();
+    await poll(['visits']);
+    expect(Date.parse((await watermark('visits'))!)).toBeLessThanOrEqual(startMs);
+    // More activity after it is still read.
+    const seq = sandbox.journal.lastSeq;
+    sandbox.advance(30 * MINUTE);
+    await poll(['visits']);
+    for (const k of journalVisitKeys(seq)) expect(visitKeys()).toContain(k);
+    expect(before.watermark).toBeDefined();
+  });
+
+  it('two records sharing an identity across a page boundary: the scan completes, one event', async () => {
+    // Prepare: a page of 5 ending with a visit, the next page starting with the same visit again
+    // (a door that fired twice in one second), served as the sandbox would (offset paging).
+    await poll(['visits']);
+    const same = visit('100010', '2026-05-04T18:10:00');
+    const rows = [
+      visit('100001', '2026-05-04T18:01:00'),
+      visit('100002', '2026-05-04T18:02:00'),
+      visit('100003', '2026-05-04T18:03:00'),
+      visit('100004', '2026-05-04T18:04:00'),
+      same,
+      same,
+      visit('100011', '2026-05-04T18:11:00'),
+    ];
+    const server = await startLocalServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (req.method === 'POST')
+        return sendJson(res, { AccessToken: 't', ExpiresIn: 3600, TokenType: 'Bearer' });
+      const from = url.searchParams.get('fromdate') ?? '';
+      const matching = rows.filter((r) => r.VisitDateTime >= from);
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      const limit = Number(url.searchParams.get('limit') ?? 500);
+      sendJson(res, { data: matching.slice(offset, offset + limit) });
+    });
+    try {
+      const local = { ...club, baseUrl: `${server.origin}/v1` };
+      const deps = { store, sink: sink(), clients, owner: 'dup', now: () => sandbox.clock.now().getTime() };
+      // Act
+      const report = await pollClub(deps, local, {
+        deadlineMs: Date.now() + 20_000,
+        sources: ['visits'],
+        pageSize: 5,
+      });
+      // Assess
+      expect(report.failures).toEqual([]);
+      expect(report.sources[0]).toMatchObject({ outcome: 'completed', attempts: 1 });
+      expect([...visitKeys()].filter((k) => k.includes('100010'))).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
