@@ -127,7 +127,13 @@ export async function run(argv: string[]): Promise<number> {
     bold('gym-bridge local demo') + dim('  (sandbox + embedded DynamoDB + bridge; Ctrl-C to stop)\n'),
   );
   const db = await startEmbeddedDynamoDb();
-  const sandbox = await startSandbox({ port, seed, clubs: clubCount, activityScale: activity });
+  // 24-hour clubs, so that every club has activity whatever the hour the demo runs at.
+  const sandbox = await startSandbox({
+    port,
+    seed,
+    clubs: Array.from({ length: clubCount }, () => ({ open24h: true })),
+    activityScale: activity,
+  });
   const cleanup = async () => {
     sandbox.stopLive();
     await sandbox.close();
