@@ -65,7 +65,7 @@ const mutated = (text: string) =>
             return t.slice(0, at) + t.slice(at + edit.length);
           case 'insert':
             return t.slice(0, at) + edit.text + t.slice(at);
-          case 'repeat':
+          default:
             return t.slice(0, at) + t.slice(at, at + edit.length) + t.slice(at);
         }
       }, text),
