@@ -89,6 +89,12 @@ export function fingerprint(key: string): string {
 }
 
 const SEEN_MARGIN_MS = 2 * 86_400_000;
+/**
+ * Pages between checkpoints of a long scan. Checkpoints cost a read mark per record (one write
+ * each), so short scans (tails, sweeps) never pay for them unless they run out of time.
+ */
+const CHECKPOINT_PAGES = 50;
+
 /** How long a scan's read marks are kept: longer than any scan runs. */
 const READ_MARK_TTL_MS = 3 * 86_400_000;
 
@@ -226,10 +232,15 @@ class SourceScan {
             finished = true;
             break;
           }
-          await this.#markRead(scan, unmarked);
-          unmarked = [];
-          await this.#saveProgress(progress(offset, unidentified));
-          if (this.#outOfTime()) break;
+          // A checkpoint (read marks + progress) only when this invocation must stop, and every
+          // CHECKPOINT_PAGES pages of a long scan; a crash in between re-reads from the last one.
+          const stopping = this.#outOfTime();
+          if (stopping || this.#pages % CHECKPOINT_PAGES === 0) {
+            await this.#markRead(scan, unmarked);
+            unmarked = [];
+            await this.#saveProgress(progress(offset, unidentified));
+          }
+          if (stopping) break;
         }
       } catch (err) {
         // Out of time inside a request: keep what was committed, resume next poll.
@@ -416,11 +427,14 @@ class SourceScan {
     }
     if (facets.size === 0) return;
     const keys = [...facets.keys()];
+    // Eventually consistent (half the read units): a key written moments ago and read as unseen
+    // only re-publishes its events with the same eventIds; it can never lose one.
     const seen = await this.deps.store.filterSeen(
       this.ctx.clubId,
       source.name,
       keys,
       Math.floor(this.#startMs / 1000),
+      { consistentRead: false },
     );
     const fresh = keys.filter((k) => !seen.has(k));
     if (fresh.length === 0) return;

@@ -39,6 +39,7 @@ import {
   ConcurrentModificationError,
   type Cursor,
   DEFAULT_QUARANTINE_LIST_LIMIT,
+  type FilterSeenOptions,
   newCursor,
   type QuarantinedRecord,
   type Snapshot,
@@ -249,10 +250,15 @@ export class DynamoDbStateStore implements StateStore {
     source: SourceName,
     fingerprints: string[],
     nowSec: number,
+    options: FilterSeenOptions = {},
   ): Promise<Set<string>> {
     const pk = seenPk(clubId, source);
     const keys = [...new Set(fingerprints)].map((fp) => seenKey(pk, fp));
-    const items = await this.batchGet(keys, { ProjectionExpression: 'sk, expiresAt' });
+    const items = await this.batchGet(
+      keys,
+      { ProjectionExpression: 'sk, expiresAt' },
+      options.consistentRead ?? true,
+    );
     const seen = new Set<string>();
     for (const item of items) {
       if (isUnexpired(item.expiresAt, nowSec)) seen.add(String(item.sk));
@@ -459,17 +465,22 @@ export class DynamoDbStateStore implements StateStore {
     return items.slice(0, limit);
   }
 
-  private async batchGet(keys: ItemKey[], projection?: { ProjectionExpression: string }): Promise<Item[]> {
+  private async batchGet(
+    keys: ItemKey[],
+    projection?: { ProjectionExpression: string },
+    consistentRead = true,
+  ): Promise<Item[]> {
     const batches = chunk(keys, BATCH_GET_MAX_KEYS);
     const results = await mapWithConcurrency(batches, this.maxConcurrency, (batch) =>
-      this.batchGetUntilDone(batch, projection),
+      this.batchGetUntilDone(batch, projection, consistentRead),
     );
     return results.flat();
   }
 
   private async batchGetUntilDone(
     keys: ItemKey[],
-    projection?: { ProjectionExpression: string },
+    projection: { ProjectionExpression: string } | undefined,
+    consistentRead: boolean,
   ): Promise<Item[]> {
     const found: Item[] = [];
     let pending: Item[] = keys.map((k) => ({ pk: k.pk, sk: k.sk }));
@@ -480,7 +491,9 @@ export class DynamoDbStateStore implements StateStore {
       const out = await this.call('BatchGetItem', () =>
         this.doc.send(
           new BatchGetCommand({
-            RequestItems: { [this.tableName]: { Keys: request, ConsistentRead: true, ...projection } },
+            RequestItems: {
+              [this.tableName]: { Keys: request, ConsistentRead: consistentRead, ...projection },
+            },
           }),
         ),
       );

@@ -13,6 +13,7 @@ export { MemoryStateStore, type MemoryStateStoreOptions } from './memory-store';
 export {
   ConcurrentModificationError,
   type Cursor,
+  type FilterSeenOptions,
   isSourceName,
   newCursor,
   type QuarantinedRecord,

@@ -23,6 +23,7 @@ import {
   ConcurrentModificationError,
   type Cursor,
   DEFAULT_QUARANTINE_LIST_LIMIT,
+  type FilterSeenOptions,
   newCursor,
   type QuarantinedRecord,
   type Snapshot,
@@ -134,6 +135,7 @@ export class MemoryStateStore implements StateStore {
     source: SourceName,
     fingerprints: string[],
     nowSec: number,
+    _options?: FilterSeenOptions,
   ): Promise<Set<string>> {
     const pk = seenPk(clubId, source);
     const keys = fingerprints.map((fp) => seenKey(pk, fp));

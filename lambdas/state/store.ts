@@ -63,6 +63,11 @@ export interface QuarantinedRecord {
   at: string;
 }
 
+export interface FilterSeenOptions {
+  /** @default true */
+  readonly consistentRead?: boolean;
+}
+
 export interface StateStore {
   /** The stored cursor, or a fresh version-0 cursor if none. Strongly consistent. */
   getCursor(clubId: string, source: SourceName): Promise<Cursor>;
@@ -82,12 +87,14 @@ export interface StateStore {
   /**
    * Which of these fingerprints are already seen and not expired (expiresAt filtered on read:
    * dynalite and DynamoDB TTL do not delete on time). BatchGetItem 100 keys, UnprocessedKeys retried.
+   * Strongly consistent unless `consistentRead: false` (half the read units).
    */
   filterSeen(
     clubId: string,
     source: SourceName,
     fingerprints: string[],
     nowSec: number,
+    options?: FilterSeenOptions,
   ): Promise<Set<string>>;
   /** BatchWriteItem 25 per call, UnprocessedItems retried with backoff until done or throws. */
   putSeen(clubId: string, source: SourceName, fingerprints: string[], expiresAtSec: number): Promise<void>;
