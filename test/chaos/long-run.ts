@@ -6,9 +6,11 @@
  *   npm run test:chaos                                  # seeds 1..1000, docs/reliability.md
  *   npm run test:chaos -- --runs 200 --from 5000 --workers 2 --out /tmp/reliability.md
  *   npm run test:chaos -- --seed 123                    # one seed, its failures in full
+ *   npm run test:chaos -- --summaries runs.json         # also keep every run's figures
+ *   npm run test:chaos -- --render runs.json            # rewrite the report from kept figures
  */
 import { fork } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, release, type } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -24,6 +26,8 @@ const { values: flags } = parseArgs({
     workers: { type: 'string', default: String(Math.max(1, cpus().length)) },
     seed: { type: 'string' },
     out: { type: 'string', default: 'docs/reliability.md' },
+    summaries: { type: 'string' },
+    render: { type: 'string' },
     worker: { type: 'boolean', default: false },
   },
   strict: true,
@@ -84,6 +88,13 @@ async function main(): Promise<number> {
     return -1; // keeps running until told to stop
   }
   if (flags.seed !== undefined) return replay(positiveInt('seed', flags.seed));
+  if (flags.render !== undefined) {
+    const { renderReport } = await import('./report');
+    const kept = JSON.parse(await readFile(flags.render, 'utf8')) as Parameters<typeof renderReport>[0];
+    await writeFile(flags.out, renderReport({ ...kept, date: new Date(kept.date) }));
+    process.stdout.write(`chaos: report rewritten from ${flags.render} in ${flags.out}\n`);
+    return 0;
+  }
   const runs = positiveInt('runs', flags.runs);
   const first = positiveInt('from', flags.from);
   const workerCount = Math.min(positiveInt('workers', flags.workers), runs);
@@ -137,15 +148,16 @@ async function main(): Promise<number> {
 
   summaries.sort((a, b) => a.seed - b.seed);
   const cpu = cpus()[0]?.model.trim() ?? 'unknown';
-  const markdown = renderReport({
+  const report = {
     runs: summaries,
     firstSeed: first,
     workers: workerCount,
     wallMs: Date.now() - started,
     date: new Date(),
     machine: { cpu, cores: cpus().length, node: process.version, os: `${type()} ${release()}` },
-  });
-  await writeFile(flags.out, markdown);
+  };
+  await writeFile(flags.out, renderReport(report));
+  if (flags.summaries) await writeFile(flags.summaries, JSON.stringify(report));
   const failed = summaries.filter((r) => !r.ok);
   process.stdout.write(
     `chaos: ${summaries.length} runs, ${failed.length} failed, ${crashed.length} harness errors, ` +
