@@ -33,6 +33,8 @@ import { authReasonFromMessage, upstreamExcerpt } from './upstream-message';
 export interface TokenSource {
   getToken(options?: GetTokenOptions): Promise<string>;
   invalidate(token: string): void;
+  /** Credentials the source holds (the integrator password), for redaction of upstream text. */
+  redactionSecrets?(): readonly string[];
 }
 
 export interface RetryPolicy extends BackoffPolicy {
@@ -222,7 +224,9 @@ export class GymApiClient {
         const response = await this.#send(operation, url, token, attempt, options);
         if (response.status >= 200 && response.status < 300) return response;
         if (response.status !== 401) throw this.#statusError(operation, response, token);
-        const said = authReasonFromMessage(upstreamExcerpt(response.body, [token, this.#apiKey]));
+        const said = authReasonFromMessage(
+          upstreamExcerpt(response.body, [token, this.#apiKey, ...(this.#tokens.redactionSecrets?.() ?? [])]),
+        );
         if (!reauthenticated && said !== 'apiKey') {
           // An expired or revoked token: one fresh token, one more try.
           reauthenticated = true;
@@ -231,7 +235,11 @@ export class GymApiClient {
           continue;
         }
         const reason = said ?? (reauthenticated ? 'apiKey' : 'unknown');
-        const excerpt = upstreamExcerpt(response.body, [token, this.#apiKey]);
+        const excerpt = upstreamExcerpt(response.body, [
+          token,
+          this.#apiKey,
+          ...(this.#tokens.redactionSecrets?.() ?? []),
+        ]);
         throw new AuthError(
           `${operation}: HTTP 401 (${reason} rejected${reauthenticated ? ' with a fresh token' : ''})${excerpt ? `: ${excerpt}` : ''}`,
           { operation, status: 401, reason },
@@ -308,7 +316,7 @@ export class GymApiClient {
   #statusError(operation: string, response: ExchangeResponse, token: string): GymApiError {
     return errorForStatus(response, {
       operation,
-      secrets: [token, this.#apiKey],
+      secrets: [token, this.#apiKey, ...(this.#tokens.redactionSecrets?.() ?? [])],
       nowMs: this.#now(),
       defaultAuthReason: 'unknown',
     });

@@ -115,6 +115,11 @@ export class TokenProvider {
    * Forgets `token` if it is the cached one, so the next getToken fetches a new token. Called after
    * a 401: many callers rejected with the same stale token cause exactly one refresh.
    */
+  /** The integrator password and Basic header, for the client to redact from upstream text. */
+  redactionSecrets(): readonly string[] {
+    return [this.#password, this.#basicAuth];
+  }
+
   invalidate(token: string): void {
     if (this.#cached?.token === token) this.#cached = undefined;
   }

@@ -332,12 +332,9 @@ describe('no secret in logs, events or state; no personal data in minimal-policy
     }
   }, 60_000);
 
-  // KNOWN GAP (expected to fail until fixed): GymApiClient redacts the bearer token and the API key
-  // from upstream error excerpts, but it never sees the integrator password (the TokenProvider
-  // holds it), so a data endpoint that echoes the password puts it into the error message, the
-  // DEBUG log and the cursor's lastError. Fix: let the client redact its token source's secrets
-  // too. When it is fixed, this test fails: turn `it.fails` into `it`.
-  it.fails('an upstream echoing the integrator password in a 5xx body does not put it in the error', async () => {
+  // The client never holds the integrator password (the TokenProvider does); it asks its token source
+  // for the secrets to redact, so a data endpoint echoing the password cannot leak it.
+  it('an upstream echoing the integrator password in a 5xx body does not put it in the error', async () => {
     const store = new DynamoDbStateStore({
       client: db.client,
       tableName: await createTestTable(db.client, 'echo'),
