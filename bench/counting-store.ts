@@ -6,6 +6,7 @@
  */
 import type {
   Cursor,
+  FilterSeenOptions,
   QuarantinedRecord,
   Snapshot,
   SnapshotKind,
@@ -171,12 +172,19 @@ export class CountingStateStore implements StateStore {
     });
   }
 
-  filterSeen(clubId: string, source: SourceName, fingerprints: string[], nowSec: number) {
+  filterSeen(
+    clubId: string,
+    source: SourceName,
+    fingerprints: string[],
+    nowSec: number,
+    options?: FilterSeenOptions,
+  ) {
     return this.#timed('filterSeen', async () => {
       const unique = new Set(fingerprints).size;
-      // Every key costs a strongly consistent read (1 RRU), found or not.
-      this.#read('filterSeen', Math.ceil(unique / 100), unique, unique);
-      return this.inner.filterSeen(clubId, source, fingerprints, nowSec);
+      // Every key costs a read, found or not: 1 RRU strongly consistent, 0.5 eventually consistent.
+      const perKey = options?.consistentRead === false ? 0.5 : 1;
+      this.#read('filterSeen', Math.ceil(unique / 100), unique, unique * perKey);
+      return this.inner.filterSeen(clubId, source, fingerprints, nowSec, options);
     });
   }
 

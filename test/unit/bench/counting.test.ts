@@ -26,6 +26,14 @@ describe('CountingStateStore', () => {
     expect(store.take().apiRequests).toBe(0);
   });
 
+  it('counts half a read unit per key for an eventually consistent seen check', async () => {
+    const store = new CountingStateStore(new MemoryStateStore());
+    await store.filterSeen('club-1', 'visits', ['a', 'b', 'c', 'd'], 1_000_000_000, {
+      consistentRead: false,
+    });
+    expect(store.take().readUnits).toBe(2);
+  });
+
   it('reports a versioned cursor write conflict as the wrapped store does', async () => {
     const store = new CountingStateStore(new MemoryStateStore());
     const cursor = await store.getCursor('club-1', 'members');
