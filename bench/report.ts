@@ -762,7 +762,7 @@ For the owners of the engine, the scheduler, the CDK app and the metrics (figure
        ? `, so at least ${pct(nonEventShare)} of them are not event keys: they are the scan read marks
    (poll-source.ts \`#markRead\`, one item per row of multi-page scans, e.g. the hourly 10-day
    payment sweep). Writing them only when a scan is actually resumed would remove that line.`
-       : ` (${pct(nonEventShare)} of them are not event keys: scan read marks).`
+       : `: about one per new record, the seen keys themselves (scan read marks are a small share).`
    }
 4. ${
     (visits?.attempts ?? 1) > 1
