@@ -7,7 +7,7 @@
  *
  * 1. **Back-off.** A club with a cursor paused until later (`health.pausedUntil`, set after a 401 or
  *    a 429) is not due at all. A source whose last polls failed waits `min × 2^failures`, capped at
- *    its maximum interval.
+ *    30 minutes (or its maximum interval, if longer).
  * 2. **Activity.** Each source has a cadence `[min, max]` (1 min .. 60 min). Its recent activity, in
  *    records per hour seen by its last query (see `estimateActivityPerHour`), places it in that
  *    range: `interval = min + (max - min) * h / (h + activity)`, where `h` (the half-activity) is
@@ -53,19 +53,21 @@ export interface SourceCadence {
 }
 
 /**
- * Cadence per source. Members (status changes such as PaymentIssue), visits and payment history
- * are favoured: the shortest intervals and a low half-activity. Disbursements and debt collection
- * change about daily, so they never need polling more than every 10 minutes.
+ * Cadence per source. Freshness first: a change should reach the bus within about a minute, and
+ * polling every source of a typical club every minute uses about a third of the Basic quota
+ * (docs/benchmarks.md), so the busy sources stay at 1-2 minutes and only rare ones (disbursements
+ * and debt referrals, settled in daily runs) drift to 10 minutes when quiet. The quota rule below
+ * still stretches everything when a club's budget needs it.
  */
 export const SOURCE_CADENCE: Readonly<Record<SourceName, SourceCadence>> = {
-  members: { minIntervalMs: MINUTE, maxIntervalMs: 15 * MINUTE, halfActivityPerHour: 4 },
-  visits: { minIntervalMs: MINUTE, maxIntervalMs: 15 * MINUTE, halfActivityPerHour: 10 },
-  paymentHistory: { minIntervalMs: MINUTE, maxIntervalMs: 15 * MINUTE, halfActivityPerHour: 4 },
-  prospects: { minIntervalMs: 2 * MINUTE, maxIntervalMs: 30 * MINUTE, halfActivityPerHour: 2 },
-  posTransactions: { minIntervalMs: 2 * MINUTE, maxIntervalMs: 30 * MINUTE, halfActivityPerHour: 6 },
-  classAttendance: { minIntervalMs: 5 * MINUTE, maxIntervalMs: 60 * MINUTE, halfActivityPerHour: 10 },
-  disbursements: { minIntervalMs: 10 * MINUTE, maxIntervalMs: 60 * MINUTE, halfActivityPerHour: 1 },
-  debtCollection: { minIntervalMs: 10 * MINUTE, maxIntervalMs: 60 * MINUTE, halfActivityPerHour: 1 },
+  members: { minIntervalMs: MINUTE, maxIntervalMs: 2 * MINUTE, halfActivityPerHour: 4 },
+  visits: { minIntervalMs: MINUTE, maxIntervalMs: 2 * MINUTE, halfActivityPerHour: 10 },
+  paymentHistory: { minIntervalMs: MINUTE, maxIntervalMs: 2 * MINUTE, halfActivityPerHour: 4 },
+  prospects: { minIntervalMs: MINUTE, maxIntervalMs: 2 * MINUTE, halfActivityPerHour: 2 },
+  posTransactions: { minIntervalMs: MINUTE, maxIntervalMs: 3 * MINUTE, halfActivityPerHour: 6 },
+  classAttendance: { minIntervalMs: MINUTE, maxIntervalMs: 5 * MINUTE, halfActivityPerHour: 10 },
+  disbursements: { minIntervalMs: 2 * MINUTE, maxIntervalMs: 10 * MINUTE, halfActivityPerHour: 1 },
+  debtCollection: { minIntervalMs: 2 * MINUTE, maxIntervalMs: 10 * MINUTE, halfActivityPerHour: 1 },
 };
 
 /** The club's position against its monthly budget. */
@@ -193,9 +195,15 @@ export function activityIntervalMs(cadence: SourceCadence, activityPerHour: numb
 }
 
 /** Wait after `failures` failed polls in a row: min * 2^failures, capped at the cadence maximum. */
+/** Longest wait after failures, whatever the source's cadence. */
+export const MAX_FAILURE_BACKOFF_MS = 30 * MINUTE;
+
 export function failureBackoffMs(cadence: SourceCadence, failures: number): number {
   if (failures <= 0) return 0;
-  return Math.min(cadence.maxIntervalMs, cadence.minIntervalMs * 2 ** Math.min(failures, 30));
+  return Math.min(
+    Math.max(cadence.maxIntervalMs, MAX_FAILURE_BACKOFF_MS),
+    cadence.minIntervalMs * 2 ** Math.min(failures, 30),
+  );
 }
 
 export type DueReason =

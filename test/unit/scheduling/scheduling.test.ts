@@ -6,6 +6,7 @@ import {
   estimatePollCost,
   FIRST_POLL_COST_ESTIMATE,
   failureBackoffMs,
+  MAX_FAILURE_BACKOFF_MS,
   pagesFor,
   quotaBudget,
   SOURCE_CADENCE,
@@ -96,12 +97,13 @@ describe('scheduleClub', () => {
     expect(after.due.length).toBeGreaterThan(0);
   });
 
-  it('backs a failing source off exponentially, up to its maximum interval', () => {
+  it('backs a failing source off exponentially, up to 30 minutes', () => {
     const cadence = SOURCE_CADENCE.visits;
     expect(failureBackoffMs(cadence, 0)).toBe(0);
     expect(failureBackoffMs(cadence, 1)).toBe(2 * MINUTE);
     expect(failureBackoffMs(cadence, 3)).toBe(8 * MINUTE);
-    expect(failureBackoffMs(cadence, 40)).toBe(cadence.maxIntervalMs);
+    expect(failureBackoffMs(cadence, 40)).toBe(MAX_FAILURE_BACKOFF_MS);
+    expect(MAX_FAILURE_BACKOFF_MS).toBe(30 * MINUTE);
     // A busy visits source that failed 3 times in a row waits 8 minutes, not its busy 1-2 minutes.
     const failing = polled('visits', 5 * MINUTE, 400, {
       health: { consecutiveFailures: 3, lastError: { kind: 'unavailable', message: '503', at: '' } },
