@@ -493,23 +493,29 @@ class SourceScan {
     const backfill = source.backfillEvents as
       | ((i: unknown, n: Snapshot, c: ClubContext, from: number) => BridgeEvent[])
       | undefined;
+    const transitions = (before: Snapshot | undefined, item: unknown, next: Snapshot): BridgeEvent[] => {
+      if (scan.mode === 'baseline') return [];
+      if (scan.mode === 'backfill' && !before) {
+        return backfill && scan.backfillFromMs !== undefined
+          ? backfill(item, next, this.ctx, scan.backfillFromMs)
+          : [];
+      }
+      return diff(before, item, next, this.ctx);
+    };
+    /** What this page is about to publish, written before it is published (see `withIntent`). */
+    const intents: Snapshot[] = [];
     for (const [id, item] of latest) {
-      const before = previous.get(id);
-      const next = snapshotOf(item, id, before, this.ctx);
-      if (before && before.hash === next.hash) continue;
+      const { committed, published } = splitIntent(previous.get(id));
+      const base = published ?? committed;
+      const next = snapshotOf(item, id, base, this.ctx);
+      if (!published && committed && committed.hash === next.hash) continue;
+      const built: BridgeEvent[] = [];
       try {
-        const built =
-          scan.mode === 'backfill' && !before
-            ? backfill && scan.backfillFromMs !== undefined
-              ? backfill(item, next, this.ctx, scan.backfillFromMs)
-              : []
-            : scan.mode !== 'baseline'
-              ? diff(before, item, next, this.ctx)
-              : [];
-        for (const event of built) {
-          events.push(event);
-          origins.set(event.detail.eventId, item);
-        }
+        // A poll that failed before its commit may have published committed -> published, and the
+        // subject may have moved on since (even back): publish that again (same ids: consumers
+        // de-duplicate) and carry on from there, so no consumer is left with a state that is gone.
+        if (published) built.push(...transitions(committed, item, published));
+        if (!published || published.hash !== next.hash) built.push(...transitions(base, item, next));
       } catch (err) {
         quarantine.push({
           key: fingerprint(`Q|${JSON.stringify(item)}`),
@@ -517,8 +523,14 @@ class SourceScan {
           raw: item,
         });
       }
+      for (const event of built) {
+        events.push(event);
+        origins.set(event.detail.eventId, item);
+      }
+      if (built.length > 0) intents.push(withIntent(committed, next));
       changed.push(next);
     }
+    if (intents.length > 0) await this.deps.store.putSnapshots(this.ctx.clubId, source.snapshotKind, intents);
     await this.#publish(events, origins, quarantine);
     if (changed.length > 0) await this.deps.store.putSnapshots(this.ctx.clubId, source.snapshotKind, changed);
   }
@@ -678,6 +690,36 @@ class SourceScan {
     };
     this.#cursor = await this.deps.store.putCursor(cursor);
   }
+}
+
+/** Snapshot field holding the state a page is about to publish transitions to (an intent). */
+const INTENT = 'publishing';
+/** Marks an intent stored for a subject that has no committed snapshot yet. */
+const NOTHING_COMMITTED = 'nothingCommitted';
+
+/**
+ * The stored snapshot with an intent: the committed state plus the state about to be published.
+ * Written before publishing and replaced by the plain new snapshot after, so a poll that fails in
+ * between leaves behind what consumers may have been told.
+ */
+function withIntent(committed: Snapshot | undefined, next: Snapshot): Snapshot {
+  const intent = { id: next.id, hash: next.hash, fields: next.fields, updatedAt: next.updatedAt };
+  return committed
+    ? { ...committed, fields: { ...committed.fields, [INTENT]: intent } }
+    : {
+        id: next.id,
+        hash: NOTHING_COMMITTED,
+        fields: { [INTENT]: intent, [NOTHING_COMMITTED]: true },
+        updatedAt: next.updatedAt,
+      };
+}
+
+/** A stored snapshot split into the committed state and the intent a failed poll left, if any. */
+function splitIntent(stored: Snapshot | undefined): { committed?: Snapshot; published?: Snapshot } {
+  if (!stored) return {};
+  const { [INTENT]: intent, [NOTHING_COMMITTED]: nothing, ...fields } = stored.fields;
+  if (intent === undefined) return { committed: stored };
+  return { ...(nothing ? {} : { committed: { ...stored, fields } }), published: intent as Snapshot };
 }
 
 function eventErrorReason(err: unknown): string {

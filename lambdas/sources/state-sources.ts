@@ -19,6 +19,12 @@ function hashOf(fields: Record<string, unknown>): string {
   return createHash('sha256').update(JSON.stringify(fields)).digest('hex').slice(0, 24);
 }
 
+/**
+ * The status a snapshot holds. Joined and Created report it (not the record's): the engine may
+ * publish again, from a stored intent, what an earlier poll announced while the record moved on.
+ */
+const statusOf = (s: Snapshot) => (typeof s.fields.status === 'string' ? s.fields.status : undefined);
+
 /** Number of transitions seen so far: part of each transition's eventId, so A->B->A->B gets new ids. */
 const changesOf = (s: Snapshot | undefined) => (typeof s?.fields.changes === 'number' ? s.fields.changes : 0);
 
@@ -50,15 +56,14 @@ function memberEnvelope(m: Member, id: string, identity: string[], ctx: ClubCont
 }
 
 /**
- * Joined and Created carry the status first seen, and so does their id: a poll that published one
- * and crashed before writing the snapshot may find the subject in another status next time, and
- * that event must reach a consumer de-duplicating on eventId (the first status is not lost either:
- * it was delivered).
+ * Joined and Created carry the status of the snapshot they announce, and so does their id: an
+ * announcement in another status is another event, never one a consumer would drop as a duplicate.
  */
-function memberJoined(m: Member, id: string, ctx: ClubContext): BridgeEvent {
-  return createEvent(DETAIL_TYPES.MemberJoined, memberEnvelope(m, id, ['joined', m.Status ?? ''], ctx), {
+function memberJoined(m: Member, next: Snapshot, ctx: ClubContext): BridgeEvent {
+  const status = statusOf(next);
+  return createEvent(DETAIL_TYPES.MemberJoined, memberEnvelope(m, next.id, ['joined', status ?? ''], ctx), {
     data: m,
-    ...(m.Status ? { status: m.Status } : {}),
+    ...(status ? { status } : {}),
     ...(m.Membership?.Name ? { membershipName: m.Membership.Name } : {}),
   });
 }
@@ -76,7 +81,7 @@ export const membersSource: StateSource<'members'> = {
   identity: (m) => m.Number ?? undefined,
   snapshot: (m, mid, previous, ctx) => makeSnapshot(mid, memberTracked(m), previous, ctx),
   diff: (previous, m, next, ctx) => {
-    if (!previous) return [memberJoined(m, next.id, ctx)];
+    if (!previous) return [memberJoined(m, next, ctx)];
     const before = previous.fields;
     const now = next.fields;
     // Transition number plus the new value: a poll that published and crashed before its commit
@@ -123,20 +128,22 @@ export const membersSource: StateSource<'members'> = {
   },
   backfillEvents: (m, next, ctx, fromMs) => {
     const start = m.Membership?.StartDate;
-    return start && toInstant(start, 'local', ctx) >= fromMs ? [memberJoined(m, next.id, ctx)] : [];
+    return start && toInstant(start, 'local', ctx) >= fromMs ? [memberJoined(m, next, ctx)] : [];
   },
 };
 
-function prospectCreated(p: Prospect, pid: string, ctx: ClubContext): BridgeEvent {
+function prospectCreated(p: Prospect, next: Snapshot, ctx: ClubContext): BridgeEvent {
+  const pid = next.id;
+  const status = statusOf(next);
   return createEvent(
     DETAIL_TYPES.ProspectCreated,
     envelopeFor(
       ctx,
-      [pid, 'created', p.Status ?? ''],
+      [pid, 'created', status ?? ''],
       { value: p.CreatedDateUtc, zone: 'utc' },
       { prospectNumber: pid },
     ),
-    { data: p, ...(p.Status ? { status: p.Status } : {}) },
+    { data: p, ...(status ? { status } : {}) },
   );
 }
 
@@ -153,7 +160,7 @@ export const prospectsSource: StateSource<'prospects'> = {
   identity: (p) => p.Number ?? undefined,
   snapshot: (p, pid, previous, ctx) => makeSnapshot(pid, { status: p.Status ?? null }, previous, ctx),
   diff: (previous, p, next, ctx) => {
-    if (!previous) return [prospectCreated(p, next.id, ctx)];
+    if (!previous) return [prospectCreated(p, next, ctx)];
     if (previous.fields.status === next.fields.status || typeof next.fields.status !== 'string') return [];
     return [
       createEvent(
@@ -174,6 +181,6 @@ export const prospectsSource: StateSource<'prospects'> = {
   },
   backfillEvents: (p, next, ctx, fromMs) =>
     p.CreatedDateUtc && toInstant(p.CreatedDateUtc, 'utc', ctx) >= fromMs
-      ? [prospectCreated(p, next.id, ctx)]
+      ? [prospectCreated(p, next, ctx)]
       : [],
 };
