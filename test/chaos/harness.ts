@@ -115,6 +115,7 @@ export async function runChaos(
   const scenario = scenarioFor(seed);
   const injector = new FaultInjector(seed, scenario.rates, scenario.crashes);
   const failures: string[] = [];
+  // Everything started is closed in the finally below, whatever fails.
   const sandbox = await startSandbox({
     seed,
     clubs: [{ clubId: 'club-1', timeZone: scenario.sandbox.timeZone, members: scenario.sandbox.members }],
@@ -124,7 +125,10 @@ export async function runChaos(
     ambiguousZone: scenario.sandbox.ambiguousZone,
     ...(scenario.sandbox.dstTransition ? { dstTransition: scenario.sandbox.dstTransition } : {}),
   });
-  const bus = await startLocalEventBridge({ seed });
+  const bus = await startLocalEventBridge({ seed }).catch(async (err: unknown) => {
+    await sandbox.close();
+    throw err;
+  });
   const eventBridge = new EventBridgeClient({
     endpoint: bus.endpoint,
     region: 'us-east-1',
@@ -137,8 +141,9 @@ export async function runChaos(
   injectDynamoDbThrottling(dynamo, injector);
   // The harness's own reads go around the faults.
   const inspection = new DynamoDBClient(dynamoConfig);
-  const tableName = await createTestTable(dynamo, 'chaos');
+  let tableName: string | undefined;
   try {
+    tableName = await createTestTable(dynamo, 'chaos');
     const run = new ChaosRun(scenario, injector, sandbox, {
       store: new DynamoDbStateStore({
         client: dynamo,
@@ -183,7 +188,7 @@ export async function runChaos(
   } finally {
     eventBridge.destroy();
     await Promise.allSettled([sandbox.close(), bus.close()]);
-    await dynamo.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+    if (tableName) await dynamo.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
     dynamo.destroy();
     inspection.destroy();
   }

@@ -123,31 +123,24 @@ describe('checkAgainstJournal', () => {
       expect(broken.spurious).toHaveLength(1);
     });
 
-    it('accepts a second announcement of a new subject only after an uncommitted first one', () => {
+    it('flags a second announcement of a subject and a transition that restarts from an older state', () => {
       const created = [
         entry({ kind: 'prospectCreated', prospectNumber: 'P1', status: 'Enquiry' }),
         entry({ kind: 'prospectStatusChanged', prospectNumber: 'P1', previous: 'Enquiry', current: 'Tour' }),
       ];
       const announced = (id: string, status: string) =>
         event('Prospect Created', id, { subject: { prospectNumber: 'P1' }, status });
-      const twice = [announced('p1', 'Enquiry'), announced('p2', 'Tour')];
-      expect(checkAgainstJournal(created, twice, new Set(['p1']))).toMatchObject({
-        missing: [],
-        spurious: [],
-      });
-      expect(checkAgainstJournal(created, twice, new Set()).spurious).toHaveLength(1);
+      expect(
+        checkAgainstJournal(created, [announced('p1', 'Enquiry'), announced('p2', 'Tour')], new Set(['p1']))
+          .spurious,
+      ).toHaveLength(1);
       expect(checkAgainstJournal(created, [announced('p1', 'Enquiry')], new Set()).missing).toHaveLength(1);
-    });
-
-    it('lets a transition start again from the committed state after an uncommitted publish', () => {
-      const events = [
+      // A -> PaymentIssue published by a failed poll, then A -> Suspended: a consumer is left at the wrong state.
+      const restarted = [
         statusEvent('s1', '7', 'Active', 'PaymentIssue'),
         statusEvent('s2', '7', 'Active', 'Suspended'),
       ];
-      expect(checkAgainstJournal(entries, events, new Set(['s1']))).toMatchObject({
-        missing: [],
-        spurious: [],
-      });
+      expect(checkAgainstJournal(entries, restarted, new Set(['s1'])).spurious).toHaveLength(1);
     });
   });
 });

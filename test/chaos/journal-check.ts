@@ -20,10 +20,8 @@
  *    chain (each one starts where the previous ended), each must go from a state the subject was in
  *    to a later state it was in (in journal order), and the last one must end in the subject's final
  *    state. A skipped intermediate state is the documented limit of polling; a transition that never
- *    happened, a broken chain or a final state not reached is not. One exception to "chain": a
- *    transition published by a poll that crashed before committing its snapshot (A -> B) may be
- *    followed by one from the committed state again (A -> C, when the subject moved on meanwhile);
- *    at-least-once delivery in a changing world, each with its own eventId.
+ *    happened, a broken chain or a final state not reached is not (a crash between publish and
+ *    commit included: the next poll must carry on from what was published, not from the snapshot).
  */
 import type { BridgeEvent } from '../../lambdas/events/catalog';
 import type { JournalEntry } from '../../lambdas/sandbox';
@@ -65,8 +63,6 @@ interface Chain {
 interface Step {
   readonly from: string | null;
   readonly to: string;
-  /** Published by a poll that failed before committing the snapshot. */
-  readonly uncommitted?: boolean;
 }
 
 type Detail = Record<string, unknown> & { clubId: string; eventId: string; subject: Record<string, string> };
@@ -161,8 +157,6 @@ class Truth {
 }
 
 class Observed {
-  constructor(private readonly uncommitted: ReadonlySet<string>) {}
-
   readonly oneToOne: string[] = [];
   readonly status = new Map<string, Step[]>();
   readonly prefs = new Map<string, Step[]>();
@@ -173,8 +167,6 @@ class Observed {
   readonly firstPrefs = new Map<string, string>();
   readonly firstProspectStatus = new Map<string, string>();
   readonly inconsistent: string[] = [];
-  /** Joined / Created events per subject key, in delivery order: was each one committed? */
-  readonly created = new Map<string, boolean[]>();
 
   add(event: BridgeEvent, key: string): void {
     const family = key.slice(0, key.indexOf('|'));
@@ -183,12 +175,9 @@ class Observed {
     const prospect = `${d.clubId}|${d.subject.prospectNumber}`;
     const push = <T>(map: Map<string, T[]>, subject: string, value: T) =>
       map.set(subject, [...(map.get(subject) ?? []), value]);
-    if (family === 'MJ' || family === 'PC') {
-      this.created.set(key, [...(this.created.get(key) ?? []), this.uncommitted.has(d.eventId)]);
-    } else if (ONE_TO_ONE.has(family)) this.oneToOne.push(key);
+    if (ONE_TO_ONE.has(family)) this.oneToOne.push(key);
     switch (family) {
       case 'MJ': {
-        // The last announcement is the one the bridge's snapshot starts from.
         if (typeof d.status === 'string') this.firstStatus.set(member, d.status);
         const contact = (d.data as { Contact?: { OptOutEmail?: unknown; OptOutSms?: unknown } }).Contact;
         if (contact) {
@@ -203,25 +192,16 @@ class Observed {
         if (typeof d.status === 'string') this.firstProspectStatus.set(prospect, d.status);
         break;
       case 'MSC':
-        push(this.status, member, {
-          from: d.previousStatus as string | null,
-          to: d.status as string,
-          uncommitted: this.uncommitted.has(d.eventId),
-        });
+        push(this.status, member, { from: d.previousStatus as string | null, to: d.status as string });
         break;
       case 'MCP':
         push(this.prefs, member, {
           from: prefsOf(d.previous as { optOutEmail: unknown; optOutSms: unknown }),
           to: prefsOf(d.current as { optOutEmail: unknown; optOutSms: unknown }),
-          uncommitted: this.uncommitted.has(d.eventId),
         });
         break;
       case 'PSC':
-        push(this.prospects, prospect, {
-          from: d.previousStatus as string | null,
-          to: d.status as string,
-          uncommitted: this.uncommitted.has(d.eventId),
-        });
+        push(this.prospects, prospect, { from: d.previousStatus as string | null, to: d.status as string });
         break;
       case 'PAY': {
         const response = String(d.response);
@@ -261,19 +241,10 @@ export function checkAgainstJournal(
 
   // 2. and 3. The distinct events against the journal.
   const truth = new Truth(entries);
-  const observed = new Observed(allowedDuplicateIds);
+  const observed = new Observed();
   for (const { key, event } of byId.values()) observed.add(event, key);
   const missing: string[] = [];
   const spurious: string[] = [...observed.inconsistent];
-  // A Joined / Created event carries the status first seen (and so does its id): after one that was
-  // published but not committed, the next poll may announce the subject again in a later status.
-  for (const [key, uncommitted] of observed.created) {
-    observed.oneToOne.push(key);
-    uncommitted.slice(0, -1).forEach((wasUncommitted, i) => {
-      if (!wasUncommitted) spurious.push(`${key}: announced again after announcement ${i + 1} was committed`);
-    });
-  }
-
   const expected = countKeys(truth.oneToOne);
   for (const k of expected.keys()) if (IDENTIFIED_BY_KEY.has(k.slice(0, k.indexOf('|')))) expected.set(k, 1);
   const actual = countKeys(observed.oneToOne);
@@ -345,20 +316,10 @@ export function followChain(
       return;
     }
   }
-  // Where the subject was before each transition that was published but not committed: the next
-  // poll diffs against the committed snapshot again, so its transition may start there.
-  const rewind: number[] = [];
   for (const step of steps) {
     if (step.from !== states[at]) {
-      const back = rewind.findLastIndex((p) => states[p] === step.from);
-      if (back >= 0) {
-        at = rewind[back]!;
-        rewind.length = back;
-      } else {
-        out.spurious.push(`${label}: ${step.from} -> ${step.to} while the bridge had it at ${states[at]}`);
-      }
+      out.spurious.push(`${label}: ${step.from} -> ${step.to} while the bridge had it at ${states[at]}`);
     }
-    if (step.uncommitted) rewind.push(at);
     const next = states.indexOf(step.to, at + 1);
     if (next < 0) {
       out.spurious.push(`${label}: ${step.from} -> ${step.to} never happened (${states.join(' -> ')})`);
