@@ -55,16 +55,17 @@ export interface SourceCadence {
 /**
  * Cadence per source. Freshness first: a change should reach the bus within about a minute, and
  * polling every source of a typical club every minute uses about a third of the Basic quota
- * (docs/benchmarks.md), so the busy sources stay at 1-2 minutes and only rare ones (disbursements
+ * (docs/benchmarks.md), so the busy sources (members, visits, payments, prospects) are polled every
+ * minute and only rare ones (disbursements
  * and debt referrals, settled in daily runs) drift to 10 minutes when quiet. The quota rule below
  * still stretches everything when a club's budget needs it.
  */
 export const SOURCE_CADENCE: Readonly<Record<SourceName, SourceCadence>> = {
-  members: { minIntervalMs: MINUTE, maxIntervalMs: 2 * MINUTE, halfActivityPerHour: 4 },
-  visits: { minIntervalMs: MINUTE, maxIntervalMs: 2 * MINUTE, halfActivityPerHour: 10 },
-  paymentHistory: { minIntervalMs: MINUTE, maxIntervalMs: 2 * MINUTE, halfActivityPerHour: 4 },
-  prospects: { minIntervalMs: MINUTE, maxIntervalMs: 2 * MINUTE, halfActivityPerHour: 2 },
-  posTransactions: { minIntervalMs: MINUTE, maxIntervalMs: 3 * MINUTE, halfActivityPerHour: 6 },
+  members: { minIntervalMs: MINUTE, maxIntervalMs: MINUTE, halfActivityPerHour: 4 },
+  visits: { minIntervalMs: MINUTE, maxIntervalMs: MINUTE, halfActivityPerHour: 10 },
+  paymentHistory: { minIntervalMs: MINUTE, maxIntervalMs: MINUTE, halfActivityPerHour: 4 },
+  prospects: { minIntervalMs: MINUTE, maxIntervalMs: MINUTE, halfActivityPerHour: 2 },
+  posTransactions: { minIntervalMs: MINUTE, maxIntervalMs: 2 * MINUTE, halfActivityPerHour: 6 },
   classAttendance: { minIntervalMs: MINUTE, maxIntervalMs: 5 * MINUTE, halfActivityPerHour: 10 },
   disbursements: { minIntervalMs: 2 * MINUTE, maxIntervalMs: 10 * MINUTE, halfActivityPerHour: 1 },
   debtCollection: { minIntervalMs: 2 * MINUTE, maxIntervalMs: 10 * MINUTE, halfActivityPerHour: 1 },
