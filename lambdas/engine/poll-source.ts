@@ -506,16 +506,21 @@ class SourceScan {
     const intents: Snapshot[] = [];
     for (const [id, item] of latest) {
       const { committed, published } = splitIntent(previous.get(id));
-      const base = published ?? committed;
-      const next = snapshotOf(item, id, base, this.ctx);
-      if (!published && committed && committed.hash === next.hash) continue;
+      const last = published.at(-1) ?? committed;
+      const next = snapshotOf(item, id, last, this.ctx);
+      if (published.length === 0 && committed && committed.hash === next.hash) continue;
+      const moved = !last || last.hash !== next.hash;
       const built: BridgeEvent[] = [];
       try {
-        // A poll that failed before its commit may have published committed -> published, and the
-        // subject may have moved on since (even back): publish that again (same ids: consumers
-        // de-duplicate) and carry on from there, so no consumer is left with a state that is gone.
-        if (published) built.push(...transitions(committed, item, published));
-        if (!published || published.hash !== next.hash) built.push(...transitions(base, item, next));
+        // Polls that failed before their commit may have published committed -> ... -> last, and
+        // the subject may have moved on since (even back): publish those again (same ids:
+        // consumers de-duplicate) and carry on from there, so no consumer keeps a state that is gone.
+        let before = committed;
+        for (const state of published) {
+          built.push(...transitions(before, item, state));
+          before = state;
+        }
+        if (moved) built.push(...transitions(last, item, next));
       } catch (err) {
         quarantine.push({
           key: fingerprint(`Q|${JSON.stringify(item)}`),
@@ -527,7 +532,7 @@ class SourceScan {
         events.push(event);
         origins.set(event.detail.eventId, item);
       }
-      if (built.length > 0) intents.push(withIntent(committed, next));
+      if (built.length > 0) intents.push(withIntent(committed, moved ? [...published, next] : published));
       changed.push(next);
     }
     if (intents.length > 0) await this.deps.store.putSnapshots(this.ctx.clubId, source.snapshotKind, intents);
@@ -698,28 +703,31 @@ const INTENT = 'publishing';
 const NOTHING_COMMITTED = 'nothingCommitted';
 
 /**
- * The stored snapshot with an intent: the committed state plus the state about to be published.
- * Written before publishing and replaced by the plain new snapshot after, so a poll that fails in
- * between leaves behind what consumers may have been told.
+ * The stored snapshot with an intent: the committed state plus the states about to be published,
+ * in order (more than one when polls in a row failed before their commit). Written before
+ * publishing and replaced by the plain new snapshot after, so a poll that fails in between leaves
+ * behind what consumers may have been told.
  */
-function withIntent(committed: Snapshot | undefined, next: Snapshot): Snapshot {
-  const intent = { id: next.id, hash: next.hash, fields: next.fields, updatedAt: next.updatedAt };
+function withIntent(committed: Snapshot | undefined, states: readonly Snapshot[]): Snapshot {
+  const intent = states.map((s) => ({ id: s.id, hash: s.hash, fields: s.fields, updatedAt: s.updatedAt }));
+  const last = states.at(-1)!;
   return committed
     ? { ...committed, fields: { ...committed.fields, [INTENT]: intent } }
     : {
-        id: next.id,
+        id: last.id,
         hash: NOTHING_COMMITTED,
         fields: { [INTENT]: intent, [NOTHING_COMMITTED]: true },
-        updatedAt: next.updatedAt,
+        updatedAt: last.updatedAt,
       };
 }
 
-/** A stored snapshot split into the committed state and the intent a failed poll left, if any. */
-function splitIntent(stored: Snapshot | undefined): { committed?: Snapshot; published?: Snapshot } {
-  if (!stored) return {};
+/** A stored snapshot split into the committed state and the intent failed polls left, if any. */
+function splitIntent(stored: Snapshot | undefined): { committed?: Snapshot; published: Snapshot[] } {
+  if (!stored) return { published: [] };
   const { [INTENT]: intent, [NOTHING_COMMITTED]: nothing, ...fields } = stored.fields;
-  if (intent === undefined) return { committed: stored };
-  return { ...(nothing ? {} : { committed: { ...stored, fields } }), published: intent as Snapshot };
+  if (intent === undefined) return { committed: stored, published: [] };
+  const published = (Array.isArray(intent) ? intent : [intent]) as Snapshot[];
+  return { ...(nothing ? {} : { committed: { ...stored, fields } }), published };
 }
 
 function eventErrorReason(err: unknown): string {

@@ -81,13 +81,11 @@ describe('a change published by a poll that crashed, then undone before the next
     // Assess
     expect(crashed.failures).toEqual([expect.objectContaining({ source: 'members', kind: 'internal' })]);
     expect(recovered.failures).toEqual([]);
-    const changes = sink
-      .ofType('Member Contact Preferences Changed')
-      .map((e) => ({
-        id: e.detail.eventId,
-        from: e.detail.previous.optOutSms,
-        to: e.detail.current.optOutSms,
-      }));
+    const changes = sink.ofType('Member Contact Preferences Changed').map((e) => ({
+      id: e.detail.eventId,
+      from: e.detail.previous.optOutSms,
+      to: e.detail.current.optOutSms,
+    }));
     // The first change (again, under its id: consumers de-duplicate), then the way back.
     expect(changes.map(({ from, to }) => `${from}->${to}`)).toEqual([
       'false->true',
@@ -96,5 +94,59 @@ describe('a change published by a poll that crashed, then undone before the next
     ]);
     expect(changes[1]!.id).toBe(changes[0]!.id);
     expect(changes[2]!.id).not.toBe(changes[0]!.id);
+  });
+
+  it('after two failed polls in a row, every change still reaches the consumer in order', async () => {
+    // Prepare
+    const clients = new GymApiClientFactory();
+    const sink = new MemorySink();
+    const now = () => sandbox.clock.now().getTime();
+    const poll = (eventSink: MemorySink | FaultySink) =>
+      pollClub({ store, sink: eventSink, clients, owner: 'revert', now }, club, {
+        deadlineMs: Date.now() + 20_000,
+      });
+    await poll(sink);
+    const member = sandbox
+      .records(club.clubId, 'members')
+      .find(
+        (m) =>
+          (m.Contact as { OptOutSms?: boolean; OptOutEmail?: boolean } | undefined)?.OptOutEmail === false,
+      )!;
+    const contact = member.Contact as Record<string, unknown>;
+    const serve = (prefs: { OptOutEmail: boolean; OptOutSms: boolean }, updated: string) => {
+      const record = { ...member, LastUpdatedUtcDateTime: updated, Contact: { ...contact, ...prefs } };
+      const body = JSON.stringify({ href: `${sandbox.url}/members`, data: [record] });
+      sandbox.failNext(1, 200, { body, contentType: 'application/json', pathPrefix: '/members' });
+    };
+    const crashing = () => {
+      const injector = new FaultInjector(1, NO_FAULT_RATES, [
+        { target: 'publish', phase: 'after', mode: 'exception', nth: 1 },
+      ]);
+      injector.active = true;
+      return new FaultySink(sink, injector.newProcess('crashing'));
+    };
+    const start = contact.OptOutSms as boolean;
+    // Act: two polls publish a change each and crash before committing; then the member is back.
+    serve({ OptOutEmail: true, OptOutSms: start }, '2026-08-03T02:00:30.000');
+    await poll(crashing());
+    serve({ OptOutEmail: true, OptOutSms: !start }, '2026-08-03T02:00:40.000');
+    await poll(crashing());
+    serve({ OptOutEmail: false, OptOutSms: start }, '2026-08-03T02:00:50.000');
+    const recovered = await poll(sink);
+    // Assess: the distinct events (by eventId) chain from the first state back to it.
+    expect(recovered.failures).toEqual([]);
+    const distinct = new Map(
+      sink
+        .ofType('Member Contact Preferences Changed')
+        .map((e) => [
+          e.detail.eventId,
+          `${e.detail.previous.optOutEmail},${e.detail.previous.optOutSms}>${e.detail.current.optOutEmail},${e.detail.current.optOutSms}`,
+        ]),
+    );
+    expect([...distinct.values()]).toEqual([
+      `false,${start}>true,${start}`,
+      `true,${start}>true,${!start}`,
+      `true,${!start}>false,${start}`,
+    ]);
   });
 });
