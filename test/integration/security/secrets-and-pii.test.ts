@@ -143,14 +143,13 @@ describe('no secret in logs, events or state; no personal data in minimal-policy
           if (round === 1) sandbox.faults.errorRate5xx = 0.3;
           if (round === 2) {
             sandbox.faults.errorRate5xx = 0;
-            // An upstream that echoes the request's credentials back in its error bodies. (The
-            // integrator password echoed in a data response is a known gap: see the last test.)
+            // An upstream that echoes the credentials back in its error bodies.
             const apiKey = clubs.good[0]!.credentials.apiKey;
             const basic = Buffer.from(
               `${sandbox.integrator.username}:${sandbox.integrator.password}`,
             ).toString('base64');
             const echo = JSON.stringify({
-              Message: `rejected: x-api-key: ${apiKey}, Authorization: Basic ${basic}, Bearer ${issuedTokens.at(-1)}`,
+              Message: `rejected: x-api-key: ${apiKey}, Authorization: Basic ${basic}, Bearer ${issuedTokens.at(-1)}, password=${sandbox.integrator.password}`,
             });
             sandbox.failNext(5, 500, { body: echo, contentType: 'application/json', pathPrefix: '/members' });
             sandbox.failNext(1, 401, {
