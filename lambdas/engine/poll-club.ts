@@ -166,7 +166,9 @@ export async function pollClub(
     const stale = cursor ? staleEvent(club, cursor, now(), staleAfterMs) : undefined;
     if (stale && cursor) {
       await publishOps(stale);
-      await markStaleNotified(deps.store, cursor, now());
+      await markStaleNotified(deps.store, cursor, now()).catch((err: unknown) => {
+        logger.error('could not mark the stale notice', { clubId: club.clubId, source: cursor.source, err });
+      });
     }
   };
   for (const name of order) {
@@ -197,7 +199,19 @@ export async function pollClub(
       logger.error('source poll failed', { clubId: club.clubId, source: name, kind, message });
       // A 429 that says when the quota comes back (e.g. the next month) is honoured: no polls before.
       const retryAfterMs = err instanceof QuotaExceededError ? err.retryAfterMs : undefined;
-      const cursor = await recordFailure(deps.store, club.clubId, name, kind, message, now(), retryAfterMs);
+      const cursor = await recordFailure(
+        deps.store,
+        club.clubId,
+        name,
+        kind,
+        message,
+        now(),
+        retryAfterMs,
+      ).catch((storeErr: unknown) => {
+        // The failure is in the report either way; a store that cannot record it must not hide it.
+        logger.error('could not record a failed poll', { clubId: club.clubId, source: name, err: storeErr });
+        return undefined;
+      });
       if (kind === 'auth' || kind === 'quota') {
         pausedUntil = cursor?.health.pausedUntil;
         const failures = cursor?.health.consecutiveFailures ?? 1;
@@ -223,16 +237,23 @@ export async function pollClub(
   const month = monthOf(now());
   let quotaUsedNow: number | undefined;
   if (requests > 0) {
-    quotaUsedNow = await deps.store.addQuotaUsage(club.clubId, month, requests);
-    const limit = PLAN_QUOTAS[club.plan];
-    const alertShare = options.quotaAlertShare ?? 0.8;
-    if (quotaUsedNow / limit >= alertShare) {
-      const mark = fingerprint(`OPS|quota-threshold|${month}`);
-      const seen = await deps.store.filterSeen(club.clubId, 'members', [mark], Math.floor(now() / 1000));
-      if (!seen.has(mark)) {
-        await publishOps(quotaEvent(club, 'threshold', quotaUsedNow, now()));
-        await deps.store.putSeen(club.clubId, 'members', [mark], Math.floor(now() / 1000) + 40 * 86_400);
+    // Bookkeeping: a store error here is logged, never turned into a failed poll (the events of
+    // this poll are published and committed already).
+    try {
+      const used = await deps.store.addQuotaUsage(club.clubId, month, requests);
+      quotaUsedNow = used;
+      const limit = PLAN_QUOTAS[club.plan];
+      const alertShare = options.quotaAlertShare ?? 0.8;
+      if (used / limit >= alertShare) {
+        const mark = fingerprint(`OPS|quota-threshold|${month}`);
+        const seen = await deps.store.filterSeen(club.clubId, 'members', [mark], Math.floor(now() / 1000));
+        if (!seen.has(mark)) {
+          await publishOps(quotaEvent(club, 'threshold', used, now()));
+          await deps.store.putSeen(club.clubId, 'members', [mark], Math.floor(now() / 1000) + 40 * 86_400);
+        }
       }
+    } catch (err) {
+      logger.error('quota accounting failed', { clubId: club.clubId, requests, err });
     }
   }
   return {

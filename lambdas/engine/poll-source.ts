@@ -684,6 +684,11 @@ class SourceScan {
       };
     } else if (outcome === 'partial') {
       cursor.health.lastSuccessAt = nowIso;
+      // Stopped before its first checkpoint: nothing records the scan, so a backfill that was asked
+      // for must be remembered, or the next poll would plan a silent baseline instead.
+      if (!cursor.scan && scan.mode === 'backfill' && scan.backfillFromMs !== undefined) {
+        cursor.backfillFrom = new Date(scan.backfillFromMs).toISOString();
+      }
     }
     cursor.stats = {
       ...cursor.stats,

@@ -28,12 +28,22 @@ interface Harness {
   pollAll: () => Promise<void>;
 }
 
-async function harness(db: Dynalite, sandbox: Sandbox, sink: EventSink, events: () => BridgeEvent[]) {
+async function harness(
+  db: Dynalite,
+  sandbox: Sandbox,
+  sink: EventSink,
+  events: () => BridgeEvent[],
+  overrides: Partial<ClubConfig> = {},
+) {
   const store = new DynamoDbStateStore({
     client: db.client,
     tableName: await createTestTable(db.client, 'e2e'),
   });
-  const clubs = parseClubsFile(sandbox.clubsFile()).map((c) => ({ ...c, piiPolicy: 'full' as const }));
+  const clubs = parseClubsFile(sandbox.clubsFile()).map((c) => ({
+    ...c,
+    piiPolicy: 'full' as const,
+    ...overrides,
+  }));
   const clients = new GymApiClientFactory();
   const now = () => sandbox.clock.now().getTime();
   const pollAll = async () => {
@@ -145,8 +155,8 @@ describe('engine end to end against the sandbox ground truth', () => {
       });
       try {
         const sink = new MemorySink();
-        const h = await harness(db, sandbox, sink, () => [...sink.events]);
-        h.clubs = h.clubs.map((c) => ({ ...c, unstatedZone }));
+        const h = await harness(db, sandbox, sink, () => [...sink.events], { unstatedZone });
+        expect(h.clubs.every((c) => c.unstatedZone === unstatedZone)).toBe(true);
         const { baselineSeq, boundaries } = await drive(h, 10, 30 * MINUTE);
         const result = compare(
           expectedKeys(sandbox.journal.entries(baselineSeq), boundaries),

@@ -56,7 +56,7 @@ describe('dispatchDueClubs', () => {
       club('off-club', { enabled: false }),
     ]);
     await polled(store, 'stale-club', 2 * 60 * 60_000);
-    await polled(store, 'fresh-club', 60_000);
+    await polled(store, 'fresh-club', 10_000); // polled moments ago: not due (every source runs every minute)
     const queue = new RecordingQueue();
     const seen: string[] = [];
     // Act
