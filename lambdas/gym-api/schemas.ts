@@ -18,9 +18,27 @@ import { z } from 'zod';
 /** The seed's date-time pattern: ISO 8601, no UTC offset, no trailing Z, optional fraction. */
 export const DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?$/;
 
+/** True when the fields of a pattern-matching date-time exist on the calendar and the clock. */
+export function isRealDateTime(value: string): boolean {
+  const year = Number(value.slice(0, 4));
+  const month = Number(value.slice(5, 7));
+  const day = Number(value.slice(8, 10));
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth &&
+    Number(value.slice(11, 13)) <= 23 &&
+    Number(value.slice(14, 16)) <= 59 &&
+    Number(value.slice(17, 19)) <= 59
+  );
+}
+
 export const dateTime = z
   .string()
-  .regex(DATE_TIME_PATTERN, 'date-time must match YYYY-MM-DDTHH:mm:ss[.fff] (no offset)');
+  .regex(DATE_TIME_PATTERN, 'date-time must match YYYY-MM-DDTHH:mm:ss[.fff] (no offset)')
+  .refine(isRealDateTime, 'date-time does not exist (e.g. February 30th or 24:00)');
 
 /** An int64 id: accepted as a JSON integer or a decimal string, always output as a decimal string. */
 export const int64 = z
