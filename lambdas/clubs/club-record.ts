@@ -13,6 +13,7 @@ export const ClubRecordSchema = ClubConfigSchema.omit({
   enabled: true,
   piiPolicy: true,
   unstatedZone: true,
+  unstatedZoneConfirmed: true,
 }).extend({
   enabled: z.boolean(),
   /** Secrets Manager secret holding `{ username, password, apiKey }` (JSON). */
@@ -21,6 +22,8 @@ export const ClubRecordSchema = ClubConfigSchema.omit({
   piiPolicy: z.enum(PII_POLICIES).optional(),
   /** Absent: 'local'. */
   unstatedZone: z.enum(['local', 'utc']).optional(),
+  /** Absent: false (not confirmed). */
+  unstatedZoneConfirmed: z.boolean().optional(),
   /** When the record was last written (UTC ISO). */
   updatedAt: z.string().optional(),
 });

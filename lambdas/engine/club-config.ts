@@ -82,6 +82,12 @@ export const ClubConfigSchema = z.strictObject({
   piiPolicy: z.enum(PII_POLICIES).default('minimal'),
   /** How to read date-times whose zone the API does not state. @default 'local' */
   unstatedZone: z.enum(['local', 'utc']).default('local'),
+  /**
+   * The operator has checked `unstatedZone` against the club's software (a payment's time in its
+   * screens against the API's PaymentDate): the sources in that zone then re-read an hour behind
+   * their watermark instead of 15 hours or more. @default false
+   */
+  unstatedZoneConfirmed: z.boolean().default(false),
   /** Per-club payment classification patterns, checked before the defaults. */
   paymentRules: z
     .strictObject({

@@ -144,6 +144,7 @@ export async function pollClub(
     clubId: club.clubId,
     timeZone: club.timeZone,
     unstatedZone: club.unstatedZone,
+    unstatedZoneConfirmed: club.unstatedZoneConfirmed,
     piiPolicy: club.piiPolicy,
     ...(club.paymentRules ? { paymentRules: club.paymentRules } : {}),
   };

@@ -21,7 +21,13 @@ import { type EventSink, PublishError } from '../events/publisher';
 import { DeadlineExceededError, type GymApiClient, MAX_PAGE_SIZE, type Page } from '../gym-api';
 import type { OperationName } from '../gym-api/operations';
 import { toFilterValue, toInstant } from '../sources/record-time';
-import type { AppendSource, ClubContext, SourceDefinition, StateSource } from '../sources/source';
+import {
+  type AppendSource,
+  type ClubContext,
+  type SourceDefinition,
+  type StateSource,
+  tailLookbackFor,
+} from '../sources/source';
 import type { Cursor, QuarantinedRecord, ScanProgress, Snapshot, StateStore } from '../state/store';
 
 export type ScanMode = 'baseline' | 'backfill' | 'sweep' | 'tail';
@@ -324,9 +330,10 @@ class SourceScan {
         ? { ...base, mode: 'backfill', fromdate: '', backfillFromMs }
         : { ...base, mode: 'backfill', fromdate: filter(backfillFromMs), backfillFromMs };
     }
+    const lookback = tailLookbackFor(source, this.ctx);
     if (!cursor.baselineDone || !cursor.watermark) {
       if (source.kind === 'state') return { ...base, mode: 'baseline', fromdate: '' };
-      const window = Math.max(source.tailLookbackMs, source.sweep?.windowMs ?? 0);
+      const window = Math.max(lookback, source.sweep?.windowMs ?? 0);
       return { ...base, mode: 'baseline', fromdate: filter(this.#startMs - window) };
     }
     const watermarkMs = Date.parse(cursor.watermark);
@@ -334,7 +341,7 @@ class SourceScan {
     if (source.sweep && (lastSweep === undefined || this.#startMs - lastSweep >= source.sweep.everyMs)) {
       return { ...base, mode: 'sweep', fromdate: filter(watermarkMs - source.sweep.windowMs) };
     }
-    return { ...base, mode: 'tail', fromdate: filter(watermarkMs - source.tailLookbackMs) };
+    return { ...base, mode: 'tail', fromdate: filter(watermarkMs - lookback) };
   }
 
   #query(scan: EngineScan, startOffset: number): AsyncGenerator<Page<OperationName>> {
@@ -458,7 +465,7 @@ class SourceScan {
       }
     }
     await this.#publish(events, origins, quarantine);
-    const window = Math.max(source.tailLookbackMs, source.sweep?.windowMs ?? 0);
+    const window = Math.max(tailLookbackFor(source, this.ctx), source.sweep?.windowMs ?? 0);
     const expiresAt = Math.ceil((this.#startMs + window + SEEN_MARGIN_MS) / 1000);
     await this.deps.store.putSeen(this.ctx.clubId, source.name, fresh, expiresAt);
   }
@@ -656,7 +663,10 @@ class SourceScan {
         ? scanStartMs
         : Math.min(
             scanStartMs,
-            Math.max(maxRecordMs ?? Number.NEGATIVE_INFINITY, scanStartMs - this.source.tailLookbackMs),
+            Math.max(
+              maxRecordMs ?? Number.NEGATIVE_INFINITY,
+              scanStartMs - tailLookbackFor(this.source, this.ctx),
+            ),
           );
       const current = cursor.watermark ? Date.parse(cursor.watermark) : undefined;
       cursor.watermark = new Date(maxOf(current, candidate)!).toISOString();

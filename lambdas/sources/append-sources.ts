@@ -47,9 +47,12 @@ export const paymentHistorySource: AppendSource<'paymentHistory'> = {
   filterParam: 'fromdate',
   filterZone: 'unstated',
   recordTime: (p) => p.PaymentDate,
-  // The zone of PaymentDate is not stated: 15 h absorbs either reading. A direct debit can come
-  // back dishonoured days later and a refund can follow: the sweep re-reads 10 days hourly.
-  tailLookbackMs: 15 * HOUR_MS,
+  // Payments are posted when they happen: the last hour absorbs late posting and clock skew. The zone
+  // of PaymentDate is not stated: until the club's reading is confirmed, 15 h absorbs either one.
+  // A direct debit can come back dishonoured days later and a refund can follow: the sweep re-reads
+  // 10 days hourly.
+  tailLookbackMs: HOUR_MS,
+  unconfirmedZoneLookbackMs: 15 * HOUR_MS,
   sweep: { windowMs: 10 * DAY_MS, everyMs: HOUR_MS },
   identity: (p) => (p.Id ? p.Id : undefined),
   facets: (p, id): Facet[] => {
@@ -118,7 +121,9 @@ export const posTransactionsSource: AppendSource<'posTransactions'> = {
   filterParam: 'fromdate',
   filterZone: 'unstated',
   recordTime: (t) => t.TransactionDate,
-  tailLookbackMs: 15 * HOUR_MS,
+  // An hour for late posting; 15 h while the club's reading of the unstated zone is not confirmed.
+  tailLookbackMs: HOUR_MS,
+  unconfirmedZoneLookbackMs: 15 * HOUR_MS,
   identity: (t) => t.PosTransactionId ?? undefined,
   facets: (t, id): Facet[] => [
     {
@@ -146,9 +151,10 @@ export const disbursementsSource: AppendSource<'disbursements'> = {
   filterParam: 'fromdate',
   filterZone: 'unstated',
   recordTime: (d) => d.TransactionDate ?? d.DisbursementDate,
-  // Disbursements are settled in a daily run, up to about 30 hours after the payment they belong to
-  // (and the zone of their dates is unstated): the tail re-reads 36 hours.
-  tailLookbackMs: 36 * HOUR_MS,
+  // Disbursements are settled in a daily run, up to about 31 hours after the payment they belong to:
+  // the tail re-reads 32 hours, and 36 while the club's reading of their unstated zone is not confirmed.
+  tailLookbackMs: 32 * HOUR_MS,
+  unconfirmedZoneLookbackMs: 36 * HOUR_MS,
   sweep: { windowMs: 7 * DAY_MS, everyMs: 6 * HOUR_MS },
   // No id in the API: two disbursements identical in every one of these fields are one event.
   identity: (d) =>
@@ -181,7 +187,9 @@ export const debtCollectionSource: AppendSource<'debtCollection'> = {
   filterParam: 'fromdate',
   filterZone: 'unstated',
   recordTime: (d) => d.DebtCollectionDate,
-  tailLookbackMs: 15 * HOUR_MS,
+  // An hour for late posting; 15 h while the club's reading of the unstated zone is not confirmed.
+  tailLookbackMs: HOUR_MS,
+  unconfirmedZoneLookbackMs: 15 * HOUR_MS,
   sweep: { windowMs: 7 * DAY_MS, everyMs: 6 * HOUR_MS },
   identity: (d) =>
     d.MemberNumber && d.DebtCollectionDate ? join(d.MemberNumber, d.DebtCollectionDate) : undefined,

@@ -14,8 +14,9 @@ import type { PaymentRuleOverrides } from './payment-classifier';
  * The zone a filter (and the field it filters on) is in:
  * - `local`: the club's IANA zone (the seed says "gym local time");
  * - `utc`: the seed says UTC;
- * - `unstated`: the seed does not say; read with the club's `unstatedZone` setting (default local),
- *   and the source's lookback is at least 15 hours so either reading is absorbed.
+ * - `unstated`: the seed does not say; read with the club's `unstatedZone` setting (default local).
+ *   Until the club's reading is confirmed (`unstatedZoneConfirmed`), such a source re-reads its
+ *   `unconfirmedZoneLookbackMs` (at least 15 hours) so that either reading is absorbed.
  */
 export type FilterZone = 'local' | 'utc' | 'unstated';
 
@@ -23,6 +24,11 @@ export interface ClubContext {
   readonly clubId: string;
   readonly timeZone: string;
   readonly unstatedZone: 'local' | 'utc';
+  /**
+   * The operator has checked that `unstatedZone` is how this club's API writes its unstated times:
+   * sources in that zone then re-read only their `tailLookbackMs`. @default false
+   */
+  readonly unstatedZoneConfirmed?: boolean;
   readonly piiPolicy: PiiPolicy;
   readonly paymentRules?: PaymentRuleOverrides;
   /** When the bridge observed the records (UTC ms). */
@@ -39,8 +45,13 @@ interface SourceBase<N extends OperationName> {
    * carry it: the watermark is then the scan's start.
    */
   readonly recordTime?: (item: ItemOf<N>) => string | null | undefined;
-  /** Re-read on every poll: absorbs late-arriving records and clock skew. */
+  /** Re-read on every poll: absorbs late-arriving records and clock skew (with the zone known). */
   readonly tailLookbackMs: number;
+  /**
+   * For a source in the `unstated` zone: what it re-reads while the club's reading of that zone is
+   * not confirmed, long enough that a wrong reading (up to 14 hours off) loses nothing.
+   */
+  readonly unconfirmedZoneLookbackMs?: number;
   /** An occasional deeper re-read for records that change after they first appear. */
   readonly sweep?: { readonly windowMs: number; readonly everyMs: number };
   /** The record's identity; undefined means it cannot be identified (quarantined). */
@@ -95,3 +106,19 @@ export type SourceDefinition = AppendSource<OperationName> | StateSource<Operati
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
 export const DAY_MS = 24 * HOUR_MS;
+
+/** Longest distance between a zone-less local time and UTC (UTC+14 and UTC-12), plus an hour. */
+export const ZONE_UNCERTAINTY_MS = 15 * HOUR_MS;
+
+/**
+ * What a poll of this source re-reads behind its watermark for this club: the source's tail, or,
+ * for a source whose zone the API does not state and a club whose reading of it is not confirmed,
+ * the longer lookback that absorbs either reading.
+ */
+export function tailLookbackFor(
+  source: Pick<SourceBase<OperationName>, 'filterZone' | 'tailLookbackMs' | 'unconfirmedZoneLookbackMs'>,
+  ctx: Pick<ClubContext, 'unstatedZoneConfirmed'>,
+): number {
+  if (source.filterZone !== 'unstated' || ctx.unstatedZoneConfirmed) return source.tailLookbackMs;
+  return Math.max(source.tailLookbackMs, source.unconfirmedZoneLookbackMs ?? ZONE_UNCERTAINTY_MS);
+}

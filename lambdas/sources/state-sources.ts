@@ -10,7 +10,7 @@ import { createEvent } from '../events/envelope';
 import type { ItemOf } from '../gym-api/operations';
 import type { Snapshot } from '../state/store';
 import { envelopeFor, toInstant } from './record-time';
-import { type ClubContext, DAY_MS, MINUTE_MS, type StateSource } from './source';
+import { type ClubContext, DAY_MS, HOUR_MS, MINUTE_MS, type StateSource } from './source';
 
 type Member = ItemOf<'members'>;
 type Prospect = ItemOf<'prospects'>;
@@ -153,10 +153,12 @@ export const prospectsSource: StateSource<'prospects'> = {
   operation: 'prospects',
   snapshotKind: 'PROSPECT',
   // fromdate filters by the last status update, a field the response does not carry, in a zone the
-  // seed does not state: the watermark is the scan's start and a day of lookback absorbs the zone.
+  // seed does not state: the watermark is the scan's start; an hour of lookback absorbs late updates
+  // and clock skew, a day while the club's reading of the zone is not confirmed.
   filterParam: 'fromdate',
   filterZone: 'unstated',
-  tailLookbackMs: DAY_MS,
+  tailLookbackMs: HOUR_MS,
+  unconfirmedZoneLookbackMs: DAY_MS,
   identity: (p) => p.Number ?? undefined,
   snapshot: (p, pid, previous, ctx) => makeSnapshot(pid, { status: p.Status ?? null }, previous, ctx),
   diff: (previous, p, next, ctx) => {

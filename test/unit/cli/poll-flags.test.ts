@@ -20,6 +20,7 @@ const club = (timeZone: string): ClubConfig => ({
   enabled: true,
   piiPolicy: 'minimal',
   unstatedZone: 'local',
+  unstatedZoneConfirmed: false,
 });
 const sydney = club('Australia/Sydney');
 const newYork = club('America/New_York');

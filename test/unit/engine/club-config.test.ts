@@ -48,6 +48,7 @@ describe('parseClubsFile: a good file', () => {
       enabled: true,
       piiPolicy: 'minimal',
       unstatedZone: 'local',
+      unstatedZoneConfirmed: false,
     });
     expect(parsed).not.toHaveProperty('sources');
   });
@@ -60,6 +61,7 @@ describe('parseClubsFile: a good file', () => {
           enabled: false,
           piiPolicy: 'full',
           unstatedZone: 'utc',
+          unstatedZoneConfirmed: true,
           sources: ['members', 'visits'],
           paymentRules: { succeeded: ['^OK$'] },
         }),
@@ -70,6 +72,7 @@ describe('parseClubsFile: a good file', () => {
       enabled: false,
       piiPolicy: 'full',
       unstatedZone: 'utc',
+      unstatedZoneConfirmed: true,
       sources: ['members', 'visits'],
       paymentRules: { succeeded: ['^OK$'] },
     });
@@ -112,6 +115,7 @@ describe('parseClubsFile: each bad field names the club and the field', () => {
     ['bad plan', { plan: 'premium' }, "club 'club-1' plan:"],
     ['bad piiPolicy', { piiPolicy: 'none' }, "club 'club-1' piiPolicy:"],
     ['bad unstatedZone', { unstatedZone: 'Australia/Sydney' }, "club 'club-1' unstatedZone:"],
+    ['bad unstatedZoneConfirmed', { unstatedZoneConfirmed: 'yes' }, "club 'club-1' unstatedZoneConfirmed:"],
     ['unknown source', { sources: ['members', 'classes'] }, "club 'club-1' sources.1:"],
     ['no sources', { sources: [] }, "club 'club-1' sources:"],
     ['enabled not a boolean', { enabled: 'yes' }, "club 'club-1' enabled:"],

@@ -6,7 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { type BridgeEvent, EVENT_SCHEMAS } from '../../../lambdas/events/catalog';
 import { OPERATIONS } from '../../../lambdas/gym-api/operations';
 import { SOURCE_ORDER, SOURCES } from '../../../lambdas/sources';
-import type { ClubContext, Facet, SourceDefinition } from '../../../lambdas/sources/source';
+import {
+  type ClubContext,
+  type Facet,
+  type SourceDefinition,
+  tailLookbackFor,
+} from '../../../lambdas/sources/source';
 import { type Snapshot, SOURCE_NAMES, type SourceName } from '../../../lambdas/state/store';
 import {
   classAttendance,
@@ -119,13 +124,20 @@ describe('SOURCES', () => {
       }
     });
 
-    it('re-reads enough to absorb either reading of a zone the API does not state', () => {
+    it('re-reads enough to absorb either reading of a zone the API does not state, until it is confirmed', () => {
       // A zone-less value read as local instead of UTC (or back) moves by the club's offset, up to
-      // 14 hours: the lookback covers it. Zones the API states need only cover late arrivals.
-      if (source.filterZone === 'unstated')
-        expect(source.tailLookbackMs).toBeGreaterThanOrEqual(14 * 3_600_000);
-      else expect(source.tailLookbackMs).toBeGreaterThan(0);
-      if (source.sweep) expect(source.sweep.windowMs).toBeGreaterThanOrEqual(source.tailLookbackMs);
+      // 14 hours: the unconfirmed lookback covers it. Zones the API states, and a reading the
+      // operator has confirmed, need only cover late arrivals (the chaos suite's go up to 55 min).
+      const unconfirmed = tailLookbackFor(source, { unstatedZoneConfirmed: false });
+      const confirmed = tailLookbackFor(source, { unstatedZoneConfirmed: true });
+      expect(confirmed).toBe(source.tailLookbackMs);
+      expect(confirmed).toBeGreaterThan(0);
+      if (source.filterZone === 'unstated') {
+        expect(confirmed).toBeGreaterThanOrEqual(3_600_000);
+        expect(unconfirmed).toBeGreaterThanOrEqual(15 * 3_600_000);
+      } else expect(unconfirmed).toBe(confirmed);
+      expect(unconfirmed).toBeGreaterThanOrEqual(confirmed);
+      if (source.sweep) expect(source.sweep.windowMs).toBeGreaterThanOrEqual(unconfirmed);
     });
   });
 });
