@@ -10,10 +10,17 @@ import { createEvent } from '../events/envelope';
 import type { EventSink } from '../events/publisher';
 import { AuthError, GymApiError, QuotaExceededError } from '../gym-api';
 import { SOURCE_ORDER, SOURCES } from '../sources';
-import { ConcurrentModificationError, type Cursor, type SourceName, type StateStore } from '../state/store';
+import {
+  ConcurrentModificationError,
+  type Cursor,
+  newCursor,
+  type SourceName,
+  type StateStore,
+} from '../state/store';
 import type { ClientFactory } from './client-factory';
 import { type ClubConfig, PLAN_QUOTAS } from './club-config';
 import { fingerprint, pollSource, type SourceReport } from './poll-source';
+import { sourceContext } from './source-context';
 
 export interface PollClubDeps {
   readonly store: StateStore;
@@ -71,6 +78,11 @@ export type FailureKind =
   | 'internal';
 
 const MINUTE = 60_000;
+
+/** Lease name of a whole-club poll (a source lease is named after its source). */
+export const CLUB_LEASE = 'CLUB';
+/** Sources of one club polled at the same time, after the first. */
+export const SOURCE_CONCURRENCY = 8;
 
 export function failureKind(err: unknown): FailureKind {
   if (err instanceof AuthError) return 'auth';
@@ -172,67 +184,116 @@ export async function pollClub(
       });
     }
   };
-  for (const name of order) {
-    if (Date.now() > options.deadlineMs - 3000) {
-      // Out of time: said, not silent. pollOrder puts these first next time.
-      base.sources.push(skippedReport(name, 'deadline reached before this source'));
-      continue;
-    }
-    const source = SOURCES[name];
-    try {
-      const report = await pollSource(
-        { store: deps.store, sink: deps.sink, client, now, owner: deps.owner },
-        ctx,
-        source,
-        {
-          deadlineMs: options.deadlineMs,
-          ...(options.backfillFromMs === undefined ? {} : { backfillFromMs: options.backfillFromMs }),
-          ...(options.pageSize ? { pageSize: options.pageSize } : {}),
-        },
-      );
-      base.sources.push(report);
-      // A source that keeps finishing incomplete (rows moving under its scans) is not succeeding.
-      if (report.outcome === 'incomplete') await reportStale(await deps.store.getCursor(club.clubId, name));
-    } catch (err) {
-      const kind = failureKind(err);
-      const message = err instanceof Error ? err.message : String(err);
-      base.failures.push({ source: name, kind, message });
-      logger.error('source poll failed', { clubId: club.clubId, source: name, kind, message });
-      // A 429 that says when the quota comes back (e.g. the next month) is honoured: no polls before.
-      const retryAfterMs = err instanceof QuotaExceededError ? err.retryAfterMs : undefined;
-      const cursor = await recordFailure(
-        deps.store,
-        club.clubId,
-        name,
-        kind,
-        message,
-        now(),
-        retryAfterMs,
-      ).catch((storeErr: unknown) => {
-        // The failure is in the report either way; a store that cannot record it must not hide it.
-        logger.error('could not record a failed poll', { clubId: club.clubId, source: name, err: storeErr });
-        return undefined;
-      });
-      if (kind === 'auth' || kind === 'quota') {
-        pausedUntil = cursor?.health.pausedUntil;
-        const failures = cursor?.health.consecutiveFailures ?? 1;
-        if (failures === 1 && pausedUntil) {
-          await publishOps(
-            operationalEvent(
-              club,
-              kind,
-              err,
-              failures,
-              pausedUntil,
-              now(),
-              await quotaUsed(deps, club, now()),
-            ),
-          );
-        }
-        break; // the other sources would be refused the same way
+  // Each source's poll runs under the club lease: taken once, so no source lease and no second
+  // cursor read per source (the listing above, read before the lease, is re-read after it).
+  const leaseTtl = Math.max(60_000, options.deadlineMs - Date.now() + 60_000);
+  if (!(await deps.store.acquireLease(club.clubId, CLUB_LEASE, deps.owner, leaseTtl, Date.now()))) {
+    return {
+      ...base,
+      sources: order.map((name) => skippedReport(name, 'another poller holds the club lease')),
+      outcome: 'ok',
+      requests: 0,
+      tokenRequests: 0,
+      operationalEvents,
+    };
+  }
+  let stopped = false;
+  let opsPublished = false;
+  const reports = new Map<SourceName, SourceReport>();
+  try {
+    const current = new Map((await deps.store.listCursors(club.clubId)).map((c) => [c.source, c]));
+    const pollOne = async (name: SourceName): Promise<void> => {
+      if (stopped) {
+        reports.set(name, skippedReport(name, 'the club was paused during this poll'));
+        return;
       }
-      await reportStale(cursor);
-    }
+      if (Date.now() > options.deadlineMs - 3000) {
+        // Out of time: said, not silent. pollOrder puts these first next time.
+        reports.set(name, skippedReport(name, 'deadline reached before this source'));
+        return;
+      }
+      const source = SOURCES[name];
+      try {
+        const report = await pollSource(
+          { store: deps.store, sink: deps.sink, client, now, owner: deps.owner },
+          ctx,
+          source,
+          {
+            deadlineMs: options.deadlineMs,
+            leaseHeld: true,
+            cursor: current.get(name) ?? newCursor(club.clubId, name),
+            ...(options.backfillFromMs === undefined ? {} : { backfillFromMs: options.backfillFromMs }),
+            ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+          },
+        );
+        reports.set(name, report);
+        // A source that keeps finishing incomplete (rows moving under its scans) is not succeeding.
+        if (report.outcome === 'incomplete') await reportStale(await deps.store.getCursor(club.clubId, name));
+      } catch (err) {
+        const kind = failureKind(err);
+        const message = err instanceof Error ? err.message : String(err);
+        base.failures.push({ source: name, kind, message });
+        logger.error('source poll failed', { clubId: club.clubId, source: name, kind, message });
+        // A 429 that says when the quota comes back (e.g. the next month) is honoured: no polls before.
+        const retryAfterMs = err instanceof QuotaExceededError ? err.retryAfterMs : undefined;
+        const cursor = await recordFailure(
+          deps.store,
+          club.clubId,
+          name,
+          kind,
+          message,
+          now(),
+          retryAfterMs,
+        ).catch((storeErr: unknown) => {
+          // The failure is in the report either way; a store that cannot record it must not hide it.
+          logger.error('could not record a failed poll', { clubId: club.clubId, source: name, err: storeErr });
+          return undefined;
+        });
+        if (kind === 'auth' || kind === 'quota') {
+          // The other sources would be refused the same way: those not started yet are not.
+          stopped = true;
+          pausedUntil ??= cursor?.health.pausedUntil;
+          const failures = cursor?.health.consecutiveFailures ?? 1;
+          if (failures === 1 && cursor?.health.pausedUntil && !opsPublished) {
+            opsPublished = true;
+            await publishOps(
+              operationalEvent(
+                club,
+                kind,
+                err,
+                failures,
+                cursor.health.pausedUntil,
+                now(),
+                await quotaUsed(deps, club, now()),
+              ),
+            );
+          }
+          return;
+        }
+        await reportStale(cursor);
+      }
+    };
+    // The first source alone (a rejected key or a spent quota then costs one request, not one per
+    // source), then the others side by side: a poll takes about as long as its slowest source.
+    const [first, ...rest] = order;
+    if (first) await sourceContext.run(first, () => pollOne(first));
+    let next = 0;
+    const worker = async () => {
+      while (next < rest.length) {
+        const name = rest[next++]!;
+        await sourceContext.run(name, () => pollOne(name));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SOURCE_CONCURRENCY, rest.length) }, worker));
+  } finally {
+    await deps.store.releaseLease(club.clubId, CLUB_LEASE, deps.owner).catch((err: unknown) => {
+      // It expires by itself at the deadline plus a minute.
+      logger.error('could not release the club lease', { clubId: club.clubId, err });
+    });
+  }
+  for (const name of order) {
+    const report = reports.get(name);
+    if (report) base.sources.push(report);
   }
 
   const month = monthOf(now());

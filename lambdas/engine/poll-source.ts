@@ -71,6 +71,13 @@ export interface PollSourceOptions {
   readonly reserveMs?: number;
   /** @default the deadline plus a minute */
   readonly leaseTtlMs?: number;
+  /**
+   * The caller holds a lease that covers this source (pollClub's club lease): no source lease is
+   * taken. Whoever says so must hold it for the whole call.
+   */
+  readonly leaseHeld?: boolean;
+  /** The stored cursor, read (strongly consistent) by the caller after it took its lease. */
+  readonly cursor?: Cursor;
 }
 
 export type SourceOutcome = 'completed' | 'partial' | 'incomplete' | 'skipped';
@@ -111,6 +118,9 @@ export async function pollSource(
   options: PollSourceOptions,
 ): Promise<SourceReport> {
   const { store } = deps;
+  if (options.leaseHeld) {
+    return new SourceScan(deps, { ...ctx, observedAtMs: deps.now() }, source, options).run();
+  }
   const leaseTtl = options.leaseTtlMs ?? Math.max(60_000, options.deadlineMs - Date.now() + 60_000);
   if (!(await store.acquireLease(ctx.clubId, source.name, deps.owner, leaseTtl, Date.now()))) {
     return emptyReport(source.name, 'skipped', 'another poller holds the lease');
@@ -160,7 +170,8 @@ class SourceScan {
   }
 
   async run(): Promise<SourceReport> {
-    this.#cursor = await this.deps.store.getCursor(this.ctx.clubId, this.source.name);
+    this.#cursor =
+      this.options.cursor ?? (await this.deps.store.getCursor(this.ctx.clubId, this.source.name));
     const scan = this.#plan();
     const maxAttempts = this.options.maxScanAttempts ?? 3;
     const startOffset = scan.nextOffset;

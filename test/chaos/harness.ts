@@ -216,7 +216,12 @@ class ChaosRun {
   ) {
     const [club] = parseClubsFile(sandbox.clubsFile());
     if (!club) throw new Error('the sandbox has no club');
-    this.#club = { ...club, unstatedZone: scenario.club.unstatedZone, piiPolicy: scenario.club.piiPolicy };
+    this.#club = {
+      ...club,
+      unstatedZone: scenario.club.unstatedZone,
+      unstatedZoneConfirmed: scenario.club.unstatedZoneConfirmed,
+      piiPolicy: scenario.club.piiPolicy,
+    };
     this.#now = () => sandbox.clock.now().getTime();
   }
 
@@ -398,6 +403,7 @@ class ChaosRun {
       clubId: club.clubId,
       timeZone: club.timeZone,
       unstatedZone: club.unstatedZone,
+      unstatedZoneConfirmed: club.unstatedZoneConfirmed,
       piiPolicy: club.piiPolicy,
     };
     try {

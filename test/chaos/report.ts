@@ -30,7 +30,7 @@ export function summarise(result: ChaosRunResult): RunSummary {
   const traits = [
     `zone ${s.sandbox.timeZone}`,
     ...(s.sandbox.dstTransition ? [`DST ${s.sandbox.dstTransition}`] : []),
-    `API writes unstated-zone times as ${s.sandbox.ambiguousZone}, bridge reads them as ${s.club.unstatedZone}`,
+    `API writes unstated-zone times as ${s.sandbox.ambiguousZone}, bridge reads them as ${s.club.unstatedZone}${s.club.unstatedZoneConfirmed ? ' (confirmed: 1 h tails)' : ''}`,
     ...(s.api.unstableOrdering ? ['unstable ordering'] : []),
     ...(s.api.insertWhilePaging > 0 ? ['inserts while paging'] : []),
     ...(s.api.lateArrivalRate > 0 ? ['late arrivals'] : []),

@@ -32,7 +32,12 @@ export interface Scenario {
     readonly activityScale: number;
     readonly ambiguousZone: 'local' | 'utc';
   };
-  readonly club: { readonly unstatedZone: 'local' | 'utc'; readonly piiPolicy: 'minimal' | 'full' };
+  readonly club: {
+    readonly unstatedZone: 'local' | 'utc';
+    /** Only a reading that matches the API's can be confirmed (an operator checked it). */
+    readonly unstatedZoneConfirmed: boolean;
+    readonly piiPolicy: 'minimal' | 'full';
+  };
   /** Polls after the baseline, each after `stepMinutes` of simulated activity. */
   readonly rounds: number;
   readonly stepMinutes: number;
@@ -104,6 +109,7 @@ export const scenarioArbitrary = (seed: number): fc.Arbitrary<Scenario> =>
       activityScale: fc.integer({ min: 2, max: 6 }),
       ambiguousZone: fc.constantFrom('local' as const, 'utc' as const),
       unstatedZone: fc.constantFrom('local' as const, 'utc' as const),
+      zoneConfirmed: fc.boolean(),
       piiPolicy: fc.constantFrom('minimal' as const, 'full' as const),
       rounds: fc.integer({ min: 3, max: 7 }),
       stepMinutes: fc.integer({ min: 5, max: 90 }),
@@ -154,7 +160,11 @@ export const scenarioArbitrary = (seed: number): fc.Arbitrary<Scenario> =>
           activityScale: d.activityScale,
           ambiguousZone: d.ambiguousZone,
         },
-        club: { unstatedZone: d.unstatedZone, piiPolicy: d.piiPolicy },
+        club: {
+          unstatedZone: d.unstatedZone,
+          unstatedZoneConfirmed: d.zoneConfirmed && d.unstatedZone === d.ambiguousZone,
+          piiPolicy: d.piiPolicy,
+        },
         rounds: d.rounds,
         stepMinutes: d.stepMinutes,
         pageSize: d.pageSize,
