@@ -4,7 +4,7 @@
  * resumable scans, an explicit backfill, and a failed poll advancing nothing.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
+import { type ClientFactory, GymApiClientFactory } from '../../../lambdas/engine/client-factory';
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/engine/club-config';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import { pollSource } from '../../../lambdas/engine/poll-source';
@@ -12,6 +12,7 @@ import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { type EventSink, MemorySink } from '../../../lambdas/events/publisher';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { SOURCES } from '../../../lambdas/sources';
+import { toFilterValue } from '../../../lambdas/sources/record-time';
 import { DynamoDbStateStore, type StateStore } from '../../../lambdas/state';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 import { actualKeys, compare, expectedKeys } from '../../support/ground-truth';
@@ -101,7 +102,10 @@ describe('watermark protocol', () => {
     const crashing: StateStore = new Proxy(store, {
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver);
-        if ((prop === 'putSeen' || prop === 'putSnapshots') && typeof value === 'function') {
+        if (
+          (prop === 'putSeen' || prop === 'putSeenAt' || prop === 'putSnapshots') &&
+          typeof value === 'function'
+        ) {
           return async (...args: unknown[]) => {
             if (failWrites)
               throw Object.assign(new Error('simulated crash after publish'), { name: 'StoreError' });
@@ -256,4 +260,115 @@ describe('watermark protocol', () => {
     expect(report.attempts).toBe(1); // a repeat inside one response is real data, not drift
     expect(sink.events).toHaveLength(1);
   });
+});
+
+describe('overlap re-reads: the window and the seen checks', () => {
+  let db: Dynalite;
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    db = await startDynalite();
+    sandbox = await startSandbox({
+      seed: 8,
+      clubs: 1,
+      members: 120,
+      historyDays: 2,
+      startTime: '2026-05-04T08:00:00Z',
+      activityScale: 6,
+    });
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await db.close();
+  });
+  const now = () => sandbox.clock.now().getTime();
+
+  /** A client factory that records every query's filter per operation. */
+  function recordingClients() {
+    const inner = new GymApiClientFactory();
+    const queries: { operation: string; query: Record<string, string> }[] = [];
+    const factory: ClientFactory = {
+      forClub(club, onRequest) {
+        const client = inner.forClub(club, onRequest);
+        return new Proxy(client, {
+          get(target, prop, receiver) {
+            const value = Reflect.get(target, prop, receiver);
+            if (prop !== 'pages' || typeof value !== 'function') return value;
+            return (operation: string, query: Record<string, string>, ...rest: unknown[]) => {
+              queries.push({ operation, query: { ...query } });
+              return value.call(target, operation, query, ...rest);
+            };
+          },
+        });
+      },
+    };
+    return { factory, queries };
+  }
+
+  /** Counts the store's seen-set reads: keys read one by one, and range reads. */
+  function countingStore(inner: StateStore) {
+    const counts = { perKey: 0, ranges: 0 };
+    const store = new Proxy(inner, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (typeof value !== 'function') return value;
+        if (prop === 'filterSeen')
+          return (clubId: string, source: string, keys: string[], ...rest: unknown[]) => {
+            counts.perKey += keys.length;
+            return value.call(target, clubId, source, keys, ...rest);
+          };
+        if (prop === 'seenSince')
+          return (...args: unknown[]) => {
+            counts.ranges++;
+            return value.apply(target, args);
+          };
+        return value.bind(target);
+      },
+    });
+    return { store, counts };
+  }
+
+  it.each([
+    [true, 60 * MINUTE],
+    [false, 15 * 60 * MINUTE],
+  ])(
+    'unstatedZoneConfirmed %s: payment history re-reads %i ms behind its watermark; seen keys are read by range, not one by one',
+    async (confirmed, lookbackMs) => {
+      const base = parseClubsFile(sandbox.clubsFile())[0]!;
+      const club: ClubConfig = { ...base, unstatedZoneConfirmed: confirmed };
+      const table = await createTestTable(db.client, `overlap-${confirmed}`);
+      const { store, counts } = countingStore(
+        new DynamoDbStateStore({ client: db.client, tableName: table, now }),
+      );
+      const { factory, queries } = recordingClients();
+      const sink = new MemorySink();
+      const poll = () =>
+        pollClub({ store, sink, clients: factory, owner: 'o', now }, club, {
+          deadlineMs: Date.now() + 60_000,
+        });
+      await poll(); // baseline
+      sandbox.advance(30 * MINUTE);
+      await poll(); // events since the baseline
+      const published = sink.events.length;
+      const cursor = await store.getCursor(club.clubId, 'paymentHistory');
+      queries.length = 0;
+      counts.perKey = 0;
+      counts.ranges = 0;
+      // Act: a poll with nothing new re-reads every source's overlap.
+      await poll();
+      // Assess: the payment query starts one lookback behind the watermark (in the club's zone).
+      const payments = queries.find((q) => q.operation === 'paymentHistory');
+      const expected = toFilterValue(Date.parse(cursor.watermark!) - lookbackMs, 'unstated', {
+        timeZone: club.timeZone,
+        unstatedZone: club.unstatedZone,
+      });
+      expect(payments?.query.fromdate).toBe(expected);
+      // Nothing re-published; the append sources' rows were checked with range reads (at most one per
+      // source and attempt), no key one by one.
+      expect(sink.events.length).toBe(published);
+      expect(counts.perKey).toBe(0);
+      const appendSources = Object.values(SOURCES).filter((s) => s.kind === 'append').length;
+      expect(counts.ranges).toBeGreaterThan(0);
+      expect(counts.ranges).toBeLessThanOrEqual(appendSources);
+    },
+  );
 });
