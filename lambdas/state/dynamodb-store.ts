@@ -1,7 +1,8 @@
 /**
  * StateStore on one DynamoDB table (works the same against dynalite). Conditional single-item writes
  * for cursors, leases and quota; BatchGetItem/BatchWriteItem for seen keys, snapshots and
- * quarantine, chunked (100 / 25) and run with bounded concurrency. No TransactWriteItems anywhere.
+ * quarantine, chunked (100 / 25) and run with bounded concurrency; one paginated Query for a time
+ * range of the time-ordered seen set. No TransactWriteItems anywhere.
  *
  * Retries: throttling errors (which DynamoDB guarantees were not applied) are retried with capped
  * exponential backoff and full jitter, on top of the SDK's own retries; unprocessed batch items are
@@ -25,11 +26,14 @@ import {
   CURSOR_SK_PREFIX,
   clubPk,
   cursorKey,
+  fingerprintOfSeenAtSk,
   type ItemKey,
   leaseKey,
   quarantineKey,
   quarantinePk,
   quotaKey,
+  seenAtKey,
+  seenAtPk,
   seenKey,
   seenPk,
   snapshotKey,
@@ -42,6 +46,8 @@ import {
   type FilterSeenOptions,
   newCursor,
   type QuarantinedRecord,
+  type SeenAt,
+  type SeenSinceOptions,
   type Snapshot,
   type SnapshotKind,
   type SourceName,
@@ -55,7 +61,7 @@ import {
   storableCursor,
   toStorable,
 } from './stored-values';
-import { quotaExpiresAtSec, validateLeaseArgs, validateQuotaRequests } from './validation';
+import { quotaExpiresAtSec, validateLeaseArgs, validateQuotaRequests, validateSeenRange } from './validation';
 
 /** DynamoDB's per-call limits. */
 export const BATCH_GET_MAX_KEYS = 100;
@@ -278,6 +284,54 @@ export class DynamoDbStateStore implements StateStore {
     await this.batchWrite(items);
   }
 
+  // ---- time-ordered seen set ----------------------------------------------------------------
+
+  async seenSince(
+    clubId: string,
+    source: SourceName,
+    fromAt: string,
+    nowSec: number,
+    options: SeenSinceOptions = {},
+  ): Promise<Set<string>> {
+    const pk = seenAtPk(clubId, source);
+    const { toAt } = options;
+    const seen = new Set<string>();
+    if (!validateSeenRange(fromAt, toAt, nowSec)) return seen;
+    // BETWEEN is inclusive, but every sort key is `<at>#<fingerprint>`, longer than `toAt` and so
+    // after it when its `at` equals `toAt`: BETWEEN fromAt AND toAt is exactly fromAt <= at < toAt.
+    const items = await this.queryAll(
+      {
+        KeyConditionExpression:
+          toAt === undefined ? 'pk = :pk AND sk >= :from' : 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues:
+          toAt === undefined ? { ':pk': pk, ':from': fromAt } : { ':pk': pk, ':from': fromAt, ':to': toAt },
+        ProjectionExpression: 'sk, expiresAt',
+      },
+      Number.POSITIVE_INFINITY,
+      options.consistentRead ?? false,
+    );
+    for (const item of items) {
+      if (isUnexpired(item.expiresAt, nowSec)) seen.add(fingerprintOfSeenAtSk(String(item.sk)));
+    }
+    return seen;
+  }
+
+  async putSeenAt(
+    clubId: string,
+    source: SourceName,
+    entries: readonly SeenAt[],
+    expiresAtSec: number,
+  ): Promise<void> {
+    const pk = seenAtPk(clubId, source);
+    const expiresAt = assertEpochSeconds('expiresAtSec', expiresAtSec);
+    const bySk = new Map<string, Item>();
+    for (const entry of entries) {
+      const key = seenAtKey(pk, entry.at, entry.fingerprint);
+      bySk.set(key.sk, { ...key, expiresAt });
+    }
+    await this.batchWrite([...bySk.values()]);
+  }
+
   // ---- snapshots -----------------------------------------------------------------------------
 
   async getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>> {
@@ -443,6 +497,7 @@ export class DynamoDbStateStore implements StateStore {
   private async queryAll(
     input: Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName'>,
     limit = Number.POSITIVE_INFINITY,
+    consistentRead = true,
   ): Promise<Item[]> {
     const items: Item[] = [];
     let startKey: Record<string, unknown> | undefined;
@@ -453,7 +508,7 @@ export class DynamoDbStateStore implements StateStore {
           new QueryCommand({
             ...input,
             TableName: this.tableName,
-            ConsistentRead: true,
+            ConsistentRead: consistentRead,
             ExclusiveStartKey: startKey,
             Limit: Number.isFinite(remaining) ? remaining : undefined,
           }),

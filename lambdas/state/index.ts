@@ -18,6 +18,8 @@ export {
   newCursor,
   type QuarantinedRecord,
   type ScanProgress,
+  type SeenAt,
+  type SeenSinceOptions,
   type Snapshot,
   type SnapshotKind,
   SOURCE_NAMES,

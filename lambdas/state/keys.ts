@@ -86,6 +86,43 @@ export function seenKey(pk: string, fingerprint: string): ItemKey {
   return checked(pk, fingerprint, 'fingerprint');
 }
 
+/**
+ * A record instant in the one format whose string order is its time order: UTC, milliseconds, `Z`
+ * (what `Date.prototype.toISOString` gives for years 0000-9999). Anything else would sort wrongly.
+ */
+export const SEEN_AT_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/** Length of an `at` in SEEN_AT_PATTERN, e.g. 2026-11-22T10:00:00.000Z. */
+export const SEEN_AT_LENGTH = 24;
+
+export function assertSeenAt(what: string, at: string): void {
+  if (typeof at !== 'string' || !SEEN_AT_PATTERN.test(at)) {
+    throw new StoreError(
+      `${what} must be UTC ISO with milliseconds and Z (yyyy-mm-ddThh:mm:ss.sssZ): ` +
+        JSON.stringify(String(at).slice(0, 40)),
+    );
+  }
+}
+
+/** The time-ordered seen set of a club's source: one partition, sorted by the record's time. */
+export function seenAtPk(clubId: string, source: SourceName): string {
+  assertSourceName(source);
+  return `${clubPk(clubId)}#SEENT#${source}`;
+}
+
+/** `<at>#<fingerprint>`: `at` has a fixed length, so the fingerprint is whatever follows it. */
+export function seenAtKey(pk: string, at: string, fingerprint: string): ItemKey {
+  assertSeenAt('seen entry `at`', at);
+  if (typeof fingerprint !== 'string' || fingerprint.length === 0) {
+    throw new StoreError('fingerprint must be a non-empty string');
+  }
+  return checked(pk, `${at}#${fingerprint}`, 'time-ordered seen sort key (at#fingerprint)');
+}
+
+/** The fingerprint part of a time-ordered seen sort key. */
+export function fingerprintOfSeenAtSk(sk: string): string {
+  return sk.slice(SEEN_AT_LENGTH + 1);
+}
+
 export function quarantinePk(clubId: string, source: SourceName): string {
   assertSourceName(source);
   return `${clubPk(clubId)}#QUARANTINE#${source}`;

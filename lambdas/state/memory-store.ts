@@ -9,16 +9,20 @@ import {
   CURSOR_SK_PREFIX,
   clubPk,
   cursorKey,
+  fingerprintOfSeenAtSk,
   type ItemKey,
   leaseKey,
   quarantineKey,
   quarantinePk,
   quotaKey,
+  seenAtKey,
+  seenAtPk,
   seenKey,
   seenPk,
   snapshotKey,
   snapshotPk,
 } from './keys';
+import { SortedStringMap } from './sorted-string-map';
 import {
   ConcurrentModificationError,
   type Cursor,
@@ -26,6 +30,8 @@ import {
   type FilterSeenOptions,
   newCursor,
   type QuarantinedRecord,
+  type SeenAt,
+  type SeenSinceOptions,
   type Snapshot,
   type SnapshotKind,
   type SourceName,
@@ -33,7 +39,7 @@ import {
   StoreError,
 } from './store';
 import { copyOf, storableCursor, storableQuarantined, toStorable } from './stored-values';
-import { validateLeaseArgs, validateQuotaRequests } from './validation';
+import { validateLeaseArgs, validateQuotaRequests, validateSeenRange } from './validation';
 
 export interface MemoryStateStoreOptions {
   /** Clock in epoch ms, used where the port takes no time (listQuarantined expiry). @default Date.now */
@@ -61,6 +67,8 @@ export class MemoryStateStore implements StateStore {
   private readonly leases = new Map<string, Lease>();
   private readonly quota = new Map<string, number>();
   private readonly seen = new Map<string, Map<string, number>>();
+  /** Time-ordered seen partitions: sort key `<at>#<fingerprint>` -> expiresAt, kept in key order. */
+  private readonly seenAt = new Map<string, SortedStringMap<number>>();
   private readonly snapshots = new Map<string, Map<string, Snapshot>>();
   private readonly quarantine = new Map<string, Map<string, Quarantined>>();
   private readonly now: () => number;
@@ -158,6 +166,42 @@ export class MemoryStateStore implements StateStore {
     const expiresAt = assertEpochSeconds('expiresAtSec', expiresAtSec);
     const keys = fingerprints.map((fp) => seenKey(pk, fp));
     const partition = partitionOf(this.seen, pk);
+    for (const { sk } of keys) partition.set(sk, expiresAt);
+  }
+
+  async seenSince(
+    clubId: string,
+    source: SourceName,
+    fromAt: string,
+    nowSec: number,
+    options: SeenSinceOptions = {},
+  ): Promise<Set<string>> {
+    const pk = seenAtPk(clubId, source);
+    const out = new Set<string>();
+    if (!validateSeenRange(fromAt, options.toAt, nowSec)) return out;
+    const partition = this.seenAt.get(pk);
+    if (!partition) return out;
+    // The same bounds as the DynamoDB adapter's `sk BETWEEN :from AND :to` (see there).
+    for (const [sk, expiresAt] of partition.range(fromAt, options.toAt)) {
+      if (expiresAt > nowSec) out.add(fingerprintOfSeenAtSk(sk));
+    }
+    return out;
+  }
+
+  async putSeenAt(
+    clubId: string,
+    source: SourceName,
+    entries: readonly SeenAt[],
+    expiresAtSec: number,
+  ): Promise<void> {
+    const pk = seenAtPk(clubId, source);
+    const expiresAt = assertEpochSeconds('expiresAtSec', expiresAtSec);
+    const keys = entries.map((entry) => seenAtKey(pk, entry.at, entry.fingerprint));
+    let partition = this.seenAt.get(pk);
+    if (!partition) {
+      partition = new SortedStringMap<number>();
+      this.seenAt.set(pk, partition);
+    }
     for (const { sk } of keys) partition.set(sk, expiresAt);
   }
 

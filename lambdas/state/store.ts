@@ -68,6 +68,21 @@ export interface FilterSeenOptions {
   readonly consistentRead?: boolean;
 }
 
+/** An entry of the time-ordered seen set: a fingerprint filed under its record's instant. */
+export interface SeenAt {
+  /** The fingerprint (same alphabet and limits as filterSeen's). */
+  readonly fingerprint: string;
+  /** The record's instant as UTC ISO with milliseconds and Z, e.g. 2026-11-22T10:00:00.000Z (24 chars). */
+  readonly at: string;
+}
+
+export interface SeenSinceOptions {
+  /** Exclusive upper bound, in the same format as `at`. @default no upper bound */
+  readonly toAt?: string;
+  /** @default false (eventually consistent: half the read units) */
+  readonly consistentRead?: boolean;
+}
+
 export interface StateStore {
   /** The stored cursor, or a fresh version-0 cursor if none. Strongly consistent. */
   getCursor(clubId: string, source: SourceName): Promise<Cursor>;
@@ -98,6 +113,25 @@ export interface StateStore {
   ): Promise<Set<string>>;
   /** BatchWriteItem 25 per call, UnprocessedItems retried with backoff until done or throws. */
   putSeen(clubId: string, source: SourceName, fingerprints: string[], expiresAtSec: number): Promise<void>;
+  /**
+   * Fingerprints of the time-ordered seen set whose `at` is >= fromAt (and < toAt when given), not
+   * expired (expiresAt > nowSec, filtered on read). One Query, paginated to the end (LastEvaluatedKey).
+   * Eventually consistent unless `consistentRead: true`.
+   */
+  seenSince(
+    clubId: string,
+    source: SourceName,
+    fromAt: string,
+    nowSec: number,
+    options?: SeenSinceOptions,
+  ): Promise<Set<string>>;
+  /** Writes time-ordered seen entries (idempotent puts; BatchWriteItem 25, UnprocessedItems retried as putSeen does). */
+  putSeenAt(
+    clubId: string,
+    source: SourceName,
+    entries: readonly SeenAt[],
+    expiresAtSec: number,
+  ): Promise<void>;
   /** The stored snapshots among `ids`, keyed by id; unknown ids are absent from the map. */
   getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>>;
   /** Writes (replaces) snapshots; for a repeated id the last one wins. */

@@ -1,7 +1,7 @@
 /**
  * Argument checks and derived values shared by both adapters, so they accept and reject the same.
  */
-import { MONTH_PATTERN } from './keys';
+import { assertSeenAt, MONTH_PATTERN } from './keys';
 import { StoreError } from './store';
 
 export function validateLeaseArgs(owner: string, ttlMs: number, nowMs: number): void {
@@ -23,4 +23,15 @@ export function quotaExpiresAtSec(month: string): number {
   if (!MONTH_PATTERN.test(month)) throw new StoreError(`month must be yyyy-mm: ${JSON.stringify(month)}`);
   const [year, mm] = month.split('-').map(Number) as [number, number];
   return Date.UTC(year, mm - 1 + 13, 1) / 1000;
+}
+
+/**
+ * The range of a time-ordered seen read: `fromAt` and `toAt` in the fixed `at` format, `nowSec` a
+ * number. True if the range can hold entries (`toAt` absent or after `fromAt`), false if it is empty.
+ */
+export function validateSeenRange(fromAt: string, toAt: string | undefined, nowSec: number): boolean {
+  assertSeenAt('fromAt', fromAt);
+  if (toAt !== undefined) assertSeenAt('toAt', toAt);
+  if (typeof nowSec !== 'number' || Number.isNaN(nowSec)) throw new StoreError('nowSec must be a number');
+  return toAt === undefined || toAt > fromAt;
 }

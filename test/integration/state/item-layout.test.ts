@@ -90,6 +90,38 @@ describe('DynamoDbStateStore item layout', () => {
     ]);
   });
 
+  it('writes a time-ordered seen entry as pk, `<at>#<fingerprint>` and expiresAt only, sorted by time', async () => {
+    // Act: written out of time order
+    await store.putSeenAt(
+      'c3',
+      'paymentHistory',
+      [
+        { fingerprint: 'fp-late', at: '2026-11-22T10:00:00.001Z' },
+        { fingerprint: 'fp-early', at: '2026-11-22T09:59:59.999Z' },
+      ],
+      1_800_000_000,
+    );
+
+    // Assess
+    expect(await rawItem('CLUB#c3#SEENT#paymentHistory', '2026-11-22T10:00:00.001Z#fp-late')).toEqual({
+      pk: 'CLUB#c3#SEENT#paymentHistory',
+      sk: '2026-11-22T10:00:00.001Z#fp-late',
+      expiresAt: 1_800_000_000,
+    });
+    const partition = await db.client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: 'CLUB#c3#SEENT#paymentHistory' } },
+      }),
+    );
+    expect(partition.Items?.map((i) => i.sk?.S)).toEqual([
+      '2026-11-22T09:59:59.999Z#fp-early',
+      '2026-11-22T10:00:00.001Z#fp-late',
+    ]);
+    expect(await rawItem('CLUB#c3#SEEN#paymentHistory', 'fp-late')).toBeUndefined();
+  });
+
   it('works the same when given a DocumentClient', async () => {
     // Prepare
     const viaDoc = new DynamoDbStateStore({ client: DynamoDBDocumentClient.from(db.client), tableName });

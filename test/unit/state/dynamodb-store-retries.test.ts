@@ -12,6 +12,7 @@ import {
   BatchWriteCommand,
   DynamoDBDocumentClient,
   GetCommand,
+  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -117,6 +118,93 @@ describe('DynamoDbStateStore retries and giving up', () => {
     expect(retried).toEqual([40]);
     expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(3);
     expect(sleeps).toHaveLength(1);
+  });
+
+  it('resubmits UnprocessedItems of time-ordered seen entries until every entry is written', async () => {
+    // Prepare: the first full batch of 25 leaves its last 5 unprocessed, once
+    const written = new Map<string, unknown>();
+    let leftSomeOnce = false;
+    ddb.on(BatchWriteCommand).callsFake((input) => {
+      const batch = writeRequestsOf(input);
+      const unprocessed = batch.length === 25 && !leftSomeOnce ? batch.slice(20) : [];
+      leftSomeOnce ||= unprocessed.length > 0;
+      for (const r of batch.slice(0, batch.length - unprocessed.length)) {
+        written.set(r.PutRequest.Item.sk, r.PutRequest.Item);
+      }
+      return unprocessed.length ? { UnprocessedItems: { [TABLE]: unprocessed } } : {};
+    });
+    const at = (i: number) => new Date(Date.UTC(2026, 10, 22) + i).toISOString();
+    const entries = Array.from({ length: 40 }, (_, i) => ({ fingerprint: `fp-${i}`, at: at(i) }));
+
+    // Act
+    await store.putSeenAt('c1', 'visits', entries, 2_000_000_000);
+
+    // Assess
+    expect([...written.keys()].sort()).toEqual(entries.map((e) => `${e.at}#${e.fingerprint}`).sort());
+    expect(written.get(`${at(7)}#fp-7`)).toEqual({
+      pk: 'CLUB#c1#SEENT#visits',
+      sk: `${at(7)}#fp-7`,
+      expiresAt: 2_000_000_000,
+    });
+    expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(3);
+    expect(sleeps).toHaveLength(1);
+  });
+
+  it('queries a seen range with one key condition, the projection and the asked consistency', async () => {
+    // Prepare
+    ddb
+      .on(QueryCommand)
+      .resolvesOnce({
+        Items: [{ sk: '2026-11-22T10:00:00.000Z#a#b', expiresAt: 2_000_000_000 }],
+        LastEvaluatedKey: { pk: 'p', sk: 's' },
+      })
+      .resolvesOnce({ Items: [{ sk: '2026-11-22T10:00:01.000Z#c', expiresAt: 10 }] });
+
+    // Act
+    const seen = await store.seenSince('c1', 'members', '2026-11-22T10:00:00.000Z', 1_000, {
+      toAt: '2026-11-22T11:00:00.000Z',
+    });
+
+    // Assess: a '#' inside a fingerprint survives, the expired entry is filtered out
+    expect([...seen]).toEqual(['a#b']);
+    const calls = ddb.commandCalls(QueryCommand).map((c) => c.args[0].input);
+    expect(calls).toHaveLength(2);
+    expect(calls[0]).toMatchObject({
+      TableName: TABLE,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': 'CLUB#c1#SEENT#members',
+        ':from': '2026-11-22T10:00:00.000Z',
+        ':to': '2026-11-22T11:00:00.000Z',
+      },
+      ProjectionExpression: 'sk, expiresAt',
+      ConsistentRead: false,
+    });
+    expect(calls[1]).toMatchObject({ ExclusiveStartKey: { pk: 'p', sk: 's' }, ConsistentRead: false });
+  });
+
+  it('retries a throttled seen Query and gives up with a StoreError naming Query', async () => {
+    // Prepare
+    ddb.on(QueryCommand).rejectsOnce(throttled()).resolvesOnce({ Items: [] }).rejects(throttled());
+
+    // Act
+    const first = await store.seenSince('c1', 'visits', '2026-11-22T10:00:00.000Z', 1, {
+      consistentRead: true,
+    });
+    const error = await store
+      .seenSince('c1', 'visits', '2026-11-22T10:00:00.000Z', 1)
+      .catch((e: unknown) => e);
+
+    // Assess
+    expect(first.size).toBe(0);
+    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
+      KeyConditionExpression: 'pk = :pk AND sk >= :from',
+      ConsistentRead: true,
+    });
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({ operation: 'Query' });
+    expect((error as StoreError).cause).toBeInstanceOf(ProvisionedThroughputExceededException);
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(2 + 5);
   });
 
   it('keeps going while each round makes progress, even past maxAttempts rounds', async () => {

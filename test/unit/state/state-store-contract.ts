@@ -1,8 +1,9 @@
 /**
  * The StateStore contract, run against every adapter (MemoryStateStore in test/unit/state,
  * DynamoDbStateStore on dynalite in test/integration/state). An adapter passes only if it behaves
- * exactly as the engine expects: versioned cursors, exclusive leases, expiring seen keys, batched
- * reads and writes beyond one call's limit, snapshot round trips, atomic quota counters, quarantine.
+ * exactly as the engine expects: versioned cursors, exclusive leases, expiring seen keys, the
+ * time-ordered seen set's ranges, batched reads and writes beyond one call's limit, snapshot round
+ * trips, atomic quota counters, quarantine.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -10,6 +11,7 @@ import {
   type Cursor,
   newCursor,
   type QuarantinedRecord,
+  type SeenAt,
   type Snapshot,
   type StateStore,
   StoreError,
@@ -345,6 +347,178 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         await expect(store.filterSeen(CLUB, 'visits', ['x'.repeat(1025)], 1)).rejects.toBeInstanceOf(
           StoreError,
         );
+      });
+    });
+
+    describe('time-ordered seen set', () => {
+      const at = (ms: number) => new Date(T0 + ms).toISOString();
+      const entry = (fingerprint: string, ms: number): SeenAt => ({ fingerprint, at: at(ms) });
+      const sorted = (set: Set<string>) => [...set].sort();
+
+      it('reads from `fromAt` inclusive to `toAt` exclusive, to the end without `toAt`', async () => {
+        // Prepare: entries a millisecond either side of both bounds, and exactly on them
+        const from = 60_000;
+        const to = 120_000;
+        await store.putSeenAt(
+          CLUB,
+          'visits',
+          [
+            entry('before-from', from - 1),
+            entry('at-from', from),
+            entry('after-from', from + 1),
+            entry('before-to', to - 1),
+            entry('at-to', to),
+            entry('after-to', to + 1),
+          ],
+          10_000,
+        );
+
+        // Act
+        const bounded = await store.seenSince(CLUB, 'visits', at(from), 1_000, { toAt: at(to) });
+        const open = await store.seenSince(CLUB, 'visits', at(from), 1_000);
+        const all = await store.seenSince(CLUB, 'visits', at(-86_400_000), 1_000, { consistentRead: true });
+
+        // Assess
+        expect(sorted(bounded)).toEqual(['after-from', 'at-from', 'before-to']);
+        expect(sorted(open)).toEqual(['after-from', 'after-to', 'at-from', 'at-to', 'before-to']);
+        expect(all.size).toBe(6);
+      });
+
+      it('returns nothing for an empty range (toAt at or before fromAt)', async () => {
+        // Prepare
+        await store.putSeenAt(CLUB, 'visits', [entry('k', 0), entry('l', 1)], 10_000);
+
+        // Act / Assess
+        expect((await store.seenSince(CLUB, 'visits', at(0), 1_000, { toAt: at(0) })).size).toBe(0);
+        expect((await store.seenSince(CLUB, 'visits', at(1), 1_000, { toAt: at(0) })).size).toBe(0);
+        expect([...(await store.seenSince(CLUB, 'visits', at(0), 1_000, { toAt: at(1) }))]).toEqual(['k']);
+      });
+
+      it('filters expired entries on read (TTL deletes late or never)', async () => {
+        // Prepare
+        await store.putSeenAt(CLUB, 'paymentHistory', [entry('p1', 0), entry('p2', 1)], 1_000);
+        await store.putSeenAt(CLUB, 'paymentHistory', [entry('p2', 1)], 5_000);
+
+        // Act
+        const before = await store.seenSince(CLUB, 'paymentHistory', at(0), 999);
+        const atExpiry = await store.seenSince(CLUB, 'paymentHistory', at(0), 1_000);
+        const later = await store.seenSince(CLUB, 'paymentHistory', at(0), 5_000);
+
+        // Assess
+        expect(sorted(before)).toEqual(['p1', 'p2']);
+        expect([...atExpiry]).toEqual(['p2']);
+        expect(later.size).toBe(0);
+      });
+
+      it('is idempotent: re-putting an entry, also twice in one call, stores it once', async () => {
+        // Prepare
+        const entries = [entry('a', 0), entry('b', 5), entry('a', 0)];
+        await store.putSeenAt(CLUB, 'visits', entries, 10_000);
+
+        // Act
+        await store.putSeenAt(CLUB, 'visits', entries, 10_000);
+        const seen = await store.seenSince(CLUB, 'visits', at(0), 1_000);
+
+        // Assess
+        expect(sorted(seen)).toEqual(['a', 'b']);
+        expect([...(await store.seenSince(CLUB, 'visits', at(1), 1_000))]).toEqual(['b']);
+        await expect(store.putSeenAt(CLUB, 'visits', [], 10_000)).resolves.toBeUndefined();
+      });
+
+      it('files a fingerprint under each of its instants and keeps them apart by time', async () => {
+        // Prepare
+        await store.putSeenAt(CLUB, 'visits', [entry('moved', 0), entry('moved', 60_000)], 10_000);
+
+        // Act
+        const early = await store.seenSince(CLUB, 'visits', at(0), 1_000, { toAt: at(1) });
+        const late = await store.seenSince(CLUB, 'visits', at(1), 1_000);
+
+        // Assess
+        expect([...early]).toEqual(['moved']);
+        expect([...late]).toEqual(['moved']);
+      });
+
+      it('keeps clubs, sources and the per-key seen set apart', async () => {
+        // Prepare
+        await store.putSeenAt(CLUB, 'visits', [entry('k', 0)], 10_000);
+        await store.putSeen(CLUB, 'visits', ['per-key'], 10_000);
+
+        // Act / Assess
+        expect((await store.seenSince(CLUB, 'posTransactions', at(0), 1)).size).toBe(0);
+        expect((await store.seenSince(OTHER_CLUB, 'visits', at(0), 1)).size).toBe(0);
+        expect([...(await store.seenSince(CLUB, 'visits', at(-1), 1))]).toEqual(['k']);
+        expect((await store.filterSeen(CLUB, 'visits', ['k'], 1)).size).toBe(0);
+      });
+
+      it('writes more entries than one batch call takes (>25) and reads them all back', async () => {
+        // Prepare
+        const stored = fingerprints('v', 260);
+        const entries = stored.map((fp, i) => entry(fp, i * 1_000));
+
+        // Act
+        await store.putSeenAt(CLUB, 'visits', [...entries, ...entries.slice(0, 30)], 10_000);
+        const seen = await store.seenSince(CLUB, 'visits', at(0), 1_000);
+        const lastHundred = await store.seenSince(CLUB, 'visits', at(160_000), 1_000);
+
+        // Assess
+        expect(sorted(seen)).toEqual(stored);
+        expect(sorted(lastHundred)).toEqual(stored.slice(160));
+      });
+
+      it('reads a range larger than one 1 MB Query page to its end', async () => {
+        // Prepare: 1,300 items of about 1 KB (900-character fingerprints) are 1.3 MB
+        const stored = fingerprints('big', 1_300).map((fp) => fp + 'x'.repeat(900 - fp.length));
+        await store.putSeenAt(
+          CLUB,
+          'classAttendance',
+          stored.map((fp, i) => entry(fp, i)),
+          10_000,
+        );
+
+        // Act
+        const eventual = await store.seenSince(CLUB, 'classAttendance', at(0), 1_000);
+        const strong = await store.seenSince(CLUB, 'classAttendance', at(0), 1_000, { consistentRead: true });
+        const tail = await store.seenSince(CLUB, 'classAttendance', at(1_250), 1_000, { toAt: at(1_300) });
+
+        // Assess
+        expect(eventual.size).toBe(1_300);
+        expect(sorted(eventual)).toEqual(stored);
+        expect(strong).toEqual(eventual);
+        expect(sorted(tail)).toEqual(stored.slice(1_250));
+      });
+
+      it('rejects an `at` not in the one sortable format, an empty or oversized fingerprint', async () => {
+        // Prepare
+        const good = entry('ok', 0);
+        const badAts = [
+          '2025-03-01T00:00:00Z',
+          '2025-03-01T00:00:00.000+00:00',
+          '2025-03-01 00:00:00.000Z',
+          '2025-03-01T00:00:00.0000Z',
+          '2025-03-01',
+          '',
+        ];
+
+        // Act / Assess
+        for (const bad of badAts) {
+          await expect(
+            store.putSeenAt(CLUB, 'visits', [good, { fingerprint: 'x', at: bad }], 10),
+          ).rejects.toThrow(StoreError);
+          await expect(store.seenSince(CLUB, 'visits', bad, 1)).rejects.toBeInstanceOf(StoreError);
+          await expect(store.seenSince(CLUB, 'visits', good.at, 1, { toAt: bad })).rejects.toBeInstanceOf(
+            StoreError,
+          );
+        }
+        await expect(
+          store.putSeenAt(CLUB, 'visits', [{ fingerprint: '', at: good.at }], 10),
+        ).rejects.toBeInstanceOf(StoreError);
+        await expect(
+          store.putSeenAt(CLUB, 'visits', [{ fingerprint: 'x'.repeat(1_000), at: good.at }], 10),
+        ).rejects.toBeInstanceOf(StoreError);
+        await expect(store.seenSince('club#1', 'visits', good.at, 1)).rejects.toBeInstanceOf(StoreError);
+        await expect(store.seenSince(CLUB, 'visits', good.at, Number.NaN)).rejects.toBeInstanceOf(StoreError);
+        // a rejected call wrote nothing, not even its valid entries
+        expect((await store.seenSince(CLUB, 'visits', at(-1), 1)).size).toBe(0);
       });
     });
 

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { SortedStringMap } from '../../../lambdas/state/sorted-string-map';
+
+/** mulberry32: a seeded stream, so a failure replays. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** What `range` must return, computed the slow and obvious way from all entries in order. */
+function expectedRange(ordered: [string, number][], from: string, to?: string): [string, number][] {
+  return ordered.filter(([k]) => k >= from && (to === undefined || k <= to));
+}
+
+describe('SortedStringMap', () => {
+  it('agrees with a plain map on gets and ranges after 20,000 random puts (overwrites and splits)', () => {
+    // Prepare
+    const random = seeded(7);
+    const key = () =>
+      Math.floor(random() * 8_000)
+        .toString(36)
+        .padStart(4, '0');
+    const sorted = new SortedStringMap<number>();
+    const model = new Map<string, number>();
+
+    // Act
+    for (let i = 0; i < 20_000; i++) {
+      const k = key();
+      sorted.set(k, i);
+      model.set(k, i);
+    }
+
+    // Assess
+    const ordered = [...model.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    expect(sorted.size).toBe(model.size);
+    expect([...sorted.range('')]).toEqual(ordered);
+    for (let i = 0; i < 200; i++) {
+      const [a, b] = [key(), key()].sort();
+      const from = a as string;
+      const to = i % 4 === 0 ? undefined : (b as string);
+      expect([...sorted.range(from, to)]).toEqual(expectedRange(ordered, from, to));
+      const probe = key();
+      expect(sorted.get(probe)).toBe(model.get(probe));
+    }
+  });
+
+  it('treats both bounds as inclusive and handles empty maps and ranges', () => {
+    // Prepare
+    const sorted = new SortedStringMap<string>();
+    expect([...sorted.range('a')]).toEqual([]);
+    for (const k of ['b', 'd', 'c', 'a']) sorted.set(k, k.toUpperCase());
+
+    // Act / Assess
+    expect([...sorted.range('b', 'c')]).toEqual([
+      ['b', 'B'],
+      ['c', 'C'],
+    ]);
+    expect([...sorted.range('bb', 'cc')]).toEqual([['c', 'C']]);
+    expect([...sorted.range('c', 'b')]).toEqual([]);
+    expect([...sorted.range('e')]).toEqual([]);
+    expect(sorted.get('zz')).toBeUndefined();
+  });
+});
