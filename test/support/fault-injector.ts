@@ -27,12 +27,14 @@ export const CRASH_TARGETS = [
   'putQuarantined',
   'addQuotaUsage',
   'publish',
+  'seenSince',
+  'putSeenAt',
 ] as const;
 export type CrashTarget = (typeof CRASH_TARGETS)[number];
 
 /**
  * `before`: the step does nothing and fails; `after`: the step took effect, then the process fails
- * (a lost response); `partial`: half of a batch (publish, putSeen, putSnapshots) took effect.
+ * (a lost response); `partial`: half of a batch (publish, putSeen, putSeenAt, putSnapshots) took effect.
  */
 export type CrashPhase = 'before' | 'after' | 'partial';
 export type CrashMode = 'exception' | 'kill';
@@ -46,7 +48,7 @@ export interface CrashPoint {
 }
 
 /** Targets whose calls are batches that can be cut in half. */
-export const BATCH_TARGETS: readonly CrashTarget[] = ['publish', 'putSeen', 'putSnapshots'];
+export const BATCH_TARGETS: readonly CrashTarget[] = ['publish', 'putSeen', 'putSeenAt', 'putSnapshots'];
 
 export class SimulatedCrashError extends Error {
   override readonly name = 'SimulatedCrashError';

@@ -3,13 +3,16 @@
  * StoreError (throttled past all retries, a service error), ConcurrentModificationError on cursor
  * writes and lost lease races (conditional checks that failed), and planned crashes before, after
  * or half-way through any step. It also tells the poller process when its published events are
- * committed (seen keys or snapshots written), and shifts the lease clock so a killed poller's lease
+ * committed (seen keys, time-ordered seen entries or snapshots written), and shifts the lease clock so a killed poller's lease
  * can expire without the test waiting for it.
  */
 import {
   ConcurrentModificationError,
   type Cursor,
+  type FilterSeenOptions,
   type QuarantinedRecord,
+  type SeenAt,
+  type SeenSinceOptions,
   type Snapshot,
   type SnapshotKind,
   type SourceName,
@@ -95,8 +98,11 @@ export class FaultyStateStore implements StateStore {
     source: SourceName,
     fingerprints: string[],
     nowSec: number,
+    options?: FilterSeenOptions,
   ): Promise<Set<string>> {
-    return this.#step('filterSeen', () => this.inner.filterSeen(clubId, source, fingerprints, nowSec));
+    return this.#step('filterSeen', () =>
+      this.inner.filterSeen(clubId, source, fingerprints, nowSec, options),
+    );
   }
 
   async putSeen(
@@ -109,6 +115,30 @@ export class FaultyStateStore implements StateStore {
       'putSeen',
       () => this.inner.putSeen(clubId, source, fingerprints, expiresAtSec),
       () => this.inner.putSeen(clubId, source, firstHalf(fingerprints), expiresAtSec),
+    );
+    this.process.committed(source);
+  }
+
+  seenSince(
+    clubId: string,
+    source: SourceName,
+    fromAt: string,
+    nowSec: number,
+    options?: SeenSinceOptions,
+  ): Promise<Set<string>> {
+    return this.#step('seenSince', () => this.inner.seenSince(clubId, source, fromAt, nowSec, options));
+  }
+
+  async putSeenAt(
+    clubId: string,
+    source: SourceName,
+    entries: readonly SeenAt[],
+    expiresAtSec: number,
+  ): Promise<void> {
+    await this.#step(
+      'putSeenAt',
+      () => this.inner.putSeenAt(clubId, source, entries, expiresAtSec),
+      () => this.inner.putSeenAt(clubId, source, firstHalf(entries), expiresAtSec),
     );
     this.process.committed(source);
   }
