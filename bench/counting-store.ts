@@ -1,13 +1,15 @@
 /**
  * A StateStore wrapper that counts what the bridge asks of its store: calls per method, the
- * DynamoDB API calls they become (BatchGetItem per 100 keys, BatchWriteItem per 25 items), items,
- * read and write request units (dynamo-units.ts), and the wall time spent inside the store.
- * Semantics are the wrapped store's: every call is passed through unchanged.
+ * DynamoDB API calls they become (BatchGetItem per 100 keys, BatchWriteItem per 25 items, a Query
+ * per 1 MB page), items, read and write request units (dynamo-units.ts), and the wall time spent
+ * inside the store. Semantics are the wrapped store's: every call is passed through unchanged.
  */
 import type {
   Cursor,
   FilterSeenOptions,
   QuarantinedRecord,
+  SeenAt,
+  SeenSinceOptions,
   Snapshot,
   SnapshotKind,
   SourceName,
@@ -76,6 +78,36 @@ const seenItem = (clubId: string, source: string, fp: string) => ({
   sk: fp,
   expiresAt: 1e9,
 });
+/** A time-ordered seen item; every `at` is 24 characters, so only the fingerprint varies its size. */
+const seenAtItem = (clubId: string, source: string, fp: string) => ({
+  pk: `CLUB#${clubId}#SEENT#${source}`,
+  sk: `${'0'.repeat(24)}#${fp}`,
+  expiresAt: 1e9,
+});
+/** DynamoDB ends a Query page once it has read 1 MB. */
+const QUERY_PAGE_BYTES = 1024 * 1024;
+
+/**
+ * Requests and read units of a Query that reads items of these sizes: a page per 1 MB read (as
+ * dynalite pages: an item starts a new page once the current one holds 1 MB or more), each page's
+ * bytes rounded up to 4 KB units (at least 1), halved when eventually consistent.
+ */
+export function queryCost(
+  sizes: Iterable<number>,
+  consistentRead: boolean,
+): { requests: number; units: number } {
+  const pages: number[] = [0];
+  for (const size of sizes) {
+    if ((pages[pages.length - 1] as number) >= QUERY_PAGE_BYTES) pages.push(0);
+    pages[pages.length - 1] = (pages[pages.length - 1] as number) + size;
+  }
+  // A full last page still carries a LastEvaluatedKey: one more (empty) page says it was the end.
+  if ((pages[pages.length - 1] as number) >= QUERY_PAGE_BYTES) pages.push(0);
+  let units = 0;
+  for (const bytes of pages) units += readUnits(bytes) * (consistentRead ? 1 : 0.5);
+  return { requests: pages.length, units };
+}
+
 const snapshotItem = (clubId: string, kind: string, s: Snapshot) => ({
   pk: `CLUB#${clubId}#${kind}`,
   sk: s.id,
@@ -195,6 +227,38 @@ export class CountingStateStore implements StateStore {
       for (const fp of unique) units += writeUnits(itemBytes(seenItem(clubId, source, fp)));
       this.#write('putSeen', Math.ceil(unique.length / 25), unique.length, units);
       return this.inner.putSeen(clubId, source, fingerprints, expiresAtSec);
+    });
+  }
+
+  /**
+   * Counts the items returned. Expired items still inside the range are read (and billed) by
+   * DynamoDB too, but a wrapper cannot see them; the engine's windows are far younger than the TTL.
+   */
+  seenSince(
+    clubId: string,
+    source: SourceName,
+    fromAt: string,
+    nowSec: number,
+    options?: SeenSinceOptions,
+  ): Promise<Set<string>> {
+    return this.#timed('seenSince', async () => {
+      const seen = await this.inner.seenSince(clubId, source, fromAt, nowSec, options);
+      const emptyRange = options?.toAt !== undefined && options.toAt <= fromAt;
+      if (emptyRange) return seen; // answered without a request
+      const sizes = [...seen].map((fp) => itemBytes(seenAtItem(clubId, source, fp)));
+      const { requests, units } = queryCost(sizes, options?.consistentRead === true);
+      this.#read('seenSince', requests, seen.size, units);
+      return seen;
+    });
+  }
+
+  putSeenAt(clubId: string, source: SourceName, entries: readonly SeenAt[], expiresAtSec: number) {
+    return this.#timed('putSeenAt', async () => {
+      const unique = new Map(entries.map((e) => [`${e.at}#${e.fingerprint}`, e.fingerprint]));
+      let units = 0;
+      for (const fp of unique.values()) units += writeUnits(itemBytes(seenAtItem(clubId, source, fp)));
+      this.#write('putSeenAt', Math.ceil(unique.size / 25), unique.size, units);
+      return this.inner.putSeenAt(clubId, source, entries, expiresAtSec);
     });
   }
 

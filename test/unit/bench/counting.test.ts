@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CountingSink } from '../../../bench/counting-sink';
-import { CountingStateStore } from '../../../bench/counting-store';
+import { CountingStateStore, queryCost } from '../../../bench/counting-store';
+import { itemBytes } from '../../../bench/dynamo-units';
 import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
 import { createEvent } from '../../../lambdas/events/envelope';
 import { MemoryStateStore } from '../../../lambdas/state';
@@ -32,6 +33,60 @@ describe('CountingStateStore', () => {
       consistentRead: false,
     });
     expect(store.take().readUnits).toBe(2);
+  });
+
+  it('counts time-ordered seen writes as BatchWriteItem per 25 and a write unit per small item', async () => {
+    // Prepare
+    const store = new CountingStateStore(new MemoryStateStore());
+    const at = (i: number) => new Date(Date.UTC(2026, 10, 22) + i).toISOString();
+    const entries = Array.from({ length: 60 }, (_, i) => ({ fingerprint: `fp-${i}`, at: at(i) }));
+
+    // Act
+    await store.putSeenAt('club-1', 'visits', [...entries, ...entries.slice(0, 5)], 2_000_000_000);
+    const seen = await store.seenSince('club-1', 'visits', at(10), 1_000_000_000, { toAt: at(20) });
+    const counts = store.take();
+
+    // Assess
+    expect(seen.size).toBe(10);
+    expect(counts.calls).toEqual({ putSeenAt: 1, seenSince: 1 });
+    expect(counts.byMethod.putSeenAt).toEqual({ items: 60, readUnits: 0, writeUnits: 60 });
+    expect(counts.byMethod.seenSince).toEqual({ items: 10, readUnits: 0.5, writeUnits: 0 });
+    expect(counts.apiRequests).toBe(3 + 1);
+  });
+
+  it('counts a seen range as one Query per 1 MB page, 4 KB per read unit, halved when eventually consistent', async () => {
+    // Prepare: 12,000 entries of 95 bytes (27-character fingerprints, as the engine makes them):
+    // 11,038 fill the first page to 1,048,610 bytes (257 units), 962 the second (91,390 bytes, 23 units)
+    const store = new CountingStateStore(new MemoryStateStore());
+    const at = (i: number) => new Date(Date.UTC(2026, 10, 22) + i).toISOString();
+    const fp = (i: number) => `fp${String(i).padStart(25, '0')}`;
+    const entries = Array.from({ length: 12_000 }, (_, i) => ({ fingerprint: fp(i), at: at(i) }));
+    expect(
+      itemBytes({ pk: 'CLUB#club-1#SEENT#visits', sk: `${at(0)}#${fp(0)}`, expiresAt: 2_000_000_000 }),
+    ).toBe(95);
+    await store.putSeenAt('club-1', 'visits', entries, 2_000_000_000);
+    store.take();
+
+    // Act
+    const eventual = await store.seenSince('club-1', 'visits', at(0), 1_000_000_000);
+    const eventualCounts = store.take();
+    await store.seenSince('club-1', 'visits', at(0), 1_000_000_000, { consistentRead: true });
+    const strongCounts = store.take();
+    await store.seenSince('club-1', 'visits', at(5), 1_000_000_000, { toAt: at(5) });
+    const emptyRangeCounts = store.take();
+
+    // Assess
+    expect(eventual.size).toBe(12_000);
+    expect(eventualCounts).toMatchObject({ apiRequests: 2, itemsRead: 12_000, readUnits: 140 });
+    expect(strongCounts).toMatchObject({ apiRequests: 2, itemsRead: 12_000, readUnits: 280 });
+    expect(emptyRangeCounts).toMatchObject({ calls: { seenSince: 1 }, apiRequests: 0, readUnits: 0 });
+  });
+
+  it('prices a Query that ends on a full page with one more, empty, page', () => {
+    expect(queryCost([], false)).toEqual({ requests: 1, units: 0.5 });
+    expect(queryCost([512 * 1024, 512 * 1024], true)).toEqual({ requests: 2, units: 256 + 1 });
+    expect(queryCost([512 * 1024, 512 * 1024 - 20, 10], true)).toEqual({ requests: 1, units: 256 });
+    expect(queryCost([1024 * 1024 - 1, 10, 10], true)).toEqual({ requests: 2, units: 257 + 1 });
   });
 
   it('reports a versioned cursor write conflict as the wrapped store does', async () => {
