@@ -44,6 +44,11 @@ export interface ClubSimulationOptions {
    * default one with). @default false
    */
   readonly everySourceEveryStep?: boolean;
+  /**
+   * The club's reading of the API's unstated zone is confirmed (short tails). The sandbox writes
+   * those times in the club's local zone, as the club reads them. @default true
+   */
+  readonly zoneConfirmed?: boolean;
 }
 
 /** One poll invocation. */
@@ -58,6 +63,11 @@ export interface PollSample {
   readonly storeRequests: number;
   readonly putEventsRequests: number;
   readonly apiWallMs: number;
+  /**
+   * Data requests on the poll's critical path: pollClub polls its first source alone and the
+   * others side by side, so a poll waits for the first source's requests plus the busiest other's.
+   */
+  readonly criticalRequests: number;
 }
 
 export interface SourceTotals {
@@ -149,7 +159,11 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
       },
     ],
   });
-  const club = parseClubsFile(info.clubsFile, 'bench sandbox')[0]!;
+  const club: ClubConfig = {
+    ...parseClubsFile(info.clubsFile, 'bench sandbox')[0]!,
+    unstatedZone: 'local',
+    unstatedZoneConfirmed: options.zoneConfirmed ?? true,
+  };
   const store = new CountingStateStore(new MemoryStateStore());
   const tracker = new FreshnessTracker();
   let simNow = info.nowMs;
@@ -215,6 +229,7 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
       storeRequests: storeCounts.apiRequests,
       putEventsRequests: sinkCounts.putEventsRequests,
       apiWallMs: req.dataWallMs,
+      criticalRequests: criticalRequests(report, req.bySource),
     });
     requests.data += req.data;
     requests.reauth401 += req.reauth401;
@@ -337,4 +352,10 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
     cursors,
     endSimMs: simNow,
   };
+}
+
+/** The first source's requests plus the busiest of the others' (they run side by side). */
+export function criticalRequests(report: ClubReport, bySource: Readonly<Record<string, number>>): number {
+  const [first, ...rest] = report.sources.map((s) => bySource[s.source] ?? 0);
+  return (bySource[''] ?? 0) + (first ?? 0) + Math.max(0, ...rest);
 }

@@ -13,6 +13,8 @@ export interface MonthlyClubCounts {
   /** Σ measured local wall time of the poll invocations, ms. */
   readonly pollLocalMs: number;
   readonly apiRequests: number;
+  /** API requests a poll waits for: its first source's, then the busiest of the others' (side by side). */
+  readonly criticalApiRequests: number;
   readonly tokenRequests: number;
   /** DynamoDB requests of the poll invocations (engine + club lookup). */
   readonly pollStoreRequests: number;
@@ -55,6 +57,8 @@ export interface ClubCost {
 }
 
 const MONTH_MINUTES = 30 * 24 * 60;
+/** Memory at which a Lambda function gets one full vCPU. */
+const LAMBDA_FULL_VCPU_MB = 1769;
 const fmt = (n: number) =>
   n >= 100 ? Math.round(n).toLocaleString('en-US') : String(Number(n.toPrecision(3)));
 
@@ -69,12 +73,16 @@ export function clubCost(
   const gbPrice =
     deployment.poll.architecture === 'arm64' ? PRICES.lambdaArmGbSecond.usd : PRICES.lambdaX86GbSecond.usd;
   const pollGb = deployment.poll.memoryMb / 1024;
+  // Lambda gives a function CPU in proportion to its memory (one vCPU at 1,769 MB): the local
+  // time, measured on a whole core, stretches by that factor below it.
+  const cpuStretch = Math.max(1, LAMBDA_FULL_VCPU_MB / deployment.poll.memoryMb);
+  const localMs = c.pollLocalMs * cpuStretch;
   const networkMs =
-    c.apiRequests * L.gymApiRequest +
+    c.criticalApiRequests * L.gymApiRequest +
     c.pollStoreRequests * L.dynamoRequest +
     c.putEventsRequests * L.putEventsRequest +
     c.secretsCalls * L.secretsRequest;
-  const pollMs = c.pollLocalMs + networkMs;
+  const pollMs = localMs + networkMs;
   const pollGbSeconds = (pollMs / 1000) * pollGb;
   const dispatchRuns = MONTH_MINUTES / deployment.scheduleRateMinutes;
   const dispatchMsPerClub =
@@ -86,7 +94,7 @@ export function clubCost(
   const lines: CostLine[] = [
     {
       item: 'Lambda poll: compute',
-      formula: `(${fmt(c.pollLocalMs / 1000)} s measured + ${fmt(networkMs / 1000)} s network) × ${pollGb} GB × $${gbPrice}`,
+      formula: `(${fmt(c.pollLocalMs / 1000)} s measured × ${fmt(cpuStretch)} CPU share + ${fmt(networkMs / 1000)} s waiting: ${fmt(c.criticalApiRequests)} API requests on the critical path × ${L.gymApiRequest} ms, DynamoDB, PutEvents, secrets) × ${pollGb} GB × $${gbPrice}`,
       usd: pollGbSeconds * gbPrice,
       inBrief: true,
     },

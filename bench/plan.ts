@@ -36,7 +36,7 @@ export const FULL_PLAN: BenchPlan = {
   backfillDays: 3,
   invocationBudgetMs: 2000,
   typicalClub: { members: 3000, visitsPerDay: 1500, historyDays: 30 },
-  simDays: 4, // x 3 seeds: keeps `npm run bench` under 15 minutes on 2 cores with every-minute polling
+  simDays: 3, // x 3 seeds: keeps `npm run bench` well under 15 minutes on 2 cores with every-minute polling
   simSeeds: [5, 6, 7],
   naiveCycles: 10,
   altScheduleHours: 12,

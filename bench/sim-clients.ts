@@ -10,6 +10,7 @@
  */
 import { type ClientFactory, GymApiClientFactory } from '../lambdas/engine/client-factory';
 import type { ClubConfig } from '../lambdas/engine/club-config';
+import { currentSource } from '../lambdas/engine/source-context';
 import type { GymApiClient, RequestObserver } from '../lambdas/gym-api';
 
 export interface RequestCounts {
@@ -20,9 +21,17 @@ export interface RequestCounts {
   token: number;
   /** Wall time of data requests (request + response body), ms. */
   dataWallMs: number;
+  /** Data requests per source of the club poll ('' for requests outside any source's poll). */
+  bySource: Record<string, number>;
 }
 
-export const emptyRequestCounts = (): RequestCounts => ({ data: 0, reauth401: 0, token: 0, dataWallMs: 0 });
+export const emptyRequestCounts = (): RequestCounts => ({
+  data: 0,
+  reauth401: 0,
+  token: 0,
+  dataWallMs: 0,
+  bySource: {},
+});
 
 export class CountingClientFactory implements ClientFactory {
   readonly #inner = new GymApiClientFactory();
@@ -41,6 +50,8 @@ export class CountingClientFactory implements ClientFactory {
       else {
         this.counts.data++;
         this.counts.dataWallMs += event.durationMs;
+        const source = currentSource() ?? '';
+        this.counts.bySource[source] = (this.counts.bySource[source] ?? 0) + 1;
       }
       onRequest(event);
     });

@@ -131,6 +131,7 @@ export function summariseRun(
     pollInvocations: sim.polls.length * scale,
     pollLocalMs: sum(sim.polls.map((p) => p.wallMs)) * scale,
     apiRequests: sim.requests.data * scale,
+    criticalApiRequests: sum(sim.polls.map((p) => p.criticalRequests)) * scale,
     tokenRequests: sim.requests.token * scale,
     pollStoreRequests: pollStoreRequests * scale,
     putEventsRequests: sim.sink.putEventsRequests * scale,

@@ -61,18 +61,17 @@ describe('chaos: the engine under injected faults against the journal', () => {
   });
 
   it('fails a run whose events are not all delivered (the verdict is not vacuous)', async () => {
-    // A sink that silently drops the first visit it is given: the journal check must notice.
-    let dropped = false;
+    // A sink that silently drops the first visit it is given, and that same event every time it is
+    // published again (a crash and retry must not deliver it behind the check's back).
+    let droppedId: string | undefined;
     const lossy = (inner: EventSink): EventSink => ({
       publish: (events) => {
-        const visit = dropped ? -1 : events.findIndex((e) => e.detailType === 'Member Visit Recorded');
-        if (visit < 0) return inner.publish(events);
-        dropped = true;
-        return inner.publish(events.filter((_, i) => i !== visit));
+        droppedId ??= events.find((e) => e.detailType === 'Member Visit Recorded')?.detail.eventId;
+        return inner.publish(events.filter((e) => e.detail.eventId !== droppedId));
       },
     });
     const result = await runChaos(seeds[0] ?? 1, { dynamoEndpoint: db.endpoint }, { wrapSink: lossy });
-    expect(dropped).toBe(true);
+    expect(droppedId).toBeDefined();
     expect(result.ok).toBe(false);
     expect(result.check.missing.filter((k) => k.startsWith('V|'))).toHaveLength(1);
   });

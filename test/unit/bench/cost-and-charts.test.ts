@@ -18,6 +18,7 @@ const counts: MonthlyClubCounts = {
   pollInvocations: 1000,
   pollLocalMs: 5000,
   apiRequests: 2000,
+  criticalApiRequests: 1200,
   tokenRequests: 10,
   pollStoreRequests: 10_000,
   putEventsRequests: 100,
@@ -49,8 +50,8 @@ describe('clubCost', () => {
     expect(line('EventBridge: custom events')).toBeCloseTo(5000 * PRICES.eventBridgeEvent.usd, 10);
     expect(line('CloudWatch: custom metrics')).toBeCloseTo(9 * 0.3, 10);
     expect(line('Secrets Manager: the club secret')).toBe(0.4);
-    // 5 s measured + 10,000 × 5 ms + 100 × 20 ms + 50 × 20 ms, at 1 GB, arm64.
-    expect(cost.pollGbSeconds).toBeCloseTo(5 + 50 + 2 + 1, 6);
+    // 5 s measured × 1769/1024 (the CPU share of 1 GB) + 10,000 × 5 ms + 100 × 20 ms + 50 × 20 ms.
+    expect(cost.pollGbSeconds).toBeCloseTo(5 * (1769 / 1024) + 50 + 2 + 1, 6);
     expect(cost.total).toBeGreaterThan(cost.briefTotal);
   });
 
@@ -58,7 +59,24 @@ describe('clubCost', () => {
     const share = { cpuMsPerClub: 0.1, requestsPerClub: 2, concurrency: 16 };
     const fast = clubCost(counts, deployment, share, 100, { gymApiRequest: 0 });
     const slow = clubCost(counts, deployment, share, 100, { gymApiRequest: 500 });
-    expect(slow.pollGbSeconds - fast.pollGbSeconds).toBeCloseTo(2000 * 0.5, 6);
+    // Only the requests a poll waits for: its sources run side by side.
+    expect(slow.pollGbSeconds - fast.pollGbSeconds).toBeCloseTo(1200 * 0.5, 6);
+  });
+
+  it('stretches the measured CPU time below a full vCPU and bills less memory for the waiting', () => {
+    const share = { cpuMsPerClub: 0.1, requestsPerClub: 2, concurrency: 16 };
+    const small = { ...deployment, poll: { ...deployment.poll, memoryMb: 256 } };
+    const cost = clubCost(
+      { ...counts, pollStoreRequests: 0, putEventsRequests: 0, secretsCalls: 0 },
+      small,
+      share,
+      100,
+      {
+        gymApiRequest: 100,
+      },
+    );
+    // (5 s × 1769/256 + 1200 × 0.1 s) × 0.25 GB
+    expect(cost.pollGbSeconds).toBeCloseTo((5 * (1769 / 256) + 120) * 0.25, 6);
   });
 });
 
