@@ -246,7 +246,11 @@ export async function pollClub(
           retryAfterMs,
         ).catch((storeErr: unknown) => {
           // The failure is in the report either way; a store that cannot record it must not hide it.
-          logger.error('could not record a failed poll', { clubId: club.clubId, source: name, err: storeErr });
+          logger.error('could not record a failed poll', {
+            clubId: club.clubId,
+            source: name,
+            err: storeErr,
+          });
           return undefined;
         });
         if (kind === 'auth' || kind === 'quota') {
