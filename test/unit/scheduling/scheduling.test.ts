@@ -143,11 +143,13 @@ describe('scheduleClub', () => {
   });
 
   it('estimates a poll by its query window: a tail, or a sweep once one is due', () => {
-    // Prepare: payment history, 20 records an hour (the last tail read 15 h + 1 min of them).
-    const cursor = polled('paymentHistory', 0, 20 * (15 + 1 / 60), {
+    // Prepare: payment history, 20 records an hour (the last tail read its 1 h tail + 1 min of them;
+    // the scheduler assumes the tail of a confirmed zone reading: an unconfirmed club's longer tail
+    // only makes it overestimate the activity, which errs towards polling sooner).
+    const cursor = polled('paymentHistory', 0, 20 * (1 + 1 / 60), {
       stats: { lastSweepAtMs: NOW - 10 * MINUTE },
     });
-    // Act + Assess: a tail 5 minutes later reads ~300 records (1 page); after the hourly sweep
+    // Act + Assess: a tail 5 minutes later reads ~20 records (1 page); after the hourly sweep
     // falls due it reads 10 days (~4,800 records: 10 pages).
     expect(estimatePollCost('paymentHistory', cursor, 5 * MINUTE)).toBe(1);
     expect(estimatePollCost('paymentHistory', cursor, 55 * MINUTE)).toBe(10);
