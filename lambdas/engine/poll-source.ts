@@ -437,13 +437,17 @@ class SourceScan {
     emit: boolean,
     quarantine: { key: string; reason: string; raw: unknown }[],
   ): Promise<void> {
-    const facets = new Map<string, { facet: ReturnType<AppendSource['facets']>[number]; item: unknown }>();
+    const facets = new Map<
+      string,
+      { facet: ReturnType<AppendSource['facets']>[number]; item: unknown; at: string | undefined }
+    >();
     for (const { id, item } of records) {
+      const at = this.#recordAt(source, item);
       for (const facet of (source.facets as (i: unknown, id: string) => ReturnType<AppendSource['facets']>)(
         item,
         id,
       )) {
-        facets.set(fingerprint(facet.key), { facet, item });
+        facets.set(fingerprint(facet.key), { facet, item, at });
       }
     }
     if (facets.size === 0) return;
@@ -476,7 +480,7 @@ class SourceScan {
     const timed: SeenAt[] = [];
     const untimed: string[] = [];
     for (const key of fresh) {
-      const at = this.#recordAt(source, facets.get(key)!.item);
+      const { at } = facets.get(key)!;
       if (at === undefined) untimed.push(key);
       else timed.push({ fingerprint: key, at });
       this.#seenLoaded.add(key);
@@ -485,13 +489,17 @@ class SourceScan {
     if (untimed.length > 0) await this.deps.store.putSeen(this.ctx.clubId, source.name, untimed, expiresAt);
   }
 
-  /** The record's instant (UTC ISO with ms) for the time-ordered seen set; undefined if it has none. */
+  /**
+   * The record's instant (UTC ISO with ms) for the time-ordered seen set; undefined if it has none,
+   * or one outside the fixed 24-character form the set sorts by (years before 0 or after 9999).
+   */
   #recordAt(source: AppendSource, item: unknown): string | undefined {
     const value = (source.recordTime as ((i: unknown) => string | null | undefined) | undefined)?.(item);
     if (!value) return undefined;
     try {
       const ms = toInstant(value, source.filterZone, this.ctx);
-      return Number.isFinite(ms) ? new Date(ms).toISOString() : undefined;
+      const iso = Number.isFinite(ms) ? new Date(ms).toISOString() : undefined;
+      return iso?.length === 24 ? iso : undefined;
     } catch {
       return undefined;
     }
@@ -508,13 +516,13 @@ class SourceScan {
   async #seenAmong(
     source: AppendSource,
     keys: readonly string[],
-    facets: ReadonlyMap<string, { item: unknown }>,
+    facets: ReadonlyMap<string, { at: string | undefined }>,
   ): Promise<Set<string>> {
     const nowSec = Math.floor(this.#startMs / 1000);
     const untimed: string[] = [];
     let earliest: string | undefined;
     for (const key of keys) {
-      const at = this.#recordAt(source, facets.get(key)!.item);
+      const { at } = facets.get(key)!;
       if (at === undefined) untimed.push(key);
       else if (earliest === undefined || at < earliest) earliest = at;
     }
