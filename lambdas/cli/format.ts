@@ -1,6 +1,6 @@
 /** Terminal formatting shared by the CLI commands: one readable line per club poll or event. */
 
-import type { ClubReport } from '../engine/poll-club';
+import type { ClubReport, SourceFailure } from '../engine/poll-club';
 import type { BridgeEvent } from '../events/catalog';
 
 export function formatClubReport(r: ClubReport): string {
@@ -19,8 +19,39 @@ export function formatClubReport(r: ClubReport): string {
   ];
   if (quarantined) parts.push(`${quarantined} quarantined`);
   if (partial.length) parts.push(partial.join(' '));
-  for (const f of r.failures) parts.push(`${f.source} failed (${f.kind}): ${f.message}`);
-  return parts.join(', ');
+  const baseline = r.sources.length > 0 && r.sources.every((s) => s.mode === 'baseline' && s.events === 0);
+  if (baseline && r.failures.length === 0) parts.push('baseline recorded, no events by design');
+  const lines = [parts.join(', ')];
+  for (const group of groupFailures(r.failures)) {
+    const where =
+      group.sources.length === 1
+        ? group.sources[0]
+        : `${group.sources.length} sources (${group.sources.join(', ')})`;
+    lines.push(`  ${where} failed (${group.kind}): ${group.message}`);
+  }
+  return lines.join('\n');
+}
+
+export interface FailureGroup {
+  readonly kind: string;
+  readonly message: string;
+  readonly sources: string[];
+}
+
+/**
+ * The same upstream error met by several sources (a 503, a rejected key), said once with the
+ * sources listed. Messages differ only by the operation name they start with, which is the source's.
+ */
+export function groupFailures(failures: readonly SourceFailure[]): FailureGroup[] {
+  const groups = new Map<string, FailureGroup>();
+  for (const f of failures) {
+    const message = f.message.split(`${f.source}: `).join('');
+    const key = `${f.kind}\u0000${message}`;
+    const group = groups.get(key) ?? { kind: f.kind, message, sources: [] };
+    group.sources.push(f.source);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
 }
 
 /** The change an event reports, in a few words. */

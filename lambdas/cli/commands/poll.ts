@@ -52,9 +52,15 @@ const FLAGS = {
 } as const;
 
 /** `--backfill-from`: an instant, or a club-local wall time converted per club. */
-export function backfillInstant(value: string, club: ClubConfig): number {
+export function backfillInstant(value: string, club: ClubConfig, nowMs = Date.now()): number {
   const instant = isRealWallTime(value) ? parseBackfill(value, club) : undefined;
-  if (instant !== undefined && Number.isFinite(instant)) return instant;
+  if (instant !== undefined && Number.isFinite(instant)) {
+    if (instant > nowMs)
+      throw new CliUsageError(
+        `--backfill-from '${value}' is in the future for ${club.clubId} (${new Date(instant).toISOString()}, now ${new Date(nowMs).toISOString()}): nothing to backfill`,
+      );
+    return instant;
+  }
   throw new CliUsageError(
     `--backfill-from must be YYYY-MM-DD, YYYY-MM-DDTHH:mm:ss (club local time) or ISO 8601 with Z, got '${value}'`,
   );

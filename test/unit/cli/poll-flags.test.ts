@@ -81,6 +81,25 @@ describe('backfillInstant', () => {
   });
 });
 
+describe('backfillInstant: a start in the future', () => {
+  const now = utc('2026-11-23T10:00:00Z');
+
+  it.each([
+    '2026-11-23T10:00:01Z',
+    '2026-11-24',
+    // 21:00:01 in Sydney (+11 in November) is 10:00:01 UTC.
+    '2026-11-23T21:00:01',
+  ])('%j is refused: nothing to backfill', (value) => {
+    expect(() => backfillInstant(value, sydney, now)).toThrow(CliUsageError);
+    expect(() => backfillInstant(value, sydney, now)).toThrow('is in the future for club-1');
+  });
+
+  it('now itself and anything before it are accepted', () => {
+    expect(backfillInstant('2026-11-23T10:00:00Z', sydney, now)).toBe(now);
+    expect(backfillInstant('2026-11-23T21:00:00', sydney, now)).toBe(now);
+  });
+});
+
 describe('parseFlags', () => {
   const SPEC = {
     clubs: { type: 'string' },

@@ -1,0 +1,93 @@
+/**
+ * The CLI's one-line club report: failures said once per distinct upstream error with the sources
+ * listed, and a baseline named as such.
+ */
+import { describe, expect, it } from 'vitest';
+import { formatClubReport, groupFailures } from '../../../lambdas/cli/format';
+import type { ClubReport, SourceFailure } from '../../../lambdas/engine/poll-club';
+import type { SourceReport } from '../../../lambdas/engine/poll-source';
+
+const source = (name: string, over: Partial<SourceReport> = {}): SourceReport => ({
+  source: name,
+  outcome: 'completed',
+  pages: 1,
+  records: 10,
+  events: 0,
+  quarantined: 0,
+  attempts: 1,
+  publishedEvents: [],
+  ...over,
+});
+
+const report = (over: Partial<ClubReport>): ClubReport => ({
+  clubId: 'club-1',
+  outcome: 'ok',
+  sources: [],
+  failures: [],
+  requests: 8,
+  tokenRequests: 1,
+  operationalEvents: [],
+  ...over,
+});
+
+describe('groupFailures', () => {
+  it('one group per kind and message, the operation name of each source taken out', () => {
+    const failures: SourceFailure[] = [
+      { source: 'members', kind: 'unavailable', message: 'members: HTTP 503' },
+      { source: 'visits', kind: 'unavailable', message: 'visits: HTTP 503' },
+      { source: 'prospects', kind: 'unavailable', message: 'prospects: HTTP 503' },
+      { source: 'paymentHistory', kind: 'invalid-response', message: 'paymentHistory: data is not an array' },
+    ];
+    expect(groupFailures(failures)).toEqual([
+      { kind: 'unavailable', message: 'HTTP 503', sources: ['members', 'visits', 'prospects'] },
+      { kind: 'invalid-response', message: 'data is not an array', sources: ['paymentHistory'] },
+    ]);
+  });
+
+  it('the same text under two kinds stays two groups', () => {
+    const failures: SourceFailure[] = [
+      { source: 'members', kind: 'store', message: 'boom' },
+      { source: 'visits', kind: 'publish', message: 'boom' },
+    ];
+    expect(groupFailures(failures)).toHaveLength(2);
+  });
+});
+
+describe('formatClubReport', () => {
+  it('eight sources failing the same way: said once, with the sources listed', () => {
+    const names = ['members', 'visits', 'paymentHistory', 'posTransactions', 'prospects', 'disbursements'];
+    const text = formatClubReport(
+      report({
+        outcome: 'failed',
+        sources: [],
+        failures: names.map((s) => ({
+          source: s as SourceFailure['source'],
+          kind: 'unavailable',
+          message: `${s}: HTTP 503 after 3 attempts`,
+        })),
+      }),
+    );
+    const lines = text.split('\n');
+    expect(lines[0]).toMatch(/^club-1: failed, /);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toBe(
+      `  6 sources (${names.join(', ')}) failed (unavailable): HTTP 503 after 3 attempts`,
+    );
+    expect(text.match(/HTTP 503/g)).toHaveLength(1);
+  });
+
+  it('a first poll says the baseline was recorded and that no events is by design', () => {
+    const text = formatClubReport(
+      report({ sources: [source('members', { mode: 'baseline' }), source('visits', { mode: 'baseline' })] }),
+    );
+    expect(text).toContain('baseline recorded, no events by design');
+  });
+
+  it('a regular poll with no events does not claim a baseline', () => {
+    const text = formatClubReport(
+      report({ sources: [source('members', { mode: 'tail' }), source('visits', { mode: 'baseline' })] }),
+    );
+    expect(text).not.toContain('baseline');
+    expect(text).toMatch(/^club-1: ok, 2 sources, 20 records, 0 events, 8 requests$/);
+  });
+});
