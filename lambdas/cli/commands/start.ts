@@ -10,12 +10,13 @@ import { type ClubReport, pollClub } from '../../engine/poll-club';
 import type { BridgeEvent } from '../../events/catalog';
 import type { EventSink } from '../../events/publisher';
 import { JsonLinesFileSink } from '../../events/publisher';
-import { startSandbox } from '../../sandbox';
+import { type Sandbox, startSandbox } from '../../sandbox';
 import { DynamoDbStateStore } from '../../state';
-import { startEmbeddedDynamoDb } from '../../state/embedded-dynamodb';
+import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../state/embedded-dynamodb';
 import { createStateTable } from '../../state/table';
 import { intFlag, parseFlags } from '../args';
 import { describeEvent } from '../format';
+import { ListenError, listenError } from '../listen-error';
 
 export const summary = 'local demo: sandbox + embedded DynamoDB + bridge, events printed live';
 
@@ -91,20 +92,49 @@ function localClock(iso: string, zone: string): string {
   return new Date(iso).toLocaleString('sv-SE', { timeZone: zone }).replace(' ', 'T');
 }
 
-function statusLine(club: ClubConfig, report: ClubReport | undefined, events: number): string {
+/**
+ * One status line per club, on one clock: the simulated one (the clock the events' times come
+ * from), as the club's local time. The wall clock of the machine running the demo never appears.
+ */
+export function statusLine(
+  club: Pick<ClubConfig, 'clubId' | 'timeZone'>,
+  report: Pick<ClubReport, 'outcome' | 'failures' | 'requests'> | undefined,
+  events: number,
+  simNowMs: number,
+): string {
   if (!report) return `${club.clubId}: starting`;
   const failures = report.failures.map((f) => `${f.source}: ${f.kind}`).join(', ');
-  const local = new Date().toLocaleTimeString('en-GB', { timeZone: club.timeZone });
+  const local = localClock(new Date(simNowMs).toISOString(), club.timeZone).replace('T', ' ');
   return [
     bold(club.clubId.padEnd(7)),
     report.outcome === 'ok' ? paint(32, 'ok') : paint(31, report.outcome),
-    `${club.timeZone} (real local time ${local})`,
+    `simulated ${local} ${club.timeZone}`,
     `${events} events`,
     `${report.requests} API requests last poll`,
     failures,
   ]
     .filter(Boolean)
     .join('  ');
+}
+
+/** The heading above the status lines: the simulated clock in UTC, labelled as such. */
+export function statusHeading(simNowMs: number, totalEvents: number): string {
+  const utc = new Date(simNowMs).toISOString().slice(0, 19).replace('T', ' ');
+  return `-- simulated ${utc} UTC, ${totalEvents} events so far`;
+}
+
+/** Starts one server; on failure, closes what was started before it and throws a ListenError. */
+async function startOrRelease<T>(
+  start: () => Promise<T>,
+  onError: (err: unknown) => Error,
+  started: (() => Promise<void>)[],
+): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    for (const close of started.reverse()) await close().catch(() => undefined);
+    throw onError(err);
+  }
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -126,14 +156,35 @@ export async function run(argv: string[]): Promise<number> {
   process.stdout.write(
     bold('gym-bridge local demo') + dim('  (sandbox + embedded DynamoDB + bridge; Ctrl-C to stop)\n'),
   );
-  const db = await startEmbeddedDynamoDb();
-  // 24-hour clubs, so that every club has activity whatever the hour the demo runs at.
-  const sandbox = await startSandbox({
-    port,
-    seed,
-    clubs: Array.from({ length: clubCount }, () => ({ open24h: true })),
-    activityScale: activity,
-  });
+  // A server that cannot listen (the --port taken) ends the command at once, non-zero, with what
+  // was already started closed: nothing may keep the process alive.
+  const started: (() => Promise<void>)[] = [];
+  let db: EmbeddedDynamoDb;
+  let sandbox: Sandbox;
+  try {
+    db = await startOrRelease(
+      () => startEmbeddedDynamoDb(),
+      (err) => listenError(err, 'the embedded DynamoDB', 0, '--port'),
+      started,
+    );
+    started.push(() => db.close());
+    // 24-hour clubs, so that every club has activity whatever the hour the demo runs at.
+    sandbox = await startOrRelease(
+      () =>
+        startSandbox({
+          port,
+          seed,
+          clubs: Array.from({ length: clubCount }, () => ({ open24h: true })),
+          activityScale: activity,
+        }),
+      (err) => listenError(err, 'the sandbox', port, '--port'),
+      started,
+    );
+  } catch (err) {
+    if (!(err instanceof ListenError)) throw err;
+    process.stderr.write(`gym-bridge start: ${err.message}\n`);
+    return 1;
+  }
   const cleanup = async () => {
     sandbox.stopLive();
     await sandbox.close();
@@ -191,12 +242,10 @@ export async function run(argv: string[]): Promise<number> {
         if (round === 1) process.stdout.write(dim('baseline recorded; watching for changes...\n'));
         if (round % 10 === 0 || round === 1) {
           const simNow = now();
-          process.stdout.write(
-            dim(`-- ${new Date(simNow).toISOString()} (sim UTC), ${sink.total} events so far\n`),
-          );
+          process.stdout.write(dim(`${statusHeading(simNow, sink.total)}\n`));
           for (const club of clubs)
             process.stdout.write(
-              `   ${statusLine(club, reports.get(club.clubId), sink.byClub.get(club.clubId) ?? 0)}\n`,
+              `   ${statusLine(club, reports.get(club.clubId), sink.byClub.get(club.clubId) ?? 0, simNow)}\n`,
             );
         }
         for (let waited = 0; waited < intervalSec * 10 && !stop && Date.now() < endAt; waited++) {
