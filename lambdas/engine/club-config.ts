@@ -76,7 +76,10 @@ export const ClubConfigSchema = z.strictObject({
   credentials: z.strictObject({ username: secret, password: secret, apiKey: secret }),
   /** @default true */
   enabled: z.boolean().default(true),
-  /** The sources to poll. @default all */
+  /**
+   * The sources to poll. @default every non-experimental source (`DEFAULT_SOURCES` in
+   * lambdas/sources: all but classAttendance, whose endpoint the API document does not describe)
+   */
   sources: z.array(z.enum(SOURCE_NAMES)).min(1).optional(),
   /** What contact details travel in events. @default 'minimal' */
   piiPolicy: z.enum(PII_POLICIES).default('minimal'),

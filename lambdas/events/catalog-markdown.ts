@@ -34,6 +34,7 @@ const EXAMPLE_RULE_DETAIL: Partial<Record<DetailType, Record<string, unknown>>> 
   [DETAIL_TYPES.ProspectStatusChanged]: { status: ['OnTrial', 'Sale'] },
   [DETAIL_TYPES.ClubQuotaLow]: { share: [{ numeric: ['>=', 0.9] }] },
   [DETAIL_TYPES.ClubDataStale]: { staleSource: ['visits', 'paymentHistory'] },
+  [DETAIL_TYPES.ClubSourceUnavailable]: { kind: ['not-found', 'forbidden'] },
 };
 
 const ENVELOPE_FIELDS = [

@@ -50,6 +50,7 @@ export const DETAIL_TYPES = {
   ClubCredentialsRejected: 'Club Credentials Rejected',
   ClubQuotaLow: 'Club Quota Low',
   ClubDataStale: 'Club Data Stale',
+  ClubSourceUnavailable: 'Club Source Unavailable',
 } as const;
 
 export type DetailTypeKey = keyof typeof DETAIL_TYPES;
@@ -247,6 +248,30 @@ export const ClubDataStaleDetail = z.strictObject({
   ageSeconds: z.number().min(0).describe('Seconds since the last success (or since tracking began)'),
 });
 
+export const SOURCE_UNAVAILABLE_KINDS = [
+  'not-found',
+  'forbidden',
+  'bad-request',
+  'unusable-response',
+] as const;
+
+export const ClubSourceUnavailableDetail = z.strictObject({
+  ...envelope('bridge'),
+  unavailableSource: z.enum(DATA_SOURCES).describe('The data source whose endpoint is missing or unusable'),
+  kind: z
+    .enum(SOURCE_UNAVAILABLE_KINDS)
+    .describe(
+      'not-found (HTTP 404), forbidden (HTTP 403 that blames no credential), bad-request (HTTP 400, experimental sources only), unusable-response (not a usable page envelope, experimental sources only)',
+    ),
+  httpStatus: z.number().int().min(100).max(599).optional().describe('The HTTP status, when there was one'),
+  error: z.string().max(500).describe('The error as the bridge saw it (credentials and tokens redacted)'),
+  experimental: z
+    .boolean()
+    .describe('True when the source is experimental (its shape is not in the API document)'),
+  since: utcDateTime.describe('When the source was first found unavailable, UTC'),
+  retryAt: utcDateTime.describe('The source is not polled again before this time, UTC'),
+});
+
 // ---------------------------------------------------------------------------------------------
 // The catalog
 
@@ -268,6 +293,7 @@ export const EVENT_SCHEMAS = {
   [DETAIL_TYPES.ClubCredentialsRejected]: ClubCredentialsRejectedDetail,
   [DETAIL_TYPES.ClubQuotaLow]: ClubQuotaLowDetail,
   [DETAIL_TYPES.ClubDataStale]: ClubDataStaleDetail,
+  [DETAIL_TYPES.ClubSourceUnavailable]: ClubSourceUnavailableDetail,
 } as const satisfies Record<DetailType, z.ZodType>;
 
 /** When each event is emitted: used by the generated catalog page and as rule descriptions. */
@@ -305,6 +331,8 @@ export const EVENT_DESCRIPTIONS: Record<DetailType, string> = {
     "The club's monthly request count crossed the alert threshold of its plan, or the API answered 429 (quota exceeded).",
   [DETAIL_TYPES.ClubDataStale]:
     'A source of the club has not completed a poll for longer than its staleness limit.',
+  [DETAIL_TYPES.ClubSourceUnavailable]:
+    "A source's endpoint is missing or refused for the club (HTTP 404, or 403 that blames no credential; for an experimental source also 400 or a response that is not a usable page). The source is marked unavailable and re-tried every 6 hours; the club's other sources go on. Emitted once per episode: a source that comes back and goes away again is a new episode.",
 };
 
 export type EventSchemas = typeof EVENT_SCHEMAS;

@@ -294,6 +294,19 @@ export function exampleEvents(): Record<DetailType, BridgeEvent> {
         ageSeconds: 7200,
       },
     ),
+    createEvent(
+      DETAIL_TYPES.ClubSourceUnavailable,
+      base(['unavailable', 'classAttendance', '2025-03-04T22:00:00.000Z'], '2025-03-04T22:00:00.000Z'),
+      {
+        unavailableSource: 'classAttendance',
+        kind: 'not-found',
+        httpStatus: 404,
+        error: 'classAttendance: HTTP 404 not found: Not Found',
+        experimental: true,
+        since: '2025-03-04T22:00:00.000Z',
+        retryAt: '2025-03-05T04:00:00.000Z',
+      },
+    ),
   ];
   return Object.fromEntries(examples.map((e) => [e.detailType, e])) as Record<DetailType, BridgeEvent>;
 }

@@ -64,6 +64,29 @@ export class QuotaExceededError extends GymApiError {
   }
 }
 
+/**
+ * Why an endpoint is not there for this club:
+ * - `not-found`: 404 on a data operation (the API, or this club's plan, has no such endpoint);
+ * - `forbidden`: 403 on a data operation whose message blames no credential (the API document
+ *   answers a rejected token or key with 401; a 403 refuses this endpoint, not the club).
+ */
+export type EndpointUnavailableReason = 'not-found' | 'forbidden';
+
+/**
+ * A data operation this club's API does not offer (404) or refuses (403 that blames no credential).
+ * Not transient and not a credential problem: the engine marks the source unavailable for the club
+ * and re-tries it rarely, while the club's other sources go on. Distinct from `UnavailableError`
+ * (5xx, network: retried at once).
+ */
+export class EndpointUnavailableError extends GymApiError {
+  override readonly name = 'EndpointUnavailableError';
+  readonly reason: EndpointUnavailableReason;
+  constructor(message: string, options: GymApiErrorOptions & { readonly reason: EndpointUnavailableReason }) {
+    super(message, { ...options, retryable: false });
+    this.reason = options.reason;
+  }
+}
+
 /** 5xx, 408, a network failure or a request timeout. The client retries these itself first. */
 export class UnavailableError extends GymApiError {
   override readonly name = 'UnavailableError';

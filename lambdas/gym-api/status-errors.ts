@@ -1,12 +1,19 @@
 /**
  * Maps a non-2xx HTTP status to the client's typed error. 401 is left to the callers (the token
  * provider and the data client attribute it differently); everything else is decided here.
+ *
+ * 404 and 403 on a data operation are `EndpointUnavailableError` (the endpoint is missing or refused
+ * for this club), except a 403 whose message blames a credential ("invalid API key"), which stays an
+ * `AuthError`. The API document answers bad credentials with 401 and lists no 403 or 404. On
+ * POST /token (operation `token`) both are what they always were: 403 an AuthError, 404 an
+ * unexpected status (a wrong base URL, not a missing endpoint).
  */
 import { parseRetryAfterMs } from './backoff';
 import {
   AuthError,
   type AuthFailureReason,
   BadRequestError,
+  EndpointUnavailableError,
   type GymApiError,
   InvalidResponseError,
   QuotaExceededError,
@@ -32,6 +39,21 @@ export function errorForStatus(response: ExchangeResponse, context: StatusContex
   const said = excerpt ? `: ${excerpt}` : '';
   if (status === 400)
     return new BadRequestError(`${operation}: HTTP 400 bad request${said}`, { operation, status });
+  const dataOperation = operation !== 'token' && context.forceAuthReason === undefined;
+  if (dataOperation && status === 404) {
+    return new EndpointUnavailableError(`${operation}: HTTP 404 not found${said}`, {
+      operation,
+      status,
+      reason: 'not-found',
+    });
+  }
+  if (dataOperation && status === 403 && authReasonFromMessage(excerpt) === undefined) {
+    return new EndpointUnavailableError(`${operation}: HTTP 403 forbidden${said}`, {
+      operation,
+      status,
+      reason: 'forbidden',
+    });
+  }
   if (status === 401 || status === 403) {
     const reason = context.forceAuthReason ?? authReasonFromMessage(excerpt) ?? context.defaultAuthReason;
     return new AuthError(`${operation}: HTTP ${status} (${reason} rejected)${said}`, {

@@ -56,7 +56,11 @@ interface SourceBase<N extends OperationName> {
   readonly sweep?: { readonly windowMs: number; readonly everyMs: number };
   /** The record's identity; undefined means it cannot be identified (quarantined). */
   readonly identity: (item: ItemOf<N>) => string | undefined;
-  /** True for sources whose record shape the seed does not show. */
+  /**
+   * True for sources whose endpoint parameters or record shape the API document does not show
+   * (classAttendance). Such a source is opt-in (not in `DEFAULT_SOURCES`), and a 400, 403, 404 or an
+   * unusable response from it marks it unavailable for the club instead of failing the poll.
+   */
   readonly experimental?: boolean;
 }
 

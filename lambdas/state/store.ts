@@ -31,6 +31,24 @@ export interface SourceHealth {
   pausedUntil?: string;
   nextDueAt?: string;
   staleNotifiedAt?: string;
+  /** Set while the source's endpoint is missing or unusable for this club (engine/poll-club.ts). */
+  unavailable?: SourceUnavailable;
+}
+
+/** A source whose endpoint answered 404/403 (or, for an experimental one, 400 or an unusable shape). */
+export interface SourceUnavailable {
+  /** not-found (404), forbidden (403), bad-request (400), unusable-response (not a usable envelope). */
+  kind: string;
+  /** The error as the client reported it (redacted, at most 500 characters). */
+  reason: string;
+  /** HTTP status, when there was one. */
+  status?: number;
+  /** First seen unavailable (UTC ISO): with the source, identifies the episode. */
+  since: string;
+  /** Last time the endpoint was tried and still unavailable (UTC ISO). */
+  checkedAt: string;
+  /** Not polled before this (UTC ISO); a successful poll then clears the mark. */
+  retryAt: string;
 }
 
 export interface Cursor {

@@ -70,6 +70,9 @@ const BREAKERS: Record<DetailType, (d: Detail) => void> = {
   [DETAIL_TYPES.ClubDataStale]: (d) => {
     d.staleSource = 'bridge';
   },
+  [DETAIL_TYPES.ClubSourceUnavailable]: (d) => {
+    d.kind = 'gone';
+  },
 };
 
 /** Envelope breakages every event must reject. */
@@ -99,8 +102,8 @@ const clone = (event: BridgeEvent): { detailType: DetailType; detail: Detail } =
   structuredClone(event) as never;
 
 describe('event catalog', () => {
-  it('defines 17 detail-types, each with a schema, a description and an example', () => {
-    expect(ALL_DETAIL_TYPES).toHaveLength(17);
+  it('defines 18 detail-types, each with a schema, a description and an example', () => {
+    expect(ALL_DETAIL_TYPES).toHaveLength(18);
     expect(Object.keys(EVENT_SCHEMAS).sort()).toEqual([...ALL_DETAIL_TYPES].sort());
     for (const detailType of ALL_DETAIL_TYPES) {
       expect(EVENT_DESCRIPTIONS[detailType].length).toBeGreaterThan(20);
