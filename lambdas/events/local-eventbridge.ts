@@ -36,6 +36,10 @@ export interface LocalEventBridgeOptions {
   readonly region?: string;
   /** Used in ARNs. @default '000000000000' */
   readonly accountId?: string;
+  /** Called with every accepted entry, in order of receipt (e.g. to print or save it). */
+  readonly onEvent?: (event: ReceivedEvent) => void;
+  /** Keep accepted entries in `events`; false for a long-running endpoint. @default true */
+  readonly keepEvents?: boolean;
 }
 
 export interface ReceivedEvent {
@@ -74,7 +78,7 @@ export interface LocalEventBridgeStats {
 export interface LocalEventBridge {
   /** e.g. http://127.0.0.1:41234 */
   readonly endpoint: string;
-  /** Every accepted entry, in order of receipt. */
+  /** Every accepted entry, in order of receipt (empty with `keepEvents: false`). */
   readonly events: ReceivedEvent[];
   readonly faults: LocalEventBridgeFaults;
   readonly stats: LocalEventBridgeStats;
@@ -238,7 +242,7 @@ export async function startLocalEventBridge(
       return { ErrorCode: 'InternalFailure', ErrorMessage: 'Injected failure' };
     }
     const id = nextEventId();
-    events.push({
+    const received: ReceivedEvent = {
       id,
       eventBusName: name,
       source,
@@ -246,7 +250,9 @@ export async function startLocalEventBridge(
       detail,
       time: timeOf(entry.Time),
       resources: Array.isArray(entry.Resources) ? entry.Resources.map(String) : [],
-    });
+    };
+    if (options.keepEvents !== false) events.push(received);
+    options.onEvent?.(received);
     return { EventId: id };
   }
 

@@ -202,3 +202,28 @@ describe('local EventBridge endpoint behaves like the service', () => {
     expect(await runOnce()).toBe(first);
   });
 });
+
+describe('watching what arrives (local-aws)', () => {
+  it('calls onEvent with every accepted entry, and keepEvents: false keeps none in memory', async () => {
+    const seen: string[] = [];
+    const watcher = await startLocalEventBridge({
+      port: 0,
+      keepEvents: false,
+      onEvent: (e) =>
+        seen.push(`${e.eventBusName}/${e.detailType}/${(e.detail as { eventId: string }).eventId}`),
+    });
+    const c = clientFor(watcher.endpoint);
+    try {
+      const events = visitEvents(12);
+      watcher.faults.failNext(1); // a failed entry is not accepted, so not reported
+      await sinkFor(c).publish(events);
+      expect(seen.sort()).toEqual(
+        events.map((e) => `gym-bridge/Member Visit Recorded/${e.detail.eventId}`).sort(),
+      );
+      expect(watcher.events).toEqual([]);
+    } finally {
+      c.destroy();
+      await watcher.close();
+    }
+  });
+});
