@@ -3,11 +3,94 @@
  * `clubId` and `source` are attached with `logger.appendKeys` or per call. Never pass secrets,
  * tokens or raw upstream bodies to it.
  *
+ * Powertools owns some keys of every line (`message`, `level`, `timestamp`, `service`,
+ * `sampling_rate`, and the Lambda context keys): an attribute with one of those names is dropped with
+ * a "reserved key" warning, so an error passed as `{ message }` vanishes from CloudWatch. Pass the
+ * reason as `error`, `err` or `reason`. As a safety net this logger never lets such an attribute be
+ * lost: it is renamed `attr_<key>` and the line says so in `reservedKeysRenamed` (which tests look
+ * for: see `RESERVED_LOG_KEYS`).
+ *
  * Level: `LOG_LEVEL` (or Powertools' `POWERTOOLS_LOG_LEVEL`); silent under vitest unless set.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 
 type Level = 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'CRITICAL' | 'SILENT';
+
+/**
+ * Keys a log attribute must not use: Powertools' reserved keys (dropped with a warning) and the
+ * keys its formatter writes itself on every line (overwritten).
+ */
+export const RESERVED_LOG_KEYS: ReadonlySet<string> = new Set([
+  'level',
+  'message',
+  'sampling_rate',
+  'service',
+  'timestamp',
+  'xray_trace_id',
+  'cold_start',
+  'function_arn',
+  'function_memory_size',
+  'function_name',
+  'function_request_id',
+  'correlation_id',
+]);
+
+/** Prefix of an attribute renamed because its key is reserved. */
+export const RENAMED_KEY_PREFIX = 'attr_';
+
+type ConstructorOptions = NonNullable<ConstructorParameters<typeof Logger>[0]>;
+type Extra = Parameters<Logger['info']> extends [unknown, ...infer R] ? R : never;
+
+function isPlainAttributes(item: unknown): item is Record<string, unknown> {
+  return typeof item === 'object' && item !== null && !(item instanceof Error) && !Array.isArray(item);
+}
+
+/** The extra inputs with reserved attribute keys renamed, and which keys were. */
+export function guardAttributes(extra: readonly unknown[]): { extra: unknown[]; renamed: string[] } {
+  const renamed: string[] = [];
+  const out = extra.map((item) => {
+    if (!isPlainAttributes(item)) return item;
+    let copy: Record<string, unknown> | undefined;
+    for (const key of Object.keys(item)) {
+      if (!RESERVED_LOG_KEYS.has(key)) continue;
+      copy ??= { ...item };
+      copy[`${RENAMED_KEY_PREFIX}${key}`] = copy[key];
+      delete copy[key];
+      renamed.push(key);
+    }
+    return copy ?? item;
+  });
+  if (renamed.length > 0) out.push({ reservedKeysRenamed: renamed });
+  return { extra: out, renamed };
+}
+
+/** Powertools' Logger, with reserved attribute keys renamed instead of dropped (children too). */
+export class BridgeLogger extends Logger {
+  override trace(input: Parameters<Logger['trace']>[0], ...extra: Extra): void {
+    super.trace(input, ...(guardAttributes(extra).extra as Extra));
+  }
+  override debug(input: Parameters<Logger['debug']>[0], ...extra: Extra): void {
+    super.debug(input, ...(guardAttributes(extra).extra as Extra));
+  }
+  override info(input: Parameters<Logger['info']>[0], ...extra: Extra): void {
+    super.info(input, ...(guardAttributes(extra).extra as Extra));
+  }
+  override warn(input: Parameters<Logger['warn']>[0], ...extra: Extra): void {
+    super.warn(input, ...(guardAttributes(extra).extra as Extra));
+  }
+  override error(input: Parameters<Logger['error']>[0], ...extra: Extra): void {
+    super.error(input, ...(guardAttributes(extra).extra as Extra));
+  }
+  override critical(input: Parameters<Logger['critical']>[0], ...extra: Extra): void {
+    super.critical(input, ...(guardAttributes(extra).extra as Extra));
+  }
+  override createChild(options?: ConstructorOptions): BridgeLogger {
+    return super.createChild(options) as BridgeLogger;
+  }
+  protected override createLogger(options?: ConstructorOptions): BridgeLogger {
+    return new BridgeLogger(options);
+  }
+}
 
 function defaultLevel(): Level {
   const fromEnv = (process.env.LOG_LEVEL ?? process.env.POWERTOOLS_LOG_LEVEL)?.toUpperCase();
@@ -15,7 +98,7 @@ function defaultLevel(): Level {
   return process.env.VITEST ? 'SILENT' : 'INFO';
 }
 
-export const logger = new Logger({
+export const logger: BridgeLogger = new BridgeLogger({
   serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'gym-bridge',
   logLevel: defaultLevel(),
 });
