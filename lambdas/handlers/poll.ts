@@ -216,7 +216,7 @@ function logReport(log: typeof logger, report: ClubReport, nowMs: number): void 
     });
   }
   for (const f of report.failures) {
-    log.warn('source failed', { source: f.source, kind: f.kind, message: f.message });
+    log.warn('source failed', { source: f.source, kind: f.kind, error: f.message });
   }
   log.info('club polled', {
     outcome: report.outcome,
