@@ -9,6 +9,7 @@
  */
 import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { validateEventSource } from '../common/event-source';
 import { type BridgeEvent, DEFAULT_EVENT_SOURCE, validateEvent } from './catalog';
 import { type EventSink, PublishError } from './event-sink';
 
@@ -22,10 +23,17 @@ export interface JsonLinesRecord {
 export class JsonLinesFileSink implements EventSink {
   private queue: Promise<void> = Promise.resolve();
 
+  /**
+   * @param options.source the `source` of every line (the same value the stack gives a stage:
+   *   lambdas/common/event-source.ts). @default DEFAULT_EVENT_SOURCE. An invalid one throws
+   *   EventSourceError here, before anything is written.
+   */
   constructor(
     readonly path: string,
     private readonly options: { readonly source?: string } = {},
-  ) {}
+  ) {
+    if (options.source !== undefined) validateEventSource(options.source, 'event source');
+  }
 
   publish(events: readonly BridgeEvent[]): Promise<void> {
     const run = this.queue.then(() => this.append(events));

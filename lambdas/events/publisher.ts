@@ -21,6 +21,7 @@ import {
   type PutEventsCommandOutput,
   type PutEventsResultEntry,
 } from '@aws-sdk/client-eventbridge';
+import { validateEventSource } from '../common/event-source';
 import { logger } from '../common/logger';
 import { type BridgeEvent, DEFAULT_EVENT_SOURCE, validateEvent } from './catalog';
 import { type EventSink, PublishError, summariseIds } from './event-sink';
@@ -95,7 +96,8 @@ export class EventBridgeSink implements EventSink {
   constructor(options: EventBridgeSinkOptions) {
     this.client = options.client;
     this.busName = options.busName;
-    this.source = options.source ?? DEFAULT_EVENT_SOURCE;
+    // An invalid source would fail every entry of every PutEvents: refuse it here (EventSourceError).
+    this.source = validateEventSource(options.source ?? DEFAULT_EVENT_SOURCE, 'event source');
     this.maxAttempts = Math.max(1, options.maxAttempts ?? 8);
     this.baseDelayMs = Math.max(0, options.baseDelayMs ?? 100);
     this.maxDelayMs = Math.max(0, options.maxDelayMs ?? 5000);
