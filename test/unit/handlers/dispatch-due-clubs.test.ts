@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { type ClubRecord, MemoryClubRegistry } from '../../../lambdas/clubs';
 import type { PollMessage } from '../../../lambdas/common/deployment-contract';
 import { DispatchError, dispatchDueClubs } from '../../../lambdas/handlers/dispatch';
-import { SOURCE_ORDER } from '../../../lambdas/sources';
+import { DEFAULT_SOURCES, SOURCE_ORDER } from '../../../lambdas/sources';
 import { MemoryStateStore, newCursor, type StateStore } from '../../../lambdas/state';
 
 const NOW = Date.parse('2026-06-10T12:00:00.000Z');
@@ -76,10 +76,10 @@ describe('dispatchDueClubs', () => {
       sources: ['members', 'visits'],
       dispatchedAt: '2026-06-10T12:00:00.000Z',
     });
-    expect(messages[1]!.sources).toEqual(SOURCE_ORDER);
+    expect(messages[1]!.sources).toEqual(DEFAULT_SOURCES); // no `sources`: the experimental ones are not polled
     expect(summary).toEqual({
       clubs: 3,
-      due: 2 + SOURCE_ORDER.length,
+      due: 2 + DEFAULT_SOURCES.length,
       messages: 2,
       tableReads: 1 + 3 * 2,
       failed: 0,
