@@ -3,18 +3,36 @@
  * around it: a club whose credentials are rejected or whose quota is spent is paused with back-off
  * instead of hammering the API, operations hears about it once (Club Credentials Rejected, Club
  * Quota Low, Club Data Stale), and every data request is counted against the club's monthly quota.
+ *
+ * A source whose endpoint is missing for the club is not a failure of the club: a 404, or a 403
+ * that blames no credential (EndpointUnavailableError), marks that source unavailable on its cursor
+ * (`health.unavailable`), and so do, for an experimental source only, a 400 and a response that is
+ * not a usable page (InvalidResponseError). For a source the API document describes, a 400 is more
+ * likely a bug of ours (a bad query) and an unusable page a broken upstream: those stay failures.
+ * An unavailable source is logged once (WARN), announced once (Club Source Unavailable), reported
+ * with outcome 'unavailable', and not polled again before its `retryAt` (every
+ * UNAVAILABLE_RETRY_MS); a poll that then succeeds clears the mark. The club's other sources poll
+ * and publish as usual, and the club's outcome stays 'ok'.
  */
 import { logger } from '../common/logger';
-import { type BridgeEvent, DETAIL_TYPES } from '../events/catalog';
+import { type BridgeEvent, DETAIL_TYPES, type SOURCE_UNAVAILABLE_KINDS } from '../events/catalog';
 import { createEvent } from '../events/envelope';
 import type { EventSink } from '../events/publisher';
-import { AuthError, GymApiError, QuotaExceededError } from '../gym-api';
-import { SOURCE_ORDER, SOURCES } from '../sources';
+import {
+  AuthError,
+  BadRequestError,
+  GymApiError,
+  InvalidResponseError,
+  QuotaExceededError,
+} from '../gym-api';
+import { EndpointUnavailableError } from '../gym-api/errors';
+import { enabledSources, SOURCES, type SourceDefinition } from '../sources';
 import {
   ConcurrentModificationError,
   type Cursor,
   newCursor,
   type SourceName,
+  type SourceUnavailable,
   type StateStore,
 } from '../state/store';
 import type { ClientFactory } from './client-factory';
@@ -41,6 +59,8 @@ export interface PollClubOptions {
   readonly pageSize?: number;
   /** Poll even if the club is paused. @default false */
   readonly ignorePause?: boolean;
+  /** Poll sources marked unavailable before their retryAt. @default false */
+  readonly retryUnavailable?: boolean;
   /** A source with no success for this long is reported stale (once). @default 30 minutes */
   readonly staleAfterMs?: number;
   /** Share of the monthly quota at which Club Quota Low is emitted (once a month). @default 0.8 */
@@ -53,15 +73,48 @@ export interface SourceFailure {
   readonly message: string;
 }
 
+/**
+ * A source whose endpoint is missing or unusable for the club: not a failure. `checked` is true
+ * when this poll asked the endpoint (and found it still or newly unavailable), false when the source
+ * was not polled because its `retryAt` has not come.
+ */
+export interface UnavailableSourceReport extends Omit<SourceReport, 'outcome' | 'reason'> {
+  readonly outcome: 'unavailable';
+  /** One line for humans: what the endpoint answered and when it is tried again. */
+  readonly reason: string;
+  readonly unavailable: SourceUnavailable;
+  readonly checked: boolean;
+}
+
+export type ClubSourceReport = SourceReport | UnavailableSourceReport;
+
+/** Why a club is not polled, and until when. */
+export interface ClubPause {
+  /** Not polled before this (UTC ISO). */
+  readonly until: string;
+  /** auth: credentials or API key rejected (401); quota: the monthly quota is spent (429). */
+  readonly kind: 'auth' | 'quota';
+  /** The error that paused it, as the client reported it (credentials redacted). */
+  readonly reason: string;
+  /** The source whose poll was refused. */
+  readonly source: SourceName;
+  /** When it was refused (UTC ISO), when known. */
+  readonly since?: string;
+  /** Refusals in a row (the back-off doubles with each). */
+  readonly consecutiveFailures: number;
+}
+
 export interface ClubReport {
   readonly clubId: string;
   readonly outcome: 'ok' | 'failed' | 'paused' | 'disabled';
-  readonly sources: SourceReport[];
+  readonly sources: ClubSourceReport[];
   readonly failures: SourceFailure[];
   readonly requests: number;
   readonly tokenRequests: number;
   readonly quotaUsed?: number;
   readonly pausedUntil?: string;
+  /** Set when the club is paused (outcome 'paused'), or was paused by this poll (outcome 'failed'). */
+  readonly pause?: ClubPause;
   /** Operational events (credentials, quota, staleness) published during this poll. */
   readonly operationalEvents: BridgeEvent[];
 }
@@ -109,6 +162,26 @@ export function pauseMs(kind: 'auth' | 'quota', consecutiveFailures: number): nu
   return Math.min(cap, 5 * MINUTE * 2 ** Math.max(0, consecutiveFailures - 1));
 }
 
+/** How long a source whose endpoint is missing waits before it is tried again. */
+export const UNAVAILABLE_RETRY_MS = 6 * 60 * MINUTE;
+
+/**
+ * Whether this error means the source's endpoint is not there for the club (and how), rather than
+ * a failure: 404 and credential-less 403 for any source; 400 and an unusable response only for an
+ * experimental source, whose parameters and shape nobody has seen.
+ */
+export function unavailability(
+  err: unknown,
+  source: Pick<SourceDefinition, 'experimental'>,
+): { kind: SourceUnavailable['kind']; status?: number } | undefined {
+  const status = err instanceof GymApiError && err.status !== undefined ? { status: err.status } : {};
+  if (err instanceof EndpointUnavailableError) return { kind: err.reason, ...status };
+  if (!source.experimental) return undefined;
+  if (err instanceof BadRequestError && err.status === 400) return { kind: 'bad-request', ...status };
+  if (err instanceof InvalidResponseError) return { kind: 'unusable-response', ...status };
+  return undefined;
+}
+
 /** Longest upstream Retry-After honoured (a quota month, plus a day). */
 export const MAX_RETRY_AFTER_MS = 32 * 24 * 60 * MINUTE;
 
@@ -121,19 +194,14 @@ export async function pollClub(
 ): Promise<ClubReport> {
   const now = deps.now ?? Date.now;
   const startMs = now();
-  const base = { clubId: club.clubId, sources: [] as SourceReport[], failures: [] as SourceFailure[] };
+  const base = { clubId: club.clubId, sources: [] as ClubSourceReport[], failures: [] as SourceFailure[] };
   const operationalEvents: BridgeEvent[] = [];
   if (!club.enabled) {
     return { ...base, outcome: 'disabled', requests: 0, tokenRequests: 0, operationalEvents };
   }
-  const enabled = (club.sources ?? SOURCE_ORDER).filter(
-    (s) => !options.sources || options.sources.includes(s),
-  );
+  const enabled = enabledSources(club).filter((s) => !options.sources || options.sources.includes(s));
   const cursors = await deps.store.listCursors(club.clubId);
-  const order = pollOrder(
-    SOURCE_ORDER.filter((s) => enabled.includes(s)),
-    cursors,
-  );
+  const order = pollOrder(enabled, cursors);
   const pause = activePause(cursors, startMs);
   if (pause && !options.ignorePause) {
     return {
@@ -141,7 +209,8 @@ export async function pollClub(
       outcome: 'paused',
       requests: 0,
       tokenRequests: 0,
-      pausedUntil: pause,
+      pausedUntil: pause.until,
+      pause,
       operationalEvents,
     };
   }
@@ -174,6 +243,7 @@ export async function pollClub(
   };
 
   let pausedUntil: string | undefined;
+  let pausedBy: ClubPause | undefined;
   const staleAfterMs = options.staleAfterMs ?? 30 * MINUTE;
   const reportStale = async (cursor: Cursor | undefined) => {
     const stale = cursor ? staleEvent(club, cursor, now(), staleAfterMs) : undefined;
@@ -199,9 +269,77 @@ export async function pollClub(
   }
   let stopped = false;
   let opsPublished = false;
-  const reports = new Map<SourceName, SourceReport>();
+  const reports = new Map<SourceName, ClubSourceReport>();
   try {
     const current = new Map((await deps.store.listCursors(club.clubId)).map((c) => [c.source, c]));
+    // Sources marked unavailable wait for their retryAt without a request.
+    const toPoll: SourceName[] = [];
+    for (const name of order) {
+      const mark = current.get(name)?.health.unavailable;
+      if (mark && Date.parse(mark.retryAt) > startMs && !options.retryUnavailable) {
+        reports.set(name, unavailableReport(name, mark, false));
+      } else toPoll.push(name);
+    }
+    const markUnavailable = async (
+      name: SourceName,
+      err: unknown,
+      cause: { kind: SourceUnavailable['kind']; status?: number },
+    ): Promise<void> => {
+      const error = err instanceof Error ? err.message : String(err);
+      const at = now();
+      const recorded = await recordUnavailable(deps.store, club.clubId, name, cause, error, at).catch(
+        (storeErr: unknown) => {
+          logger.error('could not record an unavailable source', {
+            clubId: club.clubId,
+            source: name,
+            error,
+            err: storeErr,
+          });
+          return undefined;
+        },
+      );
+      const mark = recorded?.mark ?? unavailableMark(undefined, cause, error, at);
+      reports.set(name, unavailableReport(name, mark, true));
+      const experimental = SOURCES[name].experimental === true;
+      if (recorded && !recorded.fresh) {
+        logger.info('source endpoint still unavailable', {
+          clubId: club.clubId,
+          source: name,
+          error,
+          retryAt: mark.retryAt,
+        });
+        return;
+      }
+      // Once per episode: the first time it is found unavailable (a store that could not record it
+      // says so above; the next poll then tries again).
+      logger.warn('source endpoint unavailable for this club: its other sources go on', {
+        clubId: club.clubId,
+        source: name,
+        kind: mark.kind,
+        ...(mark.status === undefined ? {} : { status: mark.status }),
+        experimental,
+        error,
+        retryAt: mark.retryAt,
+      });
+      if (recorded) await publishOps(unavailableEvent(club, name, mark, experimental, now()));
+    };
+    const clearUnavailable = async (name: SourceName): Promise<void> => {
+      const cleared = await clearUnavailableMark(deps.store, club.clubId, name).catch((err: unknown) => {
+        logger.error('could not clear the unavailable mark of a source that answered', {
+          clubId: club.clubId,
+          source: name,
+          err,
+        });
+        return undefined;
+      });
+      if (cleared) {
+        logger.info('source endpoint available again', {
+          clubId: club.clubId,
+          source: name,
+          since: cleared.since,
+        });
+      }
+    };
     const pollOne = async (name: SourceName): Promise<void> => {
       if (stopped) {
         reports.set(name, skippedReport(name, 'the club was paused during this poll'));
@@ -227,13 +365,20 @@ export async function pollClub(
           },
         );
         reports.set(name, report);
+        if (report.outcome !== 'skipped' && current.get(name)?.health.unavailable)
+          await clearUnavailable(name);
         // A source that keeps finishing incomplete (rows moving under its scans) is not succeeding.
         if (report.outcome === 'incomplete') await reportStale(await deps.store.getCursor(club.clubId, name));
       } catch (err) {
+        const cause = unavailability(err, source);
+        if (cause) {
+          await markUnavailable(name, err, cause);
+          return;
+        }
         const kind = failureKind(err);
         const message = err instanceof Error ? err.message : String(err);
         base.failures.push({ source: name, kind, message });
-        logger.error('source poll failed', { clubId: club.clubId, source: name, kind, message });
+        logger.error('source poll failed', { clubId: club.clubId, source: name, kind, error: message });
         // A 429 that says when the quota comes back (e.g. the next month) is honoured: no polls before.
         const retryAfterMs = err instanceof QuotaExceededError ? err.retryAfterMs : undefined;
         const cursor = await recordFailure(
@@ -257,6 +402,16 @@ export async function pollClub(
           // The other sources would be refused the same way: those not started yet are not.
           stopped = true;
           pausedUntil ??= cursor?.health.pausedUntil;
+          if (!pausedBy && cursor?.health.pausedUntil) {
+            pausedBy = {
+              until: cursor.health.pausedUntil,
+              kind,
+              reason: message,
+              source: name,
+              since: new Date(now()).toISOString(),
+              consecutiveFailures: cursor.health.consecutiveFailures,
+            };
+          }
           const failures = cursor?.health.consecutiveFailures ?? 1;
           if (failures === 1 && cursor?.health.pausedUntil && !opsPublished) {
             opsPublished = true;
@@ -279,7 +434,7 @@ export async function pollClub(
     };
     // The first source alone (a rejected key or a spent quota then costs one request, not one per
     // source), then the others side by side: a poll takes about as long as its slowest source.
-    const [first, ...rest] = order;
+    const [first, ...rest] = toPoll;
     if (first) await sourceContext.run(first, () => pollOne(first));
     let next = 0;
     const worker = async () => {
@@ -329,6 +484,7 @@ export async function pollClub(
     tokenRequests,
     ...(quotaUsedNow === undefined ? {} : { quotaUsed: quotaUsedNow }),
     ...(pausedUntil ? { pausedUntil } : {}),
+    ...(pausedBy ? { pause: pausedBy } : {}),
     operationalEvents,
   };
 }
@@ -362,10 +518,107 @@ function skippedReport(source: SourceName, reason: string): SourceReport {
   };
 }
 
-function activePause(cursors: Cursor[], nowMs: number): string | undefined {
+/** The club's pause in force (the one that ends last), with the error that caused it. */
+export function activePause(cursors: readonly Cursor[], nowMs: number): ClubPause | undefined {
+  let pause: ClubPause | undefined;
   for (const c of cursors) {
     const until = c.health.pausedUntil;
-    if (until && Date.parse(until) > nowMs) return until;
+    if (!until || Date.parse(until) <= nowMs) continue;
+    if (pause && Date.parse(pause.until) >= Date.parse(until)) continue;
+    const err = c.health.lastError;
+    pause = {
+      until,
+      kind: err?.kind === 'quota' ? 'quota' : 'auth',
+      reason: err?.message ?? 'paused',
+      source: c.source,
+      ...(err?.at ? { since: err.at } : {}),
+      consecutiveFailures: c.health.consecutiveFailures,
+    };
+  }
+  return pause;
+}
+
+function unavailableReport(
+  source: SourceName,
+  mark: SourceUnavailable,
+  checked: boolean,
+): UnavailableSourceReport {
+  const status = mark.status === undefined ? '' : `HTTP ${mark.status}, `;
+  return {
+    source,
+    outcome: 'unavailable',
+    reason: `endpoint unavailable (${status}${mark.kind}) since ${mark.since}; next try after ${mark.retryAt}`,
+    unavailable: mark,
+    checked,
+    pages: 0,
+    records: 0,
+    events: 0,
+    quarantined: 0,
+    attempts: checked ? 1 : 0,
+    publishedEvents: [],
+  };
+}
+
+function unavailableMark(
+  previous: SourceUnavailable | undefined,
+  cause: { kind: SourceUnavailable['kind']; status?: number },
+  error: string,
+  nowMs: number,
+): SourceUnavailable {
+  const at = new Date(nowMs).toISOString();
+  return {
+    kind: cause.kind,
+    reason: error.slice(0, 500),
+    ...(cause.status === undefined ? {} : { status: cause.status }),
+    since: previous?.since ?? at,
+    checkedAt: at,
+    retryAt: new Date(nowMs + UNAVAILABLE_RETRY_MS).toISOString(),
+  };
+}
+
+/**
+ * Marks the source unavailable on its cursor (versioned; re-read and retried once if another writer
+ * won). `fresh`: the cursor had no mark, so this is a new episode (log and announce it).
+ */
+async function recordUnavailable(
+  store: StateStore,
+  clubId: string,
+  source: SourceName,
+  cause: { kind: SourceUnavailable['kind']; status?: number },
+  error: string,
+  nowMs: number,
+): Promise<{ mark: SourceUnavailable; fresh: boolean } | undefined> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const cursor = await store.getCursor(clubId, source);
+    const previous = cursor.health.unavailable;
+    const mark = unavailableMark(previous, cause, error, nowMs);
+    const health = { ...cursor.health, lastPollAt: new Date(nowMs).toISOString(), unavailable: mark };
+    try {
+      await store.putCursor({ ...cursor, health });
+      return { mark, fresh: previous === undefined };
+    } catch (err) {
+      if (!(err instanceof ConcurrentModificationError)) throw err;
+    }
+  }
+  return undefined;
+}
+
+/** Removes the unavailable mark (versioned, retried once); the mark it removed, if any. */
+async function clearUnavailableMark(
+  store: StateStore,
+  clubId: string,
+  source: SourceName,
+): Promise<SourceUnavailable | undefined> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const cursor = await store.getCursor(clubId, source);
+    const { unavailable, ...health } = cursor.health;
+    if (!unavailable) return undefined;
+    try {
+      await store.putCursor({ ...cursor, health });
+      return unavailable;
+    } catch (err) {
+      if (!(err instanceof ConcurrentModificationError)) throw err;
+    }
   }
   return undefined;
 }
@@ -465,6 +718,28 @@ function operationalEvent(
     DETAIL_TYPES.ClubCredentialsRejected,
     opsEnvelope(club, [reason, new Date(nowMs).toISOString()], nowMs),
     { reason, consecutiveFailures, pausedUntil },
+  );
+}
+
+function unavailableEvent(
+  club: ClubConfig,
+  source: SourceName,
+  mark: SourceUnavailable,
+  experimental: boolean,
+  nowMs: number,
+): BridgeEvent {
+  return createEvent(
+    DETAIL_TYPES.ClubSourceUnavailable,
+    opsEnvelope(club, ['unavailable', source, mark.since], nowMs),
+    {
+      unavailableSource: source,
+      kind: mark.kind as (typeof SOURCE_UNAVAILABLE_KINDS)[number],
+      ...(mark.status === undefined ? {} : { httpStatus: mark.status }),
+      error: mark.reason,
+      experimental,
+      since: mark.since,
+      retryAt: mark.retryAt,
+    },
   );
 }
 

@@ -7,7 +7,9 @@
  *
  * 1. **Back-off.** A club with a cursor paused until later (`health.pausedUntil`, set after a 401 or
  *    a 429) is not due at all. A source whose last polls failed waits `min × 2^failures`, capped at
- *    30 minutes (or its maximum interval, if longer).
+ *    30 minutes (or its maximum interval, if longer). A source whose endpoint is missing for the
+ *    club (`health.unavailable`, engine/poll-club.ts) is not due before its `retryAt`, and costs
+ *    nothing in the quota rule meanwhile.
  * 2. **Activity.** Each source has a cadence `[min, max]` (1 min .. 60 min). Its recent activity, in
  *    records per hour seen by its last query (see `estimateActivityPerHour`), places it in that
  *    range: `interval = min + (max - min) * h / (h + activity)`, where `h` (the half-activity) is
@@ -26,7 +28,7 @@
  *
  * Months are calendar months in UTC, as the quota counters (`QUOTA#yyyy-mm`) are.
  */
-import { SOURCE_ORDER, SOURCES } from '../sources';
+import { enabledSources, SOURCES } from '../sources';
 import type { Cursor, SourceName } from '../state/store';
 import { PLAN_QUOTAS, type Plan } from './club-config';
 
@@ -219,6 +221,8 @@ export type DueReason =
   | 'waiting'
   /** The club is paused after a 401 or 429 until `dueAtMs`. */
   | 'paused'
+  /** The source's endpoint is missing for the club: tried again at `dueAtMs` (its retryAt). */
+  | 'unavailable'
   /** Due, but what is left of this month's budget does not cover it. */
   | 'quota-exhausted';
 
@@ -250,7 +254,7 @@ export interface ClubSchedule {
 
 export interface ScheduleClubInput {
   readonly plan: Plan;
-  /** The club's enabled sources. @default all */
+  /** The club's enabled sources. @default DEFAULT_SOURCES (every non-experimental source) */
   readonly sources?: readonly SourceName[];
   /** The club's stored cursors (any order; missing ones mean never polled). */
   readonly cursors: readonly Cursor[];
@@ -335,8 +339,7 @@ export function scheduleClub(input: ScheduleClubInput): ClubSchedule {
   const { nowMs } = input;
   const tolerance = input.toleranceMs ?? DEFAULT_DUE_TOLERANCE_MS;
   const budget = quotaBudget(input.plan, input.quotaUsed, nowMs, input.reserve);
-  const enabled = input.sources ?? SOURCE_ORDER;
-  const order = SOURCE_ORDER.filter((s) => enabled.includes(s));
+  const order = enabledSources({ sources: input.sources });
   const bySource = new Map(input.cursors.map((c) => [c.source, c]));
 
   const states: SourceState[] = order.map((source) => {
@@ -351,7 +354,14 @@ export function scheduleClub(input: ScheduleClubInput): ClubSchedule {
   });
 
   const pausedUntilMs = activePauseMs(input.cursors, nowMs);
-  const stretch = quotaStretch(states, budget);
+  const unavailableUntil = (s: SourceState): number | undefined => {
+    const at = s.cursor?.health.unavailable ? Date.parse(s.cursor.health.unavailable.retryAt) : Number.NaN;
+    return at > nowMs ? at : undefined;
+  };
+  const stretch = quotaStretch(
+    states.filter((s) => unavailableUntil(s) === undefined),
+    budget,
+  );
   let left = budget.remaining;
   let dueCost = 0;
   const due: SourceName[] = [];
@@ -366,6 +376,8 @@ export function scheduleClub(input: ScheduleClubInput): ClubSchedule {
       ...(s.activity === undefined ? {} : { activityPerHour: s.activity }),
     };
     if (pausedUntilMs !== undefined) return { ...base, due: false, reason: 'paused', dueAtMs: pausedUntilMs };
+    const retryAtMs = unavailableUntil(s);
+    if (retryAtMs !== undefined) return { ...base, due: false, reason: 'unavailable', dueAtMs: retryAtMs };
     let reason: DueReason;
     let dueAtMs: number;
     if (last === undefined) {

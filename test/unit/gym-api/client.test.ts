@@ -387,9 +387,29 @@ describe('GymApiClient 401', () => {
     await expect(h.client.fetchAll('visits')).rejects.toMatchObject({ name: 'AuthError', reason: 'token' });
   });
 
-  it('403 is an AuthError, never retried', async () => {
+  it('403 that blames no credential is EndpointUnavailableError(forbidden), never retried', async () => {
+    // The API document answers bad credentials with 401: a bare 403 refuses this endpoint.
     const h = harness(() => json({ message: 'Forbidden' }, 403));
-    await expect(h.client.fetchAll('visits')).rejects.toMatchObject({ name: 'AuthError', reason: 'unknown' });
+    await expect(h.client.fetchAll('visits')).rejects.toMatchObject({
+      name: 'EndpointUnavailableError',
+      reason: 'forbidden',
+      status: 403,
+      retryable: false,
+    });
+    expect(h.dataCalls()).toHaveLength(1);
+  });
+
+  it('403 whose message blames the API key stays an AuthError', async () => {
+    const h = harness(() => json({ Message: 'Invalid API key' }, 403));
+    await expect(h.client.fetchAll('visits')).rejects.toMatchObject({ name: 'AuthError', reason: 'apiKey' });
+    expect(h.dataCalls()).toHaveLength(1);
+  });
+
+  it('404 on a data operation is EndpointUnavailableError(not-found), never retried', async () => {
+    const h = harness(() => json({ Message: 'Not Found' }, 404));
+    const err = await failure(h.client.fetchAll('classAttendance'));
+    expect(err).toMatchObject({ name: 'EndpointUnavailableError', reason: 'not-found', status: 404 });
+    expect((err as Error).message).toBe('classAttendance: HTTP 404 not found: Not Found');
     expect(h.dataCalls()).toHaveLength(1);
   });
 

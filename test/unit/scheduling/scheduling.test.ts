@@ -12,7 +12,7 @@ import {
   SOURCE_CADENCE,
   scheduleClub,
 } from '../../../lambdas/engine/scheduling';
-import { SOURCE_ORDER } from '../../../lambdas/sources';
+import { DEFAULT_SOURCES, SOURCE_ORDER } from '../../../lambdas/sources';
 import { type Cursor, newCursor, type SourceName } from '../../../lambdas/state/store';
 
 const MINUTE = 60_000;
@@ -67,9 +67,10 @@ describe('scheduleClub', () => {
     // Act
     const plan = scheduleClub({ plan: 'basic', cursors: [], quotaUsed: 0, nowMs: NOW });
     // Assess
-    expect(plan.due).toEqual(SOURCE_ORDER);
+    expect(plan.due).toEqual(DEFAULT_SOURCES);
+    expect(plan.due).not.toContain('classAttendance'); // experimental: only when a club lists it
     expect(plan.sources.every((s) => s.reason === 'first-poll')).toBe(true);
-    expect(plan.dueCost).toBe(SOURCE_ORDER.length * FIRST_POLL_COST_ESTIMATE);
+    expect(plan.dueCost).toBe(DEFAULT_SOURCES.length * FIRST_POLL_COST_ESTIMATE);
     const only = scheduleClub({
       plan: 'basic',
       sources: ['visits', 'members'],
@@ -185,7 +186,9 @@ describe('scheduleClub', () => {
     // Assess
     expect(plan.due).toEqual(SOURCE_ORDER.slice(0, 2));
     expect(plan.dueCost).toBeLessThanOrEqual(left);
-    expect(plan.sources.filter((s) => s.reason === 'quota-exhausted')).toHaveLength(SOURCE_ORDER.length - 2);
+    expect(plan.sources.filter((s) => s.reason === 'quota-exhausted')).toHaveLength(
+      DEFAULT_SOURCES.length - 2,
+    );
     expect(spent.due).toEqual([]);
     expect(
       spent.sources.every((s) => s.reason === 'quota-exhausted' && s.dueAtMs === spent.budget.monthEndMs),
@@ -204,5 +207,44 @@ describe('scheduleClub', () => {
     });
     expect(plan.due).toEqual(['members']);
     expect(plan.sources[0]!.reason).toBe('resume-scan');
+  });
+});
+
+describe('scheduleClub: sources whose endpoint is missing for the club', () => {
+  it('does not make an unavailable source due before its retryAt, nor count it against the quota', () => {
+    // Prepare: classAttendance enabled, its endpoint found missing an hour ago (retry in 5 h)
+    const retryAt = new Date(NOW + 5 * HOUR).toISOString();
+    const cursors = [
+      polled('members', 2 * HOUR, 10),
+      polled('classAttendance', HOUR, 0, {
+        health: {
+          consecutiveFailures: 0,
+          unavailable: {
+            kind: 'not-found',
+            reason: 'classAttendance: HTTP 404 not found',
+            status: 404,
+            since: new Date(NOW - HOUR).toISOString(),
+            checkedAt: new Date(NOW - HOUR).toISOString(),
+            retryAt,
+          },
+        },
+      }),
+    ];
+    const input = {
+      plan: 'basic' as const,
+      sources: ['members', 'classAttendance'] as SourceName[],
+      quotaUsed: 0,
+    };
+    // Act
+    const now = scheduleClub({ ...input, cursors, nowMs: NOW });
+    const later = scheduleClub({ ...input, cursors, nowMs: Date.parse(retryAt) + MINUTE });
+    // Assess
+    expect(now.due).toEqual(['members']);
+    expect(now.sources.find((s) => s.source === 'classAttendance')).toMatchObject({
+      due: false,
+      reason: 'unavailable',
+      dueAtMs: Date.parse(retryAt),
+    });
+    expect(later.due).toEqual(['members', 'classAttendance']);
   });
 });
