@@ -29,7 +29,6 @@ import { actualKeys, compare, expectedKeys } from '../../support/ground-truth';
 import { captureLogs, type LogCapture, logProblems } from '../../support/log-capture';
 
 const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
 const CLASSES = '/members/attendance/classes';
 
 describe('a source whose endpoint is missing for the club', () => {
