@@ -9,6 +9,7 @@ import type {
   FilterSeenOptions,
   QuarantinedRecord,
   SeenAt,
+  SeenEntry,
   SeenSinceOptions,
   Snapshot,
   SnapshotKind,
@@ -78,11 +79,20 @@ const seenItem = (clubId: string, source: string, fp: string) => ({
   sk: fp,
   expiresAt: 1e9,
 });
-/** A time-ordered seen item; every `at` is 24 characters, so only the fingerprint varies its size. */
-const seenAtItem = (clubId: string, source: string, fp: string) => ({
+/**
+ * A time-ordered seen item; every `at` is 24 characters, so only the fingerprint and the optional
+ * group and value (`g`, `v`: payments' Id hash and Response) vary its size.
+ */
+const seenAtItem = (
+  clubId: string,
+  source: string,
+  fp: string,
+  tag?: { readonly group?: string; readonly value?: string },
+) => ({
   pk: `CLUB#${clubId}#SEENT#${source}`,
   sk: `${'0'.repeat(24)}#${fp}`,
   expiresAt: 1e9,
+  ...(tag?.group === undefined ? {} : { g: tag.group, v: tag.value ?? '' }),
 });
 /** DynamoDB ends a Query page once it has read 1 MB. */
 const QUERY_PAGE_BYTES = 1024 * 1024;
@@ -252,11 +262,31 @@ export class CountingStateStore implements StateStore {
     });
   }
 
+  /** The same Query as seenSince (and counted under its name), sized with each item's group and value. */
+  seenEntriesSince(
+    clubId: string,
+    source: SourceName,
+    fromAt: string,
+    nowSec: number,
+    options?: SeenSinceOptions,
+  ): Promise<SeenEntry[]> {
+    return this.#timed('seenSince', async () => {
+      const entries = await this.inner.seenEntriesSince(clubId, source, fromAt, nowSec, options);
+      const emptyRange = options?.toAt !== undefined && options.toAt <= fromAt;
+      if (emptyRange) return entries; // answered without a request
+      const sizes = entries.map((e) => itemBytes(seenAtItem(clubId, source, e.fingerprint, e)));
+      const { requests, units } = queryCost(sizes, options?.consistentRead === true);
+      this.#read('seenSince', requests, entries.length, units);
+      return entries;
+    });
+  }
+
   putSeenAt(clubId: string, source: SourceName, entries: readonly SeenAt[], expiresAtSec: number) {
     return this.#timed('putSeenAt', async () => {
-      const unique = new Map(entries.map((e) => [`${e.at}#${e.fingerprint}`, e.fingerprint]));
+      const unique = new Map(entries.map((e) => [`${e.at}#${e.fingerprint}`, e]));
       let units = 0;
-      for (const fp of unique.values()) units += writeUnits(itemBytes(seenAtItem(clubId, source, fp)));
+      for (const e of unique.values())
+        units += writeUnits(itemBytes(seenAtItem(clubId, source, e.fingerprint, e)));
       this.#write('putSeenAt', Math.ceil(unique.size / 25), unique.size, units);
       return this.inner.putSeenAt(clubId, source, entries, expiresAtSec);
     });

@@ -13,6 +13,12 @@
  *    count. Only a complete scan promotes the watermark: the highest record time seen, capped at the
  *    poll's start. A failed or incomplete scan advances nothing.
  * 5. A scan that runs out of time saves its progress (versioned cursor write) and resumes next poll.
+ *
+ * An explicit backfill (`backfillFromMs`, or one pending in `cursor.backfillFrom`) is a second lane
+ * of the same poll, run after the regular one with the time left: it publishes every record of
+ * [from, now] whatever the seen set and the snapshots say (the same eventIds the regular polls
+ * use, so consumers de-duplicate), keeps its progress in `cursor.backfillScan`, and never moves
+ * the regular polls' watermark, scan or sweep timing. See docs/publishing.md (backfill).
  */
 import { createHash } from 'node:crypto';
 import { logger } from '../common/logger';
@@ -62,7 +68,11 @@ export interface PollSourceDeps {
 export interface PollSourceOptions {
   /** Real-time epoch ms by which the poll must have returned. */
   readonly deadlineMs: number;
-  /** Explicit backfill start (UTC ms): events are emitted for records since then. */
+  /**
+   * Asks for an explicit backfill from this instant (UTC ms, not after the poll's start): every
+   * record since then is published again. Recorded in the cursor at once and carried on by later
+   * polls until it completes; asking again for the same start resumes it, another start restarts it.
+   */
   readonly backfillFromMs?: number;
   readonly pageSize?: number;
   /** @default 3 */
@@ -82,9 +92,34 @@ export interface PollSourceOptions {
 
 export type SourceOutcome = 'completed' | 'partial' | 'incomplete' | 'skipped';
 
+/** The backfill lane of a poll: what it did this time. */
+export interface BackfillReport {
+  /** The backfill's start (UTC ISO with Z). */
+  readonly from: string;
+  /**
+   * completed: every record since `from` is published and the backfill is done; partial: out of
+   * time, it resumes next poll; incomplete: rows moved while paging, it starts again next poll;
+   * skipped: the regular poll used this invocation's time (or has no baseline yet).
+   */
+  readonly outcome: SourceOutcome;
+  readonly pages: number;
+  readonly records: number;
+  readonly events: number;
+}
+
+/** A backfill start that cannot be honoured (later than the poll's start, or not a time). */
+export class BackfillRangeError extends Error {
+  override readonly name = 'BackfillRangeError';
+}
+
 export interface SourceReport {
   readonly source: string;
+  /**
+   * The regular poll's outcome; `partial` too when it completed but a backfill is still pending
+   * (more polls needed). Counts (pages, records, events, ...) cover both lanes.
+   */
   readonly outcome: SourceOutcome;
+  /** The regular poll's scan. */
   readonly mode?: ScanMode;
   readonly reason?: string;
   readonly pages: number;
@@ -94,6 +129,8 @@ export interface SourceReport {
   readonly attempts: number;
   readonly watermark?: string;
   readonly publishedEvents: BridgeEvent[];
+  /** Present when a backfill was pending at the start of this poll. */
+  readonly backfill?: BackfillReport;
 }
 
 /** Seen keys and quarantine marks are stored hashed: fixed size, no personal data in table keys. */
@@ -111,6 +148,11 @@ const CHECKPOINT_PAGES = 50;
 /** How long a scan's read marks are kept: longer than any scan runs. */
 const READ_MARK_TTL_MS = 3 * 86_400_000;
 
+/** Seen-entry groups are stored hashed (no payment ids in the table), this long. */
+const SEEN_GROUP_CHARS = 16;
+/** Longest value kept with a seen entry, in UTF-8 bytes (the store's limit). */
+const SEEN_VALUE_BYTES = 256;
+
 export async function pollSource(
   deps: PollSourceDeps,
   ctx: Omit<ClubContext, 'observedAtMs'>,
@@ -118,20 +160,116 @@ export async function pollSource(
   options: PollSourceOptions,
 ): Promise<SourceReport> {
   const { store } = deps;
+  const observedAtMs = deps.now();
+  checkBackfillStart(options.backfillFromMs, observedAtMs);
   if (options.leaseHeld) {
-    return new SourceScan(deps, { ...ctx, observedAtMs: deps.now() }, source, options).run();
+    return new SourcePoll(deps, { ...ctx, observedAtMs }, source, options).run();
   }
   const leaseTtl = options.leaseTtlMs ?? Math.max(60_000, options.deadlineMs - Date.now() + 60_000);
   if (!(await store.acquireLease(ctx.clubId, source.name, deps.owner, leaseTtl, Date.now()))) {
     return emptyReport(source.name, 'skipped', 'another poller holds the lease');
   }
   try {
-    const scan = new SourceScan(deps, { ...ctx, observedAtMs: deps.now() }, source, options);
-    return await scan.run();
+    return await new SourcePoll(deps, { ...ctx, observedAtMs }, source, options).run();
   } finally {
     await store.releaseLease(ctx.clubId, source.name, deps.owner);
   }
 }
+
+/** A backfill starts at a real instant no later than the poll: the future holds no records yet. */
+function checkBackfillStart(fromMs: number | undefined, startMs: number): void {
+  if (fromMs === undefined) return;
+  if (!Number.isFinite(fromMs)) throw new BackfillRangeError(`backfill start is not a time: ${fromMs}`);
+  if (fromMs > startMs) {
+    throw new BackfillRangeError(
+      `backfill start ${new Date(fromMs).toISOString()} is later than the poll's start ${new Date(startMs).toISOString()}`,
+    );
+  }
+}
+
+/**
+ * A cursor written before backfills had a lane of their own may hold a backfill in `scan` (mode
+ * 'backfill'): it becomes a pending backfill, started again with the new semantics.
+ */
+function upgradeCursor(cursor: Cursor): Cursor {
+  const scan = cursor.scan as EngineScan | undefined;
+  if (scan?.mode !== 'backfill') return cursor;
+  const { scan: _old, ...rest } = cursor;
+  const from =
+    cursor.backfillFrom ?? (scan.backfillFromMs === undefined ? undefined : iso(scan.backfillFromMs));
+  return from === undefined ? rest : { ...rest, backfillFrom: from };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** One poll of one source: the regular lane, then a pending backfill's lane with the time left. */
+class SourcePoll {
+  constructor(
+    private readonly deps: PollSourceDeps,
+    private readonly ctx: ClubContext,
+    private readonly source: SourceDefinition,
+    private readonly options: PollSourceOptions,
+  ) {}
+
+  async run(): Promise<SourceReport> {
+    const { store } = this.deps;
+    let cursor = upgradeCursor(
+      this.options.cursor ?? (await store.getCursor(this.ctx.clubId, this.source.name)),
+    );
+    if (this.options.backfillFromMs !== undefined) {
+      // Recorded before anything else, so that a poll that fails or runs out of time leaves it
+      // pending: the next polls carry it on (the scheduler sees `backfillFrom`).
+      const from = iso(this.options.backfillFromMs);
+      if (cursor.backfillFrom !== from) {
+        if (cursor.backfillFrom) {
+          logger.info('backfill restarted from another start', {
+            clubId: this.ctx.clubId,
+            source: this.source.name,
+            from,
+            previousFrom: cursor.backfillFrom,
+          });
+        }
+        const { backfillScan: _dropped, ...rest } = cursor;
+        cursor = await store.putCursor({ ...rest, backfillFrom: from });
+      }
+    }
+    const backfillFrom = cursor.backfillFrom;
+    const regular = new SourceScan(this.deps, this.ctx, this.source, this.options, 'regular', cursor);
+    const r = await regular.run();
+    cursor = regular.cursor;
+    if (backfillFrom === undefined) return r;
+    // The backfill needs the regular polls' baseline first (a fresh table): otherwise their first
+    // poll would be a silent baseline after it, and whatever changed in between would be lost.
+    let b: SourceReport | undefined;
+    if (cursor.backfillFrom !== undefined && cursor.baselineDone && !regular.outOfTime()) {
+      const backfill = new SourceScan(this.deps, this.ctx, this.source, this.options, 'backfill', cursor);
+      b = await backfill.run();
+      cursor = backfill.cursor;
+    }
+    const pending = cursor.backfillFrom !== undefined;
+    return {
+      ...r,
+      outcome: r.outcome === 'completed' && pending ? 'partial' : r.outcome,
+      pages: r.pages + (b?.pages ?? 0),
+      records: r.records + (b?.records ?? 0),
+      events: r.events + (b?.events ?? 0),
+      quarantined: r.quarantined + (b?.quarantined ?? 0),
+      attempts: r.attempts + (b?.attempts ?? 0),
+      ...(cursor.watermark ? { watermark: cursor.watermark } : {}),
+      publishedEvents: b ? [...r.publishedEvents, ...b.publishedEvents] : r.publishedEvents,
+      backfill: {
+        from: backfillFrom,
+        outcome: b ? b.outcome : 'skipped',
+        pages: b?.pages ?? 0,
+        records: b?.records ?? 0,
+        events: b?.events ?? 0,
+      },
+    };
+  }
+}
+
+/** The regular polls' lane (baseline, tail, sweep) or the backfill's: each has its own progress. */
+type Lane = 'regular' | 'backfill';
 
 function emptyReport(source: string, outcome: SourceOutcome, reason?: string): SourceReport {
   return {
@@ -152,30 +290,40 @@ const maxOf = (a: number | undefined, b: number | undefined) =>
 
 class SourceScan {
   readonly #startMs: number;
-  #cursor!: Cursor;
+  #cursor: Cursor;
   #pages = 0;
   #records = 0;
   #events = 0;
   #quarantined = 0;
   #attempts = 0;
   readonly #published: BridgeEvent[] = [];
+  /** The backfill lane's eventIds published by this invocation. */
+  readonly #publishedIds = new Set<string>();
   /** Keys of the time-ordered seen set known to this scan: every one from `#seenFrom` on. */
   readonly #seenLoaded = new Set<string>();
   #seenFrom: string | undefined;
+  /** Values of tracked facets in the loaded seen set (and written by this scan), by hashed group. */
+  readonly #groups = new Map<string, Set<string>>();
 
   constructor(
     private readonly deps: PollSourceDeps,
     private readonly ctx: ClubContext,
     private readonly source: SourceDefinition,
     private readonly options: PollSourceOptions,
+    private readonly lane: Lane,
+    cursor: Cursor,
   ) {
     this.#startMs = ctx.observedAtMs;
+    this.#cursor = cursor;
+  }
+
+  /** The cursor as this lane left it (stored). */
+  get cursor(): Cursor {
+    return this.#cursor;
   }
 
   async run(): Promise<SourceReport> {
-    this.#cursor =
-      this.options.cursor ?? (await this.deps.store.getCursor(this.ctx.clubId, this.source.name));
-    const scan = this.#plan();
+    const scan = this.lane === 'backfill' ? this.#planBackfill() : this.#plan();
     const maxAttempts = this.options.maxScanAttempts ?? 3;
     const startOffset = scan.nextOffset;
     // Rows read by earlier invocations of this scan carry read marks; without marks (a new scan)
@@ -254,8 +402,10 @@ class SourceScan {
           }
           // A checkpoint (read marks + progress) only when this invocation must stop, and every
           // CHECKPOINT_PAGES pages of a long scan; a crash in between re-reads from the last one.
-          const stopping = this.#outOfTime();
-          if (stopping || this.#pages % CHECKPOINT_PAGES === 0) {
+          // A backfill checkpoints every page: it publishes every row it reads, so a page read
+          // again is a page published again (a cursor write per page of up to 500 rows is cheap).
+          const stopping = this.outOfTime();
+          if (stopping || this.lane === 'backfill' || this.#pages % CHECKPOINT_PAGES === 0) {
             await this.#markRead(scan, unmarked);
             unmarked = [];
             await this.#saveProgress(progress(offset, unidentified));
@@ -280,7 +430,7 @@ class SourceScan {
       // the whole group of equal times: it proves real repeats (and reads a record drift skipped).
       const suspects = [...counts].filter(([id, n]) => n > (multiplicity.get(id) ?? 1)).map(([id]) => id);
       for (const time of new Set(suspects.map((id) => times.get(id)).filter((t) => t !== undefined))) {
-        if (this.#outOfTime()) break;
+        if (this.outOfTime()) break;
         const page = await this.#verificationPage(time);
         if (!page) break;
         this.#pages++;
@@ -301,7 +451,7 @@ class SourceScan {
         rows: rowsCounted,
         distinct,
       });
-      if (this.#outOfTime()) break;
+      if (this.outOfTime()) break;
       // The saved progress claims the rows before its offset were read; this attempt proved that
       // wrong. The re-read starts at 0: a crash during it must resume there, not at this attempt's end.
       await this.#markRead(scan, unmarked);
@@ -324,11 +474,28 @@ class SourceScan {
     };
   }
 
-  #outOfTime(): boolean {
+  outOfTime(): boolean {
     return Date.now() > this.options.deadlineMs - (this.options.reserveMs ?? 3000);
   }
 
-  /** The scan to run: resume one in progress, or start a new one from the cursor. */
+  /**
+   * The backfill's scan: resume the one in progress for the same start, or start it. Append
+   * sources read from the start on; state sources read everything (a subject's backfill event
+   * depends on a field of its own, e.g. the membership's start, not on the filter).
+   */
+  #planBackfill(): EngineScan {
+    const from = this.#cursor.backfillFrom!;
+    const backfillFromMs = Date.parse(from);
+    const inProgress = this.#cursor.backfillScan as EngineScan | undefined;
+    if (inProgress?.mode === 'backfill' && inProgress.backfillFromMs === backfillFromMs)
+      return { ...inProgress };
+    const base = { nextOffset: 0, startedAt: iso(this.#startMs), pages: 0, records: 0 };
+    const fromdate =
+      this.source.kind === 'state' ? '' : toFilterValue(backfillFromMs, this.source.filterZone, this.ctx);
+    return { ...base, mode: 'backfill', fromdate, backfillFromMs };
+  }
+
+  /** The regular scan to run: resume one in progress, or start a new one from the cursor. */
   #plan(): EngineScan {
     const cursor = this.#cursor;
     const inProgress = cursor.scan as EngineScan | undefined;
@@ -336,14 +503,7 @@ class SourceScan {
     const source = this.source;
     const startedAt = new Date(this.#startMs).toISOString();
     const base = { nextOffset: 0, startedAt, pages: 0, records: 0 };
-    const backfillFromMs =
-      this.options.backfillFromMs ?? (cursor.backfillFrom ? Date.parse(cursor.backfillFrom) : undefined);
     const filter = (ms: number) => toFilterValue(ms, source.filterZone, this.ctx);
-    if (backfillFromMs !== undefined) {
-      return source.kind === 'state'
-        ? { ...base, mode: 'backfill', fromdate: '', backfillFromMs }
-        : { ...base, mode: 'backfill', fromdate: filter(backfillFromMs), backfillFromMs };
-    }
     const lookback = tailLookbackFor(source, this.ctx);
     if (!cursor.baselineDone || !cursor.watermark) {
       if (source.kind === 'state') return { ...base, mode: 'baseline', fromdate: '' };
@@ -397,9 +557,8 @@ class SourceScan {
       identified.push({ id, item });
     }
     this.#records += page.rawCount;
-    const emit = scan.mode !== 'baseline';
     if (this.source.kind === 'append') {
-      await this.#detectAppend(this.source, identified, emit, quarantine);
+      await this.#detectAppend(this.source, identified, scan.mode, quarantine);
     } else {
       await this.#detectState(this.source, identified, scan, quarantine);
     }
@@ -431,10 +590,16 @@ class SourceScan {
     return undefined;
   }
 
+  /**
+   * Regular lane: the facets not in the seen set are published (none in a baseline), then filed in
+   * it. Backfill lane: every facet is published, seen or not (same eventIds); those the seen set
+   * lacks and the regular polls can still meet are filed in it, so the next regular poll does not
+   * publish them again. Facets with a `track` learn their group's earlier values from the seen set.
+   */
   async #detectAppend(
     source: AppendSource,
     records: { id: string; item: unknown }[],
-    emit: boolean,
+    mode: ScanMode,
     quarantine: { key: string; reason: string; raw: unknown }[],
   ): Promise<void> {
     const facets = new Map<
@@ -451,17 +616,25 @@ class SourceScan {
       }
     }
     if (facets.size === 0) return;
+    const backfill = mode === 'backfill';
     const keys = [...facets.keys()];
-    const seen = await this.#seenAmong(source, keys, facets);
+    // The backfill publishes untimed facets without asking the per-key set (one read per key).
+    const seen = await this.#seenAmong(
+      source,
+      backfill ? keys.filter((k) => facets.get(k)!.at !== undefined) : keys,
+      facets,
+    );
     const fresh = keys.filter((k) => !seen.has(k));
-    if (fresh.length === 0) return;
+    const publish = backfill ? keys : fresh;
+    if (publish.length === 0) return;
     const events: BridgeEvent[] = [];
     const origins = new Map<string, unknown>();
-    if (emit) {
-      for (const key of fresh) {
+    if (mode !== 'baseline') {
+      for (const key of publish) {
         const { facet, item } = facets.get(key)!;
         try {
-          for (const event of facet.events(this.ctx)) {
+          const earlier = facet.track ? this.#earlierValues(facet.track) : undefined;
+          for (const event of facet.events(this.ctx, earlier)) {
             events.push(event);
             origins.set(event.detail.eventId, item);
           }
@@ -477,16 +650,44 @@ class SourceScan {
     await this.#publish(events, origins, quarantine);
     const window = Math.max(tailLookbackFor(source, this.ctx), source.sweep?.windowMs ?? 0);
     const expiresAt = Math.ceil((this.#startMs + window + SEEN_MARGIN_MS) / 1000);
+    // What the regular polls can still read: their window, with the margin for a zone misreading.
+    const reach = iso(this.#startMs - window - SEEN_MARGIN_MS);
     const timed: SeenAt[] = [];
     const untimed: string[] = [];
     for (const key of fresh) {
-      const { at } = facets.get(key)!;
-      if (at === undefined) untimed.push(key);
-      else timed.push({ fingerprint: key, at });
+      const { at, facet } = facets.get(key)!;
+      if (at === undefined) {
+        if (!backfill) untimed.push(key);
+        continue;
+      }
+      if (backfill && at < reach) continue;
+      const tag = facet.track ? this.#tag(facet.track) : undefined;
+      timed.push(tag ? { fingerprint: key, at, ...tag } : { fingerprint: key, at });
+      if (tag) this.#remember(tag.group, tag.value);
       this.#seenLoaded.add(key);
     }
+    for (const key of untimed) this.#seenLoaded.add(key);
     if (timed.length > 0) await this.deps.store.putSeenAt(this.ctx.clubId, source.name, timed, expiresAt);
     if (untimed.length > 0) await this.deps.store.putSeen(this.ctx.clubId, source.name, untimed, expiresAt);
+  }
+
+  /** A tracked facet's group (hashed: no record ids in the table) and value, as stored. */
+  #tag(track: { group: string; value: string }): { group: string; value: string } {
+    let value = track.value.slice(0, SEEN_VALUE_BYTES);
+    while (Buffer.byteLength(value, 'utf8') > SEEN_VALUE_BYTES) value = value.slice(0, -1);
+    return { group: fingerprint(`G|${track.group}`).slice(0, SEEN_GROUP_CHARS), value };
+  }
+
+  #remember(group: string, value: string): void {
+    const values = this.#groups.get(group);
+    if (values) values.add(value);
+    else this.#groups.set(group, new Set([value]));
+  }
+
+  /** The values seen before for this facet's group, other than its own. */
+  #earlierValues(track: { group: string; value: string }): string[] {
+    const { group, value } = this.#tag(track);
+    return [...(this.#groups.get(group) ?? [])].filter((v) => v !== value);
   }
 
   /**
@@ -527,11 +728,14 @@ class SourceScan {
       else if (earliest === undefined || at < earliest) earliest = at;
     }
     if (earliest !== undefined && (this.#seenFrom === undefined || earliest < this.#seenFrom)) {
-      const more = await this.deps.store.seenSince(this.ctx.clubId, source.name, earliest, nowSec, {
+      const more = await this.deps.store.seenEntriesSince(this.ctx.clubId, source.name, earliest, nowSec, {
         consistentRead: false,
         ...(this.#seenFrom === undefined ? {} : { toAt: this.#seenFrom }),
       });
-      for (const key of more) this.#seenLoaded.add(key);
+      for (const entry of more) {
+        this.#seenLoaded.add(entry.fingerprint);
+        if (entry.group !== undefined && entry.value !== undefined) this.#remember(entry.group, entry.value);
+      }
       this.#seenFrom = earliest;
     }
     const seen = new Set(keys.filter((k) => this.#seenLoaded.has(k)));
@@ -576,15 +780,48 @@ class SourceScan {
       | undefined;
     const transitions = (before: Snapshot | undefined, item: unknown, next: Snapshot): BridgeEvent[] => {
       if (scan.mode === 'baseline') return [];
-      if (scan.mode === 'backfill' && !before) {
-        return backfill && scan.backfillFromMs !== undefined
-          ? backfill(item, next, this.ctx, scan.backfillFromMs)
-          : [];
-      }
       return diff(before, item, next, this.ctx);
     };
     /** What this page is about to publish, written before it is published (see `withIntent`). */
     const intents: Snapshot[] = [];
+    if (scan.mode === 'backfill') {
+      // Every subject's backfill events (e.g. Member Joined since the start), known or not, in the
+      // status its first announcement had (the snapshot's `firstStatus`): the regular poll's
+      // eventIds. Stored snapshots are left alone (their next diff is the regular polls'); a
+      // subject announced here that has none gets the one a regular poll would have written.
+      for (const [id, item] of latest) {
+        const stored = previous.get(id);
+        const { committed, published } = splitIntent(stored);
+        const next = snapshotOf(item, id, published.at(-1) ?? committed, this.ctx);
+        let built: BridgeEvent[] = [];
+        try {
+          built =
+            backfill && scan.backfillFromMs !== undefined
+              ? backfill(item, next, this.ctx, scan.backfillFromMs)
+              : [];
+        } catch (err) {
+          quarantine.push({
+            key: fingerprint(`Q|${JSON.stringify(item)}`),
+            reason: eventErrorReason(err),
+            raw: item,
+          });
+        }
+        for (const event of built) {
+          events.push(event);
+          origins.set(event.detail.eventId, item);
+        }
+        if (!stored && built.length > 0) {
+          intents.push(withIntent(undefined, [next]));
+          changed.push(next);
+        }
+      }
+      if (intents.length > 0)
+        await this.deps.store.putSnapshots(this.ctx.clubId, source.snapshotKind, intents);
+      await this.#publish(events, origins, quarantine);
+      if (changed.length > 0)
+        await this.deps.store.putSnapshots(this.ctx.clubId, source.snapshotKind, changed);
+      return;
+    }
     for (const [id, item] of latest) {
       const { committed, published } = splitIntent(previous.get(id));
       const last = published.at(-1) ?? committed;
@@ -631,6 +868,11 @@ class SourceScan {
     origins: ReadonlyMap<string, unknown>,
     quarantine: { key: string; reason: string; raw: unknown }[],
   ): Promise<void> {
+    if (this.lane === 'backfill') {
+      // A re-read (offset drift) meets the same records again: published once per invocation.
+      events = events.filter((e) => !this.#publishedIds.has(e.detail.eventId));
+      for (const e of events) this.#publishedIds.add(e.detail.eventId);
+    }
     if (events.length === 0) return;
     let delivered = events;
     try {
@@ -716,10 +958,13 @@ class SourceScan {
   }
 
   async #saveProgress(scan: EngineScan): Promise<void> {
-    this.#cursor = await this.deps.store.putCursor({ ...this.#cursor, scan });
+    this.#cursor = await this.deps.store.putCursor(
+      this.lane === 'backfill' ? { ...this.#cursor, backfillScan: scan } : { ...this.#cursor, scan },
+    );
   }
 
   async #finish(scan: EngineScan, outcome: SourceOutcome, maxRecordMs: number | undefined): Promise<void> {
+    if (this.lane === 'backfill') return this.#finishBackfill(scan, outcome);
     const cursor: Cursor = { ...this.#cursor, health: { ...this.#cursor.health } };
     const nowIso = new Date(this.#startMs).toISOString();
     cursor.health.lastPollAt = nowIso;
@@ -727,12 +972,11 @@ class SourceScan {
       // The watermark: the highest record time seen, capped at the scan's start, and never less
       // than `start - tailLookback` (a quiet source must still move on, or its seen keys would age out
       // inside its own query window; this tolerates an API clock up to 2x the lookback behind ours).
-      // A baseline or backfill read everything up to its start, so it moves to the start: the next
-      // tail query (start - lookback) then never reaches below what the baseline recorded.
+      // A baseline read everything up to its start, so it moves to the start: the next tail query
+      // (start - lookback) then never reaches below what the baseline recorded.
       // A source whose filter field is not in the response also uses the start.
       const scanStartMs = Date.parse(scan.startedAt);
-      const signpost =
-        scan.mode === 'baseline' || scan.mode === 'backfill' || this.source.recordTime === undefined;
+      const signpost = scan.mode === 'baseline' || this.source.recordTime === undefined;
       const candidate = signpost
         ? scanStartMs
         : Math.min(
@@ -746,8 +990,7 @@ class SourceScan {
       cursor.watermark = new Date(maxOf(current, candidate)!).toISOString();
       cursor.baselineDone = true;
       delete cursor.scan;
-      delete cursor.backfillFrom;
-      if (scan.mode === 'sweep' || scan.mode === 'baseline' || scan.mode === 'backfill') {
+      if (scan.mode === 'sweep' || scan.mode === 'baseline') {
         cursor.stats = { ...cursor.stats, lastSweepAtMs: this.#startMs };
       }
       cursor.health.lastSuccessAt = nowIso;
@@ -758,9 +1001,6 @@ class SourceScan {
       // Events of the distinct records were published; the watermark stays, so the next poll
       // re-reads the same window.
       delete cursor.scan;
-      if (scan.mode === 'backfill' && scan.backfillFromMs !== undefined) {
-        cursor.backfillFrom = new Date(scan.backfillFromMs).toISOString();
-      }
       cursor.health.lastError = {
         kind: 'incomplete-scan',
         message: `rows moved while paging in ${this.#attempts} attempts; watermark kept`,
@@ -768,11 +1008,6 @@ class SourceScan {
       };
     } else if (outcome === 'partial') {
       cursor.health.lastSuccessAt = nowIso;
-      // Stopped before its first checkpoint: nothing records the scan, so a backfill that was asked
-      // for must be remembered, or the next poll would plan a silent baseline instead.
-      if (!cursor.scan && scan.mode === 'backfill' && scan.backfillFromMs !== undefined) {
-        cursor.backfillFrom = new Date(scan.backfillFromMs).toISOString();
-      }
     }
     cursor.stats = {
       ...cursor.stats,
@@ -782,6 +1017,41 @@ class SourceScan {
       totalEvents: (cursor.stats?.totalEvents ?? 0) + this.#events,
       totalQuarantined: (cursor.stats?.totalQuarantined ?? 0) + this.#quarantined,
     };
+    this.#cursor = await this.deps.store.putCursor(cursor);
+  }
+
+  /**
+   * The backfill lane touches only its own fields (`backfillFrom`, `backfillScan`) and counters:
+   * the regular polls' watermark, scan, sweep timing, health and per-poll stats stay theirs.
+   */
+  async #finishBackfill(scan: EngineScan, outcome: SourceOutcome): Promise<void> {
+    const cursor: Cursor = { ...this.#cursor };
+    const stats: Record<string, number> = {
+      ...cursor.stats,
+      totalEvents: (cursor.stats?.totalEvents ?? 0) + this.#events,
+      totalQuarantined: (cursor.stats?.totalQuarantined ?? 0) + this.#quarantined,
+    };
+    if (outcome === 'completed') {
+      delete cursor.backfillFrom;
+      delete cursor.backfillScan;
+      stats.lastBackfillAtMs = Date.parse(scan.startedAt);
+      if (scan.backfillFromMs !== undefined) stats.lastBackfillFromMs = scan.backfillFromMs;
+      logger.info('backfill completed', {
+        clubId: this.ctx.clubId,
+        source: this.source.name,
+        from: this.#cursor.backfillFrom,
+      });
+    } else if (outcome === 'incomplete') {
+      // Rows moved under every attempt: the backfill starts again on the next poll (its events
+      // so far were published; consumers de-duplicate the repeats).
+      delete cursor.backfillScan;
+      logger.warn('backfill scan incomplete (rows moved while paging): it starts again next poll', {
+        clubId: this.ctx.clubId,
+        source: this.source.name,
+        attempts: this.#attempts,
+      });
+    }
+    cursor.stats = stats;
     this.#cursor = await this.deps.store.putCursor(cursor);
   }
 }

@@ -4,10 +4,11 @@
  */
 import { DETAIL_TYPES } from '../events/catalog';
 import { createEvent } from '../events/envelope';
+import type { ItemOf } from '../gym-api/operations';
 import { DATE_TIME_PATTERN } from '../gym-api/schemas';
 import { classifyPayment, paymentAmount } from './payment-classifier';
 import { envelopeFor } from './record-time';
-import { type AppendSource, DAY_MS, type Facet, HOUR_MS } from './source';
+import { type AppendSource, type ClubContext, DAY_MS, type Facet, HOUR_MS } from './source';
 
 const join = (...parts: (string | number | boolean | null | undefined)[]) =>
   parts.map((p) => p ?? '').join('|');
@@ -40,6 +41,26 @@ export const visitsSource: AppendSource<'visits'> = {
   ],
 };
 
+/**
+ * The earlier Response of the same payment that was a success (Approved, later Dishonoured), from
+ * the Responses the bridge saw before for this payment Id; undefined when none was a success (a
+ * payment first seen as declined, or seen before the bridge kept Responses). Several: the first
+ * in sort order, so a re-publication carries the same one.
+ */
+function earlierSuccess(
+  p: Pick<ItemOf<'paymentHistory'>, 'Response' | 'PaymentType' | 'FeeBreakdown'>,
+  earlier: readonly string[] | undefined,
+  ctx: ClubContext,
+): string | undefined {
+  const current = p.Response ?? '';
+  return [...(earlier ?? [])]
+    .filter(
+      (r) =>
+        r !== current && classifyPayment({ ...p, Response: r }, ctx.paymentRules).outcome === 'succeeded',
+    )
+    .sort()[0];
+}
+
 export const paymentHistorySource: AppendSource<'paymentHistory'> = {
   kind: 'append',
   name: 'paymentHistory',
@@ -60,7 +81,8 @@ export const paymentHistorySource: AppendSource<'paymentHistory'> = {
     const facets: Facet[] = [
       {
         key: join('R', id, response),
-        events: (ctx) => {
+        track: { group: id, value: response },
+        events: (ctx, earlier) => {
           const outcome = classifyPayment(p, ctx.paymentRules);
           if (outcome.outcome === 'pending') return [];
           const base = envelopeFor(
@@ -80,10 +102,12 @@ export const paymentHistorySource: AppendSource<'paymentHistory'> = {
           };
           if (outcome.outcome === 'succeeded')
             return [createEvent(DETAIL_TYPES.PaymentSucceeded, base, fields)];
+          const previousResponse = earlierSuccess(p, earlier, ctx);
           return [
             createEvent(DETAIL_TYPES.PaymentFailed, base, {
               ...fields,
               reason: outcome.reason ?? 'unknown-response',
+              ...(previousResponse === undefined ? {} : { previousResponse }),
             }),
           ];
         },

@@ -68,7 +68,14 @@ interface SourceBase<N extends OperationName> {
 export interface Facet {
   /** The seen-set key: record identity plus the fields whose change matters. */
   readonly key: string;
-  readonly events: (ctx: ClubContext) => BridgeEvent[];
+  /**
+   * For a record whose facets follow one another (a payment's Response: Approved, later
+   * Dishonoured): the record (`group`, e.g. the payment Id) and this facet's `value`. The engine
+   * files both with the seen entry and hands a later facet of the same group the values seen
+   * before it (`earlier`), from the window Query it runs anyway.
+   */
+  readonly track?: { readonly group: string; readonly value: string };
+  readonly events: (ctx: ClubContext, earlier?: readonly string[]) => BridgeEvent[];
 }
 
 export interface AppendSource<N extends OperationName = OperationName> extends SourceBase<N> {

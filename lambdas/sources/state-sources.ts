@@ -28,6 +28,27 @@ const statusOf = (s: Snapshot) => (typeof s.fields.status === 'string' ? s.field
 /** Number of transitions seen so far: part of each transition's eventId, so A->B->A->B gets new ids. */
 const changesOf = (s: Snapshot | undefined) => (typeof s?.fields.changes === 'number' ? s.fields.changes : 0);
 
+/**
+ * The status the subject was first seen with (null: none), carried from snapshot to snapshot: the
+ * status its Joined or Created announced, or would have (a baseline is silent). An explicit
+ * backfill announces that status again, so its event has the id of the one a regular poll
+ * published. Snapshots stored before this field existed: their status when they never changed,
+ * otherwise unknown (undefined: the backfill then uses the current status).
+ */
+function firstStatusOf(status: unknown, previous: Snapshot | undefined): string | null | undefined {
+  const known = (v: unknown) => (typeof v === 'string' || v === null ? v : undefined);
+  if (!previous) return known(status) ?? null;
+  if ('firstStatus' in previous.fields) return known(previous.fields.firstStatus);
+  return changesOf(previous) === 0 ? known(previous.fields.status) : undefined;
+}
+
+/** The status a subject's Joined/Created announces: the first one it was seen with, when known. */
+const announcedStatus = (s: Snapshot) => {
+  const first = s.fields.firstStatus;
+  if (first === null) return undefined;
+  return typeof first === 'string' ? first : statusOf(s);
+};
+
 function makeSnapshot(
   id: string,
   tracked: Record<string, unknown>,
@@ -36,7 +57,13 @@ function makeSnapshot(
 ) {
   const hash = hashOf(tracked);
   const changes = previous && previous.hash !== hash ? changesOf(previous) + 1 : changesOf(previous);
-  return { id, hash, fields: { ...tracked, changes }, updatedAt: new Date(ctx.observedAtMs).toISOString() };
+  const firstStatus = firstStatusOf(tracked.status, previous);
+  return {
+    id,
+    hash,
+    fields: { ...tracked, changes, ...(firstStatus === undefined ? {} : { firstStatus }) },
+    updatedAt: new Date(ctx.observedAtMs).toISOString(),
+  };
 }
 
 const memberTracked = (m: Member) => ({
@@ -60,7 +87,7 @@ function memberEnvelope(m: Member, id: string, identity: string[], ctx: ClubCont
  * announcement in another status is another event, never one a consumer would drop as a duplicate.
  */
 function memberJoined(m: Member, next: Snapshot, ctx: ClubContext): BridgeEvent {
-  const status = statusOf(next);
+  const status = announcedStatus(next);
   return createEvent(DETAIL_TYPES.MemberJoined, memberEnvelope(m, next.id, ['joined', status ?? ''], ctx), {
     data: m,
     ...(status ? { status } : {}),
@@ -134,7 +161,7 @@ export const membersSource: StateSource<'members'> = {
 
 function prospectCreated(p: Prospect, next: Snapshot, ctx: ClubContext): BridgeEvent {
   const pid = next.id;
-  const status = statusOf(next);
+  const status = announcedStatus(next);
   return createEvent(
     DETAIL_TYPES.ProspectCreated,
     envelopeFor(

@@ -23,6 +23,7 @@ import { logger } from '../common/logger';
 import { backoffDelayMs, chunk, mapWithConcurrency, sleep as realSleep } from './batching';
 import {
   assertEpochSeconds,
+  atOfSeenAtSk,
   CURSOR_SK_PREFIX,
   clubPk,
   cursorKey,
@@ -34,6 +35,7 @@ import {
   quotaKey,
   seenAtKey,
   seenAtPk,
+  seenAtTag,
   seenKey,
   seenPk,
   snapshotKey,
@@ -47,6 +49,7 @@ import {
   newCursor,
   type QuarantinedRecord,
   type SeenAt,
+  type SeenEntry,
   type SeenSinceOptions,
   type Snapshot,
   type SnapshotKind,
@@ -293,10 +296,48 @@ export class DynamoDbStateStore implements StateStore {
     nowSec: number,
     options: SeenSinceOptions = {},
   ): Promise<Set<string>> {
+    const items = await this.querySeenAt(clubId, source, fromAt, nowSec, options, 'sk, expiresAt');
+    const seen = new Set<string>();
+    for (const item of items) seen.add(fingerprintOfSeenAtSk(String(item.sk)));
+    return seen;
+  }
+
+  async seenEntriesSince(
+    clubId: string,
+    source: SourceName,
+    fromAt: string,
+    nowSec: number,
+    options: SeenSinceOptions = {},
+  ): Promise<SeenEntry[]> {
+    // `g` and `v` cost nothing extra to project: a Query is billed by the size of the items read.
+    const items = await this.querySeenAt(clubId, source, fromAt, nowSec, options, 'sk, expiresAt, #g, #v', {
+      '#g': 'g',
+      '#v': 'v',
+    });
+    return items.map((item) => {
+      const sk = String(item.sk);
+      const tagged = typeof item.g === 'string' && typeof item.v === 'string';
+      return {
+        fingerprint: fingerprintOfSeenAtSk(sk),
+        at: atOfSeenAtSk(sk),
+        ...(tagged ? { group: item.g as string, value: item.v as string } : {}),
+      };
+    });
+  }
+
+  /** The unexpired items of `fromAt <= at < toAt`, in key order (one Query, followed to the end). */
+  private async querySeenAt(
+    clubId: string,
+    source: SourceName,
+    fromAt: string,
+    nowSec: number,
+    options: SeenSinceOptions,
+    projection: string,
+    names?: Record<string, string>,
+  ): Promise<Item[]> {
     const pk = seenAtPk(clubId, source);
     const { toAt } = options;
-    const seen = new Set<string>();
-    if (!validateSeenRange(fromAt, toAt, nowSec)) return seen;
+    if (!validateSeenRange(fromAt, toAt, nowSec)) return [];
     // BETWEEN is inclusive, but every sort key is `<at>#<fingerprint>`, longer than `toAt` and so
     // after it when its `at` equals `toAt`: BETWEEN fromAt AND toAt is exactly fromAt <= at < toAt.
     const items = await this.queryAll(
@@ -305,15 +346,13 @@ export class DynamoDbStateStore implements StateStore {
           toAt === undefined ? 'pk = :pk AND sk >= :from' : 'pk = :pk AND sk BETWEEN :from AND :to',
         ExpressionAttributeValues:
           toAt === undefined ? { ':pk': pk, ':from': fromAt } : { ':pk': pk, ':from': fromAt, ':to': toAt },
-        ProjectionExpression: 'sk, expiresAt',
+        ProjectionExpression: projection,
+        ...(names ? { ExpressionAttributeNames: names } : {}),
       },
       Number.POSITIVE_INFINITY,
       options.consistentRead ?? false,
     );
-    for (const item of items) {
-      if (isUnexpired(item.expiresAt, nowSec)) seen.add(fingerprintOfSeenAtSk(String(item.sk)));
-    }
-    return seen;
+    return items.filter((item) => isUnexpired(item.expiresAt, nowSec));
   }
 
   async putSeenAt(
@@ -327,7 +366,8 @@ export class DynamoDbStateStore implements StateStore {
     const bySk = new Map<string, Item>();
     for (const entry of entries) {
       const key = seenAtKey(pk, entry.at, entry.fingerprint);
-      bySk.set(key.sk, { ...key, expiresAt });
+      const tag = seenAtTag(entry);
+      bySk.set(key.sk, tag ? { ...key, expiresAt, g: tag.group, v: tag.value } : { ...key, expiresAt });
     }
     await this.batchWrite([...bySk.values()]);
   }

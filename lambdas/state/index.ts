@@ -19,6 +19,7 @@ export {
   type QuarantinedRecord,
   type ScanProgress,
   type SeenAt,
+  type SeenEntry,
   type SeenSinceOptions,
   type Snapshot,
   type SnapshotKind,

@@ -118,9 +118,39 @@ export function seenAtKey(pk: string, at: string, fingerprint: string): ItemKey 
   return checked(pk, `${at}#${fingerprint}`, 'time-ordered seen sort key (at#fingerprint)');
 }
 
+export const MAX_SEEN_GROUP_BYTES = 64;
+export const MAX_SEEN_VALUE_BYTES = 256;
+
+/**
+ * The optional group and value of a time-ordered seen entry: both or neither, non-empty group,
+ * within their byte limits (small items are the point of the layout). Returns them, or undefined.
+ */
+export function seenAtTag(entry: {
+  readonly group?: string;
+  readonly value?: string;
+}): { group: string; value: string } | undefined {
+  const { group, value } = entry;
+  if (group === undefined && value === undefined) return undefined;
+  if (typeof group !== 'string' || group.length === 0 || typeof value !== 'string') {
+    throw new StoreError('a seen entry has both a non-empty string `group` and a string `value`, or neither');
+  }
+  if (Buffer.byteLength(group, 'utf8') > MAX_SEEN_GROUP_BYTES) {
+    throw new StoreError(`seen entry group is longer than ${MAX_SEEN_GROUP_BYTES} bytes`);
+  }
+  if (Buffer.byteLength(value, 'utf8') > MAX_SEEN_VALUE_BYTES) {
+    throw new StoreError(`seen entry value is longer than ${MAX_SEEN_VALUE_BYTES} bytes`);
+  }
+  return { group, value };
+}
+
 /** The fingerprint part of a time-ordered seen sort key. */
 export function fingerprintOfSeenAtSk(sk: string): string {
   return sk.slice(SEEN_AT_LENGTH + 1);
+}
+
+/** The `at` part of a time-ordered seen sort key. */
+export function atOfSeenAtSk(sk: string): string {
+  return sk.slice(0, SEEN_AT_LENGTH);
 }
 
 export function quarantinePk(clubId: string, source: SourceName): string {

@@ -6,6 +6,7 @@
  */
 import {
   assertEpochSeconds,
+  atOfSeenAtSk,
   CURSOR_SK_PREFIX,
   clubPk,
   cursorKey,
@@ -17,6 +18,7 @@ import {
   quotaKey,
   seenAtKey,
   seenAtPk,
+  seenAtTag,
   seenKey,
   seenPk,
   snapshotKey,
@@ -31,6 +33,7 @@ import {
   newCursor,
   type QuarantinedRecord,
   type SeenAt,
+  type SeenEntry,
   type SeenSinceOptions,
   type Snapshot,
   type SnapshotKind,
@@ -51,6 +54,14 @@ interface Lease {
   expiresAtMs: number;
 }
 
+interface TaggedSeenAt {
+  readonly expiresAt: number;
+  readonly group: string;
+  readonly value: string;
+}
+
+const expiryOf = (stored: number | TaggedSeenAt) => (typeof stored === 'number' ? stored : stored.expiresAt);
+
 interface Quarantined {
   record: QuarantinedRecord;
   expiresAt: number;
@@ -67,8 +78,11 @@ export class MemoryStateStore implements StateStore {
   private readonly leases = new Map<string, Lease>();
   private readonly quota = new Map<string, number>();
   private readonly seen = new Map<string, Map<string, number>>();
-  /** Time-ordered seen partitions: sort key `<at>#<fingerprint>` -> expiresAt, kept in key order. */
-  private readonly seenAt = new Map<string, SortedStringMap<number>>();
+  /**
+   * Time-ordered seen partitions: sort key `<at>#<fingerprint>` -> expiresAt (or, for an entry
+   * with a group and value, all three), kept in key order.
+   */
+  private readonly seenAt = new Map<string, SortedStringMap<number | TaggedSeenAt>>();
   private readonly snapshots = new Map<string, Map<string, Snapshot>>();
   private readonly quarantine = new Map<string, Map<string, Quarantined>>();
   private readonly now: () => number;
@@ -176,16 +190,44 @@ export class MemoryStateStore implements StateStore {
     nowSec: number,
     options: SeenSinceOptions = {},
   ): Promise<Set<string>> {
-    const pk = seenAtPk(clubId, source);
     const out = new Set<string>();
-    if (!validateSeenRange(fromAt, options.toAt, nowSec)) return out;
-    const partition = this.seenAt.get(pk);
-    if (!partition) return out;
-    // The same bounds as the DynamoDB adapter's `sk BETWEEN :from AND :to` (see there).
-    for (const [sk, expiresAt] of partition.range(fromAt, options.toAt)) {
-      if (expiresAt > nowSec) out.add(fingerprintOfSeenAtSk(sk));
+    for (const [sk] of this.seenAtRange(clubId, source, fromAt, nowSec, options)) {
+      out.add(fingerprintOfSeenAtSk(sk));
     }
     return out;
+  }
+
+  async seenEntriesSince(
+    clubId: string,
+    source: SourceName,
+    fromAt: string,
+    nowSec: number,
+    options: SeenSinceOptions = {},
+  ): Promise<SeenEntry[]> {
+    const out: SeenEntry[] = [];
+    for (const [sk, stored] of this.seenAtRange(clubId, source, fromAt, nowSec, options)) {
+      const entry = { fingerprint: fingerprintOfSeenAtSk(sk), at: atOfSeenAtSk(sk) };
+      out.push(typeof stored === 'number' ? entry : { ...entry, group: stored.group, value: stored.value });
+    }
+    return out;
+  }
+
+  /** The unexpired entries of `fromAt <= at < toAt`, in key order. */
+  private *seenAtRange(
+    clubId: string,
+    source: SourceName,
+    fromAt: string,
+    nowSec: number,
+    options: SeenSinceOptions,
+  ): Generator<[string, number | TaggedSeenAt]> {
+    const pk = seenAtPk(clubId, source);
+    if (!validateSeenRange(fromAt, options.toAt, nowSec)) return;
+    const partition = this.seenAt.get(pk);
+    if (!partition) return;
+    // The same bounds as the DynamoDB adapter's `sk BETWEEN :from AND :to` (see there).
+    for (const [sk, stored] of partition.range(fromAt, options.toAt)) {
+      if (expiryOf(stored) > nowSec) yield [sk, stored];
+    }
   }
 
   async putSeenAt(
@@ -196,13 +238,17 @@ export class MemoryStateStore implements StateStore {
   ): Promise<void> {
     const pk = seenAtPk(clubId, source);
     const expiresAt = assertEpochSeconds('expiresAtSec', expiresAtSec);
-    const keys = entries.map((entry) => seenAtKey(pk, entry.at, entry.fingerprint));
+    // Validate every entry before writing any, as the DynamoDB adapter does.
+    const items = entries.map((entry) => ({
+      key: seenAtKey(pk, entry.at, entry.fingerprint),
+      tag: seenAtTag(entry),
+    }));
     let partition = this.seenAt.get(pk);
     if (!partition) {
-      partition = new SortedStringMap<number>();
+      partition = new SortedStringMap<number | TaggedSeenAt>();
       this.seenAt.set(pk, partition);
     }
-    for (const { sk } of keys) partition.set(sk, expiresAt);
+    for (const { key, tag } of items) partition.set(key.sk, tag ? { expiresAt, ...tag } : expiresAt);
   }
 
   async getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>> {

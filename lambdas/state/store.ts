@@ -59,8 +59,16 @@ export interface Cursor {
   /** Highest record time seen (UTC ISO with Z), capped at poll start. */
   watermark?: string;
   baselineDone: boolean;
+  /**
+   * An explicit backfill asked for and not finished yet: its start (UTC ISO with Z). Set when the
+   * backfill is asked for, cleared when it completes; while set, the scheduler polls the source
+   * again soon (reason `backfill`). The backfill never moves `watermark`, `scan` or the sweep timing.
+   */
   backfillFrom?: string;
+  /** Progress of the regular polls' scan that did not finish inside one invocation. */
   scan?: ScanProgress;
+  /** Progress of the pending backfill's own scan, kept apart from `scan`. */
+  backfillScan?: ScanProgress;
   health: SourceHealth;
   stats?: Record<string, number>;
 }
@@ -92,6 +100,22 @@ export interface SeenAt {
   readonly fingerprint: string;
   /** The record's instant as UTC ISO with milliseconds and Z, e.g. 2026-11-22T10:00:00.000Z (24 chars). */
   readonly at: string;
+  /**
+   * Optional, stored on the item and returned by `seenEntriesSince`: a short key shared by the
+   * entries of one record (e.g. a hash of a payment's Id) and the value that made this entry
+   * (e.g. the payment's Response), so a poll learns a record's earlier value from the window Query
+   * it runs anyway. Both or neither; at most 64 and 256 UTF-8 bytes.
+   */
+  readonly group?: string;
+  readonly value?: string;
+}
+
+/** An entry of the time-ordered seen set as read back, with its group and value when it has them. */
+export interface SeenEntry {
+  readonly fingerprint: string;
+  readonly at: string;
+  readonly group?: string;
+  readonly value?: string;
 }
 
 export interface SeenSinceOptions {
@@ -143,6 +167,17 @@ export interface StateStore {
     nowSec: number,
     options?: SeenSinceOptions,
   ): Promise<Set<string>>;
+  /**
+   * The entries behind `seenSince` (the same Query, also projecting `group` and `value`), in key
+   * order. Entries written without a group (or before groups existed) come back without one.
+   */
+  seenEntriesSince(
+    clubId: string,
+    source: SourceName,
+    fromAt: string,
+    nowSec: number,
+    options?: SeenSinceOptions,
+  ): Promise<SeenEntry[]>;
   /** Writes time-ordered seen entries (idempotent puts; BatchWriteItem 25, UnprocessedItems retried as putSeen does). */
   putSeenAt(
     clubId: string,

@@ -12,6 +12,7 @@ import {
   type FilterSeenOptions,
   type QuarantinedRecord,
   type SeenAt,
+  type SeenEntry,
   type SeenSinceOptions,
   type Snapshot,
   type SnapshotKind,
@@ -127,6 +128,19 @@ export class FaultyStateStore implements StateStore {
     options?: SeenSinceOptions,
   ): Promise<Set<string>> {
     return this.#step('seenSince', () => this.inner.seenSince(clubId, source, fromAt, nowSec, options));
+  }
+
+  /** The same Query as seenSince, so the same crash target and faults. */
+  seenEntriesSince(
+    clubId: string,
+    source: SourceName,
+    fromAt: string,
+    nowSec: number,
+    options?: SeenSinceOptions,
+  ): Promise<SeenEntry[]> {
+    return this.#step('seenSince', () =>
+      this.inner.seenEntriesSince(clubId, source, fromAt, nowSec, options),
+    );
   }
 
   async putSeenAt(

@@ -316,7 +316,7 @@ describe('overlap re-reads: the window and the seen checks', () => {
             counts.perKey += keys.length;
             return value.call(target, clubId, source, keys, ...rest);
           };
-        if (prop === 'seenSince')
+        if (prop === 'seenSince' || prop === 'seenEntriesSince')
           return (...args: unknown[]) => {
             counts.ranges++;
             return value.apply(target, args);
