@@ -218,6 +218,8 @@ class ChaosRun {
     if (!club) throw new Error('the sandbox has no club');
     this.#club = {
       ...club,
+      // Every source, the experimental classAttendance too (opt-in: not in the default sources).
+      sources: [...SOURCE_ORDER],
       unstatedZone: scenario.club.unstatedZone,
       unstatedZoneConfirmed: scenario.club.unstatedZoneConfirmed,
       piiPolicy: scenario.club.piiPolicy,

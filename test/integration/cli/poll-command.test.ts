@@ -65,7 +65,7 @@ describe('poll --once from the command line', () => {
     const poll = ['poll', '--clubs', clubsFile, '--table', 'cli-file', '--events-file', eventsFile, '--once'];
 
     const baseline = await cli([...poll, '--create-table'], env);
-    expect(baseline.stdout).toMatch(/club-1: ok, 8 sources/);
+    expect(baseline.stdout).toMatch(/club-1: ok, 7 sources/); // the default: classAttendance is opt-in
     sandbox.advance(60 * MINUTE);
     const second = await cli(poll, env);
     expect(second.stdout).toMatch(/club-2: ok/);
@@ -84,7 +84,7 @@ describe('poll --once from the command line', () => {
     const status = await cli(['status', '--clubs', clubsFile, '--table', 'cli-file', '--json'], env);
     const json = JSON.parse(status.stdout) as { clubId: string; sources: { watermark: string | null }[] }[];
     expect(json.map((c) => c.clubId)).toEqual(['club-1', 'club-2']);
-    expect(json[0]!.sources).toHaveLength(8);
+    expect(json[0]!.sources).toHaveLength(7);
     expect(json[0]!.sources.every((s) => typeof s.watermark === 'string')).toBe(true);
   }, 120_000);
 

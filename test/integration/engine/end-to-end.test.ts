@@ -13,6 +13,7 @@ import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { startLocalEventBridge } from '../../../lambdas/events/local-eventbridge';
 import { EventBridgeSink, type EventSink, MemorySink } from '../../../lambdas/events/publisher';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { SOURCE_ORDER } from '../../../lambdas/sources';
 import { DynamoDbStateStore } from '../../../lambdas/state';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 import { actualKeys, compare, expectedKeys } from '../../support/ground-truth';
@@ -42,6 +43,8 @@ async function harness(
   const clubs = parseClubsFile(sandbox.clubsFile()).map((c) => ({
     ...c,
     piiPolicy: 'full' as const,
+    // Every source, the experimental classAttendance too (opt-in: not in the default sources).
+    sources: [...SOURCE_ORDER],
     ...overrides,
   }));
   const clients = new GymApiClientFactory();
