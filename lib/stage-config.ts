@@ -6,16 +6,23 @@
  * Every key of `StageConfig` except `stage` can be given as a context value (a string on the command
  * line, or any JSON type in cdk.json). Values are validated here, with a message naming the key.
  */
-import { DEFAULT_EVENT_SOURCE } from '../lambdas/events/catalog';
+import {
+  DEPLOYMENT_STAGES,
+  EVENT_SOURCE_RULE,
+  EventSourceError,
+  eventSourceForStage,
+  validateEventSource,
+} from '../lambdas/common/event-source';
 import { isPiiPolicy, PII_POLICIES, type PiiPolicy } from '../lambdas/events/pii';
-import { DEFAULT_WATERMARK_LAG_ALARM_MINUTES } from './constructs/monitoring';
+import { DEFAULT_SOURCE_OVERDUE_MINUTES } from '../lambdas/handlers/source-overdue';
 
-export const STAGES = ['dev', 'prod'] as const;
+/** The stages, and each one's event source, come from lambdas/common/event-source.ts (shared with the CLI). */
+export const STAGES = DEPLOYMENT_STAGES;
 export type Stage = (typeof STAGES)[number];
 
 export interface StageConfig {
   readonly stage: Stage;
-  /** EventBridge `source` of every event. */
+  /** EventBridge `source` of every event: `eventSourceForStage(stage)` unless overridden. */
   readonly eventSource: string;
   /** Minutes between dispatcher runs (whole minutes, at least 1). */
   readonly pollRateMinutes: number;
@@ -29,8 +36,11 @@ export interface StageConfig {
   readonly alarmEmail?: string;
   /** Existing SNS topic for alarms (instead of the bridge's own). */
   readonly alarmTopicArn?: string;
-  /** Alarm when the oldest watermark of any club/source is older than this many minutes (see DEFAULT_WATERMARK_LAG_ALARM_MINUTES). */
-  readonly watermarkLagAlarmMinutes: number;
+  /**
+   * Minutes a club/source may go without a successful poll (at least; 3 x its cadence if longer)
+   * before it counts as overdue and the SourceOverdue alarm fires.
+   */
+  readonly sourceOverdueMinutes: number;
   /** Days the event archive keeps events (0 = forever). */
   readonly archiveRetentionDays: number;
   /** Create the example marketing/operations rules. */
@@ -41,23 +51,23 @@ export interface StageConfig {
 
 const DEFAULTS: Record<Stage, Omit<StageConfig, 'stage'>> = {
   dev: {
-    eventSource: `${DEFAULT_EVENT_SOURCE}.dev`,
+    eventSource: eventSourceForStage('dev'),
     pollRateMinutes: 1,
     pollMaxConcurrency: 2,
     piiPolicyDefault: 'minimal',
     quotaReserve: 0.1,
-    watermarkLagAlarmMinutes: DEFAULT_WATERMARK_LAG_ALARM_MINUTES,
+    sourceOverdueMinutes: DEFAULT_SOURCE_OVERDUE_MINUTES,
     archiveRetentionDays: 30,
     exampleRules: true,
     retainData: false,
   },
   prod: {
-    eventSource: DEFAULT_EVENT_SOURCE,
+    eventSource: eventSourceForStage('prod'),
     pollRateMinutes: 1,
     pollMaxConcurrency: 10,
     piiPolicyDefault: 'minimal',
     quotaReserve: 0.1,
-    watermarkLagAlarmMinutes: DEFAULT_WATERMARK_LAG_ALARM_MINUTES,
+    sourceOverdueMinutes: DEFAULT_SOURCE_OVERDUE_MINUTES,
     archiveRetentionDays: 365,
     exampleRules: true,
     retainData: true,
@@ -73,6 +83,26 @@ export type ContextReader = (key: string) => unknown;
 
 const isStage = (value: unknown): value is Stage =>
   typeof value === 'string' && (STAGES as readonly string[]).includes(value);
+
+/** Context keys that were replaced: a clear error instead of a silently ignored setting. */
+const REPLACED_KEYS: Readonly<Record<string, string>> = {
+  watermarkLagAlarmMinutes:
+    'was replaced by sourceOverdueMinutes (minutes without a successful poll before a source is overdue, default 15)',
+};
+
+function readEventSource(read: ContextReader, fallback: string): string {
+  const raw = read('eventSource');
+  if (raw === undefined || raw === '') return fallback;
+  if (typeof raw !== 'string') {
+    throw new StageConfigError(`context eventSource=${JSON.stringify(raw)}: must be ${EVENT_SOURCE_RULE}`);
+  }
+  try {
+    return validateEventSource(raw, 'context eventSource');
+  } catch (err) {
+    if (err instanceof EventSourceError) throw new StageConfigError(err.message);
+    throw err;
+  }
+}
 
 function readNumber(
   read: ContextReader,
@@ -122,6 +152,9 @@ export function resolveStageConfig(read: ContextReader): StageConfig {
     throw new StageConfigError(`context stage=${JSON.stringify(stage)}: must be one of ${STAGES.join(', ')}`);
   }
   const d = DEFAULTS[stage];
+  for (const [key, why] of Object.entries(REPLACED_KEYS)) {
+    if (read(key) !== undefined) throw new StageConfigError(`context ${key}: ${why}`);
+  }
   const pii = read('piiPolicyDefault') ?? d.piiPolicyDefault;
   if (!isPiiPolicy(pii)) {
     throw new StageConfigError(
@@ -137,13 +170,7 @@ export function resolveStageConfig(read: ContextReader): StageConfig {
   );
   return {
     stage,
-    eventSource: readString(
-      read,
-      'eventSource',
-      /^(?!aws\.)[A-Za-z0-9][A-Za-z0-9._-]{0,255}$/,
-      'letters, digits, . _ - (no "aws." prefix)',
-      d.eventSource,
-    )!,
+    eventSource: readEventSource(read, d.eventSource),
     pollRateMinutes: readNumber(
       read,
       'pollRateMinutes',
@@ -168,12 +195,12 @@ export function resolveStageConfig(read: ContextReader): StageConfig {
     ),
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(alarmTopicArn ? { alarmTopicArn } : {}),
-    watermarkLagAlarmMinutes: readNumber(
+    sourceOverdueMinutes: readNumber(
       read,
-      'watermarkLagAlarmMinutes',
-      d.watermarkLagAlarmMinutes,
-      (n) => n > 0,
-      'a positive number of minutes',
+      'sourceOverdueMinutes',
+      d.sourceOverdueMinutes,
+      (n) => isInteger(n) && n >= 1,
+      'a whole number of minutes >= 1',
     ),
     archiveRetentionDays: readNumber(
       read,

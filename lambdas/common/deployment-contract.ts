@@ -11,7 +11,10 @@ export const ENV = {
   stateTable: 'STATE_TABLE_NAME',
   /** EventBridge bus name or ARN. */
   eventBus: 'EVENT_BUS_NAME',
-  /** EventBridge `source` of every event. */
+  /**
+   * EventBridge `source` of every event (the stage's, lambdas/common/event-source.ts). The CLI
+   * reads its own `GYM_BRIDGE_EVENT_SOURCE` instead (EVENT_SOURCE_ENV there).
+   */
   eventSource: 'EVENT_SOURCE',
   /** SQS queue URL the dispatcher sends poll messages to. */
   pollQueueUrl: 'POLL_QUEUE_URL',
@@ -23,6 +26,11 @@ export const ENV = {
   pollDeadlineMs: 'POLL_DEADLINE_MS',
   /** Share of each plan's monthly quota kept free (0..1). */
   quotaReserve: 'QUOTA_RESERVE',
+  /**
+   * Dispatcher: minutes a source may go without a successful poll (at least; 3 x its cadence if
+   * longer) before it counts in `SourcesOverdue` (lambdas/handlers/source-overdue.ts).
+   */
+  sourceOverdueMinutes: 'SOURCE_OVERDUE_MINUTES',
   /** Powertools: service name and metrics namespace. */
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
@@ -40,7 +48,10 @@ export interface PollMessage {
 
 export const METRICS_NAMESPACE = 'GymBridge';
 
-/** Metric names (CloudWatch EMF via Powertools). Dimensions: none (service-wide) and `ClubId`. */
+/**
+ * Metric names (CloudWatch EMF via Powertools). Dimensions: none (service-wide) and `ClubId`;
+ * `SourcesOverdue`, `OldestSuccessAgeSeconds` and `ClubsDispatched` are service-wide only.
+ */
 export const METRIC = {
   recordsFetched: 'RecordsFetched',
   eventsPublished: 'EventsPublished',
@@ -48,10 +59,13 @@ export const METRIC = {
   rateLimited: 'RateLimited',
   pollErrors: 'PollErrors',
   pollDuration: 'PollDuration',
-  watermarkLagSeconds: 'WatermarkLagSeconds',
   credentialsRejected: 'CredentialsRejected',
   quotaUsedShare: 'QuotaUsedShare',
   clubsDispatched: 'ClubsDispatched',
+  /** Dispatcher, every run: enabled club/sources without a successful poll for longer than allowed. */
+  sourcesOverdue: 'SourcesOverdue',
+  /** Dispatcher, every run: the longest time since a checked source's last successful poll. */
+  oldestSuccessAgeSeconds: 'OldestSuccessAgeSeconds',
 } as const;
 
 export const METRIC_DIMENSION = { club: 'ClubId' } as const;

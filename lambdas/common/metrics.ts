@@ -7,6 +7,10 @@
  * dashboard) and `[service]` (service-wide, for the alarms). `service` is Powertools' default
  * dimension (POWERTOOLS_SERVICE_NAME). One document per club and poll (or dispatch), flushed at
  * once, so concurrent clubs never share dimensions.
+ *
+ * Freshness is fleet-wide: the dispatcher's `SourcesOverdue` and `OldestSuccessAgeSeconds` carry
+ * no club dimension (a per-club metric is billed per club); the clubs behind them are in the
+ * dispatcher's `source overdue` log lines. Watermark lag is a log field of `source polled` only.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { PLAN_QUOTAS, type Plan } from '../engine/club-config';
@@ -47,8 +51,7 @@ export interface ClubPollMetricsInput {
 
 /**
  * One club poll: records fetched, events published (data and operational), API requests, 429s,
- * poll errors (failed sources), duration, watermark lag of each polled source (one value per
- * source: the Maximum statistic is the worst), credentials rejected, and the quota used share
+ * poll errors (failed sources), duration, credentials rejected, and the quota used share
  * (requests this month / plan quota) when the poll counted requests.
  */
 export function publishClubPollMetrics(metrics: Metrics, input: ClubPollMetricsInput): void {
@@ -67,10 +70,6 @@ export function publishClubPollMetrics(metrics: Metrics, input: ClubPollMetricsI
     MetricUnit.Count,
     report.failures.some((f) => f.kind === 'auth') ? 1 : 0,
   );
-  for (const source of report.sources) {
-    const lag = watermarkLagSeconds(source.watermark, input.nowMs);
-    if (lag !== undefined) metrics.addMetric(METRIC.watermarkLagSeconds, MetricUnit.Seconds, lag);
-  }
   if (report.quotaUsed !== undefined) {
     metrics.addMetric(METRIC.quotaUsedShare, MetricUnit.NoUnit, report.quotaUsed / PLAN_QUOTAS[input.plan]);
   }
@@ -88,28 +87,41 @@ export function publishClubPollFailure(metrics: Metrics, clubId: string, duratio
 export interface ClubFreshnessInput {
   readonly clubId: string;
   readonly plan: Plan;
-  readonly cursors: readonly Cursor[];
+  /** Not used for metrics any more (freshness is fleet-wide: publishDispatchMetrics). */
+  readonly cursors?: readonly Cursor[];
   readonly quotaUsed: number;
   readonly nowMs: number;
 }
 
 /**
- * Freshness and quota of one club as the dispatcher sees them every run, whether or not the club
- * is polled (a paused or failing club keeps ageing): the watermark lag of every source that has one,
- * and the quota used share.
+ * The quota used share of one club as the dispatcher sees it every run, whether or not the club
+ * is polled. (Per-source freshness is fleet-wide, in publishDispatchMetrics.)
  */
 export function publishClubFreshnessMetrics(metrics: Metrics, input: ClubFreshnessInput): void {
   clubDocument(metrics, input.clubId);
-  for (const cursor of input.cursors) {
-    const lag = watermarkLagSeconds(cursor.watermark, input.nowMs);
-    if (lag !== undefined) metrics.addMetric(METRIC.watermarkLagSeconds, MetricUnit.Seconds, lag);
-  }
   metrics.addMetric(METRIC.quotaUsedShare, MetricUnit.NoUnit, input.quotaUsed / PLAN_QUOTAS[input.plan]);
   metrics.publishStoredMetrics();
 }
 
-/** Service-wide: clubs the dispatcher queued a poll for in this run. */
-export function publishDispatchMetrics(metrics: Metrics, clubsDispatched: number): void {
-  metrics.addMetric(METRIC.clubsDispatched, MetricUnit.Count, clubsDispatched);
+export interface DispatchMetricsInput {
+  /** Poll messages sent (one per club with a source due). */
+  readonly messages: number;
+  /** Club/sources overdue in this run (source-overdue.ts). */
+  readonly sourcesOverdue: number;
+  /** Longest time since a checked source's last success; absent when nothing was measured. */
+  readonly oldestSuccessAgeSeconds?: number;
+}
+
+/**
+ * Service-wide, once per dispatcher run: clubs dispatched, club/sources overdue (the SourceOverdue
+ * alarm; written every run, 0 included, so the alarm sees data and recovers), and the oldest
+ * success age.
+ */
+export function publishDispatchMetrics(metrics: Metrics, input: DispatchMetricsInput): void {
+  metrics.addMetric(METRIC.clubsDispatched, MetricUnit.Count, input.messages);
+  metrics.addMetric(METRIC.sourcesOverdue, MetricUnit.Count, input.sourcesOverdue);
+  if (input.oldestSuccessAgeSeconds !== undefined) {
+    metrics.addMetric(METRIC.oldestSuccessAgeSeconds, MetricUnit.Seconds, input.oldestSuccessAgeSeconds);
+  }
   metrics.publishStoredMetrics();
 }

@@ -26,7 +26,13 @@ import { createMetrics, publishClubFreshnessMetrics, publishDispatchMetrics } fr
 import { type ClubSchedule, DEFAULT_QUOTA_RESERVE, monthBounds, scheduleClub } from '../engine/scheduling';
 import { DynamoDbStateStore } from '../state/dynamodb-store';
 import type { Cursor, StateStore } from '../state/store';
-import { quotaReserveEnv, requiredEnv } from './runtime-env';
+import { quotaReserveEnv, requiredEnv, sourceOverdueMinutesEnv } from './runtime-env';
+import {
+  assessOverdue,
+  type ClubOverdueAssessment,
+  DEFAULT_SOURCE_OVERDUE_MINUTES,
+  SOURCE_OVERDUE_LOG_MESSAGE,
+} from './source-overdue';
 import { type PollQueue, SqsPollQueue } from './sqs-poll-queue';
 
 export interface DispatchDeps {
@@ -37,6 +43,11 @@ export interface DispatchDeps {
   readonly now?: number | (() => number);
   /** Share of each plan's quota kept free. @default DEFAULT_QUOTA_RESERVE */
   readonly reserve?: number;
+  /**
+   * A source with no successful poll for longer than max(3 x its cadence, this) is overdue
+   * (source-overdue.ts). @default DEFAULT_SOURCE_OVERDUE_MINUTES minutes
+   */
+  readonly overdueMinimumMs?: number;
   /** Clubs whose state is read at once. @default 16 */
   readonly concurrency?: number;
   /** Told about every club evaluated (metrics, logs). Must not throw. */
@@ -48,6 +59,7 @@ export interface ClubDecision {
   readonly cursors: readonly Cursor[];
   readonly quotaUsed: number;
   readonly schedule: ClubSchedule;
+  readonly overdue: ClubOverdueAssessment;
 }
 
 export interface DispatchSummary {
@@ -61,6 +73,13 @@ export interface DispatchSummary {
   readonly tableReads: number;
   /** Clubs whose state could not be read (logged; the others are dispatched). */
   readonly failed: number;
+  /**
+   * Club/sources without a successful poll for longer than their allowance (paused, unavailable and
+   * quota-held sources excluded): one `source overdue` log line each.
+   */
+  readonly sourcesOverdue: number;
+  /** Longest time since a checked source's last success, in seconds (absent: nothing to measure). */
+  readonly oldestSuccessAgeSeconds?: number;
 }
 
 export class DispatchError extends Error {
@@ -76,6 +95,9 @@ export async function dispatchDueClubs(deps: DispatchDeps): Promise<DispatchSumm
   let tableReads = listing.requests;
   let failed = 0;
   let due = 0;
+  let sourcesOverdue = 0;
+  let oldestSuccessAgeSeconds: number | undefined;
+  const overdueMinimumMs = deps.overdueMinimumMs ?? DEFAULT_SOURCE_OVERDUE_MINUTES * 60_000;
   const messages: PollMessage[] = [];
 
   await forEachLimited(listing.clubs, deps.concurrency ?? 16, async (record) => {
@@ -101,7 +123,15 @@ export async function dispatchDueClubs(deps: DispatchDeps): Promise<DispatchSumm
       nowMs,
       ...(deps.reserve === undefined ? {} : { reserve: deps.reserve }),
     });
-    deps.onClub?.({ record, cursors, quotaUsed, schedule });
+    const overdue = assessOverdue({ record, cursors, schedule, nowMs, minimumMs: overdueMinimumMs });
+    sourcesOverdue += overdue.overdue.length;
+    if (overdue.oldestSuccessAgeSeconds !== undefined) {
+      oldestSuccessAgeSeconds = Math.max(oldestSuccessAgeSeconds ?? 0, overdue.oldestSuccessAgeSeconds);
+    }
+    // One line per overdue club/source: the per-club detail behind the fleet-wide SourceOverdue
+    // alarm (docs/deploy.md lists the Logs Insights query). The reason is the engine's stored text.
+    for (const o of overdue.overdue) logger.warn(SOURCE_OVERDUE_LOG_MESSAGE, { ...o });
+    deps.onClub?.({ record, cursors, quotaUsed, schedule, overdue });
     if (schedule.due.length === 0) return;
     due += schedule.due.length;
     messages.push({ clubId: record.clubId, sources: schedule.due, dispatchedAt });
@@ -112,7 +142,15 @@ export async function dispatchDueClubs(deps: DispatchDeps): Promise<DispatchSumm
   }
   messages.sort((a, b) => (a.clubId < b.clubId ? -1 : 1));
   if (messages.length > 0) await deps.queue.sendBatch(messages);
-  return { clubs: listing.clubs.length, due, messages: messages.length, tableReads, failed };
+  return {
+    clubs: listing.clubs.length,
+    due,
+    messages: messages.length,
+    tableReads,
+    failed,
+    sourcesOverdue,
+    ...(oldestSuccessAgeSeconds === undefined ? {} : { oldestSuccessAgeSeconds }),
+  };
 }
 
 async function forEachLimited<T>(items: readonly T[], limit: number, run: (item: T) => Promise<void>) {
@@ -134,6 +172,7 @@ interface DispatchRuntime {
   readonly store: StateStore;
   readonly queue: PollQueue;
   readonly reserve: number;
+  readonly overdueMinimumMs: number;
   readonly metrics: Metrics;
 }
 
@@ -146,12 +185,14 @@ function dispatchRuntime(): DispatchRuntime {
   const tableName = requiredEnv(env, ENV.stateTable);
   const queueUrl = requiredEnv(env, ENV.pollQueueUrl);
   const reserve = quotaReserveEnv(env, DEFAULT_QUOTA_RESERVE);
+  const overdueMinimumMs = sourceOverdueMinutesEnv(env, DEFAULT_SOURCE_OVERDUE_MINUTES) * 60_000;
   const dynamo = new DynamoDBClient({});
   runtime = {
     registry: new DynamoDbClubRegistry({ client: dynamo, tableName }),
     store: new DynamoDbStateStore({ client: dynamo, tableName }),
     queue: new SqsPollQueue({ client: new SQSClient({}), queueUrl }),
     reserve,
+    overdueMinimumMs,
     metrics: createMetrics(),
   };
   return runtime;
@@ -168,6 +209,7 @@ export const handler = middy<unknown, DispatchSummary>()
       queue: rt.queue,
       now: nowMs,
       reserve: rt.reserve,
+      overdueMinimumMs: rt.overdueMinimumMs,
       onClub: ({ record, cursors, quotaUsed, schedule }) => {
         publishClubFreshnessMetrics(rt.metrics, {
           clubId: record.clubId,
@@ -188,7 +230,7 @@ export const handler = middy<unknown, DispatchSummary>()
         }
       },
     });
-    publishDispatchMetrics(rt.metrics, summary.messages);
+    publishDispatchMetrics(rt.metrics, summary);
     logger.info('dispatch done', { ...summary });
     return summary;
   });

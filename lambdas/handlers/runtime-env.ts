@@ -23,6 +23,8 @@ const MEANING: Record<string, string> = {
   [ENV.piiPolicyDefault]: "the default PII policy, 'minimal' or 'full'",
   [ENV.pollDeadlineMs]: 'milliseconds a poll invocation may use',
   [ENV.quotaReserve]: 'the share of each monthly quota kept free, 0 <= x < 1',
+  [ENV.sourceOverdueMinutes]:
+    'the minutes a source may go without a successful poll before it is overdue, a number > 0',
 };
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -60,4 +62,9 @@ export function piiPolicyEnv(env: Env): PiiPolicy {
   if (!value) return 'minimal';
   if (!isPiiPolicy(value)) throw invalid(ENV.piiPolicyDefault, value);
   return value;
+}
+
+/** `SOURCE_OVERDUE_MINUTES`: minutes (> 0), or `fallback` when unset. */
+export function sourceOverdueMinutesEnv(env: Env, fallback: number): number {
+  return optionalNumberEnv(env, ENV.sourceOverdueMinutes, (n) => n > 0) ?? fallback;
 }

@@ -5,7 +5,9 @@
  * Alarms (each one is explained, with what to do, in docs/deploy.md "Operations runbook"):
  * - DeadLetterQueueNotEmpty: a poll message failed every receive.
  * - PollErrors: polls keep failing (errors in three 5-minute periods in a row).
- * - WatermarkLag: the oldest watermark of any club/source is older than the threshold.
+ * - SourceOverdue: a club/source has had no successful poll for longer than its cadence allows
+ *   (fleet-wide metric `SourcesOverdue`; the clubs behind it: the saved Logs Insights query
+ *   `OverdueSourcesQuery`, also a widget on the dashboard).
  * - CredentialsRejected: a club's API credentials or key were refused.
  * - QuotaHigh: a club has used more than the threshold share of its monthly quota.
  * - DispatchErrors / DispatchNotRunning: the scheduler-driven dispatcher fails or does not run.
@@ -14,35 +16,53 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRIC, METRIC_DIMENSION, METRICS_NAMESPACE } from '../../lambdas/common/deployment-contract';
-import { SOURCES } from '../../lambdas/sources';
+import {
+  DEFAULT_SOURCE_OVERDUE_MINUTES,
+  OVERDUE_CADENCE_FACTOR,
+  SOURCE_OVERDUE_LOG_MESSAGE,
+} from '../../lambdas/handlers/source-overdue';
+
+export { DEFAULT_SOURCE_OVERDUE_MINUTES, SOURCE_OVERDUE_LOG_MESSAGE };
 
 /**
- * Default WatermarkLag threshold, in minutes. A quiet source's watermark legitimately trails by up
- * to its tail lookback (with no newer record the engine moves it to `poll start - lookback`), and a
- * quiet source may be polled only hourly, so the alarm sits two hours above the longest lookback of
- * any source: it fires when a source has really stopped completing polls. Finer, per-source
- * staleness is the runtime's Club Data Stale event (routed to operations by the example rules).
+ * Logs Insights (on the dispatch function's log group): the club/sources behind SourceOverdue, one
+ * row each, the longest overdue first, with the last error the engine stored.
  */
-export const DEFAULT_WATERMARK_LAG_ALARM_MINUTES =
-  Math.ceil(Math.max(...Object.values(SOURCES).map((source) => source.tailLookbackMs)) / 60_000) + 120;
+export const OVERDUE_SOURCES_QUERY = new logs.QueryString({
+  filterStatements: [`message = '${SOURCE_OVERDUE_LOG_MESSAGE}'`],
+  statsStatements: [
+    'latest(sinceSuccessSeconds) as sinceSuccessS, latest(allowedSeconds) as allowedS, latest(consecutiveFailures) as failures, latest(lastErrorKind) as errorKind, latest(reason) as lastReason, latest(lastSuccessAt) as lastSuccess, latest(@timestamp) as lastSeen by clubId, source',
+  ],
+  sort: 'sinceSuccessS desc',
+  limit: 200,
+});
 
 export interface MonitoringProps {
   readonly dispatchFunction: lambda.IFunction;
   readonly pollFunction: lambda.IFunction;
   readonly pollQueue: sqs.IQueue;
   readonly deadLetterQueue: sqs.IQueue;
+  /** The dispatch function's log group: the overdue-sources query and dashboard widget read it. */
+  readonly dispatchLogGroup: logs.ILogGroup;
   /** How often the dispatcher runs (sizes the DispatchNotRunning window). @default Duration.minutes(1) */
   readonly pollRate?: Duration;
   /** Powertools service name: the `service` dimension of every metric. @default 'gym-bridge' */
   readonly serviceName?: string;
   /** Alarm and OK notifications go here. @default no actions (alarms still show on the dashboard) */
   readonly alarmTopic?: sns.ITopic;
-  /** WatermarkLag fires above this. @default DEFAULT_WATERMARK_LAG_ALARM_MINUTES minutes */
-  readonly watermarkLagThreshold?: Duration;
+  /**
+   * The dispatcher's minimum allowance before a source is overdue (it must get the same value:
+   * the stack passes one setting to both, `sourceOverdueMinutes`). Used here to describe the alarm.
+   * @default DEFAULT_SOURCE_OVERDUE_MINUTES minutes
+   */
+  readonly sourceOverdueAfter?: Duration;
+  /** SourceOverdue fires when at least this many club/sources are overdue. @default 1 */
+  readonly sourcesOverdueThreshold?: number;
   /** PollErrors fires when each of three 5-minute periods has at least this many. @default 3 */
   readonly pollErrorsThreshold?: number;
   /** QuotaHigh fires above this share of a plan's monthly quota. @default 0.8 */
@@ -55,7 +75,7 @@ export interface MonitoringProps {
 export interface BridgeAlarms {
   readonly deadLetterQueueNotEmpty: cloudwatch.IAlarm;
   readonly pollErrors: cloudwatch.IAlarm;
-  readonly watermarkLag: cloudwatch.IAlarm;
+  readonly sourceOverdue: cloudwatch.IAlarm;
   readonly credentialsRejected: cloudwatch.IAlarm;
   readonly quotaHigh: cloudwatch.IAlarm;
   readonly dispatchErrors: cloudwatch.IAlarm;
@@ -67,13 +87,17 @@ const FIVE_MINUTES = Duration.minutes(5);
 export class Monitoring extends Construct {
   public readonly alarms: BridgeAlarms;
   public readonly dashboard: cloudwatch.Dashboard;
+  /** Saved Logs Insights query: the overdue club/sources (console: Logs Insights > Queries). */
+  public readonly overdueSourcesQuery: logs.QueryDefinition;
   readonly #service: string;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
     this.#service = props.serviceName ?? 'gym-bridge';
     const pollRate = props.pollRate ?? Duration.minutes(1);
-    const lagThreshold = props.watermarkLagThreshold ?? Duration.minutes(DEFAULT_WATERMARK_LAG_ALARM_MINUTES);
+    const overdueAfter = props.sourceOverdueAfter ?? Duration.minutes(DEFAULT_SOURCE_OVERDUE_MINUTES);
+    const overdueMinutes = overdueAfter.toMinutes({ integral: false });
+    const queryName = `${this.#service}/overdue-sources`;
     const quotaThreshold = props.quotaShareThreshold ?? 0.8;
 
     const alarm = (
@@ -119,14 +143,16 @@ export class Monitoring extends Construct {
         evaluationPeriods: 3,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       }),
-      watermarkLag: alarm(
-        'WatermarkLag',
-        `The oldest watermark of a club/source is more than ${lagThreshold.toHumanString()} behind.`,
+      // The dispatcher writes SourcesOverdue every run (0 included); each overdue source has already
+      // waited its whole allowance, so one 5-minute period is enough. No data means the dispatcher
+      // is not running: DispatchNotRunning says so.
+      sourceOverdue: alarm(
+        'SourceOverdue',
+        `A club/source has had no successful poll for more than max(${OVERDUE_CADENCE_FACTOR} x its cadence, ${overdueMinutes} minutes) (paused, unavailable and quota-held sources excluded). Which ones: saved Logs Insights query ${queryName}, or the dashboard.`,
         {
-          metric: this.serviceMetric(METRIC.watermarkLagSeconds, cloudwatch.Stats.MAXIMUM),
-          threshold: lagThreshold.toSeconds(),
-          evaluationPeriods: 3,
-          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          metric: this.serviceMetric(METRIC.sourcesOverdue, cloudwatch.Stats.MAXIMUM),
+          threshold: props.sourcesOverdueThreshold ?? 1,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         },
       ),
       credentialsRejected: alarm(
@@ -176,7 +202,12 @@ export class Monitoring extends Construct {
       dashboardName: props.dashboardName,
       defaultInterval: Duration.hours(6),
     });
-    this.#addWidgets(props, lagThreshold, quotaThreshold);
+    this.overdueSourcesQuery = new logs.QueryDefinition(this, 'OverdueSourcesQuery', {
+      queryDefinitionName: queryName,
+      queryString: OVERDUE_SOURCES_QUERY,
+      logGroups: [props.dispatchLogGroup],
+    });
+    this.#addWidgets(props, overdueAfter, quotaThreshold);
   }
 
   /** A service-wide metric of the bridge (dimension `service` only). */
@@ -201,7 +232,7 @@ export class Monitoring extends Construct {
     });
   }
 
-  #addWidgets(props: MonitoringProps, lagThreshold: Duration, quotaThreshold: number): void {
+  #addWidgets(props: MonitoringProps, overdueAfter: Duration, quotaThreshold: number): void {
     const fullWidth = 24;
     const half = 12;
     const alarms = Object.values(this.alarms);
@@ -216,9 +247,11 @@ export class Monitoring extends Construct {
     );
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
-        title: 'Freshness: watermark lag per club (s, max)',
-        left: [this.perClubMetrics(METRIC.watermarkLagSeconds, 'Maximum', '')],
-        leftAnnotations: [{ value: lagThreshold.toSeconds(), label: 'alarm' }],
+        title: 'Freshness: club/sources overdue (all clubs)',
+        left: [this.serviceMetric(METRIC.sourcesOverdue, cloudwatch.Stats.MAXIMUM)],
+        leftAnnotations: [{ value: props.sourcesOverdueThreshold ?? 1, label: 'alarm' }],
+        right: [this.serviceMetric(METRIC.oldestSuccessAgeSeconds, cloudwatch.Stats.MAXIMUM)],
+        rightAnnotations: [{ value: overdueAfter.toSeconds(), label: 'minimum allowance (s)' }],
         width: half,
       }),
       new cloudwatch.GraphWidget({
@@ -229,6 +262,16 @@ export class Monitoring extends Construct {
           this.serviceMetric(METRIC.pollDuration, cloudwatch.Stats.MAXIMUM),
         ],
         width: half,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.LogQueryWidget({
+        title: 'Overdue club/sources (dispatcher log; longest first)',
+        logGroupNames: [props.dispatchLogGroup.logGroupName],
+        queryString: OVERDUE_SOURCES_QUERY.toString(),
+        view: cloudwatch.LogQueryVisualizationType.TABLE,
+        width: fullWidth,
+        height: 6,
       }),
     );
     this.dashboard.addWidgets(

@@ -18,6 +18,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV, HANDLER_ENTRIES } from '../../lambdas/common/deployment-contract';
 import type { PiiPolicy } from '../../lambdas/events/pii';
+import { DEFAULT_SOURCE_OVERDUE_MINUTES } from '../../lambdas/handlers/source-overdue';
 import { BridgeFunction } from './bridge-function';
 import type { ClubSecrets } from './club-secrets';
 import type { BridgeEventBus } from './event-bus';
@@ -47,6 +48,11 @@ export interface PollerProps {
   readonly piiPolicyDefault?: PiiPolicy;
   /** Share of each plan's monthly quota kept free (0..1). @default 0.1 */
   readonly quotaReserve?: number;
+  /**
+   * The dispatcher's minimum allowance before a source without a successful poll is overdue
+   * (`SOURCE_OVERDUE_MINUTES`; give Monitoring the same value). @default 15 minutes
+   */
+  readonly sourceOverdueAfter?: Duration;
   /** Handler entry files, relative to the repository root. @default HANDLER_ENTRIES */
   readonly handlerEntries?: { readonly dispatch: string; readonly poll: string };
   /** Powertools service name of both functions. @default 'gym-bridge' */
@@ -83,6 +89,7 @@ export class Poller extends Construct {
     const margin = props.pollDeadlineMargin ?? Duration.seconds(20);
     const maxReceiveCount = props.maxReceiveCount ?? 3;
     const quotaReserve = props.quotaReserve ?? 0.1;
+    const overdueAfter = props.sourceOverdueAfter ?? Duration.minutes(DEFAULT_SOURCE_OVERDUE_MINUTES);
     const entries = props.handlerEntries ?? HANDLER_ENTRIES;
     check(
       Number.isInteger(pollRate.toSeconds() / 60) && pollRate.toMinutes() >= 1,
@@ -101,6 +108,10 @@ export class Poller extends Construct {
       `maxReceiveCount must be a positive integer, got ${maxReceiveCount}`,
     );
     check(quotaReserve >= 0 && quotaReserve < 1, `quotaReserve must be in [0, 1), got ${quotaReserve}`);
+    check(
+      overdueAfter.toMilliseconds() >= 60_000,
+      `sourceOverdueAfter must be at least one minute, got ${overdueAfter.toHumanString()}`,
+    );
     const deadlineMs = pollTimeout.toMilliseconds() - margin.toMilliseconds();
     check(
       deadlineMs >= 10_000,
@@ -118,7 +129,10 @@ export class Poller extends Construct {
       description: 'gym-bridge dispatch: picks the clubs due and queues one poll message per club',
       memorySize: 256,
       timeout: props.dispatchTimeout ?? Duration.seconds(50),
-      environment: { [ENV.quotaReserve]: String(quotaReserve) },
+      environment: {
+        [ENV.quotaReserve]: String(quotaReserve),
+        [ENV.sourceOverdueMinutes]: String(overdueAfter.toMinutes({ integral: false })),
+      },
     });
     const pollFunction = new BridgeFunction(this, 'Poll', {
       ...common,

@@ -2,8 +2,14 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV, METRIC, METRICS_NAMESPACE } from '../../lambdas/common/deployment-contract';
 import { ALL_DETAIL_TYPES, DETAIL_TYPES, eventJsonSchema } from '../../lambdas/events/catalog';
+import type { OverdueSource } from '../../lambdas/handlers/source-overdue';
 import { stateTableKeySchema } from '../../lambdas/state/table';
 import { registrySchemaName } from '../../lib/constructs/event-bus';
+import {
+  DEFAULT_SOURCE_OVERDUE_MINUTES,
+  OVERDUE_SOURCES_QUERY,
+  SOURCE_OVERDUE_LOG_MESSAGE,
+} from '../../lib/constructs/monitoring';
 import {
   actionsOf,
   bridgeFunction,
@@ -248,9 +254,9 @@ describe('alarms', () => {
       AlarmActions: [{ Ref: Match.stringLikeRegexp('^AlarmTopic') }],
     });
 
-  it('watch poll errors, watermark lag, rejected credentials and quota above 80%', () => {
+  it('watch poll errors, overdue sources, rejected credentials and quota above 80%', () => {
     customMetricAlarm(prod, METRIC.pollErrors, 'GreaterThanOrEqualToThreshold');
-    customMetricAlarm(prod, METRIC.watermarkLagSeconds, 'GreaterThanThreshold');
+    customMetricAlarm(prod, METRIC.sourcesOverdue, 'GreaterThanOrEqualToThreshold');
     customMetricAlarm(prod, METRIC.credentialsRejected, 'GreaterThanOrEqualToThreshold');
     customMetricAlarm(prod, METRIC.quotaUsedShare, 'GreaterThanThreshold');
     prod.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -305,11 +311,83 @@ describe('alarms', () => {
     }
   });
 
-  it('one dashboard shows freshness, events, quota per club and errors', () => {
+  it('SourceOverdue: fleet-wide, on the metric the dispatcher writes, its allowance in minutes from one setting', () => {
+    // The alarm reads the name the runtime writes (METRIC.sourcesOverdue, written by
+    // publishDispatchMetrics), service-wide: no per-club dimension.
+    prod.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: Match.absent(),
+      Namespace: METRICS_NAMESPACE,
+      MetricName: METRIC.sourcesOverdue,
+      Dimensions: [{ Name: 'service', Value: 'gym-bridge-prod' }],
+      Statistic: 'Maximum',
+      Period: 300,
+      EvaluationPeriods: 1,
+      Threshold: 1,
+      TreatMissingData: 'notBreaching',
+      AlarmDescription: Match.stringLikeRegexp(
+        `max\\(3 x its cadence, ${DEFAULT_SOURCE_OVERDUE_MINUTES} minutes\\).*gym-bridge-prod/overdue-sources.*Runbook: docs/deploy.md#sourceoverdue`,
+      ),
+    });
+    expect(JSON.stringify(prod.findResources('AWS::CloudWatch::Alarm'))).not.toContain('WatermarkLag');
+    // The dispatcher gets the same allowance, in minutes.
+    expect(envOf(bridgeFunction(prod, 'dispatch').resource)).toMatchObject({
+      [ENV.sourceOverdueMinutes]: String(DEFAULT_SOURCE_OVERDUE_MINUTES),
+    });
+    const custom = synthStack({ stage: 'dev', sourceOverdueMinutes: '45' }).template;
+    custom.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: METRIC.sourcesOverdue,
+      AlarmDescription: Match.stringLikeRegexp('45 minutes'),
+    });
+    expect(envOf(bridgeFunction(custom, 'dispatch').resource)).toMatchObject({
+      [ENV.sourceOverdueMinutes]: '45',
+    });
+  });
+
+  it('a saved Logs Insights query on the dispatch log group lists the overdue club/sources', () => {
+    const dispatchLogGroup = (
+      bridgeFunction(prod, 'dispatch').resource.Properties.LoggingConfig as { LogGroup: { Ref: string } }
+    ).LogGroup.Ref;
+    prod.hasResourceProperties('AWS::Logs::QueryDefinition', {
+      Name: 'gym-bridge-prod/overdue-sources',
+      LogGroupNames: [{ Ref: dispatchLogGroup }],
+      QueryString: Match.stringLikeRegexp(
+        `filter message = '${SOURCE_OVERDUE_LOG_MESSAGE}'[\\s\\S]*by clubId, source[\\s\\S]*sort sinceSuccessS desc`,
+      ),
+    });
+    // The fields the query reads are the ones the dispatcher logs (OverdueSource).
+    const example: Required<OverdueSource> = {
+      clubId: 'c',
+      source: 'visits',
+      sinceSuccessSeconds: 1,
+      cadenceSeconds: 1,
+      allowedSeconds: 1,
+      lastSuccessAt: '',
+      consecutiveFailures: 0,
+      lastErrorKind: '',
+      lastErrorAt: '',
+      reason: '',
+    };
+    const query = OVERDUE_SOURCES_QUERY.toString();
+    for (const field of [
+      'sinceSuccessSeconds',
+      'allowedSeconds',
+      'consecutiveFailures',
+      'lastErrorKind',
+      'reason',
+    ]) {
+      expect(Object.keys(example)).toContain(field);
+      expect(query).toContain(field);
+    }
+  });
+
+  it('one dashboard shows freshness, the overdue clubs, events, quota per club and errors', () => {
     const { resource } = onlyResource(prod, 'AWS::CloudWatch::Dashboard');
     const body = JSON.stringify(resource.Properties.DashboardBody);
+    expect(body).toContain(SOURCE_OVERDUE_LOG_MESSAGE);
+    expect(body).toContain('"type\\":\\"log\\"');
     for (const metric of [
-      METRIC.watermarkLagSeconds,
+      METRIC.sourcesOverdue,
+      METRIC.oldestSuccessAgeSeconds,
       METRIC.eventsPublished,
       METRIC.quotaUsedShare,
       METRIC.pollErrors,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_EVENT_SOURCE } from '../../lambdas/events/catalog';
-import { SOURCES } from '../../lambdas/sources';
+import { DEFAULT_SOURCE_OVERDUE_MINUTES } from '../../lambdas/handlers/source-overdue';
 import { resolveStageConfig, StageConfigError } from '../../lib/stage-config';
 
 const context =
@@ -38,7 +38,7 @@ describe('resolveStageConfig', () => {
         quotaReserve: '0.25',
         alarmEmail: 'ops@example.com',
         alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops-alarms',
-        watermarkLagAlarmMinutes: '90',
+        sourceOverdueMinutes: '30',
         archiveRetentionDays: '0',
         exampleRules: 'false',
         retainData: false,
@@ -53,17 +53,19 @@ describe('resolveStageConfig', () => {
       quotaReserve: 0.25,
       alarmEmail: 'ops@example.com',
       alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops-alarms',
-      watermarkLagAlarmMinutes: 90,
+      sourceOverdueMinutes: 30,
       archiveRetentionDays: 0,
       exampleRules: false,
       retainData: false,
     });
   });
 
-  it('alarms on watermark lag only beyond what a quiet source legitimately trails by', () => {
-    const thresholdMs = resolveStageConfig(context({ stage: 'prod' })).watermarkLagAlarmMinutes * 60_000;
-    for (const source of Object.values(SOURCES)) {
-      expect(thresholdMs).toBeGreaterThanOrEqual(source.tailLookbackMs + 60 * 60_000);
+  it('calls a source overdue after minutes without a successful poll, not hours', () => {
+    for (const stage of ['dev', 'prod']) {
+      const minutes = resolveStageConfig(context({ stage })).sourceOverdueMinutes;
+      expect(minutes).toBe(DEFAULT_SOURCE_OVERDUE_MINUTES);
+      expect(minutes).toBeGreaterThanOrEqual(5);
+      expect(minutes).toBeLessThanOrEqual(30);
     }
   });
 
@@ -74,7 +76,11 @@ describe('resolveStageConfig', () => {
     [{ quotaReserve: '1' }, /quotaReserve="1"/],
     [{ quotaReserve: 'ten' }, /quotaReserve="ten"/],
     [{ piiPolicyDefault: 'none' }, /piiPolicyDefault="none": must be one of full, minimal/],
-    [{ eventSource: 'aws.gyms' }, /eventSource="aws\.gyms"/],
+    [{ eventSource: 'aws.gyms' }, /eventSource="aws\.gyms".*'aws\.' is reserved/],
+    [{ eventSource: 'x'.repeat(257) }, /eventSource=.*257 characters long/],
+    [{ eventSource: 'gym bridge' }, /eventSource="gym bridge".*only letters, digits/],
+    [{ sourceOverdueMinutes: '0' }, /sourceOverdueMinutes="0": must be a whole number of minutes >= 1/],
+    [{ watermarkLagAlarmMinutes: '90' }, /watermarkLagAlarmMinutes: was replaced by sourceOverdueMinutes/],
     [{ alarmEmail: 'ops' }, /alarmEmail="ops": must be an e-mail address/],
     [{ alarmTopicArn: 'ops-alarms' }, /alarmTopicArn="ops-alarms": must be an SNS topic ARN/],
     [{ exampleRules: 'yes' }, /exampleRules="yes": must be true or false/],

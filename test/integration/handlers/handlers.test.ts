@@ -15,12 +15,14 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { clubRecordFrom, DynamoDbClubRegistry, putClubSecret } from '../../../lambdas/clubs';
 import { ENV, METRIC } from '../../../lambdas/common/deployment-contract';
+import { logger } from '../../../lambdas/common/logger';
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/engine/club-config';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/events/local-eventbridge';
 import type { DispatchSummary } from '../../../lambdas/handlers/dispatch';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
-import { DynamoDbStateStore } from '../../../lambdas/state';
+import { DEFAULT_SOURCES } from '../../../lambdas/sources';
+import { DynamoDbStateStore, newCursor } from '../../../lambdas/state';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 import { actualKeys, compare, expectedKeys } from '../../support/ground-truth';
 import { type LocalSecretsManager, startLocalSecretsManager } from '../../support/local-secrets-manager';
@@ -203,9 +205,9 @@ describe('dispatch and poll handlers', () => {
     const secondResponse = await runPoll(secondEvent);
 
     // Assess: one message per club, every source, batches settled, queue empty.
-    expect(first).toMatchObject({ clubs: 2, messages: 2, due: 16, failed: 0 });
+    expect(first).toMatchObject({ clubs: 2, messages: 2, due: 2 * DEFAULT_SOURCES.length, failed: 0 });
     expect(firstEvent.Records.map((r) => JSON.parse(r.body).clubId).sort()).toEqual([a.clubId, b.clubId]);
-    expect(JSON.parse(firstEvent.Records[0]!.body).sources).toHaveLength(8);
+    expect(JSON.parse(firstEvent.Records[0]!.body).sources).toEqual(DEFAULT_SOURCES);
     expect(firstResponse.batchItemFailures).toEqual([]);
     expect(afterBaseline).toBe(0);
     expect(idle).toMatchObject({ clubs: 2, messages: 0 });
@@ -215,7 +217,9 @@ describe('dispatch and poll handlers', () => {
     // Exactly the sandbox's changes of those two clubs, each once, with the deployment's source.
     const entries = sandbox.journal
       .entries(baselineSeq)
-      .filter((e) => e.clubId === a.clubId || e.clubId === b.clubId);
+      .filter((e) => e.clubId === a.clubId || e.clubId === b.clubId)
+      // Class attendance is experimental: not polled unless a club lists it.
+      .filter((e) => e.kind !== 'classAttendance');
     const result = compare(expectedKeys(entries, [boundary]), actualKeys(events()));
     expect(result.expected).toBeGreaterThan(20);
     expect(result.missing).toEqual([]);
@@ -224,7 +228,7 @@ describe('dispatch and poll handlers', () => {
     // Metrics: one EMF document per club poll, per club and service-wide.
     const ofA = emf(mark).find((d) => d.ClubId === a.clubId)!;
     expect(ofA[METRIC.eventsPublished]).toBe(events(a.clubId).length);
-    expect(ofA[METRIC.apiRequests]).toBeGreaterThanOrEqual(8);
+    expect(ofA[METRIC.apiRequests]).toBeGreaterThanOrEqual(DEFAULT_SOURCES.length);
     expect(ofA[METRIC.pollErrors]).toBe(0);
     expect(ofA.service).toBe('gym-bridge-test');
   });
@@ -417,5 +421,80 @@ describe('dispatch and poll handlers', () => {
     const cursors = await store.listCursors('quota-club');
     const pausedUntil = Math.max(...cursors.map((c) => Date.parse(c.health.pausedUntil ?? '1970-01-01')));
     expect(pausedUntil).toBeGreaterThanOrEqual(Date.parse('2026-04-01T00:00:00Z'));
+  });
+
+  it('writes the fleet-wide SourcesOverdue count and one log line per overdue club/source, not for a fresh club', async () => {
+    // Prepare: only two enabled clubs (the others disabled), onboarded 30 minutes ago; the visits
+    // of one last succeeded 25 minutes ago (it keeps failing), the other's 30 seconds ago.
+    for (const club of (await registry.listEnabled()).clubs) await registry.disable(club.clubId);
+    const record = (clubId: string) => ({
+      clubId,
+      baseUrl: 'https://api.example.com/v1',
+      timeZone: 'Europe/London',
+      plan: 'basic' as const,
+      enabled: true,
+      sources: ['visits' as const],
+      secretName: `${PREFIX}${clubId}`,
+    });
+    await registry.put(record('overdue-club'));
+    await registry.put(record('fresh-club'));
+    advance(30 * MINUTE);
+    const now = Date.now();
+    const at = (agoMs: number) => new Date(now - agoMs).toISOString();
+    await store.putCursor({
+      ...newCursor('overdue-club', 'visits'),
+      baselineDone: true,
+      watermark: at(25 * MINUTE),
+      health: {
+        consecutiveFailures: 5,
+        lastPollAt: at(MINUTE),
+        lastSuccessAt: at(25 * MINUTE),
+        lastError: { kind: 'unavailable', message: 'connect ECONNREFUSED 127.0.0.1:9', at: at(MINUTE) },
+      },
+    });
+    await store.putCursor({
+      ...newCursor('fresh-club', 'visits'),
+      baselineDone: true,
+      watermark: at(30_000),
+      health: { consecutiveFailures: 0, lastPollAt: at(30_000), lastSuccessAt: at(30_000) },
+    });
+    const mark = stdout.length;
+    // The logger is silent under vitest (and the middleware resets its level on every warm
+    // invocation): watch what the handler asks it to print. Its JSON form: dispatch-due-clubs.test.
+    const warn = vi.spyOn(logger, 'warn');
+    // Act
+    let summary: DispatchSummary;
+    let warned: unknown[][];
+    try {
+      summary = await dispatch({}, lambdaContext('dispatch'));
+    } finally {
+      warned = [...warn.mock.calls];
+      warn.mockRestore();
+    }
+    const queued = sqs.takeEvent(QUEUE);
+    sqs.settle(queued, { batchItemFailures: [] }); // not polled here: leave the queue empty
+    // Assess: the metric, service-wide only, counts the one overdue source.
+    expect(summary).toMatchObject({ clubs: 2, sourcesOverdue: 1, oldestSuccessAgeSeconds: 25 * 60 });
+    const fleet = emf(mark).filter((d) => METRIC.sourcesOverdue in d);
+    expect(fleet).toHaveLength(1);
+    expect(fleet[0]![METRIC.sourcesOverdue]).toBe(1);
+    expect(fleet[0]![METRIC.oldestSuccessAgeSeconds]).toBe(25 * 60);
+    expect(fleet[0]!.ClubId).toBeUndefined();
+    expect(emf(mark).some((d) => 'WatermarkLagSeconds' in d)).toBe(false);
+    // The log line behind it names the club, the source and the reason; none for the fresh club.
+    const lines = warned
+      .filter(([message]) => message === 'source overdue')
+      .map(([, attributes]) => attributes);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      clubId: 'overdue-club',
+      source: 'visits',
+      sinceSuccessSeconds: 25 * 60,
+      cadenceSeconds: 60,
+      allowedSeconds: 15 * 60,
+      consecutiveFailures: 5,
+      lastErrorKind: 'unavailable',
+      reason: 'connect ECONNREFUSED 127.0.0.1:9',
+    });
   });
 });

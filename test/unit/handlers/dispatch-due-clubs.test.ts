@@ -5,6 +5,7 @@ import type { PollMessage } from '../../../lambdas/common/deployment-contract';
 import { DispatchError, dispatchDueClubs } from '../../../lambdas/handlers/dispatch';
 import { DEFAULT_SOURCES, SOURCE_ORDER } from '../../../lambdas/sources';
 import { MemoryStateStore, newCursor, type StateStore } from '../../../lambdas/state';
+import { captureLogs, logProblems } from '../../support/log-capture';
 
 const NOW = Date.parse('2026-06-10T12:00:00.000Z');
 
@@ -83,6 +84,9 @@ describe('dispatchDueClubs', () => {
       messages: 2,
       tableReads: 1 + 3 * 2,
       failed: 0,
+      // stale-club: no success for 2 hours on every source; new-club has nothing to measure from.
+      sourcesOverdue: DEFAULT_SOURCES.length,
+      oldestSuccessAgeSeconds: 2 * 60 * 60,
     });
     expect(seen.sort()).toEqual(['fresh-club', 'new-club', 'stale-club']);
   });
@@ -161,5 +165,59 @@ describe('dispatchDueClubs', () => {
     // Assess
     expect(spent.messages).toBe(0);
     expect(lowerReserve.messages).toBe(1);
+  });
+
+  it('logs one line per overdue club/source with its reason, and counts none for a fresh or paused club', async () => {
+    // Prepare: a club whose visits keep failing for 40 minutes, a fresh club, a paused club.
+    const store = new MemoryStateStore();
+    await polled(store, 'failing-club', 10_000);
+    const failing = await store.getCursor('failing-club', 'visits');
+    await store.putCursor({
+      ...failing,
+      health: {
+        ...failing.health,
+        lastSuccessAt: new Date(NOW - 40 * 60_000).toISOString(),
+        consecutiveFailures: 9,
+        lastError: {
+          kind: 'unavailable',
+          message: 'HTTP 503 from the API',
+          at: new Date(NOW - 10_000).toISOString(),
+        },
+      },
+    });
+    await polled(store, 'fresh-club', 30_000);
+    await polled(store, 'paused-club', 3 * 60 * 60_000, {
+      pausedUntil: new Date(NOW + 60 * 60_000).toISOString(),
+    });
+    const logs = captureLogs();
+    // Act
+    let summary: Awaited<ReturnType<typeof dispatchDueClubs>>;
+    try {
+      summary = await dispatchDueClubs({
+        registry: new MemoryClubRegistry([club('failing-club'), club('fresh-club'), club('paused-club')]),
+        store,
+        queue: new RecordingQueue(),
+        now: NOW,
+      });
+    } finally {
+      logs.stop();
+    }
+    // Assess
+    expect(summary.sourcesOverdue).toBe(1);
+    expect(summary.oldestSuccessAgeSeconds).toBe(40 * 60);
+    const overdue = logs.lines.filter((l) => l.message === 'source overdue');
+    expect(overdue).toHaveLength(1);
+    expect(overdue[0]).toMatchObject({
+      level: 'WARN',
+      clubId: 'failing-club',
+      source: 'visits',
+      sinceSuccessSeconds: 2400,
+      cadenceSeconds: 60,
+      allowedSeconds: 15 * 60,
+      consecutiveFailures: 9,
+      lastErrorKind: 'unavailable',
+      reason: 'HTTP 503 from the API',
+    });
+    expect(logProblems(logs.lines)).toEqual([]);
   });
 });

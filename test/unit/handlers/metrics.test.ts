@@ -101,14 +101,15 @@ describe('metrics', () => {
     expect(doc![METRIC.pollErrors]).toBe(1);
     expect(doc![METRIC.pollDuration]).toBe(1234);
     expect(doc![METRIC.credentialsRejected]).toBe(1);
-    expect(doc![METRIC.watermarkLagSeconds]).toEqual([60, 3600]);
     expect(doc![METRIC.quotaUsedShare]).toBe(0.25);
     const units = Object.fromEntries(directive.Metrics.map((m) => [m.Name, m.Unit]));
     expect(units[METRIC.pollDuration]).toBe('Milliseconds');
-    expect(units[METRIC.watermarkLagSeconds]).toBe('Seconds');
+    // Freshness is fleet-wide (the dispatcher's), never a per-club metric.
+    expect(Object.keys(units)).not.toContain('WatermarkLagSeconds');
+    expect(doc).not.toHaveProperty(METRIC.sourcesOverdue);
   });
 
-  it('writes the freshness of every cursor and the quota share, and the clubs dispatched', () => {
+  it('writes the quota share per club, and the clubs dispatched and the overdue sources service-wide only', () => {
     // Prepare
     const metrics = createMetrics({ serviceName: 'svc' });
     const cursors = [
@@ -123,15 +124,29 @@ describe('metrics', () => {
       quotaUsed: 500_000,
       nowMs: NOW,
     });
-    publishDispatchMetrics(metrics, 7);
+    publishDispatchMetrics(metrics, { messages: 7, sourcesOverdue: 3, oldestSuccessAgeSeconds: 5400 });
+    publishDispatchMetrics(metrics, { messages: 0, sourcesOverdue: 0 });
     // Assess
-    const [freshness, dispatch] = documents();
-    expect(freshness![METRIC.watermarkLagSeconds]).toBe(1800);
+    const [freshness, dispatch, quiet] = documents();
     expect(freshness![METRIC.quotaUsedShare]).toBe(0.1);
     expect(freshness!.ClubId).toBe('club-2');
+    expect(Object.keys(freshness!)).not.toContain('WatermarkLagSeconds');
     expect(dispatch![METRIC.clubsDispatched]).toBe(7);
+    expect(dispatch![METRIC.sourcesOverdue]).toBe(3);
+    expect(dispatch![METRIC.oldestSuccessAgeSeconds]).toBe(5400);
+    const units = Object.fromEntries(
+      dispatch!._aws.CloudWatchMetrics[0]!.Metrics.map((m) => [m.Name, m.Unit]),
+    );
+    expect(units).toEqual({
+      [METRIC.clubsDispatched]: 'Count',
+      [METRIC.sourcesOverdue]: 'Count',
+      [METRIC.oldestSuccessAgeSeconds]: 'Seconds',
+    });
     expect(dispatch!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['service']]);
     expect(dispatch!.ClubId).toBeUndefined();
+    // Zero is written too, so the alarm has data and recovers.
+    expect(quiet![METRIC.sourcesOverdue]).toBe(0);
+    expect(quiet).not.toHaveProperty(METRIC.oldestSuccessAgeSeconds);
   });
 
   it('computes the watermark lag in whole seconds, never negative', () => {

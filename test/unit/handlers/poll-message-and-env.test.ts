@@ -9,6 +9,7 @@ import {
   piiPolicyEnv,
   quotaReserveEnv,
   requiredEnv,
+  sourceOverdueMinutesEnv,
 } from '../../../lambdas/handlers/runtime-env';
 
 describe('parsePollMessage', () => {
@@ -67,6 +68,11 @@ describe('runtime environment', () => {
     expect(quotaReserveEnv({ [ENV.quotaReserve]: '0.2' }, 0.1)).toBe(0.2);
     expect(() => quotaReserveEnv({ [ENV.quotaReserve]: '1' }, 0.1)).toThrow(InvalidEnvironmentError);
     expect(() => quotaReserveEnv({ [ENV.quotaReserve]: 'ten' }, 0.1)).toThrow(/QUOTA_RESERVE is 'ten'/);
+    expect(sourceOverdueMinutesEnv({}, 15)).toBe(15);
+    expect(sourceOverdueMinutesEnv({ [ENV.sourceOverdueMinutes]: '30' }, 15)).toBe(30);
+    expect(() => sourceOverdueMinutesEnv({ [ENV.sourceOverdueMinutes]: '0' }, 15)).toThrow(
+      /SOURCE_OVERDUE_MINUTES is '0': it must hold the minutes a source may go without a successful poll/,
+    );
     expect(optionalNumberEnv({ [ENV.pollDeadlineMs]: '100000' }, ENV.pollDeadlineMs, (n) => n > 0)).toBe(
       100_000,
     );
