@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/engine/club-config';
 import { pollClub } from '../../../lambdas/engine/poll-club';
-import { pollSource } from '../../../lambdas/engine/poll-source';
+import { BackfillRangeError, pollSource } from '../../../lambdas/engine/poll-source';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
@@ -61,6 +61,13 @@ describe('backfill', () => {
     await sandbox.close();
   });
 
+  const ctx = () => ({
+    clubId: club.clubId,
+    timeZone: club.timeZone,
+    unstatedZone: club.unstatedZone,
+    piiPolicy: club.piiPolicy,
+  });
+
   const table = async (name: string) =>
     new DynamoDbStateStore({ client: db.client, tableName: await createTestTable(db.client, name), now });
 
@@ -96,5 +103,156 @@ describe('backfill', () => {
       expect(c.backfillFrom, c.source).toBeUndefined();
       expect(c.backfillScan, c.source).toBeUndefined();
     }
+  });
+
+  /** Event types a backfill reproduces: records (append sources) and first announcements. */
+  const BACKFILLED_TYPES = new Set([
+    'Member Joined',
+    'Prospect Created',
+    'Member Visit Recorded',
+    'Payment Succeeded',
+    'Payment Failed',
+    'Payment Refunded',
+    'POS Transaction Recorded',
+    'Disbursement Recorded',
+    'Member Sent To Debt Collection',
+    'Class Attendance Recorded',
+  ]);
+
+  it('re-publishes what regular polls published with the same eventIds, and the regular polls after it publish what they would have', async () => {
+    // Prepare: a control table polled regularly, and a subject table polled the same way plus a
+    // backfill; both see the same sandbox at the same times.
+    const start = now();
+    const control = await table('bf-control');
+    const subject = await table('bf-subject');
+    await poll(control, new MemorySink());
+    await poll(subject, new MemorySink());
+    sandbox.advance(3 * 60 * MINUTE);
+    const firstControl = new MemorySink();
+    const firstSubject = new MemorySink();
+    await poll(control, firstControl);
+    await poll(subject, firstSubject);
+    const regularBefore = (await subject.listCursors(club.clubId)).map(regular);
+    // Act: a backfill from two days before the baseline.
+    const backfilled = new MemorySink();
+    const report = await poll(subject, backfilled, start - 2 * DAY);
+    // Assess: every record and first announcement the regular poll published is there again, with
+    // the same eventId.
+    expect(report.failures).toEqual([]);
+    const published = dataEvents(firstSubject.events).filter((e) => BACKFILLED_TYPES.has(e.detailType));
+    expect(published.length).toBeGreaterThan(20);
+    expect(new Set(published.map((e) => e.detailType)).size).toBeGreaterThan(3);
+    const again = ids(backfilled.events);
+    const missing = published.filter((e) => !again.has(e.detail.eventId));
+    expect(missing.map((e) => `${e.detailType} ${e.detail.eventId}`)).toEqual([]);
+    // Whatever the regular polls could still say is theirs: the backfill published only its types.
+    expect(dataEvents(backfilled.events).filter((e) => !BACKFILLED_TYPES.has(e.detailType))).toEqual([]);
+    expect((await subject.listCursors(club.clubId)).map(regular)).toEqual(regularBefore);
+    // Act: the next regular polls, after more activity.
+    sandbox.advance(3 * 60 * MINUTE);
+    const nextControl = new MemorySink();
+    const nextSubject = new MemorySink();
+    await poll(control, nextControl);
+    await poll(subject, nextSubject);
+    // Assess: the same events as without the backfill (nothing lost, nothing repeated), and the
+    // same regular cursors.
+    expect(ids(nextControl.events).size).toBeGreaterThan(0);
+    expect(sorted(ids(nextSubject.events))).toEqual(sorted(ids(nextControl.events)));
+    expect((await subject.listCursors(club.clubId)).map(regular)).toEqual(
+      (await control.listCursors(club.clubId)).map(regular),
+    );
+  });
+
+  it('runs a long backfill over many invocations beside the regular polls, without moving their watermark', async () => {
+    // Prepare: a visits baseline on two tables; the control is polled regularly only.
+    const source = SOURCES.visits;
+    const control = await table('bf-long-control');
+    const subject = await table('bf-long');
+    const sink = new MemorySink();
+    const controlSink = new MemorySink();
+    const deps = (store: DynamoDbStateStore, s: MemorySink) => ({
+      store,
+      sink: s,
+      client: clients.forClub(club, () => {}),
+      now,
+      owner: 'long',
+    });
+    await pollSource(deps(control, controlSink), ctx(), source, { deadlineMs: deadline() });
+    await pollSource(deps(subject, sink), ctx(), source, { deadlineMs: deadline() });
+    const baseline = regular(await subject.getCursor(club.clubId, 'visits'));
+    const from = now() - 3 * DAY;
+    const wanted = sandbox.records(club.clubId, 'visits', {
+      fromdate: new Date(from + 12 * 60 * MINUTE).toISOString().slice(0, 19),
+    });
+    // Act: invocations with little time each; half-way, an hour of new visits.
+    const outcomes: string[] = [];
+    let advanced = false;
+    let regularEventsWhilePending = 0;
+    for (let i = 0; i < 400; i++) {
+      if (!advanced && outcomes.filter((o) => o === 'partial').length === 5) {
+        advanced = true;
+        sandbox.advance(60 * MINUTE);
+        await pollSource(deps(control, controlSink), ctx(), source, { deadlineMs: deadline() });
+      }
+      const report = await pollSource(deps(subject, sink), ctx(), source, {
+        deadlineMs: Date.now() + 60,
+        reserveMs: 0,
+        pageSize: 20,
+        ...(i === 0 ? { backfillFromMs: from } : {}),
+      });
+      const cursor = await subject.getCursor(club.clubId, 'visits');
+      if (!advanced) expect(regular(cursor)).toEqual(baseline);
+      if (cursor.backfillFrom !== undefined && report.backfill) {
+        regularEventsWhilePending += report.events - report.backfill.events;
+      }
+      outcomes.push(report.backfill?.outcome ?? 'none');
+      if (report.backfill?.outcome === 'completed') break;
+    }
+    // Assess: it resumed several times and completed; every visit in range was published once.
+    expect(outcomes.at(-1)).toBe('completed');
+    expect(outcomes.filter((o) => o === 'partial').length).toBeGreaterThan(5);
+    expect(advanced).toBe(true);
+    // The regular polls ran meanwhile: the new hour's visits were published before the backfill ended.
+    expect(regularEventsWhilePending).toBeGreaterThan(0);
+    const key = (e: BridgeEvent) => {
+      const d = (e.detail as { data: { MemberNumber: string; VisitDateTime: string; Door?: string } }).data;
+      return `${d.MemberNumber}|${d.VisitDateTime}|${d.Door ?? ''}`;
+    };
+    const keys = new Set(sink.events.map(key));
+    expect(wanted.length).toBeGreaterThan(200);
+    for (const v of wanted) {
+      const r = v as { MemberNumber: string; VisitDateTime: string; Door?: string };
+      expect(keys.has(`${r.MemberNumber}|${r.VisitDateTime}|${r.Door ?? ''}`)).toBe(true);
+    }
+    // The regular cursor is the control's (which never backfilled), and nothing is pending.
+    const cursor = await subject.getCursor(club.clubId, 'visits');
+    expect(regular(cursor)).toEqual(regular(await control.getCursor(club.clubId, 'visits')));
+    expect(cursor.backfillFrom).toBeUndefined();
+    expect(cursor.backfillScan).toBeUndefined();
+    expect(cursor.stats?.lastBackfillFromMs).toBe(from);
+    // Everything the control's regular polls published, the subject published too.
+    const subjectIds = ids(sink.events);
+    expect([...ids(controlSink.events)].filter((id) => !subjectIds.has(id))).toEqual([]);
+  });
+
+  it('refuses a backfill start later than the poll, and records nothing', async () => {
+    const store = await table('bf-future');
+    const deps = { store, sink: new MemorySink(), client: clients.forClub(club, () => {}), now, owner: 'f' };
+    await expect(
+      pollSource(deps, ctx(), SOURCES.visits, { deadlineMs: deadline(), backfillFromMs: now() + 1 }),
+    ).rejects.toThrow(BackfillRangeError);
+    await expect(
+      pollSource(deps, ctx(), SOURCES.visits, { deadlineMs: deadline(), backfillFromMs: now() + 1 }),
+    ).rejects.toThrow(/backfill start .* is later than the poll's start/);
+    await expect(
+      pollSource(deps, ctx(), SOURCES.visits, { deadlineMs: deadline(), backfillFromMs: Number.NaN }),
+    ).rejects.toThrow(BackfillRangeError);
+    expect((await store.getCursor(club.clubId, 'visits')).version).toBe(0);
+    // A start at the poll's start is fine.
+    const report = await pollSource(deps, ctx(), SOURCES.visits, {
+      deadlineMs: deadline(),
+      backfillFromMs: now(),
+    });
+    expect(report.backfill?.outcome).toBe('completed');
   });
 });
