@@ -14,6 +14,7 @@ process.env.LOG_LEVEL ??= 'WARN';
 const COMMANDS: Record<string, () => Promise<CliCommand>> = {
   start: () => import('./commands/start'),
   sandbox: () => import('./commands/sandbox'),
+  'local-aws': () => import('./commands/local-aws'),
   poll: () => import('./commands/poll'),
   status: () => import('./commands/status'),
   schemas: () => import('./commands/schemas'),
@@ -54,6 +55,12 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof CliUsageError) {
       process.stderr.write(`gym-bridge ${name}: ${err.message}\n`);
       return 2;
+    }
+    // A start-up check that could not reach an endpoint (preflight.ts; by name, so that commands
+    // without AWS do not load the SDK): the message, exit 1.
+    if (err instanceof Error && err.name === 'PreflightError') {
+      process.stderr.write(`gym-bridge ${name}: ${err.message}\n`);
+      return 1;
     }
     throw err;
   }

@@ -36,6 +36,8 @@ export interface LocalEventBridgeOptions {
   readonly region?: string;
   /** Used in ARNs. @default '000000000000' */
   readonly accountId?: string;
+  /** Buses to create at start, besides `default`. @default [] */
+  readonly buses?: readonly string[];
   /** Called with every accepted entry, in order of receipt (e.g. to print or save it). */
   readonly onEvent?: (event: ReceivedEvent) => void;
   /** Keep accepted entries in `events`; false for a long-running endpoint. @default true */
@@ -151,6 +153,7 @@ export async function startLocalEventBridge(
     return bus;
   };
   createBus('default');
+  for (const name of options.buses ?? []) createBus(requireName(name));
 
   const busName = (nameOrArn: unknown): string => {
     if (nameOrArn === undefined || nameOrArn === null || nameOrArn === '') return 'default';

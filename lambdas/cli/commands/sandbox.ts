@@ -23,8 +23,11 @@ flags:
   --history-days N       days of activity generated before the clock start (default 14)
   --start-time ISO       sandbox clock start, e.g. 2025-03-01T00:00:00Z (default: now)
   --write-clubs FILE     write a clubs file (for poll --clubs) pointing at this sandbox
-  --live                 move the sandbox clock with wall time (new activity keeps arriving)
-  --speed N              with --live: simulated seconds per wall second (default 1)
+  --live                 move the sandbox clock with wall time (new activity keeps arriving);
+                         at speed 1 it is poll's clock, so a second poll shows new events
+  --speed N              with --live: simulated seconds per wall second (default 1; above 1
+                         the sandbox runs ahead of poll's clock, fine for start, not for poll)
+  --open-24h             clubs open around the clock (visits at any hour you run it)
   --activity-scale X     multiply every activity rate (default 1)
   --quota-scale X        multiply the monthly plan quotas (default 1)
   --ambiguous-zone Z     'local' or 'utc': zone of payment/POS/financial/prospect dates (default local)
@@ -44,6 +47,7 @@ const FLAGS = {
   'start-time': { type: 'string' },
   'write-clubs': { type: 'string' },
   live: { type: 'boolean' },
+  'open-24h': { type: 'boolean' },
   speed: { type: 'string' },
   'activity-scale': { type: 'string' },
   'quota-scale': { type: 'string' },
@@ -95,7 +99,7 @@ export function sandboxOptionsFromFlags(
   const options: SandboxOptions = {
     port: intFlag('port', flags.port, { min: 0, max: 65535, default: 4010 }),
     ...optional('host', flags.host),
-    ...optional('clubs', intFlag('clubs', flags.clubs, { min: 1, max: 100 })),
+    ...clubsOption(intFlag('clubs', flags.clubs, { min: 1, max: 100 }), flags['open-24h'] === true),
     ...optional('members', intFlag('members', flags.members, { min: 0 })),
     ...optional('seed', intFlag('seed', flags.seed, {})),
     ...optional('historyDays', intFlag('history-days', flags['history-days'], { min: 0, max: 3650 })),
@@ -110,6 +114,12 @@ export function sandboxOptionsFromFlags(
     ...optional('writeClubs', flags['write-clubs']),
     ...optional('live', flags.live ? (speed ?? 1) : undefined),
   };
+}
+
+/** `--clubs N` and `--open-24h`: a count, or N club specs open around the clock. */
+function clubsOption(count: number | undefined, open24h: boolean): Pick<SandboxOptions, 'clubs'> {
+  if (!open24h) return optional('clubs', count);
+  return { clubs: Array.from({ length: count ?? 3 }, () => ({ open24h: true })) };
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
@@ -148,7 +158,15 @@ export async function run(argv: string[]): Promise<number> {
   if (parsed.writeClubs) await sandbox.writeClubsFile(parsed.writeClubs);
   if (parsed.live) sandbox.startLive({ speed: parsed.live });
   process.stdout.write(`${describe(sandbox, parsed.live)}\n`);
-  if (parsed.writeClubs) process.stdout.write(`clubs file written to ${parsed.writeClubs}\n`);
+  if (parsed.writeClubs) {
+    process.stdout.write(
+      `clubs file written to ${parsed.writeClubs} (it holds the credentials: keep it private)\n`,
+    );
+    if (!parsed.live)
+      process.stdout.write(
+        'the clock is stopped: poll sees no new activity (add --live for a clock that runs)\n',
+      );
+  }
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());

@@ -48,6 +48,19 @@ describe('sandbox command flags', () => {
     });
   });
 
+  it('--open-24h makes every club open around the clock (3 by default, or --clubs N)', () => {
+    expect(sandboxOptionsFromFlags(['--open-24h'])?.options.clubs).toEqual([
+      { open24h: true },
+      { open24h: true },
+      { open24h: true },
+    ]);
+    expect(sandboxOptionsFromFlags(['--open-24h', '--clubs', '2'])?.options.clubs).toEqual([
+      { open24h: true },
+      { open24h: true },
+    ]);
+    expect(sandboxOptionsFromFlags(['--clubs', '2'])?.options.clubs).toBe(2);
+  });
+
   it('defaults the port to 4010', () => {
     expect(sandboxOptionsFromFlags([])?.options.port).toBe(4010);
   });
