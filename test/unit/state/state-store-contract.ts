@@ -520,6 +520,103 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         // a rejected call wrote nothing, not even its valid entries
         expect((await store.seenSince(CLUB, 'visits', at(-1), 1)).size).toBe(0);
       });
+
+      it("keeps an entry's group and value, returned by seenEntriesSince in key order with the same range and expiry", async () => {
+        // Prepare: two responses of one payment under the same instant, an entry without a group,
+        // one outside the range and one expired.
+        await store.putSeenAt(
+          CLUB,
+          'paymentHistory',
+          [
+            { fingerprint: 'fp-approved', at: at(10), group: 'g-1', value: 'Approved' },
+            {
+              fingerprint: 'fp-dishonoured',
+              at: at(10),
+              group: 'g-1',
+              value: 'Dishonoured - Refer to Customer',
+            },
+            { fingerprint: 'fp-plain', at: at(20) },
+            { fingerprint: 'fp-later', at: at(99), group: 'g-2', value: 'Approved' },
+          ],
+          10_000,
+        );
+        await store.putSeenAt(
+          CLUB,
+          'paymentHistory',
+          [{ fingerprint: 'fp-old', at: at(15), group: 'g-3', value: 'x' }],
+          500,
+        );
+
+        // Act
+        const entries = await store.seenEntriesSince(CLUB, 'paymentHistory', at(0), 1_000, { toAt: at(99) });
+        const fingerprintsOnly = await store.seenSince(CLUB, 'paymentHistory', at(0), 1_000, {
+          toAt: at(99),
+        });
+
+        // Assess
+        expect(entries).toEqual([
+          { fingerprint: 'fp-approved', at: at(10), group: 'g-1', value: 'Approved' },
+          {
+            fingerprint: 'fp-dishonoured',
+            at: at(10),
+            group: 'g-1',
+            value: 'Dishonoured - Refer to Customer',
+          },
+          { fingerprint: 'fp-plain', at: at(20) },
+        ]);
+        expect(sorted(fingerprintsOnly)).toEqual(['fp-approved', 'fp-dishonoured', 'fp-plain']);
+        expect(await store.seenEntriesSince(CLUB, 'paymentHistory', at(10), 1_000, { toAt: at(10) })).toEqual(
+          [],
+        );
+      });
+
+      it('re-putting an entry with or without a group replaces it (last write wins)', async () => {
+        await store.putSeenAt(
+          CLUB,
+          'visits',
+          [{ fingerprint: 'a', at: at(0), group: 'g', value: 'v1' }],
+          10_000,
+        );
+        await store.putSeenAt(
+          CLUB,
+          'visits',
+          [{ fingerprint: 'a', at: at(0), group: 'g', value: 'v2' }],
+          10_000,
+        );
+        expect(await store.seenEntriesSince(CLUB, 'visits', at(0), 1)).toEqual([
+          { fingerprint: 'a', at: at(0), group: 'g', value: 'v2' },
+        ]);
+        await store.putSeenAt(CLUB, 'visits', [{ fingerprint: 'a', at: at(0) }], 10_000);
+        expect(await store.seenEntriesSince(CLUB, 'visits', at(0), 1)).toEqual([
+          { fingerprint: 'a', at: at(0) },
+        ]);
+      });
+
+      it('rejects a group without a value (or the reverse), an empty group, and oversized ones, writing nothing', async () => {
+        const good: SeenAt = { fingerprint: 'ok', at: at(0), group: 'g', value: '' };
+        const bad: SeenAt[] = [
+          { fingerprint: 'x', at: at(0), group: 'g' },
+          { fingerprint: 'x', at: at(0), value: 'v' },
+          { fingerprint: 'x', at: at(0), group: '', value: 'v' },
+          { fingerprint: 'x', at: at(0), group: 'g'.repeat(65), value: 'v' },
+          { fingerprint: 'x', at: at(0), group: 'g', value: 'é'.repeat(129) },
+        ];
+        for (const entry of bad) {
+          await expect(store.putSeenAt(CLUB, 'visits', [good, entry], 10)).rejects.toBeInstanceOf(StoreError);
+        }
+        expect(await store.seenEntriesSince(CLUB, 'visits', at(-1), 1)).toEqual([]);
+        // The limits themselves are fine; an empty value too.
+        await store.putSeenAt(
+          CLUB,
+          'visits',
+          [good, { fingerprint: 'max', at: at(1), group: 'g'.repeat(64), value: 'é'.repeat(128) }],
+          10,
+        );
+        expect((await store.seenEntriesSince(CLUB, 'visits', at(-1), 1)).map((e) => e.value)).toEqual([
+          '',
+          'é'.repeat(128),
+        ]);
+      });
     });
 
     describe('snapshots', () => {
