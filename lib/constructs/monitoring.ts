@@ -150,7 +150,12 @@ export class Monitoring extends Construct {
         'SourceOverdue',
         `A club/source has had no successful poll for more than max(${OVERDUE_CADENCE_FACTOR} x its cadence, ${overdueMinutes} minutes) (paused, unavailable and quota-held sources excluded). Which ones: saved Logs Insights query ${queryName}, or the dashboard.`,
         {
-          metric: this.serviceMetric(METRIC.sourcesOverdue, cloudwatch.Stats.MAXIMUM),
+          // One dispatcher run at least in every period, or a missing period would read as OK.
+          metric: this.serviceMetric(
+            METRIC.sourcesOverdue,
+            cloudwatch.Stats.MAXIMUM,
+            Duration.minutes(Math.max(5, pollRate.toMinutes())),
+          ),
           threshold: props.sourcesOverdueThreshold ?? 1,
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         },

@@ -333,10 +333,11 @@ describe('alarms', () => {
     expect(envOf(bridgeFunction(prod, 'dispatch').resource)).toMatchObject({
       [ENV.sourceOverdueMinutes]: String(DEFAULT_SOURCE_OVERDUE_MINUTES),
     });
-    const custom = synthStack({ stage: 'dev', sourceOverdueMinutes: '45' }).template;
+    const custom = synthStack({ stage: 'dev', sourceOverdueMinutes: '45', pollRateMinutes: '10' }).template;
     custom.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: METRIC.sourcesOverdue,
       AlarmDescription: Match.stringLikeRegexp('45 minutes'),
+      Period: 600, // at least one dispatcher run per period
     });
     expect(envOf(bridgeFunction(custom, 'dispatch').resource)).toMatchObject({
       [ENV.sourceOverdueMinutes]: '45',
