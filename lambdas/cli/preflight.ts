@@ -35,7 +35,8 @@ function errorCode(err: unknown): string | undefined {
 export async function checkEventsFile(path: string, flag = '--events-file'): Promise<void> {
   if (path.trim() === '') throw new CliUsageError(`${flag} must name a file, got an empty string`);
   const existing = await stat(path).catch((err: unknown) => {
-    if (errorCode(err) === 'ENOENT') return undefined;
+    const code = errorCode(err);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined; // the folders say why, below
     throw new CliUsageError(`${flag} ${path}: cannot be checked (${errorCode(err) ?? String(err)})`);
   });
   if (existing?.isDirectory())
