@@ -1,5 +1,5 @@
 /**
- * `clubs add|list|disable`: onboard clubs into a deployed bridge. Club settings go to the state
+ * `clubs add|list|disable|resume`: onboard clubs into a deployed bridge, and resume a paused one. Club settings go to the state
  * table (registry), credentials to one Secrets Manager secret per club (`<prefix><clubId>`), never
  * to the table, the terminal or the shell history: the password is read from an environment
  * variable or stdin, not from a flag. AWS endpoints, region and credentials come from the standard
@@ -10,17 +10,22 @@ import { readFile } from 'node:fs/promises';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { type ClubRecord, clubRecordFrom, DynamoDbClubRegistry, putClubSecret } from '../../clubs';
 import { type ClubConfig, ClubConfigError, parseClubsFile, readClubsFile } from '../../engine/club-config';
-import { SOURCE_NAMES } from '../../state';
+import { type ResumeClubResult, resumeClub } from '../../engine/resume-club';
+import { DEFAULT_SOURCES, SOURCE_ORDER, SOURCES } from '../../sources';
+import { DynamoDbStateStore, SOURCE_NAMES } from '../../state';
 import { CliUsageError, parseFlags } from '../args';
 import { dynamoDbClient } from '../aws-env';
 
-export const summary = 'onboard clubs of a deployed bridge: add, list, disable (table + Secrets Manager)';
+export const summary =
+  'onboard clubs of a deployed bridge: add, list, disable (table + Secrets Manager); resume a paused club';
 
 export const DEFAULT_SECRET_PREFIX = 'gym-bridge/clubs/';
 export const PASSWORD_ENV = 'GYM_BRIDGE_PASSWORD';
 export const API_KEY_ENV = 'GYM_BRIDGE_API_KEY';
 
-const HELP = `usage: npm run --silent cli -- clubs <add|list|disable> [flags]
+const EXPERIMENTAL = SOURCE_ORDER.filter((s) => SOURCES[s].experimental);
+
+const HELP = `usage: npm run --silent cli -- clubs <add|list|disable|resume> [flags]
 
   clubs add --club-id ID --base-url URL --time-zone ZONE --plan basic|advanced --username USER
             [--api-key KEY] [--password-stdin] [--source NAME]... [--pii-policy minimal|full]
@@ -37,11 +42,19 @@ const HELP = `usage: npm run --silent cli -- clubs <add|list|disable> [flags]
       Enabled clubs (--all: disabled ones too), without credentials.
   clubs disable --club-id ID [--table NAME]
       Stops polling a club; its settings, secret and state stay.
+  clubs resume --club-id ID [--retry-unavailable] [--table NAME]
+      Polls a paused club again at once (after rejected credentials or a 429 it waits with back-off):
+      clears the pause on every source of the club and restarts the failure count, so the next
+      rejection pauses briefly and is announced again. Fix the credentials first (clubs add).
+      --retry-unavailable: also re-tries now the sources whose endpoint was found missing (404/403),
+      instead of at their next try (every 6 hours).
 
   --table NAME            DynamoDB state table            (default $STATE_TABLE_NAME or gym-bridge-state)
   --secret-prefix PREFIX  club secret name prefix: the stack output ClubSecretPrefix
                           (default $CLUB_SECRET_PREFIX, else ${DEFAULT_SECRET_PREFIX})
   --source NAME           one of ${SOURCE_NAMES.join(', ')}
+                          (default: ${DEFAULT_SOURCES.join(', ')}; ${EXPERIMENTAL.join(', ')} is experimental
+                          and polled only when listed: a 404/400/403 from it marks it unavailable)
 
 AWS: AWS_REGION (or AWS_ENDPOINT_URL_*), AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SECRETS_MANAGER
 and the usual credentials.`;
@@ -63,6 +76,7 @@ const FLAGS = {
   'from-clubs-file': { type: 'string' },
   all: { type: 'boolean' },
   json: { type: 'boolean' },
+  'retry-unavailable': { type: 'boolean' },
 } as const;
 
 type Flags = NonNullable<ReturnType<typeof parseFlags<typeof FLAGS>>>;
@@ -86,6 +100,7 @@ const SUBCOMMAND_FLAGS: Record<string, readonly (keyof Flags)[]> = {
   ],
   list: ['table', 'all', 'json'],
   disable: ['table', 'club-id'],
+  resume: ['table', 'club-id', 'retry-unavailable'],
 };
 
 export async function run(argv: string[]): Promise<number> {
@@ -95,11 +110,11 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(`${HELP}\n`);
       return 0;
     }
-    throw new CliUsageError(`a subcommand is required: add, list or disable\n\n${HELP}`);
+    throw new CliUsageError(`a subcommand is required: add, list, disable or resume\n\n${HELP}`);
   }
   const allowed = SUBCOMMAND_FLAGS[subcommand];
   if (!allowed)
-    throw new CliUsageError(`unknown subcommand '${subcommand}' (add, list or disable)\n\n${HELP}`);
+    throw new CliUsageError(`unknown subcommand '${subcommand}' (add, list, disable or resume)\n\n${HELP}`);
   const flags = parseFlags(rest, FLAGS, HELP);
   if (!flags) return 0;
   const misplaced = (Object.keys(flags) as (keyof Flags)[]).filter((f) => !allowed.includes(f));
@@ -112,6 +127,8 @@ export async function run(argv: string[]): Promise<number> {
       return add(flags, tableName);
     case 'list':
       return list(flags, tableName);
+    case 'resume':
+      return resume(flags, tableName);
     default:
       return disable(flags, tableName);
   }
@@ -254,7 +271,7 @@ function formatTable(clubs: readonly ClubRecord[]): string {
     c.plan,
     c.timeZone,
     c.piiPolicy ?? 'default',
-    c.sources?.join(',') ?? 'all',
+    c.sources?.join(',') ?? 'default',
     c.baseUrl,
     c.secretName,
   ]);
@@ -279,4 +296,38 @@ async function disable(flags: Flags, tableName: string): Promise<number> {
   }
   process.stdout.write(`${clubId}: disabled (settings, secret and state kept; clubs add enables it again)\n`);
   return 0;
+}
+
+async function resume(flags: Flags, tableName: string): Promise<number> {
+  const clubId = flags['club-id'];
+  if (!clubId) throw new CliUsageError('clubs resume needs --club-id ID');
+  const store = new DynamoDbStateStore({ client: dynamoDbClient(), tableName });
+  const result = await resumeClub(store, clubId, Date.now(), {
+    retryUnavailable: flags['retry-unavailable'] === true,
+  });
+  if (result.cursors === 0) {
+    process.stderr.write(
+      `gym-bridge clubs: no state for club '${clubId}' in ${tableName} (never polled there)\n`,
+    );
+    return 1;
+  }
+  process.stdout.write(formatResume(result));
+  return 0;
+}
+
+/** What `clubs resume` (and `poll --resume`) cleared, one line per source, or that nothing was. */
+export function formatResume(result: ResumeClubResult): string {
+  if (result.resumed.length === 0) return `${result.clubId}: not paused, nothing to resume\n`;
+  const lines = result.resumed.map((r) => {
+    const parts: string[] = [];
+    if (r.pausedUntil) {
+      parts.push(`${r.pauseWasActive ? 'pause' : 'expired pause'} until ${r.pausedUntil} cleared`);
+    }
+    if (r.consecutiveFailures) parts.push(`${r.consecutiveFailures} failures in a row reset`);
+    if (r.lastError) parts.push(`last error: ${r.lastError.slice(0, 120)}`);
+    if (r.unavailable)
+      parts.push(`unavailable mark (${r.unavailable.kind} since ${r.unavailable.since}) cleared`);
+    return `  ${r.source}: ${parts.join('; ')}`;
+  });
+  return `${result.clubId}: resumed, polled at the next poll\n${lines.join('\n')}\n`;
 }

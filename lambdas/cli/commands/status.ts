@@ -1,29 +1,170 @@
 /**
  * `status --clubs FILE --table NAME [--json]`: per club and source, the watermark, its age, the last
- * error, the pause, and the quota used this month.
+ * error, whether the club is paused (until when and why), which sources are unavailable (their
+ * endpoint is missing for the club) and when they are tried again, and the quota used this month.
  */
-import { PLAN_QUOTAS, readClubsFile } from '../../engine/club-config';
-import { DynamoDbStateStore, SOURCE_NAMES } from '../../state';
+
+import { type ClubConfig, PLAN_QUOTAS, readClubsFile } from '../../engine/club-config';
+import { activePause, type ClubPause } from '../../engine/poll-club';
+import { enabledSources, isExperimentalSource } from '../../sources';
+import { type Cursor, DynamoDbStateStore, type SourceName, type StateStore } from '../../state';
+import type { SourceUnavailable } from '../../state/store';
 import { CliUsageError, parseFlags } from '../args';
 import { dynamoDbClient } from '../aws-env';
 
-export const summary = 'per club and source: watermark, age, last error, quota used this month';
+export const summary = 'per club and source: watermark, age, last error, pauses, unavailable sources, quota';
 
 const HELP = `usage: npm run --silent cli -- status --clubs FILE [--table NAME] [--json]
 
   --clubs FILE   clubs file (JSON)                    (required)
   --table NAME   DynamoDB state table                 (default gym-bridge-state)
-  --json         print JSON instead of a table`;
+  --json         print JSON instead of a table
+
+A paused club (credentials rejected, or the quota spent) is shown with the reason and the time it
+is polled again; 'clubs resume --table NAME --club-id ID' clears the pause now. A source whose
+endpoint is missing for the club (404/403) is shown 'unavailable' with the time it is tried again.`;
 
 const FLAGS = { clubs: { type: 'string' }, table: { type: 'string' }, json: { type: 'boolean' } } as const;
 
-function age(iso: string | undefined, nowMs: number): string {
+/** What a source is doing, in one word. */
+export type SourceState = 'ok' | 'never polled' | 'paused' | 'unavailable' | 'failing' | 'not enabled';
+
+export interface SourceStatus {
+  readonly source: SourceName;
+  readonly enabled: boolean;
+  readonly experimental: boolean;
+  readonly state: SourceState;
+  readonly watermark: string | null;
+  /** Set while the endpoint is missing for the club: why, since when, next try. */
+  readonly unavailable: SourceUnavailable | null;
+  readonly health: Cursor['health'] | null;
+  readonly stats: Record<string, number>;
+}
+
+export interface ClubStatus {
+  readonly clubId: string;
+  /** The pause in force, or null. */
+  readonly pause: ClubPause | null;
+  readonly quota: { month: string; used: number; limit: number; share: number };
+  readonly sources: SourceStatus[];
+}
+
+function sourceState(enabled: boolean, cursor: Cursor | undefined, pause: ClubPause | null): SourceState {
+  if (!enabled) return 'not enabled';
+  if (pause) return 'paused';
+  if (cursor?.health.unavailable) return 'unavailable';
+  if (!cursor || cursor.version === 0) return 'never polled';
+  return cursor.health.consecutiveFailures > 0 ? 'failing' : 'ok';
+}
+
+/** The status of each club from the state table (enabled sources first, then other stored cursors). */
+export async function clubStatus(
+  store: StateStore,
+  clubs: readonly ClubConfig[],
+  nowMs: number,
+): Promise<ClubStatus[]> {
+  const month = new Date(nowMs).toISOString().slice(0, 7);
+  return Promise.all(
+    clubs.map(async (club) => {
+      const [cursors, used] = await Promise.all([
+        store.listCursors(club.clubId),
+        store.getQuotaUsage(club.clubId, month),
+      ]);
+      const limit = PLAN_QUOTAS[club.plan];
+      const pause = activePause(cursors, nowMs) ?? null;
+      const bySource = new Map(cursors.map((c) => [c.source, c]));
+      const enabled = enabledSources(club);
+      const names = [...enabled, ...cursors.map((c) => c.source).filter((s) => !enabled.includes(s))];
+      return {
+        clubId: club.clubId,
+        pause,
+        quota: { month, used, limit, share: used / limit },
+        sources: names.map((source): SourceStatus => {
+          const c = bySource.get(source);
+          return {
+            source,
+            enabled: enabled.includes(source),
+            experimental: isExperimentalSource(source),
+            state: sourceState(enabled.includes(source), c, pause),
+            watermark: c?.watermark ?? null,
+            unavailable: c?.health.unavailable ?? null,
+            health: c?.health ?? null,
+            stats: c?.stats ?? {},
+          };
+        }),
+      };
+    }),
+  );
+}
+
+function age(iso: string | undefined | null, nowMs: number): string {
   if (!iso) return '-';
   const s = Math.max(0, Math.round((nowMs - Date.parse(iso)) / 1000));
   if (s < 120) return `${s}s`;
   if (s < 7200) return `${Math.round(s / 60)}m`;
   if (s < 172_800) return `${Math.round(s / 3600)}h`;
   return `${Math.round(s / 86_400)}d`;
+}
+
+function note(s: SourceStatus): string {
+  if (s.unavailable) {
+    const u = s.unavailable;
+    return `unavailable since ${u.since} (${u.status ? `HTTP ${u.status} ` : ''}${u.kind}): ${u.reason.slice(0, 60)}; next try ${u.retryAt}`;
+  }
+  const err = s.health?.lastError;
+  return err ? `${err.kind}: ${err.message.slice(0, 60)}` : '';
+}
+
+/** The human table: one row per club and source, then per club its pause (if any) and its quota. */
+export function renderStatus(status: readonly ClubStatus[], nowMs: number, tableName: string): string {
+  const rows: string[][] = [
+    ['club', 'source', 'state', 'watermark', 'age', 'last success', 'events', 'last error / note'],
+  ];
+  for (const club of status) {
+    for (const s of club.sources) {
+      rows.push([
+        club.clubId,
+        `${s.source}${s.experimental ? ' (experimental)' : ''}`,
+        s.state,
+        s.watermark ?? 'never polled',
+        age(s.watermark, nowMs),
+        age(s.health?.lastSuccessAt, nowMs),
+        String(s.stats.totalEvents ?? 0),
+        note(s),
+      ]);
+    }
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const lines = rows.map((r) =>
+    r
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd(),
+  );
+  lines.push('');
+  for (const club of status) {
+    const p = club.pause;
+    if (p) {
+      lines.push(
+        `${club.clubId}: PAUSED until ${p.until} (${p.kind === 'auth' ? 'credentials rejected' : 'quota exceeded'}` +
+          ` on ${p.source}, ${p.consecutiveFailures} in a row): ${p.reason}`,
+        `  resume now: npm run --silent cli -- clubs resume --table ${tableName} --club-id ${club.clubId}`,
+      );
+    }
+    const unavailable = club.sources.filter((s) => s.enabled && s.unavailable);
+    if (unavailable.length > 0) {
+      lines.push(
+        `${club.clubId}: unavailable (not polled until their next try, the other sources go on): ${unavailable
+          .map((s) => `${s.source} until ${s.unavailable!.retryAt}`)
+          .join(', ')}`,
+      );
+    }
+    const q = club.quota;
+    lines.push(
+      `${club.clubId}: quota ${q.month} ${q.used.toLocaleString('en')} / ${q.limit.toLocaleString('en')} (${(q.share * 100).toFixed(2)}%)`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -33,66 +174,14 @@ export async function run(argv: string[]): Promise<number> {
   const clubs = await readClubsFile(flags.clubs).catch((err: Error) => {
     throw new CliUsageError(err.message);
   });
-  const store = new DynamoDbStateStore({
-    client: dynamoDbClient(),
-    tableName: flags.table ?? 'gym-bridge-state',
-  });
+  const tableName = flags.table ?? 'gym-bridge-state';
+  const store = new DynamoDbStateStore({ client: dynamoDbClient(), tableName });
   const now = Date.now();
-  const month = new Date(now).toISOString().slice(0, 7);
-  const out = [];
-  for (const club of clubs) {
-    const [cursors, used] = await Promise.all([
-      store.listCursors(club.clubId),
-      store.getQuotaUsage(club.clubId, month),
-    ]);
-    out.push({ club, cursors, used, limit: PLAN_QUOTAS[club.plan] });
-  }
+  const status = await clubStatus(store, clubs, now);
   if (flags.json) {
-    const json = out.map(({ club, cursors, used, limit }) => ({
-      clubId: club.clubId,
-      quota: { month, used, limit, share: used / limit },
-      sources: cursors.map((c) => ({
-        source: c.source,
-        watermark: c.watermark ?? null,
-        health: c.health,
-        stats: c.stats ?? {},
-      })),
-    }));
-    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
     return 0;
   }
-  const rows: string[][] = [['club', 'source', 'watermark', 'age', 'last success', 'events', 'last error']];
-  for (const { club, cursors } of out) {
-    const bySource = new Map(cursors.map((c) => [c.source, c]));
-    for (const source of club.sources ?? SOURCE_NAMES) {
-      const c = bySource.get(source);
-      const err = c?.health.lastError;
-      rows.push([
-        club.clubId,
-        source,
-        c?.watermark ?? 'never polled',
-        age(c?.watermark, now),
-        age(c?.health.lastSuccessAt, now),
-        String(c?.stats?.totalEvents ?? 0),
-        err
-          ? `${err.kind}: ${err.message.slice(0, 60)}${c?.health.pausedUntil ? ` (paused until ${c.health.pausedUntil})` : ''}`
-          : '',
-      ]);
-    }
-  }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows)
-    process.stdout.write(
-      `${r
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd()}\n`,
-    );
-  process.stdout.write('\n');
-  for (const { club, used, limit } of out) {
-    process.stdout.write(
-      `${club.clubId}: quota ${month} ${used.toLocaleString('en')} / ${limit.toLocaleString('en')} (${((used / limit) * 100).toFixed(2)}%)\n`,
-    );
-  }
+  process.stdout.write(renderStatus(status, now, tableName));
   return 0;
 }

@@ -1,0 +1,93 @@
+/**
+ * Resuming a club now: the operator fixed the password, the API key or the plan, and does not want
+ * to wait for the back-off. Clears `pausedUntil` on every cursor of the club and restarts the
+ * count of auth/quota failures (so the next rejection pauses for the shortest time and is announced
+ * again), with versioned conditional writes: a poll writing at the same time is never overwritten.
+ *
+ * With `retryUnavailable`, it also clears the marks of sources whose endpoint was found missing
+ * (`health.unavailable`), so they are tried on the next poll instead of at their `retryAt`.
+ */
+import {
+  ConcurrentModificationError,
+  type SourceName,
+  type SourceUnavailable,
+  type StateStore,
+} from '../state/store';
+
+export interface ResumeClubOptions {
+  /** Also clear the unavailable marks (the endpoints are tried on the next poll). @default false */
+  readonly retryUnavailable?: boolean;
+  /** Only these sources. @default every source of the club */
+  readonly sources?: readonly SourceName[];
+}
+
+/** What was cleared on one source's cursor. */
+export interface ResumedSource {
+  readonly source: SourceName;
+  /** The pause that was cleared, and whether it was still in force. */
+  readonly pausedUntil?: string;
+  readonly pauseWasActive?: boolean;
+  /** The error that had paused it (`kind: message`). */
+  readonly lastError?: string;
+  /** Consecutive auth/quota failures reset to 0. */
+  readonly consecutiveFailures?: number;
+  /** The unavailable mark that was cleared (with `retryUnavailable`). */
+  readonly unavailable?: SourceUnavailable;
+}
+
+export interface ResumeClubResult {
+  readonly clubId: string;
+  /** Cursors of the club found in the table (0: the club was never polled with this table). */
+  readonly cursors: number;
+  /** Only the sources where something was cleared. */
+  readonly resumed: ResumedSource[];
+}
+
+const PAUSING_KINDS = new Set(['auth', 'quota']);
+/** Attempts per cursor when another writer keeps winning. */
+const MAX_ATTEMPTS = 5;
+
+export async function resumeClub(
+  store: StateStore,
+  clubId: string,
+  nowMs: number,
+  options: ResumeClubOptions = {},
+): Promise<ResumeClubResult> {
+  const cursors = await store.listCursors(clubId);
+  const resumed: ResumedSource[] = [];
+  for (const listed of cursors) {
+    if (options.sources && !options.sources.includes(listed.source)) continue;
+    for (let attempt = 1; ; attempt++) {
+      const cursor = attempt === 1 ? listed : await store.getCursor(clubId, listed.source);
+      const { pausedUntil, unavailable, ...health } = cursor.health;
+      const pausing = PAUSING_KINDS.has(health.lastError?.kind ?? '');
+      const failures = pausing ? health.consecutiveFailures : 0;
+      const clearUnavailable = options.retryUnavailable === true && unavailable !== undefined;
+      if (pausedUntil === undefined && failures === 0 && !clearUnavailable) break;
+      const next = {
+        ...health,
+        consecutiveFailures: pausing ? 0 : health.consecutiveFailures,
+        ...(unavailable && !clearUnavailable ? { unavailable } : {}),
+      };
+      try {
+        await store.putCursor({ ...cursor, health: next });
+      } catch (err) {
+        if (err instanceof ConcurrentModificationError && attempt < MAX_ATTEMPTS) continue;
+        throw err;
+      }
+      resumed.push({
+        source: cursor.source,
+        ...(pausedUntil === undefined
+          ? {}
+          : { pausedUntil, pauseWasActive: Date.parse(pausedUntil) > nowMs }),
+        ...(pausing && health.lastError
+          ? { lastError: `${health.lastError.kind}: ${health.lastError.message}` }
+          : {}),
+        ...(failures > 0 ? { consecutiveFailures: failures } : {}),
+        ...(clearUnavailable ? { unavailable } : {}),
+      });
+      break;
+    }
+  }
+  return { clubId, cursors: cursors.length, resumed };
+}

@@ -1,0 +1,241 @@
+/**
+ * A paused club is visible and reversible, and every log line of a failing poll keeps its reason
+ * (issue 12). The sandbox over real HTTP, state in dynalite, the runtime logger captured.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { run as clubsCommand } from '../../../lambdas/cli/commands/clubs';
+import { clubStatus, renderStatus } from '../../../lambdas/cli/commands/status';
+import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
+import { type ClubConfig, parseClubsFile } from '../../../lambdas/engine/club-config';
+import { type ClubReport, pollClub, UNAVAILABLE_RETRY_MS } from '../../../lambdas/engine/poll-club';
+import { resumeClub } from '../../../lambdas/engine/resume-club';
+import { MemorySink } from '../../../lambdas/events/publisher';
+import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { SOURCE_ORDER } from '../../../lambdas/sources';
+import { DynamoDbStateStore, type SourceName, type StateStore, StoreError } from '../../../lambdas/state';
+import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
+import {
+  captureLogs,
+  type LogCapture,
+  type LogLine,
+  logProblems,
+  reasonText,
+} from '../../support/log-capture';
+
+const MINUTE = 60_000;
+
+/** A store whose seen-key and cursor writes fail (throttled past all retries), on demand. */
+function failingWrites(inner: StateStore, failing: () => boolean): StateStore {
+  return new Proxy(inner, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      if (prop === 'putSeen' || prop === 'putSeenAt' || prop === 'putCursor' || prop === 'putSnapshots') {
+        return (...args: unknown[]) =>
+          failing()
+            ? Promise.reject(
+                new StoreError(`${String(prop)}: ProvisionedThroughputExceededException past all retries`),
+              )
+            : value.apply(target, args);
+      }
+      return value.bind(target);
+    },
+  });
+}
+
+describe('failing polls: the pause is visible and reversible, every log line keeps its reason', () => {
+  let db: Dynalite;
+  let sandbox: Sandbox;
+  let tableName: string;
+  let store: DynamoDbStateStore;
+  let club: ClubConfig;
+  let logs: LogCapture | undefined;
+  const clients = new GymApiClientFactory({
+    retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 2, maxQuotaDelayMs: 0 },
+  });
+
+  beforeAll(async () => {
+    db = await startDynalite();
+  });
+  afterAll(async () => {
+    await db.close();
+  });
+  beforeEach(async () => {
+    sandbox = await startSandbox({
+      seed: 31,
+      clubs: [{ clubId: 'club-1', timeZone: 'Europe/London', members: 50, open24h: true }],
+      historyDays: 1,
+      // Real time: the CLI (clubs resume) judges the pause with the real clock.
+      startTime: new Date(Math.floor(Date.now() / 1000) * 1000).toISOString(),
+      activityScale: 6,
+    });
+    tableName = await createTestTable(db.client, 'pause');
+    store = new DynamoDbStateStore({ client: db.client, tableName });
+    club = parseClubsFile(sandbox.clubsFile())[0]!;
+  });
+  afterEach(async () => {
+    logs?.stop();
+    logs = undefined;
+    vi.unstubAllEnvs();
+    await sandbox.close();
+  });
+
+  const now = () => sandbox.clock.now().getTime();
+  const poll = (c: ClubConfig, s: StateStore = store, sources?: SourceName[]): Promise<ClubReport> =>
+    pollClub({ store: s, sink: new MemorySink(), clients, owner: 'pause', now }, c, {
+      deadlineMs: Date.now() + 30_000,
+      ...(sources ? { sources } : {}),
+    });
+  const failureLines = (lines: readonly LogLine[]) =>
+    lines.filter((l) => l.level === 'ERROR' || l.level === 'WARN' || l.level === 'CRITICAL');
+
+  it('rejected credentials: the report and status say why and until when; clubs resume clears it at once', async () => {
+    // Prepare: a baseline, then the club's API key is rotated upstream (ours is now wrong)
+    expect((await poll(club)).outcome).toBe('ok');
+    sandbox.advance(5 * MINUTE);
+    const wrongKey = { ...club, credentials: { ...club.credentials, apiKey: 'rotated-elsewhere' } };
+    logs = captureLogs();
+
+    // Act: the poll that is refused, then one during the pause
+    const refused = await poll(wrongKey);
+    const paused = await poll(wrongKey);
+
+    // Assess: why and until when, on both
+    expect(refused.outcome).toBe('failed');
+    expect(refused.pause).toMatchObject({ kind: 'auth', source: 'members', consecutiveFailures: 1 });
+    expect(refused.pause?.reason).toMatch(/HTTP 401/);
+    expect(refused.pause?.until).toBe(refused.pausedUntil);
+    expect(paused.outcome).toBe('paused');
+    expect(paused.pausedUntil).toBe(refused.pausedUntil);
+    expect(paused.pause).toMatchObject({
+      until: refused.pausedUntil,
+      kind: 'auth',
+      source: 'members',
+      reason: refused.pause?.reason,
+    });
+    expect(paused.requests).toBe(0);
+    // Every ERROR/WARN line of the refused poll says why, and no reserved key was passed.
+    expect(failureLines(logs.lines).length).toBeGreaterThan(0);
+    expect(logProblems(logs.lines)).toEqual([]);
+    const failed = logs.lines.find((l) => l.message === 'source poll failed');
+    expect(reasonText(failed!)).toMatch(/HTTP 401 \(apiKey rejected/);
+    expect(JSON.stringify(logs.lines)).not.toContain('rotated-elsewhere');
+
+    // status shows the pause
+    const status = await clubStatus(store, [club], now());
+    expect(status[0]!.pause).toMatchObject({ kind: 'auth', until: refused.pausedUntil });
+    expect(status[0]!.sources.every((s) => s.state === 'paused')).toBe(true);
+    const table = renderStatus(status, now(), tableName);
+    expect(table).toContain(`club-1: PAUSED until ${refused.pausedUntil} (credentials rejected on members`);
+    expect(table).toContain(`clubs resume --table ${tableName} --club-id club-1`);
+
+    // Act: the operator fixes the key and resumes through the CLI (the deployed table's command)
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', db.endpoint);
+    vi.stubEnv('AWS_REGION', 'us-east-1');
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'x');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'x');
+    const out: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      out.push(String(chunk));
+      return true;
+    });
+    let code: number;
+    try {
+      code = await clubsCommand(['resume', '--table', tableName, '--club-id', 'club-1']);
+    } finally {
+      write.mockRestore();
+    }
+    const resumed = await poll(club);
+
+    // Assess: resumed at once, polled, and the pause is gone from status
+    expect(code).toBe(0);
+    expect(out.join('')).toMatch(/club-1: resumed/);
+    expect(out.join('')).toMatch(
+      /members: pause until \S+ cleared; 1 failures in a row reset; last error: auth: /,
+    );
+    expect(resumed.outcome).toBe('ok');
+    expect(resumed.pause).toBeUndefined();
+    expect((await clubStatus(store, [club], now()))[0]!.pause).toBeNull();
+    const members = await store.getCursor(club.clubId, 'members');
+    expect(members.health.pausedUntil).toBeUndefined();
+    expect(members.health.consecutiveFailures).toBe(0);
+  }, 60_000);
+
+  it('resumeClub: versioned, says what it cleared, and clears unavailable marks only when asked', async () => {
+    // Prepare: classAttendance listed and missing (404), then a 429 pauses the club
+    const all = { ...club, sources: [...SOURCE_ORDER] };
+    sandbox.failNext(1, 404, { pathPrefix: '/members/attendance/classes' });
+    await poll(all);
+    sandbox.advance(5 * MINUTE);
+    sandbox.failNext(1, 429, { pathPrefix: '/members' });
+    const limited = await poll(all);
+    expect(limited.pause).toMatchObject({ kind: 'quota' });
+    const before = await store.listCursors(club.clubId);
+
+    // Act
+    const first = await resumeClub(store, club.clubId, now());
+    const again = await resumeClub(store, club.clubId, now());
+    const withMarks = await resumeClub(store, club.clubId, now(), { retryUnavailable: true });
+
+    // Assess
+    expect(first.resumed).toEqual([
+      expect.objectContaining({ source: 'members', pauseWasActive: true, consecutiveFailures: 1 }),
+    ]);
+    expect(first.resumed[0]!.lastError).toMatch(/^quota: .*HTTP 429/);
+    expect(again.resumed).toEqual([]);
+    expect(withMarks.resumed).toEqual([
+      expect.objectContaining({
+        source: 'classAttendance',
+        unavailable: expect.objectContaining({ status: 404 }),
+      }),
+    ]);
+    const after = new Map((await store.listCursors(club.clubId)).map((c) => [c.source, c]));
+    for (const c of before) {
+      const changed = c.source === 'members' || c.source === 'classAttendance';
+      expect(after.get(c.source)!.version, c.source).toBe(changed ? c.version + 1 : c.version);
+    }
+    const resumedPoll = await poll(all);
+    expect(resumedPoll.outcome).toBe('ok');
+    expect(resumedPoll.sources.find((s) => s.source === 'classAttendance')?.outcome).toBe('completed');
+    expect(UNAVAILABLE_RETRY_MS).toBe(6 * 60 * MINUTE);
+  }, 60_000);
+
+  it('an API that answers 5xx: every ERROR/WARN line carries the upstream error', async () => {
+    // Prepare
+    await poll(club);
+    sandbox.advance(5 * MINUTE);
+    sandbox.faults.errorRate5xx = 1;
+    logs = captureLogs();
+    // Act
+    const report = await poll(club, store, ['visits', 'paymentHistory']);
+    // Assess
+    sandbox.faults.errorRate5xx = 0;
+    expect(report.outcome).toBe('failed');
+    expect(report.failures.map((f) => f.kind)).toEqual(['unavailable', 'unavailable']);
+    const failed = logs.lines.filter((l) => l.message === 'source poll failed');
+    expect(failed).toHaveLength(2);
+    for (const line of failed) expect(reasonText(line)).toMatch(/HTTP 50\d/);
+    expect(logProblems(logs.lines)).toEqual([]);
+  }, 60_000);
+
+  it('a store that cannot write: the poll fails with the store error, in the log too', async () => {
+    // Prepare
+    await poll(club);
+    sandbox.advance(30 * MINUTE);
+    let failing = true;
+    const broken = failingWrites(store, () => failing);
+    logs = captureLogs();
+    // Act
+    const report = await poll(club, broken, ['visits', 'members']);
+    failing = false;
+    // Assess: each source's failure logged with its reason, and recording it failed too (said)
+    expect(report.outcome).toBe('failed');
+    expect(report.failures.length).toBeGreaterThan(0);
+    expect(report.failures.every((f) => f.kind === 'store')).toBe(true);
+    const lines = failureLines(logs.lines);
+    expect(lines.some((l) => l.message === 'source poll failed')).toBe(true);
+    expect(lines.some((l) => l.message === 'could not record a failed poll')).toBe(true);
+    for (const line of lines) expect(reasonText(line)).toMatch(/ProvisionedThroughputExceededException/);
+    expect(logProblems(logs.lines)).toEqual([]);
+  }, 60_000);
+});
