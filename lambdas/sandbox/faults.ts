@@ -50,6 +50,11 @@ export interface ForcedResponse {
 export class ForcedResponses {
   private readonly queue: { remaining: number; response: ForcedResponse }[] = [];
 
+  /**
+   * The next `count` matching requests get `response`. `count` may be `Infinity`: every matching
+   * request, for the sandbox's life (or until `clear()`), e.g. an endpoint this API does not have:
+   * `sandbox.failNext(Infinity, 404, { pathPrefix: '/members/attendance/classes' })`.
+   */
   add(count: number, response: ForcedResponse): void {
     if (count > 0) this.queue.push({ remaining: count, response });
   }

@@ -257,4 +257,55 @@ describe('a source whose endpoint is missing for the club', () => {
     ]);
     expect((await store.getCursor(club.clubId, 'debtCollection')).health.unavailable).toBeUndefined();
   }, 60_000);
+  it('experimental: a 400 or a body that is not a page marks it unavailable; a bare 403 does for any source', async () => {
+    // Prepare: classAttendance listed; a baseline of everything
+    const club = { ...parseClubsFile(sandbox.clubsFile())[0]!, sources: [...SOURCE_ORDER] };
+    expect((await poll(club)).outcome).toBe('ok');
+    const cases = [
+      { source: 'classAttendance', path: CLASSES, status: 400, body: undefined, kind: 'bad-request' },
+      {
+        source: 'classAttendance',
+        path: CLASSES,
+        status: 200,
+        body: '{"Classes":[]}',
+        kind: 'unusable-response',
+      },
+      {
+        source: 'posTransactions',
+        path: '/members/pos/transactions',
+        status: 403,
+        body: '{"Message":"Forbidden"}',
+        kind: 'forbidden',
+      },
+    ] as const;
+    for (const c of cases) {
+      sandbox.advance(10 * MINUTE);
+      sandbox.failNext(1, c.status, {
+        pathPrefix: c.path,
+        ...(c.body ? { body: c.body, contentType: 'application/json' } : {}),
+      });
+      // Act (retryUnavailable: a source marked by the case before is asked again at once)
+      const report = await pollClub(
+        { store, sink, clients: clients(), owner: 'unavail', now: () => sandbox.clock.now().getTime() },
+        club,
+        { deadlineMs: Date.now() + 30_000, retryUnavailable: true },
+      );
+      // Assess
+      expect(report.outcome, c.kind).toBe('ok');
+      expect(report.failures).toEqual([]);
+      expect(
+        report.sources.find((s) => s.source === c.source),
+        c.kind,
+      ).toMatchObject({
+        outcome: 'unavailable',
+        checked: true,
+        unavailable: { kind: c.kind },
+      });
+    }
+    // One episode per source: the classAttendance mark stayed through its two cases.
+    expect(opsEvents().map((e) => (e.detail as { unavailableSource: string }).unavailableSource)).toEqual([
+      'classAttendance',
+      'posTransactions',
+    ]);
+  }, 60_000);
 });
