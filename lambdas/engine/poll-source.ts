@@ -297,8 +297,6 @@ class SourceScan {
   #quarantined = 0;
   #attempts = 0;
   readonly #published: BridgeEvent[] = [];
-  /** The backfill lane's eventIds published by this invocation. */
-  readonly #publishedIds = new Set<string>();
   /** Keys of the time-ordered seen set known to this scan: every one from `#seenFrom` on. */
   readonly #seenLoaded = new Set<string>();
   #seenFrom: string | undefined;
@@ -389,7 +387,7 @@ class SourceScan {
       try {
         for await (const page of this.#query(scan, offset)) {
           this.#pages++;
-          const result = await this.#processPage(page, scan);
+          const result = await this.#processPage(page, scan, seenIdentities);
           rowsCounted = page.offset + page.rawCount;
           unidentified += result.unidentified;
           for (const id of result.identities) counts.set(id, (counts.get(id) ?? 0) + 1);
@@ -434,7 +432,7 @@ class SourceScan {
         const page = await this.#verificationPage(time);
         if (!page) break;
         this.#pages++;
-        const result = await this.#processPage(page, scan);
+        const result = await this.#processPage(page, scan, seenIdentities);
         // Only the group of this time, and only identities the attempt read: a record inserted
         // since must not stand in for one the attempt skipped.
         const group = result.identities.filter((id) => result.times.get(id) === time && counts.has(id));
@@ -527,7 +525,12 @@ class SourceScan {
     });
   }
 
-  async #processPage(page: Page<OperationName>, scan: EngineScan) {
+  /**
+   * `readBefore`: the identities this invocation already read (earlier pages and attempts). The
+   * backfill publishes what it reads whatever the seen set says, so a record it meets again (a
+   * re-read after offset drift, a verification page) is counted but not published again.
+   */
+  async #processPage(page: Page<OperationName>, scan: EngineScan, readBefore: ReadonlySet<string>) {
     const quarantine: { key: string; reason: string; raw: unknown }[] = page.invalid.map((bad) => ({
       key: fingerprint(`Q|${JSON.stringify(bad.raw) ?? ''}`),
       reason: bad.issues,
@@ -557,10 +560,11 @@ class SourceScan {
       identified.push({ id, item });
     }
     this.#records += page.rawCount;
+    const detect = this.lane === 'backfill' ? identified.filter((r) => !readBefore.has(r.id)) : identified;
     if (this.source.kind === 'append') {
-      await this.#detectAppend(this.source, identified, scan.mode, quarantine);
+      await this.#detectAppend(this.source, detect, scan.mode, quarantine);
     } else {
-      await this.#detectState(this.source, identified, scan, quarantine);
+      await this.#detectState(this.source, detect, scan, quarantine);
     }
     await this.#quarantine(quarantine);
     return {
@@ -868,11 +872,6 @@ class SourceScan {
     origins: ReadonlyMap<string, unknown>,
     quarantine: { key: string; reason: string; raw: unknown }[],
   ): Promise<void> {
-    if (this.lane === 'backfill') {
-      // A re-read (offset drift) meets the same records again: published once per invocation.
-      events = events.filter((e) => !this.#publishedIds.has(e.detail.eventId));
-      for (const e of events) this.#publishedIds.add(e.detail.eventId);
-    }
     if (events.length === 0) return;
     let delivered = events;
     try {

@@ -255,4 +255,116 @@ describe('backfill', () => {
     });
     expect(report.backfill?.outcome).toBe('completed');
   });
+
+  const sourceDeps = (store: DynamoDbStateStore, sink: MemorySink) => ({
+    store,
+    sink,
+    client: clients.forClub(club, () => {}),
+    now,
+    owner: 'one',
+  });
+
+  it('resumes a pending backfill asked for again with the same start, and restarts it for another start', async () => {
+    const store = await table('bf-restart');
+    const sink = new MemorySink();
+    await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, { deadlineMs: deadline() });
+    const from = now() - 3 * DAY;
+    // A first slice: time for a page or two.
+    let report = await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, {
+      deadlineMs: Date.now() + 60,
+      reserveMs: 0,
+      pageSize: 20,
+      backfillFromMs: from,
+    });
+    for (
+      let i = 0;
+      i < 50 && (await store.getCursor(club.clubId, 'visits')).backfillScan === undefined;
+      i++
+    ) {
+      report = await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, {
+        deadlineMs: Date.now() + 60,
+        reserveMs: 0,
+        pageSize: 20,
+      });
+    }
+    expect(report.outcome).toBe('partial');
+    const started = (await store.getCursor(club.clubId, 'visits')).backfillScan!;
+    expect(started.nextOffset).toBeGreaterThan(0);
+    // The same start again (a redelivered message): resumed where it was, its pages counted on.
+    const again = await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, {
+      deadlineMs: Date.now() + 60,
+      reserveMs: 0,
+      pageSize: 20,
+      backfillFromMs: from,
+    });
+    const resumed = await store.getCursor(club.clubId, 'visits');
+    expect(resumed.backfillFrom).toBe(new Date(from).toISOString());
+    expect(resumed.backfillScan).toBeDefined();
+    expect(resumed.backfillScan!.pages).toBe(started.pages + again.backfill!.pages);
+    // Another start: the backfill begins again from it.
+    const later = from + DAY;
+    sandbox.advance(MINUTE);
+    const restarted = await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, {
+      deadlineMs: deadline(),
+      pageSize: 20,
+      backfillFromMs: later,
+    });
+    expect(restarted.backfill).toMatchObject({ from: new Date(later).toISOString(), outcome: 'completed' });
+    const done = await store.getCursor(club.clubId, 'visits');
+    expect(done.backfillFrom).toBeUndefined();
+    expect(done.stats?.lastBackfillFromMs).toBe(later);
+  });
+
+  it('publishes a record once per invocation when offset drift makes it re-read the scan', async () => {
+    const store = await table('bf-drift');
+    await pollSource(sourceDeps(store, new MemorySink()), ctx(), SOURCES.visits, { deadlineMs: deadline() });
+    sandbox.faults.unstableOrdering = true;
+    const sink = new MemorySink();
+    const report = await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, {
+      deadlineMs: deadline(),
+      pageSize: 20,
+      backfillFromMs: now() - 2 * DAY,
+    });
+    sandbox.faults.unstableOrdering = false;
+    expect(report.attempts).toBeGreaterThan(1);
+    const eventIds = sink.events.map((e) => e.detail.eventId);
+    expect(eventIds.length).toBeGreaterThan(100);
+    expect(new Set(eventIds).size).toBe(eventIds.length);
+  });
+
+  it('takes over a backfill a previous version left in the regular scan, as a pending backfill', async () => {
+    // Prepare: a cursor as the previous version wrote it mid-backfill on a fresh table (no baseline).
+    const store = await table('bf-upgrade');
+    const from = now() - 2 * DAY;
+    await store.putCursor({
+      clubId: club.clubId,
+      source: 'visits',
+      version: 0,
+      baselineDone: false,
+      health: { consecutiveFailures: 0 },
+      scan: {
+        mode: 'backfill',
+        fromdate: '2026-05-02T18:00:00',
+        backfillFromMs: from,
+        nextOffset: 40,
+        startedAt: new Date(now()).toISOString(),
+        pages: 2,
+        records: 40,
+        distinct: 40,
+      } as never,
+    });
+    // Act
+    const sink = new MemorySink();
+    const report = await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, {
+      deadlineMs: deadline(),
+    });
+    // Assess: the regular polls got their baseline, and the backfill ran from its start.
+    expect(report.mode).toBe('baseline');
+    expect(report.backfill).toMatchObject({ from: new Date(from).toISOString(), outcome: 'completed' });
+    expect(report.backfill!.events).toBeGreaterThan(100);
+    const cursor = await store.getCursor(club.clubId, 'visits');
+    expect(cursor.scan).toBeUndefined();
+    expect(cursor.backfillFrom).toBeUndefined();
+    expect(cursor.baselineDone).toBe(true);
+  });
 });
