@@ -1,5 +1,5 @@
 /**
- * Polling a club: every enabled source in turn (design.md data flow), with the club-level rules
+ * Polling a club: every enabled source in turn (README, "What it does"), with the club-level rules
  * around it: a club whose credentials are rejected or whose quota is spent is paused with back-off
  * instead of hammering the API, operations hears about it once (Club Credentials Rejected, Club
  * Quota Low, Club Data Stale), and every data request is counted against the club's monthly quota.

@@ -1,5 +1,5 @@
 /**
- * Polling one source of one club: the watermark protocol of design.md.
+ * Polling one source of one club: the watermark protocol (README, "Guarantees"; docs/upstream-api.md).
  *
  * 1. Take the club/source lease (conditional write); a poll that cannot take it does nothing.
  * 2. Plan the scan from the cursor: a silent baseline on the first run, an explicit backfill, a

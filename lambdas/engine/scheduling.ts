@@ -1,5 +1,5 @@
 /**
- * Quota-aware scheduling (design.md part 6): when is each source of a club due again?
+ * Quota-aware scheduling (docs/operations.md, "Scheduling"): when is each source of a club due again?
  *
  * Pure functions of what the table already holds (the club's cursors and this month's request
  * counter), so the dispatcher can decide every minute without writing anything, and a test can

@@ -1,5 +1,5 @@
 /**
- * zod schemas for every resource of the Gym Reporting API (shared/seed/gym-reporting-api.md).
+ * zod schemas for every resource of the Gym Reporting API (docs/upstream-api.md).
  *
  * Rules applied everywhere:
  * - Fields the seed marks Required are required; every other field may be absent (or null, which

@@ -1,5 +1,5 @@
 /**
- * What a source declares (design.md part 3): the operation it polls, its filter parameter and the
+ * What a source declares (docs/upstream-api.md): the operation it polls, its filter parameter and the
  * zone that filter is in, how far back it re-reads, how a record is identified, and its detector.
  * Sources know nothing about DynamoDB or EventBridge: they turn records into seen-keys, snapshots
  * and events, and the engine does the rest.
