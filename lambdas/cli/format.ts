@@ -5,7 +5,7 @@ import type { BridgeEvent } from '../events/catalog';
 
 export function formatClubReport(r: ClubReport): string {
   if (r.outcome === 'disabled') return `${r.clubId}: disabled`;
-  if (r.outcome === 'paused') return `${r.clubId}: paused until ${r.pausedUntil}`;
+  if (r.outcome === 'paused') return formatPause(r);
   const events = r.sources.reduce((n, s) => n + s.events, 0);
   const records = r.sources.reduce((n, s) => n + s.records, 0);
   const quarantined = r.sources.reduce((n, s) => n + s.quarantined, 0);
@@ -19,9 +19,12 @@ export function formatClubReport(r: ClubReport): string {
   ];
   if (quarantined) parts.push(`${quarantined} quarantined`);
   if (partial.length) parts.push(partial.join(' '));
-  const baseline = r.sources.length > 0 && r.sources.every((s) => s.mode === 'baseline' && s.events === 0);
+  const polled = r.sources.filter((s) => s.outcome !== 'unavailable');
+  const baseline = polled.length > 0 && polled.every((s) => s.mode === 'baseline' && s.events === 0);
   if (baseline && r.failures.length === 0) parts.push('baseline recorded, no events by design');
   const lines = [parts.join(', ')];
+  for (const s of r.sources)
+    if (s.outcome === 'unavailable') lines.push(`  ${s.source} unavailable: ${s.reason}`);
   for (const group of groupFailures(r.failures)) {
     const where =
       group.sources.length === 1
@@ -30,6 +33,20 @@ export function formatClubReport(r: ClubReport): string {
     lines.push(`  ${where} failed (${group.kind}): ${group.message}`);
   }
   return lines.join('\n');
+}
+
+/** A paused club: why, since when and until when, and how to resume it now. */
+function formatPause(r: ClubReport): string {
+  const until = r.pause?.until ?? r.pausedUntil;
+  const head = `${r.clubId}: paused until ${until}, nothing polled`;
+  if (!r.pause) return head;
+  const { kind, reason, source, consecutiveFailures } = r.pause;
+  const why = kind === 'auth' ? 'credentials or API key rejected' : 'monthly request quota spent (429)';
+  return [
+    `${head}: ${why}`,
+    `  ${source}: ${reason.split(`${source}: `).join('')} (${consecutiveFailures} in a row)`,
+    '  fixed it? resume now: poll --resume (clubs file) or clubs resume --table NAME --club-id ID',
+  ].join('\n');
 }
 
 export interface FailureGroup {

@@ -34,10 +34,28 @@ function usage(): string {
     ...Object.keys(COMMANDS).map((c) => `  ${c}`),
     '',
     'Run a command with --help for its flags.',
+    'Any command: --log-level debug|info|warn|error|silent (JSON log lines, on stderr; default warn).',
   ].join('\n');
 }
 
-async function main(argv: string[]): Promise<number> {
+async function main(args: string[]): Promise<number> {
+  // `--log-level` works with every command; the runtime's JSON log lines go to stderr, so a
+  // command's own output on stdout stays readable (log-output.ts).
+  const logs = await import('./log-output');
+  let argv: string[];
+  try {
+    const parsed = logs.extractLogLevel(args);
+    argv = parsed.argv;
+    const fromEnv = process.env.LOG_LEVEL?.toLowerCase();
+    const envLevel = (logs.LOG_LEVELS as readonly string[]).includes(fromEnv ?? '')
+      ? (fromEnv as (typeof logs.LOG_LEVELS)[number])
+      : undefined;
+    logs.configureCliLogs(parsed.level ?? envLevel ?? logs.DEFAULT_CLI_LOG_LEVEL);
+  } catch (err) {
+    if (!(err instanceof CliUsageError)) throw err;
+    process.stderr.write(`gym-bridge: ${err.message}\n`);
+    return 2;
+  }
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(usage() + '\n');

@@ -66,6 +66,8 @@ export interface Sandbox {
   readonly faults: Faults;
   /** The next `count` requests (matching `options.pathPrefix`, e.g. "/members") get `status`. */
   failNext(count: number, status: number, options?: Omit<ForcedResponse, 'status'>): void;
+  /** Drops every response still forced by failNext (including those forced for ever). */
+  clearFailures(): void;
   requestCounts(clubId: string): RequestCounts;
   clubsFile(): ClubsFile;
   writeClubsFile(path: string): Promise<void>;
@@ -235,6 +237,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     faults,
     failNext(count, status, more = {}) {
       forced.add(count, { ...more, status });
+    },
+    clearFailures() {
+      forced.clear();
     },
     requestCounts(clubId) {
       const club = clubOf(clubId);

@@ -4,16 +4,19 @@
  * The real engine from a terminal: state in DynamoDB, events to EventBridge or a JSON-lines file.
  */
 import { randomUUID } from 'node:crypto';
+import { EventSourceError, resolveEventSource } from '../../common/event-source';
 import { formatNaive, localToUtc, naiveMs } from '../../common/zoned-time';
 import { GymApiClientFactory } from '../../engine/client-factory';
 import { type ClubConfig, ClubConfigError, readClubsFile } from '../../engine/club-config';
 import { type ClubReport, pollClub } from '../../engine/poll-club';
+import { resumeClub } from '../../engine/resume-club';
 import { EventBridgeSink, type EventSink, JsonLinesFileSink } from '../../events/publisher';
 import { DynamoDbStateStore, isSourceName, SOURCE_NAMES, type SourceName } from '../../state';
 import { createStateTable } from '../../state/table';
 import { CliUsageError, intFlag, parseFlags } from '../args';
 import { dynamoDbClient, eventBridgeClient } from '../aws-env';
 import { formatClubReport } from '../format';
+import { formatResume } from './clubs';
 
 export const summary = 'poll clubs with the real engine (DynamoDB state, EventBridge or file events)';
 
@@ -22,8 +25,16 @@ const HELP = `usage: npm run --silent cli -- poll --clubs FILE [flags]
   --clubs FILE            clubs file (JSON, see README)                      (required)
   --club ID               only this club (repeatable)
   --source NAME           only this source (repeatable): ${SOURCE_NAMES.join(', ')}
-  --once                  one poll of every enabled source of every club, then exit
-                          (exit 0 when all succeeded, 1 otherwise)
+  --once                  one poll of every enabled source of every club, then exit:
+                          0 every club polled (sources whose endpoint is missing for a club
+                            are reported unavailable and do not fail it)
+                          1 a club's poll failed (each error said once, with its sources)
+                          2 bad flags or clubs file, or the table/events file is unusable
+                          3 a club is paused after rejected credentials or a 429: nothing
+                            polled for it; the output says why and until when
+  --resume                clear the pauses (and unavailable-endpoint marks) of the clubs
+                          polled, then poll them now: after fixing a password, an API key
+                          or a plan (deployed table: clubs resume --club-id ID)
   --interval SECONDS      without --once: seconds between polls              (default 60)
   --deadline SECONDS      time budget of one club poll                        (default 240)
   --backfill-from TIME    emit events for records since TIME: YYYY-MM-DDTHH:mm:ss in the
@@ -32,6 +43,10 @@ const HELP = `usage: npm run --silent cli -- poll --clubs FILE [flags]
   --create-table          create the table if it does not exist
   --bus NAME              publish to this EventBridge bus
   --events-file FILE      append events as JSON lines to FILE (instead of --bus)
+  --event-source SOURCE   EventBridge \`source\` of the events (default: $GYM_BRIDGE_EVENT_SOURCE,
+                          else the --stage's, else gym-bridge)
+  --stage NAME            publish with the source of this deployed stage (dev: gym-bridge.dev,
+                          prod: gym-bridge), so the stage's rules match the CLI's events
   --page-size N           API page size, 1..500                               (default 500)
 
 AWS: AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_EVENTBRIDGE and the usual credentials.`;
@@ -41,6 +56,7 @@ const FLAGS = {
   club: { type: 'string', multiple: true },
   source: { type: 'string', multiple: true },
   once: { type: 'boolean' },
+  resume: { type: 'boolean' },
   interval: { type: 'string' },
   deadline: { type: 'string' },
   'backfill-from': { type: 'string' },
@@ -48,6 +64,8 @@ const FLAGS = {
   'create-table': { type: 'boolean' },
   bus: { type: 'string' },
   'events-file': { type: 'string' },
+  'event-source': { type: 'string' },
+  stage: { type: 'string' },
   'page-size': { type: 'string' },
 } as const;
 
@@ -83,6 +101,34 @@ function isRealWallTime(value: string): boolean {
   return formatNaive(naiveMs(wall)) === wall;
 }
 
+/** Exit codes of \`poll --once\` (documented in HELP and the README): 1 failed, 3 paused, 0 otherwise. */
+export const EXIT_POLL_FAILED = 1;
+export const EXIT_CLUB_PAUSED = 3;
+
+function onceExitCode(reports: readonly ClubReport[]): number {
+  const failed = reports.filter((r) => r.outcome === 'failed');
+  const paused = reports.filter((r) => r.outcome === 'paused');
+  if (paused.length)
+    process.stderr.write(
+      `paused, not polled: ${paused.map((r) => r.clubId).join(', ')} (poll --resume clears the pause)\n`,
+    );
+  if (failed.length) {
+    process.stderr.write(`poll failed for ${failed.map((r) => r.clubId).join(', ')}\n`);
+    return EXIT_POLL_FAILED;
+  }
+  return paused.length ? EXIT_CLUB_PAUSED : 0;
+}
+
+/** The events' \`source\`, resolved as the stack resolves a stage's (lambdas/common/event-source.ts). */
+function cliEventSource(flag: string | undefined, stage: string | undefined): string {
+  try {
+    return resolveEventSource({ flag, env: process.env, stage });
+  } catch (err) {
+    if (err instanceof EventSourceError) throw new CliUsageError(err.message);
+    throw err;
+  }
+}
+
 export async function run(argv: string[]): Promise<number> {
   const flags = parseFlags(argv, FLAGS, HELP);
   if (!flags) return 0;
@@ -95,6 +141,7 @@ export async function run(argv: string[]): Promise<number> {
       throw new CliUsageError(`unknown --source '${s}' (one of ${SOURCE_NAMES.join(', ')})`);
     return s as SourceName;
   });
+  const eventSource = cliEventSource(flags['event-source'], flags.stage);
   const intervalSec = intFlag('interval', flags.interval, { min: 1, max: 86_400, default: 60 });
   const deadlineSec = intFlag('deadline', flags.deadline, { min: 5, max: 3600, default: 240 });
   const pageSize = intFlag('page-size', flags['page-size'], { min: 1, max: 500 });
@@ -121,10 +168,16 @@ export async function run(argv: string[]): Promise<number> {
   if (flags['create-table']) await createStateTable(dynamo, tableName);
   const store = new DynamoDbStateStore({ client: dynamo, tableName });
   const sink: EventSink = flags.bus
-    ? new EventBridgeSink({ client: eventBridgeClient(), busName: flags.bus })
-    : new JsonLinesFileSink(flags['events-file']!);
+    ? new EventBridgeSink({ client: eventBridgeClient(), busName: flags.bus, source: eventSource })
+    : new JsonLinesFileSink(flags['events-file']!, { source: eventSource });
   const clients = new GymApiClientFactory();
   const owner = `cli-${randomUUID()}`;
+  if (flags.resume) {
+    for (const club of clubs) {
+      const result = await resumeClub(store, club.clubId, Date.now(), { retryUnavailable: true });
+      if (result.resumed.length) process.stdout.write(formatResume(result));
+    }
+  }
 
   const pollAll = async (): Promise<ClubReport[]> =>
     Promise.all(
@@ -142,12 +195,7 @@ export async function run(argv: string[]): Promise<number> {
   if (flags.once) {
     const reports = await pollAll();
     for (const r of reports) process.stdout.write(`${formatClubReport(r)}\n`);
-    const failed = reports.filter((r) => r.outcome === 'failed');
-    if (failed.length) {
-      process.stderr.write(`poll failed for ${failed.map((r) => r.clubId).join(', ')}\n`);
-      return 1;
-    }
-    return 0;
+    return onceExitCode(reports);
   }
   let stop = false;
   const onSignal = () => {
