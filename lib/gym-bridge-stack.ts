@@ -78,6 +78,7 @@ export class GymBridgeStack extends Stack {
       pollQueue: this.poller.pollQueue,
       deadLetterQueue: this.poller.deadLetterQueue,
       dispatchLogGroup: this.poller.dispatchLogGroup,
+      pollLogGroup: this.poller.pollLogGroup,
       pollRate: Duration.minutes(config.pollRateMinutes),
       serviceName,
       sourceOverdueAfter: Duration.minutes(config.sourceOverdueMinutes),

@@ -49,8 +49,10 @@ export interface PollMessage {
 export const METRICS_NAMESPACE = 'GymBridge';
 
 /**
- * Metric names (CloudWatch EMF via Powertools). Dimensions: none (service-wide) and `ClubId`;
- * `SourcesOverdue`, `OldestSuccessAgeSeconds` and `ClubsDispatched` are service-wide only.
+ * Metric names (CloudWatch EMF via Powertools). Every metric is service-wide (dimension `service`
+ * only): a metric per club would be billed per club (design.md, "Operating a fleet"). A club's
+ * values travel in the same EMF line with the property `ClubId` (METRIC_PROPERTY), queryable
+ * with Logs Insights.
  */
 export const METRIC = {
   recordsFetched: 'RecordsFetched',
@@ -68,7 +70,8 @@ export const METRIC = {
   oldestSuccessAgeSeconds: 'OldestSuccessAgeSeconds',
 } as const;
 
-export const METRIC_DIMENSION = { club: 'ClubId' } as const;
+/** EMF properties (not dimensions: no custom metric each) of the per-club metric lines. */
+export const METRIC_PROPERTY = { club: 'ClubId' } as const;
 
 /** Handler entry files (relative to the repository root) and their exported handler name. */
 export const HANDLER_ENTRIES = {

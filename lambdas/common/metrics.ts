@@ -3,20 +3,23 @@
  * come from the deployment contract (`METRIC`, `METRICS_NAMESPACE`), so the CDK alarms and
  * dashboard read exactly what is written here.
  *
- * Every club-level document carries two dimension sets: `[service, ClubId]` (per club, for the
- * dashboard) and `[service]` (service-wide, for the alarms). `service` is Powertools' default
- * dimension (POWERTOOLS_SERVICE_NAME). One document per club and poll (or dispatch), flushed at
- * once, so concurrent clubs never share dimensions.
+ * Every metric is service-wide: its only dimension is `service` (Powertools' default dimension,
+ * POWERTOOLS_SERVICE_NAME), so the number of CloudWatch metrics, and their cost, does not grow
+ * with the fleet (design.md, "Operating a fleet": a metric with a club dimension is billed per
+ * club, $0.30 a month each). A club-level document also carries the club as the EMF property
+ * `ClubId` (not a dimension): per-club figures are one Logs Insights query away (the saved
+ * queries of lib/constructs/monitoring.ts). One document per club and poll (or dispatch), flushed
+ * at once, so concurrent clubs never share a property.
  *
- * Freshness is fleet-wide: the dispatcher's `SourcesOverdue` and `OldestSuccessAgeSeconds` carry
- * no club dimension (a per-club metric is billed per club); the clubs behind them are in the
- * dispatcher's `source overdue` log lines. Watermark lag is a log field of `source polled` only.
+ * Freshness is the dispatcher's: `SourcesOverdue` and `OldestSuccessAgeSeconds` once per run; the
+ * clubs behind them are its `source overdue` log lines. Watermark lag is a log field of
+ * `source polled` only.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { PLAN_QUOTAS, type Plan } from '../engine/club-config';
 import type { ClubReport } from '../engine/poll-club';
 import type { Cursor } from '../state/store';
-import { ENV, METRIC, METRIC_DIMENSION, METRICS_NAMESPACE } from './deployment-contract';
+import { ENV, METRIC, METRIC_PROPERTY, METRICS_NAMESPACE } from './deployment-contract';
 
 /** A Powertools Metrics instance with the contract's namespace (module scope in a handler). */
 export function createMetrics(options: { readonly serviceName?: string } = {}): Metrics {
@@ -33,10 +36,9 @@ export function watermarkLagSeconds(watermark: string | undefined, nowMs: number
   return Number.isNaN(at) ? undefined : Math.max(0, Math.round((nowMs - at) / 1000));
 }
 
-/** Starts a club document: per-club and service-wide dimension sets. */
+/** Starts a club document: service-wide metrics, the club as a property (no per-club metric). */
 function clubDocument(metrics: Metrics, clubId: string): void {
-  metrics.addDimension(METRIC_DIMENSION.club, clubId);
-  metrics.addDimensions({}); // the service-wide set: [service]
+  metrics.addMetadata(METRIC_PROPERTY.club, clubId);
 }
 
 export interface ClubPollMetricsInput {

@@ -1,13 +1,19 @@
 /**
  * Alarms and the one dashboard of the bridge, on the metrics the runtime publishes (names from
- * `METRIC`, namespace `METRICS_NAMESPACE`) and on the poller's queues and functions.
+ * `METRIC`, namespace `METRICS_NAMESPACE`) and on the poller's queues and functions, and saved
+ * Logs Insights queries for the per-club detail.
+ *
+ * Every bridge metric is service-wide (dimension `service` only), so the alarms are fleet-wide and
+ * the metric bill does not grow with the number of clubs; per-club figures are EMF properties
+ * (`ClubId`) and log lines, read with the saved queries `<service>/overdue-sources`,
+ * `<service>/club-activity` and `<service>/club-quota` (two of them are tables on the dashboard).
  *
  * Alarms (each one is explained, with what to do, in docs/deploy.md "Operations runbook"):
  * - DeadLetterQueueNotEmpty: a poll message failed every receive.
  * - PollErrors: polls keep failing (errors in three 5-minute periods in a row).
  * - SourceOverdue: a club/source has had no successful poll for longer than its cadence allows
  *   (fleet-wide metric `SourcesOverdue`; the clubs behind it: the saved Logs Insights query
- *   `OverdueSourcesQuery`, also a widget on the dashboard).
+ *   `<service>/overdue-sources`, also a table on the dashboard).
  * - CredentialsRejected: a club's API credentials or key were refused.
  * - QuotaHigh: a club has used more than the threshold share of its monthly quota.
  * - DispatchErrors / DispatchNotRunning: the scheduler-driven dispatcher fails or does not run.
@@ -20,7 +26,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRIC, METRIC_DIMENSION, METRICS_NAMESPACE } from '../../lambdas/common/deployment-contract';
+import { METRIC, METRIC_PROPERTY, METRICS_NAMESPACE } from '../../lambdas/common/deployment-contract';
 import {
   DEFAULT_SOURCE_OVERDUE_MINUTES,
   OVERDUE_CADENCE_FACTOR,
@@ -42,6 +48,29 @@ export const OVERDUE_SOURCES_QUERY = new logs.QueryString({
   limit: 200,
 });
 
+const CLUB = METRIC_PROPERTY.club;
+
+/**
+ * Logs Insights (on the poll function's log group, whose EMF lines carry the club as a property):
+ * each club's polls, events, records, API requests, 429s, failed sources and longest poll.
+ */
+export const CLUB_ACTIVITY_QUERY = new logs.QueryString({
+  filterStatements: [`ispresent(${CLUB}) and ispresent(${METRIC.pollErrors})`],
+  statsStatements: [
+    `count(*) as polls, sum(${METRIC.eventsPublished}) as events, sum(${METRIC.recordsFetched}) as records, sum(${METRIC.apiRequests}) as requests, sum(${METRIC.rateLimited}) as rateLimited, sum(${METRIC.pollErrors}) as failedSources, max(${METRIC.pollDuration}) as longestPollMs by ${CLUB}`,
+  ],
+  sort: 'requests desc',
+  limit: 200,
+});
+
+/** Logs Insights (dispatch log group): each club's share of its plan's monthly quota, highest first. */
+export const CLUB_QUOTA_QUERY = new logs.QueryString({
+  filterStatements: [`ispresent(${CLUB}) and ispresent(${METRIC.quotaUsedShare})`],
+  statsStatements: [`latest(${METRIC.quotaUsedShare}) as quotaUsedShare by ${CLUB}`],
+  sort: 'quotaUsedShare desc',
+  limit: 50,
+});
+
 export interface MonitoringProps {
   readonly dispatchFunction: lambda.IFunction;
   readonly pollFunction: lambda.IFunction;
@@ -49,6 +78,8 @@ export interface MonitoringProps {
   readonly deadLetterQueue: sqs.IQueue;
   /** The dispatch function's log group: the overdue-sources query and dashboard widget read it. */
   readonly dispatchLogGroup: logs.ILogGroup;
+  /** The poll function's log group: the per-club activity query reads its EMF lines. */
+  readonly pollLogGroup: logs.ILogGroup;
   /** How often the dispatcher runs (sizes the DispatchNotRunning window). @default Duration.minutes(1) */
   readonly pollRate?: Duration;
   /** Powertools service name: the `service` dimension of every metric. @default 'gym-bridge' */
@@ -87,8 +118,21 @@ const FIVE_MINUTES = Duration.minutes(5);
 export class Monitoring extends Construct {
   public readonly alarms: BridgeAlarms;
   public readonly dashboard: cloudwatch.Dashboard;
-  /** Saved Logs Insights query: the overdue club/sources (console: Logs Insights > Queries). */
-  public readonly overdueSourcesQuery: logs.QueryDefinition;
+  /** Saved Logs Insights queries (console: Logs Insights > Queries), by what they list. */
+  public readonly queries: {
+    /** The overdue club/sources behind SourceOverdue (dispatch log group). */
+    readonly overdueSources: logs.QueryDefinition;
+    /** Per club: polls, events, records, requests, 429s, failed sources (poll log group). */
+    readonly clubActivity: logs.QueryDefinition;
+    /** Per club: quota used this month (dispatch log group). */
+    readonly clubQuota: logs.QueryDefinition;
+  };
+  /** Their names. */
+  public readonly queryNames: {
+    readonly overdueSources: string;
+    readonly clubActivity: string;
+    readonly clubQuota: string;
+  };
   readonly #service: string;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
@@ -97,7 +141,12 @@ export class Monitoring extends Construct {
     const pollRate = props.pollRate ?? Duration.minutes(1);
     const overdueAfter = props.sourceOverdueAfter ?? Duration.minutes(DEFAULT_SOURCE_OVERDUE_MINUTES);
     const overdueMinutes = overdueAfter.toMinutes({ integral: false });
-    const queryName = `${this.#service}/overdue-sources`;
+    this.queryNames = {
+      overdueSources: `${this.#service}/overdue-sources`,
+      clubActivity: `${this.#service}/club-activity`,
+      clubQuota: `${this.#service}/club-quota`,
+    };
+    const queryName = this.queryNames.overdueSources;
     const quotaThreshold = props.quotaShareThreshold ?? 0.8;
 
     const alarm = (
@@ -207,11 +256,23 @@ export class Monitoring extends Construct {
       dashboardName: props.dashboardName,
       defaultInterval: Duration.hours(6),
     });
-    this.overdueSourcesQuery = new logs.QueryDefinition(this, 'OverdueSourcesQuery', {
-      queryDefinitionName: queryName,
-      queryString: OVERDUE_SOURCES_QUERY,
-      logGroups: [props.dispatchLogGroup],
-    });
+    this.queries = {
+      overdueSources: new logs.QueryDefinition(this, 'OverdueSourcesQuery', {
+        queryDefinitionName: queryName,
+        queryString: OVERDUE_SOURCES_QUERY,
+        logGroups: [props.dispatchLogGroup],
+      }),
+      clubActivity: new logs.QueryDefinition(this, 'ClubActivityQuery', {
+        queryDefinitionName: this.queryNames.clubActivity,
+        queryString: CLUB_ACTIVITY_QUERY,
+        logGroups: [props.pollLogGroup],
+      }),
+      clubQuota: new logs.QueryDefinition(this, 'ClubQuotaQuery', {
+        queryDefinitionName: this.queryNames.clubQuota,
+        queryString: CLUB_QUOTA_QUERY,
+        logGroups: [props.dispatchLogGroup],
+      }),
+    };
     this.#addWidgets(props, overdueAfter, quotaThreshold);
   }
 
@@ -226,33 +287,27 @@ export class Monitoring extends Construct {
     });
   }
 
-  /** One line per club: a SEARCH over the `ClubId` dimension (dashboards only; alarms cannot SEARCH). */
-  perClubMetrics(metricName: string, statistic: string, label: string): cloudwatch.IMetric {
-    const schema = `{${METRICS_NAMESPACE},${METRIC_DIMENSION.club},service}`;
-    return new cloudwatch.MathExpression({
-      expression: `SEARCH('${schema} MetricName="${metricName}" service="${this.#service}"', '${statistic}', 300)`,
-      label,
-      usingMetrics: {},
-      period: FIVE_MINUTES,
-    });
-  }
-
   #addWidgets(props: MonitoringProps, overdueAfter: Duration, quotaThreshold: number): void {
     const fullWidth = 24;
     const half = 12;
     const alarms = Object.values(this.alarms);
+    const names = this.queryNames;
     this.dashboard.addWidgets(
       new cloudwatch.TextWidget({
-        markdown:
-          '# gym-bridge\nFreshness, events, quota per club and errors. Runbook: docs/deploy.md (Operations runbook).',
+        markdown: [
+          '# gym-bridge',
+          'Freshness, events, quota and errors of the whole fleet (every metric is service-wide: no metric per club). ',
+          `Per club: the tables below, and the saved Logs Insights queries \`${names.overdueSources}\`, \`${names.clubActivity}\` and \`${names.clubQuota}\`. `,
+          'Runbook: docs/deploy.md (Operations runbook).',
+        ].join('\n'),
         width: fullWidth,
-        height: 2,
+        height: 3,
       }),
       new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms, width: fullWidth, height: 3 }),
     );
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
-        title: 'Freshness: club/sources overdue (all clubs)',
+        title: 'Freshness: club/sources overdue, and the oldest last success (s)',
         left: [this.serviceMetric(METRIC.sourcesOverdue, cloudwatch.Stats.MAXIMUM)],
         leftAnnotations: [{ value: props.sourcesOverdueThreshold ?? 1, label: 'alarm' }],
         right: [this.serviceMetric(METRIC.oldestSuccessAgeSeconds, cloudwatch.Stats.MAXIMUM)],
@@ -281,13 +336,7 @@ export class Monitoring extends Construct {
     );
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
-        title: 'Events published per club',
-        left: [this.perClubMetrics(METRIC.eventsPublished, 'Sum', '')],
-        width: half,
-        stacked: true,
-      }),
-      new cloudwatch.GraphWidget({
-        title: 'Records fetched and events published (all clubs)',
+        title: 'Records fetched, events published, clubs dispatched (all clubs)',
         left: [
           this.serviceMetric(METRIC.recordsFetched, cloudwatch.Stats.SUM),
           this.serviceMetric(METRIC.eventsPublished, cloudwatch.Stats.SUM),
@@ -295,19 +344,26 @@ export class Monitoring extends Construct {
         ],
         width: half,
       }),
+      new cloudwatch.GraphWidget({
+        title: 'API requests and 429s (all clubs)',
+        left: [this.serviceMetric(METRIC.apiRequests, cloudwatch.Stats.SUM)],
+        right: [this.serviceMetric(METRIC.rateLimited, cloudwatch.Stats.SUM)],
+        width: half,
+      }),
     );
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
-        title: 'Quota used this month per club (share of plan)',
-        left: [this.perClubMetrics(METRIC.quotaUsedShare, 'Maximum', '')],
+        title: 'Quota used this month, highest club (share of plan)',
+        left: [this.serviceMetric(METRIC.quotaUsedShare, cloudwatch.Stats.MAXIMUM)],
         leftAnnotations: [{ value: quotaThreshold, label: 'alarm' }],
         leftYAxis: { min: 0, max: 1 },
         width: half,
       }),
-      new cloudwatch.GraphWidget({
-        title: 'API requests per club and 429s',
-        left: [this.perClubMetrics(METRIC.apiRequests, 'Sum', '')],
-        right: [this.serviceMetric(METRIC.rateLimited, cloudwatch.Stats.SUM)],
+      new cloudwatch.LogQueryWidget({
+        title: 'Clubs by quota used this month (dispatcher log)',
+        logGroupNames: [props.dispatchLogGroup.logGroupName],
+        queryString: CLUB_QUOTA_QUERY.toString(),
+        view: cloudwatch.LogQueryVisualizationType.TABLE,
         width: half,
       }),
     );

@@ -1,6 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENV, METRIC, METRICS_NAMESPACE } from '../../lambdas/common/deployment-contract';
+import { ENV, METRIC, METRIC_PROPERTY, METRICS_NAMESPACE } from '../../lambdas/common/deployment-contract';
 import { ALL_DETAIL_TYPES, DETAIL_TYPES, eventJsonSchema } from '../../lambdas/events/catalog';
 import type { OverdueSource } from '../../lambdas/handlers/source-overdue';
 import { stateTableKeySchema } from '../../lambdas/state/table';
@@ -379,6 +379,38 @@ describe('alarms', () => {
       expect(Object.keys(example)).toContain(field);
       expect(query).toContain(field);
     }
+  });
+
+  it('every bridge metric an alarm or the dashboard reads is service-wide: no metric per club', () => {
+    for (const alarm of Object.values(prod.findResources('AWS::CloudWatch::Alarm')) as Resource[]) {
+      if (alarm.Properties.Namespace !== METRICS_NAMESPACE) continue;
+      expect(alarm.Properties.Dimensions).toEqual([{ Name: 'service', Value: 'gym-bridge-prod' }]);
+    }
+    const body = JSON.stringify(
+      onlyResource(prod, 'AWS::CloudWatch::Dashboard').resource.Properties.DashboardBody,
+    );
+    expect(body).not.toContain('SEARCH(');
+  });
+
+  it("saved queries list each club's activity (poll log) and quota (dispatch log) from the EMF properties", () => {
+    const logGroupOf = (role: 'dispatch' | 'poll') =>
+      (bridgeFunction(prod, role).resource.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup
+        .Ref;
+    prod.hasResourceProperties('AWS::Logs::QueryDefinition', {
+      Name: 'gym-bridge-prod/club-activity',
+      LogGroupNames: [{ Ref: logGroupOf('poll') }],
+      QueryString: Match.stringLikeRegexp(
+        `sum\\(${METRIC.eventsPublished}\\)[\\s\\S]*sum\\(${METRIC.apiRequests}\\)[\\s\\S]*by ${METRIC_PROPERTY.club}`,
+      ),
+    });
+    prod.hasResourceProperties('AWS::Logs::QueryDefinition', {
+      Name: 'gym-bridge-prod/club-quota',
+      LogGroupNames: [{ Ref: logGroupOf('dispatch') }],
+      QueryString: Match.stringLikeRegexp(
+        `latest\\(${METRIC.quotaUsedShare}\\)[\\s\\S]*by ${METRIC_PROPERTY.club}`,
+      ),
+    });
+    prod.resourceCountIs('AWS::Logs::QueryDefinition', 3);
   });
 
   it('one dashboard shows freshness, the overdue clubs, events, quota per club and errors', () => {

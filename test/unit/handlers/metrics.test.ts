@@ -42,7 +42,7 @@ describe('metrics', () => {
       .filter((l) => l.includes('"_aws"'))
       .map((l) => JSON.parse(l) as Emf);
 
-  it('writes one document per club poll, per club and service-wide, with every poll metric', () => {
+  it('writes one document per club poll, service-wide with the club as a property, with every poll metric', () => {
     // Prepare
     const metrics = createMetrics({ serviceName: 'gym-bridge-test' });
     const report: ClubReport = {
@@ -91,7 +91,9 @@ describe('metrics', () => {
     expect(rest).toEqual([]);
     const directive = doc!._aws.CloudWatchMetrics[0]!;
     expect(directive.Namespace).toBe(METRICS_NAMESPACE);
-    expect(directive.Dimensions).toEqual([['service', 'ClubId'], ['service']]);
+    // Service-wide metrics only (a club dimension would be a billed metric per club); the club is
+    // a property of the line, for Logs Insights.
+    expect(directive.Dimensions).toEqual([['service']]);
     expect(doc!.ClubId).toBe('club-1');
     expect(doc!.service).toBe('gym-bridge-test');
     expect(doc![METRIC.recordsFetched]).toBe(640);
@@ -130,6 +132,7 @@ describe('metrics', () => {
     const [freshness, dispatch, quiet] = documents();
     expect(freshness![METRIC.quotaUsedShare]).toBe(0.1);
     expect(freshness!.ClubId).toBe('club-2');
+    expect(freshness!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['service']]);
     expect(Object.keys(freshness!)).not.toContain('WatermarkLagSeconds');
     expect(dispatch![METRIC.clubsDispatched]).toBe(7);
     expect(dispatch![METRIC.sourcesOverdue]).toBe(3);
