@@ -16,6 +16,7 @@ import { createStateTable } from '../../state/table';
 import { CliUsageError, intFlag, parseFlags } from '../args';
 import { dynamoDbClient, eventBridgeClient } from '../aws-env';
 import { formatClubReport } from '../format';
+import { checkBusName, checkEventsFile, checkTableExists, checkTableName } from '../preflight';
 import { formatResume } from './clubs';
 
 export const summary = 'poll clubs with the real engine (DynamoDB state, EventBridge or file events)';
@@ -164,8 +165,13 @@ export async function run(argv: string[]): Promise<number> {
   );
 
   const tableName = flags.table ?? 'gym-bridge-state';
+  // What can be checked before the first API request is checked now (preflight.ts).
+  checkTableName(tableName);
+  if (flags.bus) checkBusName(flags.bus);
+  if (flags['events-file']) await checkEventsFile(flags['events-file']);
   const dynamo = dynamoDbClient();
   if (flags['create-table']) await createStateTable(dynamo, tableName);
+  else await checkTableExists(dynamo, tableName);
   const store = new DynamoDbStateStore({ client: dynamo, tableName });
   const sink: EventSink = flags.bus
     ? new EventBridgeSink({ client: eventBridgeClient(), busName: flags.bus, source: eventSource })

@@ -236,4 +236,25 @@ describe('poll at first contact', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('is in the future');
   }, 60_000);
+
+  it('start-up checks: a directory as events file, a bad table name, a missing table (with the hint)', async () => {
+    const base = ['poll', '--clubs', clubsFile, '--once'];
+    const folder = await cli([...base, '--table', 'fc-checks', '--create-table', '--events-file', dir]);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toContain('--events-file');
+    const badName = await cli([...base, '--table', 'no spaces!', '--events-file', join(dir, 'c.jsonl')]);
+    expect(badName.code).toBe(2);
+    expect(badName.stderr).toContain("--table 'no spaces!' is not a DynamoDB table name");
+    const missing = await cli([
+      ...base,
+      '--table',
+      'fc-never-created',
+      '--events-file',
+      join(dir, 'c.jsonl'),
+    ]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('add --create-table');
+    // Nothing was polled: no events file was started.
+    await expect(readFile(join(dir, 'c.jsonl'), 'utf8')).rejects.toThrow();
+  }, 60_000);
 });
