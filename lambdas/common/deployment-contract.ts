@@ -50,7 +50,7 @@ export const METRICS_NAMESPACE = 'GymBridge';
 
 /**
  * Metric names (CloudWatch EMF via Powertools). Every metric is service-wide (dimension `service`
- * only): a metric per club would be billed per club (design.md, "Operating a fleet"). A club's
+ * only): a metric per club would be billed per club (docs/benchmarks.md, the cost per club). A club's
  * values travel in the same EMF line with the property `ClubId` (METRIC_PROPERTY), queryable
  * with Logs Insights.
  */

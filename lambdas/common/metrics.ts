@@ -5,7 +5,7 @@
  *
  * Every metric is service-wide: its only dimension is `service` (Powertools' default dimension,
  * POWERTOOLS_SERVICE_NAME), so the number of CloudWatch metrics, and their cost, does not grow
- * with the fleet (design.md, "Operating a fleet": a metric with a club dimension is billed per
+ * with the fleet (a metric with a club dimension is billed per
  * club, $0.30 a month each). A club-level document also carries the club as the EMF property
  * `ClubId` (not a dimension): per-club figures are one Logs Insights query away (the saved
  * queries of lib/constructs/monitoring.ts). One document per club and poll (or dispatch), flushed

@@ -29,7 +29,7 @@ export interface SandboxClub {
   readonly plan: PlanName;
 }
 
-/** The clubs file of design.md, read by `poll --clubs FILE`. */
+/** The clubs file (README, "Clubs file"), read by `poll --clubs FILE`. */
 export interface ClubsFile {
   clubs: {
     clubId: string;
