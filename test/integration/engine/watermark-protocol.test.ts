@@ -11,7 +11,7 @@ import { pollSource } from '../../../lambdas/engine/poll-source';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { type EventSink, MemorySink } from '../../../lambdas/events/publisher';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
-import { SOURCES } from '../../../lambdas/sources';
+import { SOURCE_ORDER, SOURCES } from '../../../lambdas/sources';
 import { toFilterValue } from '../../../lambdas/sources/record-time';
 import { DynamoDbStateStore, type StateStore } from '../../../lambdas/state';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
@@ -48,7 +48,8 @@ describe('watermark protocol', () => {
       tableName: await createTestTable(db.client, 'wm'),
       now,
     });
-    club = { ...parseClubsFile(sandbox.clubsFile())[0]!, piiPolicy: 'full' };
+    // Every source, the experimental classAttendance too (opt-in: not in the default sources).
+    club = { ...parseClubsFile(sandbox.clubsFile())[0]!, piiPolicy: 'full', sources: [...SOURCE_ORDER] };
   });
   afterEach(async () => {
     await sandbox.close();

@@ -121,7 +121,8 @@ describe('clubs CLI', () => {
     expect(JSON.stringify(item.Item)).not.toMatch(/pass-|key-a|integrator-1/);
     expect(listed.stdout.split('\n')[0]).toMatch(/^CLUB\s+ENABLED\s+PLAN\s+TIME ZONE\s+PII\s+SOURCES/);
     expect(listed.stdout).toMatch(/club-a\s+yes\s+advanced\s+Australia\/Sydney\s+default\s+visits,members/);
-    expect(listed.stdout).toMatch(/club-b\s+yes\s+advanced\s+Australia\/Sydney\s+default\s+all/);
+    // SOURCES: default (every source but the experimental classAttendance)
+    expect(listed.stdout).toMatch(/club-b\s+yes\s+advanced\s+Australia\/Sydney\s+default\s+default/);
     expect((JSON.parse(json.stdout) as { clubId: string }[]).map((c) => c.clubId)).toEqual([
       'club-a',
       'club-b',
