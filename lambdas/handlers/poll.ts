@@ -35,13 +35,12 @@ import {
 } from '../common/metrics';
 import { type ClientFactory, GymApiClientFactory } from '../engine/client-factory';
 import { type ClubReport, type FailureKind, pollClub } from '../engine/poll-club';
-import { DEFAULT_EVENT_SOURCE } from '../events/catalog';
 import type { PiiPolicy } from '../events/pii';
 import { EventBridgeSink, type EventSink } from '../events/publisher';
 import { DynamoDbStateStore } from '../state/dynamodb-store';
 import type { SourceName, StateStore } from '../state/store';
 import { parsePollMessage } from './poll-message';
-import { optionalNumberEnv, piiPolicyEnv, requiredEnv } from './runtime-env';
+import { eventSourceEnv, optionalNumberEnv, piiPolicyEnv, requiredEnv } from './runtime-env';
 
 /** Failure kinds a later attempt can fix: the SQS record is retried (and ends in the DLQ if not). */
 export const RETRYABLE_FAILURES: ReadonlySet<FailureKind> = new Set<FailureKind>([
@@ -252,7 +251,7 @@ function pollRuntime(): PollRuntime {
     sink: new EventBridgeSink({
       client: new EventBridgeClient({}),
       busName,
-      source: env[ENV.eventSource]?.trim() || DEFAULT_EVENT_SOURCE,
+      source: eventSourceEnv(env),
     }),
     clients: new GymApiClientFactory(),
     metrics: createMetrics(),

@@ -3,6 +3,7 @@
  * The names are the deployment contract's (`ENV`); the CDK stack sets them.
  */
 import { ENV } from '../common/deployment-contract';
+import { DEFAULT_EVENT_SOURCE, eventSourceProblem } from '../common/event-source';
 import { isPiiPolicy, type PiiPolicy } from '../events/pii';
 
 export class MissingEnvironmentError extends Error {
@@ -17,7 +18,8 @@ export class InvalidEnvironmentError extends Error {
 const MEANING: Record<string, string> = {
   [ENV.stateTable]: 'the DynamoDB state table name',
   [ENV.eventBus]: 'the EventBridge bus name or ARN',
-  [ENV.eventSource]: 'the EventBridge source of every event',
+  [ENV.eventSource]:
+    "the EventBridge source of every event: 1..256 letters, digits, '.', '_' or '-', not starting with 'aws.'",
   [ENV.pollQueueUrl]: 'the SQS poll queue URL',
   [ENV.clubSecretPrefix]: 'the Secrets Manager name prefix of club secrets (e.g. gym-bridge/clubs/)',
   [ENV.piiPolicyDefault]: "the default PII policy, 'minimal' or 'full'",
@@ -67,4 +69,12 @@ export function piiPolicyEnv(env: Env): PiiPolicy {
 /** `SOURCE_OVERDUE_MINUTES`: minutes (> 0), or `fallback` when unset. */
 export function sourceOverdueMinutesEnv(env: Env, fallback: number): number {
   return optionalNumberEnv(env, ENV.sourceOverdueMinutes, (n) => n > 0) ?? fallback;
+}
+
+/** `EVENT_SOURCE` (set by the stack to the stage's source), or `gym-bridge`; validated like the stack and the CLI. */
+export function eventSourceEnv(env: Env): string {
+  const value = env[ENV.eventSource]?.trim();
+  if (!value) return DEFAULT_EVENT_SOURCE;
+  if (eventSourceProblem(value)) throw invalid(ENV.eventSource, value);
+  return value;
 }

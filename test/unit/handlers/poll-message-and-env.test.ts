@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ENV } from '../../../lambdas/common/deployment-contract';
 import { parsePollMessage, serializePollMessage } from '../../../lambdas/handlers/poll-message';
 import {
+  eventSourceEnv,
   InvalidEnvironmentError,
   MissingEnvironmentError,
   optionalNumberEnv,
@@ -68,6 +69,11 @@ describe('runtime environment', () => {
     expect(quotaReserveEnv({ [ENV.quotaReserve]: '0.2' }, 0.1)).toBe(0.2);
     expect(() => quotaReserveEnv({ [ENV.quotaReserve]: '1' }, 0.1)).toThrow(InvalidEnvironmentError);
     expect(() => quotaReserveEnv({ [ENV.quotaReserve]: 'ten' }, 0.1)).toThrow(/QUOTA_RESERVE is 'ten'/);
+    expect(eventSourceEnv({})).toBe('gym-bridge');
+    expect(eventSourceEnv({ [ENV.eventSource]: ' gym-bridge.dev ' })).toBe('gym-bridge.dev');
+    expect(() => eventSourceEnv({ [ENV.eventSource]: 'aws.gyms' })).toThrow(
+      /EVENT_SOURCE is 'aws\.gyms'.*not starting with 'aws\.'/,
+    );
     expect(sourceOverdueMinutesEnv({}, 15)).toBe(15);
     expect(sourceOverdueMinutesEnv({ [ENV.sourceOverdueMinutes]: '30' }, 15)).toBe(30);
     expect(() => sourceOverdueMinutesEnv({ [ENV.sourceOverdueMinutes]: '0' }, 15)).toThrow(
