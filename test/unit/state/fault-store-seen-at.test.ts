@@ -32,6 +32,29 @@ describe('FaultyStateStore time-ordered seen set', () => {
     expect([...window].sort()).toEqual(['fp-2', 'fp-3', 'fp-4']);
   });
 
+  it('passes seenEntriesSince through (groups and values included) and crashes it as the seenSince step', async () => {
+    // Prepare
+    const injector = new FaultInjector(1, NO_FAULT_RATES, [
+      { target: 'seenSince', phase: 'before', mode: 'exception', nth: 2 },
+    ]);
+    injector.active = true;
+    const { store } = setUp(injector);
+    await store.putSeenAt(
+      'c1',
+      'paymentHistory',
+      [{ fingerprint: 'p', at: at(1), group: 'g', value: 'Approved' }],
+      2_000_000_000,
+    );
+
+    // Act
+    const first = await store.seenEntriesSince('c1', 'paymentHistory', at(0), 1);
+    const second = store.seenEntriesSince('c1', 'paymentHistory', at(0), 1);
+
+    // Assess
+    expect(first).toEqual([{ fingerprint: 'p', at: at(1), group: 'g', value: 'Approved' }]);
+    await expect(second).rejects.toBeInstanceOf(SimulatedCrashError);
+  });
+
   it('writes half the entries before a partial crash of putSeenAt', async () => {
     // Prepare
     const injector = new FaultInjector(1, NO_FAULT_RATES, [
