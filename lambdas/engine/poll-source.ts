@@ -1027,6 +1027,8 @@ class SourceScan {
     const cursor: Cursor = { ...this.#cursor };
     const stats: Record<string, number> = {
       ...cursor.stats,
+      // This invocation's backfill pages: what a scheduler can expect the next backfill poll to cost.
+      lastBackfillPages: this.#pages,
       totalEvents: (cursor.stats?.totalEvents ?? 0) + this.#events,
       totalQuarantined: (cursor.stats?.totalQuarantined ?? 0) + this.#quarantined,
     };

@@ -230,6 +230,7 @@ describe('backfill', () => {
     expect(cursor.backfillFrom).toBeUndefined();
     expect(cursor.backfillScan).toBeUndefined();
     expect(cursor.stats?.lastBackfillFromMs).toBe(from);
+    expect(cursor.stats?.lastBackfillPages).toBeGreaterThan(0);
     // Everything the control's regular polls published, the subject published too.
     const subjectIds = ids(sink.events);
     expect([...ids(controlSink.events)].filter((id) => !subjectIds.has(id))).toEqual([]);
