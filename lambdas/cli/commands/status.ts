@@ -21,7 +21,8 @@ const HELP = `usage: npm run --silent cli -- status --clubs FILE [--table NAME] 
   --json         print JSON instead of a table
 
 A paused club (credentials rejected, or the quota spent) is shown with the reason and the time it
-is polled again; 'clubs resume --table NAME --club-id ID' clears the pause now. A source whose
+is polled again; 'clubs resume --table NAME --club-id ID' (or 'poll --clubs FILE --resume') clears
+the pause now. A source whose
 endpoint is missing for the club (404/403) is shown 'unavailable' with the time it is tried again.`;
 
 const FLAGS = { clubs: { type: 'string' }, table: { type: 'string' }, json: { type: 'boolean' } } as const;
@@ -116,7 +117,12 @@ function note(s: SourceStatus): string {
 }
 
 /** The human table: one row per club and source, then per club its pause (if any) and its quota. */
-export function renderStatus(status: readonly ClubStatus[], nowMs: number, tableName: string): string {
+export function renderStatus(
+  status: readonly ClubStatus[],
+  nowMs: number,
+  tableName: string,
+  clubsFile?: string,
+): string {
   const rows: string[][] = [
     ['club', 'source', 'state', 'watermark', 'age', 'last success', 'events', 'last error / note'],
   ];
@@ -148,7 +154,8 @@ export function renderStatus(status: readonly ClubStatus[], nowMs: number, table
       lines.push(
         `${club.clubId}: PAUSED until ${p.until} (${p.kind === 'auth' ? 'credentials rejected' : 'quota exceeded'}` +
           ` on ${p.source}, ${p.consecutiveFailures} in a row): ${p.reason}`,
-        `  resume now: npm run --silent cli -- clubs resume --table ${tableName} --club-id ${club.clubId}`,
+        `  resume now: npm run --silent cli -- clubs resume --table ${tableName} --club-id ${club.clubId}` +
+          (clubsFile ? ` (or poll --clubs ${clubsFile} --table ${tableName} --resume)` : ''),
       );
     }
     const unavailable = club.sources.filter((s) => s.enabled && s.unavailable);
@@ -182,6 +189,6 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
     return 0;
   }
-  process.stdout.write(renderStatus(status, now, tableName));
+  process.stdout.write(renderStatus(status, now, tableName, flags.clubs));
   return 0;
 }

@@ -125,9 +125,11 @@ describe('failing polls: the pause is visible and reversible, every log line kee
     const status = await clubStatus(store, [club], now());
     expect(status[0]!.pause).toMatchObject({ kind: 'auth', until: refused.pausedUntil });
     expect(status[0]!.sources.every((s) => s.state === 'paused')).toBe(true);
-    const table = renderStatus(status, now(), tableName);
+    const table = renderStatus(status, now(), tableName, 'clubs.json');
     expect(table).toContain(`club-1: PAUSED until ${refused.pausedUntil} (credentials rejected on members`);
-    expect(table).toContain(`clubs resume --table ${tableName} --club-id club-1`);
+    expect(table).toContain(
+      `clubs resume --table ${tableName} --club-id club-1 (or poll --clubs clubs.json --table ${tableName} --resume)`,
+    );
 
     // Act: the operator fixes the key and resumes through the CLI (the deployed table's command)
     vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', db.endpoint);
