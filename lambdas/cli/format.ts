@@ -22,6 +22,8 @@ export function formatClubReport(r: ClubReport): string {
   const polled = r.sources.filter((s) => s.outcome !== 'unavailable');
   const baseline = polled.length > 0 && polled.every((s) => s.mode === 'baseline' && s.events === 0);
   if (baseline && r.failures.length === 0) parts.push('baseline recorded, no events by design');
+  const backfill = backfillSummary(r);
+  if (backfill) parts.push(backfill);
   const lines = [parts.join(', ')];
   for (const s of r.sources)
     if (s.outcome === 'unavailable') lines.push(`  ${s.source} unavailable: ${s.reason}`);
@@ -33,6 +35,17 @@ export function formatClubReport(r: ClubReport): string {
     lines.push(`  ${where} failed (${group.kind}): ${group.message}`);
   }
   return lines.join('\n');
+}
+
+/** A backfill's progress in one phrase: its events this poll, and whether it carries on. */
+function backfillSummary(r: ClubReport): string | undefined {
+  const lanes = r.sources.flatMap((s) => (s.outcome !== 'unavailable' && s.backfill ? [s.backfill] : []));
+  const first = lanes[0];
+  if (!first) return undefined;
+  const events = lanes.reduce((n, b) => n + b.events, 0);
+  const pending = lanes.filter((b) => b.outcome !== 'completed').length;
+  const state = pending === 0 ? 'done' : `${pending} of ${lanes.length} sources carry on at the next poll`;
+  return `backfill from ${first.from}: ${events} events, ${state}`;
 }
 
 /** A paused club: why, since when and until when, and how to resume it now. */

@@ -55,6 +55,7 @@ export function exampleEventPatterns(eventSource: string) {
         DETAIL_TYPES.ClubCredentialsRejected,
         DETAIL_TYPES.ClubDataStale,
         DETAIL_TYPES.ClubQuotaLow,
+        DETAIL_TYPES.ClubSourceUnavailable,
       ],
     },
   } satisfies Record<string, events.EventPattern>;

@@ -456,6 +456,7 @@ describe('example rules', () => {
           DETAIL_TYPES.ClubCredentialsRejected,
           DETAIL_TYPES.ClubDataStale,
           DETAIL_TYPES.ClubQuotaLow,
+          DETAIL_TYPES.ClubSourceUnavailable,
         ]),
       },
     });

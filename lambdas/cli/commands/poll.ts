@@ -38,8 +38,11 @@ const HELP = `usage: npm run --silent cli -- poll --clubs FILE [flags]
                           or a plan (deployed table: clubs resume --club-id ID)
   --interval SECONDS      without --once: seconds between polls              (default 60)
   --deadline SECONDS      time budget of one club poll                        (default 240)
-  --backfill-from TIME    emit events for records since TIME: YYYY-MM-DDTHH:mm:ss in the
-                          club's local time, or ISO 8601 with Z/offset
+  --backfill-from TIME    publish every record since TIME again (YYYY-MM-DD or
+                          YYYY-MM-DDTHH:mm:ss in the club's local time, or ISO 8601 with Z or an
+                          offset; not in the future), with the eventIds already used, so consumers
+                          de-duplicate; beside the regular polls, never moving their watermarks;
+                          a long backfill carries on over the next polls until done
   --table NAME            DynamoDB state table                                (default gym-bridge-state)
   --create-table          create the table if it does not exist
   --bus NAME              publish to this EventBridge bus
@@ -100,6 +103,12 @@ function isRealWallTime(value: string): boolean {
   if (!m) return false;
   const wall = `${m[1]}T${m[2] ?? '00:00'}${m[3] ?? ':00'}`;
   return formatNaive(naiveMs(wall)) === wall;
+}
+
+/** Every polled source of the club has the backfill on its cursor (its report has a backfill lane). */
+function backfillRecorded(r: ClubReport): boolean {
+  if (r.outcome === 'paused' || r.outcome === 'disabled') return false;
+  return r.sources.every((s) => s.outcome === 'unavailable' || s.backfill !== undefined);
 }
 
 /** Exit codes of \`poll --once\` (documented in HELP and the README): 1 failed, 3 paused, 0 otherwise. */
@@ -210,14 +219,11 @@ export async function run(argv: string[]): Promise<number> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    let first = true;
     while (!stop) {
       const reports = await pollAll();
-      // A backfill is asked for once: the rounds after the first are normal polls.
-      if (first) {
-        first = false;
-        backfillByClub.clear();
-      }
+      // A backfill is asked for until every source of the club has recorded it (a source left out
+      // of a round for lack of time has not); recorded, it carries on by itself until done.
+      for (const r of reports) if (backfillRecorded(r)) backfillByClub.delete(r.clubId);
       for (const r of reports) process.stdout.write(`${new Date().toISOString()} ${formatClubReport(r)}\n`);
       for (let waited = 0; waited < intervalSec * 10 && !stop; waited++)
         await new Promise((r) => setTimeout(r, 100));

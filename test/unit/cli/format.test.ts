@@ -90,4 +90,29 @@ describe('formatClubReport', () => {
     expect(text).not.toContain('baseline');
     expect(text).toMatch(/^club-1: ok, 2 sources, 20 records, 0 events, 8 requests$/);
   });
+
+  it('a backfill says its events and whether it carries on', () => {
+    const lane = (outcome: 'completed' | 'partial', events: number) => ({
+      from: '2026-11-20T00:00:00.000Z',
+      outcome,
+      pages: 1,
+      records: events,
+      events,
+    });
+    const pending = formatClubReport(
+      report({
+        sources: [
+          source('members', { mode: 'tail', backfill: lane('completed', 3) }),
+          source('visits', { mode: 'tail', outcome: 'partial', backfill: lane('partial', 40) }),
+        ],
+      }),
+    );
+    expect(pending).toContain(
+      'backfill from 2026-11-20T00:00:00.000Z: 43 events, 1 of 2 sources carry on at the next poll',
+    );
+    const done = formatClubReport(
+      report({ sources: [source('members', { mode: 'tail', backfill: lane('completed', 3) })] }),
+    );
+    expect(done).toContain('backfill from 2026-11-20T00:00:00.000Z: 3 events, done');
+  });
 });
