@@ -24,7 +24,7 @@ import {
   PosTransactionData,
   ProspectData,
 } from './event-data';
-import { EVENT_ID_PATTERN } from './event-id';
+import { EVENT_ID_PATTERN } from './event-id-pattern';
 
 /** The EventBridge `source` of every event unless a deployment configures its own. */
 export const DEFAULT_EVENT_SOURCE = 'gym-bridge';

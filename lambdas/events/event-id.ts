@@ -12,8 +12,8 @@
  */
 import { hash } from 'node:crypto';
 
-/** 32 lowercase hex characters: the first 128 bits of a SHA-256. */
-export const EVENT_ID_PATTERN = /^[0-9a-f]{32}$/;
+/** 32 lowercase hex characters: the first 128 bits of a SHA-256 (defined in ./event-id-pattern). */
+export { EVENT_ID_PATTERN } from './event-id-pattern';
 
 export class EventIdError extends Error {
   override readonly name = 'EventIdError';
