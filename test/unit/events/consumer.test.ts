@@ -9,6 +9,7 @@ import {
   EventParseError,
   eventBridgeEventJsonSchema,
   eventJsonSchema,
+  type MemberJoined,
   type MemberStatusChanged,
   type PaymentFailedEvent,
   parseBridgeEvent,
@@ -49,7 +50,9 @@ describe('parseBridgeEvent', () => {
     }
     const only = parseBridgeEvent(event, DETAIL_TYPES.MemberStatusChanged);
     expectTypeOf(only).toEqualTypeOf<EventBridgeEvent<'Member Status Changed'>>();
-    expect(only.detail.status).toBe(examples[DETAIL_TYPES.MemberStatusChanged].detail.status);
+    expect(only.detail.status).toBe(
+      (examples[DETAIL_TYPES.MemberStatusChanged].detail as MemberStatusChanged).status,
+    );
   });
 
   it('refuses an event of another detail-type than expected', () => {
@@ -137,7 +140,7 @@ describe('tolerant schemas: the catalog refuses unknown keys, the consumer modul
   });
 
   it('keeps unknown fields of the API records in data (loose, as the catalog does)', () => {
-    const detail = examples[DETAIL_TYPES.MemberJoined].detail;
+    const detail = examples[DETAIL_TYPES.MemberJoined].detail as MemberJoined;
     const withExtra = { ...detail, data: { ...detail.data, UpstreamAddedField: 'kept' } };
     expect(
       (parseDetail(DETAIL_TYPES.MemberJoined, withExtra).data as Record<string, unknown>).UpstreamAddedField,
