@@ -16,7 +16,7 @@ const EXAMPLE = 'examples/payment-issue-notifier';
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 /** Files of the bridge a consumer's program must never contain (prefixes, relative to the repo). */
-export const FORBIDDEN = [
+const FORBIDDEN = [
   'lambdas/engine/',
   'lambdas/state/',
   'lambdas/sandbox/',
@@ -26,7 +26,7 @@ export const FORBIDDEN = [
 ];
 
 /** Type-checks a tsconfig (no emit) and returns the program's files relative to the repo. */
-export async function compile(tsconfig: string): Promise<{ ok: boolean; output: string; files: string[] }> {
+async function compile(tsconfig: string): Promise<{ ok: boolean; output: string; files: string[] }> {
   const result = await run(process.execPath, [TSC, '-p', tsconfig, '--noEmit', '--listFiles'], {
     cwd: ROOT,
     maxBuffer: 64 * 1024 * 1024,
