@@ -19,6 +19,7 @@ const COMMANDS: Record<string, () => Promise<CliCommand>> = {
   status: () => import('./commands/status'),
   schemas: () => import('./commands/schemas'),
   clubs: () => import('./commands/clubs'),
+  events: () => import('./commands/events'),
 };
 
 export interface CliCommand {
