@@ -1,0 +1,107 @@
+/**
+ * The consumer team's stack: subscribes the notifier Lambda to the gym-bridge bus, which another
+ * team owns and this stack only imports (by ARN).
+ *
+ * - The subscription: Member Status Changed with `detail.status` = PaymentIssue and Payment Failed
+ *   with `detail.reason` = dishonoured, from the bridge's event source (./subscription.ts).
+ * - The function: Node.js 22 on arm64, bundled by the locally installed esbuild (no Docker),
+ *   ES module with source maps.
+ * - Nothing is dropped: an event the rule cannot deliver (after 24 hours of retries) and an event
+ *   the function refuses or fails on (after Lambda's two asynchronous retries) both land in one
+ *   dead-letter queue.
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DETAIL_TYPES } from '@gym-bridge/events';
+import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { DISHONOURED, PAYMENT_ISSUE_STATUS } from '../src/payment-alerts';
+
+const EXAMPLE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface PaymentIssueNotifierStackProps extends StackProps {
+  /** ARN of the gym-bridge bus (the bridge stack's `EventBusArn` output). */
+  readonly eventBusArn: string;
+  /** The bridge deployment's event source. @default 'gym-bridge' */
+  readonly eventSource?: string;
+}
+
+export class PaymentIssueNotifierStack extends Stack {
+  public readonly function: NodejsFunction;
+  public readonly rules: readonly events.Rule[];
+  public readonly deadLetterQueue: sqs.Queue;
+
+  constructor(scope: Construct, id: string, props: PaymentIssueNotifierStackProps) {
+    super(scope, id, props);
+    const bus = events.EventBus.fromEventBusArn(this, 'GymBridgeBus', props.eventBusArn);
+
+    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+
+    this.function = new NodejsFunction(this, 'Notifier', {
+      entry: join(EXAMPLE_ROOT, 'src', 'handler.ts'),
+      handler: 'handler',
+      description: 'gym-bridge consumer: alerts on members moving to PaymentIssue and dishonoured payments',
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: 256,
+      timeout: Duration.seconds(10),
+      logGroup: new logs.LogGroup(this, 'NotifierLogs', {
+        retention: logs.RetentionDays.ONE_MONTH,
+        removalPolicy: RemovalPolicy.DESTROY,
+      }),
+      environment: { NODE_OPTIONS: '--enable-source-maps' },
+      // Lambda's asynchronous retries, then the dead-letter queue (a refused event is not lost).
+      retryAttempts: 2,
+      onFailure: new SqsDestination(this.deadLetterQueue),
+      bundling: {
+        tsconfig: join(EXAMPLE_ROOT, 'tsconfig.json'), // resolves @gym-bridge/events
+        format: OutputFormat.ESM,
+        mainFields: ['module', 'main'],
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        forceDockerBundling: false,
+      },
+    });
+
+    const source = props.eventSource ?? 'gym-bridge';
+    const target = new targets.LambdaFunction(this.function, {
+      deadLetterQueue: this.deadLetterQueue,
+      retryAttempts: 185,
+      maxEventAge: Duration.hours(24),
+    });
+    this.rules = [
+      new events.Rule(this, 'PaymentIssueRule', {
+        eventBus: bus,
+        description: 'gym-bridge: a member moved to PaymentIssue',
+        eventPattern: {
+          source: [source],
+          detailType: [DETAIL_TYPES.MemberStatusChanged],
+          detail: { status: [PAYMENT_ISSUE_STATUS] },
+        },
+        targets: [target],
+      }),
+      new events.Rule(this, 'DishonouredPaymentRule', {
+        eventBus: bus,
+        description: 'gym-bridge: a direct debit came back dishonoured',
+        eventPattern: {
+          source: [source],
+          detailType: [DETAIL_TYPES.PaymentFailed],
+          detail: { reason: [DISHONOURED] },
+        },
+        targets: [target],
+      }),
+    ];
+  }
+}
