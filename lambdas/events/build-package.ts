@@ -1,0 +1,112 @@
+/**
+ * Builds `@gym-bridge/events` as a package a consumer outside this repository installs
+ * (`npm run build:events`, i.e. `schemas --package dist/events`):
+ *
+ * - `index.js`: lambdas/events/consumer.ts and its small graph bundled by esbuild (ESM, ES2022,
+ *   platform neutral), zod left as an import: it is a peer dependency, shared with Powertools Parser.
+ * - `index.d.ts` and `types/`: the declarations, from `tsc --emitDeclarationOnly` on the same files.
+ * - `schemas/<detail-type>.json`: the JSON Schema (draft-04) of every detail; `asyncapi.json`.
+ * - `package.json`: `@gym-bridge/events` at the bridge's version, `exports`, `peerDependencies` zod 4.
+ *
+ * A consumer installs the folder (`npm install ../gym-bridge/dist/events`), or the tarball
+ * `npm pack dist/events` makes. test/unit/events/events-package.test.ts builds it, type-checks a
+ * consumer against it and runs it.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { renderAsyncApiJson } from './asyncapi';
+import { allEventJsonSchemas, type DetailType, detailTypeFileName } from './catalog';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ENTRY = join(ROOT, 'lambdas', 'events', 'consumer.ts');
+
+export interface BuiltPackage {
+  readonly dir: string;
+  readonly files: readonly string[];
+}
+
+export async function buildEventsPackage(outDir: string): Promise<BuiltPackage> {
+  const dir = resolve(outDir);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(join(dir, 'schemas'), { recursive: true });
+  const files: string[] = [];
+
+  const { build } = await import('esbuild');
+  await build({
+    entryPoints: [ENTRY],
+    outfile: join(dir, 'index.js'),
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    external: ['zod'],
+    legalComments: 'none',
+    logLevel: 'silent',
+  });
+  files.push('index.js');
+
+  // Declarations: a throw-away tsconfig next to the output, extending the repository's one. No
+  // `types`: the module uses no Node API, so its declarations need no @types/node.
+  const tsconfig = join(dir, 'tsconfig.build.json');
+  await writeFile(
+    tsconfig,
+    JSON.stringify({
+      extends: join(ROOT, 'tsconfig.json'),
+      compilerOptions: {
+        noEmit: false,
+        declaration: true,
+        emitDeclarationOnly: true,
+        outDir: join(dir, 'types'),
+        rootDir: ROOT,
+        types: [],
+        paths: {},
+      },
+      include: [],
+      files: [ENTRY],
+    }),
+  );
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  try {
+    await promisify(execFile)(process.execPath, [tsc, '-p', tsconfig], { cwd: ROOT });
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    throw new Error(`tsc --emitDeclarationOnly failed:\n${stdout}${stderr}`);
+  } finally {
+    await rm(tsconfig, { force: true });
+  }
+  await writeFile(join(dir, 'index.d.ts'), "export * from './types/lambdas/events/consumer.js';\n");
+  files.push('index.d.ts', 'types/');
+
+  for (const [detailType, schema] of Object.entries(allEventJsonSchemas())) {
+    const file = `schemas/${detailTypeFileName(detailType as DetailType)}.json`;
+    await writeFile(join(dir, file), `${JSON.stringify(schema, null, 2)}\n`);
+    files.push(file);
+  }
+  await writeFile(join(dir, 'asyncapi.json'), renderAsyncApiJson());
+  files.push('asyncapi.json');
+
+  const root = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+    version: string;
+    dependencies?: Record<string, string>;
+  };
+  const pkg = {
+    name: '@gym-bridge/events',
+    version: root.version,
+    description: 'Event schemas, types and constants of the gym-bridge EventBridge bus (generated).',
+    type: 'module',
+    sideEffects: false,
+    exports: {
+      '.': { types: './index.d.ts', default: './index.js' },
+      './schemas/*': './schemas/*',
+      './asyncapi.json': './asyncapi.json',
+    },
+    types: './index.d.ts',
+    peerDependencies: { zod: root.dependencies?.zod ?? '^4.0.0' },
+  };
+  await writeFile(join(dir, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
+  files.push('package.json');
+  return { dir, files };
+}
