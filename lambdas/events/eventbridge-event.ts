@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { BridgeEvent } from './catalog';
 
-export interface EventBridgeEvent<D = BridgeEvent['detail']> {
+export interface EventBridgeDelivery<D = BridgeEvent['detail']> {
   readonly version: '0';
   readonly id: string;
   readonly 'detail-type': string;
@@ -50,7 +50,10 @@ export function uuidFrom(seed: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-export function toEventBridgeEvent(event: BridgeEvent, options: EventBridgeEventOptions): EventBridgeEvent {
+export function toEventBridgeEvent(
+  event: BridgeEvent,
+  options: EventBridgeEventOptions,
+): EventBridgeDelivery {
   return {
     version: '0',
     id: options.id ?? uuidFrom(`${event.detail.eventId}|${options.source}`),

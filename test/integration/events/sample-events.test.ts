@@ -1,0 +1,95 @@
+/**
+ * Sample events (`events sample`) come from the real engine polling a real sandbox over HTTP:
+ * every detail-type yields the number asked for, each valid against the catalog, each with its own
+ * eventId, all of the asked type, with the same events for the same seed and others for another.
+ * The operational ones carry what their provoked condition says (401 reasons, 429/threshold, the
+ * stale source, the unavailable source's 404/403).
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  ALL_DETAIL_TYPES,
+  type BridgeEventOf,
+  DETAIL_TYPES,
+  validateEvent,
+} from '../../../lambdas/events/catalog';
+import { MAX_SAMPLE_COUNT, SampleError, sampleEvents } from '../../../lambdas/events/sample-events';
+
+const COUNT = 4;
+
+describe('sampleEvents', () => {
+  it.each(ALL_DETAIL_TYPES)(
+    '%s: the engine produces the number asked for, each valid',
+    async (detailType) => {
+      // Act
+      const started = Date.now();
+      const events = await sampleEvents({ detailType, count: COUNT });
+      // Assess
+      expect(events).toHaveLength(COUNT);
+      for (const event of events) {
+        expect(event.detailType).toBe(detailType);
+        expect(() => validateEvent(event)).not.toThrow();
+      }
+      expect(new Set(events.map((e) => e.detail.eventId)).size).toBe(COUNT);
+      expect(Date.now() - started).toBeLessThan(15_000);
+    },
+  );
+
+  it('is deterministic for a seed, and another seed gives other events', async () => {
+    const a = await sampleEvents({ detailType: DETAIL_TYPES.PaymentFailed, count: 3, seed: 5 });
+    const b = await sampleEvents({ detailType: DETAIL_TYPES.PaymentFailed, count: 3, seed: 5 });
+    const c = await sampleEvents({ detailType: DETAIL_TYPES.PaymentFailed, count: 3, seed: 6 });
+    expect(b).toEqual(a);
+    expect(c.map((e) => e.detail.eventId)).not.toEqual(a.map((e) => e.detail.eventId));
+  });
+
+  it('operational events say what was provoked', async () => {
+    const rejected = (await sampleEvents({
+      detailType: DETAIL_TYPES.ClubCredentialsRejected,
+      count: 2,
+    })) as BridgeEventOf<typeof DETAIL_TYPES.ClubCredentialsRejected>[];
+    expect(rejected.map((e) => e.detail.reason).sort()).toEqual(['apiKey', 'credentials']);
+
+    const quota = (await sampleEvents({
+      detailType: DETAIL_TYPES.ClubQuotaLow,
+      count: 2,
+    })) as BridgeEventOf<typeof DETAIL_TYPES.ClubQuotaLow>[];
+    expect(quota.map((e) => e.detail.reason)).toEqual(['threshold', 'rate-limited']);
+    expect(quota[0]!.detail.share).toBeGreaterThanOrEqual(0.8);
+
+    const unavailable = (await sampleEvents({
+      detailType: DETAIL_TYPES.ClubSourceUnavailable,
+      count: 3,
+    })) as BridgeEventOf<typeof DETAIL_TYPES.ClubSourceUnavailable>[];
+    expect(unavailable[0]!.detail).toMatchObject({
+      unavailableSource: 'classAttendance',
+      kind: 'not-found',
+      httpStatus: 404,
+      experimental: true,
+    });
+    expect(unavailable.some((e) => e.detail.kind === 'forbidden' && e.detail.httpStatus === 403)).toBe(true);
+
+    const stale = (await sampleEvents({
+      detailType: DETAIL_TYPES.ClubDataStale,
+      count: 3,
+    })) as BridgeEventOf<typeof DETAIL_TYPES.ClubDataStale>[];
+    expect(new Set(stale.map((e) => e.detail.staleSource)).size).toBe(3);
+    for (const e of stale) expect(e.detail.ageSeconds).toBeGreaterThanOrEqual(30 * 60);
+  });
+
+  it('class attendance: the opt-in source was enabled, its events are experimental', async () => {
+    const events = (await sampleEvents({
+      detailType: DETAIL_TYPES.ClassAttendanceRecorded,
+      count: 2,
+    })) as BridgeEventOf<typeof DETAIL_TYPES.ClassAttendanceRecorded>[];
+    for (const e of events) expect(e.detail).toMatchObject({ source: 'classAttendance', experimental: true });
+  });
+
+  it('a budget too small for the count is a SampleError saying how many were produced', async () => {
+    await expect(
+      sampleEvents({ detailType: DETAIL_TYPES.DisbursementRecorded, count: MAX_SAMPLE_COUNT, budgetMs: 1 }),
+    ).rejects.toThrow(SampleError);
+    await expect(sampleEvents({ detailType: DETAIL_TYPES.PaymentFailed, count: 0 })).rejects.toThrow(
+      RangeError,
+    );
+  });
+});
