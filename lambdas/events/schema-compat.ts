@@ -219,7 +219,7 @@ export function compareSchemas(released: JsonSchemaNode, current: JsonSchemaNode
     if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
       before.forEach((variant, i) => {
         if (isObject(variant) && isObject(after[i]))
-          changes.push(...compareSchemas(variant, after[i], `${path}${key}[${i}]`));
+          changes.push(...compareSchemas(variant, after[i], `${join(path, key)}[${i}]`));
       });
     } else {
       add(
