@@ -250,7 +250,9 @@ describe('watchReplay', () => {
       { State: 'CANCELLING', EventLastReplayedTime: at(0.35) },
       { State: 'CANCELLED', EventLastReplayedTime: at(0.35), StateReason: 'Cancelled by user' },
     ]);
-    mock.on(CancelReplayCommand).resolves({ ReplayName: 'r1', State: 'CANCELLING' });
+    mock
+      .on(CancelReplayCommand)
+      .resolves({ ReplayArn: `arn:aws:events:eu-west-1:${ACCOUNT}:replay/r1`, State: 'CANCELLING' });
     const cancel = new AbortController();
     const cancels: unknown[] = [];
     const result = await watchReplay(client, 'r1', {
@@ -270,13 +272,11 @@ describe('watchReplay', () => {
 
   it('a cancel refused (the replay had just completed) is said, and the final state is reported', async () => {
     describeAs([{ State: 'RUNNING' }, { State: 'COMPLETED' }]);
-    mock
-      .on(CancelReplayCommand)
-      .rejects(
-        Object.assign(new Error('Replay r1 is not in a cancellable state.'), {
-          name: 'IllegalStatusException',
-        }),
-      );
+    mock.on(CancelReplayCommand).rejects(
+      Object.assign(new Error('Replay r1 is not in a cancellable state.'), {
+        name: 'IllegalStatusException',
+      }),
+    );
     const cancel = new AbortController();
     cancel.abort();
     const cancels: { sent: boolean; error?: string }[] = [];
