@@ -9,7 +9,7 @@
  */
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
-import { parseClubsFile } from '../../../lambdas/engine/club-config';
+import { type ClubConfig, parseClubsFile } from '../../../lambdas/engine/club-config';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import { type ReceivedEvent, startLocalEventBridge } from '../../../lambdas/events/local-eventbridge';
 import { EventBridgeSink } from '../../../lambdas/events/publisher';
@@ -79,10 +79,9 @@ export async function runEngine(options: {
     const sink = new EventBridgeSink({ client, busName: BUS_NAME, source: EVENT_SOURCE, baseDelayMs: 1 });
     const store = new MemoryStateStore();
     const clients = new GymApiClientFactory();
-    const clubs = parseClubsFile(sandbox.clubsFile()).map((club) => ({
-      ...club,
-      sources: ['members', 'paymentHistory'] as const,
-    }));
+    const clubs = parseClubsFile(sandbox.clubsFile()).map(
+      (club): ClubConfig => ({ ...club, sources: ['members', 'paymentHistory'] }),
+    );
     const now = () => sandbox.clock.now().getTime();
     const pollAll = async () => {
       const reports = await Promise.all(

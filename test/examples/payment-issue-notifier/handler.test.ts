@@ -96,7 +96,7 @@ describe('payment-issue-notifier handler', () => {
       'detail.previousStatus',
     ]);
     // No value of the event in the message (they may be personal data).
-    const data = examples[DETAIL_TYPES.MemberStatusChanged].detail.data as Record<string, unknown>;
+    const { data } = examples[DETAIL_TYPES.MemberStatusChanged].detail as { data: Record<string, unknown> };
     for (const value of [data.FirstName, data.LastName, '42'].filter((v) => typeof v === 'string')) {
       expect(error.message).not.toContain(value);
     }
