@@ -13,7 +13,7 @@
  * consumer against it and runs it.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -77,6 +77,7 @@ export async function buildEventsPackage(outDir: string): Promise<BuiltPackage> 
   } finally {
     await rm(tsconfig, { force: true });
   }
+  await addJsExtensions(join(dir, 'types'));
   await writeFile(join(dir, 'index.d.ts'), "export * from './types/lambdas/events/consumer.js';\n");
   files.push('index.d.ts', 'types/');
 
@@ -109,4 +110,22 @@ export async function buildEventsPackage(outDir: string): Promise<BuiltPackage> 
   await writeFile(join(dir, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
   files.push('package.json');
   return { dir, files };
+}
+
+/**
+ * Relative specifiers in the emitted declarations get a `.js` extension (`'./catalog'` ->
+ * `'./catalog.js'`), as `moduleResolution: node16/nodenext` requires in an ESM package; bundler
+ * resolution accepts both.
+ */
+async function addJsExtensions(dir: string): Promise<void> {
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.d.ts')) continue;
+    const file = join(entry.parentPath, entry.name);
+    const text = await readFile(file, 'utf8');
+    const fixed = text.replace(
+      /((?:from|import)\s*\(?\s*)(['"])(\.{1,2}\/[^'"]*?)(?<!\.js)\2/g,
+      (_m, lead: string, quote: string, path: string) => `${lead}${quote}${path}.js${quote}`,
+    );
+    if (fixed !== text) await writeFile(file, fixed);
+  }
 }
