@@ -41,15 +41,21 @@ export interface Notifier {
   notify(alert: PaymentAlert): Promise<void>;
 }
 
+/** What the log notifier needs of a logger: Powertools Logger's `info`. */
+export interface AlertLogger {
+  info(message: string, ...extra: Record<string, unknown>[]): void;
+}
+
 /**
- * The default notifier: one structured JSON line per alert on stdout, which Lambda sends to
- * CloudWatch Logs (query it with Logs Insights, or put a metric filter and an alarm on it). No
- * personal data beyond the member number.
+ * The default notifier: one structured log line per alert (`{"level":"INFO","message":"payment
+ * alert","alert":{...}}` with Powertools Logger), which Lambda sends to CloudWatch Logs: query it
+ * with Logs Insights, or put a metric filter and an alarm on it. No personal data beyond the
+ * member number.
  */
-export function logNotifier(write: (line: string) => void = (line) => console.log(line)): Notifier {
+export function logNotifier(logger: AlertLogger): Notifier {
   return {
     notify: async (alert) => {
-      write(JSON.stringify({ level: 'INFO', message: 'payment alert', ...alert }));
+      logger.info('payment alert', { alert });
     },
   };
 }

@@ -130,11 +130,10 @@ describe('payment-issue-notifier handler', () => {
     await expect(createHandler({ notifier: failing })(paymentIssue())).rejects.toThrow('SNS unavailable');
   });
 
-  it('the default notifier writes one JSON line per alert', async () => {
-    const lines: string[] = [];
+  it('the default notifier logs one structured line per alert', async () => {
+    const lines: unknown[][] = [];
     const alert = toPaymentAlert(paymentIssue());
-    await logNotifier((line) => lines.push(line)).notify(alert);
-    expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toEqual({ level: 'INFO', message: 'payment alert', ...alert });
+    await logNotifier({ info: (...args) => lines.push(args) }).notify(alert);
+    expect(lines).toEqual([['payment alert', { alert }]]);
   });
 });
