@@ -19,8 +19,10 @@
  *   `EventParseError` naming the detail-type, the eventId and the failing field paths (never values,
  *   which may be personal data).
  *
- * Imported in this repository as `@gym-bridge/events` (tsconfig `paths`, vitest alias); outside it,
- * from the files `npm run build:events` writes (docs/events-versioning.md, README "For consumers").
+ * Imported in this repository as `@gym-bridge/events` (tsconfig `paths`, vitest alias) or
+ * `gym-bridge/events` (package.json `exports`); outside it, as the package `npm run build:events`
+ * builds in dist/events (JS bundle with zod as a peer dependency, declarations, JSON Schemas,
+ * AsyncAPI document: lambdas/events/build-package.ts).
  */
 import { z } from 'zod';
 import {
