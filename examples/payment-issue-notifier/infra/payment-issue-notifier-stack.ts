@@ -2,8 +2,10 @@
  * The consumer team's stack: subscribes the notifier Lambda to the gym-bridge bus, which another
  * team owns and this stack only imports (by ARN).
  *
- * - The subscription: Member Status Changed with `detail.status` = PaymentIssue and Payment Failed
- *   with `detail.reason` = dishonoured, from the bridge's event source (./subscription.ts).
+ * - The subscriptions: Member Status Changed with `detail.status` = PaymentIssue and Payment Failed
+ *   with `detail.reason` = dishonoured, from the bridge's event source, pinned to the
+ *   `eventVersion` the handler parses (docs/events-versioning.md: during a version change the
+ *   bridge publishes both versions, and this rule keeps getting the one it knows).
  * - The function: Node.js 22 on arm64, bundled by the locally installed esbuild (no Docker),
  *   ES module with source maps.
  * - Nothing is dropped: an event the rule cannot deliver (after 24 hours of retries) and an event
@@ -12,7 +14,7 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DETAIL_TYPES } from '@gym-bridge/events';
+import { DETAIL_TYPES, EVENT_VERSION } from '@gym-bridge/events';
 import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -88,7 +90,7 @@ export class PaymentIssueNotifierStack extends Stack {
         eventPattern: {
           source: [source],
           detailType: [DETAIL_TYPES.MemberStatusChanged],
-          detail: { status: [PAYMENT_ISSUE_STATUS] },
+          detail: { eventVersion: [EVENT_VERSION], status: [PAYMENT_ISSUE_STATUS] },
         },
         targets: [target],
       }),
@@ -98,7 +100,7 @@ export class PaymentIssueNotifierStack extends Stack {
         eventPattern: {
           source: [source],
           detailType: [DETAIL_TYPES.PaymentFailed],
-          detail: { reason: [DISHONOURED] },
+          detail: { eventVersion: [EVENT_VERSION], reason: [DISHONOURED] },
         },
         targets: [target],
       }),

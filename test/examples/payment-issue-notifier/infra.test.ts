@@ -46,7 +46,7 @@ describe('payment-issue-notifier stack', () => {
       EventPattern: {
         source: ['gym-bridge'],
         'detail-type': ['Member Status Changed'],
-        detail: { status: ['PaymentIssue'] },
+        detail: { eventVersion: [1], status: ['PaymentIssue'] },
       },
     });
     template.hasResourceProperties('AWS::Events::Rule', {
@@ -54,7 +54,7 @@ describe('payment-issue-notifier stack', () => {
       EventPattern: {
         source: ['gym-bridge'],
         'detail-type': ['Payment Failed'],
-        detail: { reason: ['dishonoured'] },
+        detail: { eventVersion: [1], reason: ['dishonoured'] },
       },
     });
   });
