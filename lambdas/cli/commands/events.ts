@@ -268,23 +268,19 @@ async function sample(flags: Flags): Promise<number> {
 /** --from / --to: ISO 8601 with Z or an offset, YYYY-MM-DD (UTC), or `now`. */
 export function parseInstant(flag: string, value: string | undefined, nowMs = Date.now()): number {
   if (value === undefined)
-    throw new CliUsageError(`--${flag} TIME is required (ISO 8601 with Z, or YYYY-MM-DD)`);
+    throw new CliUsageError(`--${flag} TIME is required (ISO 8601 with Z or an offset, or YYYY-MM-DD)`);
   if (value === 'now') return nowMs;
-  const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value;
-  const ok = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(date);
-  const ms = ok ? Date.parse(date) : Number.NaN;
-  // Date.parse rolls 2026-02-30 over to March: a date that does not exist is refused.
-  if (!Number.isFinite(ms) || (ok && /^\d{4}-\d{2}-\d{2}/.test(date) && !sameDay(date, ms)))
+  const text = /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value;
+  const m = /^(\d{4})-(\d{2})-(\d{2})T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.exec(text);
+  const ms = m ? Date.parse(text) : Number.NaN;
+  // Date.parse rolls 2026-02-30 over to March 2: a day the calendar does not have is refused.
+  const [year, month, day] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0];
+  const real = new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day && month >= 1 && month <= 12;
+  if (!Number.isFinite(ms) || !real)
     throw new CliUsageError(
       `--${flag} must be ISO 8601 with Z or an offset (2026-03-02T06:00:00Z), YYYY-MM-DD (UTC) or now, got '${value}'`,
     );
   return ms;
-}
-
-function sameDay(text: string, ms: number): boolean {
-  // Only when the value is in UTC can the calendar day be compared directly.
-  if (!/Z$/.test(text)) return true;
-  return new Date(ms).toISOString().slice(0, 10) === text.slice(0, 10);
 }
 
 const EXIT_INTERRUPTED = 130;
