@@ -114,6 +114,8 @@ events replay --file FILE --bus NAME|ARN [--type TYPE]... [--pattern JSON]
                          patterns on account or region are not meaningful here)
   --event-source SOURCE  send with this source instead of each line's own
   --stage NAME           send with the source of this deployed stage
+                         (without either, each line's own source; $GYM_BRIDGE_EVENT_SOURCE
+                         does not replace it)
   --dry-run              say what would be sent, send nothing
 
 AWS (replay): AWS_REGION, AWS_ENDPOINT_URL_EVENTBRIDGE and the usual credentials.
@@ -195,11 +197,20 @@ function detailTypeFlag(value: string, flag = '--type'): DetailType {
   );
 }
 
-function cliEventSource(flag: string | undefined, stage: string | undefined): string | undefined {
-  if (flag === undefined && stage === undefined && process.env.GYM_BRIDGE_EVENT_SOURCE === undefined)
+/**
+ * The source flags (--event-source, --stage, then $GYM_BRIDGE_EVENT_SOURCE when `useEnv`), as poll
+ * resolves them; undefined when none is given.
+ */
+function cliEventSource(
+  flag: string | undefined,
+  stage: string | undefined,
+  useEnv: boolean,
+): string | undefined {
+  const env = useEnv ? process.env : {};
+  if (flag === undefined && stage === undefined && env.GYM_BRIDGE_EVENT_SOURCE === undefined)
     return undefined;
   try {
-    return resolveEventSource({ flag, env: process.env, stage });
+    return resolveEventSource({ flag, env, stage });
   } catch (err) {
     if (err instanceof EventSourceError) throw new CliUsageError(err.message);
     throw err;
@@ -228,7 +239,7 @@ async function sample(flags: Flags): Promise<number> {
     if (format !== 'putevents') throw new CliUsageError('--bus goes with --format putevents');
     checkBusName(flags.bus);
   }
-  const source = cliEventSource(flags['event-source'], flags.stage) ?? 'gym-bridge';
+  const source = cliEventSource(flags['event-source'], flags.stage, true) ?? 'gym-bridge';
 
   // The engine logs the failures the operational samples provoke (401, 429, 503, 404): by design
   // here, so not shown unless asked for with --log-level info or debug.
@@ -396,7 +407,8 @@ async function replayFile(flags: Flags): Promise<number> {
   checkBusName(flags.bus);
   const types = new Set((flags.type ?? []).map((t) => detailTypeFlag(t)));
   const matcher = flags.pattern === undefined ? undefined : await patternMatcher(flags.pattern);
-  const sourceOverride = cliEventSource(flags['event-source'], flags.stage);
+  // Each line carries its source: only a flag replaces it (not $GYM_BRIDGE_EVENT_SOURCE).
+  const sourceOverride = cliEventSource(flags['event-source'], flags.stage, false);
 
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new CliUsageError(`--file ${path}: no such file`);
