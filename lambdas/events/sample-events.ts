@@ -112,6 +112,11 @@ const RECORD_STEP_MS: Partial<Record<DetailType, number>> = {
   [DETAIL_TYPES.MemberContactPreferencesChanged]: 12 * HOUR,
 };
 
+/** Clubs this size refer a member to debt collection only about once a month: a bigger one. */
+const RECORD_MEMBERS: Partial<Record<DetailType, number>> = {
+  [DETAIL_TYPES.MemberSentToDebtCollection]: 1500,
+};
+
 const ZONES = ['Australia/Sydney', 'Europe/London', 'America/New_York'] as const;
 
 /** A club of the sample: the sandbox's clubs file entry, with the sample's settings. */
@@ -138,7 +143,7 @@ async function withRig<T>(
         clubId: 'club-1',
         timeZone: ZONES[Math.abs(seed) % ZONES.length]!,
         plan: 'basic',
-        members: 150,
+        members: sandboxOptions.members ?? 150,
         open24h: true,
       },
     ],
@@ -204,7 +209,8 @@ async function collect(
 
 async function recordEvents(options: SampleOptions, source: SourceName): Promise<BridgeEvent[]> {
   const step = RECORD_STEP_MS[options.detailType] ?? 3 * HOUR;
-  return withRig(options, {}, { sources: [source] }, async (rig) => {
+  const members = RECORD_MEMBERS[options.detailType];
+  return withRig(options, members ? { members } : {}, { sources: [source] }, async (rig) => {
     await rig.poll(); // the silent baseline
     return collect(
       rig,
@@ -294,7 +300,8 @@ async function dataStale(options: SampleOptions): Promise<BridgeEvent[]> {
           pathPrefix: pathOf(source),
           body: JSON.stringify({ Message: 'Service Unavailable' }),
         });
-        rig.sandbox.advance(35 * MINUTE + i * 7 * MINUTE);
+        // Over 30 minutes without a success; the ages vary a little from round to round.
+        rig.sandbox.advance(31 * MINUTE + (i % 4) * 4 * MINUTE);
         await rig.poll();
       },
       options.count * 2 + 4,
