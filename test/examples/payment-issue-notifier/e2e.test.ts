@@ -1,8 +1,8 @@
 /**
  * The consumer example end to end, locally: the real engine polls the API sandbox and publishes
  * through the real EventBridgeSink to the local EventBridge endpoint; each event the bus accepted,
- * in the form a rule target receives it, is routed by an offline EventBridge matcher (interim:
- * ./exact-match.ts, until lambdas/events/event-pattern.ts lands) with the
+ * in the form a rule target receives it, is routed by the bridge's offline EventBridge matcher
+ * (`matchesEventPattern`, lambdas/events/event-pattern.ts) with the
  * event patterns of the example stack's rules (from the synthesized template: what CloudFormation
  * gives EventBridge), and each routed event is parsed and handled by the example's handler.
  *
@@ -20,10 +20,10 @@ import {
   InvalidPaymentEventError,
   toPaymentAlert,
 } from '../../../examples/payment-issue-notifier/src/payment-alerts';
+import { matchesEventPattern } from '../../../lambdas/events/event-pattern';
 import { PAYMENT_RESPONSES } from '../../../lambdas/sandbox';
 import { expectedKeys } from '../../support/ground-truth';
 import { type DeliveredEvent, type EngineRun, EVENT_SOURCE, runEngine } from './engine-run';
-import { matchesExactPattern as matchesEventPattern } from './exact-match';
 
 const HOUR = 3_600_000;
 
