@@ -441,3 +441,12 @@ export function eventBridgeEventJsonSchema(
     required: ['version', 'id', 'detail-type', 'source', 'account', 'time', 'region', 'resources', 'detail'],
   };
 }
+
+/** Check a subscription's pattern offline, in a consumer's own tests (EventBridge's content filtering). */
+export {
+  assertValidEventPattern,
+  EventPatternError,
+  type EventPatternJson,
+  eventPatternMatcher,
+  matchesEventPattern,
+} from './event-pattern';
