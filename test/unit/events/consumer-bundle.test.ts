@@ -24,6 +24,7 @@ describe('consumer bundle of @gym-bridge/events', () => {
       'lambdas/events/consumer.ts',
       'lambdas/events/event-data.ts',
       'lambdas/events/event-id-pattern.ts',
+      'lambdas/events/event-pattern.ts',
       'lambdas/gym-api/schemas.ts',
     ]);
     expect(forbiddenInputs(moduleOnly)).toEqual([]);
