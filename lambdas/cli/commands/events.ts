@@ -13,6 +13,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { EventSourceError, resolveEventSource } from '../../common/event-source';
 import { logger } from '../../common/logger';
 import { ALL_DETAIL_TYPES, type BridgeEvent, type DetailType, isDetailType } from '../../events/catalog';
+import { EventPatternError, eventPatternMatcher } from '../../events/event-pattern';
 import {
   SAMPLE_ACCOUNT,
   SAMPLE_REGION,
@@ -110,8 +111,11 @@ events replay --file FILE --bus NAME|ARN [--type TYPE]... [--pattern JSON]
   line number); a last line cut short by a crash is skipped with a warning. Then PutEvents in
   batches of 10 (failed entries retried with backoff), printing "sent N of M".
   --type TYPE            only events of this detail-type (repeatable)
-  --pattern JSON         only events an EventBridge event pattern matches (the offline matcher;
-                         patterns on account or region are not meaningful here)
+  --pattern JSON         only events an EventBridge event pattern matches, e.g.
+                         '{"detail-type": ["Payment Failed"], "detail": {"reason": ["dishonoured"]}}'
+                         or --pattern "$(cat pattern.json)": matched offline (EventBridge's rules)
+                         against the event as the bus sees it, with the source it is sent with;
+                         account and region are not meaningful here
   --event-source SOURCE  send with this source instead of each line's own
   --stage NAME           send with the source of this deployed stage
                          (without either, each line's own source; $GYM_BRIDGE_EVENT_SOURCE
@@ -406,7 +410,7 @@ async function replayFile(flags: Flags): Promise<number> {
     throw new CliUsageError('events replay --file needs --bus NAME|ARN (the bus to put them on)');
   checkBusName(flags.bus);
   const types = new Set((flags.type ?? []).map((t) => detailTypeFlag(t)));
-  const matcher = flags.pattern === undefined ? undefined : await patternMatcher(flags.pattern);
+  const matcher = flags.pattern === undefined ? undefined : patternMatcher(flags.pattern);
   // Each line carries its source: only a flag replaces it (not $GYM_BRIDGE_EVENT_SOURCE).
   const sourceOverride = cliEventSource(flags['event-source'], flags.stage, false);
 
@@ -470,26 +474,19 @@ function countByType(events: readonly FileEvent[]): [string, number][] {
   return [...counts.entries()].sort((a, b) => b[1] - a[1]);
 }
 
-/** --pattern: JSON of an EventBridge event pattern, matched offline against each event. */
-async function patternMatcher(text: string): Promise<(e: FileEvent, source: string) => boolean> {
-  let pattern: unknown;
+/**
+ * --pattern: an EventBridge event pattern (JSON), matched offline (lambdas/events/event-pattern.ts)
+ * against each event as the bus would see it, with the source it will be sent with. A pattern
+ * EventBridge would refuse is a usage error, before the file is read.
+ */
+function patternMatcher(text: string): (e: FileEvent, source: string) => boolean {
+  let matches: (event: unknown) => boolean;
   try {
-    pattern = JSON.parse(text);
+    matches = eventPatternMatcher(text);
   } catch (err) {
-    throw new CliUsageError(`--pattern is not JSON (${(err as Error).message})`);
+    if (err instanceof EventPatternError) throw new CliUsageError(`--pattern: ${err.message}`);
+    throw err;
   }
-  if (typeof pattern !== 'object' || pattern === null || Array.isArray(pattern))
-    throw new CliUsageError('--pattern must be a JSON object, e.g. {"detail-type": ["Payment Failed"]}');
-  const { matchesEventPattern } = await loadMatcher();
-  return (e, source) =>
-    matchesEventPattern(
-      pattern,
-      toEventBridgeEvent(e.event, { source, region: process.env.AWS_REGION ?? SAMPLE_REGION }),
-    );
-}
-
-async function loadMatcher(): Promise<{
-  matchesEventPattern: (pattern: unknown, event: unknown) => boolean;
-}> {
-  throw new CliUsageError('--pattern is not available yet (the offline matcher is on its way); use --type');
+  const region = process.env.AWS_REGION ?? SAMPLE_REGION;
+  return (e, source) => matches(toEventBridgeEvent(e.event, { source, region }));
 }

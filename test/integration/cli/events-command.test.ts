@@ -247,6 +247,58 @@ describe('events replay --file', () => {
     );
   }, 30_000);
 
+  it('--pattern: only the events an EventBridge pattern matches (offline), with the source they are sent with', async () => {
+    const pattern = {
+      source: ['gym-bridge.dev'],
+      'detail-type': ['Payment Failed'],
+      detail: { reason: ['dishonoured'] },
+    };
+    const expected = published.filter(
+      (e) => e.detailType === 'Payment Failed' && (e.detail as { reason?: string }).reason === 'dishonoured',
+    );
+    const run = cli(
+      [
+        'events',
+        'replay',
+        '--file',
+        file,
+        '--bus',
+        'local-bus',
+        '--pattern',
+        JSON.stringify(pattern),
+        '--stage',
+        'dev',
+      ],
+      env,
+    );
+    const none = cli(
+      ['events', 'replay', '--file', file, '--bus', 'local-bus', '--pattern', JSON.stringify(pattern)],
+      env,
+    );
+    const invalid = cli(
+      [
+        'events',
+        'replay',
+        '--file',
+        file,
+        '--bus',
+        'local-bus',
+        '--pattern',
+        '{"detail": {"reason": "dishonoured"}}',
+      ],
+      env,
+    );
+    expect(await run.exit).toBe(0);
+    expect(await none.exit).toBe(0);
+    expect(await invalid.exit).toBe(2);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(bridge.events.map((e) => (e.detail as { eventId: string }).eventId).sort()).toEqual(
+      expected.map((e) => e.detail.eventId).sort(),
+    );
+    expect(none.stdout()).toMatch(/nothing to send: 23 events in .* \(23 left out by --type\/--pattern\)/);
+    expect(invalid.stderr()).toMatch(/--pattern: invalid event pattern at detail\.reason/);
+  }, 30_000);
+
   it('a malformed line stops it before anything is sent, naming the line', async () => {
     const text = await readFile(file, 'utf8');
     const rows = text.split('\n');
