@@ -25,6 +25,7 @@ import {
   type DescribeReplayCommandOutput,
   DescribeRuleCommand,
   type EventBridgeClient,
+  ListArchivesCommand,
   type ReplayState,
   StartReplayCommand,
 } from '@aws-sdk/client-eventbridge';
@@ -130,6 +131,28 @@ export async function ruleArns(
   return arns;
 }
 
+/**
+ * The archive of a bus, when the bus has exactly one (the stack gives its bus one): ListArchives
+ * filtered by the bus ARN. None, or several (then --archive must choose), is a ReplayInputError.
+ */
+export async function findBusArchive(client: EventBridgeClient, bus: string): Promise<string> {
+  const arn = BUS_ARN.test(bus) ? bus : await busArn(client, bus);
+  const archives: { name: string; state: string }[] = [];
+  let nextToken: string | undefined;
+  do {
+    const out = await client.send(new ListArchivesCommand({ EventSourceArn: arn, NextToken: nextToken }));
+    for (const a of out.Archives ?? [])
+      if (a.ArchiveName) archives.push({ name: a.ArchiveName, state: a.State ?? '?' });
+    nextToken = out.NextToken;
+  } while (nextToken);
+  const usable = archives.filter((a) => a.state !== 'DISABLED' && a.state !== 'CREATE_FAILED');
+  if (usable.length === 1) return usable[0]!.name;
+  if (archives.length === 0) throw new ReplayInputError(`bus ${arn} has no archive: nothing to replay`);
+  throw new ReplayInputError(
+    `bus ${arn} has ${archives.length} archives (${archives.map((a) => `${a.name} ${a.state}`).join(', ')}): choose one with --archive`,
+  );
+}
+
 /** The bus name of a bus ARN (or the name itself). */
 export const busNameOf = (nameOrArn: string): string => BUS_ARN.exec(nameOrArn)?.[1] ?? nameOrArn;
 
@@ -181,7 +204,8 @@ export function defaultReplayName(fromMs: number, toMs: number, random = Math.ra
 }
 
 export interface ArchiveReplayRequest {
-  readonly archive: string;
+  /** Name or ARN. @default the one archive of `bus` (findBusArchive) */
+  readonly archive?: string;
   readonly fromMs: number;
   readonly toMs: number;
   /** Name or ARN; must be the archive's bus. @default the archive's bus */
@@ -214,7 +238,12 @@ export async function startArchiveReplay(
     throw new ReplayInputError(
       `replay name '${name}' is not allowed: 1 to 64 letters, digits, '.', '-' or '_'`,
     );
-  const archive = await describeArchive(client, request.archive);
+  if (request.archive === undefined && request.bus === undefined)
+    throw new ReplayInputError('name the archive (--archive) or the bus whose archive to replay (--bus)');
+  const archive = await describeArchive(
+    client,
+    request.archive ?? (await findBusArchive(client, request.bus!)),
+  );
   const warnings = checkReplayWindow(archive, request.fromMs, request.toMs, request.nowMs ?? Date.now());
   let destinationArn = archive.eventSourceArn;
   if (request.bus !== undefined) {

@@ -38,6 +38,7 @@ import type { BridgeEvent } from '../../lambdas/events/catalog';
 import { EventBridgeSink } from '../../lambdas/events/publisher';
 import {
   describeArchive,
+  findBusArchive,
   formatProgress,
   ReplayInputError,
   startArchiveReplay,
@@ -157,6 +158,9 @@ async function main(): Promise<void> {
     );
     assert.equal(archive.eventSourceArn, EventBusArn);
     assert.equal(archive.eventCount, 9);
+
+    assert.equal(await findBusArchive(eb, bus), archive.name);
+    note(`ListArchives by the bus ARN finds the bus's archive (--bus without --archive): ${archive.name}`);
 
     // The replay, limited to one rule; the window covers the events.
     const fromMs = now - 3_600_000;

@@ -81,18 +81,20 @@ ${typeList}
   --region REGION        \`region\` of eventbridge events                       (default ${SAMPLE_REGION})
   --bus NAME             EventBusName of putevents entries
 
-events replay --archive NAME|ARN --from TIME --to TIME [--bus NAME|ARN] [--rule NAME|ARN]...
+events replay --archive NAME|ARN | --bus NAME|ARN  --from TIME --to TIME [--rule NAME|ARN]...
               [--name REPLAY] [--interval SECONDS] [--detach]
   Replays the deployed bus's archive for a window (EventBridge StartReplay), then follows it
   (DescribeReplay every --interval seconds: state and the share of the window replayed) until it
   is COMPLETED (exit 0), FAILED or CANCELLED (exit 1). Ctrl-C cancels the replay (CancelReplay,
   said on stderr) and waits for it to stop; a second Ctrl-C stops waiting (exit 130).
-  --archive NAME|ARN   the bus's archive (aws events list-archives --event-source-arn BUS_ARN)
+  --archive NAME|ARN   the bus's archive (aws events list-archives --event-source-arn BUS_ARN);
+                       without it, the one archive of --bus (the stack gives its bus one)
   --from, --to TIME    the window of event times: ISO 8601 with Z or an offset, YYYY-MM-DD
                        (UTC midnight), or now (--to). It must lie within the archive's
                        retention (older events are deleted); events reach the archive up to
                        about 10 minutes after they were put, so a window ending now may miss some
-  --bus NAME|ARN       the destination: only the bus the archive records (the default)
+  --bus NAME|ARN       the destination: only the bus the archive records (the default),
+                       e.g. the stack output EventBusName
   --rule NAME|ARN      only these rules' targets receive the events (repeatable): this is how
                        a replay is limited to a pattern (the rules whose pattern you want).
                        Without --rule, EVERY rule of the bus (every consumer) receives them
@@ -176,8 +178,12 @@ export async function run(argv: string[]): Promise<number> {
     throw new CliUsageError('events replay: give either --archive or --file, not both');
   else if (flags.archive !== undefined) mode = 'archive';
   else if (flags.file !== undefined) mode = 'file';
+  // --bus with a window and no file: that bus's archive.
+  else if (flags.from !== undefined || flags.to !== undefined) mode = 'archive';
   else
-    throw new CliUsageError('events replay needs --archive NAME|ARN (the deployed archive) or --file FILE');
+    throw new CliUsageError(
+      'events replay needs --archive NAME|ARN or --bus NAME with --from/--to (the deployed archive), or --file FILE',
+    );
   const allowed = MODE_FLAGS[mode];
   const misplaced = (Object.keys(flags) as (keyof Flags)[]).filter((f) => !allowed.includes(f));
   if (misplaced.length > 0) {
@@ -305,6 +311,8 @@ async function replayArchive(flags: Flags): Promise<number> {
   const fromMs = parseInstant('from', flags.from, nowMs);
   const toMs = parseInstant('to', flags.to, nowMs);
   const intervalSec = intFlag('interval', flags.interval, { min: 1, max: 300, default: 5 });
+  if (flags.archive === undefined && flags.bus === undefined)
+    throw new CliUsageError('events replay --from/--to needs --archive NAME|ARN or --bus NAME (its archive)');
   if (flags.name !== undefined && !REPLAY_NAME.test(flags.name))
     throw new CliUsageError(`--name may use 1 to 64 letters, digits, '.', '-' and '_', got '${flags.name}'`);
   if (flags.bus !== undefined) checkBusName(flags.bus);
@@ -312,7 +320,7 @@ async function replayArchive(flags: Flags): Promise<number> {
   let started: Awaited<ReturnType<typeof startArchiveReplay>>;
   try {
     started = await startArchiveReplay(client, {
-      archive: flags.archive!,
+      ...(flags.archive ? { archive: flags.archive } : {}),
       fromMs,
       toMs,
       nowMs,

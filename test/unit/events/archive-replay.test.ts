@@ -15,6 +15,7 @@ import {
   type DescribeReplayCommandOutput,
   DescribeRuleCommand,
   EventBridgeClient,
+  ListArchivesCommand,
   StartReplayCommand,
 } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -22,6 +23,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import {
   checkReplayWindow,
   defaultReplayName,
+  findBusArchive,
   formatProgress,
   REPLAY_NAME,
   ReplayInputError,
@@ -117,6 +119,48 @@ describe('startArchiveReplay', () => {
     expect(input.ReplayName).toBe(started.name);
     expect(started.name).toMatch(/^gym-bridge-20261120T0000-20261121T0000-[0-9a-f]{4}$/);
     expect(mock.commandCalls(DescribeEventBusCommand)).toHaveLength(0);
+  });
+
+  it('--bus without --archive: the one archive of that bus (ListArchives by the bus ARN)', async () => {
+    mock
+      .on(ListArchivesCommand)
+      .resolves({ Archives: [{ ArchiveName: ARCHIVE, State: 'ENABLED', EventSourceArn: BUS_ARN }] });
+    await startArchiveReplay(client, { bus: BUS, fromMs: FROM, toMs: TO, nowMs: NOW, name: 'r' });
+    expect(mock.commandCalls(ListArchivesCommand)[0]!.args[0].input).toEqual({ EventSourceArn: BUS_ARN });
+    expect(mock.commandCalls(StartReplayCommand)[0]!.args[0].input).toMatchObject({
+      EventSourceArn: ARCHIVE_ARN,
+      Destination: { Arn: BUS_ARN },
+    });
+  });
+
+  it('findBusArchive: none or several archives are refused, pages are followed', async () => {
+    let answers: object[] = [];
+    mock.on(ListArchivesCommand).callsFake(() => answers.shift());
+    answers = [{ Archives: [] }];
+    await expect(findBusArchive(client, BUS_ARN)).rejects.toThrow(/has no archive/);
+    answers = [
+      { Archives: [{ ArchiveName: 'a1', State: 'ENABLED' }], NextToken: 't' },
+      { Archives: [{ ArchiveName: 'a2', State: 'ENABLED' }] },
+    ];
+    await expect(findBusArchive(client, BUS_ARN)).rejects.toThrow(
+      /has 2 archives \(a1 ENABLED, a2 ENABLED\): choose one with --archive/,
+    );
+    expect(mock.commandCalls(ListArchivesCommand)[2]!.args[0].input).toEqual({
+      EventSourceArn: BUS_ARN,
+      NextToken: 't',
+    });
+    answers = [
+      {
+        Archives: [
+          { ArchiveName: 'old', State: 'DISABLED' },
+          { ArchiveName: 'a3', State: 'ENABLED' },
+        ],
+      },
+    ];
+    await expect(findBusArchive(client, BUS_ARN)).resolves.toBe('a3');
+    await expect(startArchiveReplay(client, { fromMs: FROM, toMs: TO, nowMs: NOW })).rejects.toThrow(
+      ReplayInputError,
+    );
   });
 
   it('refuses what cannot work, before StartReplay: unknown archive, another bus, unknown rule', async () => {
