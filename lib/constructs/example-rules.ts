@@ -12,13 +12,14 @@
  * dropped.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
-import * as events from 'aws-cdk-lib/aws-events';
+import type * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DETAIL_TYPES } from '../../lambdas/events/catalog';
+import { BridgeSubscription, bridgePattern, subscriptionSpec } from './bridge-subscription';
 import type { BridgeEventBus } from './event-bus';
 import { NotificationTopic } from './notification-topic';
 
@@ -37,27 +38,34 @@ export interface ExampleRulesProps {
 /** The member status operations is alerted on (`detail.status` of Member Status Changed). */
 export const PAYMENT_ISSUE_STATUS = 'PaymentIssue';
 
-/** Event patterns of the example rules, for `events.Rule` or for a consumer's own stack. */
+/** The example subscriptions: detail-types and detail patterns, checked against the catalog. */
+export const EXAMPLE_SUBSCRIPTIONS = {
+  marketingProspects: subscriptionSpec({
+    detailType: [DETAIL_TYPES.ProspectCreated, DETAIL_TYPES.ProspectStatusChanged],
+  }),
+  operationsPaymentIssue: subscriptionSpec({
+    detailType: DETAIL_TYPES.MemberStatusChanged,
+    detail: { status: [PAYMENT_ISSUE_STATUS] },
+  }),
+  operationsClubHealth: subscriptionSpec({
+    detailType: [
+      DETAIL_TYPES.ClubCredentialsRejected,
+      DETAIL_TYPES.ClubDataStale,
+      DETAIL_TYPES.ClubQuotaLow,
+      DETAIL_TYPES.ClubSourceUnavailable,
+    ],
+  }),
+};
+
+/**
+ * Event patterns of the example rules, for `events.Rule` or for a consumer's own stack: `bridgePattern`
+ * of `EXAMPLE_SUBSCRIPTIONS`, the same JSON as writing them by hand.
+ */
 export function exampleEventPatterns(eventSource: string) {
   return {
-    marketingProspects: {
-      source: [eventSource],
-      detailType: [DETAIL_TYPES.ProspectCreated, DETAIL_TYPES.ProspectStatusChanged],
-    },
-    operationsPaymentIssue: {
-      source: [eventSource],
-      detailType: [DETAIL_TYPES.MemberStatusChanged],
-      detail: { status: [PAYMENT_ISSUE_STATUS] },
-    },
-    operationsClubHealth: {
-      source: [eventSource],
-      detailType: [
-        DETAIL_TYPES.ClubCredentialsRejected,
-        DETAIL_TYPES.ClubDataStale,
-        DETAIL_TYPES.ClubQuotaLow,
-        DETAIL_TYPES.ClubSourceUnavailable,
-      ],
-    },
+    marketingProspects: bridgePattern({ ...EXAMPLE_SUBSCRIPTIONS.marketingProspects, eventSource }),
+    operationsPaymentIssue: bridgePattern({ ...EXAMPLE_SUBSCRIPTIONS.operationsPaymentIssue, eventSource }),
+    operationsClubHealth: bridgePattern({ ...EXAMPLE_SUBSCRIPTIONS.operationsClubHealth, eventSource }),
   } satisfies Record<string, events.EventPattern>;
 }
 
@@ -72,8 +80,6 @@ export class ExampleRules extends Construct {
 
   constructor(scope: Construct, id: string, props: ExampleRulesProps) {
     super(scope, id);
-    const bus = props.eventBus.eventBus;
-    const patterns = exampleEventPatterns(props.eventBus.eventSource);
     const rules: events.IRule[] = [];
 
     const ruleDeadLetterQueue = new sqs.Queue(this, 'RuleDeadLetterQueue', {
@@ -107,10 +113,10 @@ export class ExampleRules extends Construct {
         },
       });
       rules.push(
-        new events.Rule(this, 'MarketingProspectsRule', {
-          eventBus: bus,
+        new BridgeSubscription(this, 'MarketingProspectsRule', {
+          eventBus: props.eventBus,
           description: 'Marketing: new prospects and prospect status changes',
-          eventPattern: patterns.marketingProspects,
+          ...EXAMPLE_SUBSCRIPTIONS.marketingProspects,
           targets: [new targets.SqsQueue(queue, delivery)],
         }),
       );
@@ -124,16 +130,16 @@ export class ExampleRules extends Construct {
         email: props.operationsEmail,
       }).topic;
       rules.push(
-        new events.Rule(this, 'OperationsPaymentIssueRule', {
-          eventBus: bus,
+        new BridgeSubscription(this, 'OperationsPaymentIssueRule', {
+          eventBus: props.eventBus,
           description: `Operations: a member moved to ${PAYMENT_ISSUE_STATUS}`,
-          eventPattern: patterns.operationsPaymentIssue,
+          ...EXAMPLE_SUBSCRIPTIONS.operationsPaymentIssue,
           targets: [new targets.SnsTopic(topic, delivery)],
         }),
-        new events.Rule(this, 'OperationsClubHealthRule', {
-          eventBus: bus,
+        new BridgeSubscription(this, 'OperationsClubHealthRule', {
+          eventBus: props.eventBus,
           description: 'Operations: club credentials rejected, data stale or quota low',
-          eventPattern: patterns.operationsClubHealth,
+          ...EXAMPLE_SUBSCRIPTIONS.operationsClubHealth,
           targets: [new targets.SnsTopic(topic, delivery)],
         }),
       );
