@@ -246,7 +246,8 @@ export async function startArchiveReplay(
   );
   const warnings = checkReplayWindow(archive, request.fromMs, request.toMs, request.nowMs ?? Date.now());
   let destinationArn = archive.eventSourceArn;
-  if (request.bus !== undefined) {
+  // An archive found by its bus records that bus; a named one is checked against --bus.
+  if (request.bus !== undefined && request.archive !== undefined) {
     const arn = BUS_ARN.test(request.bus) ? request.bus : await busArn(client, request.bus);
     if (arn !== archive.eventSourceArn)
       throw new ReplayInputError(

@@ -376,6 +376,10 @@ async function replayStub(
           RetentionDays: 0,
           State: 'ENABLED',
         }),
+        DescribeEventBus: () => ({ Name: 'gym-bridge-prod', Arn: bus }),
+        ListArchives: () => ({
+          Archives: [{ ArchiveName: 'archive-1', State: 'ENABLED', EventSourceArn: bus }],
+        }),
         StartReplay: () => ({
           ReplayArn: 'arn:aws:events:us-east-1:123456789012:replay/r',
           State: 'STARTING',
@@ -443,6 +447,38 @@ describe('events replay --archive (the process: progress, exit codes, Ctrl-C)', 
         EventSourceArn: 'arn:aws:events:us-east-1:123456789012:archive/archive-1',
         Destination: { Arn: 'arn:aws:events:us-east-1:123456789012:event-bus/gym-bridge-prod' },
       });
+    } finally {
+      stub.server.close();
+    }
+  }, 30_000);
+
+  it('--bus alone finds its archive; --detach starts the replay and leaves it running', async () => {
+    const stub = await replayStub(1000);
+    try {
+      const run = cli(
+        [
+          'events',
+          'replay',
+          '--bus',
+          'gym-bridge-prod',
+          '--from',
+          '2026-11-20',
+          '--to',
+          '2026-11-21',
+          '--name',
+          'r',
+          '--detach',
+        ],
+        envFor(stub.endpoint),
+      );
+      expect(await run.exit, run.stderr()).toBe(0);
+      expect(run.stdout()).toMatch(/not followed \(--detach\): aws events describe-replay --replay-name r/);
+      expect(stub.calls.map((c) => c.split(' ')[0])).toEqual([
+        'DescribeEventBus',
+        'ListArchives',
+        'DescribeArchive',
+        'StartReplay',
+      ]);
     } finally {
       stub.server.close();
     }

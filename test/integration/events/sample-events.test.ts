@@ -84,6 +84,14 @@ describe('sampleEvents', () => {
     for (const e of events) expect(e.detail).toMatchObject({ source: 'classAttendance', experimental: true });
   });
 
+  it('the PII policy of the sample club: minimal (the default) keeps contact details out, full keeps them', async () => {
+    const minimal = await sampleEvents({ detailType: DETAIL_TYPES.MemberJoined, count: 2 });
+    const full = await sampleEvents({ detailType: DETAIL_TYPES.MemberJoined, count: 2, piiPolicy: 'full' });
+    const text = (events: unknown) => JSON.stringify(events);
+    expect(text(minimal)).not.toMatch(/"Email"/);
+    expect(text(full)).toMatch(/"Email"/);
+  });
+
   it('a budget too small for the count is a SampleError saying how many were produced', async () => {
     await expect(
       sampleEvents({ detailType: DETAIL_TYPES.DisbursementRecorded, count: MAX_SAMPLE_COUNT, budgetMs: 1 }),
