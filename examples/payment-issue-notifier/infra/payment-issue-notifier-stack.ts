@@ -14,7 +14,7 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DETAIL_TYPES, EVENT_VERSION } from '@gym-bridge/events';
+import { DEFAULT_EVENT_SOURCE, DETAIL_TYPES, type DetailType, EVENT_VERSION } from '@gym-bridge/events';
 import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -24,6 +24,9 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+// The bridge's typed subscription construct. In this repository it is imported from its source;
+// a consumer project outside it imports it from wherever the bridge team publishes its CDK code.
+import { BridgeSubscription } from '../../../lib/constructs/bridge-subscription';
 import { DISHONOURED, PAYMENT_ISSUE_STATUS } from '../src/payment-alerts';
 
 const EXAMPLE_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -37,7 +40,8 @@ export interface PaymentIssueNotifierStackProps extends StackProps {
 
 export class PaymentIssueNotifierStack extends Stack {
   public readonly function: NodejsFunction;
-  public readonly rules: readonly events.Rule[];
+  /** The rules on the bridge's bus; `pattern` of each is what its rule gets. */
+  public readonly subscriptions: readonly BridgeSubscription<DetailType>[];
   public readonly deadLetterQueue: sqs.Queue;
 
   constructor(scope: Construct, id: string, props: PaymentIssueNotifierStackProps) {
@@ -77,31 +81,30 @@ export class PaymentIssueNotifierStack extends Stack {
       },
     });
 
-    const source = props.eventSource ?? 'gym-bridge';
     const target = new targets.LambdaFunction(this.function, {
       deadLetterQueue: this.deadLetterQueue,
       retryAttempts: 185,
       maxEventAge: Duration.hours(24),
     });
-    this.rules = [
-      new events.Rule(this, 'PaymentIssueRule', {
+    // Typed subscriptions: the detail-type comes from the catalog and the detail pattern is checked
+    // against the event's detail type, so `{ stauts: [...] }` or `{ reason: ['dishonored'] }` does
+    // not compile.
+    const eventSource = props.eventSource ?? DEFAULT_EVENT_SOURCE;
+    this.subscriptions = [
+      new BridgeSubscription(this, 'PaymentIssueRule', {
         eventBus: bus,
+        eventSource,
         description: 'gym-bridge: a member moved to PaymentIssue',
-        eventPattern: {
-          source: [source],
-          detailType: [DETAIL_TYPES.MemberStatusChanged],
-          detail: { eventVersion: [EVENT_VERSION], status: [PAYMENT_ISSUE_STATUS] },
-        },
+        detailType: DETAIL_TYPES.MemberStatusChanged,
+        detail: { eventVersion: [EVENT_VERSION], status: [PAYMENT_ISSUE_STATUS] },
         targets: [target],
       }),
-      new events.Rule(this, 'DishonouredPaymentRule', {
+      new BridgeSubscription(this, 'DishonouredPaymentRule', {
         eventBus: bus,
+        eventSource,
         description: 'gym-bridge: a direct debit came back dishonoured',
-        eventPattern: {
-          source: [source],
-          detailType: [DETAIL_TYPES.PaymentFailed],
-          detail: { eventVersion: [EVENT_VERSION], reason: [DISHONOURED] },
-        },
+        detailType: DETAIL_TYPES.PaymentFailed,
+        detail: { eventVersion: [EVENT_VERSION], reason: [DISHONOURED] },
         targets: [target],
       }),
     ];

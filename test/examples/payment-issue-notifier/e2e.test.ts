@@ -1,15 +1,17 @@
 /**
  * The consumer example end to end, locally: the real engine polls the API sandbox and publishes
  * through the real EventBridgeSink to the local EventBridge endpoint; each event the bus accepted,
- * in the form a rule target receives it, is routed by the bridge's offline EventBridge matcher
- * (`matchesEventPattern`, lambdas/events/event-pattern.ts) with the
- * event patterns of the example stack's rules (from the synthesized template: what CloudFormation
- * gives EventBridge), and each routed event is parsed and handled by the example's handler.
+ * in the form a rule target receives it, is routed by the offline EventBridge matcher
+ * (`matchesEventPattern` from `@gym-bridge/events`) with the event patterns of the example
+ * stack's typed subscriptions (the same objects its rules get, checked against the synthesized
+ * template), and each routed event is parsed and handled by the example's handler.
  *
  * The alerts must be exactly the sandbox journal's transitions to PaymentIssue and its dishonoured
  * payments in the polled span (as polling sees them: test/support/ground-truth.ts), and every
  * event not routed must be one the handler would refuse.
  */
+
+import { type EventPatternJson, matchesEventPattern } from '@gym-bridge/events';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -20,23 +22,32 @@ import {
   InvalidPaymentEventError,
   toPaymentAlert,
 } from '../../../examples/payment-issue-notifier/src/payment-alerts';
-import { matchesEventPattern } from '../../../lambdas/events/event-pattern';
 import { PAYMENT_RESPONSES } from '../../../lambdas/sandbox';
+import { toEventPatternJson } from '../../../lib/constructs/bridge-subscription';
 import { expectedKeys } from '../../support/ground-truth';
 import { type DeliveredEvent, type EngineRun, EVENT_SOURCE, runEngine } from './engine-run';
 
 const HOUR = 3_600_000;
 
-/** The EventPattern of every rule of the example stack, as synthesized (no bundling: patterns only). */
-function rulePatterns(eventSource: string): Record<string, unknown>[] {
+/**
+ * The event pattern of every subscription of the example stack (the typed construct's own
+ * object, in EventBridge's JSON form), checked to be what the synthesized rules give EventBridge.
+ * No bundling: patterns only.
+ */
+function rulePatterns(eventSource: string): EventPatternJson[] {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new PaymentIssueNotifierStack(app, 'PaymentIssueNotifier', {
     eventBusArn: 'arn:aws:events:eu-west-1:123456789012:event-bus/gym-bridge',
     eventSource,
   });
-  return Object.values(Template.fromStack(stack).findResources('AWS::Events::Rule')).map(
-    (rule) => rule.Properties.EventPattern as Record<string, unknown>,
+  const patterns = stack.subscriptions.map((subscription) => toEventPatternJson(subscription.pattern));
+  const synthesized = Object.values(Template.fromStack(stack).findResources('AWS::Events::Rule')).map(
+    (rule) => rule.Properties.EventPattern as EventPatternJson,
   );
+  const byJson = (a: EventPatternJson, b: EventPatternJson) =>
+    JSON.stringify(a).localeCompare(JSON.stringify(b));
+  expect([...synthesized].sort(byJson)).toEqual([...patterns].sort(byJson));
+  return patterns;
 }
 
 /** The journal key (test/support/ground-truth.ts) an alert stands for. */
@@ -65,7 +76,7 @@ const detailOf = (event: DeliveredEvent) => event.detail as Record<string, unkno
 
 describe('payment-issue-notifier end to end: engine -> local EventBridge -> rule patterns -> handler', () => {
   let run: EngineRun;
-  let patterns: Record<string, unknown>[];
+  let patterns: EventPatternJson[];
   beforeAll(async () => {
     // Two clubs of 400 members, polled every 4 simulated hours for 4 days: direct-debit runs with
     // declines and later dishonours, members moving to and from PaymentIssue, joins, suspensions.
