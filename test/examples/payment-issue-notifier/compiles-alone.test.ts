@@ -6,12 +6,13 @@
  */
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { relative, resolve } from 'node:path';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
-const ROOT = resolve(import.meta.dirname, '../../..');
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const EXAMPLE = 'examples/payment-issue-notifier';
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
