@@ -4,14 +4,18 @@
  * paths. The bundle itself is checked too: the events module and Powertools Parser are in it, the
  * engine and the AWS SDK are not.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PaymentIssueNotifierStack } from '../../../examples/payment-issue-notifier/infra/payment-issue-notifier-stack';
 
+const run = promisify(execFile);
 const BUS_ARN = 'arn:aws:events:eu-west-1:123456789012:event-bus/gym-bridge';
 
 const outdirs: string[] = [];
@@ -153,4 +157,36 @@ describe('payment-issue-notifier stack', () => {
       EventPattern: Match.objectLike({ source: ['gym-bridge-staging'] }),
     });
   });
+
+  it('cdk.json runs the app as the CDK CLI does: the bus ARN is required, then the stack synthesizes', async () => {
+    const example = fileURLToPath(new URL('../../../examples/payment-issue-notifier/', import.meta.url));
+    const { app: command } = JSON.parse(readFileSync(join(example, 'cdk.json'), 'utf8')) as { app: string };
+    const runApp = (env: Record<string, string>) =>
+      run('sh', ['-c', command], { cwd: example, env: { ...process.env, ...env } }).then(
+        () => ({ ok: true, stderr: '' }),
+        (err: { stderr?: string }) => ({ ok: false, stderr: String(err.stderr) }),
+      );
+    const outdir = mkdtempSync(join(tmpdir(), 'payment-issue-notifier-app-'));
+    outdirs.push(outdir);
+
+    const missing = await runApp({ CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: '{}' });
+    expect(missing.ok).toBe(false);
+    expect(missing.stderr).toContain(
+      'cdk deploy -c eventBusArn=arn:aws:events:<region>:<account>:event-bus/<name>',
+    );
+
+    const synthesized = await runApp({
+      CDK_OUTDIR: outdir,
+      CDK_CONTEXT_JSON: JSON.stringify({ eventBusArn: BUS_ARN, eventSource: 'gym-bridge-staging' }),
+    });
+    expect(synthesized).toEqual({ ok: true, stderr: '' });
+    const template = JSON.parse(readFileSync(join(outdir, 'PaymentIssueNotifier.template.json'), 'utf8'));
+    const patterns = Object.values(
+      template.Resources as Record<string, { Type: string; Properties: { EventPattern?: unknown } }>,
+    )
+      .filter((r) => r.Type === 'AWS::Events::Rule')
+      .map((r) => r.Properties.EventPattern);
+    expect(patterns).toHaveLength(2);
+    for (const pattern of patterns) expect(pattern).toMatchObject({ source: ['gym-bridge-staging'] });
+  }, 120_000);
 });
