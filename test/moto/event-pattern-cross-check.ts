@@ -17,7 +17,7 @@
  * the reference. Exit 1 only when the offline matcher disagrees with the corpus.
  *
  * Result with moto 5.2.1 (2026-11-23): TestEventPattern answers without a Result; through rule
- * routing 80 of 82 match cases agree. The two differences are arrays of objects
+ * routing 81 of 83 match cases agree. The two differences are arrays of objects
  * (`detail.data.FeeBreakdown[].Kind`): moto does not look into arrays of objects, EventBridge does
  * (and so does the offline matcher). moto refuses 4 of the 18 invalid patterns (leaf not a list,
  * empty list, a pattern that is not an object): its validation checks only that leaves are

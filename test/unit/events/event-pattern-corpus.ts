@@ -209,6 +209,11 @@ export const matchCases: readonly MatchCase[] = [
     matches: true,
   },
   { name: 'exists on array field', pattern: d({ tags: [{ exists: true }] }), matches: true },
+  {
+    name: 'exists true on an object (not a leaf)',
+    pattern: d({ subject: [{ exists: true }] }),
+    matches: false,
+  },
   // cidr
   { name: 'cidr', pattern: d({ ip: [{ cidr: '10.0.0.0/24' }] }), matches: true },
   { name: 'cidr no', pattern: d({ ip: [{ cidr: '10.0.1.0/24' }] }), matches: false },
