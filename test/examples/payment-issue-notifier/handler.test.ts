@@ -68,6 +68,13 @@ describe('payment-issue-notifier handler', () => {
     );
   });
 
+  it('handles an event replayed from the archive (replay-name) like the original', async () => {
+    const original = paymentIssue();
+    const replayed = { ...original, 'replay-name': 'payment-issues-2026-03' };
+    const handler = createHandler({ notifier: new MemoryNotifier() });
+    expect(await handler(replayed)).toEqual(await handler(original));
+  });
+
   it('refuses a status change to another status (the pattern should have filtered it), naming the field', async () => {
     const event = paymentIssue();
     event.detail.status = 'Active';
