@@ -38,7 +38,18 @@ import * as events from 'aws-cdk-lib/aws-events';
 import type { Construct } from 'constructs';
 import { DEFAULT_EVENT_SOURCE, type DetailType, type EventDetail } from '../../lambdas/events/catalog';
 import type { EventPatternJson } from '../../lambdas/events/event-pattern';
-import { BridgeEventBus } from './event-bus';
+
+/**
+ * The bridge's bus construct as this construct needs it (BridgeEventBus has this shape). A shape,
+ * not the class, so a consumer's CDK program does not compile the bridge's stack to subscribe.
+ */
+export interface BridgeBusLike {
+  readonly eventBus: events.IEventBus;
+  readonly eventSource: string;
+}
+
+const isBridgeBus = (bus: events.IEventBus | BridgeBusLike): bus is BridgeBusLike =>
+  'eventSource' in bus && typeof bus.eventSource === 'string' && 'eventBus' in bus;
 
 // ---------------------------------------------------------------------------------------------
 // Types of a detail pattern
@@ -179,7 +190,7 @@ export interface BridgeSubscriptionProps<T extends DetailType>
   extends Omit<events.RuleProps, 'eventPattern' | 'eventBus'>,
     Omit<BridgePatternSpec<T>, 'eventSource'> {
   /** The bridge's bus: `events.EventBus.fromEventBusName(...)` in a downstream stack, or the bridge's own construct. */
-  readonly eventBus: events.IEventBus | BridgeEventBus;
+  readonly eventBus: events.IEventBus | BridgeBusLike;
   /** EventBridge `source` of the bridge's events. @default the BridgeEventBus's eventSource, else 'gym-bridge' */
   readonly eventSource?: string;
 }
@@ -191,7 +202,7 @@ export class BridgeSubscription<const T extends DetailType> extends events.Rule 
 
   constructor(scope: Construct, id: string, props: BridgeSubscriptionProps<T>) {
     const { eventBus, eventSource, detailType, detail, ...ruleProps } = props;
-    const bridgeBus = eventBus instanceof BridgeEventBus ? eventBus : undefined;
+    const bridgeBus = isBridgeBus(eventBus) ? eventBus : undefined;
     const eventPattern = bridgePattern<T>({
       eventSource: eventSource ?? bridgeBus?.eventSource ?? DEFAULT_EVENT_SOURCE,
       detailType,
