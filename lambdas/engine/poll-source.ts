@@ -803,6 +803,13 @@ class SourceScan {
             backfill && scan.backfillFromMs !== undefined
               ? backfill(item, next, this.ctx, scan.backfillFromMs)
               : [];
+          // A subject it announces without a snapshot gets the one a regular poll would have
+          // written: it also publishes what that poll's first sighting would have (e.g. a
+          // cancellation already set), or no later diff would.
+          if (!stored && built.length > 0) {
+            const ids = new Set(built.map((e) => e.detail.eventId));
+            built.push(...diff(undefined, item, next, this.ctx).filter((e) => !ids.has(e.detail.eventId)));
+          }
         } catch (err) {
           quarantine.push({
             key: fingerprint(`Q|${JSON.stringify(item)}`),

@@ -95,6 +95,22 @@ function memberJoined(m: Member, next: Snapshot, ctx: ClubContext): BridgeEvent 
   });
 }
 
+/**
+ * Membership Cancelled when the snapshot's cancellation date is set and differs from the one before
+ * (none for a member never seen). Its id is the date, not the transition number: the same
+ * cancellation seen by a first sighting or by a later diff is one event.
+ */
+function memberCancelled(m: Member, before: Snapshot | undefined, next: Snapshot, ctx: ClubContext) {
+  const date = next.fields.cancellationDate;
+  if (typeof date !== 'string' || before?.fields.cancellationDate === date) return [];
+  return [
+    createEvent(DETAIL_TYPES.MembershipCancelled, memberEnvelope(m, next.id, ['cancelled', date], ctx), {
+      data: m,
+      cancellationDate: date,
+    }),
+  ];
+}
+
 export const membersSource: StateSource<'members'> = {
   kind: 'state',
   name: 'members',
@@ -108,7 +124,10 @@ export const membersSource: StateSource<'members'> = {
   identity: (m) => m.Number ?? undefined,
   snapshot: (m, mid, previous, ctx) => makeSnapshot(mid, memberTracked(m), previous, ctx),
   diff: (previous, m, next, ctx) => {
-    if (!previous) return [memberJoined(m, next, ctx)];
+    // A member first seen already cancelled (joined and cancelled between two polls): the
+    // cancellation date is part of the state this poll sees, so it is announced too. Its snapshot
+    // holds the date, so no later diff would ever announce it.
+    if (!previous) return [memberJoined(m, next, ctx), ...memberCancelled(m, undefined, next, ctx)];
     const before = previous.fields;
     const now = next.fields;
     // Transition number plus the new value: a poll that published and crashed before its commit
@@ -129,15 +148,7 @@ export const membersSource: StateSource<'members'> = {
         ),
       );
     }
-    if (typeof now.cancellationDate === 'string' && before.cancellationDate !== now.cancellationDate) {
-      events.push(
-        createEvent(
-          DETAIL_TYPES.MembershipCancelled,
-          memberEnvelope(m, next.id, ['cancelled', now.cancellationDate], ctx),
-          { data: m, cancellationDate: now.cancellationDate },
-        ),
-      );
-    }
+    events.push(...memberCancelled(m, previous, next, ctx));
     if (before.optOutEmail !== now.optOutEmail || before.optOutSms !== now.optOutSms) {
       const prefs = (f: Record<string, unknown>) => ({
         optOutEmail: typeof f.optOutEmail === 'boolean' ? f.optOutEmail : null,
