@@ -376,9 +376,9 @@ export async function pollClub(
           return;
         }
         const kind = failureKind(err);
-        const message = err instanceof Error ? err.message : String(err);
-        base.failures.push({ source: name, kind, message });
-        logger.error('source poll failed', { clubId: club.clubId, source: name, kind, error: message });
+        const reason = err instanceof Error ? err.message : String(err);
+        base.failures.push({ source: name, kind, message: reason });
+        logger.error('source poll failed', { clubId: club.clubId, source: name, kind, error: reason });
         // A 429 that says when the quota comes back (e.g. the next month) is honoured: no polls before.
         const retryAfterMs = err instanceof QuotaExceededError ? err.retryAfterMs : undefined;
         const cursor = await recordFailure(
@@ -386,7 +386,7 @@ export async function pollClub(
           club.clubId,
           name,
           kind,
-          message,
+          reason,
           now(),
           retryAfterMs,
         ).catch((storeErr: unknown) => {
@@ -406,7 +406,7 @@ export async function pollClub(
             pausedBy = {
               until: cursor.health.pausedUntil,
               kind,
-              reason: message,
+              reason,
               source: name,
               since: new Date(now()).toISOString(),
               consecutiveFailures: cursor.health.consecutiveFailures,
