@@ -7,35 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { pollSource } from '../../../lambdas/engine/poll-source';
-import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { type EventSink, MemorySink } from '../../../lambdas/events/publisher';
-import type { GymApiClient } from '../../../lambdas/gym-api';
-import type { ItemOf } from '../../../lambdas/gym-api/operations';
 import { membersSource } from '../../../lambdas/sources/state-sources';
 import { MemoryStateStore } from '../../../lambdas/state';
-import { member, sydney } from '../sources/fixtures';
+import { member } from '../sources/fixtures';
+import { ctx, FROM, type Member, NOW, stubClient, types } from './members-lane-fixtures';
 
-type Member = ItemOf<'members'>;
-
-function stubClient(serve: { tail: Member[]; all: Member[] }): GymApiClient {
-  return {
-    async *pages(_op: string, query: Record<string, string>) {
-      const items = query.updatedate ? serve.tail : serve.all;
-      yield { offset: 0, limit: 500, items, invalid: [], rawCount: items.length };
-    },
-  } as unknown as GymApiClient;
-}
-
-const NOW = Date.parse('2025-06-02T00:00:00Z');
-const FROM = Date.parse('2025-04-01T00:00:00Z');
-const ctx = {
-  clubId: sydney.clubId,
-  timeZone: sydney.timeZone,
-  unstatedZone: sydney.unstatedZone,
-  piiPolicy: sydney.piiPolicy,
-};
-const types = (events: readonly BridgeEvent[]) =>
-  events.map((e) => `${e.detailType} ${e.detail.subject?.memberNumber}`);
 const cancelledMember = (n: string): Member =>
   member({ Number: n, Membership: { ...member().Membership!, CancellationDate: '2025-07-01T00:00:00' } });
 
