@@ -33,6 +33,7 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { sampleEvents } from '../../lambdas/cli/sample-events';
 import { logger } from '../../lambdas/common/logger';
 import type { BridgeEvent } from '../../lambdas/events/catalog';
 import { EventBridgeSink } from '../../lambdas/events/publisher';
@@ -44,7 +45,6 @@ import {
   startArchiveReplay,
   watchReplay,
 } from '../../lambdas/events/replay';
-import { sampleEvents } from '../../lambdas/events/sample-events';
 
 logger.setLogLevel('SILENT');
 

@@ -2,7 +2,7 @@
  * `events sample|replay`: for the teams downstream of the bus.
  *
  * - `events sample --type T`: realistic events of one detail-type, produced by the real engine
- *   against an in-process sandbox (lambdas/events/sample-events.ts), printed one JSON a line as a
+ *   against an in-process sandbox (lambdas/cli/sample-events/), printed one JSON a line as a
  *   rule target receives them, as the detail alone, or as PutEvents entries.
  * - `events replay --archive NAME|ARN --from T --to T`: an EventBridge replay of the deployed
  *   bus's archive, limited to rules (their patterns), with progress; Ctrl-C cancels it.
@@ -32,16 +32,10 @@ import {
   startArchiveReplay,
   watchReplay,
 } from '../../events/replay';
-import {
-  MAX_SAMPLE_COUNT,
-  SAMPLE_METHODS,
-  SAMPLE_START,
-  SampleError,
-  sampleEvents,
-} from '../../events/sample-events';
 import { CliUsageError, intFlag, parseFlags } from '../args';
 import { eventBridgeClient } from '../aws-env';
 import { checkBusExists, checkBusName } from '../preflight';
+import { MAX_SAMPLE_COUNT, SAMPLE_METHODS, SAMPLE_START, SampleError, sampleEvents } from '../sample-events';
 
 export const summary =
   "sample events for consumers' tests (real engine, sandbox); replay history to a bus (archive or events file)";

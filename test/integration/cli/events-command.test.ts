@@ -23,6 +23,7 @@ import { parse } from '@aws-lambda-powertools/parser';
 import { EventBridgeEnvelope } from '@aws-lambda-powertools/parser/envelopes/eventbridge';
 import { EVENT_SCHEMAS, EVENTBRIDGE_EVENT_SCHEMAS } from '@gym-bridge/events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sampleEvents } from '../../../lambdas/cli/sample-events';
 import {
   ALL_DETAIL_TYPES,
   type BridgeEvent,
@@ -31,7 +32,6 @@ import {
 } from '../../../lambdas/events/catalog';
 import { JsonLinesFileSink } from '../../../lambdas/events/json-lines-file-sink';
 import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/events/local-eventbridge';
-import { sampleEvents } from '../../../lambdas/events/sample-events';
 import { type CliProcess, killCli, spawnCli } from '../../support/cli-process';
 
 let dir: string;

@@ -6,13 +6,13 @@
  * stale source, the unavailable source's 404/403).
  */
 import { describe, expect, it } from 'vitest';
+import { MAX_SAMPLE_COUNT, SampleError, sampleEvents } from '../../../lambdas/cli/sample-events';
 import {
   ALL_DETAIL_TYPES,
   type BridgeEventOf,
   DETAIL_TYPES,
   validateEvent,
 } from '../../../lambdas/events/catalog';
-import { MAX_SAMPLE_COUNT, SampleError, sampleEvents } from '../../../lambdas/events/sample-events';
 
 const COUNT = 4;
 
