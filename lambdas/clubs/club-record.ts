@@ -4,8 +4,8 @@
  * credentials into the ClubConfig the engine polls with, validated by ClubConfigSchema.
  */
 import { z } from 'zod';
-import { type ClubConfig, ClubConfigSchema } from '../engine/club-config';
 import { PII_POLICIES, type PiiPolicy } from '../events/pii';
+import { type ClubConfig, ClubConfigSchema } from './club-config';
 import type { ClubCredentials } from './club-secrets';
 
 export const ClubRecordSchema = ClubConfigSchema.omit({

@@ -2,8 +2,9 @@
  * Loads a club for a poll: its authoritative record from the registry and its credentials from the
  * secrets reader (cached), joined and validated into the engine's ClubConfig.
  */
-import type { ClubConfig } from '../engine/club-config';
+
 import type { PiiPolicy } from '../events/pii';
+import type { ClubConfig } from './club-config';
 import { type ClubRecord, toClubConfig } from './club-record';
 import type { ClubRegistry } from './club-registry';
 import { ClubSecretError, type ClubSecretsReader } from './club-secrets';

@@ -16,10 +16,10 @@
  * `source polled` only.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { PLAN_QUOTAS, type Plan } from '../engine/club-config';
 import type { ClubReport } from '../engine/poll-club';
 import type { Cursor } from '../state/store';
 import { ENV, METRIC, METRIC_PROPERTY, METRICS_NAMESPACE } from './deployment-contract';
+import { PLAN_QUOTAS, type Plan } from './plans';
 
 /** A Powertools Metrics instance with the contract's namespace (module scope in a handler). */
 export function createMetrics(options: { readonly serviceName?: string } = {}): Metrics {

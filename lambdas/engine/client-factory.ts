@@ -2,6 +2,8 @@
  * Builds the API client of a club for one poll. Clubs that share an integrator login (the usual
  * case: one login, one API key per club) share one TokenProvider, so one token serves them all.
  */
+
+import type { ClubConfig } from '../clubs/club-config';
 import {
   type FetchFn,
   GymApiClient,
@@ -9,7 +11,6 @@ import {
   type RetryPolicy,
   TokenProvider,
 } from '../gym-api';
-import type { ClubConfig } from './club-config';
 
 export interface ClientFactory {
   forClub(club: ClubConfig, onRequest: RequestObserver): GymApiClient;

@@ -14,6 +14,8 @@
  * UNAVAILABLE_RETRY_MS); a poll that then succeeds clears the mark. The club's other sources poll
  * and publish as usual, and the club's outcome stays 'ok'.
  */
+
+import { type ClubConfig, PLAN_QUOTAS } from '../clubs/club-config';
 import { logger } from '../common/logger';
 import { type BridgeEvent, DETAIL_TYPES, type SOURCE_UNAVAILABLE_KINDS } from '../events/catalog';
 import { createEvent } from '../events/envelope';
@@ -36,7 +38,6 @@ import {
   type StateStore,
 } from '../state/store';
 import type { ClientFactory } from './client-factory';
-import { type ClubConfig, PLAN_QUOTAS } from './club-config';
 import { fingerprint, pollSource, type SourceReport } from './poll-source';
 import { sourceContext } from './source-context';
 

@@ -28,9 +28,10 @@
  *
  * Months are calendar months in UTC, as the quota counters (`QUOTA#yyyy-mm`) are.
  */
+
+import { PLAN_QUOTAS, type Plan } from '../common/plans';
 import { enabledSources, SOURCES } from '../sources';
 import type { Cursor, SourceName } from '../state/store';
-import { PLAN_QUOTAS, type Plan } from './club-config';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -5,8 +5,8 @@
  * an opt-out (or, the other way round, a consent) that no longer exists.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config';
 import { GymApiClientFactory } from '../../lambdas/engine/client-factory';
-import { type ClubConfig, parseClubsFile } from '../../lambdas/engine/club-config';
 import { pollClub } from '../../lambdas/engine/poll-club';
 import { MemorySink } from '../../lambdas/events/publisher';
 import { type Sandbox, startSandbox } from '../../lambdas/sandbox';

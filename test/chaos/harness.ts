@@ -21,8 +21,8 @@
  */
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config';
 import { GymApiClientFactory } from '../../lambdas/engine/client-factory';
-import { type ClubConfig, parseClubsFile } from '../../lambdas/engine/club-config';
 import { type ClubReport, pollClub } from '../../lambdas/engine/poll-club';
 import { pollSource } from '../../lambdas/engine/poll-source';
 import type { BridgeEvent } from '../../lambdas/events/catalog';

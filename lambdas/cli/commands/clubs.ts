@@ -9,7 +9,8 @@
 import { readFile } from 'node:fs/promises';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { type ClubRecord, clubRecordFrom, DynamoDbClubRegistry, putClubSecret } from '../../clubs';
-import { type ClubConfig, ClubConfigError, parseClubsFile, readClubsFile } from '../../engine/club-config';
+import { type ClubConfig, ClubConfigError, parseClubsFile } from '../../clubs/club-config';
+import { readClubsFile } from '../../clubs/clubs-file';
 import { type ResumeClubResult, resumeClub } from '../../engine/resume-club';
 import { DEFAULT_SOURCES, SOURCE_ORDER, SOURCES } from '../../sources';
 import { DynamoDbStateStore, SOURCE_NAMES } from '../../state';

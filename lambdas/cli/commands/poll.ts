@@ -4,10 +4,11 @@
  * The real engine from a terminal: state in DynamoDB, events to EventBridge or a JSON-lines file.
  */
 import { randomUUID } from 'node:crypto';
+import { type ClubConfig, ClubConfigError } from '../../clubs/club-config';
+import { readClubsFile } from '../../clubs/clubs-file';
 import { EventSourceError, resolveEventSource } from '../../common/event-source';
 import { formatNaive, localToUtc, naiveMs } from '../../common/zoned-time';
 import { GymApiClientFactory } from '../../engine/client-factory';
-import { type ClubConfig, ClubConfigError, readClubsFile } from '../../engine/club-config';
 import { type ClubReport, pollClub } from '../../engine/poll-club';
 import { resumeClub } from '../../engine/resume-club';
 import { EventBridgeSink, type EventSink, JsonLinesFileSink } from '../../events/publisher';

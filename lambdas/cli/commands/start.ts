@@ -4,8 +4,8 @@
  * compact status per club. No AWS account, no network. Ctrl-C stops cleanly.
  */
 import { randomUUID } from 'node:crypto';
+import { type ClubConfig, parseClubsFile } from '../../clubs/club-config';
 import { GymApiClientFactory } from '../../engine/client-factory';
-import { type ClubConfig, parseClubsFile } from '../../engine/club-config';
 import { type ClubReport, pollClub } from '../../engine/poll-club';
 import type { BridgeEvent } from '../../events/catalog';
 import type { EventSink } from '../../events/publisher';

@@ -4,7 +4,8 @@
  * endpoint is missing for the club) and when they are tried again, and the quota used this month.
  */
 
-import { type ClubConfig, PLAN_QUOTAS, readClubsFile } from '../../engine/club-config';
+import { type ClubConfig, PLAN_QUOTAS } from '../../clubs/club-config';
+import { readClubsFile } from '../../clubs/clubs-file';
 import { activePause, type ClubPause } from '../../engine/poll-club';
 import { enabledSources, isExperimentalSource } from '../../sources';
 import { type Cursor, DynamoDbStateStore, type SourceName, type StateStore } from '../../state';

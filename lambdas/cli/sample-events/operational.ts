@@ -1,4 +1,4 @@
-import { PLAN_QUOTAS } from '../../engine/club-config';
+import { PLAN_QUOTAS } from '../../clubs/club-config';
 import { resumeClub } from '../../engine/resume-club';
 import type { BridgeEvent } from '../../events/catalog';
 import { OPERATIONS } from '../../gym-api/operations';

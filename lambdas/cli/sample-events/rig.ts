@@ -3,8 +3,9 @@
  * memory sink) on the sandbox's fixed simulated clock, and the loop that runs rounds until enough
  * events of the asked type exist. What each kind of event needs is in index.ts and operational.ts.
  */
+
+import { type ClubConfig, parseClubsFile } from '../../clubs/club-config';
 import { GymApiClientFactory } from '../../engine/client-factory';
-import { type ClubConfig, parseClubsFile } from '../../engine/club-config';
 import { pollClub } from '../../engine/poll-club';
 import type { BridgeEvent, DetailType } from '../../events/catalog';
 import { MemorySink } from '../../events/memory-sink';

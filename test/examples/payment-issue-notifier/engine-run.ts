@@ -8,8 +8,8 @@
  * Payment Succeeded, declined payments, refunds), which keeps the run short.
  */
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
 import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
-import { type ClubConfig, parseClubsFile } from '../../../lambdas/engine/club-config';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import { type ReceivedEvent, startLocalEventBridge } from '../../../lambdas/events/local-eventbridge';
 import { EventBridgeSink } from '../../../lambdas/events/publisher';

@@ -5,8 +5,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { run as clubsCommand } from '../../../lambdas/cli/commands/clubs';
 import { clubStatus, renderStatus } from '../../../lambdas/cli/commands/status';
+import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
 import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
-import { type ClubConfig, parseClubsFile } from '../../../lambdas/engine/club-config';
 import { type ClubReport, pollClub, UNAVAILABLE_RETRY_MS } from '../../../lambdas/engine/poll-club';
 import { resumeClub } from '../../../lambdas/engine/resume-club';
 import { MemorySink } from '../../../lambdas/events/publisher';

@@ -6,8 +6,8 @@
  * upgrade) leave it out and break nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseClubsFile } from '../../../lambdas/clubs/club-config';
 import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
-import { parseClubsFile } from '../../../lambdas/engine/club-config';
 import { pollSource } from '../../../lambdas/engine/poll-source';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';

@@ -11,8 +11,8 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clubStatus, renderStatus } from '../../../lambdas/cli/commands/status';
+import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
 import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
-import { type ClubConfig, parseClubsFile } from '../../../lambdas/engine/club-config';
 import {
   type ClubReport,
   pollClub,

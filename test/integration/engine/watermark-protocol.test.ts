@@ -4,8 +4,8 @@
  * resumable scans, an explicit backfill, and a failed poll advancing nothing.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
 import { type ClientFactory, GymApiClientFactory } from '../../../lambdas/engine/client-factory';
-import { type ClubConfig, parseClubsFile } from '../../../lambdas/engine/club-config';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import { pollSource } from '../../../lambdas/engine/poll-source';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';

@@ -17,7 +17,7 @@ import {
   putClubSecret,
   SecretsManagerClubSecrets,
 } from '../../../lambdas/clubs';
-import { parseClubsFile } from '../../../lambdas/engine/club-config';
+import { parseClubsFile } from '../../../lambdas/clubs/club-config';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 import { type LocalSecretsManager, startLocalSecretsManager } from '../../support/local-secrets-manager';
 

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CliUsageError, intFlag, parseFlags } from '../../../lambdas/cli/args';
 import { backfillInstant } from '../../../lambdas/cli/commands/poll';
-import type { ClubConfig } from '../../../lambdas/engine/club-config';
+import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 
 const club = (timeZone: string): ClubConfig => ({
   clubId: 'club-1',

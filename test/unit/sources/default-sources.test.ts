@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseClubsFile } from '../../../lambdas/engine/club-config';
+import { parseClubsFile } from '../../../lambdas/clubs/club-config';
 import {
   DEFAULT_SOURCES,
   enabledSources,

@@ -3,14 +3,13 @@
  * { "clubs": [ { clubId, baseUrl, timeZone, plan, credentials: { username, password, apiKey } } ] }
  * Validation errors name the club and the field, and never echo a credential.
  */
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { PLAN_QUOTAS } from '../common/plans';
+import { SOURCE_NAMES } from '../common/source-names';
 import { assertTimeZone } from '../common/zoned-time';
 import { PII_POLICIES } from '../events/pii';
-import { SOURCE_NAMES } from '../state/store';
 
-export const PLAN_QUOTAS = { basic: 1_000_000, advanced: 5_000_000 } as const;
-export type Plan = keyof typeof PLAN_QUOTAS;
+export { PLAN_QUOTAS, type Plan } from '../common/plans';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -72,7 +71,7 @@ export const ClubConfigSchema = z.strictObject({
     ),
   baseUrl,
   timeZone,
-  plan: z.enum(['basic', 'advanced']),
+  plan: z.enum(Object.keys(PLAN_QUOTAS) as [keyof typeof PLAN_QUOTAS, ...(keyof typeof PLAN_QUOTAS)[]]),
   credentials: z.strictObject({ username: secret, password: secret, apiKey: secret }),
   /** @default true */
   enabled: z.boolean().default(true),
@@ -139,34 +138,4 @@ export function parseClubsFile(input: unknown, origin = 'clubs file'): ClubConfi
     ids.add(club.clubId);
   }
   return result.data.clubs;
-}
-
-export async function readClubsFile(path: string): Promise<ClubConfig[]> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    throw new ClubConfigError(
-      code === 'ENOENT' ? `clubs file not found: ${path}` : `cannot read clubs file ${path} (${code})`,
-      { cause },
-    );
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    // V8's message quotes the text around the error ('..."password":hunter2"... is not valid
-    // JSON'): report only where it is, and do not chain the SyntaxError as the cause.
-    throw new ClubConfigError(`clubs file ${path} is not valid JSON${jsonErrorLocation(text, err)}`);
-  }
-  return parseClubsFile(json, `clubs file ${path}`);
-}
-
-/** ' (line L, column C)' from a JSON.parse error that gives a position, else ''. */
-function jsonErrorLocation(text: string, err: unknown): string {
-  const position = /at position (\d+)/.exec(err instanceof Error ? err.message : '')?.[1];
-  if (position === undefined) return text.trim() === '' ? ' (the file is empty)' : '';
-  const before = text.slice(0, Number(position)).split('\n');
-  return ` (line ${before.length}, column ${before.at(-1)!.length + 1})`;
 }

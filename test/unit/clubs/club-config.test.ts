@@ -5,12 +5,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ClubConfigError,
-  isLoopbackHost,
-  parseClubsFile,
-  readClubsFile,
-} from '../../../lambdas/engine/club-config';
+import { ClubConfigError, isLoopbackHost, parseClubsFile } from '../../../lambdas/clubs/club-config';
+import { readClubsFile } from '../../../lambdas/clubs/clubs-file';
 
 const PASSWORD = 'pw-Zq8!hunter2';
 const API_KEY = 'key-7f3e9c1d2b';
