@@ -4,8 +4,8 @@
  * that sees every request (for the club's quota count).
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import { type BackoffPolicy, backoffDelayMs } from '../common/backoff';
 import { logger } from '../common/logger';
-import { type BackoffPolicy, backoffDelayMs } from './backoff';
 import {
   AuthError,
   DeadlineExceededError,

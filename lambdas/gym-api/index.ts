@@ -2,7 +2,7 @@
  * Public API of the Gym Reporting API client. See docs/client.md.
  */
 
-export { backoffCapMs, backoffDelayMs, parseRetryAfterMs } from './backoff';
+export { backoffCapMs, backoffDelayMs, parseRetryAfterMs } from '../common/backoff';
 export {
   DEFAULT_PAGE_SIZE,
   DEFAULT_REQUEST_TIMEOUT_MS,

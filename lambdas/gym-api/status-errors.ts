@@ -8,7 +8,7 @@
  * POST /token (operation `token`) both are what they always were: 403 an AuthError, 404 an
  * unexpected status (a wrong base URL, not a missing endpoint).
  */
-import { parseRetryAfterMs } from './backoff';
+import { parseRetryAfterMs } from '../common/backoff';
 import {
   AuthError,
   type AuthFailureReason,

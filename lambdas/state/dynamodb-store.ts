@@ -19,8 +19,9 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { backoffDelayMs, sleep as realSleep } from '../common/backoff';
+import { chunk, mapWithConcurrency } from '../common/concurrency';
 import { logger } from '../common/logger';
-import { backoffDelayMs, chunk, mapWithConcurrency, sleep as realSleep } from './batching';
 import {
   assertEpochSeconds,
   atOfSeenAtSk,
@@ -531,7 +532,7 @@ export class DynamoDbStateStore implements StateStore {
   }
 
   private delay(attempt: number): number {
-    return backoffDelayMs(attempt, this.baseDelayMs, this.maxDelayMs);
+    return backoffDelayMs(attempt + 1, { baseDelayMs: this.baseDelayMs, maxDelayMs: this.maxDelayMs });
   }
 
   private async queryAll(

@@ -125,7 +125,14 @@ export interface SeenSinceOptions {
   readonly consistentRead?: boolean;
 }
 
-export interface StateStore {
+/**
+ * The store is a set of narrow ports, one per concern, so a test double implements only what its
+ * subject uses (in the spirit of Powertools' idempotency persistence layer). `StateStore` is all of
+ * them: what the two adapters implement and what the engine is handed.
+ */
+
+/** Cursors: watermark, scan progress and health per club/source, with versioned writes. */
+export interface CursorStore {
   /** The stored cursor, or a fresh version-0 cursor if none. Strongly consistent. */
   getCursor(clubId: string, source: SourceName): Promise<Cursor>;
   /** Every stored cursor of the club, ordered by source name. */
@@ -135,12 +142,20 @@ export interface StateStore {
    * with version+1. Throws ConcurrentModificationError otherwise.
    */
   putCursor(cursor: Cursor): Promise<Cursor>;
+}
+
+/** Leases: one poller per club at a time. */
+export interface LeaseStore {
   /** Lease per club/source: taken if absent, expired, or already ours. Conditional writes only. */
   acquireLease(clubId: string, source: string, owner: string, ttlMs: number, nowMs: number): Promise<boolean>;
   /** Extends the lease to nowMs + ttlMs if it is still ours; false if another owner holds it or it is gone. */
   renewLease(clubId: string, source: string, owner: string, ttlMs: number, nowMs: number): Promise<boolean>;
   /** Deletes the lease only if ours; a lease of another owner (or none) is left alone. */
   releaseLease(clubId: string, source: string, owner: string): Promise<void>;
+}
+
+/** The seen set of append sources: fingerprints by key, and the time-ordered entries. */
+export interface SeenStore {
   /**
    * Which of these fingerprints are already seen and not expired (expiresAt filtered on read:
    * dynalite and DynamoDB TTL do not delete on time). BatchGetItem 100 keys, UnprocessedKeys retried.
@@ -185,14 +200,26 @@ export interface StateStore {
     entries: readonly SeenAt[],
     expiresAtSec: number,
   ): Promise<void>;
+}
+
+/** Snapshots of state-source records (members, prospects). */
+export interface SnapshotStore {
   /** The stored snapshots among `ids`, keyed by id; unknown ids are absent from the map. */
   getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>>;
   /** Writes (replaces) snapshots; for a repeated id the last one wins. */
   putSnapshots(clubId: string, kind: SnapshotKind, snapshots: Snapshot[]): Promise<void>;
+}
+
+/** The monthly request counter per club. */
+export interface QuotaStore {
   /** Atomic ADD on QUOTA#yyyy-mm; returns the new total. */
   addQuotaUsage(clubId: string, month: string, requests: number): Promise<number>;
   /** Requests counted for the month, 0 if none. */
   getQuotaUsage(clubId: string, month: string): Promise<number>;
+}
+
+/** Records that failed validation, kept with their reason. */
+export interface QuarantineStore {
   putQuarantined(
     clubId: string,
     source: SourceName,
@@ -202,6 +229,15 @@ export interface StateStore {
   /** Unexpired quarantined records, newest first, at most `limit` (default 100). */
   listQuarantined(clubId: string, source: SourceName, limit?: number): Promise<QuarantinedRecord[]>;
 }
+
+/** Everything the engine persists between polls: the union of the ports above. */
+export interface StateStore
+  extends CursorStore,
+    LeaseStore,
+    SeenStore,
+    SnapshotStore,
+    QuotaStore,
+    QuarantineStore {}
 
 /** A fresh, never-stored cursor (version 0): what `getCursor` returns when there is none. */
 export function newCursor(clubId: string, source: SourceName): Cursor {

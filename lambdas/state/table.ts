@@ -11,8 +11,8 @@ import {
   type TableDescription,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
+import { sleep as realSleep } from '../common/backoff';
 import { logger } from '../common/logger';
-import { sleep as realSleep } from './batching';
 import { StoreError } from './store';
 
 export const stateTableKeySchema = {

@@ -1,5 +1,6 @@
 /**
- * Retry timing: capped exponential backoff with full jitter, and the HTTP Retry-After header.
+ * The one back-off of the runtime: capped exponential backoff with full jitter, and the HTTP
+ * Retry-After header. Used by the API client, the store, the publisher and the queue sender.
  */
 
 export interface BackoffPolicy {
@@ -45,3 +46,5 @@ export function parseRetryAfterMs(value: string | null | undefined, nowMs: numbe
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - nowMs);
 }
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffCapMs, backoffDelayMs, parseRetryAfterMs } from '../../../lambdas/gym-api/backoff';
+import { backoffCapMs, backoffDelayMs, parseRetryAfterMs } from '../../../lambdas/common/backoff';
 
 const policy = { baseDelayMs: 200, maxDelayMs: 5000 };
 

@@ -1,5 +1,6 @@
 /**
- * Helpers for batch work: split into chunks, run with a bounded number in flight, back off.
+ * The one concurrency limiter (and chunking) of the runtime: split work into batches and run it
+ * with a bounded number of calls in flight. Back-off lives in ./backoff.ts.
  */
 
 export function chunk<T>(items: readonly T[], size: number): T[][] {
@@ -36,11 +37,3 @@ export async function mapWithConcurrency<T, R>(
   if (failure !== undefined) throw failure.error;
   return results;
 }
-
-/** Capped exponential backoff with full jitter: a random delay in [0, min(cap, base * 2^attempt)]. */
-export function backoffDelayMs(attempt: number, baseMs: number, capMs: number, random = Math.random): number {
-  const ceiling = Math.min(capMs, baseMs * 2 ** attempt);
-  return Math.floor(random() * ceiling);
-}
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
