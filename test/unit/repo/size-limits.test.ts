@@ -1,0 +1,104 @@
+/**
+ * House rule 12 of the style guide, measured: in the engine, the handlers and the state adapters a
+ * file is read whole (at most 300 lines) and a function fits on a screen (at most 60 lines); the
+ * poll handler, the busiest entry point, stays under 80 lines. The TypeScript parser finds every
+ * function: declarations, methods, accessors, constructors, arrow functions and function
+ * expressions, nested ones measured on their own.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const FOLDERS = ['lambdas/engine', 'lambdas/handlers', 'lambdas/state'];
+const MAX_FILE_LINES = 300;
+const MAX_FUNCTION_LINES = 60;
+const POLL_HANDLER = 'lambdas/handlers/poll.ts';
+const MAX_POLL_HANDLER_LINES = 79;
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return tsFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+const lineCount = (text: string) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+
+interface FunctionSpan {
+  readonly name: string;
+  readonly line: number;
+  readonly lines: number;
+}
+
+function functionName(node: ts.Node, source: ts.SourceFile): string {
+  const named = node as ts.Node & { name?: ts.Node };
+  if (named.name !== undefined) return named.name.getText(source);
+  if (ts.isConstructorDeclaration(node)) return 'constructor';
+  const parent = node.parent;
+  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))
+    return parent.name.getText(source);
+  return '(anonymous)';
+}
+
+/** Every function-like node of a file, with its length in lines (first to last line, inclusive). */
+export function functionSpans(path: string, text: string): FunctionSpan[] {
+  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
+  const spans: FunctionSpan[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && (node as { body?: ts.Node }).body !== undefined) {
+      const start = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
+      const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+      spans.push({ name: functionName(node, source), line: start + 1, lines: end - start + 1 });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return spans;
+}
+
+describe('size limits of the engine, the handlers and the state adapters', () => {
+  const files = FOLDERS.flatMap(tsFiles);
+
+  it('finds the files it measures', () => {
+    expect(files.length).toBeGreaterThan(10);
+    expect(files).toContain(POLL_HANDLER);
+  });
+
+  it(`keeps every file at or under ${MAX_FILE_LINES} lines`, () => {
+    const over = files
+      .map((file) => ({ file, lines: lineCount(readFileSync(join(ROOT, file), 'utf8')) }))
+      .filter(({ lines }) => lines > MAX_FILE_LINES)
+      .map(({ file, lines }) => `${file}: ${lines} lines`);
+    expect(over).toEqual([]);
+  });
+
+  it(`keeps every function at or under ${MAX_FUNCTION_LINES} lines`, () => {
+    const over = files.flatMap((file) =>
+      functionSpans(file, readFileSync(join(ROOT, file), 'utf8'))
+        .filter((span) => span.lines > MAX_FUNCTION_LINES)
+        .map((span) => `${relative(ROOT, join(ROOT, file))}:${span.line} ${span.name}: ${span.lines} lines`),
+    );
+    expect(over).toEqual([]);
+  });
+
+  it(`keeps the poll handler under ${MAX_POLL_HANDLER_LINES + 1} lines`, () => {
+    expect(lineCount(readFileSync(join(ROOT, POLL_HANDLER), 'utf8'))).toBeLessThanOrEqual(
+      MAX_POLL_HANDLER_LINES,
+    );
+  });
+
+  it('measures a function as the parser sees it (a planted 61-line function is caught)', () => {
+    const body = Array.from({ length: 59 }, (_, i) => `  const v${i} = ${i};`).join('\n');
+    const spans = functionSpans(
+      'planted.ts',
+      `export function planted() {\n${body}\n}\nconst f = () => 1;\n`,
+    );
+    expect(spans).toEqual([
+      { name: 'planted', line: 1, lines: 61 },
+      { name: 'f', line: 62, lines: 1 },
+    ]);
+  });
+});
