@@ -2,7 +2,7 @@
  * The large club of the throughput and backfill benchmarks: 50,000 members and 1,000,000 visits
  * of history in the sandbox, run in its own process.
  */
-import { type ClubConfig, parseClubsFile } from '../lambdas/engine/club-config';
+import { type ClubConfig, parseClubsFile } from '../lambdas/clubs/club-config';
 import type { ClubContext } from '../lambdas/sources/source';
 import { HostProcess } from './hosts/rpc';
 

@@ -6,10 +6,10 @@
  * of the change it reports (freshness).
  */
 import { randomUUID } from 'node:crypto';
+import { type ClubConfig, parseClubsFile } from '../lambdas/clubs/club-config';
 import { clubRecordFrom } from '../lambdas/clubs/club-record';
 import type { PollMessage } from '../lambdas/common/deployment-contract';
 import { publishClubFreshnessMetrics, publishClubPollMetrics } from '../lambdas/common/metrics';
-import { type ClubConfig, parseClubsFile } from '../lambdas/engine/club-config';
 import type { ClubReport } from '../lambdas/engine/poll-club';
 import type { JournalEntry } from '../lambdas/sandbox';
 import { SOURCE_ORDER } from '../lambdas/sources';

@@ -3,7 +3,7 @@
  * endpoint in full (no filter, all pages) and diffs the records with the previous cycle in memory.
  * Same client, same sandbox, same cycle as the bridge's dispatch period.
  */
-import type { ClubConfig } from '../lambdas/engine/club-config';
+import type { ClubConfig } from '../lambdas/clubs/club-config';
 import { OPERATION_NAMES } from '../lambdas/gym-api/operations';
 import type { JournalEntry } from '../lambdas/sandbox';
 import { SOURCES } from '../lambdas/sources';

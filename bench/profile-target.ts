@@ -2,7 +2,7 @@
  * What `node --cpu-prof` profiles (started by profile.ts, never on its own): an in-memory backfill
  * of the large club's visits from the running sandbox, then exit.
  */
-import { parseClubsFile } from '../lambdas/engine/club-config';
+import { parseClubsFile } from '../lambdas/clubs/club-config';
 import { pollSource } from '../lambdas/engine/poll-source';
 import { SOURCES } from '../lambdas/sources';
 import { MemoryStateStore } from '../lambdas/state';

@@ -4,10 +4,10 @@
  * the poll path with a bounded worker pool, extrapolated on paper to 5,000 clubs.
  */
 import { randomUUID } from 'node:crypto';
+import { type ClubConfig, parseClubsFile } from '../lambdas/clubs/club-config';
 import { type ClubRecord, clubRecordFrom } from '../lambdas/clubs/club-record';
 import { DynamoDbClubRegistry } from '../lambdas/clubs/dynamodb-club-registry';
 import type { PollMessage } from '../lambdas/common/deployment-contract';
-import { type ClubConfig, parseClubsFile } from '../lambdas/engine/club-config';
 import { dispatchDueClubs } from '../lambdas/handlers/dispatch';
 import { DynamoDbStateStore, MemoryStateStore } from '../lambdas/state';
 import type { Cursor } from '../lambdas/state/store';

@@ -8,8 +8,9 @@
  * 401s are counted apart and left out of the data-request figures: the sandbox does not count them
  * against the quota either.
  */
+
+import type { ClubConfig } from '../lambdas/clubs/club-config';
 import { type ClientFactory, GymApiClientFactory } from '../lambdas/engine/client-factory';
-import type { ClubConfig } from '../lambdas/engine/club-config';
 import { currentSource } from '../lambdas/engine/source-context';
 import type { GymApiClient, RequestObserver } from '../lambdas/gym-api';
 
