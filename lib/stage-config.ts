@@ -6,6 +6,8 @@
  * Every key of `StageConfig` except `stage` can be given as a context value (a string on the command
  * line, or any JSON type in cdk.json). Values are validated here, with a message naming the key.
  */
+
+import { DEFAULT_SOURCE_OVERDUE_MINUTES } from '../lambdas/common/deployment-contract';
 import {
   DEPLOYMENT_STAGES,
   EVENT_SOURCE_RULE,
@@ -14,7 +16,6 @@ import {
   validateEventSource,
 } from '../lambdas/common/event-source';
 import { isPiiPolicy, PII_POLICIES, type PiiPolicy } from '../lambdas/events/pii';
-import { DEFAULT_SOURCE_OVERDUE_MINUTES } from '../lambdas/handlers/source-overdue';
 
 /** The stages, and each one's event source, come from lambdas/common/event-source.ts (shared with the CLI). */
 export const STAGES = DEPLOYMENT_STAGES;

@@ -3,7 +3,7 @@
  * once: environment variables, the SQS poll message, metric namespace/names/dimensions, and the
  * handler entry files. Runtime code reads them; CDK code sets them. Nothing here imports aws-cdk-lib.
  */
-import type { SourceName } from '../state/store';
+import type { SourceName } from './source-names';
 
 /** Environment variables of the Lambda functions. */
 export const ENV = {
@@ -35,6 +35,16 @@ export const ENV = {
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
 } as const;
+
+/** Default minimum allowance, in minutes, before a source without a successful poll is overdue. */
+export const DEFAULT_SOURCE_OVERDUE_MINUTES = 15;
+/**
+ * The `message` of the dispatcher's log line for each overdue club/source: the stack's saved Logs
+ * Insights query filters on it.
+ */
+export const SOURCE_OVERDUE_LOG_MESSAGE = 'source overdue';
+/** A source is allowed this many of its (stretched) cadence intervals without a success. */
+export const OVERDUE_CADENCE_FACTOR = 3;
 
 /** One SQS message per club due: the sources to poll now. */
 export interface PollMessage {

@@ -13,6 +13,7 @@ import {
   type SourceUnavailable,
   type StateStore,
 } from '../state/store';
+import { isPauseKind } from './failure-policy';
 
 export interface ResumeClubOptions {
   /** Also clear the unavailable marks (the endpoints are tried on the next poll). @default false */
@@ -43,7 +44,6 @@ export interface ResumeClubResult {
   readonly resumed: ResumedSource[];
 }
 
-const PAUSING_KINDS = new Set(['auth', 'quota']);
 /** Attempts per cursor when another writer keeps winning. */
 const MAX_ATTEMPTS = 5;
 
@@ -60,7 +60,7 @@ export async function resumeClub(
     for (let attempt = 1; ; attempt++) {
       const cursor = attempt === 1 ? listed : await store.getCursor(clubId, listed.source);
       const { pausedUntil, unavailable, ...health } = cursor.health;
-      const pausing = PAUSING_KINDS.has(health.lastError?.kind ?? '');
+      const pausing = isPauseKind(health.lastError?.kind);
       const failures = pausing ? health.consecutiveFailures : 0;
       const clearUnavailable = options.retryUnavailable === true && unavailable !== undefined;
       if (pausedUntil === undefined && failures === 0 && !clearUnavailable) break;

@@ -12,7 +12,7 @@
  *   clock, and a source that never succeeded is measured from there), and the end of a pause that
  *   is over (a club resumed after a 6-hour pause gets its allowance again before it counts);
  * - `allowance` is `max(OVERDUE_CADENCE_FACTOR x cadence x quota stretch, minimum)`: the cadence is
- *   the source's longest interval (SOURCE_CADENCE), stretched as the scheduler stretches it for a
+ *   the source's interval (SOURCE_CADENCE), stretched as the scheduler stretches it for a
  *   club saving quota, and `minimum` is the deployment's setting (SOURCE_OVERDUE_MINUTES, default
  *   DEFAULT_SOURCE_OVERDUE_MINUTES). Failure back-off does NOT widen the allowance: a source that
  *   keeps failing is exactly what this must catch.
@@ -27,17 +27,17 @@
  *   or an unusable shape; re-tried rarely, reported by `status` and an operational event).
  */
 import type { ClubRecord } from '../clubs/club-record';
+import { DEFAULT_SOURCE_OVERDUE_MINUTES, OVERDUE_CADENCE_FACTOR } from '../common/deployment-contract';
 import { type ClubSchedule, SOURCE_CADENCE } from '../engine/scheduling';
 import type { Cursor, SourceName } from '../state/store';
 
-const MINUTE = 60_000;
+export {
+  DEFAULT_SOURCE_OVERDUE_MINUTES,
+  OVERDUE_CADENCE_FACTOR,
+  SOURCE_OVERDUE_LOG_MESSAGE,
+} from '../common/deployment-contract';
 
-/** Default minimum allowance, in minutes, before a source without a successful poll is overdue. */
-export const DEFAULT_SOURCE_OVERDUE_MINUTES = 15;
-/** The `message` of the dispatcher's log line for each overdue club/source (the saved query filters on it). */
-export const SOURCE_OVERDUE_LOG_MESSAGE = 'source overdue';
-/** A source is allowed this many of its (stretched) cadence intervals without a success. */
-export const OVERDUE_CADENCE_FACTOR = 3;
+const MINUTE = 60_000;
 
 export interface OverdueSource {
   readonly clubId: string;
@@ -123,7 +123,7 @@ export function assessOverdue(input: AssessOverdueInput): ClubOverdueAssessment 
     if (!Number.isFinite(referenceMs)) continue; // nothing to measure from (no success, no record time)
     const sinceMs = Math.max(0, nowMs - referenceMs);
     oldest = Math.max(oldest ?? 0, sinceMs);
-    const cadenceMs = SOURCE_CADENCE[s.source].maxIntervalMs * schedule.stretch;
+    const cadenceMs = SOURCE_CADENCE[s.source].intervalMs * schedule.stretch;
     const allowedMs = Math.max(OVERDUE_CADENCE_FACTOR * cadenceMs, minimumMs);
     if (sinceMs <= allowedMs) continue;
     const lastError = health?.lastError;

@@ -26,12 +26,14 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRIC, METRIC_PROPERTY, METRICS_NAMESPACE } from '../../lambdas/common/deployment-contract';
 import {
   DEFAULT_SOURCE_OVERDUE_MINUTES,
+  METRIC,
+  METRIC_PROPERTY,
+  METRICS_NAMESPACE,
   OVERDUE_CADENCE_FACTOR,
   SOURCE_OVERDUE_LOG_MESSAGE,
-} from '../../lambdas/handlers/source-overdue';
+} from '../../lambdas/common/deployment-contract';
 
 export { DEFAULT_SOURCE_OVERDUE_MINUTES, SOURCE_OVERDUE_LOG_MESSAGE };
 

@@ -16,9 +16,12 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ENV, HANDLER_ENTRIES } from '../../lambdas/common/deployment-contract';
+import {
+  DEFAULT_SOURCE_OVERDUE_MINUTES,
+  ENV,
+  HANDLER_ENTRIES,
+} from '../../lambdas/common/deployment-contract';
 import type { PiiPolicy } from '../../lambdas/events/pii';
-import { DEFAULT_SOURCE_OVERDUE_MINUTES } from '../../lambdas/handlers/source-overdue';
 import { BridgeFunction } from './bridge-function';
 import type { ClubSecrets } from './club-secrets';
 import type { BridgeEventBus } from './event-bus';

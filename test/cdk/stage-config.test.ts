@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SOURCE_OVERDUE_MINUTES } from '../../lambdas/common/deployment-contract';
 import { DEFAULT_EVENT_SOURCE } from '../../lambdas/events/catalog';
-import { DEFAULT_SOURCE_OVERDUE_MINUTES } from '../../lambdas/handlers/source-overdue';
 import { resolveStageConfig, StageConfigError } from '../../lib/stage-config';
 
 const context =

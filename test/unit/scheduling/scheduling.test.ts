@@ -1,7 +1,6 @@
 /** The scheduling rules one at a time: first polls, back-off, pauses, activity, quota stretch, hard cap. */
 import { describe, expect, it } from 'vitest';
 import {
-  activityIntervalMs,
   estimateActivityPerHour,
   estimatePollCost,
   FIRST_POLL_COST_ESTIMATE,
@@ -121,26 +120,34 @@ describe('scheduleClub', () => {
     expect(plan.sources[0]!.dueAtMs).toBe(NOW + 3 * MINUTE);
   });
 
-  it('polls busy sources more often than quiet ones, within their cadence bounds', () => {
+  it("estimates a source's activity from its last query window (for the cost estimate)", () => {
     // Prepare: one visits cursor read 300 records in its last window, another none.
     const busy = polled('visits', 0, 300);
     const quiet = polled('visits', 0, 0);
     // Act
     const busyActivity = estimateActivityPerHour('visits', busy)!;
     const quietActivity = estimateActivityPerHour('visits', quiet)!;
-    // Assess: the tail window is the 1 h lookback plus the 1 min minimum interval.
+    // Assess: the tail window is the 1 h lookback plus the 1 min interval.
     expect(busyActivity).toBeCloseTo(300 / (61 / 60), 6);
     expect(quietActivity).toBe(0);
-    const cadence = SOURCE_CADENCE.visits;
-    expect(activityIntervalMs(cadence, quietActivity)).toBe(cadence.maxIntervalMs);
-    expect(activityIntervalMs(cadence, busyActivity)).toBeLessThan(2 * MINUTE);
-    expect(activityIntervalMs(cadence, busyActivity)).toBeGreaterThanOrEqual(cadence.minIntervalMs);
-    expect(activityIntervalMs(cadence, cadence.halfActivityPerHour)).toBe(
-      (cadence.minIntervalMs + cadence.maxIntervalMs) / 2,
-    );
-    // Unknown activity (a state source's full baseline) sits half way.
+    // Unknown activity: a state source's full baseline tells the club's size, not its activity.
     const baseline = polled('members', 0, 3000, { stats: { lastSweepAtMs: NOW } });
     expect(estimateActivityPerHour('members', baseline)).toBeUndefined();
+  });
+
+  it('polls a source at its fixed interval, busy or quiet (activity changes the cost, not the cadence)', () => {
+    // Prepare: the same source, once busy, once quiet, both polled 2 minutes ago.
+    const busy = polled('visits', 2 * MINUTE, 3000);
+    const quiet = polled('visits', 2 * MINUTE, 0);
+    // Act
+    const schedule = (cursor: Cursor) =>
+      scheduleClub({ plan: 'basic', sources: ['visits'], cursors: [cursor], quotaUsed: 0, nowMs: NOW });
+    const [busyPlan, quietPlan] = [schedule(busy), schedule(quiet)];
+    // Assess
+    expect(SOURCE_CADENCE.visits.intervalMs).toBe(MINUTE);
+    expect(busyPlan.sources[0]!.intervalMs).toBe(MINUTE);
+    expect(quietPlan.sources[0]!.intervalMs).toBe(MINUTE);
+    expect(busyPlan.sources[0]!.cost).toBeGreaterThan(quietPlan.sources[0]!.cost);
   });
 
   it('estimates a poll by its query window: a tail, or a sweep once one is due', () => {

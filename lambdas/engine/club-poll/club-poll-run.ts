@@ -1,0 +1,177 @@
+/**
+ * One club poll under the club lease: the club's sources in turn, what each one's outcome means
+ * for the others (a 401 or 429 stops the rest and pauses the club), and the operational events
+ * it publishes on the way. pollClub (../poll-club.ts) takes the lease, runs this, and reports.
+ */
+
+import type { ClubConfig } from '../../clubs/club-config';
+import { mapWithConcurrency } from '../../common/concurrency';
+import { logger } from '../../common/logger';
+import type { BridgeEvent } from '../../events/catalog';
+import type { GymApiClient } from '../../gym-api';
+import { SOURCES } from '../../sources';
+import { type Cursor, newCursor, type SourceName } from '../../state/store';
+import { activePause, type ClubPause, isPauseKind, type PauseKind, unavailability } from '../failure-policy';
+import { monthOf, pauseEvent } from '../operational-events';
+import { pollSource } from '../poll-source';
+import { sourceContext } from '../source-context';
+import {
+  type ClubSourceReport,
+  type PollClubDeps,
+  type PollClubOptions,
+  type SourceFailure,
+  skippedReport,
+  unavailableReport,
+} from './club-report';
+import {
+  type ClubPollScope,
+  clearUnavailable,
+  markUnavailable,
+  recordSourceFailure,
+  reportStale,
+} from './source-outcomes';
+
+/** Sources of one club polled at the same time, after the first. */
+export const SOURCE_CONCURRENCY = 8;
+/** A source is not started this close to the deadline. */
+const DEADLINE_MARGIN_MS = 3000;
+
+export class ClubPollRun implements ClubPollScope {
+  readonly reports = new Map<SourceName, ClubSourceReport>();
+  readonly failures: SourceFailure[] = [];
+  readonly operationalEvents: BridgeEvent[] = [];
+  readonly now: () => number;
+  requests = 0;
+  tokenRequests = 0;
+  readonly #client: GymApiClient;
+  /** Cursors this poll paused (a 401 or a 429). */
+  readonly #paused: Cursor[] = [];
+  #stopped = false;
+  #pauseAnnounced = false;
+
+  constructor(
+    readonly deps: PollClubDeps,
+    readonly club: ClubConfig,
+    readonly options: PollClubOptions,
+    readonly startMs: number,
+  ) {
+    this.now = deps.now ?? Date.now;
+    this.#client = deps.clients.forClub(club, (e) => {
+      if (e.kind === 'data') this.requests++;
+      else this.tokenRequests++;
+    });
+  }
+
+  async publishOps(event: BridgeEvent): Promise<void> {
+    try {
+      await this.deps.sink.publish([event]);
+      this.operationalEvents.push(event);
+    } catch (err) {
+      logger.error('operational event not published', {
+        clubId: this.club.clubId,
+        detailType: event.detailType,
+        err,
+      });
+    }
+  }
+
+  /** The pause this poll started (the one that ends last), if any. */
+  pause(): ClubPause | undefined {
+    return activePause(this.#paused, this.now());
+  }
+
+  /**
+   * Polls the sources in `order`: those marked unavailable wait for their retryAt without a
+   * request; the first source alone (a rejected key or a spent quota then costs one request, not
+   * one per source), then the others side by side: a poll takes about as long as its slowest source.
+   */
+  async pollSources(order: readonly SourceName[], current: ReadonlyMap<SourceName, Cursor>): Promise<void> {
+    const toPoll = order.filter((name) => {
+      const mark = current.get(name)?.health.unavailable;
+      if (!mark || Date.parse(mark.retryAt) <= this.startMs || this.options.retryUnavailable) return true;
+      this.reports.set(name, unavailableReport(name, mark, false));
+      return false;
+    });
+    const pollOne = (name: SourceName) => sourceContext.run(name, () => this.#pollOne(name, current));
+    const [first, ...rest] = toPoll;
+    if (first) await pollOne(first);
+    await mapWithConcurrency(rest, SOURCE_CONCURRENCY, pollOne);
+  }
+
+  async #pollOne(name: SourceName, current: ReadonlyMap<SourceName, Cursor>): Promise<void> {
+    if (this.#stopped) {
+      this.reports.set(name, skippedReport(name, 'the club was paused during this poll'));
+      return;
+    }
+    if (Date.now() > this.options.deadlineMs - DEADLINE_MARGIN_MS) {
+      // Out of time: said, not silent. pollOrder puts these first next time.
+      this.reports.set(name, skippedReport(name, 'deadline reached before this source'));
+      return;
+    }
+    try {
+      const report = await this.#pollSource(name, current.get(name));
+      this.reports.set(name, report);
+      if (report.outcome !== 'skipped' && current.get(name)?.health.unavailable)
+        await clearUnavailable(this, name);
+      // A source that keeps finishing incomplete (rows moving under its scans) is not succeeding.
+      if (report.outcome === 'incomplete') {
+        await reportStale(this, await this.deps.store.getCursor(this.club.clubId, name));
+      }
+    } catch (err) {
+      await this.#onSourceError(name, err);
+    }
+  }
+
+  #pollSource(name: SourceName, cursor: Cursor | undefined) {
+    const { deps, club, options } = this;
+    const ctx = {
+      clubId: club.clubId,
+      timeZone: club.timeZone,
+      unstatedZone: club.unstatedZone,
+      unstatedZoneConfirmed: club.unstatedZoneConfirmed,
+      piiPolicy: club.piiPolicy,
+      ...(club.paymentRules ? { paymentRules: club.paymentRules } : {}),
+    };
+    const sourceDeps = {
+      store: deps.store,
+      sink: deps.sink,
+      client: this.#client,
+      now: this.now,
+      owner: deps.owner,
+    };
+    // Each source's poll runs under the club lease: no source lease and no second cursor read.
+    return pollSource(sourceDeps, ctx, SOURCES[name], {
+      deadlineMs: options.deadlineMs,
+      leaseHeld: true,
+      cursor: cursor ?? newCursor(club.clubId, name),
+      ...(options.backfillFromMs === undefined ? {} : { backfillFromMs: options.backfillFromMs }),
+      ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+    });
+  }
+
+  async #onSourceError(name: SourceName, err: unknown): Promise<void> {
+    const cause = unavailability(err, SOURCES[name]);
+    if (cause) {
+      await markUnavailable(this, name, err, cause);
+      return;
+    }
+    const { kind, cursor } = await recordSourceFailure(this, name, err);
+    if (isPauseKind(kind)) await this.#onPaused(kind, err, cursor);
+    else await reportStale(this, cursor);
+  }
+
+  /** The other sources would be refused the same way: those not started yet are not polled. */
+  async #onPaused(kind: PauseKind, err: unknown, cursor: Cursor | undefined): Promise<void> {
+    this.#stopped = true;
+    const pausedUntil = cursor?.health.pausedUntil;
+    if (!cursor || !pausedUntil) return;
+    this.#paused.push(cursor);
+    // Announced once per episode: on the first refusal in a row, once per poll.
+    const failures = cursor.health.consecutiveFailures;
+    if (failures !== 1 || this.#pauseAnnounced) return;
+    this.#pauseAnnounced = true;
+    const nowMs = this.now();
+    const used = await this.deps.store.getQuotaUsage(this.club.clubId, monthOf(nowMs));
+    await this.publishOps(pauseEvent(this.club, kind, err, failures, pausedUntil, nowMs, used));
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * What a club poll reports (ClubReport, read by the handler, the CLI and the bench), what it takes
+ * (PollClubDeps, PollClubOptions), and the builders of the per-source reports it adds itself
+ * (skipped, unavailable).
+ */
+
+import type { BridgeEvent } from '../../events/catalog';
+import type { EventSink } from '../../events/publisher';
+import type { SourceName, SourceUnavailable, StateStore } from '../../state/store';
+import type { ClientFactory } from '../client-factory';
+import type { ClubPause, FailureKind } from '../failure-policy';
+import type { SourceReport } from '../poll-source';
+
+export interface PollClubDeps {
+  readonly store: StateStore;
+  readonly sink: EventSink;
+  readonly clients: ClientFactory;
+  /** Domain clock (UTC ms). @default Date.now */
+  readonly now?: () => number;
+  /** Lease owner id of this poller. */
+  readonly owner: string;
+}
+
+export interface PollClubOptions {
+  /** Real-time epoch ms by which the poll must return. */
+  readonly deadlineMs: number;
+  /** Only these sources (intersected with the club's). */
+  readonly sources?: readonly SourceName[];
+  readonly backfillFromMs?: number;
+  readonly pageSize?: number;
+  /** Poll even if the club is paused. @default false */
+  readonly ignorePause?: boolean;
+  /** Poll sources marked unavailable before their retryAt. @default false */
+  readonly retryUnavailable?: boolean;
+  /** A source with no success for this long is reported stale (once). @default 30 minutes */
+  readonly staleAfterMs?: number;
+  /** Share of the monthly quota at which Club Quota Low is emitted (once a month). @default 0.8 */
+  readonly quotaAlertShare?: number;
+}
+
+export interface SourceFailure {
+  readonly source: SourceName;
+  readonly kind: FailureKind;
+  readonly message: string;
+}
+
+/**
+ * A source whose endpoint is missing or unusable for the club: not a failure. `checked` is true
+ * when this poll asked the endpoint (and found it still or newly unavailable), false when the source
+ * was not polled because its `retryAt` has not come.
+ */
+export interface UnavailableSourceReport extends Omit<SourceReport, 'outcome' | 'reason'> {
+  readonly outcome: 'unavailable';
+  /** One line for humans: what the endpoint answered and when it is tried again. */
+  readonly reason: string;
+  readonly unavailable: SourceUnavailable;
+  readonly checked: boolean;
+}
+
+export type ClubSourceReport = SourceReport | UnavailableSourceReport;
+
+export interface ClubReport {
+  readonly clubId: string;
+  readonly outcome: 'ok' | 'failed' | 'paused' | 'disabled';
+  readonly sources: ClubSourceReport[];
+  readonly failures: SourceFailure[];
+  readonly requests: number;
+  readonly tokenRequests: number;
+  readonly quotaUsed?: number;
+  readonly pausedUntil?: string;
+  /** Set when the club is paused (outcome 'paused'), or was paused by this poll (outcome 'failed'). */
+  readonly pause?: ClubPause;
+  /** Operational events (credentials, quota, staleness) published during this poll. */
+  readonly operationalEvents: BridgeEvent[];
+}
+
+/** A report of a poll that made no request (disabled, paused, or the lease held elsewhere). */
+export function idleReport(
+  clubId: string,
+  outcome: ClubReport['outcome'],
+  extra: Partial<Pick<ClubReport, 'sources' | 'pausedUntil' | 'pause'>> = {},
+): ClubReport {
+  return {
+    clubId,
+    sources: [],
+    failures: [],
+    outcome,
+    requests: 0,
+    tokenRequests: 0,
+    operationalEvents: [],
+    ...extra,
+  };
+}
+
+export function skippedReport(source: SourceName, reason: string): SourceReport {
+  return {
+    source,
+    outcome: 'skipped',
+    reason,
+    pages: 0,
+    records: 0,
+    events: 0,
+    quarantined: 0,
+    attempts: 0,
+    publishedEvents: [],
+  };
+}
+
+export function unavailableReport(
+  source: SourceName,
+  mark: SourceUnavailable,
+  checked: boolean,
+): UnavailableSourceReport {
+  const status = mark.status === undefined ? '' : `HTTP ${mark.status}, `;
+  return {
+    source,
+    outcome: 'unavailable',
+    reason: `endpoint unavailable (${status}${mark.kind}) since ${mark.since}; next try after ${mark.retryAt}`,
+    unavailable: mark,
+    checked,
+    pages: 0,
+    records: 0,
+    events: 0,
+    quarantined: 0,
+    attempts: checked ? 1 : 0,
+    publishedEvents: [],
+  };
+}
