@@ -17,7 +17,7 @@ import type { PollMessage } from '../lambdas/common/deployment-contract';
 import type { ClientFactory } from '../lambdas/engine/client-factory';
 import { type ClubReport, pollClub } from '../lambdas/engine/poll-club';
 import type { EventSink } from '../lambdas/events/event-sink';
-import { type DispatchSummary, dispatchDueClubs } from '../lambdas/handlers/dispatch';
+import { type DispatchSummary, dispatchDueClubs } from '../lambdas/handlers/dispatch-due-clubs';
 import type { StateStore } from '../lambdas/state/store';
 import { itemBytes, readUnits } from './dynamo-units';
 

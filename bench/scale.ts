@@ -8,7 +8,7 @@ import { type ClubConfig, parseClubsFile } from '../lambdas/clubs/club-config';
 import { type ClubRecord, clubRecordFrom } from '../lambdas/clubs/club-record';
 import { DynamoDbClubRegistry } from '../lambdas/clubs/dynamodb-club-registry';
 import type { PollMessage } from '../lambdas/common/deployment-contract';
-import { dispatchDueClubs } from '../lambdas/handlers/dispatch';
+import { dispatchDueClubs } from '../lambdas/handlers/dispatch-due-clubs';
 import { DynamoDbStateStore, MemoryStateStore } from '../lambdas/state';
 import type { Cursor } from '../lambdas/state/store';
 import { createStateTable } from '../lambdas/state/table';

@@ -24,6 +24,11 @@ export const ENV = {
   piiPolicyDefault: 'PII_POLICY_DEFAULT',
   /** Milliseconds a poll invocation may use before it saves progress (below the Lambda timeout). */
   pollDeadlineMs: 'POLL_DEADLINE_MS',
+  /**
+   * Poll function, optional: milliseconds a club secret stays cached in a warm container
+   * (default 5 minutes, lambdas/clubs/club-secrets.ts). Not set by the stack.
+   */
+  clubSecretCacheTtlMs: 'CLUB_SECRET_CACHE_TTL_MS',
   /** Share of each plan's monthly quota kept free (0..1). */
   quotaReserve: 'QUOTA_RESERVE',
   /**

@@ -58,3 +58,25 @@ export class GymApiClientFactory implements ClientFactory {
     return provider;
   }
 }
+
+/**
+ * A client factory that counts the 429 answers of the clients it builds (the poll's RateLimited
+ * metric): one per club poll, in front of the shared factory.
+ */
+export class RateLimitCountingFactory implements ClientFactory {
+  #rateLimited = 0;
+
+  constructor(private readonly inner: ClientFactory) {}
+
+  /** 429 answers seen so far. */
+  get rateLimited(): number {
+    return this.#rateLimited;
+  }
+
+  forClub(club: ClubConfig, onRequest: RequestObserver): GymApiClient {
+    return this.inner.forClub(club, (e) => {
+      if (e.status === 429) this.#rateLimited++;
+      onRequest(e);
+    });
+  }
+}

@@ -23,13 +23,14 @@ const MEANING: Record<string, string> = {
   [ENV.pollQueueUrl]: 'the SQS poll queue URL',
   [ENV.clubSecretPrefix]: 'the Secrets Manager name prefix of club secrets (e.g. gym-bridge/clubs/)',
   [ENV.piiPolicyDefault]: "the default PII policy, 'minimal' or 'full'",
-  [ENV.pollDeadlineMs]: 'milliseconds a poll invocation may use',
+  [ENV.pollDeadlineMs]: 'milliseconds a poll invocation may use, a number >= 1000',
+  [ENV.clubSecretCacheTtlMs]: 'milliseconds a club secret stays cached, a number >= 0',
   [ENV.quotaReserve]: 'the share of each monthly quota kept free, 0 <= x < 1',
   [ENV.sourceOverdueMinutes]:
     'the minutes a source may go without a successful poll before it is overdue, a number > 0',
 };
 
-type Env = Readonly<Record<string, string | undefined>>;
+export type Env = Readonly<Record<string, string | undefined>>;
 
 export function requiredEnv(env: Env, name: string): string {
   const value = env[name]?.trim();

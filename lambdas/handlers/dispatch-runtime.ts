@@ -1,0 +1,43 @@
+/**
+ * What the dispatch handler runs with: the club registry, the state store, the poll queue and the
+ * metrics, built once per container from the deployment contract's environment variables (a missing
+ * or invalid one fails the load, naming it and what it holds).
+ */
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { ClubRegistry } from '../clubs/club-registry';
+import { DynamoDbClubRegistry } from '../clubs/dynamodb-club-registry';
+import { DEFAULT_SOURCE_OVERDUE_MINUTES, ENV } from '../common/deployment-contract';
+import { createMetrics } from '../common/metrics';
+import { DEFAULT_QUOTA_RESERVE } from '../engine/scheduling';
+import { DynamoDbStateStore } from '../state/dynamodb-store';
+import type { StateStore } from '../state/store';
+import { type Env, quotaReserveEnv, requiredEnv, sourceOverdueMinutesEnv } from './runtime-env';
+import { type PollQueue, SqsPollQueue } from './sqs-poll-queue';
+
+export interface DispatchRuntime {
+  readonly registry: ClubRegistry;
+  readonly store: StateStore;
+  readonly queue: PollQueue;
+  readonly reserve: number;
+  readonly overdueMinimumMs: number;
+  readonly metrics: Metrics;
+}
+
+/** The dispatch handler's runtime from the environment (every variable read here, at load). */
+export function dispatchRuntimeFromEnv(env: Env): DispatchRuntime {
+  const tableName = requiredEnv(env, ENV.stateTable);
+  const queueUrl = requiredEnv(env, ENV.pollQueueUrl);
+  const reserve = quotaReserveEnv(env, DEFAULT_QUOTA_RESERVE);
+  const overdueMinimumMs = sourceOverdueMinutesEnv(env, DEFAULT_SOURCE_OVERDUE_MINUTES) * 60_000;
+  const dynamo = new DynamoDBClient({});
+  return {
+    registry: new DynamoDbClubRegistry({ client: dynamo, tableName }),
+    store: new DynamoDbStateStore({ client: dynamo, tableName }),
+    queue: new SqsPollQueue({ client: new SQSClient({}), queueUrl }),
+    reserve,
+    overdueMinimumMs,
+    metrics: createMetrics(),
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * What the poll handler runs with: the club registry and secrets, the state store, the event sink,
+ * the API client factory and the metrics, built once per container from the deployment contract's
+ * environment variables (a missing or invalid one fails the load, naming it and what it holds).
+ */
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { ClubRegistry } from '../clubs/club-registry';
+import { type ClubSecretsReader, SecretsManagerClubSecrets } from '../clubs/club-secrets';
+import { DynamoDbClubRegistry } from '../clubs/dynamodb-club-registry';
+import { ENV } from '../common/deployment-contract';
+import { createMetrics } from '../common/metrics';
+import { type ClientFactory, GymApiClientFactory } from '../engine/client-factory';
+import type { PiiPolicy } from '../events/pii';
+import { EventBridgeSink, type EventSink } from '../events/publisher';
+import { DynamoDbStateStore } from '../state/dynamodb-store';
+import type { StateStore } from '../state/store';
+import { type Env, eventSourceEnv, optionalNumberEnv, piiPolicyEnv, requiredEnv } from './runtime-env';
+
+export interface PollRuntime {
+  readonly registry: ClubRegistry;
+  readonly secrets: ClubSecretsReader;
+  readonly store: StateStore;
+  readonly sink: EventSink;
+  readonly clients: ClientFactory;
+  readonly metrics: Metrics;
+  readonly piiPolicyDefault: PiiPolicy;
+  /** Only secrets under this prefix are read (CLUB_SECRET_PREFIX). */
+  readonly secretPrefix?: string;
+  /** Most a poll may use (POLL_DEADLINE_MS); the invocation's remaining time caps it too. */
+  readonly pollDeadlineMs?: number;
+}
+
+/** The poll handler's runtime from the environment (every variable read here, at load). */
+export function pollRuntimeFromEnv(env: Env): PollRuntime {
+  const tableName = requiredEnv(env, ENV.stateTable);
+  const busName = requiredEnv(env, ENV.eventBus);
+  const secretPrefix = requiredEnv(env, ENV.clubSecretPrefix);
+  const pollDeadlineMs = optionalNumberEnv(env, ENV.pollDeadlineMs, (n) => n >= 1000);
+  const secretTtlMs = optionalNumberEnv(env, ENV.clubSecretCacheTtlMs, (n) => n >= 0);
+  const source = eventSourceEnv(env);
+  const piiPolicyDefault = piiPolicyEnv(env);
+  const dynamo = new DynamoDBClient({});
+  return {
+    registry: new DynamoDbClubRegistry({ client: dynamo, tableName }),
+    secrets: new SecretsManagerClubSecrets({
+      client: new SecretsManagerClient({}),
+      ...(secretTtlMs === undefined ? {} : { ttlMs: secretTtlMs }),
+    }),
+    store: new DynamoDbStateStore({ client: dynamo, tableName }),
+    sink: new EventBridgeSink({ client: new EventBridgeClient({}), busName, source }),
+    clients: new GymApiClientFactory(),
+    metrics: createMetrics(),
+    piiPolicyDefault,
+    secretPrefix,
+    ...(pollDeadlineMs === undefined ? {} : { pollDeadlineMs }),
+  };
+}
