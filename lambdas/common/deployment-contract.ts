@@ -36,9 +36,10 @@ export const ENV = {
    * longer) before it counts in `SourcesOverdue` (lambdas/handlers/source-overdue.ts).
    */
   sourceOverdueMinutes: 'SOURCE_OVERDUE_MINUTES',
-  /** Powertools: service name and metrics namespace. */
+  /** Powertools: service name, metrics namespace and log level (read by common/logger and common/metrics). */
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
+  logLevel: 'POWERTOOLS_LOG_LEVEL',
 } as const;
 
 /** Default minimum allowance, in minutes, before a source without a successful poll is overdue. */

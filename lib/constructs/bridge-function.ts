@@ -114,7 +114,7 @@ export class BridgeFunction extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
         [ENV.serviceName]: props.serviceName ?? 'gym-bridge',
         [ENV.metricsNamespace]: METRICS_NAMESPACE,
-        POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
+        [ENV.logLevel]: props.logLevel ?? 'INFO',
         ...props.environment,
       },
       bundling: {
