@@ -5,7 +5,7 @@
  */
 
 import type { BridgeEvent } from '../../events/catalog';
-import type { EventSink } from '../../events/publisher';
+import type { EventSink } from '../../events/event-sink';
 import type { SourceName, SourceUnavailable, StateStore } from '../../state/store';
 import type { ClientFactory } from '../client-factory';
 import type { ClubPause, FailureKind } from '../failure-policy';
