@@ -4,19 +4,21 @@
  *
  * A whole call that is throttled (ThrottlingException, ProvisionedThroughputExceededException,
  * RequestLimitExceeded, ...), answered 5xx or lost in transport is retried by the SDK's own
- * standard retry strategy: exponential back-off with full jitter (base 100 ms, 500 ms for
- * throttling errors, capped at 20 s) and a client-wide retry token bucket that stops retrying when
- * most calls fail, so an outage does not multiply the load. Our code never re-sends a whole call for
- * those. Per-entry partial failures (BatchWriteItem UnprocessedItems, BatchGetItem UnprocessedKeys,
- * PutEvents FailedEntryCount, SendMessageBatch Failed) are answered 200 and so are not the SDK's
- * job: `retry-partial.ts` resubmits only the failed entries.
+ * standard retry strategy: exponential back-off with jitter, capped at 20 s, from a larger base for
+ * throttling errors (1 s in the installed @smithy/core 3.41, 50 ms for other transient errors), and
+ * a client-wide retry quota that stops retrying when most calls fail, so an outage does not
+ * multiply the load. Our code never re-sends a whole call for those. Per-entry partial failures
+ * (BatchWriteItem UnprocessedItems, BatchGetItem UnprocessedKeys, PutEvents FailedEntryCount,
+ * SendMessageBatch Failed) are answered 200 and so are not the SDK's job: `retry-partial.ts`
+ * resubmits only the failed entries.
  *
  * Why these numbers:
- * - `maxAttempts: 8` (the SDK's default is 3): the throttling back-off doubles from 500 ms, so
- *   8 attempts wait up to 0.5 + 1 + 2 + 4 + 8 + 16 + 20 s in the worst case, ~3.4 s on average with
- *   full jitter: long enough to ride out DynamoDB on-demand's adaptive capacity and EventBridge's
- *   PutEvents quota bursts, short enough to stay well inside a poll Lambda's timeout (the hand-written
- *   loops this replaces allowed 5 to 10 attempts with a 5 s cap).
+ * - `maxAttempts: 5` (the SDK's default is 3): 4 throttling retries wait at most 1 + 2 + 4 + 8 = 15 s
+ *   (about half of that on average with jitter), as long as the hand-written loops this replaces
+ *   allowed (10 attempts capped at 3 s for the store, 8 capped at 5 s for the publisher: 11 to 19 s),
+ *   long enough to ride out a burst above DynamoDB's or PutEvents' rate, and short enough to stay
+ *   well inside a poll Lambda's timeout. A call still throttled after that fails (StoreError,
+ *   PublishError) and the poll is retried later by its queue.
  * - `retryMode: 'standard'`, not `'adaptive'`: adaptive mode adds a client-side rate limiter that
  *   delays even the first attempt of later calls after a throttle; our calls are already bounded by
  *   the one concurrency limiter and the quota budget, and a delay before a first attempt would count
@@ -25,14 +27,14 @@
 
 /** Retry settings accepted by every AWS SDK v3 client constructor. */
 export interface AwsClientConfig {
-  /** Attempts per call, the first included. @default 8 */
+  /** Attempts per call, the first included. @default 5 */
   readonly maxAttempts: number;
   /** The SDK's retry strategy. @default 'standard' */
   readonly retryMode: 'standard' | 'adaptive';
 }
 
 /** The default attempts per call on throttling, 5xx and transport errors (see the module comment). */
-export const AWS_MAX_ATTEMPTS = 8;
+export const AWS_MAX_ATTEMPTS = 5;
 
 /**
  * The retry settings to spread into an AWS SDK client's constructor, e.g.
