@@ -1,13 +1,15 @@
 /**
  * What the dispatch handler runs with: the club registry, the state store, the poll queue and the
  * metrics, built once per container from the deployment contract's environment variables (a missing
- * or invalid one fails the load, naming it and what it holds).
+ * or invalid one fails the load, naming it and what it holds). The AWS clients take the one SDK
+ * retry configuration (common/aws-clients.ts).
  */
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { ClubRegistry } from '../clubs/club-registry';
 import { DynamoDbClubRegistry } from '../clubs/dynamodb-club-registry';
+import { awsClientConfig } from '../common/aws-clients';
 import { DEFAULT_SOURCE_OVERDUE_MINUTES, ENV } from '../common/deployment-contract';
 import { createMetrics } from '../common/metrics';
 import { DEFAULT_QUOTA_RESERVE } from '../engine/scheduling';
@@ -31,11 +33,11 @@ export function dispatchRuntimeFromEnv(env: Env): DispatchRuntime {
   const queueUrl = requiredEnv(env, ENV.pollQueueUrl);
   const reserve = quotaReserveEnv(env, DEFAULT_QUOTA_RESERVE);
   const overdueMinimumMs = sourceOverdueMinutesEnv(env, DEFAULT_SOURCE_OVERDUE_MINUTES) * 60_000;
-  const dynamo = new DynamoDBClient({});
+  const dynamo = new DynamoDBClient(awsClientConfig());
   return {
     registry: new DynamoDbClubRegistry({ client: dynamo, tableName }),
     store: new DynamoDbStateStore({ client: dynamo, tableName }),
-    queue: new SqsPollQueue({ client: new SQSClient({}), queueUrl }),
+    queue: new SqsPollQueue({ client: new SQSClient(awsClientConfig()), queueUrl }),
     reserve,
     overdueMinimumMs,
     metrics: createMetrics(),

@@ -2,6 +2,7 @@
  * What the poll handler runs with: the club registry and secrets, the state store, the event sink,
  * the API client factory and the metrics, built once per container from the deployment contract's
  * environment variables (a missing or invalid one fails the load, naming it and what it holds).
+ * The AWS clients take the one SDK retry configuration (common/aws-clients.ts).
  */
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -10,6 +11,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { ClubRegistry } from '../clubs/club-registry';
 import { type ClubSecretsReader, SecretsManagerClubSecrets } from '../clubs/club-secrets';
 import { DynamoDbClubRegistry } from '../clubs/dynamodb-club-registry';
+import { awsClientConfig } from '../common/aws-clients';
 import { ENV } from '../common/deployment-contract';
 import { createMetrics } from '../common/metrics';
 import { type ClientFactory, GymApiClientFactory } from '../engine/client-factory';
@@ -42,15 +44,15 @@ export function pollRuntimeFromEnv(env: Env): PollRuntime {
   const secretTtlMs = optionalNumberEnv(env, ENV.clubSecretCacheTtlMs, (n) => n >= 0);
   const source = eventSourceEnv(env);
   const piiPolicyDefault = piiPolicyEnv(env);
-  const dynamo = new DynamoDBClient({});
+  const dynamo = new DynamoDBClient(awsClientConfig());
   return {
     registry: new DynamoDbClubRegistry({ client: dynamo, tableName }),
     secrets: new SecretsManagerClubSecrets({
-      client: new SecretsManagerClient({}),
+      client: new SecretsManagerClient(awsClientConfig()),
       ...(secretTtlMs === undefined ? {} : { ttlMs: secretTtlMs }),
     }),
     store: new DynamoDbStateStore({ client: dynamo, tableName }),
-    sink: new EventBridgeSink({ client: new EventBridgeClient({}), busName, source }),
+    sink: new EventBridgeSink({ client: new EventBridgeClient(awsClientConfig()), busName, source }),
     clients: new GymApiClientFactory(),
     metrics: createMetrics(),
     piiPolicyDefault,
