@@ -200,13 +200,6 @@ export class CountingStateStore implements StateStore {
     });
   }
 
-  renewLease(clubId: string, source: string, owner: string, ttlMs: number, nowMs: number) {
-    return this.#timed('renewLease', async () => {
-      this.#write('renewLease', 1, 1, writeUnits(itemBytes(LEASE_ITEM)));
-      return this.inner.renewLease(clubId, source, owner, ttlMs, nowMs);
-    });
-  }
-
   releaseLease(clubId: string, source: string, owner: string) {
     return this.#timed('releaseLease', async () => {
       this.#write('releaseLease', 1, 1, writeUnits(itemBytes(LEASE_ITEM)));

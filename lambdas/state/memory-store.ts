@@ -6,35 +6,25 @@
  */
 import {
   assertEpochSeconds,
-  atOfSeenAtSk,
   CURSOR_SK_PREFIX,
   clubPk,
   cursorKey,
-  fingerprintOfSeenAtSk,
-  type ItemKey,
   leaseKey,
   quarantineKey,
   quarantinePk,
   quotaKey,
-  seenAtKey,
-  seenAtPk,
-  seenAtTag,
-  seenKey,
-  seenPk,
   snapshotKey,
   snapshotPk,
 } from './keys';
-import { SortedStringMap } from './sorted-string-map';
+import { compareUtf8, flatKey, partitionOf } from './memory/partitions';
+import { MemorySeenStore } from './memory/seen';
 import {
   ConcurrentModificationError,
   type Cursor,
   DEFAULT_QUARANTINE_LIST_LIMIT,
-  type FilterSeenOptions,
   newCursor,
   type QuarantinedRecord,
-  type SeenAt,
-  type SeenEntry,
-  type SeenSinceOptions,
+  type SeenStore,
   type Snapshot,
   type SnapshotKind,
   type SourceName,
@@ -42,7 +32,7 @@ import {
   StoreError,
 } from './store';
 import { copyOf, storableCursor, storableQuarantined, toStorable } from './stored-values';
-import { validateLeaseArgs, validateQuotaRequests, validateSeenRange } from './validation';
+import { validateLeaseArgs, validateQuotaRequests } from './validation';
 
 export interface MemoryStateStoreOptions {
   /** Clock in epoch ms, used where the port takes no time (listQuarantined expiry). @default Date.now */
@@ -54,35 +44,19 @@ interface Lease {
   expiresAtMs: number;
 }
 
-interface TaggedSeenAt {
-  readonly expiresAt: number;
-  readonly group: string;
-  readonly value: string;
-}
-
-const expiryOf = (stored: number | TaggedSeenAt) => (typeof stored === 'number' ? stored : stored.expiresAt);
-
 interface Quarantined {
   record: QuarantinedRecord;
   expiresAt: number;
 }
 
-/** Sort keys compare as DynamoDB compares them: by UTF-8 bytes. */
-function compareUtf8(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-}
+type Args<P, K extends keyof P> = P[K] extends (...args: infer A) => unknown ? A : never;
 
 export class MemoryStateStore implements StateStore {
   /** Partition key -> sort key -> item; one map per kind keeps values typed. */
   private readonly cursors = new Map<string, Map<string, Cursor>>();
   private readonly leases = new Map<string, Lease>();
   private readonly quota = new Map<string, number>();
-  private readonly seen = new Map<string, Map<string, number>>();
-  /**
-   * Time-ordered seen partitions: sort key `<at>#<fingerprint>` -> expiresAt (or, for an entry
-   * with a group and value, all three), kept in key order.
-   */
-  private readonly seenAt = new Map<string, SortedStringMap<number | TaggedSeenAt>>();
+  private readonly seen = new MemorySeenStore();
   private readonly snapshots = new Map<string, Map<string, Snapshot>>();
   private readonly quarantine = new Map<string, Map<string, Quarantined>>();
   private readonly now: () => number;
@@ -132,123 +106,25 @@ export class MemoryStateStore implements StateStore {
     return true;
   }
 
-  async renewLease(
-    clubId: string,
-    source: string,
-    owner: string,
-    ttlMs: number,
-    nowMs: number,
-  ): Promise<boolean> {
-    validateLeaseArgs(owner, ttlMs, nowMs);
-    const id = flatKey(leaseKey(clubId, source));
-    const current = this.leases.get(id);
-    if (!current || current.owner !== owner) return false;
-    current.expiresAtMs = nowMs + ttlMs;
-    return true;
-  }
-
   async releaseLease(clubId: string, source: string, owner: string): Promise<void> {
     const id = flatKey(leaseKey(clubId, source));
     if (this.leases.get(id)?.owner === owner) this.leases.delete(id);
   }
 
-  async filterSeen(
-    clubId: string,
-    source: SourceName,
-    fingerprints: string[],
-    nowSec: number,
-    _options?: FilterSeenOptions,
-  ): Promise<Set<string>> {
-    const pk = seenPk(clubId, source);
-    const keys = fingerprints.map((fp) => seenKey(pk, fp));
-    const partition = this.seen.get(pk);
-    const out = new Set<string>();
-    for (const { sk } of keys) {
-      const expiresAt = partition?.get(sk);
-      if (expiresAt !== undefined && expiresAt > nowSec) out.add(sk);
-    }
-    return out;
+  filterSeen(...args: Args<SeenStore, 'filterSeen'>) {
+    return this.seen.filterSeen(...args);
   }
-
-  async putSeen(
-    clubId: string,
-    source: SourceName,
-    fingerprints: string[],
-    expiresAtSec: number,
-  ): Promise<void> {
-    const pk = seenPk(clubId, source);
-    const expiresAt = assertEpochSeconds('expiresAtSec', expiresAtSec);
-    const keys = fingerprints.map((fp) => seenKey(pk, fp));
-    const partition = partitionOf(this.seen, pk);
-    for (const { sk } of keys) partition.set(sk, expiresAt);
+  putSeen(...args: Args<SeenStore, 'putSeen'>) {
+    return this.seen.putSeen(...args);
   }
-
-  async seenSince(
-    clubId: string,
-    source: SourceName,
-    fromAt: string,
-    nowSec: number,
-    options: SeenSinceOptions = {},
-  ): Promise<Set<string>> {
-    const out = new Set<string>();
-    for (const [sk] of this.seenAtRange(clubId, source, fromAt, nowSec, options)) {
-      out.add(fingerprintOfSeenAtSk(sk));
-    }
-    return out;
+  seenSince(...args: Args<SeenStore, 'seenSince'>) {
+    return this.seen.seenSince(...args);
   }
-
-  async seenEntriesSince(
-    clubId: string,
-    source: SourceName,
-    fromAt: string,
-    nowSec: number,
-    options: SeenSinceOptions = {},
-  ): Promise<SeenEntry[]> {
-    const out: SeenEntry[] = [];
-    for (const [sk, stored] of this.seenAtRange(clubId, source, fromAt, nowSec, options)) {
-      const entry = { fingerprint: fingerprintOfSeenAtSk(sk), at: atOfSeenAtSk(sk) };
-      out.push(typeof stored === 'number' ? entry : { ...entry, group: stored.group, value: stored.value });
-    }
-    return out;
+  seenEntriesSince(...args: Args<SeenStore, 'seenEntriesSince'>) {
+    return this.seen.seenEntriesSince(...args);
   }
-
-  /** The unexpired entries of `fromAt <= at < toAt`, in key order. */
-  private *seenAtRange(
-    clubId: string,
-    source: SourceName,
-    fromAt: string,
-    nowSec: number,
-    options: SeenSinceOptions,
-  ): Generator<[string, number | TaggedSeenAt]> {
-    const pk = seenAtPk(clubId, source);
-    if (!validateSeenRange(fromAt, options.toAt, nowSec)) return;
-    const partition = this.seenAt.get(pk);
-    if (!partition) return;
-    // The same bounds as the DynamoDB adapter's `sk BETWEEN :from AND :to` (see there).
-    for (const [sk, stored] of partition.range(fromAt, options.toAt)) {
-      if (expiryOf(stored) > nowSec) yield [sk, stored];
-    }
-  }
-
-  async putSeenAt(
-    clubId: string,
-    source: SourceName,
-    entries: readonly SeenAt[],
-    expiresAtSec: number,
-  ): Promise<void> {
-    const pk = seenAtPk(clubId, source);
-    const expiresAt = assertEpochSeconds('expiresAtSec', expiresAtSec);
-    // Validate every entry before writing any, as the DynamoDB adapter does.
-    const items = entries.map((entry) => ({
-      key: seenAtKey(pk, entry.at, entry.fingerprint),
-      tag: seenAtTag(entry),
-    }));
-    let partition = this.seenAt.get(pk);
-    if (!partition) {
-      partition = new SortedStringMap<number | TaggedSeenAt>();
-      this.seenAt.set(pk, partition);
-    }
-    for (const { key, tag } of items) partition.set(key.sk, tag ? { expiresAt, ...tag } : expiresAt);
+  putSeenAt(...args: Args<SeenStore, 'putSeenAt'>) {
+    return this.seen.putSeenAt(...args);
   }
 
   async getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>> {
@@ -321,17 +197,4 @@ export class MemoryStateStore implements StateStore {
       .slice(0, limit)
       .map(([, q]) => copyOf(q.record));
   }
-}
-
-function partitionOf<V>(table: Map<string, Map<string, V>>, pk: string): Map<string, V> {
-  let partition = table.get(pk);
-  if (!partition) {
-    partition = new Map();
-    table.set(pk, partition);
-  }
-  return partition;
-}
-
-function flatKey(key: ItemKey): string {
-  return `${key.pk}\u0000${key.sk}`;
 }

@@ -148,8 +148,6 @@ export interface CursorStore {
 export interface LeaseStore {
   /** Lease per club/source: taken if absent, expired, or already ours. Conditional writes only. */
   acquireLease(clubId: string, source: string, owner: string, ttlMs: number, nowMs: number): Promise<boolean>;
-  /** Extends the lease to nowMs + ttlMs if it is still ours; false if another owner holds it or it is gone. */
-  renewLease(clubId: string, source: string, owner: string, ttlMs: number, nowMs: number): Promise<boolean>;
   /** Deletes the lease only if ours; a lease of another owner (or none) is left alone. */
   releaseLease(clubId: string, source: string, owner: string): Promise<void>;
 }

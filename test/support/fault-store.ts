@@ -85,11 +85,6 @@ export class FaultyStateStore implements StateStore {
     });
   }
 
-  renewLease(clubId: string, source: string, owner: string, ttlMs: number, nowMs: number): Promise<boolean> {
-    this.process.assertAlive('renewLease');
-    return this.inner.renewLease(clubId, source, owner, ttlMs, nowMs + this.#injector.leaseClockOffsetMs);
-  }
-
   releaseLease(clubId: string, source: string, owner: string): Promise<void> {
     return this.#step('releaseLease', () => this.inner.releaseLease(clubId, source, owner));
   }

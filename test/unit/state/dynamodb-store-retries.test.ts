@@ -1,19 +1,15 @@
 /**
- * Failure paths a local DynamoDB cannot produce on demand: unprocessed batch entries, throttling,
- * giving up. The AWS SDK is mocked (aws-sdk-client-mock); sleeps are recorded, not waited.
+ * Failure paths a local DynamoDB cannot produce on demand: unprocessed batch entries and giving up
+ * on them, errors that are not retried. The AWS SDK is mocked (aws-sdk-client-mock); sleeps are
+ * recorded, not waited. Throttled calls are the SDK's job: dynamodb-store-throttling.test.ts.
  */
-import {
-  DynamoDBClient,
-  ProvisionedThroughputExceededException,
-  ThrottlingException,
-} from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   BatchWriteCommand,
   DynamoDBDocumentClient,
   GetCommand,
   QueryCommand,
-  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -25,10 +21,6 @@ const ddb = mockClient(DynamoDBDocumentClient);
 
 type Key = { pk: string; sk: string };
 type PutRequest = { PutRequest: { Item: Key } };
-
-function throttled(): ProvisionedThroughputExceededException {
-  return new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
-}
 
 function writeRequestsOf(input: { RequestItems?: Record<string, unknown> }): PutRequest[] {
   return (input.RequestItems?.[TABLE] ?? []) as PutRequest[];
@@ -183,30 +175,6 @@ describe('DynamoDbStateStore retries and giving up', () => {
     expect(calls[1]).toMatchObject({ ExclusiveStartKey: { pk: 'p', sk: 's' }, ConsistentRead: false });
   });
 
-  it('retries a throttled seen Query and gives up with a StoreError naming Query', async () => {
-    // Prepare
-    ddb.on(QueryCommand).rejectsOnce(throttled()).resolvesOnce({ Items: [] }).rejects(throttled());
-
-    // Act
-    const first = await store.seenSince('c1', 'visits', '2026-11-22T10:00:00.000Z', 1, {
-      consistentRead: true,
-    });
-    const error = await store
-      .seenSince('c1', 'visits', '2026-11-22T10:00:00.000Z', 1)
-      .catch((e: unknown) => e);
-
-    // Assess
-    expect(first.size).toBe(0);
-    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
-      KeyConditionExpression: 'pk = :pk AND sk >= :from',
-      ConsistentRead: true,
-    });
-    expect(error).toBeInstanceOf(StoreError);
-    expect(error).toMatchObject({ operation: 'Query' });
-    expect((error as StoreError).cause).toBeInstanceOf(ProvisionedThroughputExceededException);
-    expect(ddb.commandCalls(QueryCommand)).toHaveLength(2 + 5);
-  });
-
   it('keeps going while each round makes progress, even past maxAttempts rounds', async () => {
     // Prepare: every call processes exactly one item
     store = makeStore(3);
@@ -242,59 +210,6 @@ describe('DynamoDbStateStore retries and giving up', () => {
     await expect(result).rejects.toThrow(/left 2 entries unprocessed/);
     expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(4);
     expect(sleeps).toHaveLength(3);
-  });
-
-  it('backs off and retries on ProvisionedThroughputExceededException, with growing capped delays', async () => {
-    // Prepare
-    ddb
-      .on(GetCommand)
-      .rejectsOnce(throttled())
-      .rejectsOnce(throttled())
-      .rejectsOnce(throttled())
-      .resolves({});
-
-    // Act
-    const cursor = await store.getCursor('c1', 'visits');
-
-    // Assess
-    expect(cursor.version).toBe(0);
-    expect(ddb.commandCalls(GetCommand)).toHaveLength(4);
-    expect(sleeps).toHaveLength(3);
-    sleeps.forEach((ms, attempt) => {
-      expect(ms).toBeGreaterThanOrEqual(0);
-      expect(ms).toBeLessThanOrEqual(Math.min(400, 50 * 2 ** attempt));
-    });
-  });
-
-  it('retries a throttled batch call as a whole', async () => {
-    // Prepare
-    ddb
-      .on(BatchWriteCommand)
-      .rejectsOnce(new ThrottlingException({ message: 'Rate exceeded', $metadata: {} }))
-      .resolves({});
-
-    // Act
-    await store.putSnapshots('c1', 'MEMBER', [{ id: '1', hash: 'h', fields: {}, updatedAt: 'u' }]);
-
-    // Assess
-    expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(2);
-    expect(sleeps).toHaveLength(1);
-  });
-
-  it('gives up with a StoreError carrying the cause when throttling never stops', async () => {
-    // Prepare
-    store = makeStore(4);
-    ddb.on(UpdateCommand).rejects(throttled());
-
-    // Act
-    const error = await store.addQuotaUsage('c1', '2025-03', 1).catch((e: unknown) => e);
-
-    // Assess
-    expect(error).toBeInstanceOf(StoreError);
-    expect(error).toMatchObject({ operation: 'UpdateItem' });
-    expect((error as StoreError).cause).toBeInstanceOf(ProvisionedThroughputExceededException);
-    expect((error as StoreError).message).toMatch(/after 4 attempts.*ProvisionedThroughputExceededException/);
-    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(4);
   });
 
   it('does not retry other errors', async () => {

@@ -1,0 +1,40 @@
+/** SnapshotStore on the state table: one item per record, read and written in batches. */
+import { snapshotKey, snapshotPk } from '../keys';
+import type { Snapshot, SnapshotKind, SnapshotStore } from '../store';
+import { toStorable } from '../stored-values';
+import type { Item, StateTableClient } from './state-table-client';
+
+export class DynamoDbSnapshotStore implements SnapshotStore {
+  constructor(private readonly table: StateTableClient) {}
+
+  async getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>> {
+    const pk = snapshotPk(clubId, kind);
+    const keys = [...new Set(ids)].map((id) => snapshotKey(pk, id));
+    const items = await this.table.batchGet(keys);
+    const out = new Map<string, Snapshot>();
+    for (const item of items) {
+      const id = String(item.sk);
+      out.set(id, {
+        id,
+        hash: String(item.hash),
+        fields: (item.fields ?? {}) as Record<string, unknown>,
+        updatedAt: String(item.updatedAt),
+      });
+    }
+    return out;
+  }
+
+  async putSnapshots(clubId: string, kind: SnapshotKind, snapshots: Snapshot[]): Promise<void> {
+    const pk = snapshotPk(clubId, kind);
+    const byId = new Map<string, Item>();
+    for (const s of snapshots) {
+      byId.set(s.id, {
+        ...snapshotKey(pk, s.id),
+        hash: String(s.hash),
+        fields: toStorable(s.fields, `snapshot ${s.id} fields`),
+        updatedAt: String(s.updatedAt),
+      });
+    }
+    await this.table.batchWrite([...byId.values()]);
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * SeenStore in process memory: the keyed seen set and the time-ordered seen set (kept in key
+ * order), with the DynamoDB adapter's semantics (expiry filtered on read, the same range bounds).
+ */
+import {
+  assertEpochSeconds,
+  atOfSeenAtSk,
+  fingerprintOfSeenAtSk,
+  seenAtKey,
+  seenAtPk,
+  seenAtTag,
+  seenKey,
+  seenPk,
+} from '../keys';
+import { SortedStringMap } from '../sorted-string-map';
+import type { FilterSeenOptions, SeenAt, SeenEntry, SeenSinceOptions, SeenStore, SourceName } from '../store';
+import { validateSeenRange } from '../validation';
+import { partitionOf } from './partitions';
+
+interface TaggedSeenAt {
+  readonly expiresAt: number;
+  readonly group: string;
+  readonly value: string;
+}
+
+const expiryOf = (stored: number | TaggedSeenAt) => (typeof stored === 'number' ? stored : stored.expiresAt);
+
+export class MemorySeenStore implements SeenStore {
+  private readonly seen = new Map<string, Map<string, number>>();
+  /**
+   * Time-ordered seen partitions: sort key `<at>#<fingerprint>` -> expiresAt (or, for an entry
+   * with a group and value, all three), kept in key order.
+   */
+  private readonly seenAt = new Map<string, SortedStringMap<number | TaggedSeenAt>>();
+
+  async filterSeen(
+    clubId: string,
+    source: SourceName,
+    fingerprints: string[],
+    nowSec: number,
+    _options?: FilterSeenOptions,
+  ): Promise<Set<string>> {
+    const pk = seenPk(clubId, source);
+    const keys = fingerprints.map((fp) => seenKey(pk, fp));
+    const partition = this.seen.get(pk);
+    const out = new Set<string>();
+    for (const { sk } of keys) {
+      const expiresAt = partition?.get(sk);
+      if (expiresAt !== undefined && expiresAt > nowSec) out.add(sk);
+    }
+    return out;
+  }
+
+  async putSeen(
+    clubId: string,
+    source: SourceName,
+    fingerprints: string[],
+    expiresAtSec: number,
+  ): Promise<void> {
+    const pk = seenPk(clubId, source);
+    const expiresAt = assertEpochSeconds('expiresAtSec', expiresAtSec);
+    const keys = fingerprints.map((fp) => seenKey(pk, fp));
+    const partition = partitionOf(this.seen, pk);
+    for (const { sk } of keys) partition.set(sk, expiresAt);
+  }
+
+  async seenSince(
+    clubId: string,
+    source: SourceName,
+    fromAt: string,
+    nowSec: number,
+    options: SeenSinceOptions = {},
+  ): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (const [sk] of this.seenAtRange(clubId, source, fromAt, nowSec, options)) {
+      out.add(fingerprintOfSeenAtSk(sk));
+    }
+    return out;
+  }
+
+  async seenEntriesSince(
+    clubId: string,
+    source: SourceName,
+    fromAt: string,
+    nowSec: number,
+    options: SeenSinceOptions = {},
+  ): Promise<SeenEntry[]> {
+    const out: SeenEntry[] = [];
+    for (const [sk, stored] of this.seenAtRange(clubId, source, fromAt, nowSec, options)) {
+      const entry = { fingerprint: fingerprintOfSeenAtSk(sk), at: atOfSeenAtSk(sk) };
+      out.push(typeof stored === 'number' ? entry : { ...entry, group: stored.group, value: stored.value });
+    }
+    return out;
+  }
+
+  /** The unexpired entries of `fromAt <= at < toAt`, in key order. */
+  private *seenAtRange(
+    clubId: string,
+    source: SourceName,
+    fromAt: string,
+    nowSec: number,
+    options: SeenSinceOptions,
+  ): Generator<[string, number | TaggedSeenAt]> {
+    const pk = seenAtPk(clubId, source);
+    if (!validateSeenRange(fromAt, options.toAt, nowSec)) return;
+    const partition = this.seenAt.get(pk);
+    if (!partition) return;
+    // The same bounds as the DynamoDB adapter's `sk BETWEEN :from AND :to` (see there).
+    for (const [sk, stored] of partition.range(fromAt, options.toAt)) {
+      if (expiryOf(stored) > nowSec) yield [sk, stored];
+    }
+  }
+
+  async putSeenAt(
+    clubId: string,
+    source: SourceName,
+    entries: readonly SeenAt[],
+    expiresAtSec: number,
+  ): Promise<void> {
+    const pk = seenAtPk(clubId, source);
+    const expiresAt = assertEpochSeconds('expiresAtSec', expiresAtSec);
+    // Validate every entry before writing any, as the DynamoDB adapter does.
+    const items = entries.map((entry) => ({
+      key: seenAtKey(pk, entry.at, entry.fingerprint),
+      tag: seenAtTag(entry),
+    }));
+    let partition = this.seenAt.get(pk);
+    if (!partition) {
+      partition = new SortedStringMap<number | TaggedSeenAt>();
+      this.seenAt.set(pk, partition);
+    }
+    for (const { key, tag } of items) partition.set(key.sk, tag ? { expiresAt, ...tag } : expiresAt);
+  }
+}
