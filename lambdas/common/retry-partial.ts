@@ -19,6 +19,8 @@ export interface PartialRetryOptions {
   readonly maxDelayMs: number;
   /** @default setTimeout-based sleep; tests pass a recorder. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Jitter source in [0, 1). @default Math.random */
+  readonly random?: () => number;
   /** Called before each wait, for a log line. */
   readonly onRetry?: (retry: {
     readonly failed: number;
@@ -53,30 +55,29 @@ export class PartialFailureError<E = unknown> extends Error {
  * Calls `send` with `entries`, then again with only the entries it returns as failed, until none
  * fail. `send` returns the failed entries (a subset of what it was given); it collects whatever the
  * successful ones answered itself. A thrown error is not retried here (whole-call retries are the
- * SDK's job) and passes through.
+ * SDK's job) and passes through. Resolves to the number of calls made.
  */
 export async function resubmitFailedEntries<E>(
   entries: readonly E[],
   send: (pending: readonly E[]) => Promise<readonly E[]>,
   options: PartialRetryOptions,
-): Promise<void> {
+): Promise<number> {
   const sleep = options.sleep ?? realSleep;
   const maxRounds = options.maxRounds ?? Number.POSITIVE_INFINITY;
   let pending = entries;
   let stalled = 0;
   for (let round = 1; pending.length > 0; round++) {
     const failed = await send(pending);
-    if (failed.length === 0) return;
+    if (failed.length === 0) return round;
     stalled = failed.length < pending.length ? 0 : stalled + 1;
     if (stalled >= options.maxStalledRounds || round >= maxRounds) {
       throw new PartialFailureError(options.operation, failed, round, stalled);
     }
-    const delayMs = backoffDelayMs(round, {
-      baseDelayMs: options.baseDelayMs,
-      maxDelayMs: options.maxDelayMs,
-    });
+    const policy = { baseDelayMs: options.baseDelayMs, maxDelayMs: options.maxDelayMs };
+    const delayMs = backoffDelayMs(round, policy, options.random);
     options.onRetry?.({ failed: failed.length, round, delayMs });
     await sleep(delayMs);
     pending = failed;
   }
+  return 0;
 }

@@ -8,11 +8,12 @@
  * 2. Sets aside entries too large for PutEvents even alone: they are reported in the final
  *    PublishError (`oversizedEventIds`), never truncated, and never block the other events.
  * 3. Sends the rest in requests of at most 10 entries and under 256 KB, a few requests at a time.
- * 4. Entries that fail (per-entry ErrorCode, or the whole request throttled / 5xx / network error)
- *    are retried alone, after a capped exponential backoff with full jitter; entries that were
- *    accepted are never sent again. Non-retryable failures (access denied, malformed detail, a
- *    missing bus) stop retrying at once.
- * 5. After `maxAttempts` attempts, throws PublishError listing the failed eventIds (never the
+ * 4. A request throttled, answered 5xx or lost in transport is first retried by the client's own
+ *    retry strategy (`common/aws-clients.ts`). Entries that still fail (per-entry ErrorCode, or
+ *    that request when the SDK gave up) are resubmitted alone by the one partial-failure loop
+ *    (`common/retry-partial.ts`, the one back-off); entries that were accepted are never sent
+ *    again. Non-retryable failures (access denied, malformed detail, a missing bus) stop at once.
+ * 5. After `maxAttempts` rounds, throws PublishError listing the failed eventIds (never the
  *    event contents).
  */
 import {
@@ -21,8 +22,11 @@ import {
   type PutEventsCommandOutput,
   type PutEventsResultEntry,
 } from '@aws-sdk/client-eventbridge';
+import { sleep as realSleep } from '../common/backoff';
+import { mapWithConcurrency } from '../common/concurrency';
 import { validateEventSource } from '../common/event-source';
 import { logger } from '../common/logger';
+import { PartialFailureError, resubmitFailedEntries } from '../common/retry-partial';
 import { type BridgeEvent, DEFAULT_EVENT_SOURCE, validateEvent } from './catalog';
 import { type EventSink, PublishError, summariseIds } from './event-sink';
 import { batchEntries, MAX_REQUEST_BYTES, type PreparedEntry, toEntry } from './put-events-batches';
@@ -37,7 +41,7 @@ export interface EventBridgeSinkOptions {
   readonly busName: string;
   /** EventBridge `source` of every entry. @default DEFAULT_EVENT_SOURCE ('gym-bridge') */
   readonly source?: string;
-  /** Attempts per event, the first one included. @default 8 */
+  /** Rounds per event, the first one included (each request also gets the client's own retries). @default 8 */
   readonly maxAttempts?: number;
   /** Backoff before retry n is random in [0, min(maxDelayMs, baseDelayMs * 2^(n-1))]. @default 100 */
   readonly baseDelayMs?: number;
@@ -70,6 +74,15 @@ const THROTTLING_ERRORS = new Set([
   'ProvisionedThroughputExceededException',
 ]);
 
+interface DeliveryOutcome {
+  readonly permanent: PreparedEntry[];
+  /** Retryable entries still failing after the last round. */
+  pending: PreparedEntry[];
+  readonly errorCodes: Set<string>;
+  attempts: number;
+  lastCause?: unknown;
+}
+
 const PROGRAMMING_ERRORS = new Set(['TypeError', 'ReferenceError', 'SyntaxError', 'RangeError']);
 
 interface AttemptResult {
@@ -79,8 +92,6 @@ interface AttemptResult {
   readonly errorCodes: Set<string>;
   lastCause?: unknown;
 }
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class EventBridgeSink implements EventSink {
   private readonly client: EventBridgeClient;
@@ -102,7 +113,7 @@ export class EventBridgeSink implements EventSink {
     this.baseDelayMs = Math.max(0, options.baseDelayMs ?? 100);
     this.maxDelayMs = Math.max(0, options.maxDelayMs ?? 5000);
     this.concurrency = Math.max(1, options.concurrency ?? 4);
-    this.sleep = options.sleep ?? defaultSleep;
+    this.sleep = options.sleep ?? realSleep;
     this.random = options.random ?? Math.random;
   }
 
@@ -112,35 +123,13 @@ export class EventBridgeSink implements EventSink {
 
     const prepared = events.map((event) => toEntry(event, this.source, this.busName));
     const oversized = prepared.filter((p) => p.size > MAX_REQUEST_BYTES);
-    let pending = prepared.filter((p) => p.size <= MAX_REQUEST_BYTES);
-    const permanent: PreparedEntry[] = [];
-    const errorCodes = new Set<string>();
-    let lastCause: unknown;
-    let attempt = 0;
-
-    while (pending.length > 0) {
-      attempt++;
-      const result = await this.attempt(pending);
-      permanent.push(...result.permanent);
-      for (const code of result.errorCodes) errorCodes.add(code);
-      if (result.lastCause !== undefined) lastCause = result.lastCause;
-      pending = result.retry;
-      if (pending.length === 0 || attempt >= this.maxAttempts) break;
-      const delay = this.backoff(attempt);
-      logger.warn('PutEvents: retrying failed entries', {
-        attempt,
-        retrying: pending.length,
-        errorCodes: [...result.errorCodes],
-        delayMs: delay,
-      });
-      await this.sleep(delay);
-    }
-
+    const outcome = await this.deliver(prepared.filter((p) => p.size <= MAX_REQUEST_BYTES));
+    const { permanent, pending, errorCodes, attempts } = outcome;
     const failed = [...oversized, ...permanent, ...pending];
     if (failed.length === 0) return;
     const failedIds = failed.map((f) => f.eventId);
     const parts = [
-      pending.length > 0 ? `${pending.length} still failing after ${attempt} attempts` : '',
+      pending.length > 0 ? `${pending.length} still failing after ${attempts} attempts` : '',
       permanent.length > 0 ? `${permanent.length} rejected permanently` : '',
       oversized.length > 0 ? `${oversized.length} larger than the PutEvents limit` : '',
     ].filter(Boolean);
@@ -150,30 +139,58 @@ export class EventBridgeSink implements EventSink {
       {
         failedEventIds: failedIds,
         oversizedEventIds: oversized.map((o) => o.eventId),
-        attempts: attempt,
-        cause: lastCause,
+        attempts,
+        cause: outcome.lastCause,
       },
     );
   }
 
-  /** Capped exponential backoff with full jitter. */
-  private backoff(attempt: number): number {
-    const ceiling = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
-    return Math.floor(this.random() * ceiling);
+  /** Sends the entries, resubmitting the retryable failures alone; reports what is left. */
+  private async deliver(entries: readonly PreparedEntry[]): Promise<DeliveryOutcome> {
+    const outcome: DeliveryOutcome = { permanent: [], pending: [], errorCodes: new Set(), attempts: 0 };
+    let roundCodes = new Set<string>();
+    try {
+      outcome.attempts = await resubmitFailedEntries(
+        entries,
+        async (pending) => {
+          const result = await this.attempt(pending);
+          outcome.permanent.push(...result.permanent);
+          for (const code of result.errorCodes) outcome.errorCodes.add(code);
+          if (result.lastCause !== undefined) outcome.lastCause = result.lastCause;
+          roundCodes = result.errorCodes;
+          return result.retry;
+        },
+        {
+          operation: 'PutEvents',
+          maxStalledRounds: Number.POSITIVE_INFINITY,
+          maxRounds: this.maxAttempts,
+          baseDelayMs: this.baseDelayMs,
+          maxDelayMs: this.maxDelayMs,
+          sleep: this.sleep,
+          random: this.random,
+          onRetry: ({ failed, round, delayMs }) =>
+            logger.warn('PutEvents: retrying failed entries', {
+              attempt: round,
+              retrying: failed,
+              errorCodes: [...roundCodes],
+              delayMs,
+            }),
+        },
+      );
+    } catch (err) {
+      if (!(err instanceof PartialFailureError)) throw err;
+      outcome.pending = err.remaining as PreparedEntry[];
+      outcome.attempts = err.rounds;
+    }
+    return outcome;
   }
 
   /** Sends every pending entry once, `concurrency` requests at a time. */
   private async attempt(pending: readonly PreparedEntry[]): Promise<AttemptResult> {
-    const batches = batchEntries(pending);
     const result: AttemptResult = { retry: [], permanent: [], errorCodes: new Set() };
-    let next = 0;
-    const worker = async () => {
-      while (next < batches.length) {
-        const batch = batches[next++]!;
-        await this.sendBatch(batch, result);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.concurrency, batches.length) }, worker));
+    await mapWithConcurrency(batchEntries(pending), this.concurrency, (batch) =>
+      this.sendBatch(batch, result),
+    );
     return result;
   }
 
