@@ -1,15 +1,19 @@
 /**
  * Sends poll messages to the SQS poll queue: SendMessageBatch with up to 10 entries per call.
- * Entries SQS reports as failed (not the sender's fault), throttling and 5xx are retried alone, with
- * capped exponential backoff and full jitter; entries that succeeded are never sent again.
+ * A request throttled, answered 5xx or lost in transport is retried by the client's own retry
+ * strategy (`common/aws-clients.ts`); when it still fails, its messages are not queued. Entries SQS
+ * reports as failed (not the sender's fault) are resubmitted alone by the one partial-failure loop
+ * (`common/retry-partial.ts`, the one back-off); entries that succeeded are never sent again.
  */
 import {
   SendMessageBatchCommand,
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { sleep as realSleep } from '../common/backoff';
 import type { PollMessage } from '../common/deployment-contract';
 import { logger } from '../common/logger';
+import { PartialFailureError, resubmitFailedEntries } from '../common/retry-partial';
 import { serializePollMessage } from './poll-message';
 
 export interface PollQueue {
@@ -32,7 +36,7 @@ export class PollQueueError extends Error {
 export interface SqsPollQueueOptions {
   readonly client: SQSClient;
   readonly queueUrl: string;
-  /** Attempts per message, the first included. @default 5 */
+  /** Rounds per message for entries SQS reports as failed, the first included. @default 5 */
   readonly maxAttempts?: number;
   /** @default 100 */
   readonly baseDelayMs?: number;
@@ -44,21 +48,6 @@ export interface SqsPollQueueOptions {
 
 export const SQS_BATCH_MAX_ENTRIES = 10;
 
-const RETRYABLE_REQUEST_ERRORS = new Set([
-  'ThrottlingException',
-  'RequestThrottled',
-  'KmsThrottled',
-  'InternalError',
-  'InternalFailure',
-  'ServiceUnavailable',
-]);
-
-function isRetryableRequestError(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  return RETRYABLE_REQUEST_ERRORS.has(err.name) || (status !== undefined && status >= 500);
-}
-
 export class SqsPollQueue implements PollQueue {
   readonly #options: Required<Omit<SqsPollQueueOptions, 'client' | 'queueUrl'>> & SqsPollQueueOptions;
 
@@ -67,7 +56,7 @@ export class SqsPollQueue implements PollQueue {
       maxAttempts: 5,
       baseDelayMs: 100,
       maxDelayMs: 2000,
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      sleep: realSleep,
       random: Math.random,
       ...options,
     };
@@ -92,45 +81,51 @@ export class SqsPollQueue implements PollQueue {
   }
 
   async #sendChunk(chunk: readonly PollMessage[]): Promise<{ failed: string[]; cause?: unknown }> {
-    const { client, queueUrl, maxAttempts } = this.#options;
-    let pending: SendMessageBatchRequestEntry[] = chunk.map((m, index) => ({
+    const { client, queueUrl, maxAttempts, baseDelayMs, maxDelayMs, sleep, random } = this.#options;
+    const entries: SendMessageBatchRequestEntry[] = chunk.map((m, index) => ({
       Id: String(index),
       MessageBody: serializePollMessage(m),
     }));
     const clubOf = (id: string | undefined) => chunk[Number(id)]?.clubId ?? '?';
     const permanent: string[] = [];
-    let cause: unknown;
-    for (let attempt = 1; pending.length > 0 && attempt <= maxAttempts; attempt++) {
-      if (attempt > 1) await this.#backoff(attempt - 1);
-      try {
-        const out = await client.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: pending }));
-        const retry = new Set<string>();
-        for (const f of out.Failed ?? []) {
-          if (f.SenderFault) {
-            permanent.push(clubOf(f.Id));
-            logger.error('poll message refused by SQS', { clubId: clubOf(f.Id), code: f.Code });
-          } else {
-            retry.add(f.Id ?? '');
-          }
+    let inFlight: readonly SendMessageBatchRequestEntry[] = entries;
+    const send = async (pending: readonly SendMessageBatchRequestEntry[]) => {
+      inFlight = pending;
+      const out = await client.send(
+        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: [...pending] }),
+      );
+      const retry = new Set<string>();
+      for (const f of out.Failed ?? []) {
+        if (!f.SenderFault) {
+          retry.add(f.Id ?? '');
+          continue;
         }
-        if (retry.size > 0) {
-          logger.warn('poll messages failed, retrying them', { count: retry.size, attempt });
-        }
-        pending = pending.filter((e) => retry.has(e.Id ?? ''));
-      } catch (err) {
-        cause = err;
-        if (!isRetryableRequestError(err)) break;
-        logger.warn('SendMessageBatch failed, retrying', {
-          attempt,
-          error: err instanceof Error ? err.name : String(err),
-        });
+        permanent.push(clubOf(f.Id));
+        logger.error('poll message refused by SQS', { clubId: clubOf(f.Id), code: f.Code });
       }
+      return pending.filter((e) => retry.has(e.Id ?? ''));
+    };
+    try {
+      await resubmitFailedEntries(entries, send, {
+        operation: 'SendMessageBatch',
+        maxStalledRounds: Number.POSITIVE_INFINITY,
+        maxRounds: maxAttempts,
+        baseDelayMs,
+        maxDelayMs,
+        sleep,
+        random,
+        onRetry: ({ failed, round }) =>
+          logger.warn('poll messages failed, retrying them', { count: failed, attempt: round }),
+      });
+      return { failed: permanent };
+    } catch (err) {
+      if (err instanceof PartialFailureError) {
+        const left = (err.remaining as SendMessageBatchRequestEntry[]).map((e) => clubOf(e.Id));
+        return { failed: [...permanent, ...left] };
+      }
+      // The client's own retries gave up (or the request was refused): none of these is queued.
+      logger.warn('SendMessageBatch failed', { error: err instanceof Error ? err.name : String(err) });
+      return { failed: [...permanent, ...inFlight.map((e) => clubOf(e.Id))], cause: err };
     }
-    return { failed: [...permanent, ...pending.map((e) => clubOf(e.Id))], cause };
-  }
-
-  #backoff(retry: number): Promise<void> {
-    const { baseDelayMs, maxDelayMs, random, sleep } = this.#options;
-    return sleep(random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (retry - 1)));
   }
 }

@@ -1,6 +1,10 @@
-/** SqsPollQueue against the local SQS: batches of 10, failed entries retried alone, clear failures. */
+/**
+ * SqsPollQueue against the local SQS: batches of 10, failed entries retried alone, clear failures.
+ * The client has the deployment's retry settings: a 5xx to the whole request is the SDK's to retry.
+ */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { awsClientConfig } from '../../../lambdas/common/aws-clients';
 import type { PollMessage } from '../../../lambdas/common/deployment-contract';
 import { PollQueueError, SqsPollQueue } from '../../../lambdas/handlers/sqs-poll-queue';
 import { type LocalSqs, startLocalSqs } from '../../support/local-sqs';
@@ -21,10 +25,10 @@ describe('SqsPollQueue', () => {
   beforeAll(async () => {
     sqs = await startLocalSqs();
     client = new SQSClient({
+      ...awsClientConfig(),
       endpoint: sqs.endpoint,
       region: 'us-east-1',
       credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-      maxAttempts: 1, // the queue's own retries are under test
     });
   });
   afterAll(async () => {
