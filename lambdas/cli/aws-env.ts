@@ -1,9 +1,11 @@
 /**
- * AWS clients for the CLI, configured only by the standard SDK environment (AWS_REGION,
- * AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_EVENTBRIDGE, AWS_PROFILE, AWS_ACCESS_KEY_ID, ...).
+ * AWS clients for the CLI, configured by the standard SDK environment (AWS_REGION,
+ * AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_EVENTBRIDGE, AWS_PROFILE, AWS_ACCESS_KEY_ID, ...) and
+ * the runtime's one retry configuration (`common/aws-clients.ts`).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { awsClientConfig } from '../common/aws-clients';
 import { CliUsageError } from './args';
 
 function region(): string {
@@ -23,9 +25,9 @@ function region(): string {
 }
 
 export function dynamoDbClient(): DynamoDBClient {
-  return new DynamoDBClient({ region: region() });
+  return new DynamoDBClient({ ...awsClientConfig(), region: region() });
 }
 
 export function eventBridgeClient(): EventBridgeClient {
-  return new EventBridgeClient({ region: region() });
+  return new EventBridgeClient({ ...awsClientConfig(), region: region() });
 }

@@ -6,11 +6,12 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { awsClientConfig } from '../common/aws-clients';
 
 export interface EmbeddedDynamoDb {
   /** http://127.0.0.1:<port> */
   readonly endpoint: string;
-  /** A client for it: region us-east-1, dummy credentials. */
+  /** A client for it: region us-east-1, dummy credentials, the runtime's retry settings. */
   readonly client: DynamoDBClient;
   /** Destroys the client and stops the server; all data is gone. */
   close(): Promise<void>;
@@ -39,6 +40,7 @@ export async function startEmbeddedDynamoDb(
   const { port } = server.address() as AddressInfo;
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new DynamoDBClient({
+    ...awsClientConfig(),
     endpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
