@@ -145,4 +145,22 @@ describe('resubmitFailedEntries', () => {
     expect(error).toBe(boom);
     expect(calls).toBe(1);
   });
+
+  it('resolves to the calls made and draws its jitter from the given source', async () => {
+    // Prepare: two failed rounds, jitter just below 1
+    const sleeps: number[] = [];
+    const failures = [[1], [1], []];
+    let calls = 0;
+
+    // Act
+    const rounds = await resubmitFailedEntries([1, 2], async () => failures[calls++] ?? [], {
+      ...options(sleeps),
+      maxStalledRounds: 5,
+      random: () => 0.999,
+    });
+
+    // Assess: capped full jitter, floor(0.999 * 50) then floor(0.999 * 100)
+    expect(rounds).toBe(3);
+    expect(sleeps).toEqual([49, 99]);
+  });
 });
