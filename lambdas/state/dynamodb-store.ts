@@ -15,6 +15,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { sleep as realSleep } from '../common/backoff';
+import { ComposedStateStore, type StatePorts } from './composed-store';
 import { DynamoDbCursorStore } from './dynamodb/cursors';
 import { DynamoDbLeaseStore } from './dynamodb/leases';
 import { DynamoDbQuarantineStore } from './dynamodb/quarantine';
@@ -22,16 +23,7 @@ import { DynamoDbQuotaStore } from './dynamodb/quota';
 import { DynamoDbSeenStore } from './dynamodb/seen';
 import { DynamoDbSnapshotStore } from './dynamodb/snapshots';
 import { StateTableClient } from './dynamodb/state-table-client';
-import {
-  type CursorStore,
-  type LeaseStore,
-  type QuarantineStore,
-  type QuotaStore,
-  type SeenStore,
-  type SnapshotStore,
-  type StateStore,
-  StoreError,
-} from './store';
+import { StoreError } from './store';
 
 export { BATCH_GET_MAX_KEYS, BATCH_WRITE_MAX_ITEMS } from './dynamodb/state-table-client';
 
@@ -56,17 +48,12 @@ export interface DynamoDbStateStoreOptions {
   readonly now?: () => number;
 }
 
-type Args<P, K extends keyof P> = P[K] extends (...args: infer A) => unknown ? A : never;
-
-export class DynamoDbStateStore implements StateStore {
-  readonly #cursors: CursorStore;
-  readonly #leases: LeaseStore;
-  readonly #seen: SeenStore;
-  readonly #snapshots: SnapshotStore;
-  readonly #quota: QuotaStore;
-  readonly #quarantine: QuarantineStore;
-
+export class DynamoDbStateStore extends ComposedStateStore {
   constructor(options: DynamoDbStateStoreOptions) {
+    super(DynamoDbStateStore.ports(options));
+  }
+
+  private static ports(options: DynamoDbStateStoreOptions): StatePorts {
     if (!options.tableName) throw new StoreError('DynamoDbStateStore needs a tableName');
     const doc =
       options.client instanceof DynamoDBDocumentClient
@@ -81,60 +68,13 @@ export class DynamoDbStateStore implements StateStore {
       maxDelayMs: options.maxDelayMs ?? 3000,
       maxConcurrency: Math.max(1, options.maxConcurrency ?? 8),
     });
-    this.#cursors = new DynamoDbCursorStore(table);
-    this.#leases = new DynamoDbLeaseStore(table);
-    this.#seen = new DynamoDbSeenStore(table);
-    this.#snapshots = new DynamoDbSnapshotStore(table);
-    this.#quota = new DynamoDbQuotaStore(table);
-    this.#quarantine = new DynamoDbQuarantineStore(table, options.now ?? Date.now);
-  }
-
-  getCursor(...args: Args<CursorStore, 'getCursor'>) {
-    return this.#cursors.getCursor(...args);
-  }
-  listCursors(...args: Args<CursorStore, 'listCursors'>) {
-    return this.#cursors.listCursors(...args);
-  }
-  putCursor(...args: Args<CursorStore, 'putCursor'>) {
-    return this.#cursors.putCursor(...args);
-  }
-  acquireLease(...args: Args<LeaseStore, 'acquireLease'>) {
-    return this.#leases.acquireLease(...args);
-  }
-  releaseLease(...args: Args<LeaseStore, 'releaseLease'>) {
-    return this.#leases.releaseLease(...args);
-  }
-  filterSeen(...args: Args<SeenStore, 'filterSeen'>) {
-    return this.#seen.filterSeen(...args);
-  }
-  putSeen(...args: Args<SeenStore, 'putSeen'>) {
-    return this.#seen.putSeen(...args);
-  }
-  seenSince(...args: Args<SeenStore, 'seenSince'>) {
-    return this.#seen.seenSince(...args);
-  }
-  seenEntriesSince(...args: Args<SeenStore, 'seenEntriesSince'>) {
-    return this.#seen.seenEntriesSince(...args);
-  }
-  putSeenAt(...args: Args<SeenStore, 'putSeenAt'>) {
-    return this.#seen.putSeenAt(...args);
-  }
-  getSnapshots(...args: Args<SnapshotStore, 'getSnapshots'>) {
-    return this.#snapshots.getSnapshots(...args);
-  }
-  putSnapshots(...args: Args<SnapshotStore, 'putSnapshots'>) {
-    return this.#snapshots.putSnapshots(...args);
-  }
-  addQuotaUsage(...args: Args<QuotaStore, 'addQuotaUsage'>) {
-    return this.#quota.addQuotaUsage(...args);
-  }
-  getQuotaUsage(...args: Args<QuotaStore, 'getQuotaUsage'>) {
-    return this.#quota.getQuotaUsage(...args);
-  }
-  putQuarantined(...args: Args<QuarantineStore, 'putQuarantined'>) {
-    return this.#quarantine.putQuarantined(...args);
-  }
-  listQuarantined(...args: Args<QuarantineStore, 'listQuarantined'>) {
-    return this.#quarantine.listQuarantined(...args);
+    return {
+      cursors: new DynamoDbCursorStore(table),
+      leases: new DynamoDbLeaseStore(table),
+      seen: new DynamoDbSeenStore(table),
+      snapshots: new DynamoDbSnapshotStore(table),
+      quota: new DynamoDbQuotaStore(table),
+      quarantine: new DynamoDbQuarantineStore(table, options.now ?? Date.now),
+    };
   }
 }

@@ -1,0 +1,78 @@
+/**
+ * A StateStore made of one adapter per narrow port (cursors, leases, seen set, snapshots, quota,
+ * quarantine): each method is its port's. DynamoDbStateStore and MemoryStateStore are this, with
+ * their own adapters.
+ */
+import type {
+  CursorStore,
+  LeaseStore,
+  QuarantineStore,
+  QuotaStore,
+  SeenStore,
+  SnapshotStore,
+  StateStore,
+} from './store';
+
+export interface StatePorts {
+  readonly cursors: CursorStore;
+  readonly leases: LeaseStore;
+  readonly seen: SeenStore;
+  readonly snapshots: SnapshotStore;
+  readonly quota: QuotaStore;
+  readonly quarantine: QuarantineStore;
+}
+
+type Args<P, K extends keyof P> = P[K] extends (...args: infer A) => unknown ? A : never;
+
+export class ComposedStateStore implements StateStore {
+  constructor(private readonly ports: StatePorts) {}
+
+  getCursor(...args: Args<CursorStore, 'getCursor'>) {
+    return this.ports.cursors.getCursor(...args);
+  }
+  listCursors(...args: Args<CursorStore, 'listCursors'>) {
+    return this.ports.cursors.listCursors(...args);
+  }
+  putCursor(...args: Args<CursorStore, 'putCursor'>) {
+    return this.ports.cursors.putCursor(...args);
+  }
+  acquireLease(...args: Args<LeaseStore, 'acquireLease'>) {
+    return this.ports.leases.acquireLease(...args);
+  }
+  releaseLease(...args: Args<LeaseStore, 'releaseLease'>) {
+    return this.ports.leases.releaseLease(...args);
+  }
+  filterSeen(...args: Args<SeenStore, 'filterSeen'>) {
+    return this.ports.seen.filterSeen(...args);
+  }
+  putSeen(...args: Args<SeenStore, 'putSeen'>) {
+    return this.ports.seen.putSeen(...args);
+  }
+  seenSince(...args: Args<SeenStore, 'seenSince'>) {
+    return this.ports.seen.seenSince(...args);
+  }
+  seenEntriesSince(...args: Args<SeenStore, 'seenEntriesSince'>) {
+    return this.ports.seen.seenEntriesSince(...args);
+  }
+  putSeenAt(...args: Args<SeenStore, 'putSeenAt'>) {
+    return this.ports.seen.putSeenAt(...args);
+  }
+  getSnapshots(...args: Args<SnapshotStore, 'getSnapshots'>) {
+    return this.ports.snapshots.getSnapshots(...args);
+  }
+  putSnapshots(...args: Args<SnapshotStore, 'putSnapshots'>) {
+    return this.ports.snapshots.putSnapshots(...args);
+  }
+  addQuotaUsage(...args: Args<QuotaStore, 'addQuotaUsage'>) {
+    return this.ports.quota.addQuotaUsage(...args);
+  }
+  getQuotaUsage(...args: Args<QuotaStore, 'getQuotaUsage'>) {
+    return this.ports.quota.getQuotaUsage(...args);
+  }
+  putQuarantined(...args: Args<QuarantineStore, 'putQuarantined'>) {
+    return this.ports.quarantine.putQuarantined(...args);
+  }
+  listQuarantined(...args: Args<QuarantineStore, 'listQuarantined'>) {
+    return this.ports.quarantine.listQuarantined(...args);
+  }
+}
