@@ -16,8 +16,6 @@
  * `source polled` only.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { ClubReport } from '../engine/poll-club';
-import type { Cursor } from '../state/store';
 import { ENV, METRIC, METRIC_PROPERTY, METRICS_NAMESPACE } from './deployment-contract';
 import { PLAN_QUOTAS, type Plan } from './plans';
 
@@ -41,8 +39,21 @@ function clubDocument(metrics: Metrics, clubId: string): void {
   metrics.addMetadata(METRIC_PROPERTY.club, clubId);
 }
 
+/**
+ * What the metrics read of a club poll's report: a structural subset of the engine's ClubReport
+ * (engine/club-poll/club-report.ts), declared here so that common imports nothing above it.
+ */
+export interface ClubPollReportFigures {
+  readonly clubId: string;
+  readonly sources: readonly { readonly records: number; readonly events: number }[];
+  readonly failures: readonly { readonly kind: string }[];
+  readonly requests: number;
+  readonly quotaUsed?: number;
+  readonly operationalEvents: readonly unknown[];
+}
+
 export interface ClubPollMetricsInput {
-  readonly report: ClubReport;
+  readonly report: ClubPollReportFigures;
   readonly plan: Plan;
   /** Wall time of the whole club poll. */
   readonly durationMs: number;
@@ -90,7 +101,7 @@ export interface ClubFreshnessInput {
   readonly clubId: string;
   readonly plan: Plan;
   /** Not used for metrics any more (freshness is fleet-wide: publishDispatchMetrics). */
-  readonly cursors?: readonly Cursor[];
+  readonly cursors?: readonly unknown[];
   readonly quotaUsed: number;
   readonly nowMs: number;
 }

@@ -22,8 +22,8 @@ import {
   detailTypeFileName,
   type JsonSchema,
 } from '../../events/catalog';
-import { renderEventCatalogMarkdown } from '../../events/catalog-markdown';
 import { CliUsageError, parseFlags } from '../args';
+import { renderEventCatalogMarkdown } from '../catalog-markdown';
 
 export const summary =
   'print or write the JSON Schemas of every event (and the Markdown catalog, the AsyncAPI document, a release snapshot, the consumer package)';

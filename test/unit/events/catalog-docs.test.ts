@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CliUsageError } from '../../../lambdas/cli/args';
+import { exampleRulePattern, renderEventCatalogMarkdown } from '../../../lambdas/cli/catalog-markdown';
 import { run } from '../../../lambdas/cli/commands/schemas';
 import { ALL_DETAIL_TYPES, DEFAULT_EVENT_SOURCE, detailTypeFileName } from '../../../lambdas/events/catalog';
-import { exampleRulePattern, renderEventCatalogMarkdown } from '../../../lambdas/events/catalog-markdown';
 import { exampleEvents } from '../../../lambdas/events/examples';
 
 /** The subset of EventBridge pattern matching the documented examples use. */

@@ -2,9 +2,11 @@
  * Generates docs/events.md from the catalog: the envelope, then per event its detail-type, when it
  * is emitted, a fields table (from the event's JSON Schema, so it cannot disagree with the
  * schema), an example detail and an example rule pattern; and the payment classification rules.
- * A test checks that the committed page equals this output.
+ * A test checks that the committed page equals this output. It lives with the CLI (its `schemas`
+ * command writes the page) because it reads the payment rules of lambdas/sources, which the
+ * catalog in lambdas/events may not import.
  */
-import { DEFAULT_PAYMENT_RULES } from '../sources/payment-classifier';
+
 import {
   ALL_DETAIL_TYPES,
   BRIDGE_SOURCES,
@@ -16,9 +18,10 @@ import {
   EVENT_VERSION,
   eventJsonSchema,
   type JsonSchema,
-} from './catalog';
-import { exampleEvents } from './examples';
-import { MINIMAL_CONTACT_FIELDS, MINIMAL_REMOVED_FIELDS } from './pii';
+} from '../events/catalog';
+import { exampleEvents } from '../events/examples';
+import { MINIMAL_CONTACT_FIELDS, MINIMAL_REMOVED_FIELDS } from '../events/pii';
+import { DEFAULT_PAYMENT_RULES } from '../sources/payment-classifier';
 
 /** The `detail` part of an example rule per event (the pattern also matches source and detail-type). */
 const EXAMPLE_RULE_DETAIL: Partial<Record<DetailType, Record<string, unknown>>> = {

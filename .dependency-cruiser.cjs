@@ -1,0 +1,154 @@
+/**
+ * The import direction of gym-bridge, written down once and enforced by dependency-cruiser
+ * (`npm run lint:imports`, part of `npm test`). docs/architecture.md explains it in words; this file
+ * is the rule.
+ *
+ * PARTS are the folders (the boxes of the house drawing, ../shared/house.json, plus lambdas/local-aws).
+ * MAY is an allow-list: a part imports itself and the parts listed, nothing else in lambdas/, lib/
+ * or bin/. NEVER gives the reasons of the arrows the drawing forbids outright. A wrong-way import
+ * fails with its rule's name and reason, whether or not anyone wrote a rule for that pair: an arrow
+ * missing from MAY fails as `<part>-may-import-only`.
+ *
+ * Reading a failure: `error never-common-to-engine: lambdas/common/x.ts → lambdas/engine/y.ts`, then
+ * the reason. Move the code down (or the type: a structural type in the lower part), invert the
+ * dependency, or, if the arrow is right, add it to MAY here (and to the drawing).
+ */
+
+/** @type {Record<string, { readonly paths: readonly string[]; readonly says: string }>} */
+const PARTS = {
+  Common: { paths: ['lambdas/common/'], says: 'logger, zones, names: depends on nothing' },
+  GymApi: { paths: ['lambdas/gym-api/'], says: 'reporting API client: token, paging, schemas' },
+  Sandbox: { paths: ['lambdas/sandbox/'], says: 'API sandbox: server, simulation, faults' },
+  Events: { paths: ['lambdas/events/'], says: 'catalog, envelope, eventId, publisher' },
+  Sources: { paths: ['lambdas/sources/'], says: 'one module per endpoint' },
+  State: { paths: ['lambdas/state/'], says: 'store ports and adapters' },
+  Clubs: { paths: ['lambdas/clubs/'], says: 'club registry and credentials' },
+  Engine: { paths: ['lambdas/engine/'], says: 'watermark protocol, club polls, scheduling' },
+  Handlers: { paths: ['lambdas/handlers/'], says: 'thin Lambda entry points' },
+  LocalAws: { paths: ['lambdas/local-aws/'], says: 'local AWS endpoints for the CLI, tests and bench' },
+  Cli: { paths: ['lambdas/cli/'], says: 'the CLI and the local demo' },
+  Cdk: { paths: ['lib/', 'bin/'], says: 'constructs and the stack' },
+};
+
+/** The allowed arrows: what each part may import besides itself (the drawing's arrows). */
+const MAY = {
+  Common: [],
+  GymApi: ['Common'],
+  // Not drawn: the sandbox's simulation shares the one seeded random generator of common.
+  Sandbox: ['GymApi', 'Common'],
+  Events: ['Common', 'GymApi'],
+  Sources: ['GymApi', 'Events', 'Common'],
+  State: ['Common'],
+  Clubs: ['Events', 'Common'],
+  // Not drawn: the club config schema lives in clubs/ (clubs -> engine stays forbidden).
+  Engine: ['Sources', 'Events', 'State', 'GymApi', 'Common', 'Clubs'],
+  Handlers: ['Engine', 'Clubs', 'Common', 'Events', 'State'],
+  LocalAws: ['Common', 'Events'],
+  // Not drawn: the CLI is an entry point like the handlers (status lists sources, the sample
+  // rig reads the API operations, `schemas` renders the payment rules); it starts the local AWS
+  // endpoints.
+  Cli: ['Engine', 'Sandbox', 'Clubs', 'State', 'Events', 'Common', 'Sources', 'GymApi', 'LocalAws'],
+  Cdk: ['Common', 'Events', 'Sources', 'State'],
+};
+
+/** The arrows the drawing forbids, with their reasons (each is also outside MAY). */
+const NEVER = [
+  ['Common', 'Engine', 'common is the ground floor'],
+  ['Common', 'State', 'common is the ground floor'],
+  ['GymApi', 'Engine', 'the client knows nothing of the bridge'],
+  ['GymApi', 'Events', 'the client knows nothing of events'],
+  ['GymApi', 'State', 'the client knows nothing of storage'],
+  ['Sources', 'State', "sources describe endpoints; storage is the engine's"],
+  ['Events', 'Sources', 'the catalog does not depend on how records are read'],
+  ['Events', 'Engine', 'events are below the engine'],
+  ['State', 'Engine', 'adapters are below the engine'],
+  ['Clubs', 'Engine', 'the registry is below the engine'],
+  ['Engine', 'Handlers', 'the engine knows no Lambda'],
+  ['Engine', 'Cli', 'the engine knows no terminal'],
+  ['Sandbox', 'Engine', 'the sandbox is independent of the bridge'],
+  ['Sandbox', 'Sources', 'the sandbox is independent of the bridge'],
+  ['Handlers', 'Cdk', 'runtime never imports the CDK'],
+  ['Engine', 'Cdk', 'runtime never imports the CDK'],
+];
+
+/** Local AWS endpoints are test and demo plumbing: no Lambda code path may load them. */
+const LAMBDA_PARTS = ['Handlers', 'Engine', 'Events', 'State', 'Sources', 'Clubs', 'GymApi', 'Common'];
+
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const pathsOf = (...parts) => `^(${parts.flatMap((p) => PARTS[p].paths.map(escapeRegExp)).join('|')})`;
+const kebab = (name) => name.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase();
+
+const neverRules = NEVER.map(([from, to, reason]) => ({
+  name: `never-${kebab(from)}-to-${kebab(to)}`,
+  comment: `${from} must not import ${to}: ${reason}.`,
+  severity: 'error',
+  from: { path: pathsOf(from) },
+  to: { path: pathsOf(to) },
+}));
+
+const forbiddenFor = (from) => new Set(NEVER.filter(([f]) => f === from).map(([, to]) => to));
+
+const allowListRules = Object.keys(PARTS).map((from) => {
+  const reported = new Set([from, ...MAY[from], ...forbiddenFor(from)]);
+  if (from !== 'Cdk') reported.add('Cdk'); // runtime-never-imports-cdk says it
+  if (LAMBDA_PARTS.includes(from)) reported.add('LocalAws'); // local-aws-stays-out-of-lambdas says it
+  const others = Object.keys(PARTS).filter((p) => !reported.has(p));
+  const allowed = MAY[from].length > 0 ? MAY[from].join(', ') : 'nothing';
+  return {
+    name: `${kebab(from)}-may-import-only`,
+    comment: `${from} (${PARTS[from].says}) may import only itself and: ${allowed}. Any other arrow runs against the intended direction (.dependency-cruiser.cjs, MAY).`,
+    severity: 'error',
+    from: { path: pathsOf(from) },
+    to: { path: others.length > 0 ? pathsOf(...others) : '^$' },
+  };
+});
+
+const runtime = { path: '^lambdas/' };
+
+module.exports = {
+  forbidden: [
+    ...neverRules,
+    {
+      name: 'runtime-never-imports-cdk',
+      comment:
+        'Runtime code (lambdas/) never imports the CDK: not lib/ or bin/, not aws-cdk-lib, constructs or cdk-nag. Constants both sides need live in lambdas/common (the deployment contract).',
+      severity: 'error',
+      from: { path: '^lambdas/', pathNot: pathsOf('Handlers', 'Engine') },
+      to: { path: pathsOf('Cdk') },
+    },
+    {
+      name: 'runtime-never-imports-cdk-packages',
+      comment: 'Runtime code (lambdas/) never imports aws-cdk-lib, constructs or cdk-nag.',
+      severity: 'error',
+      from: runtime,
+      to: { path: '^node_modules/(aws-cdk-lib|aws-cdk|constructs|cdk-nag)/' },
+    },
+    {
+      name: 'local-aws-stays-out-of-lambdas',
+      comment:
+        'lambdas/local-aws (local AWS endpoints for the CLI, tests and bench) must not be imported by a folder a Lambda bundles from; only the CLI (and test/, bench/) may start them.',
+      severity: 'error',
+      from: { path: pathsOf(...LAMBDA_PARTS) },
+      to: { path: pathsOf('LocalAws') },
+    },
+    {
+      name: 'runtime-never-imports-tests',
+      comment:
+        'Runtime code (lambdas/) never imports test/, bench/ or examples/: they depend on it, not the reverse.',
+      severity: 'error',
+      from: runtime,
+      to: { path: '^(test|bench|examples)/' },
+    },
+    ...allowListRules,
+  ],
+  options: {
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: '^node_modules' },
+    exclude: { path: '^(node_modules|cdk\\.out|dist)/' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+    },
+  },
+};

@@ -1,0 +1,135 @@
+/**
+ * The import-direction rule (.dependency-cruiser.cjs, `npm run lint:imports`) holds on the real
+ * tree, and fails on a planted wrong-way import: a temporary copy of the layout (lambdas/<part>/)
+ * with one file per wrong arrow, cruised with the repository's own rules. Nothing is written to the
+ * repository; no sockets.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { cruise, type ICruiseOptions, type ICruiseResult, type IViolation } from 'dependency-cruiser';
+import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
+import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
+
+/** Files to write (path -> text) in a temporary tree laid out like the repository. */
+type PlantedTree = Readonly<Record<string, string>>;
+
+/** Violations of a cruise as `rule: from -> to`, and the err-long report a developer reads. */
+async function cruiseTree(baseDir: string, options: ICruiseOptions, roots: string[]) {
+  const { tsConfig, ...rest } = options;
+  const transpile = tsConfig?.fileName ? { tsConfig: extractTSConfig(join(baseDir, tsConfig.fileName)) } : {};
+  const cruiseOptions: ICruiseOptions = {
+    ...rest,
+    ...(tsConfig ? { tsConfig } : {}),
+    baseDir,
+    validate: true,
+  };
+  const result = await cruise(roots, cruiseOptions, {}, transpile);
+  const output = result.output as ICruiseResult;
+  const violations = (output.summary.violations as IViolation[]).map(
+    (v) => `${v.rule.name}: ${v.from} -> ${v.to}`,
+  );
+  const report = await cruise(roots, { ...cruiseOptions, outputType: 'err-long' }, {}, transpile);
+  return { violations, report: String(report.output), exitCode: report.exitCode };
+}
+
+function plant(tree: PlantedTree): string {
+  const dir = mkdtempSync(join(tmpdir(), 'import-direction-'));
+  for (const [path, text] of Object.entries(tree)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+describe('import direction (.dependency-cruiser.cjs)', () => {
+  let options: ICruiseOptions;
+
+  beforeAll(async () => {
+    options = await extractDepcruiseOptions(CONFIG);
+  });
+
+  it('finds no wrong-way import in lambdas/, lib/ and bin/', async () => {
+    // Prepare: the real tree with the repository's options (tsconfig paths included)
+
+    // Act
+    const { violations } = await cruiseTree(ROOT, options, ['lambdas', 'lib', 'bin']);
+
+    // Assess
+    expect(violations).toEqual([]);
+  });
+
+  describe('on a planted tree', () => {
+    let dir: string;
+    let result: Awaited<ReturnType<typeof cruiseTree>>;
+
+    beforeAll(async () => {
+      dir = plant({
+        'lambdas/engine/poll.ts': 'export const ENGINE = 1;\n',
+        'lambdas/common/planted.ts': "import { ENGINE } from '../engine/poll';\nexport const X = ENGINE;\n",
+        'lambdas/sandbox/server.ts': 'export const SANDBOX = 1;\n',
+        'lambdas/gym-api/planted.ts':
+          "import { SANDBOX } from '../sandbox/server';\nexport const Y = SANDBOX;\n",
+        'lambdas/local-aws/endpoint.ts': 'export const LOCAL = 1;\n',
+        'lambdas/handlers/planted.ts':
+          "import { LOCAL } from '../local-aws/endpoint';\nexport const Z = LOCAL;\n",
+        'lambdas/cli/ok.ts':
+          "import { LOCAL } from '../local-aws/endpoint';\nimport { ENGINE } from '../engine/poll';\nexport const OK = LOCAL + ENGINE;\n",
+        'lib/stack.ts': 'export const STACK = 1;\n',
+        'lambdas/state/planted.ts': "import { STACK } from '../../lib/stack';\nexport const S = STACK;\n",
+        'test/support/helper.ts': 'export const HELPER = 1;\n',
+        'lambdas/events/planted.ts':
+          "import { HELPER } from '../../test/support/helper';\nexport const E = HELPER;\n",
+      });
+      // Prepare: the same rules, cruised over the planted tree (no tsconfig there)
+      const { tsConfig: _unused, ...rules } = options;
+
+      // Act
+      result = await cruiseTree(dir, rules, ['lambdas', 'lib']);
+    });
+
+    afterAll(() => {
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('reports a never-arrow (common -> engine) with its rule', () => {
+      // Assess
+      expect(result.violations).toContain(
+        'never-common-to-engine: lambdas/common/planted.ts -> lambdas/engine/poll.ts',
+      );
+    });
+
+    it('reports an arrow nobody wrote a rule for (gym-api -> sandbox) through the allow-list', () => {
+      // Assess
+      expect(result.violations).toContain(
+        'gym-api-may-import-only: lambdas/gym-api/planted.ts -> lambdas/sandbox/server.ts',
+      );
+    });
+
+    it('keeps local AWS endpoints, the CDK and the tests out of runtime code, and lets the CLI in', () => {
+      // Assess
+      expect(result.violations).toEqual(
+        expect.arrayContaining([
+          'local-aws-stays-out-of-lambdas: lambdas/handlers/planted.ts -> lambdas/local-aws/endpoint.ts',
+          'runtime-never-imports-cdk: lambdas/state/planted.ts -> lib/stack.ts',
+          'runtime-never-imports-tests: lambdas/events/planted.ts -> test/support/helper.ts',
+        ]),
+      );
+      expect(result.violations).toHaveLength(5);
+      expect(result.violations.filter((v) => v.includes('lambdas/cli/'))).toEqual([]);
+    });
+
+    it('fails with a message naming the importing file, the imported file and the reason', () => {
+      // Assess
+      expect(result.exitCode).toBe(5);
+      expect(result.report).toContain(
+        'never-common-to-engine: lambdas/common/planted.ts → lambdas/engine/poll.ts',
+      );
+      expect(result.report).toContain('Common must not import Engine: common is the ground floor.');
+    });
+  });
+});
