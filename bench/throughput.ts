@@ -6,8 +6,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { pollSource, type SourceReport } from '../lambdas/engine/poll-source';
-import { startLocalEventBridge } from '../lambdas/events/local-eventbridge';
 import { EventBridgeSink } from '../lambdas/events/publisher';
+import { startLocalEventBridge } from '../lambdas/local-aws/local-eventbridge';
 import { SOURCES } from '../lambdas/sources';
 import { DynamoDbStateStore, MemoryStateStore, type StateStore } from '../lambdas/state';
 import { createStateTable } from '../lambdas/state/table';

@@ -12,7 +12,12 @@
  * Faults: `serverErrorNext(n)`, `throttleNext(n)`.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { AwsJsonError, type AwsJsonOperation, requireString, startAwsJsonServer } from './local-sqs';
+import {
+  AwsJsonError,
+  type AwsJsonOperation,
+  requireString,
+  startAwsJsonServer,
+} from '../../lambdas/local-aws/aws-json-server';
 
 export interface LocalSecretsManagerOptions {
   readonly port?: number;

@@ -17,145 +17,17 @@
  * and returns an SQSEvent; `settle(event, response)` deletes what succeeded and makes the
  * `batchItemFailures` visible again (partial batch responses).
  *
- * `startAwsJsonServer` is the protocol part, shared with the local Secrets Manager.
+ * The protocol part is the one AWS JSON helper (lambdas/local-aws/aws-json-server.ts), shared with
+ * the local Secrets Manager and the local EventBridge.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-
-export class AwsJsonError extends Error {
-  constructor(
-    readonly type: string,
-    message: string,
-    readonly status = 400,
-    /** Extra response headers (e.g. SQS's x-amzn-query-error). */
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-    this.name = 'AwsJsonError';
-  }
-}
-
-export type AwsJsonOperation = (input: Record<string, unknown>) => unknown;
-
-export interface AwsJsonServerOptions {
-  /** `AmazonSQS`, `secretsmanager`, ... */
-  readonly targetPrefix: string;
-  /** `application/x-amz-json-1.0` or `-1.1`. */
-  readonly contentType: string;
-  readonly operations: Readonly<Record<string, AwsJsonOperation>>;
-  /** Called before each operation (fault injection); may throw an AwsJsonError. */
-  readonly beforeOperation?: (operation: string) => void;
-  /** Turns an error type into the `__type` sent (SQS sends a namespaced type). */
-  readonly errorType?: (type: string) => string;
-  readonly port?: number;
-}
-
-export interface AwsJsonServer {
-  readonly endpoint: string;
-  /** Requests per operation, whatever their outcome. */
-  readonly calls: Map<string, number>;
-  close(): Promise<void>;
-}
-
-const MAX_BODY_BYTES = 1024 * 1024;
-
-export async function startAwsJsonServer(options: AwsJsonServerOptions): Promise<AwsJsonServer> {
-  const calls = new Map<string, number>();
-  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-    const text = JSON.stringify(body);
-    res.writeHead(status, {
-      'content-type': options.contentType,
-      'content-length': Buffer.byteLength(text),
-      'x-amzn-requestid': randomUUID(),
-      ...headers,
-    });
-    res.end(text);
-  };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    try {
-      if (req.method !== 'POST') throw new AwsJsonError('UnknownOperationException', 'POST required', 404);
-      const body = await readBody(req);
-      const target = String(req.headers['x-amz-target'] ?? '');
-      const name = target.startsWith(`${options.targetPrefix}.`)
-        ? target.slice(options.targetPrefix.length + 1)
-        : '';
-      const operation = name ? options.operations[name] : undefined;
-      if (!operation) throw new AwsJsonError('UnknownOperationException', `Unknown operation ${target}`);
-      calls.set(name, (calls.get(name) ?? 0) + 1);
-      options.beforeOperation?.(name);
-      let input: unknown;
-      try {
-        input = body.length === 0 ? {} : JSON.parse(body);
-      } catch {
-        throw new AwsJsonError('SerializationException', 'Request body is not valid JSON');
-      }
-      if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-        throw new AwsJsonError('SerializationException', 'Request body is not a JSON object');
-      }
-      send(res, 200, operation(input as Record<string, unknown>));
-    } catch (err) {
-      if (err instanceof AwsJsonError) {
-        const type = options.errorType ? options.errorType(err.type) : err.type;
-        send(res, err.status, { __type: type, message: err.message }, err.headers);
-        return;
-      }
-      send(res, 500, { __type: 'InternalFailure', message: 'internal error' });
-    }
-  };
-
-  const server = createServer((req, res) => {
-    void handle(req, res);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${address.port}`,
-    calls,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new AwsJsonError('RequestTooLarge', 'Request is too large', 413));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-export function requireString(input: Record<string, unknown>, field: string): string {
-  const value = input[field];
-  if (typeof value !== 'string' || value === '') {
-    throw new AwsJsonError('InvalidParameterException', `${field} is required`);
-  }
-  return value;
-}
-
-// ------------------------------------------------------------------------------------------------
-// SQS
+import {
+  AwsJsonError,
+  type AwsJsonOperation,
+  requireString,
+  startAwsJsonServer,
+} from '../../lambdas/local-aws/aws-json-server';
 
 export interface LocalSqsOptions {
   readonly port?: number;

@@ -11,7 +11,7 @@ import {
   type LocalEventBridge,
   type ReceivedEvent,
   startLocalEventBridge,
-} from '../../events/local-eventbridge';
+} from '../../local-aws/local-eventbridge';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../state/embedded-dynamodb';
 import { CliUsageError, intFlag, parseFlags } from '../args';
 import { describeEvent } from '../format';

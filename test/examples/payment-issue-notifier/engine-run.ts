@@ -11,8 +11,8 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
 import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
 import { pollClub } from '../../../lambdas/engine/poll-club';
-import { type ReceivedEvent, startLocalEventBridge } from '../../../lambdas/events/local-eventbridge';
 import { EventBridgeSink } from '../../../lambdas/events/publisher';
+import { type ReceivedEvent, startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
 import { type JournalEntry, type SandboxOptions, startSandbox } from '../../../lambdas/sandbox';
 import { MemoryStateStore } from '../../../lambdas/state';
 

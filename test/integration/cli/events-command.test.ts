@@ -31,7 +31,7 @@ import {
   validateEvent,
 } from '../../../lambdas/events/catalog';
 import { JsonLinesFileSink } from '../../../lambdas/events/json-lines-file-sink';
-import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/events/local-eventbridge';
+import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
 import { type CliProcess, killCli, spawnCli } from '../../support/cli-process';
 
 let dir: string;

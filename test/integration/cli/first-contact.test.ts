@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CLUB_PAUSED } from '../../../lambdas/cli/commands/poll';
-import { startLocalEventBridge } from '../../../lambdas/events/local-eventbridge';
+import { startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
 

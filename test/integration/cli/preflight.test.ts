@@ -19,7 +19,7 @@ import {
   PreflightError,
   whereFromEnv,
 } from '../../../lambdas/cli/preflight';
-import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/events/local-eventbridge';
+import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 
 const isRoot = process.getuid?.() === 0;

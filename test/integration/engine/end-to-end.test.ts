@@ -10,8 +10,8 @@ import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-con
 import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
-import { startLocalEventBridge } from '../../../lambdas/events/local-eventbridge';
 import { EventBridgeSink, type EventSink, MemorySink } from '../../../lambdas/events/publisher';
+import { startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { SOURCE_ORDER } from '../../../lambdas/sources';
 import { DynamoDbStateStore } from '../../../lambdas/state';

@@ -10,8 +10,8 @@ import {
 } from '@aws-sdk/client-eventbridge';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_EVENT_SOURCE } from '../../../lambdas/events/catalog';
-import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/events/local-eventbridge';
 import { EventBridgeSink, PublishError } from '../../../lambdas/events/publisher';
+import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
 import { largeEvents, visitEvents } from '../../unit/events/fixtures';
 
 let local: LocalEventBridge;

@@ -18,8 +18,8 @@ import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-con
 import { ENV, METRIC } from '../../../lambdas/common/deployment-contract';
 import { logger } from '../../../lambdas/common/logger';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
-import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/events/local-eventbridge';
 import type { DispatchSummary } from '../../../lambdas/handlers/dispatch';
+import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { DEFAULT_SOURCES } from '../../../lambdas/sources';
 import { DynamoDbStateStore, newCursor } from '../../../lambdas/state';

@@ -10,8 +10,8 @@ import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-con
 import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
-import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/events/local-eventbridge';
 import { EventBridgeSink } from '../../../lambdas/events/publisher';
+import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { DynamoDbStateStore, type SourceName } from '../../../lambdas/state';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';

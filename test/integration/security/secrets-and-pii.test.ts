@@ -18,9 +18,9 @@ import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-con
 import { logger } from '../../../lambdas/common/logger';
 import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
 import { type ClubReport, pollClub } from '../../../lambdas/engine/poll-club';
-import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/events/local-eventbridge';
 import { EventBridgeSink } from '../../../lambdas/events/publisher';
 import type { FetchFn } from '../../../lambdas/gym-api';
+import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { DynamoDbStateStore } from '../../../lambdas/state';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
