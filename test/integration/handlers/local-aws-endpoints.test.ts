@@ -1,6 +1,8 @@
 /**
  * The local SQS and Secrets Manager endpoints speak the protocols the real SDK clients use: every
- * call here goes through @aws-sdk/client-sqs or @aws-sdk/client-secrets-manager over a socket.
+ * call here goes through @aws-sdk/client-sqs or @aws-sdk/client-secrets-manager over a socket. Both
+ * (and the local EventBridge) stand on the one AWS JSON helper, lambdas/local-aws/aws-json-server.ts,
+ * whose protocol answers are checked here over plain HTTP.
  */
 import {
   CreateSecretCommand,
@@ -22,6 +24,11 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AwsJsonError,
+  type AwsJsonServer,
+  startAwsJsonServer,
+} from '../../../lambdas/local-aws/aws-json-server';
 import { type LocalSecretsManager, startLocalSecretsManager } from '../../support/local-secrets-manager';
 import { type LocalSqs, startLocalSqs } from '../../support/local-sqs';
 
@@ -170,5 +177,77 @@ describe('local Secrets Manager (AWS JSON 1.1)', () => {
     await expect(client.send(new GetSecretValueCommand({ SecretId: 'app/none' }))).rejects.toBeInstanceOf(
       ResourceNotFoundException,
     );
+  });
+});
+
+describe('the AWS JSON helper (lambdas/local-aws/aws-json-server.ts)', () => {
+  let server: AwsJsonServer;
+
+  const call = async (target: string, body: string, method = 'POST') => {
+    const res = await fetch(server.endpoint, {
+      method,
+      headers: { 'x-amz-target': target, 'content-type': 'application/x-amz-json-1.1' },
+      ...(method === 'POST' ? { body } : {}),
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  beforeAll(async () => {
+    server = await startAwsJsonServer({
+      targetPrefix: 'Demo',
+      contentType: 'application/x-amz-json-1.1',
+      operations: {
+        Echo: (input) => ({ got: input }),
+        Refuse: () => {
+          throw new AwsJsonError('NotAllowed', 'refused', 403, { 'x-extra': 'yes' });
+        },
+        Crash: () => {
+          throw new Error('a bug');
+        },
+      },
+      errorType: (type) => `demo#${type}`,
+      errorTypeHeader: true,
+      internalErrorType: 'InternalException',
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('answers an operation with its object, in the protocol content type, and counts the call', async () => {
+    // Act
+    const answer = await call('Demo.Echo', '{"a":1}');
+    // Assess
+    expect(answer).toMatchObject({ status: 200, body: { got: { a: 1 } } });
+    expect(answer.headers.get('content-type')).toBe('application/x-amz-json-1.1');
+    expect(answer.headers.get('x-amzn-requestid')).toBeTruthy();
+    expect(server.calls.get('Echo')).toBe(1);
+  });
+
+  it('answers an AwsJsonError with its status, mapped type, message and headers', async () => {
+    // Act
+    const answer = await call('Demo.Refuse', '{}');
+    // Assess
+    expect(answer).toMatchObject({ status: 403, body: { __type: 'demo#NotAllowed', message: 'refused' } });
+    expect(answer.headers.get('x-amzn-errortype')).toBe('demo#NotAllowed');
+    expect(answer.headers.get('x-extra')).toBe('yes');
+  });
+
+  it('refuses unknown operations, other methods and bodies that are not a JSON object; a bug is a 500', async () => {
+    // Act
+    const unknown = await call('Other.Echo', '{}');
+    const get = await call('Demo.Echo', '', 'GET');
+    const array = await call('Demo.Echo', '[1]');
+    const broken = await call('Demo.Echo', '{');
+    const crash = await call('Demo.Crash', '{}');
+    // Assess
+    expect(unknown).toMatchObject({ status: 400, body: { __type: 'demo#UnknownOperationException' } });
+    expect(get.status).toBe(404);
+    expect(array.body.__type).toBe('demo#SerializationException');
+    expect(broken.body.__type).toBe('demo#SerializationException');
+    expect(crash).toMatchObject({
+      status: 500,
+      body: { __type: 'InternalException', message: 'internal error' },
+    });
   });
 });
