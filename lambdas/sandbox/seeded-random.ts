@@ -1,52 +1,22 @@
 /**
- * A small seeded PRNG (sfc32, seeded through cyrb128) plus the sampling helpers the sandbox needs.
+ * The sandbox's seeded stream (common/seeded-random's sfc32, seeded through cyrb128) plus the
+ * sampling helpers the sandbox needs.
  * Every bit of sandbox randomness comes from here, never from Math.random, so the same seed gives
  * the same data.
  */
-
-function cyrb128(text: string): [number, number, number, number] {
-  let h1 = 1779033703;
-  let h2 = 3144134277;
-  let h3 = 1013904242;
-  let h4 = 2773480762;
-  for (let i = 0; i < text.length; i++) {
-    const k = text.charCodeAt(i);
-    h1 = h2 ^ Math.imul(h1 ^ k, 597399067);
-    h2 = h3 ^ Math.imul(h2 ^ k, 2869860233);
-    h3 = h4 ^ Math.imul(h3 ^ k, 951274213);
-    h4 = h1 ^ Math.imul(h4 ^ k, 2716044179);
-  }
-  h1 = Math.imul(h3 ^ (h1 >>> 18), 597399067);
-  h2 = Math.imul(h4 ^ (h2 >>> 22), 2869860233);
-  h3 = Math.imul(h1 ^ (h3 >>> 17), 951274213);
-  h4 = Math.imul(h2 ^ (h4 >>> 19), 2716044179);
-  h1 ^= h2 ^ h3 ^ h4;
-  h2 ^= h1;
-  h3 ^= h1;
-  h4 ^= h1;
-  return [h1 >>> 0, h2 >>> 0, h3 >>> 0, h4 >>> 0];
-}
+import { cyrb128, sfc32 } from '../common/seeded-random';
 
 export class SeededRandom {
-  private a: number;
-  private b: number;
-  private c: number;
-  private d: number;
+  private readonly nextWord: () => number;
 
   /** `seed` and `label` together pick the stream: different labels give independent streams. */
   constructor(seed: number | string, label = '') {
-    [this.a, this.b, this.c, this.d] = cyrb128(`${seed}\u0000${label}`);
+    this.nextWord = sfc32(...cyrb128(`${seed}\u0000${label}`));
     for (let i = 0; i < 12; i++) this.nextUint32();
   }
 
   nextUint32(): number {
-    const t = (((this.a + this.b) | 0) + this.d) | 0;
-    this.d = (this.d + 1) | 0;
-    this.a = this.b ^ (this.b >>> 9);
-    this.b = (this.c + (this.c << 3)) | 0;
-    this.c = (this.c << 21) | (this.c >>> 11);
-    this.c = (this.c + t) | 0;
-    return t >>> 0;
+    return this.nextWord();
   }
 
   /** Uniform in [0, 1). */

@@ -11,6 +11,7 @@
  * - `kill`: the process dies at that step: the step and every later I/O of the process throw, so
  *   nothing more is written, the lease is left held until it expires, and no failure is recorded.
  */
+import { mulberry32 } from '../../lambdas/common/seeded-random';
 
 /** The steps of a poll where a crash can be planned. */
 export const CRASH_TARGETS = [
@@ -76,18 +77,6 @@ export const NO_FAULT_RATES: InjectedFaultRates = {
   clockJumpRate: 0,
 };
 
-/** mulberry32: small, seeded, good enough to decide faults. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export type Counters = Record<string, number>;
 
 const bump = (counters: Counters, key: string, by = 1) => {
@@ -112,7 +101,7 @@ export class FaultInjector {
   #processes = 0;
 
   constructor(seed: number, rates: InjectedFaultRates, crashes: readonly CrashPoint[]) {
-    this.#random = seededRandom(seed);
+    this.#random = mulberry32(seed);
     this.rates = { ...rates };
     this.#pending = [...crashes];
   }

@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../../lambdas/common/seeded-random';
 import { SortedStringMap } from '../../../lambdas/state/sorted-string-map';
-
-/** mulberry32: a seeded stream, so a failure replays. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** What `range` must return, computed the slow and obvious way from all entries in order. */
 function expectedRange(ordered: [string, number][], from: string, to?: string): [string, number][] {
@@ -21,7 +10,7 @@ function expectedRange(ordered: [string, number][], from: string, to?: string): 
 describe('SortedStringMap', () => {
   it('agrees with a plain map on gets and ranges after 20,000 random puts (overwrites and splits)', () => {
     // Prepare
-    const random = seeded(7);
+    const random = mulberry32(7); // seeded, so a failure replays
     const key = () =>
       Math.floor(random() * 8_000)
         .toString(36)
