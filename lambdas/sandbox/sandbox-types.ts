@@ -1,0 +1,68 @@
+/** What startSandbox hands back: the sandbox's controls, and the shapes they take and give. */
+import type { OperationName } from '../gym-api/operations';
+import type { PlanName } from './club-store';
+import type { Faults, ForcedResponse } from './faults';
+import type { JournalEntry } from './journal';
+import type { RequestCounts } from './quota';
+
+export interface SandboxClub {
+  readonly clubId: string;
+  readonly apiKey: string;
+  readonly timeZone: string;
+  readonly plan: PlanName;
+}
+
+/** The clubs file (README, "Clubs file"), read by `poll --clubs FILE`. */
+export interface ClubsFile {
+  clubs: {
+    clubId: string;
+    baseUrl: string;
+    timeZone: string;
+    plan: PlanName;
+    credentials: { username: string; password: string; apiKey: string };
+  }[];
+}
+
+export interface LiveOptions {
+  /** Simulated ms per wall ms. @default 1 */
+  readonly speed?: number;
+  /** Wall ms between clock moves. @default 250 */
+  readonly tickMs?: number;
+}
+
+/** Query of the in-process data access (`records`), as the HTTP query string would carry it. */
+export type RecordQuery = Partial<Record<'fromdate' | 'updatedate' | 'status' | 'offset' | 'limit', string>>;
+
+export interface Sandbox {
+  /** Base URL, ending in /v1. */
+  readonly url: string;
+  readonly integrator: { readonly username: string; readonly password: string };
+  readonly clubs: readonly SandboxClub[];
+  readonly clock: { now(): Date };
+  /** Moves the clock forward by `ms`, generating (synchronously) all activity of that span. */
+  advance(ms: number): void;
+  /** Moves the clock with wall time times `speed` until stopLive() or close(). */
+  startLive(options?: LiveOptions): void;
+  stopLive(): void;
+  readonly journal: { entries(sinceSeq?: number): JournalEntry[]; readonly lastSeq: number };
+  /** Live fault settings: change a field and the next request sees it. */
+  readonly faults: Faults;
+  /** The next `count` requests (matching `options.pathPrefix`, e.g. "/members") get `status`. */
+  failNext(count: number, status: number, options?: Omit<ForcedResponse, 'status'>): void;
+  /** Drops every response still forced by failNext (including those forced for ever). */
+  clearFailures(): void;
+  requestCounts(clubId: string): RequestCounts;
+  clubsFile(): ClubsFile;
+  writeClubsFile(path: string): Promise<void>;
+  /**
+   * In-process read of what the API would serve (no auth, no quota, no faults), as the client
+   * would see it after parsing: int64 ids come back as decimal strings. Without offset/limit it
+   * returns every matching record.
+   */
+  records(clubId: string, operation: OperationName, query?: RecordQuery): Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+export class UnknownClubError extends Error {
+  override readonly name = 'UnknownClubError';
+}
