@@ -14,7 +14,7 @@ import {
   EventSourceError,
   eventSourceForStage,
   validateEventSource,
-} from '../lambdas/common/event-source';
+} from '../lambdas/events/event-source';
 import { isPiiPolicy, PII_POLICIES, type PiiPolicy } from '../lambdas/events/pii';
 
 /** The stages, and each one's event source, come from lambdas/common/event-source.ts (shared with the CLI). */

@@ -26,8 +26,8 @@ import {
 } from './event-data';
 import { EVENT_ID_PATTERN } from './event-id-pattern';
 
-/** The EventBridge `source` of every event unless a deployment configures its own (lives in common). */
-export { DEFAULT_EVENT_SOURCE } from '../common/event-source';
+/** The EventBridge `source` of every event unless a deployment configures its own. */
+export const DEFAULT_EVENT_SOURCE = 'gym-bridge';
 
 /** Version of the detail layout; bumped only for incompatible changes. */
 export const EVENT_VERSION = 1;

@@ -9,9 +9,9 @@
  */
 import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { validateEventSource } from '../common/event-source';
 import { type BridgeEvent, DEFAULT_EVENT_SOURCE, validateEvent } from './catalog';
 import { type EventSink, PublishError } from './event-sink';
+import { validateEventSource } from './event-source';
 
 export interface JsonLinesRecord {
   readonly source: string;

@@ -24,11 +24,11 @@ import {
 } from '@aws-sdk/client-eventbridge';
 import { sleep as realSleep } from '../common/backoff';
 import { mapWithConcurrency } from '../common/concurrency';
-import { validateEventSource } from '../common/event-source';
 import { logger } from '../common/logger';
 import { PartialFailureError, resubmitFailedEntries } from '../common/retry-partial';
 import { type BridgeEvent, DEFAULT_EVENT_SOURCE, validateEvent } from './catalog';
 import { type EventSink, PublishError, summariseIds } from './event-sink';
+import { validateEventSource } from './event-source';
 import { batchEntries, MAX_REQUEST_BYTES, type PreparedEntry, toEntry } from './put-events-batches';
 
 export { type EventSink, PublishError } from './event-sink';

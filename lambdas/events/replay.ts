@@ -29,8 +29,8 @@ import {
   type ReplayState,
   StartReplayCommand,
 } from '@aws-sdk/client-eventbridge';
-import { eventSourceProblem } from '../common/event-source';
 import { type BridgeEvent, EventValidationError, validateEvent } from './catalog';
+import { eventSourceProblem } from './event-source';
 import { EventBridgeSink } from './publisher';
 
 const DAY_MS = 86_400_000;

@@ -3,7 +3,7 @@
  * The names are the deployment contract's (`ENV`); the CDK stack sets them.
  */
 import { ENV } from '../common/deployment-contract';
-import { DEFAULT_EVENT_SOURCE, eventSourceProblem } from '../common/event-source';
+import { DEFAULT_EVENT_SOURCE, eventSourceProblem } from '../events/event-source';
 import { isPiiPolicy, type PiiPolicy } from '../events/pii';
 
 export class MissingEnvironmentError extends Error {

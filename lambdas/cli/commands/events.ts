@@ -10,10 +10,10 @@
  *   bus, validated whole first, then PutEvents in batches of 10 with retries, with progress.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { EventSourceError, resolveEventSource } from '../../common/event-source';
 import { logger } from '../../common/logger';
 import { ALL_DETAIL_TYPES, type BridgeEvent, type DetailType, isDetailType } from '../../events/catalog';
 import { EventPatternError, eventPatternMatcher } from '../../events/event-pattern';
+import { EventSourceError, resolveEventSource } from '../../events/event-source';
 import {
   SAMPLE_ACCOUNT,
   SAMPLE_REGION,

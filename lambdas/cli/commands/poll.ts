@@ -6,11 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { type ClubConfig, ClubConfigError } from '../../clubs/club-config';
 import { readClubsFile } from '../../clubs/clubs-file';
-import { EventSourceError, resolveEventSource } from '../../common/event-source';
 import { formatNaive, localToUtc, naiveMs } from '../../common/zoned-time';
 import { GymApiClientFactory } from '../../engine/client-factory';
 import { type ClubReport, pollClub } from '../../engine/poll-club';
 import { resumeClub } from '../../engine/resume-club';
+import { EventSourceError, resolveEventSource } from '../../events/event-source';
 import { EventBridgeSink, type EventSink, JsonLinesFileSink } from '../../events/publisher';
 import { DynamoDbStateStore, isSourceName, SOURCE_NAMES, type SourceName } from '../../state';
 import { createStateTable } from '../../state/table';

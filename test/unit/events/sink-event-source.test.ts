@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EventSourceError, eventSourceForStage } from '../../../lambdas/common/event-source';
+import { EventSourceError, eventSourceForStage } from '../../../lambdas/events/event-source';
 import { parseJsonLines } from '../../../lambdas/events/json-lines-file-sink';
 import { EventBridgeSink, JsonLinesFileSink } from '../../../lambdas/events/publisher';
 import { visitEvents } from './fixtures';

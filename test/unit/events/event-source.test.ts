@@ -11,7 +11,7 @@ import {
   resolveEventSource,
   resolveEventSourceWithOrigin,
   validateEventSource,
-} from '../../../lambdas/common/event-source';
+} from '../../../lambdas/events/event-source';
 import { resolveStageConfig, STAGES } from '../../../lib/stage-config';
 
 const noContext = (stage: string) => (key: string) => (key === 'stage' ? stage : undefined);

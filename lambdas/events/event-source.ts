@@ -15,12 +15,9 @@
  * (reserved for AWS services: PutEvents refuses it). Runtime code: nothing here imports
  * aws-cdk-lib.
  */
+import { DEFAULT_EVENT_SOURCE } from './catalog';
 
-/**
- * The EventBridge `source` of every event unless a deployment configures its own. It lives here,
- * on the ground floor, so this module imports nothing; the event catalog re-exports it.
- */
-export const DEFAULT_EVENT_SOURCE = 'gym-bridge';
+export { DEFAULT_EVENT_SOURCE };
 
 /** The deployment stages (stack `GymBridge-<stage>`, bus `gym-bridge-<stage>`). */
 export const DEPLOYMENT_STAGES = ['dev', 'prod'] as const;
@@ -92,7 +89,7 @@ export interface ResolveEventSourceInput {
   /** `--event-source` (undefined when not given). An empty string is an error, not "unset". */
   readonly flag?: string | undefined;
   /** The process environment: `GYM_BRIDGE_EVENT_SOURCE` is read (empty or blank counts as unset). */
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: NodeJS.ProcessEnv | Readonly<Record<string, string | undefined>>;
   /** `--stage NAME`: that stage's source, as the stack gives it. */
   readonly stage?: string | undefined;
 }
