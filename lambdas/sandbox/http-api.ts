@@ -6,7 +6,7 @@
  * API key (401) -> monthly quota (429, not counted) -> counted -> query (400) -> page (200).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { OPERATIONS } from '../gym-api/operations';
+import { OPERATIONS, type OperationName } from '../gym-api/operations';
 import type { AccessTokenIssuer } from './access-tokens';
 import type { ClubRuntime } from './club-runtime';
 import type { Faults, ForcedResponse, ForcedResponses } from './faults';
@@ -136,37 +136,69 @@ export class HttpApi {
     if (!isToken && !operation) return sendMessage(res, 404, MESSAGES.notFound);
     const allowed = isToken ? 'POST' : 'GET';
     if (method !== allowed) return sendMessage(res, 405, MESSAGES.methodNotAllowed, { allow: allowed });
-
-    const forced = this.ctx.forced.take(path);
-    if (forced) return this.sendForced(res, forced);
-    if (f.errorRate5xx > 0 && this.ctx.faultRng.chance(f.errorRate5xx)) {
-      const e = this.ctx.faultRng.pick(SERVER_ERRORS);
-      return send(res, e.status, e.body, e.contentType);
-    }
-    if (f.rate429 > 0 && this.ctx.faultRng.chance(f.rate429)) {
-      return sendMessage(res, 429, MESSAGES.throttled, { 'retry-after': '1' });
-    }
+    if (this.injectedFault(res, path)) return;
 
     if (isToken) return this.token(req, res);
     if (!operation) return;
+    const club = this.authorizedClub(req, res);
+    if (club) this.page(req, res, url, club, operation);
+  }
 
+  /** Answers with a forced response, a random 5xx or a random 429 when the faults say so. */
+  private injectedFault(res: ServerResponse, path: string): boolean {
+    const f = this.ctx.faults;
+    const forced = this.ctx.forced.take(path);
+    if (forced) {
+      this.sendForced(res, forced);
+      return true;
+    }
+    if (f.errorRate5xx > 0 && this.ctx.faultRng.chance(f.errorRate5xx)) {
+      const e = this.ctx.faultRng.pick(SERVER_ERRORS);
+      send(res, e.status, e.body, e.contentType);
+      return true;
+    }
+    if (f.rate429 > 0 && this.ctx.faultRng.chance(f.rate429)) {
+      sendMessage(res, 429, MESSAGES.throttled, { 'retry-after': '1' });
+      return true;
+    }
+    return false;
+  }
+
+  /** The club of a valid token and API key with quota left, or undefined once refused. */
+  private authorizedClub(req: IncomingMessage, res: ServerResponse): ClubRuntime | undefined {
     if (!this.ctx.tokens.isValid(req.headers.authorization, this.ctx.nowMs())) {
-      return sendMessage(res, 401, MESSAGES.invalidToken, {
+      sendMessage(res, 401, MESSAGES.invalidToken, {
         'www-authenticate': 'Bearer error="invalid_token"',
       });
+      return undefined;
     }
     const key = req.headers['x-api-key'];
     const club = typeof key === 'string' ? this.ctx.clubsByKey.get(key) : undefined;
-    if (!club) return sendMessage(res, 401, MESSAGES.invalidApiKey);
-
+    if (!club) {
+      sendMessage(res, 401, MESSAGES.invalidApiKey);
+      return undefined;
+    }
     const now = this.ctx.nowMs();
     if (!this.ctx.quota.tryConsume(club.clubId, club.plan, now)) {
       const next = new Date(now);
       const monthEnd = Date.UTC(next.getUTCFullYear(), next.getUTCMonth() + 1, 1);
-      return sendMessage(res, 429, MESSAGES.quotaExceeded, {
+      sendMessage(res, 429, MESSAGES.quotaExceeded, {
         'retry-after': String(Math.max(1, Math.ceil((monthEnd - now) / 1000))),
       });
+      return undefined;
     }
+    return club;
+  }
+
+  /** One page of an operation's records (activity may be inserted first, order may be unstable). */
+  private page(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    club: ClubRuntime,
+    operation: OperationName,
+  ) {
+    const f = this.ctx.faults;
     let query: ReturnType<typeof parsePageQuery>;
     try {
       query = parsePageQuery(OPERATIONS[operation], url.searchParams);
@@ -176,7 +208,7 @@ export class HttpApi {
     }
     const insert = f.insertWhilePaging;
     if (insert === true || (typeof insert === 'number' && this.ctx.faultRng.chance(insert))) {
-      club.simulation.burst(now, this.ctx.faultRng.int(1, 3));
+      club.simulation.burst(this.ctx.nowMs(), this.ctx.faultRng.int(1, 3));
     }
     const rng = this.ctx.faultRng;
     const shuffle = f.unstableOrdering
