@@ -131,6 +131,33 @@ export function findDstTransition(zone: TimeZone, afterMs: number, kind: DstTran
   );
 }
 
+/** Club `i` of the specs, its defaults filled in (zone, id, plan, members, API key from the seed). */
+function resolveClub(
+  spec: ClubSpec,
+  i: number,
+  seed: number,
+  defaultMembers: number,
+  dst: boolean,
+): ResolvedClub {
+  const zoneName = spec.timeZone ?? DEFAULT_CLUB_ZONES[i % DEFAULT_CLUB_ZONES.length] ?? 'UTC';
+  let timeZone: TimeZone;
+  try {
+    timeZone = new TimeZone(zoneName);
+  } catch (err) {
+    throw new InvalidSandboxOptionError(`club ${i + 1}: unknown time zone '${zoneName}'`, { cause: err });
+  }
+  const keyRng = new SeededRandom(seed, `api-key:${i}`);
+  return {
+    clubId: spec.clubId ?? `club-${i + 1}`,
+    timeZone,
+    plan: spec.plan ?? (i % 3 === 1 ? 'advanced' : 'basic'),
+    members: nonNegative('members', spec.members ?? defaultMembers, true),
+    ...(spec.visits !== undefined ? { visits: nonNegative('visits', spec.visits, true) } : {}),
+    apiKey: spec.apiKey ?? keyRng.chars(32, HEX),
+    open24h: spec.open24h ?? dst,
+  };
+}
+
 export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   const seed = options.seed ?? 1;
   if (!Number.isFinite(seed)) throw new InvalidSandboxOptionError(`seed must be a number, got ${seed}`);
@@ -142,25 +169,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
       : options.clubs;
   if (specs.length === 0) throw new InvalidSandboxOptionError('at least one club is needed');
   const dst = options.dstTransition;
-  const clubs = specs.map((spec, i): ResolvedClub => {
-    const zoneName = spec.timeZone ?? DEFAULT_CLUB_ZONES[i % DEFAULT_CLUB_ZONES.length] ?? 'UTC';
-    let timeZone: TimeZone;
-    try {
-      timeZone = new TimeZone(zoneName);
-    } catch (err) {
-      throw new InvalidSandboxOptionError(`club ${i + 1}: unknown time zone '${zoneName}'`, { cause: err });
-    }
-    const keyRng = new SeededRandom(seed, `api-key:${i}`);
-    return {
-      clubId: spec.clubId ?? `club-${i + 1}`,
-      timeZone,
-      plan: spec.plan ?? (i % 3 === 1 ? 'advanced' : 'basic'),
-      members: nonNegative('members', spec.members ?? defaultMembers, true),
-      ...(spec.visits !== undefined ? { visits: nonNegative('visits', spec.visits, true) } : {}),
-      apiKey: spec.apiKey ?? keyRng.chars(32, HEX),
-      open24h: spec.open24h ?? dst !== undefined,
-    };
-  });
+  const clubs = specs.map((spec, i) => resolveClub(spec, i, seed, defaultMembers, dst !== undefined));
   const ids = new Set(clubs.map((c) => c.clubId));
   if (ids.size !== clubs.length) throw new InvalidSandboxOptionError('club ids must be unique');
   if (new Set(clubs.map((c) => c.apiKey)).size !== clubs.length)
