@@ -55,9 +55,9 @@ export type ConsumerVariant = keyof typeof CONSUMERS;
 export const FORBIDDEN_INPUTS: readonly RegExp[] = [
   /node_modules\/@aws-sdk\//,
   /node_modules\/@smithy\//,
-  /^lambdas\/(engine|state|sandbox|sources|handlers|clubs|cli|common\/logger)/,
+  /^lambdas\/(engine|state|sandbox|sources|handlers|clubs|cli|local-aws|common\/logger)/,
   /^lambdas\/gym-api\/(?!schemas\.ts$)/,
-  /^lambdas\/events\/(publisher|local-eventbridge|event-id|envelope|pii|examples)\.ts$/,
+  /^lambdas\/events\/(publisher|event-id|envelope|pii|examples)\.ts$/,
   /^(lib|bin|bench)\//,
 ];
 
