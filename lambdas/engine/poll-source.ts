@@ -20,13 +20,12 @@
  * use, so consumers de-duplicate), keeps its progress in `cursor.backfillScan`, and never moves
  * the regular polls' watermark, scan or sweep timing. See docs/publishing.md (backfill).
  */
-import { createHash } from 'node:crypto';
 import { logger } from '../common/logger';
 import type { BridgeEvent } from '../events/catalog';
 import { type EventSink, PublishError } from '../events/publisher';
 import { DeadlineExceededError, type GymApiClient, MAX_PAGE_SIZE, type Page } from '../gym-api';
 import type { OperationName } from '../gym-api/operations';
-import { toFilterValue, toInstant } from '../sources/record-time';
+import { toInstant } from '../sources/record-time';
 import {
   type AppendSource,
   type ClubContext,
@@ -34,26 +33,18 @@ import {
   type StateSource,
   tailLookbackFor,
 } from '../sources/source';
-import type { Cursor, QuarantinedRecord, ScanProgress, SeenAt, Snapshot, StateStore } from '../state/store';
+import type { Cursor, QuarantinedRecord, SeenAt, Snapshot, StateStore } from '../state/store';
+import { cursorAfterBackfill, cursorAfterRegularScan, type ScanResult } from './scan/cursor-transition';
+import { fingerprint } from './scan/fingerprint';
+import { checkBackfillStart, planBackfillScan, planRegularScan, upgradeCursor } from './scan/plan';
+import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './scan/quarantine';
+import { readMarkExpiresAt, readMarkKey } from './scan/read-marks';
+import { type EngineScan, iso, type Lane, maxOf, type ScanMode, type SourceOutcome } from './scan/scan-types';
+import { splitIntent, withIntent } from './scan/snapshot-intent';
 
-export type ScanMode = 'baseline' | 'backfill' | 'sweep' | 'tail';
-
-/** Scan progress as the engine stores it in the cursor. */
-export interface EngineScan extends ScanProgress {
-  mode: ScanMode;
-  /** The query: `fromdate`/`updatedate` value, '' for none. */
-  fromdate: string;
-  /** Backfill start (UTC ms) for state sources' backfill events. */
-  backfillFromMs?: number;
-  /**
-   * Distinct records read by this scan so far, across invocations and attempts; each has a read
-   * mark in the seen set (see `readMark`), so a resumed scan counts a record only once.
-   */
-  distinct?: number;
-  /** Rows of the current attempt that had no identity, and repeats inside one page. */
-  unidentified?: number;
-  repeats?: number;
-}
+export { fingerprint } from './scan/fingerprint';
+export { BackfillRangeError } from './scan/plan';
+export type { EngineScan, ScanMode, SourceOutcome } from './scan/scan-types';
 
 export interface PollSourceDeps {
   readonly store: StateStore;
@@ -90,8 +81,6 @@ export interface PollSourceOptions {
   readonly cursor?: Cursor;
 }
 
-export type SourceOutcome = 'completed' | 'partial' | 'incomplete' | 'skipped';
-
 /** The backfill lane of a poll: what it did this time. */
 export interface BackfillReport {
   /** The backfill's start (UTC ISO with Z). */
@@ -105,11 +94,6 @@ export interface BackfillReport {
   readonly pages: number;
   readonly records: number;
   readonly events: number;
-}
-
-/** A backfill start that cannot be honoured (later than the poll's start, or not a time). */
-export class BackfillRangeError extends Error {
-  override readonly name = 'BackfillRangeError';
 }
 
 export interface SourceReport {
@@ -133,20 +117,12 @@ export interface SourceReport {
   readonly backfill?: BackfillReport;
 }
 
-/** Seen keys and quarantine marks are stored hashed: fixed size, no personal data in table keys. */
-export function fingerprint(key: string): string {
-  return createHash('sha256').update(key).digest('base64url').slice(0, 27);
-}
-
 const SEEN_MARGIN_MS = 2 * 86_400_000;
 /**
  * Pages between checkpoints of a long scan. Checkpoints cost a read mark per record (one write
  * each), so short scans (tails, sweeps) never pay for them unless they run out of time.
  */
 const CHECKPOINT_PAGES = 50;
-
-/** How long a scan's read marks are kept: longer than any scan runs. */
-const READ_MARK_TTL_MS = 3 * 86_400_000;
 
 /** Seen-entry groups are stored hashed (no payment ids in the table), this long. */
 const SEEN_GROUP_CHARS = 16;
@@ -175,32 +151,6 @@ export async function pollSource(
     await store.releaseLease(ctx.clubId, source.name, deps.owner);
   }
 }
-
-/** A backfill starts at a real instant no later than the poll: the future holds no records yet. */
-function checkBackfillStart(fromMs: number | undefined, startMs: number): void {
-  if (fromMs === undefined) return;
-  if (!Number.isFinite(fromMs)) throw new BackfillRangeError(`backfill start is not a time: ${fromMs}`);
-  if (fromMs > startMs) {
-    throw new BackfillRangeError(
-      `backfill start ${new Date(fromMs).toISOString()} is later than the poll's start ${new Date(startMs).toISOString()}`,
-    );
-  }
-}
-
-/**
- * A cursor written before backfills had a lane of their own may hold a backfill in `scan` (mode
- * 'backfill'): it becomes a pending backfill, started again with the new semantics.
- */
-function upgradeCursor(cursor: Cursor): Cursor {
-  const scan = cursor.scan as EngineScan | undefined;
-  if (scan?.mode !== 'backfill') return cursor;
-  const { scan: _old, ...rest } = cursor;
-  const from =
-    cursor.backfillFrom ?? (scan.backfillFromMs === undefined ? undefined : iso(scan.backfillFromMs));
-  return from === undefined ? rest : { ...rest, backfillFrom: from };
-}
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** One poll of one source: the regular lane, then a pending backfill's lane with the time left. */
 class SourcePoll {
@@ -268,9 +218,6 @@ class SourcePoll {
   }
 }
 
-/** The regular polls' lane (baseline, tail, sweep) or the backfill's: each has its own progress. */
-type Lane = 'regular' | 'backfill';
-
 function emptyReport(source: string, outcome: SourceOutcome, reason?: string): SourceReport {
   return {
     source,
@@ -284,9 +231,6 @@ function emptyReport(source: string, outcome: SourceOutcome, reason?: string): S
     publishedEvents: [],
   };
 }
-
-const maxOf = (a: number | undefined, b: number | undefined) =>
-  a === undefined ? b : b === undefined ? a : Math.max(a, b);
 
 class SourceScan {
   readonly #startMs: number;
@@ -321,7 +265,15 @@ class SourceScan {
   }
 
   async run(): Promise<SourceReport> {
-    const scan = this.lane === 'backfill' ? this.#planBackfill() : this.#plan();
+    const scan =
+      this.lane === 'backfill'
+        ? planBackfillScan(
+            this.#cursor as Cursor & { backfillFrom: string },
+            this.source,
+            this.ctx,
+            this.#startMs,
+          )
+        : planRegularScan(this.#cursor, this.source, this.ctx, this.#startMs);
     const maxAttempts = this.options.maxScanAttempts ?? 3;
     const startOffset = scan.nextOffset;
     // Rows read by earlier invocations of this scan carry read marks; without marks (a new scan)
@@ -476,46 +428,6 @@ class SourceScan {
     return Date.now() > this.options.deadlineMs - (this.options.reserveMs ?? 3000);
   }
 
-  /**
-   * The backfill's scan: resume the one in progress for the same start, or start it. Append
-   * sources read from the start on; state sources read everything (a subject's backfill event
-   * depends on a field of its own, e.g. the membership's start, not on the filter).
-   */
-  #planBackfill(): EngineScan {
-    const from = this.#cursor.backfillFrom!;
-    const backfillFromMs = Date.parse(from);
-    const inProgress = this.#cursor.backfillScan as EngineScan | undefined;
-    if (inProgress?.mode === 'backfill' && inProgress.backfillFromMs === backfillFromMs)
-      return { ...inProgress };
-    const base = { nextOffset: 0, startedAt: iso(this.#startMs), pages: 0, records: 0 };
-    const fromdate =
-      this.source.kind === 'state' ? '' : toFilterValue(backfillFromMs, this.source.filterZone, this.ctx);
-    return { ...base, mode: 'backfill', fromdate, backfillFromMs };
-  }
-
-  /** The regular scan to run: resume one in progress, or start a new one from the cursor. */
-  #plan(): EngineScan {
-    const cursor = this.#cursor;
-    const inProgress = cursor.scan as EngineScan | undefined;
-    if (inProgress?.mode) return { ...inProgress };
-    const source = this.source;
-    const startedAt = new Date(this.#startMs).toISOString();
-    const base = { nextOffset: 0, startedAt, pages: 0, records: 0 };
-    const filter = (ms: number) => toFilterValue(ms, source.filterZone, this.ctx);
-    const lookback = tailLookbackFor(source, this.ctx);
-    if (!cursor.baselineDone || !cursor.watermark) {
-      if (source.kind === 'state') return { ...base, mode: 'baseline', fromdate: '' };
-      const window = Math.max(lookback, source.sweep?.windowMs ?? 0);
-      return { ...base, mode: 'baseline', fromdate: filter(this.#startMs - window) };
-    }
-    const watermarkMs = Date.parse(cursor.watermark);
-    const lastSweep = cursor.stats?.lastSweepAtMs;
-    if (source.sweep && (lastSweep === undefined || this.#startMs - lastSweep >= source.sweep.everyMs)) {
-      return { ...base, mode: 'sweep', fromdate: filter(watermarkMs - source.sweep.windowMs) };
-    }
-    return { ...base, mode: 'tail', fromdate: filter(watermarkMs - lookback) };
-  }
-
   #query(scan: EngineScan, startOffset: number): AsyncGenerator<Page<OperationName>> {
     const query: Record<string, string> = scan.fromdate ? { [this.source.filterParam]: scan.fromdate } : {};
     return this.deps.client.pages(this.source.operation, query as never, {
@@ -531,22 +443,14 @@ class SourceScan {
    * re-read after offset drift, a verification page) is counted but not published again.
    */
   async #processPage(page: Page<OperationName>, scan: EngineScan, readBefore: ReadonlySet<string>) {
-    const quarantine: { key: string; reason: string; raw: unknown }[] = page.invalid.map((bad) => ({
-      key: fingerprint(`Q|${JSON.stringify(bad.raw) ?? ''}`),
-      reason: bad.issues,
-      raw: bad.raw,
-    }));
+    const quarantine: QuarantineEntry[] = page.invalid.map((bad) => quarantineEntry(bad.raw, bad.issues));
     const identified: { id: string; item: unknown }[] = [];
     const times = new Map<string, string>();
     let maxRecordMs: number | undefined;
     for (const item of page.items) {
       const id = (this.source.identity as (i: unknown) => string | undefined)(item);
       if (id === undefined) {
-        quarantine.push({
-          key: fingerprint(`Q|${JSON.stringify(item)}`),
-          reason: 'record has no identity (required fields missing)',
-          raw: item,
-        });
+        quarantine.push(quarantineEntry(item, 'record has no identity (required fields missing)'));
         continue;
       }
       const time = (this.source.recordTime as ((i: unknown) => string | null | undefined) | undefined)?.(
@@ -604,7 +508,7 @@ class SourceScan {
     source: AppendSource,
     records: { id: string; item: unknown }[],
     mode: ScanMode,
-    quarantine: { key: string; reason: string; raw: unknown }[],
+    quarantine: QuarantineEntry[],
   ): Promise<void> {
     const facets = new Map<
       string,
@@ -643,11 +547,7 @@ class SourceScan {
             origins.set(event.detail.eventId, item);
           }
         } catch (err) {
-          quarantine.push({
-            key: fingerprint(`Q|${JSON.stringify(item)}`),
-            reason: eventErrorReason(err),
-            raw: item,
-          });
+          quarantine.push(quarantineEntry(item, eventErrorReason(err)));
         }
       }
     }
@@ -756,7 +656,7 @@ class SourceScan {
     source: StateSource,
     records: { id: string; item: unknown }[],
     scan: EngineScan,
-    quarantine: { key: string; reason: string; raw: unknown }[],
+    quarantine: QuarantineEntry[],
   ): Promise<void> {
     const latest = new Map<string, unknown>();
     for (const { id, item } of records) latest.set(id, item);
@@ -811,11 +711,7 @@ class SourceScan {
             built.push(...diff(undefined, item, next, this.ctx).filter((e) => !ids.has(e.detail.eventId)));
           }
         } catch (err) {
-          quarantine.push({
-            key: fingerprint(`Q|${JSON.stringify(item)}`),
-            reason: eventErrorReason(err),
-            raw: item,
-          });
+          quarantine.push(quarantineEntry(item, eventErrorReason(err)));
         }
         for (const event of built) {
           events.push(event);
@@ -851,11 +747,7 @@ class SourceScan {
         }
         if (moved) built.push(...transitions(last, item, next));
       } catch (err) {
-        quarantine.push({
-          key: fingerprint(`Q|${JSON.stringify(item)}`),
-          reason: eventErrorReason(err),
-          raw: item,
-        });
+        quarantine.push(quarantineEntry(item, eventErrorReason(err)));
       }
       for (const event of built) {
         events.push(event);
@@ -877,7 +769,7 @@ class SourceScan {
   async #publish(
     events: BridgeEvent[],
     origins: ReadonlyMap<string, unknown>,
-    quarantine: { key: string; reason: string; raw: unknown }[],
+    quarantine: QuarantineEntry[],
   ): Promise<void> {
     if (events.length === 0) return;
     let delivered = events;
@@ -889,11 +781,12 @@ class SourceScan {
       if (err.failedEventIds.some((id) => !oversized.has(id))) throw err;
       for (const id of oversized) {
         const raw = origins.get(id);
-        quarantine.push({
-          key: fingerprint(`Q|${JSON.stringify(raw) ?? ''}`),
-          reason: 'its event is larger than the PutEvents limit (256 KB) and cannot be published',
-          raw,
-        });
+        quarantine.push(
+          quarantineEntry(
+            raw,
+            'its event is larger than the PutEvents limit (256 KB) and cannot be published',
+          ),
+        );
       }
       delivered = events.filter((e) => !oversized.has(e.detail.eventId));
     }
@@ -902,7 +795,7 @@ class SourceScan {
   }
 
   /** Quarantines each bad record once (a mark in the seen set), with its reason. */
-  async #quarantine(records: { key: string; reason: string; raw: unknown }[]): Promise<void> {
+  async #quarantine(records: QuarantineEntry[]): Promise<void> {
     if (records.length === 0) return;
     const unique = new Map(records.map((r) => [r.key, r]));
     const { store } = this.deps;
@@ -929,23 +822,13 @@ class SourceScan {
     });
   }
 
-  /**
-   * Read marks: one seen-set entry per record a scan has read, keyed by the scan's start, written
-   * before the progress that counts them. A scan that resumes in another invocation (or re-reads
-   * after a crash) knows which records it already counted, so rows skipped by drift before it
-   * resumed still show up as missing from the count.
-   */
-  #readMark(scan: EngineScan, identity: string): string {
-    return fingerprint(`READ|${scan.startedAt}|${scan.mode}|${identity}`);
-  }
-
   async #markRead(scan: EngineScan, identities: string[]): Promise<void> {
     if (identities.length === 0) return;
-    const expiresAt = Math.ceil((this.#startMs + READ_MARK_TTL_MS) / 1000);
+    const expiresAt = readMarkExpiresAt(this.#startMs);
     await this.deps.store.putSeen(
       this.ctx.clubId,
       this.source.name,
-      identities.map((id) => this.#readMark(scan, id)),
+      identities.map((id) => readMarkKey(scan, id)),
       expiresAt,
     );
   }
@@ -953,7 +836,7 @@ class SourceScan {
   /** The identities an earlier invocation of this scan did not read (count). */
   async #notReadBefore(scan: EngineScan, identities: string[]): Promise<string[]> {
     if (identities.length === 0) return identities;
-    const marks = new Map(identities.map((id) => [this.#readMark(scan, id), id]));
+    const marks = new Map(identities.map((id) => [readMarkKey(scan, id), id]));
     const read = await this.deps.store.filterSeen(
       this.ctx.clubId,
       this.source.name,
@@ -970,133 +853,32 @@ class SourceScan {
   }
 
   async #finish(scan: EngineScan, outcome: SourceOutcome, maxRecordMs: number | undefined): Promise<void> {
-    if (this.lane === 'backfill') return this.#finishBackfill(scan, outcome);
-    const cursor: Cursor = { ...this.#cursor, health: { ...this.#cursor.health } };
-    const nowIso = new Date(this.#startMs).toISOString();
-    cursor.health.lastPollAt = nowIso;
-    if (outcome === 'completed') {
-      // The watermark: the highest record time seen, capped at the scan's start, and never less
-      // than `start - tailLookback` (a quiet source must still move on, or its seen keys would age out
-      // inside its own query window; this tolerates an API clock up to 2x the lookback behind ours).
-      // A baseline read everything up to its start, so it moves to the start: the next tail query
-      // (start - lookback) then never reaches below what the baseline recorded.
-      // A source whose filter field is not in the response also uses the start.
-      const scanStartMs = Date.parse(scan.startedAt);
-      const signpost = scan.mode === 'baseline' || this.source.recordTime === undefined;
-      const candidate = signpost
-        ? scanStartMs
-        : Math.min(
-            scanStartMs,
-            Math.max(
-              maxRecordMs ?? Number.NEGATIVE_INFINITY,
-              scanStartMs - tailLookbackFor(this.source, this.ctx),
-            ),
-          );
-      const current = cursor.watermark ? Date.parse(cursor.watermark) : undefined;
-      cursor.watermark = new Date(maxOf(current, candidate)!).toISOString();
-      cursor.baselineDone = true;
-      delete cursor.scan;
-      if (scan.mode === 'sweep' || scan.mode === 'baseline') {
-        cursor.stats = { ...cursor.stats, lastSweepAtMs: this.#startMs };
-      }
-      cursor.health.lastSuccessAt = nowIso;
-      cursor.health.consecutiveFailures = 0;
-      delete cursor.health.lastError;
-      delete cursor.health.pausedUntil;
-    } else if (outcome === 'incomplete') {
-      // Events of the distinct records were published; the watermark stays, so the next poll
-      // re-reads the same window.
-      delete cursor.scan;
-      cursor.health.lastError = {
-        kind: 'incomplete-scan',
-        message: `rows moved while paging in ${this.#attempts} attempts; watermark kept`,
-        at: nowIso,
-      };
-    } else if (outcome === 'partial') {
-      cursor.health.lastSuccessAt = nowIso;
+    const result: ScanResult = {
+      scan,
+      outcome,
+      maxRecordMs,
+      pages: this.#pages,
+      records: this.#records,
+      events: this.#events,
+      quarantined: this.#quarantined,
+      attempts: this.#attempts,
+    };
+    if (this.lane === 'regular') {
+      this.#cursor = await this.deps.store.putCursor(
+        cursorAfterRegularScan(this.#cursor, result, this.source, this.ctx, this.#startMs),
+      );
+      return;
     }
-    cursor.stats = {
-      ...cursor.stats,
-      lastPages: this.#pages,
-      lastRecords: this.#records,
-      lastEvents: this.#events,
-      totalEvents: (cursor.stats?.totalEvents ?? 0) + this.#events,
-      totalQuarantined: (cursor.stats?.totalQuarantined ?? 0) + this.#quarantined,
-    };
-    this.#cursor = await this.deps.store.putCursor(cursor);
-  }
-
-  /**
-   * The backfill lane touches only its own fields (`backfillFrom`, `backfillScan`) and counters:
-   * the regular polls' watermark, scan, sweep timing, health and per-poll stats stay theirs.
-   */
-  async #finishBackfill(scan: EngineScan, outcome: SourceOutcome): Promise<void> {
-    const cursor: Cursor = { ...this.#cursor };
-    const stats: Record<string, number> = {
-      ...cursor.stats,
-      // This invocation's backfill pages: what a scheduler can expect the next backfill poll to cost.
-      lastBackfillPages: this.#pages,
-      totalEvents: (cursor.stats?.totalEvents ?? 0) + this.#events,
-      totalQuarantined: (cursor.stats?.totalQuarantined ?? 0) + this.#quarantined,
-    };
-    if (outcome === 'completed') {
-      delete cursor.backfillFrom;
-      delete cursor.backfillScan;
-      stats.lastBackfillAtMs = Date.parse(scan.startedAt);
-      if (scan.backfillFromMs !== undefined) stats.lastBackfillFromMs = scan.backfillFromMs;
-      logger.info('backfill completed', {
-        clubId: this.ctx.clubId,
-        source: this.source.name,
-        from: this.#cursor.backfillFrom,
-      });
-    } else if (outcome === 'incomplete') {
-      // Rows moved under every attempt: the backfill starts again on the next poll (its events
-      // so far were published; consumers de-duplicate the repeats).
-      delete cursor.backfillScan;
+    const from = this.#cursor.backfillFrom;
+    this.#cursor = await this.deps.store.putCursor(cursorAfterBackfill(this.#cursor, result));
+    const where = { clubId: this.ctx.clubId, source: this.source.name };
+    if (outcome === 'completed') logger.info('backfill completed', { ...where, from });
+    if (outcome === 'incomplete') {
+      // Its events so far were published; consumers de-duplicate the repeats.
       logger.warn('backfill scan incomplete (rows moved while paging): it starts again next poll', {
-        clubId: this.ctx.clubId,
-        source: this.source.name,
+        ...where,
         attempts: this.#attempts,
       });
     }
-    cursor.stats = stats;
-    this.#cursor = await this.deps.store.putCursor(cursor);
   }
-}
-
-/** Snapshot field holding the state a page is about to publish transitions to (an intent). */
-const INTENT = 'publishing';
-/** Marks an intent stored for a subject that has no committed snapshot yet. */
-const NOTHING_COMMITTED = 'nothingCommitted';
-
-/**
- * The stored snapshot with an intent: the committed state plus the states about to be published,
- * in order (more than one when polls in a row failed before their commit). Written before
- * publishing and replaced by the plain new snapshot after, so a poll that fails in between leaves
- * behind what consumers may have been told.
- */
-function withIntent(committed: Snapshot | undefined, states: readonly Snapshot[]): Snapshot {
-  const intent = states.map((s) => ({ id: s.id, hash: s.hash, fields: s.fields, updatedAt: s.updatedAt }));
-  const last = states.at(-1)!;
-  return committed
-    ? { ...committed, fields: { ...committed.fields, [INTENT]: intent } }
-    : {
-        id: last.id,
-        hash: NOTHING_COMMITTED,
-        fields: { [INTENT]: intent, [NOTHING_COMMITTED]: true },
-        updatedAt: last.updatedAt,
-      };
-}
-
-/** A stored snapshot split into the committed state and the intent failed polls left, if any. */
-function splitIntent(stored: Snapshot | undefined): { committed?: Snapshot; published: Snapshot[] } {
-  if (!stored) return { published: [] };
-  const { [INTENT]: intent, [NOTHING_COMMITTED]: nothing, ...fields } = stored.fields;
-  if (intent === undefined) return { committed: stored, published: [] };
-  const published = (Array.isArray(intent) ? intent : [intent]) as Snapshot[];
-  return { ...(nothing ? {} : { committed: { ...stored, fields } }), published };
-}
-
-function eventErrorReason(err: unknown): string {
-  return `event could not be built: ${err instanceof Error ? err.message : String(err)}`.slice(0, 1000);
 }

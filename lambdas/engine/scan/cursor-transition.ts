@@ -1,0 +1,122 @@
+/**
+ * The cursor transition (pure): cursor + scan outcome + times -> next cursor. The watermark is the
+ * highest record time seen, capped at the scan's start; it moves only when a scan completes. The
+ * backfill lane never touches the regular polls' watermark, scan, sweep timing or health.
+ */
+
+import type { ClubContext } from '../../sources/source';
+import { type SourceDefinition, tailLookbackFor } from '../../sources/source';
+import type { Cursor } from '../../state/store';
+import { type EngineScan, iso, maxOf, type SourceOutcome } from './scan-types';
+
+/** What one lane's run of a scan did in this invocation. */
+export interface ScanResult {
+  readonly scan: EngineScan;
+  readonly outcome: SourceOutcome;
+  /** Highest record time read (UTC ms), over the whole scan. */
+  readonly maxRecordMs: number | undefined;
+  readonly pages: number;
+  readonly records: number;
+  readonly events: number;
+  readonly quarantined: number;
+  readonly attempts: number;
+}
+
+type WatermarkSource = Pick<
+  SourceDefinition,
+  'recordTime' | 'filterZone' | 'tailLookbackMs' | 'unconfirmedZoneLookbackMs'
+>;
+
+/**
+ * The watermark a completed scan earns: the highest record time seen, capped at the scan's start,
+ * and never less than `start - tailLookback` (a quiet source must still move on, or its seen keys
+ * would age out inside its own query window; this tolerates an API clock up to 2x the lookback
+ * behind ours). A baseline read everything up to its start, so it moves to the start: the next
+ * tail query (start - lookback) then never reaches below what the baseline recorded. A source
+ * whose filter field is not in the response also uses the start. Never moves backwards.
+ */
+export function nextWatermark(
+  current: string | undefined,
+  result: Pick<ScanResult, 'scan' | 'maxRecordMs'>,
+  source: WatermarkSource,
+  ctx: Pick<ClubContext, 'unstatedZoneConfirmed'>,
+): string {
+  const scanStartMs = Date.parse(result.scan.startedAt);
+  const signpost = result.scan.mode === 'baseline' || source.recordTime === undefined;
+  const lowest = scanStartMs - tailLookbackFor(source, ctx);
+  const candidate = signpost
+    ? scanStartMs
+    : Math.min(scanStartMs, Math.max(result.maxRecordMs ?? Number.NEGATIVE_INFINITY, lowest));
+  return iso(maxOf(current ? Date.parse(current) : undefined, candidate)!);
+}
+
+/** The regular lane's cursor after its scan: watermark, scan progress, health and stats. */
+export function cursorAfterRegularScan(
+  cursor: Cursor,
+  result: ScanResult,
+  source: WatermarkSource,
+  ctx: Pick<ClubContext, 'unstatedZoneConfirmed'>,
+  startMs: number,
+): Cursor {
+  const next: Cursor = { ...cursor, health: { ...cursor.health } };
+  const nowIso = iso(startMs);
+  next.health.lastPollAt = nowIso;
+  if (result.outcome === 'completed') {
+    next.watermark = nextWatermark(cursor.watermark, result, source, ctx);
+    next.baselineDone = true;
+    delete next.scan;
+    if (result.scan.mode === 'sweep' || result.scan.mode === 'baseline') {
+      next.stats = { ...next.stats, lastSweepAtMs: startMs };
+    }
+    next.health.lastSuccessAt = nowIso;
+    next.health.consecutiveFailures = 0;
+    delete next.health.lastError;
+    delete next.health.pausedUntil;
+  } else if (result.outcome === 'incomplete') {
+    // Events of the distinct records were published; the watermark stays, so the next poll
+    // re-reads the same window.
+    delete next.scan;
+    next.health.lastError = {
+      kind: 'incomplete-scan',
+      message: `rows moved while paging in ${result.attempts} attempts; watermark kept`,
+      at: nowIso,
+    };
+  } else if (result.outcome === 'partial') {
+    next.health.lastSuccessAt = nowIso;
+  }
+  next.stats = {
+    ...next.stats,
+    lastPages: result.pages,
+    lastRecords: result.records,
+    lastEvents: result.events,
+    totalEvents: (next.stats?.totalEvents ?? 0) + result.events,
+    totalQuarantined: (next.stats?.totalQuarantined ?? 0) + result.quarantined,
+  };
+  return next;
+}
+
+/**
+ * The backfill lane's cursor: only its own fields (`backfillFrom`, `backfillScan`) and counters.
+ * Completed: the backfill is done. Incomplete (rows moved under every attempt): it starts again
+ * next poll. Partial: its progress (already saved) resumes next poll.
+ */
+export function cursorAfterBackfill(cursor: Cursor, result: ScanResult): Cursor {
+  const next: Cursor = { ...cursor };
+  const stats: Record<string, number> = {
+    ...cursor.stats,
+    // This invocation's backfill pages: what a scheduler can expect the next backfill poll to cost.
+    lastBackfillPages: result.pages,
+    totalEvents: (cursor.stats?.totalEvents ?? 0) + result.events,
+    totalQuarantined: (cursor.stats?.totalQuarantined ?? 0) + result.quarantined,
+  };
+  if (result.outcome === 'completed') {
+    delete next.backfillFrom;
+    delete next.backfillScan;
+    stats.lastBackfillAtMs = Date.parse(result.scan.startedAt);
+    if (result.scan.backfillFromMs !== undefined) stats.lastBackfillFromMs = result.scan.backfillFromMs;
+  } else if (result.outcome === 'incomplete') {
+    delete next.backfillScan;
+  }
+  next.stats = stats;
+  return next;
+}
