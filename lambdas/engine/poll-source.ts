@@ -22,25 +22,20 @@
  */
 import { logger } from '../common/logger';
 import type { BridgeEvent } from '../events/catalog';
-import { type EventSink, PublishError } from '../events/publisher';
+import type { EventSink } from '../events/publisher';
 import { DeadlineExceededError, type GymApiClient, MAX_PAGE_SIZE, type Page } from '../gym-api';
 import type { OperationName } from '../gym-api/operations';
 import { toInstant } from '../sources/record-time';
-import {
-  type AppendSource,
-  type ClubContext,
-  type SourceDefinition,
-  type StateSource,
-  tailLookbackFor,
-} from '../sources/source';
-import type { Cursor, QuarantinedRecord, SeenAt, Snapshot, StateStore } from '../state/store';
+import type { ClubContext, SourceDefinition } from '../sources/source';
+import type { Cursor, StateStore } from '../state/store';
+import { AppendDetection } from './scan/append-detection';
 import { cursorAfterBackfill, cursorAfterRegularScan, type ScanResult } from './scan/cursor-transition';
-import { fingerprint } from './scan/fingerprint';
 import { checkBackfillStart, planBackfillScan, planRegularScan, upgradeCursor } from './scan/plan';
-import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './scan/quarantine';
+import { type PageEvents, type PublishPage, publishPageEvents } from './scan/publish-commit';
+import { type QuarantineEntry, quarantineEntry, quarantineOnce } from './scan/quarantine';
 import { readMarkExpiresAt, readMarkKey } from './scan/read-marks';
 import { type EngineScan, iso, type Lane, maxOf, type ScanMode, type SourceOutcome } from './scan/scan-types';
-import { splitIntent, withIntent } from './scan/snapshot-intent';
+import { StateDetection } from './scan/state-detection';
 
 export { fingerprint } from './scan/fingerprint';
 export { BackfillRangeError } from './scan/plan';
@@ -117,17 +112,11 @@ export interface SourceReport {
   readonly backfill?: BackfillReport;
 }
 
-const SEEN_MARGIN_MS = 2 * 86_400_000;
 /**
  * Pages between checkpoints of a long scan. Checkpoints cost a read mark per record (one write
  * each), so short scans (tails, sweeps) never pay for them unless they run out of time.
  */
 const CHECKPOINT_PAGES = 50;
-
-/** Seen-entry groups are stored hashed (no payment ids in the table), this long. */
-const SEEN_GROUP_CHARS = 16;
-/** Longest value kept with a seen entry, in UTF-8 bytes (the store's limit). */
-const SEEN_VALUE_BYTES = 256;
 
 export async function pollSource(
   deps: PollSourceDeps,
@@ -241,11 +230,7 @@ class SourceScan {
   #quarantined = 0;
   #attempts = 0;
   readonly #published: BridgeEvent[] = [];
-  /** Keys of the time-ordered seen set known to this scan: every one from `#seenFrom` on. */
-  readonly #seenLoaded = new Set<string>();
-  #seenFrom: string | undefined;
-  /** Values of tracked facets in the loaded seen set (and written by this scan), by hashed group. */
-  readonly #groups = new Map<string, Set<string>>();
+  readonly #detection: AppendDetection | StateDetection;
 
   constructor(
     private readonly deps: PollSourceDeps,
@@ -257,6 +242,11 @@ class SourceScan {
   ) {
     this.#startMs = ctx.observedAtMs;
     this.#cursor = cursor;
+    const publish: PublishPage = (page, quarantine) => this.#publish(page, quarantine);
+    this.#detection =
+      source.kind === 'append'
+        ? new AppendDetection(deps.store, ctx, source, this.#startMs, publish)
+        : new StateDetection(deps.store, ctx, source, publish);
   }
 
   /** The cursor as this lane left it (stored). */
@@ -465,11 +455,9 @@ class SourceScan {
     }
     this.#records += page.rawCount;
     const detect = this.lane === 'backfill' ? identified.filter((r) => !readBefore.has(r.id)) : identified;
-    if (this.source.kind === 'append') {
-      await this.#detectAppend(this.source, detect, scan.mode, quarantine);
-    } else {
-      await this.#detectState(this.source, detect, scan, quarantine);
-    }
+    if (this.#detection instanceof AppendDetection)
+      await this.#detection.detect(detect, scan.mode, quarantine);
+    else await this.#detection.detect(detect, scan, quarantine);
     await this.#quarantine(quarantine);
     return {
       identities: identified.map((r) => r.id),
@@ -498,328 +486,15 @@ class SourceScan {
     return undefined;
   }
 
-  /**
-   * Regular lane: the facets not in the seen set are published (none in a baseline), then filed in
-   * it. Backfill lane: every facet is published, seen or not (same eventIds); those the seen set
-   * lacks and the regular polls can still meet are filed in it, so the next regular poll does not
-   * publish them again. Facets with a `track` learn their group's earlier values from the seen set.
-   */
-  async #detectAppend(
-    source: AppendSource,
-    records: { id: string; item: unknown }[],
-    mode: ScanMode,
-    quarantine: QuarantineEntry[],
-  ): Promise<void> {
-    const facets = new Map<
-      string,
-      { facet: ReturnType<AppendSource['facets']>[number]; item: unknown; at: string | undefined }
-    >();
-    for (const { id, item } of records) {
-      const at = this.#recordAt(source, item);
-      for (const facet of (source.facets as (i: unknown, id: string) => ReturnType<AppendSource['facets']>)(
-        item,
-        id,
-      )) {
-        facets.set(fingerprint(facet.key), { facet, item, at });
-      }
-    }
-    if (facets.size === 0) return;
-    const backfill = mode === 'backfill';
-    const keys = [...facets.keys()];
-    // The backfill publishes untimed facets without asking the per-key set (one read per key).
-    const seen = await this.#seenAmong(
-      source,
-      backfill ? keys.filter((k) => facets.get(k)!.at !== undefined) : keys,
-      facets,
-    );
-    const fresh = keys.filter((k) => !seen.has(k));
-    const publish = backfill ? keys : fresh;
-    if (publish.length === 0) return;
-    const events: BridgeEvent[] = [];
-    const origins = new Map<string, unknown>();
-    if (mode !== 'baseline') {
-      for (const key of publish) {
-        const { facet, item } = facets.get(key)!;
-        try {
-          const earlier = facet.track ? this.#earlierValues(facet.track) : undefined;
-          for (const event of facet.events(this.ctx, earlier)) {
-            events.push(event);
-            origins.set(event.detail.eventId, item);
-          }
-        } catch (err) {
-          quarantine.push(quarantineEntry(item, eventErrorReason(err)));
-        }
-      }
-    }
-    await this.#publish(events, origins, quarantine);
-    const window = Math.max(tailLookbackFor(source, this.ctx), source.sweep?.windowMs ?? 0);
-    const expiresAt = Math.ceil((this.#startMs + window + SEEN_MARGIN_MS) / 1000);
-    // What the regular polls can still read: their window, with the margin for a zone misreading.
-    const reach = iso(this.#startMs - window - SEEN_MARGIN_MS);
-    const timed: SeenAt[] = [];
-    const untimed: string[] = [];
-    for (const key of fresh) {
-      const { at, facet } = facets.get(key)!;
-      if (at === undefined) {
-        if (!backfill) untimed.push(key);
-        continue;
-      }
-      if (backfill && at < reach) continue;
-      const tag = facet.track ? this.#tag(facet.track) : undefined;
-      timed.push(tag ? { fingerprint: key, at, ...tag } : { fingerprint: key, at });
-      if (tag) this.#remember(tag.group, tag.value);
-      this.#seenLoaded.add(key);
-    }
-    for (const key of untimed) this.#seenLoaded.add(key);
-    if (timed.length > 0) await this.deps.store.putSeenAt(this.ctx.clubId, source.name, timed, expiresAt);
-    if (untimed.length > 0) await this.deps.store.putSeen(this.ctx.clubId, source.name, untimed, expiresAt);
-  }
-
-  /** A tracked facet's group (hashed: no record ids in the table) and value, as stored. */
-  #tag(track: { group: string; value: string }): { group: string; value: string } {
-    let value = track.value.slice(0, SEEN_VALUE_BYTES);
-    while (Buffer.byteLength(value, 'utf8') > SEEN_VALUE_BYTES) value = value.slice(0, -1);
-    return { group: fingerprint(`G|${track.group}`).slice(0, SEEN_GROUP_CHARS), value };
-  }
-
-  #remember(group: string, value: string): void {
-    const values = this.#groups.get(group);
-    if (values) values.add(value);
-    else this.#groups.set(group, new Set([value]));
-  }
-
-  /** The values seen before for this facet's group, other than its own. */
-  #earlierValues(track: { group: string; value: string }): string[] {
-    const { group, value } = this.#tag(track);
-    return [...(this.#groups.get(group) ?? [])].filter((v) => v !== value);
-  }
-
-  /**
-   * The record's instant (UTC ISO with ms) for the time-ordered seen set; undefined if it has none,
-   * or one outside the fixed 24-character form the set sorts by (years before 0 or after 9999).
-   */
-  #recordAt(source: AppendSource, item: unknown): string | undefined {
-    const value = (source.recordTime as ((i: unknown) => string | null | undefined) | undefined)?.(item);
-    if (!value) return undefined;
-    try {
-      const ms = toInstant(value, source.filterZone, this.ctx);
-      const iso = Number.isFinite(ms) ? new Date(ms).toISOString() : undefined;
-      return iso?.length === 24 ? iso : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  /**
-   * Which of a page's facet keys are seen. Keys of records with a time are looked up in the
-   * time-ordered seen set: the scan loads every seen key from the earliest record time it has met
-   * onwards, one Query per extension (pages come in time order, so a scan reads its window's keys
-   * once, about 40 keys per half read unit), instead of one read per key. Keys of records without
-   * a time use the per-key set. Eventually consistent (half the read units): a key written moments
-   * ago and read as unseen only re-publishes its events with the same eventIds; it never loses one.
-   */
-  async #seenAmong(
-    source: AppendSource,
-    keys: readonly string[],
-    facets: ReadonlyMap<string, { at: string | undefined }>,
-  ): Promise<Set<string>> {
-    const nowSec = Math.floor(this.#startMs / 1000);
-    const untimed: string[] = [];
-    let earliest: string | undefined;
-    for (const key of keys) {
-      const { at } = facets.get(key)!;
-      if (at === undefined) untimed.push(key);
-      else if (earliest === undefined || at < earliest) earliest = at;
-    }
-    if (earliest !== undefined && (this.#seenFrom === undefined || earliest < this.#seenFrom)) {
-      const more = await this.deps.store.seenEntriesSince(this.ctx.clubId, source.name, earliest, nowSec, {
-        consistentRead: false,
-        ...(this.#seenFrom === undefined ? {} : { toAt: this.#seenFrom }),
-      });
-      for (const entry of more) {
-        this.#seenLoaded.add(entry.fingerprint);
-        if (entry.group !== undefined && entry.value !== undefined) this.#remember(entry.group, entry.value);
-      }
-      this.#seenFrom = earliest;
-    }
-    const seen = new Set(keys.filter((k) => this.#seenLoaded.has(k)));
-    if (untimed.length > 0) {
-      const found = await this.deps.store.filterSeen(this.ctx.clubId, source.name, untimed, nowSec, {
-        consistentRead: false,
-      });
-      for (const key of found) seen.add(key);
-    }
-    return seen;
-  }
-
-  async #detectState(
-    source: StateSource,
-    records: { id: string; item: unknown }[],
-    scan: EngineScan,
-    quarantine: QuarantineEntry[],
-  ): Promise<void> {
-    const latest = new Map<string, unknown>();
-    for (const { id, item } of records) latest.set(id, item);
-    if (latest.size === 0) return;
-    const previous = await this.deps.store.getSnapshots(this.ctx.clubId, source.snapshotKind, [
-      ...latest.keys(),
-    ]);
-    const changed: Snapshot[] = [];
-    const events: BridgeEvent[] = [];
-    const origins = new Map<string, unknown>();
-    const snapshotOf = source.snapshot as (
-      i: unknown,
-      id: string,
-      p: Snapshot | undefined,
-      c: ClubContext,
-    ) => Snapshot;
-    const diff = source.diff as (
-      p: Snapshot | undefined,
-      i: unknown,
-      n: Snapshot,
-      c: ClubContext,
-    ) => BridgeEvent[];
-    const backfill = source.backfillEvents as
-      | ((i: unknown, n: Snapshot, c: ClubContext, from: number) => BridgeEvent[])
-      | undefined;
-    const transitions = (before: Snapshot | undefined, item: unknown, next: Snapshot): BridgeEvent[] => {
-      if (scan.mode === 'baseline') return [];
-      return diff(before, item, next, this.ctx);
-    };
-    /** What this page is about to publish, written before it is published (see `withIntent`). */
-    const intents: Snapshot[] = [];
-    if (scan.mode === 'backfill') {
-      // Every subject's backfill events (e.g. Member Joined since the start), known or not, in the
-      // status its first announcement had (the snapshot's `firstStatus`): the regular poll's
-      // eventIds. Stored snapshots are left alone (their next diff is the regular polls'); a
-      // subject announced here that has none gets the one a regular poll would have written.
-      for (const [id, item] of latest) {
-        const stored = previous.get(id);
-        const { committed, published } = splitIntent(stored);
-        const next = snapshotOf(item, id, published.at(-1) ?? committed, this.ctx);
-        let built: BridgeEvent[] = [];
-        try {
-          built =
-            backfill && scan.backfillFromMs !== undefined
-              ? backfill(item, next, this.ctx, scan.backfillFromMs)
-              : [];
-          // A subject it announces without a snapshot gets the one a regular poll would have
-          // written: it also publishes what that poll's first sighting would have (e.g. a
-          // cancellation already set), or no later diff would.
-          if (!stored && built.length > 0) {
-            const ids = new Set(built.map((e) => e.detail.eventId));
-            built.push(...diff(undefined, item, next, this.ctx).filter((e) => !ids.has(e.detail.eventId)));
-          }
-        } catch (err) {
-          quarantine.push(quarantineEntry(item, eventErrorReason(err)));
-        }
-        for (const event of built) {
-          events.push(event);
-          origins.set(event.detail.eventId, item);
-        }
-        if (!stored && built.length > 0) {
-          intents.push(withIntent(undefined, [next]));
-          changed.push(next);
-        }
-      }
-      if (intents.length > 0)
-        await this.deps.store.putSnapshots(this.ctx.clubId, source.snapshotKind, intents);
-      await this.#publish(events, origins, quarantine);
-      if (changed.length > 0)
-        await this.deps.store.putSnapshots(this.ctx.clubId, source.snapshotKind, changed);
-      return;
-    }
-    for (const [id, item] of latest) {
-      const { committed, published } = splitIntent(previous.get(id));
-      const last = published.at(-1) ?? committed;
-      const next = snapshotOf(item, id, last, this.ctx);
-      if (published.length === 0 && committed && committed.hash === next.hash) continue;
-      const moved = !last || last.hash !== next.hash;
-      const built: BridgeEvent[] = [];
-      try {
-        // Polls that failed before their commit may have published committed -> ... -> last, and
-        // the subject may have moved on since (even back): publish those again (same ids:
-        // consumers de-duplicate) and carry on from there, so no consumer keeps a state that is gone.
-        let before = committed;
-        for (const state of published) {
-          built.push(...transitions(before, item, state));
-          before = state;
-        }
-        if (moved) built.push(...transitions(last, item, next));
-      } catch (err) {
-        quarantine.push(quarantineEntry(item, eventErrorReason(err)));
-      }
-      for (const event of built) {
-        events.push(event);
-        origins.set(event.detail.eventId, item);
-      }
-      if (built.length > 0) intents.push(withIntent(committed, moved ? [...published, next] : published));
-      changed.push(next);
-    }
-    if (intents.length > 0) await this.deps.store.putSnapshots(this.ctx.clubId, source.snapshotKind, intents);
-    await this.#publish(events, origins, quarantine);
-    if (changed.length > 0) await this.deps.store.putSnapshots(this.ctx.clubId, source.snapshotKind, changed);
-  }
-
-  /**
-   * Publishes a page's events. An event too large for EventBridge even alone can never be
-   * delivered: its record is quarantined (once, with the reason) instead of failing every poll of
-   * the source from now on. Any other failure fails the poll.
-   */
-  async #publish(
-    events: BridgeEvent[],
-    origins: ReadonlyMap<string, unknown>,
-    quarantine: QuarantineEntry[],
-  ): Promise<void> {
-    if (events.length === 0) return;
-    let delivered = events;
-    try {
-      await this.deps.sink.publish(events);
-    } catch (err) {
-      if (!(err instanceof PublishError) || err.oversizedEventIds.length === 0) throw err;
-      const oversized = new Set(err.oversizedEventIds);
-      if (err.failedEventIds.some((id) => !oversized.has(id))) throw err;
-      for (const id of oversized) {
-        const raw = origins.get(id);
-        quarantine.push(
-          quarantineEntry(
-            raw,
-            'its event is larger than the PutEvents limit (256 KB) and cannot be published',
-          ),
-        );
-      }
-      delivered = events.filter((e) => !oversized.has(e.detail.eventId));
-    }
+  async #publish(page: PageEvents, quarantine: QuarantineEntry[]): Promise<void> {
+    const delivered = await publishPageEvents(this.deps.sink, page, quarantine);
     this.#events += delivered.length;
     for (const e of delivered) this.#published.push(e);
   }
 
-  /** Quarantines each bad record once (a mark in the seen set), with its reason. */
   async #quarantine(records: QuarantineEntry[]): Promise<void> {
-    if (records.length === 0) return;
-    const unique = new Map(records.map((r) => [r.key, r]));
-    const { store } = this.deps;
-    const nowSec = Math.floor(this.#startMs / 1000);
-    const known = await store.filterSeen(this.ctx.clubId, this.source.name, [...unique.keys()], nowSec);
-    const fresh = [...unique.values()].filter((r) => !known.has(r.key));
-    if (fresh.length === 0) return;
-    const at = new Date(this.#startMs).toISOString();
-    const items: QuarantinedRecord[] = fresh.map((r) => ({ key: r.key, reason: r.reason, raw: r.raw, at }));
-    const expiresAt = nowSec + 30 * 86_400;
-    await store.putQuarantined(this.ctx.clubId, this.source.name, items, expiresAt);
-    await store.putSeen(
-      this.ctx.clubId,
-      this.source.name,
-      items.map((r) => r.key),
-      expiresAt,
-    );
-    this.#quarantined += fresh.length;
-    logger.warn('records quarantined', {
-      clubId: this.ctx.clubId,
-      source: this.source.name,
-      count: fresh.length,
-      reasons: [...new Set(fresh.map((r) => r.reason.slice(0, 200)))].slice(0, 5),
-    });
+    const where = { clubId: this.ctx.clubId, source: this.source.name, startMs: this.#startMs };
+    this.#quarantined += await quarantineOnce(this.deps.store, where, records);
   }
 
   async #markRead(scan: EngineScan, identities: string[]): Promise<void> {

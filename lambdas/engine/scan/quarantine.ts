@@ -1,4 +1,7 @@
 /** Quarantine entries: the key is built here only (a hash of the raw record). */
+import { logger } from '../../common/logger';
+import type { SourceName } from '../../common/source-names';
+import type { QuarantinedRecord, QuarantineStore, SeenStore } from '../../state/store';
 import { fingerprint } from './fingerprint';
 
 export interface QuarantineEntry {
@@ -18,4 +21,42 @@ export function quarantineEntry(raw: unknown, reason: string): QuarantineEntry {
 
 export function eventErrorReason(err: unknown): string {
   return `event could not be built: ${err instanceof Error ? err.message : String(err)}`.slice(0, 1000);
+}
+
+/** Quarantined records (and their marks in the seen set) are kept this long. */
+const QUARANTINE_TTL_SEC = 30 * 86_400;
+
+/**
+ * Quarantines each bad record once (a mark in the seen set), with its reason. Returns how many
+ * were quarantined now (records quarantined before are not counted again).
+ */
+export async function quarantineOnce(
+  store: SeenStore & QuarantineStore,
+  where: { readonly clubId: string; readonly source: SourceName; readonly startMs: number },
+  records: readonly QuarantineEntry[],
+): Promise<number> {
+  if (records.length === 0) return 0;
+  const { clubId, source, startMs } = where;
+  const unique = new Map(records.map((r) => [r.key, r]));
+  const nowSec = Math.floor(startMs / 1000);
+  const known = await store.filterSeen(clubId, source, [...unique.keys()], nowSec);
+  const fresh = [...unique.values()].filter((r) => !known.has(r.key));
+  if (fresh.length === 0) return 0;
+  const at = new Date(startMs).toISOString();
+  const items: QuarantinedRecord[] = fresh.map((r) => ({ key: r.key, reason: r.reason, raw: r.raw, at }));
+  const expiresAt = nowSec + QUARANTINE_TTL_SEC;
+  await store.putQuarantined(clubId, source, items, expiresAt);
+  await store.putSeen(
+    clubId,
+    source,
+    items.map((r) => r.key),
+    expiresAt,
+  );
+  logger.warn('records quarantined', {
+    clubId,
+    source,
+    count: fresh.length,
+    reasons: [...new Set(fresh.map((r) => r.reason.slice(0, 200)))].slice(0, 5),
+  });
+  return fresh.length;
 }

@@ -1,0 +1,104 @@
+/**
+ * The time-ordered seen set as one scan knows it: every key from the earliest record time the scan
+ * has met onwards (loaded once per extension), and the values of tracked facets by hashed group.
+ */
+import type { SourceName } from '../../common/source-names';
+import type { SeenStore } from '../../state/store';
+import { fingerprint } from './fingerprint';
+
+/** Seen-entry groups are stored hashed (no payment ids in the table), this long. */
+const SEEN_GROUP_CHARS = 16;
+/** Longest value kept with a seen entry, in UTF-8 bytes (the store's limit). */
+const SEEN_VALUE_BYTES = 256;
+
+export interface Track {
+  readonly group: string;
+  readonly value: string;
+}
+
+/** A tracked facet's group (hashed: no record ids in the table) and value, as stored. */
+export function seenTag(track: Track): { group: string; value: string } {
+  let value = track.value.slice(0, SEEN_VALUE_BYTES);
+  while (Buffer.byteLength(value, 'utf8') > SEEN_VALUE_BYTES) value = value.slice(0, -1);
+  return { group: fingerprint(`G|${track.group}`).slice(0, SEEN_GROUP_CHARS), value };
+}
+
+export class SeenWindow {
+  /** Keys of the time-ordered seen set known to this scan: every one from `#seenFrom` on. */
+  readonly #loaded = new Set<string>();
+  #seenFrom: string | undefined;
+  /** Values of tracked facets in the loaded seen set (and written by this scan), by hashed group. */
+  readonly #groups = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly store: SeenStore,
+    private readonly clubId: string,
+    private readonly source: SourceName,
+    private readonly startMs: number,
+  ) {}
+
+  /**
+   * Which of a page's facet keys are seen. Keys of records with a time are looked up in the
+   * time-ordered seen set: the scan loads every seen key from the earliest record time it has met
+   * onwards, one Query per extension (pages come in time order, so a scan reads its window's keys
+   * once, about 40 keys per half read unit), instead of one read per key. Keys of records without
+   * a time use the per-key set. Eventually consistent (half the read units): a key written moments
+   * ago and read as unseen only re-publishes its events with the same eventIds; it never loses one.
+   */
+  async seenAmong(
+    keys: readonly string[],
+    timeOf: (key: string) => string | undefined,
+  ): Promise<Set<string>> {
+    const untimed: string[] = [];
+    let earliest: string | undefined;
+    for (const key of keys) {
+      const at = timeOf(key);
+      if (at === undefined) untimed.push(key);
+      else if (earliest === undefined || at < earliest) earliest = at;
+    }
+    if (earliest !== undefined) await this.#loadFrom(earliest);
+    const seen = new Set(keys.filter((k) => this.#loaded.has(k)));
+    if (untimed.length > 0) {
+      const found = await this.store.filterSeen(this.clubId, this.source, untimed, this.#nowSec(), {
+        consistentRead: false,
+      });
+      for (const key of found) seen.add(key);
+    }
+    return seen;
+  }
+
+  /** Files keys this scan wrote, so later pages see them. */
+  add(key: string, tag?: { group: string; value: string }): void {
+    this.#loaded.add(key);
+    if (tag) this.#remember(tag.group, tag.value);
+  }
+
+  /** The values seen before for this facet's group, other than its own. */
+  earlierValues(track: Track): string[] {
+    const { group, value } = seenTag(track);
+    return [...(this.#groups.get(group) ?? [])].filter((v) => v !== value);
+  }
+
+  async #loadFrom(earliest: string): Promise<void> {
+    if (this.#seenFrom !== undefined && earliest >= this.#seenFrom) return;
+    const more = await this.store.seenEntriesSince(this.clubId, this.source, earliest, this.#nowSec(), {
+      consistentRead: false,
+      ...(this.#seenFrom === undefined ? {} : { toAt: this.#seenFrom }),
+    });
+    for (const entry of more) {
+      this.#loaded.add(entry.fingerprint);
+      if (entry.group !== undefined && entry.value !== undefined) this.#remember(entry.group, entry.value);
+    }
+    this.#seenFrom = earliest;
+  }
+
+  #remember(group: string, value: string): void {
+    const values = this.#groups.get(group);
+    if (values) values.add(value);
+    else this.#groups.set(group, new Set([value]));
+  }
+
+  #nowSec(): number {
+    return Math.floor(this.startMs / 1000);
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * State detection: a subject's snapshot is compared with the stored one; the differences are
+ * events. Per page: intents are stored (snapshot-intent.ts), the events published, then the new
+ * snapshots committed. A poll that failed before its commit left an intent: its states are
+ * published again (same eventIds) before the subject moves on.
+ */
+import type { BridgeEvent } from '../../events/catalog';
+import type { ClubContext, StateSource } from '../../sources/source';
+import type { Snapshot, SnapshotStore } from '../../state/store';
+import type { IdentifiedRecord } from './append-detection';
+import { addEvents, emptyPageEvents, type PageEvents, type PublishPage } from './publish-commit';
+import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './quarantine';
+import type { EngineScan } from './scan-types';
+import { splitIntent, withIntent } from './snapshot-intent';
+
+/** The source's snapshot functions over records of unknown shape (the source checked them). */
+interface SnapshotFunctions {
+  readonly snapshotOf: (i: unknown, id: string, p: Snapshot | undefined, c: ClubContext) => Snapshot;
+  readonly diff: (p: Snapshot | undefined, i: unknown, n: Snapshot, c: ClubContext) => BridgeEvent[];
+  readonly backfill?: (i: unknown, n: Snapshot, c: ClubContext, from: number) => BridgeEvent[];
+}
+
+/** A page's work: the intents to store first, the events, then the snapshots to commit. */
+interface PageWork extends PageEvents {
+  readonly intents: Snapshot[];
+  readonly changed: Snapshot[];
+}
+
+export class StateDetection {
+  readonly #fns: SnapshotFunctions;
+
+  constructor(
+    private readonly store: SnapshotStore,
+    private readonly ctx: ClubContext,
+    private readonly source: StateSource,
+    private readonly publish: PublishPage,
+  ) {
+    this.#fns = {
+      snapshotOf: source.snapshot as SnapshotFunctions['snapshotOf'],
+      diff: source.diff as SnapshotFunctions['diff'],
+      ...(source.backfillEvents ? { backfill: source.backfillEvents as SnapshotFunctions['backfill'] } : {}),
+    };
+  }
+
+  async detect(records: readonly IdentifiedRecord[], scan: EngineScan, quarantine: QuarantineEntry[]) {
+    const latest = new Map<string, unknown>();
+    for (const { id, item } of records) latest.set(id, item);
+    if (latest.size === 0) return;
+    const { clubId } = this.ctx;
+    const previous = await this.store.getSnapshots(clubId, this.source.snapshotKind, [...latest.keys()]);
+    const work: PageWork = { ...emptyPageEvents(), intents: [], changed: [] };
+    for (const [id, item] of latest) {
+      if (scan.mode === 'backfill') this.#backfillSubject(id, item, previous.get(id), scan, work, quarantine);
+      else this.#regularSubject(id, item, previous.get(id), scan, work, quarantine);
+    }
+    const kind = this.source.snapshotKind;
+    if (work.intents.length > 0) await this.store.putSnapshots(clubId, kind, work.intents);
+    await this.publish(work, quarantine);
+    if (work.changed.length > 0) await this.store.putSnapshots(clubId, kind, work.changed);
+  }
+
+  /**
+   * Every subject's backfill events (e.g. Member Joined since the start), known or not, in the
+   * status its first announcement had (the snapshot's `firstStatus`): the regular poll's eventIds.
+   * Stored snapshots are left alone (their next diff is the regular polls'); a subject announced
+   * here that has none gets the one a regular poll would have written.
+   */
+  #backfillSubject(
+    id: string,
+    item: unknown,
+    stored: Snapshot | undefined,
+    scan: EngineScan,
+    work: PageWork,
+    quarantine: QuarantineEntry[],
+  ): void {
+    const { snapshotOf, diff, backfill } = this.#fns;
+    const { committed, published } = splitIntent(stored);
+    const next = snapshotOf(item, id, published.at(-1) ?? committed, this.ctx);
+    let built: BridgeEvent[] = [];
+    try {
+      built =
+        backfill && scan.backfillFromMs !== undefined
+          ? backfill(item, next, this.ctx, scan.backfillFromMs)
+          : [];
+      // A subject it announces without a snapshot gets the one a regular poll would have
+      // written: it also publishes what that poll's first sighting would have (e.g. a
+      // cancellation already set), or no later diff would.
+      if (!stored && built.length > 0) {
+        const ids = new Set(built.map((e) => e.detail.eventId));
+        built.push(...diff(undefined, item, next, this.ctx).filter((e) => !ids.has(e.detail.eventId)));
+      }
+    } catch (err) {
+      quarantine.push(quarantineEntry(item, eventErrorReason(err)));
+    }
+    addEvents(work, built, item);
+    if (!stored && built.length > 0) {
+      work.intents.push(withIntent(undefined, [next]));
+      work.changed.push(next);
+    }
+  }
+
+  /**
+   * Polls that failed before their commit may have published committed -> ... -> last, and the
+   * subject may have moved on since (even back): publish those again (same ids: consumers
+   * de-duplicate) and carry on from there, so no consumer keeps a state that is gone.
+   */
+  #regularSubject(
+    id: string,
+    item: unknown,
+    stored: Snapshot | undefined,
+    scan: EngineScan,
+    work: PageWork,
+    quarantine: QuarantineEntry[],
+  ): void {
+    const { snapshotOf, diff } = this.#fns;
+    const { committed, published } = splitIntent(stored);
+    const last = published.at(-1) ?? committed;
+    const next = snapshotOf(item, id, last, this.ctx);
+    if (published.length === 0 && committed && committed.hash === next.hash) return;
+    const moved = !last || last.hash !== next.hash;
+    const built: BridgeEvent[] = [];
+    const transitions = (before: Snapshot | undefined, state: Snapshot): BridgeEvent[] =>
+      scan.mode === 'baseline' ? [] : diff(before, item, state, this.ctx);
+    try {
+      let before = committed;
+      for (const state of published) {
+        built.push(...transitions(before, state));
+        before = state;
+      }
+      if (moved) built.push(...transitions(last, next));
+    } catch (err) {
+      quarantine.push(quarantineEntry(item, eventErrorReason(err)));
+    }
+    addEvents(work, built, item);
+    if (built.length > 0) work.intents.push(withIntent(committed, moved ? [...published, next] : published));
+    work.changed.push(next);
+  }
+}
