@@ -1,0 +1,80 @@
+/**
+ * Reading a scan's pages: the paged query from an offset, the one-response verification page, and
+ * a page's records split into identified ones (with their record times) and ones to quarantine.
+ */
+import { DeadlineExceededError, type GymApiClient, MAX_PAGE_SIZE, type Page } from '../../gym-api';
+import type { OperationName } from '../../gym-api/operations';
+import { toInstant } from '../../sources/record-time';
+import type { ClubContext, SourceDefinition } from '../../sources/source';
+import type { IdentifiedRecord } from './append-detection';
+import { type QuarantineEntry, quarantineEntry } from './quarantine';
+import { type EngineScan, maxOf } from './scan-types';
+
+export interface ReadPage {
+  readonly identified: IdentifiedRecord[];
+  readonly quarantine: QuarantineEntry[];
+  /** The record time of each identity that has one. */
+  readonly times: Map<string, string>;
+  readonly maxRecordMs: number | undefined;
+}
+
+export class PageReader {
+  constructor(
+    private readonly client: GymApiClient,
+    private readonly source: SourceDefinition,
+    private readonly ctx: ClubContext,
+    private readonly limits: { readonly deadlineMs: number; readonly pageSize?: number },
+  ) {}
+
+  pages(scan: EngineScan, startOffset: number): AsyncGenerator<Page<OperationName>> {
+    const query: Record<string, string> = scan.fromdate ? { [this.source.filterParam]: scan.fromdate } : {};
+    return this.client.pages(this.source.operation, query as never, {
+      startOffset,
+      deadline: this.limits.deadlineMs,
+      ...(this.limits.pageSize ? { pageSize: this.limits.pageSize } : {}),
+    });
+  }
+
+  /**
+   * The records from `time` on (the filter compares the field the record time is read from), in
+   * one response as large as the API allows; undefined when out of time.
+   */
+  async verificationPage(time: string): Promise<Page<OperationName> | undefined> {
+    const query = { [this.source.filterParam]: time };
+    try {
+      for await (const page of this.client.pages(this.source.operation, query as never, {
+        deadline: this.limits.deadlineMs,
+        pageSize: MAX_PAGE_SIZE,
+      })) {
+        return page;
+      }
+    } catch (err) {
+      if (!(err instanceof DeadlineExceededError)) throw err;
+    }
+    return undefined;
+  }
+
+  /** A page's records: identified (with record times) or quarantined (invalid, no identity). */
+  read(page: Page<OperationName>): ReadPage {
+    const quarantine = page.invalid.map((bad) => quarantineEntry(bad.raw, bad.issues));
+    const identified: IdentifiedRecord[] = [];
+    const times = new Map<string, string>();
+    let maxRecordMs: number | undefined;
+    const identity = this.source.identity as (i: unknown) => string | undefined;
+    const recordTime = this.source.recordTime as ((i: unknown) => string | null | undefined) | undefined;
+    for (const item of page.items) {
+      const id = identity(item);
+      if (id === undefined) {
+        quarantine.push(quarantineEntry(item, 'record has no identity (required fields missing)'));
+        continue;
+      }
+      const time = recordTime?.(item);
+      if (time) {
+        maxRecordMs = maxOf(maxRecordMs, toInstant(time, this.source.filterZone, this.ctx));
+        times.set(id, time);
+      }
+      identified.push({ id, item });
+    }
+    return { identified, quarantine, times, maxRecordMs };
+  }
+}
