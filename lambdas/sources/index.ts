@@ -1,5 +1,5 @@
 /** Every source, in the order a club poll runs them (members first: other events refer to them). */
-import type { SourceName } from '../state/store';
+import type { SourceName } from '../common/source-names';
 import {
   classAttendanceSource,
   debtCollectionSource,

@@ -4,10 +4,12 @@
  * Sources know nothing about DynamoDB or EventBridge: they turn records into seen-keys, snapshots
  * and events, and the engine does the rest.
  */
+
+import type { SourceName } from '../common/source-names';
+import type { Snapshot, SnapshotKind } from '../common/subject-snapshot';
 import type { BridgeEvent } from '../events/catalog';
 import type { PiiPolicy } from '../events/pii';
 import type { ItemOf, OperationName } from '../gym-api/operations';
-import type { Snapshot, SnapshotKind, SourceName } from '../state/store';
 import type { PaymentRuleOverrides } from './payment-classifier';
 
 /**

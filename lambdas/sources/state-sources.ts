@@ -4,11 +4,11 @@
  * between two polls is invisible (README: guarantees).
  */
 import { createHash } from 'node:crypto';
+import type { Snapshot } from '../common/subject-snapshot';
 import type { BridgeEvent } from '../events/catalog';
 import { DETAIL_TYPES } from '../events/catalog';
 import { createEvent } from '../events/envelope';
 import type { ItemOf } from '../gym-api/operations';
-import type { Snapshot } from '../state/store';
 import { envelopeFor, toInstant } from './record-time';
 import { type ClubContext, DAY_MS, HOUR_MS, MINUTE_MS, type StateSource } from './source';
 
