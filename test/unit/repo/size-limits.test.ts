@@ -44,7 +44,7 @@ function functionName(node: ts.Node, source: ts.SourceFile): string {
 }
 
 /** Every function-like node of a file, with its length in lines (first to last line, inclusive). */
-export function functionSpans(path: string, text: string): FunctionSpan[] {
+function functionSpans(path: string, text: string): FunctionSpan[] {
   const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
   const spans: FunctionSpan[] = [];
   const visit = (node: ts.Node): void => {
