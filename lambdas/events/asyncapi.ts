@@ -1,6 +1,6 @@
 /**
  * Generates docs/asyncapi.json, the AsyncAPI 3 document of the bridge's bus, from the catalog (as
- * ./catalog-markdown.ts generates docs/events.md): one channel (the bus, `gym-bridge-{stage}`), one
+ * lambdas/cli/catalog-markdown.ts generates docs/events.md): one channel (the bus, `gym-bridge-{stage}`), one
  * operation (the bridge sends), and one message per detail-type whose payload is the whole
  * EventBridge event with that detail's JSON Schema (draft-04, `eventBridgeEventJsonSchema`), and
  * whose example is the catalog's example event as EventBridge delivers it (the PutEvents entry the

@@ -25,7 +25,7 @@ export class JsonLinesFileSink implements EventSink {
 
   /**
    * @param options.source the `source` of every line (the same value the stack gives a stage:
-   *   lambdas/common/event-source.ts). @default DEFAULT_EVENT_SOURCE. An invalid one throws
+   *   lambdas/events/event-source.ts). @default DEFAULT_EVENT_SOURCE. An invalid one throws
    *   EventSourceError here, before anything is written.
    */
   constructor(

@@ -1,7 +1,7 @@
 /**
  * `local-aws`: the AWS endpoints `poll` needs, on this machine, from what the project installs: a
  * DynamoDB-compatible endpoint (dynalite, in memory) and an EventBridge-compatible endpoint
- * (lambdas/events/local-eventbridge.ts) that prints, and optionally saves, every event it receives.
+ * (lambdas/local-aws/local-eventbridge.ts) that prints, and optionally saves, every event it receives.
  * Prints the environment to use, stays up until Ctrl-C; a port it cannot take ends it at once,
  * non-zero, with what it had started closed.
  */

@@ -130,7 +130,7 @@ function onceExitCode(reports: readonly ClubReport[]): number {
   return paused.length ? EXIT_CLUB_PAUSED : 0;
 }
 
-/** The events' \`source\`, resolved as the stack resolves a stage's (lambdas/common/event-source.ts). */
+/** The events' \`source\`, resolved as the stack resolves a stage's (lambdas/events/event-source.ts). */
 function cliEventSource(flag: string | undefined, stage: string | undefined): string {
   try {
     return resolveEventSource({ flag, env: process.env, stage });
