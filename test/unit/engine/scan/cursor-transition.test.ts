@@ -159,7 +159,7 @@ describe('cursorAfterBackfill', () => {
     scan: scanOf('tail'),
     backfillFrom: iso(from),
     backfillScan: scanOf('backfill', { backfillFromMs: from }),
-    health: { lastSuccessAt: iso(START - HOUR) },
+    health: { consecutiveFailures: 0, lastSuccessAt: iso(START - HOUR) },
     stats: { lastSweepAtMs: 7, lastPages: 4 },
   });
 

@@ -16,5 +16,12 @@ export const ctx: ClubContext = {
 };
 
 export function cursor(fields: Partial<Cursor> = {}): Cursor {
-  return { clubId: 'club-1', source: 'visits', version: 1, baselineDone: false, health: {}, ...fields };
+  return {
+    clubId: 'club-1',
+    source: 'visits',
+    version: 1,
+    baselineDone: false,
+    health: { consecutiveFailures: 0 },
+    ...fields,
+  };
 }
