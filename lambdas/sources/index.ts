@@ -12,14 +12,14 @@ import type { SourceDefinition } from './source';
 import { membersSource, prospectsSource } from './state-sources';
 
 export const SOURCES: Record<SourceName, SourceDefinition> = {
-  members: membersSource as SourceDefinition,
-  prospects: prospectsSource as SourceDefinition,
-  visits: visitsSource as SourceDefinition,
-  paymentHistory: paymentHistorySource as SourceDefinition,
-  posTransactions: posTransactionsSource as SourceDefinition,
-  disbursements: disbursementsSource as SourceDefinition,
-  debtCollection: debtCollectionSource as SourceDefinition,
-  classAttendance: classAttendanceSource as SourceDefinition,
+  members: membersSource,
+  prospects: prospectsSource,
+  visits: visitsSource,
+  paymentHistory: paymentHistorySource,
+  posTransactions: posTransactionsSource,
+  disbursements: disbursementsSource,
+  debtCollection: debtCollectionSource,
+  classAttendance: classAttendanceSource,
 };
 
 export const SOURCE_ORDER: readonly SourceName[] = [

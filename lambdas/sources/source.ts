@@ -114,7 +114,11 @@ export interface StateSource<N extends OperationName = OperationName> extends So
   ) => BridgeEvent[];
 }
 
-export type SourceDefinition = AppendSource<OperationName> | StateSource<OperationName>;
+/**
+ * Any source, bound to its own operation: a union over the operations, so each source definition
+ * is one without a cast (a source of `visits` reads visits' items, and only those).
+ */
+export type SourceDefinition = { [N in OperationName]: AppendSource<N> | StateSource<N> }[OperationName];
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
