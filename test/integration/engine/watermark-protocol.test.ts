@@ -9,11 +9,11 @@ import { type ClientFactory, GymApiClientFactory } from '../../../lambdas/engine
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import { pollSource } from '../../../lambdas/engine/poll-source';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
-import { type EventSink, MemorySink } from '../../../lambdas/events/publisher';
+import { type EventSink, MemorySink, PublishError } from '../../../lambdas/events/publisher';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { SOURCE_ORDER, SOURCES } from '../../../lambdas/sources';
 import { toFilterValue } from '../../../lambdas/sources/record-time';
-import { DynamoDbStateStore, type StateStore } from '../../../lambdas/state';
+import { DynamoDbStateStore, type StateStore, StoreError } from '../../../lambdas/state';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 import { actualKeys, compare, expectedKeys } from '../../support/ground-truth';
 
@@ -108,8 +108,7 @@ describe('watermark protocol', () => {
           typeof value === 'function'
         ) {
           return async (...args: unknown[]) => {
-            if (failWrites)
-              throw Object.assign(new Error('simulated crash after publish'), { name: 'StoreError' });
+            if (failWrites) throw new StoreError('simulated crash after publish');
             return value.apply(target, args);
           };
         }
@@ -152,7 +151,11 @@ describe('watermark protocol', () => {
     sandbox.advance(30 * MINUTE);
     const failing: EventSink = {
       publish: async (events: readonly BridgeEvent[]) => {
-        if (events.length) throw Object.assign(new Error('EventBridge down'), { name: 'PublishError' });
+        if (events.length)
+          throw new PublishError('EventBridge down', {
+            failedEventIds: events.map((e) => e.detail.eventId),
+            attempts: 1,
+          });
       },
     };
     const report = await pollClub({ store, sink: failing, clients, owner: 't', now }, club, {
