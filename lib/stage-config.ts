@@ -17,7 +17,7 @@ import {
 } from '../lambdas/events/event-source';
 import { isPiiPolicy, PII_POLICIES, type PiiPolicy } from '../lambdas/events/pii';
 
-/** The stages, and each one's event source, come from lambdas/common/event-source.ts (shared with the CLI). */
+/** The stages, and each one's event source, come from lambdas/events/event-source.ts (shared with the CLI). */
 export const STAGES = DEPLOYMENT_STAGES;
 export type Stage = (typeof STAGES)[number];
 

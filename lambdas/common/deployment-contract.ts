@@ -12,7 +12,7 @@ export const ENV = {
   /** EventBridge bus name or ARN. */
   eventBus: 'EVENT_BUS_NAME',
   /**
-   * EventBridge `source` of every event (the stage's, lambdas/common/event-source.ts). The CLI
+   * EventBridge `source` of every event (the stage's, lambdas/events/event-source.ts). The CLI
    * reads its own `GYM_BRIDGE_EVENT_SOURCE` instead (EVENT_SOURCE_ENV there).
    */
   eventSource: 'EVENT_SOURCE',
