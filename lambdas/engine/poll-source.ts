@@ -1,18 +1,19 @@
 /**
  * Polling one source of one club: the watermark protocol (README, "Guarantees"; docs/upstream-api.md).
  *
- * 1. Take the club/source lease (conditional write); a poll that cannot take it does nothing.
- * 2. Plan the scan from the cursor: a silent baseline on the first run, an explicit backfill, a
+ * The caller holds the club's lease for the whole call (pollClub takes it: one poller per club).
+ *
+ * 1. Plan the scan from the cursor: a silent baseline on the first run, an explicit backfill, a
  *    deep sweep when one is due, or a tail scan from `watermark - lookback` (inclusive overlap).
- * 3. Page through the operation. Per page: quarantine invalid records (once each), detect with the
+ * 2. Page through the operation. Per page: quarantine invalid records (once each), detect with the
  *    seen set or the snapshots, PUBLISH the events, THEN commit seen keys / snapshots. A crash
  *    between the two re-publishes the same events with the same eventIds: at least once.
- * 4. A scan is complete when its last page was short and every row it counted was identified: with
+ * 3. A scan is complete when its last page was short and every row it counted was identified: with
  *    offset paging over data that can move, a row read twice means another was skipped, so the scan
  *    is re-read (up to `maxScanAttempts`) and the identities seen across attempts must cover the row
  *    count. Only a complete scan promotes the watermark: the highest record time seen, capped at the
  *    poll's start. A failed or incomplete scan advances nothing.
- * 5. A scan that runs out of time saves its progress (versioned cursor write) and resumes next poll.
+ * 4. A scan that runs out of time saves its progress (versioned cursor write) and resumes next poll.
  *
  * An explicit backfill (`backfillFromMs`, or one pending in `cursor.backfillFrom`) is a second lane
  * of the same poll, run after the regular one with the time left: it publishes every record of
@@ -24,7 +25,7 @@ import { logger } from '../common/logger';
 import type { ClubContext, SourceDefinition } from '../sources/source';
 import { checkBackfillStart, upgradeCursor } from './scan/plan';
 import type { PollSourceDeps, PollSourceOptions, SourceReport } from './scan/poll-types';
-import { iso, type SourceOutcome } from './scan/scan-types';
+import { iso } from './scan/scan-types';
 import { SourceScan } from './scan/source-scan';
 
 export { fingerprint } from './scan/fingerprint';
@@ -43,21 +44,9 @@ export async function pollSource(
   source: SourceDefinition,
   options: PollSourceOptions,
 ): Promise<SourceReport> {
-  const { store } = deps;
   const observedAtMs = deps.now();
   checkBackfillStart(options.backfillFromMs, observedAtMs);
-  if (options.leaseHeld) {
-    return new SourcePoll(deps, { ...ctx, observedAtMs }, source, options).run();
-  }
-  const leaseTtl = options.leaseTtlMs ?? Math.max(60_000, options.deadlineMs - Date.now() + 60_000);
-  if (!(await store.acquireLease(ctx.clubId, source.name, deps.owner, leaseTtl, Date.now()))) {
-    return emptyReport(source.name, 'skipped', 'another poller holds the lease');
-  }
-  try {
-    return await new SourcePoll(deps, { ...ctx, observedAtMs }, source, options).run();
-  } finally {
-    await store.releaseLease(ctx.clubId, source.name, deps.owner);
-  }
+  return new SourcePoll(deps, { ...ctx, observedAtMs }, source, options).run();
 }
 
 /** One poll of one source: the regular lane, then a pending backfill's lane with the time left. */
@@ -124,18 +113,4 @@ class SourcePoll {
       },
     };
   }
-}
-
-function emptyReport(source: string, outcome: SourceOutcome, reason?: string): SourceReport {
-  return {
-    source,
-    outcome,
-    ...(reason ? { reason } : {}),
-    pages: 0,
-    records: 0,
-    events: 0,
-    quarantined: 0,
-    attempts: 0,
-    publishedEvents: [],
-  };
 }

@@ -23,7 +23,7 @@ import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config';
 import { GymApiClientFactory } from '../../lambdas/engine/client-factory';
-import { type ClubReport, pollClub } from '../../lambdas/engine/poll-club';
+import { CLUB_LEASE, type ClubReport, pollClub } from '../../lambdas/engine/poll-club';
 import { pollSource } from '../../lambdas/engine/poll-source';
 import type { BridgeEvent } from '../../lambdas/events/catalog';
 import { EventBridgeSink, type EventSink, PublishError } from '../../lambdas/events/publisher';
@@ -52,6 +52,8 @@ const MAX_SETTLE_POLLS = 5;
 const SETTLE_ADVANCE_MS = 61 * MINUTE;
 /** Wall time between two polls of a club as the lease clock sees it (leases last ~90 s). */
 const POLL_SPACING_MS = 5 * MINUTE;
+/** The club lease of a hasty poll: its sources' budgets (at most 140 ms each) plus a minute, as pollClub sizes it. */
+const HASTE_LEASE_TTL_MS = 61 * 1000 + SOURCE_ORDER.length * 140;
 
 export interface ChaosEnvironment {
   /** A DynamoDB endpoint (dynalite) shared by runs; each run gets a table of its own. */
@@ -409,6 +411,10 @@ class ChaosRun {
       piiPolicy: club.piiPolicy,
     };
     try {
+      // As pollClub does: the sources are polled under the club's lease (one poller per club); a
+      // lease another poller holds (or an injected conflict) skips this poll.
+      if (!(await store.acquireLease(club.clubId, CLUB_LEASE, process.owner, HASTE_LEASE_TTL_MS, Date.now())))
+        return;
       for (const name of SOURCE_ORDER) {
         const budgetMs = 20 + Math.floor(this.injector.random() * 120);
         try {
@@ -427,6 +433,9 @@ class ChaosRun {
           if (process.dead) break;
         }
       }
+      if (!process.dead) await store.releaseLease(club.clubId, CLUB_LEASE, process.owner);
+    } catch (err) {
+      if (!isExpectedFailure(err)) failures.push(`${label}: club lease threw ${describe(err)}`);
     } finally {
       process.end();
     }

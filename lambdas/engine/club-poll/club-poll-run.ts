@@ -139,10 +139,9 @@ export class ClubPollRun implements ClubPollScope {
       now: this.now,
       owner: deps.owner,
     };
-    // Each source's poll runs under the club lease: no source lease and no second cursor read.
+    // Each source's poll runs under the club lease, with the cursor read under it (no second read).
     return pollSource(sourceDeps, ctx, SOURCES[name], {
       deadlineMs: options.deadlineMs,
-      leaseHeld: true,
       cursor: cursor ?? newCursor(club.clubId, name),
       ...(options.backfillFromMs === undefined ? {} : { backfillFromMs: options.backfillFromMs }),
       ...(options.pageSize ? { pageSize: options.pageSize } : {}),

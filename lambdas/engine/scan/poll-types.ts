@@ -12,7 +12,7 @@ export interface PollSourceDeps {
   readonly client: GymApiClient;
   /** Domain clock (UTC ms): what "now" means for watermarks and records. */
   readonly now: () => number;
-  /** Lease owner id, unique per poller process/invocation. */
+  /** Poller id, unique per process/invocation (the club lease's owner). */
   readonly owner: string;
 }
 
@@ -30,13 +30,6 @@ export interface PollSourceOptions {
   readonly maxScanAttempts?: number;
   /** Time kept in reserve before the deadline to save progress. @default 3000 */
   readonly reserveMs?: number;
-  /** @default the deadline plus a minute */
-  readonly leaseTtlMs?: number;
-  /**
-   * The caller holds a lease that covers this source (pollClub's club lease): no source lease is
-   * taken. Whoever says so must hold it for the whole call.
-   */
-  readonly leaseHeld?: boolean;
   /** The stored cursor, read (strongly consistent) by the caller after it took its lease. */
   readonly cursor?: Cursor;
 }

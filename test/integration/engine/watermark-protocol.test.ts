@@ -63,31 +63,24 @@ describe('watermark protocol', () => {
   });
 
   it('lets exactly one of two racing pollers scan a club/source', async () => {
-    // Prepare: both pollers use the same store; the lease decides.
-    const sinkA = new MemorySink();
-    const sinkB = new MemorySink();
-    const deps = (owner: string, sink: EventSink) => ({
-      store,
-      sink,
-      client: clients.forClub(club, () => {}),
-      now,
-      owner,
-    });
+    // Prepare: both pollers use the same store; the club lease decides (one poller per club).
+    const visitsOnly: ClubConfig = { ...club, sources: ['visits'] };
+    const deps = (owner: string, sink: EventSink) => ({ store, sink, clients, now, owner });
+    const visitsOutcome = (report: Awaited<ReturnType<typeof pollClub>>) =>
+      report.sources.find((s) => s.source === 'visits')?.outcome;
     // Act
     const [a, b] = await Promise.all([
-      pollSource(deps('poller-a', sinkA), ctx(), SOURCES.visits, { deadlineMs: deadline() }),
-      pollSource(deps('poller-b', sinkB), ctx(), SOURCES.visits, { deadlineMs: deadline() }),
+      pollClub(deps('poller-a', new MemorySink()), visitsOnly, { deadlineMs: deadline() }),
+      pollClub(deps('poller-b', new MemorySink()), visitsOnly, { deadlineMs: deadline() }),
     ]);
     // Assess
-    const outcomes = [a.outcome, b.outcome].sort();
+    const outcomes = [visitsOutcome(a), visitsOutcome(b)].sort();
     expect(outcomes).toEqual(['completed', 'skipped']);
     const cursor = await store.getCursor(club.clubId, 'visits');
     expect(cursor.version).toBe(1);
     // The lease is released: a later poll by either proceeds.
-    const later = await pollSource(deps('poller-b', sinkB), ctx(), SOURCES.visits, {
-      deadlineMs: deadline(),
-    });
-    expect(later.outcome).toBe('completed');
+    const later = await pollClub(deps('poller-b', new MemorySink()), visitsOnly, { deadlineMs: deadline() });
+    expect(visitsOutcome(later)).toBe('completed');
   });
 
   it('re-publishes the same eventIds after a crash between publish and commit, and loses nothing', async () => {
