@@ -11,8 +11,13 @@
 
 import type { ClubConfig } from '../lambdas/clubs/club-config';
 import { type ClientFactory, GymApiClientFactory } from '../lambdas/engine/client-factory';
-import { currentSource } from '../lambdas/engine/source-context';
 import type { GymApiClient, RequestObserver } from '../lambdas/gym-api';
+import { SOURCE_ORDER, SOURCES } from '../lambdas/sources';
+
+/** Each source reads one operation: a request's operation names the source it was made for. */
+const SOURCE_OF_OPERATION: ReadonlyMap<string, string> = new Map(
+  SOURCE_ORDER.map((name) => [SOURCES[name].operation, name]),
+);
 
 export interface RequestCounts {
   /** Data requests answered with anything but 401. */
@@ -22,7 +27,7 @@ export interface RequestCounts {
   token: number;
   /** Wall time of data requests (request + response body), ms. */
   dataWallMs: number;
-  /** Data requests per source of the club poll ('' for requests outside any source's poll). */
+  /** Data requests per source, by the operation each source reads ('' for any other operation). */
   bySource: Record<string, number>;
 }
 
@@ -51,7 +56,7 @@ export class CountingClientFactory implements ClientFactory {
       else {
         this.counts.data++;
         this.counts.dataWallMs += event.durationMs;
-        const source = currentSource() ?? '';
+        const source = SOURCE_OF_OPERATION.get(event.operation) ?? '';
         this.counts.bySource[source] = (this.counts.bySource[source] ?? 0) + 1;
       }
       onRequest(event);

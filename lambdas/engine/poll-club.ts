@@ -58,7 +58,7 @@ export {
   unavailability,
 } from './failure-policy';
 
-/** Lease name of a whole-club poll (a source lease is named after its source). */
+/** Lease name of a club poll: one poller per club at a time. */
 export const CLUB_LEASE = 'CLUB';
 
 export async function pollClub(
@@ -76,8 +76,8 @@ export async function pollClub(
     return idleReport(club.clubId, 'paused', { pausedUntil: pause.until, pause });
 
   const run = new ClubPollRun(deps, club, options, startMs);
-  // The sources' polls run under the club lease: taken once, so no source lease per source. The
-  // cursors listed above, before the lease, are read again under it.
+  // The sources' polls run under the club lease, taken once. The cursors listed above, before the
+  // lease, are read again under it.
   const leaseTtl = Math.max(60_000, options.deadlineMs - Date.now() + 60_000);
   if (!(await deps.store.acquireLease(club.clubId, CLUB_LEASE, deps.owner, leaseTtl, Date.now()))) {
     const sources = order.map((name) => skippedReport(name, 'another poller holds the club lease'));

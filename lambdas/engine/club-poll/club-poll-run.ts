@@ -14,7 +14,6 @@ import { type Cursor, newCursor, type SourceName } from '../../state/store';
 import { activePause, type ClubPause, isPauseKind, type PauseKind, unavailability } from '../failure-policy';
 import { monthOf, pauseEvent } from '../operational-events';
 import { pollSource } from '../poll-source';
-import { sourceContext } from '../source-context';
 import {
   type ClubSourceReport,
   type PollClubDeps,
@@ -92,7 +91,7 @@ export class ClubPollRun implements ClubPollScope {
       this.reports.set(name, unavailableReport(name, mark, false));
       return false;
     });
-    const pollOne = (name: SourceName) => sourceContext.run(name, () => this.#pollOne(name, current));
+    const pollOne = (name: SourceName) => this.#pollOne(name, current);
     const [first, ...rest] = toPoll;
     if (first) await pollOne(first);
     await mapWithConcurrency(rest, SOURCE_CONCURRENCY, pollOne);
