@@ -8,10 +8,10 @@
  */
 
 import type { SourceName } from '../common/source-names';
+import type { Snapshot, SnapshotKind } from '../common/subject-snapshot';
 
 export { isSourceName, SOURCE_NAMES, type SourceName } from '../common/source-names';
-
-export type SnapshotKind = 'MEMBER' | 'PROSPECT';
+export type { Snapshot, SnapshotKind } from '../common/subject-snapshot';
 
 /** Progress of a scan that did not finish inside one invocation; the next poll resumes from it. */
 export interface ScanProgress {
@@ -71,14 +71,6 @@ export interface Cursor {
   backfillScan?: ScanProgress;
   health: SourceHealth;
   stats?: Record<string, number>;
-}
-
-export interface Snapshot {
-  /** Member or prospect number (a decimal string: int64 ids are carried as strings). */
-  id: string;
-  hash: string;
-  fields: Record<string, unknown>;
-  updatedAt: string;
 }
 
 export interface QuarantinedRecord {
