@@ -40,6 +40,8 @@ export const ENV = {
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
   logLevel: 'POWERTOOLS_LOG_LEVEL',
+  /** Log level that wins over `logLevel` when set: the CLI sets it (`--log-level`); the stack does not. */
+  logLevelOverride: 'LOG_LEVEL',
 } as const;
 
 /** Default minimum allowance, in minutes, before a source without a successful poll is overdue. */

@@ -13,6 +13,7 @@
  * Level: `LOG_LEVEL` (or Powertools' `POWERTOOLS_LOG_LEVEL`); silent under vitest unless set.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
+import { ENV } from './deployment-contract';
 
 type Level = 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'CRITICAL' | 'SILENT';
 
@@ -93,12 +94,12 @@ export class BridgeLogger extends Logger {
 }
 
 function defaultLevel(): Level {
-  const fromEnv = (process.env.LOG_LEVEL ?? process.env.POWERTOOLS_LOG_LEVEL)?.toUpperCase();
+  const fromEnv = (process.env[ENV.logLevelOverride] ?? process.env[ENV.logLevel])?.toUpperCase();
   if (fromEnv) return fromEnv as Level;
   return process.env.VITEST ? 'SILENT' : 'INFO';
 }
 
 export const logger: BridgeLogger = new BridgeLogger({
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'gym-bridge',
+  serviceName: process.env[ENV.serviceName] ?? 'gym-bridge',
   logLevel: defaultLevel(),
 });
