@@ -4,7 +4,7 @@
  * from the registry with its cached secret, check the message is not stale, `pollClub`), with the
  * registry, the secrets and the queue replaced by counting in-memory stand-ins.
  *
- * The poll handler's own `processPollBatch` is not called: it runs the engine on the wall clock,
+ * The poll handler itself (`createPollHandler`) is not called: it runs the engine on the wall clock,
  * and a simulation needs the engine on the sandbox's clock. Its per-message reads are mirrored
  * here instead (registry get, cursor listing for the stale check).
  */

@@ -31,7 +31,7 @@ export interface SourceHealth {
   pausedUntil?: string;
   nextDueAt?: string;
   staleNotifiedAt?: string;
-  /** Set while the source's endpoint is missing or unusable for this club (engine/poll-club.ts). */
+  /** Set while the source's endpoint is missing or unusable for this club (engine/club-poll/source-outcomes.ts). */
   unavailable?: SourceUnavailable;
 }
 
