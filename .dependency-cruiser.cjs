@@ -3,7 +3,7 @@
  * (`npm run lint:imports`, part of `npm test`). docs/architecture.md explains it in words; this file
  * is the rule.
  *
- * PARTS are the folders (the boxes of the house drawing, ../shared/house.json, plus lambdas/local-aws).
+ * PARTS are the folders (the boxes of the design's drawing of the house, plus lambdas/local-aws).
  * MAY is an allow-list: a part imports itself and the parts listed, nothing else in lambdas/, lib/
  * or bin/. NEVER gives the reasons of the arrows the drawing forbids outright. A wrong-way import
  * fails with its rule's name and reason, whether or not anyone wrote a rule for that pair: an arrow
