@@ -205,8 +205,10 @@ describe('the README path: local-aws, a live sandbox, poll twice, events printed
       '1',
       '--live',
       '--open-24h',
+      // ~9 visits a minute per club: the test waits seconds, not the ~30 s a scale of 60 averaged
+      // (it once waited out its 40 s cap under CI load and polled before anything had happened).
       '--activity-scale',
-      '60',
+      '300',
       '--write-clubs',
       clubsFile,
     ]);
@@ -242,10 +244,13 @@ describe('the README path: local-aws, a live sandbox, poll twice, events printed
     expect(baseline.stdout).toMatch(/baseline recorded/);
     // A visit in the sandbox after the baseline: the next poll has something to report.
     const { lastSeq } = await journal(0);
-    for (let i = 0; i < 200; i++) {
-      if ((await journal(lastSeq)).entries.some((e) => e.kind === 'visit')) break;
-      await new Promise((r) => setTimeout(r, 200));
+    const deadline = Date.now() + 60_000;
+    let visited = false;
+    while (!visited && Date.now() < deadline) {
+      visited = (await journal(lastSeq)).entries.some((e) => e.kind === 'visit');
+      if (!visited) await new Promise((r) => setTimeout(r, 200));
     }
+    expect(visited, 'the live sandbox made a visit after the baseline').toBe(true);
     const second = await poll();
     expect(second.stdout).toMatch(/club-1: ok/);
     expect(second.stdout).toMatch(/[1-9]\d* events/);
