@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { type ClubConfig, parseClubsFile } from '../lambdas/clubs/club-config';
 import { clubRecordFrom } from '../lambdas/clubs/club-record';
 import type { PollMessage } from '../lambdas/common/deployment-contract';
-import { publishClubFreshnessMetrics, publishClubPollMetrics } from '../lambdas/common/metrics';
+import { publishClubPollMetrics } from '../lambdas/common/metrics';
 import type { ClubReport } from '../lambdas/engine/poll-club';
 import type { JournalEntry } from '../lambdas/sandbox';
 import { SOURCE_ORDER } from '../lambdas/sources';
@@ -297,15 +297,7 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
     // The dispatcher's decision at this minute, then the poll Lambda for each message.
     await path.dispatch();
     addStoreCounts(dispatchStore, store.take());
-    // What the dispatch handler publishes for every club it evaluates (the cursors are re-read here
-    // for the helper only; those reads are not counted).
-    publishClubFreshnessMetrics(emf.metrics, {
-      clubId: club.clubId,
-      plan: club.plan,
-      cursors: await store.listCursors(club.clubId),
-      quotaUsed: await store.getQuotaUsage(club.clubId, new Date(simNow).toISOString().slice(0, 7)),
-      nowMs: simNow,
-    });
+    // The dispatch handler's metrics are one document per run for the whole fleet (not per club).
     store.take();
     for (const message of path.queue.drain()) {
       sqsMessages++;

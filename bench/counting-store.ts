@@ -1,10 +1,14 @@
 /**
  * A StateStore wrapper that counts what the bridge asks of its store: calls per method, the
  * DynamoDB API calls they become (BatchGetItem per 100 keys, BatchWriteItem per 25 items, a Query
- * per 1 MB page), items, read and write request units (dynamo-units.ts), and the wall time spent
- * inside the store. Semantics are the wrapped store's: every call is passed through unchanged.
+ * per 1 MB page; a poll's club state item: one UpdateItem to open, one to close, one per
+ * checkpoint, each billed on the whole item's size), items, read and write request units
+ * (dynamo-units.ts), and the wall time spent inside the store. Semantics are the wrapped store's: every call is passed through unchanged.
  */
+import { clubStateItemBytes } from '../lambdas/state/club-state';
 import type {
+  ClubSession,
+  ClubStateSummary,
   Cursor,
   FilterSeenOptions,
   QuarantinedRecord,
@@ -64,16 +68,18 @@ export function addStoreCounts(into: StoreCounts, more: StoreCounts): StoreCount
   return into;
 }
 
-const LEASE_ITEM = {
-  pk: 'CLUB#club-00000#x',
-  sk: 'LEASE#paymentHistory',
-  owner: 'x'.repeat(40),
-  expiresAtMs: 1e12,
-  expiresAt: 1e9,
-};
-const QUOTA_ITEM = { pk: 'CLUB#club-00000', sk: 'QUOTA#2026-01', requests: 123456, expiresAt: 1e9 };
+/** The club state item's size with these cursors, a live lease and a counter (as a poll writes it). */
+function stateBytes(clubId: string, cursors: readonly Cursor[]): number {
+  return clubStateItemBytes(clubId, {
+    version: 123456,
+    leaseOwner: `poll:${'x'.repeat(36)}:${'y'.repeat(36)}`,
+    leaseExpiresAtMs: 1e12,
+    cursors: [...cursors],
+    quotaMonth: '2026-01',
+    quotaRequests: 123456,
+  });
+}
 
-const cursorItem = (c: Cursor) => ({ pk: `CLUB#${c.clubId}`, sk: `CURSOR#${c.source}`, ...c });
 const seenItem = (clubId: string, source: string, fp: string) => ({
   pk: `CLUB#${clubId}#SEEN#${source}`,
   sk: fp,
@@ -168,43 +174,59 @@ export class CountingStateStore implements StateStore {
     m.writeUnits += units;
   }
 
+  /** Outside a poll: one GetItem of the club state item. */
   getCursor(clubId: string, source: SourceName): Promise<Cursor> {
     return this.#timed('getCursor', async () => {
-      const cursor = await this.inner.getCursor(clubId, source);
-      this.#read('getCursor', 1, 1, readUnits(cursor.version === 0 ? 0 : itemBytes(cursorItem(cursor))));
-      return cursor;
+      const cursors = await this.inner.listCursors(clubId);
+      this.#read('getCursor', 1, 1, readUnits(stateBytes(clubId, cursors)));
+      return this.inner.getCursor(clubId, source);
     });
   }
 
   listCursors(clubId: string): Promise<Cursor[]> {
     return this.#timed('listCursors', async () => {
       const cursors = await this.inner.listCursors(clubId);
-      let bytes = 0;
-      for (const c of cursors) bytes += itemBytes(cursorItem(c));
-      this.#read('listCursors', 1, cursors.length, readUnits(bytes));
+      this.#read('listCursors', 1, 1, readUnits(stateBytes(clubId, cursors)));
       return cursors;
     });
   }
 
+  /** Outside a poll: a GetItem and a conditional UpdateItem of the club state item. */
   putCursor(cursor: Cursor): Promise<Cursor> {
     return this.#timed('putCursor', async () => {
-      this.#write('putCursor', 1, 1, writeUnits(itemBytes(cursorItem(cursor))));
-      return this.inner.putCursor(cursor);
+      const stored = await this.inner.putCursor(cursor);
+      const bytes = stateBytes(cursor.clubId, await this.inner.listCursors(cursor.clubId));
+      this.#read('putCursor', 1, 1, readUnits(bytes));
+      this.#write('putCursor', 1, 1, writeUnits(bytes));
+      return stored;
     });
   }
 
-  acquireLease(clubId: string, source: string, owner: string, ttlMs: number, nowMs: number) {
-    return this.#timed('acquireLease', async () => {
-      this.#write('acquireLease', 1, 1, writeUnits(itemBytes(LEASE_ITEM)));
-      return this.inner.acquireLease(clubId, source, owner, ttlMs, nowMs);
+  /** One conditional UpdateItem (ReturnValues ALL_NEW: the read comes with it). */
+  openClub(clubId: string, owner: string, ttlMs: number, nowMs: number): Promise<ClubSession | undefined> {
+    return this.#timed('openClub', async () => {
+      const session = await this.inner.openClub(clubId, owner, ttlMs, nowMs);
+      const cursors = session ? await session.listCursors(clubId) : [];
+      this.#write('openClub', 1, 1, writeUnits(stateBytes(clubId, cursors)));
+      return session && new CountingClubSession(session, this);
     });
   }
 
-  releaseLease(clubId: string, source: string, owner: string) {
-    return this.#timed('releaseLease', async () => {
-      this.#write('releaseLease', 1, 1, writeUnits(itemBytes(LEASE_ITEM)));
-      return this.inner.releaseLease(clubId, source, owner);
+  /** BatchGetItem, 100 keys a call, eventually consistent (half a unit per 4 KB item). */
+  readClubStates(clubIds: readonly string[], month: string): Promise<Map<string, ClubStateSummary>> {
+    return this.#timed('readClubStates', async () => {
+      const states = await this.inner.readClubStates(clubIds, month);
+      let units = 0;
+      for (const [clubId, state] of states) units += readUnits(stateBytes(clubId, state.cursors)) * 0.5;
+      this.#read('readClubStates', Math.ceil(clubIds.length / 100), clubIds.length, units);
+      return states;
     });
+  }
+
+  /** A session's own write (checkpoint or close): one conditional UpdateItem of the whole item. */
+  countSessionWrite(method: string, clubId: string, cursors: readonly Cursor[]): void {
+    this.counts.calls[method] = (this.counts.calls[method] ?? 0) + 1;
+    this.#write(method, 1, 1, writeUnits(stateBytes(clubId, cursors)));
   }
 
   filterSeen(
@@ -306,16 +328,19 @@ export class CountingStateStore implements StateStore {
     });
   }
 
+  /** Outside a poll: a GetItem and a conditional UpdateItem of the club state item. */
   addQuotaUsage(clubId: string, month: string, requests: number) {
     return this.#timed('addQuotaUsage', async () => {
-      this.#write('addQuotaUsage', 1, 1, writeUnits(itemBytes(QUOTA_ITEM)));
+      const bytes = stateBytes(clubId, await this.inner.listCursors(clubId));
+      this.#read('addQuotaUsage', 1, 1, readUnits(bytes));
+      this.#write('addQuotaUsage', 1, 1, writeUnits(bytes));
       return this.inner.addQuotaUsage(clubId, month, requests);
     });
   }
 
   getQuotaUsage(clubId: string, month: string) {
     return this.#timed('getQuotaUsage', async () => {
-      this.#read('getQuotaUsage', 1, 1, 1);
+      this.#read('getQuotaUsage', 1, 1, readUnits(stateBytes(clubId, await this.inner.listCursors(clubId))));
       return this.inner.getQuotaUsage(clubId, month);
     });
   }
@@ -336,5 +361,44 @@ export class CountingStateStore implements StateStore {
       this.#read('listQuarantined', 1, records.length, readUnits(records.length * 1024));
       return records;
     });
+  }
+}
+
+/**
+ * A poll's session, counted: its reads and writes of cursors and counter are in memory (free); its
+ * checkpoints and its close are one UpdateItem each of the whole item.
+ */
+class CountingClubSession implements ClubSession {
+  constructor(
+    private readonly inner: ClubSession,
+    private readonly counter: CountingStateStore,
+  ) {}
+
+  get clubId() {
+    return this.inner.clubId;
+  }
+  getCursor(clubId: string, source: SourceName) {
+    return this.inner.getCursor(clubId, source);
+  }
+  listCursors(clubId: string) {
+    return this.inner.listCursors(clubId);
+  }
+  putCursor(cursor: Cursor) {
+    return this.inner.putCursor(cursor);
+  }
+  addQuotaUsage(clubId: string, month: string, requests: number) {
+    return this.inner.addQuotaUsage(clubId, month, requests);
+  }
+  getQuotaUsage(clubId: string, month: string) {
+    return this.inner.getQuotaUsage(clubId, month);
+  }
+  async checkpoint() {
+    await this.inner.checkpoint();
+    this.counter.countSessionWrite('checkpoint', this.clubId, await this.inner.listCursors(this.clubId));
+  }
+  async close() {
+    const cursors = await this.inner.listCursors(this.clubId);
+    await this.inner.close();
+    this.counter.countSessionWrite('closeClub', this.clubId, cursors);
   }
 }

@@ -97,25 +97,6 @@ export function publishClubPollFailure(metrics: Metrics, clubId: string, duratio
   metrics.publishStoredMetrics();
 }
 
-export interface ClubFreshnessInput {
-  readonly clubId: string;
-  readonly plan: Plan;
-  /** Not used for metrics any more (freshness is fleet-wide: publishDispatchMetrics). */
-  readonly cursors?: readonly unknown[];
-  readonly quotaUsed: number;
-  readonly nowMs: number;
-}
-
-/**
- * The quota used share of one club as the dispatcher sees it every run, whether or not the club
- * is polled. (Per-source freshness is fleet-wide, in publishDispatchMetrics.)
- */
-export function publishClubFreshnessMetrics(metrics: Metrics, input: ClubFreshnessInput): void {
-  clubDocument(metrics, input.clubId);
-  metrics.addMetric(METRIC.quotaUsedShare, MetricUnit.NoUnit, input.quotaUsed / PLAN_QUOTAS[input.plan]);
-  metrics.publishStoredMetrics();
-}
-
 export interface DispatchMetricsInput {
   /** Poll messages sent (one per club with a source due). */
   readonly messages: number;
@@ -123,18 +104,24 @@ export interface DispatchMetricsInput {
   readonly sourcesOverdue: number;
   /** Longest time since a checked source's last success; absent when nothing was measured. */
   readonly oldestSuccessAgeSeconds?: number;
+  /** The highest quota share (requests this month / plan quota) of the clubs evaluated. */
+  readonly quotaUsedShareMax?: number;
 }
 
 /**
- * Service-wide, once per dispatcher run: clubs dispatched, club/sources overdue (the SourceOverdue
- * alarm; written every run, 0 included, so the alarm sees data and recovers), and the oldest
- * success age.
+ * Service-wide, ONE document per dispatcher run however many clubs: clubs dispatched, club/sources
+ * overdue (the SourceOverdue alarm; written every run, 0 included, so the alarm sees data and
+ * recovers), the oldest success age and the highest quota share (the quota alarm's MAXIMUM; each
+ * club's own share is in its poll's document, with the club as a property).
  */
 export function publishDispatchMetrics(metrics: Metrics, input: DispatchMetricsInput): void {
   metrics.addMetric(METRIC.clubsDispatched, MetricUnit.Count, input.messages);
   metrics.addMetric(METRIC.sourcesOverdue, MetricUnit.Count, input.sourcesOverdue);
   if (input.oldestSuccessAgeSeconds !== undefined) {
     metrics.addMetric(METRIC.oldestSuccessAgeSeconds, MetricUnit.Seconds, input.oldestSuccessAgeSeconds);
+  }
+  if (input.quotaUsedShareMax !== undefined) {
+    metrics.addMetric(METRIC.quotaUsedShare, MetricUnit.NoUnit, input.quotaUsedShareMax);
   }
   metrics.publishStoredMetrics();
 }

@@ -24,6 +24,7 @@
 import type { ClubConfig } from '../clubs/club-config';
 import { logger } from '../common/logger';
 import { enabledSources } from '../sources';
+import { sessionStore } from '../state/composed-store';
 import type { SourceName } from '../state/store';
 import { ClubPollRun } from './club-poll/club-poll-run';
 import {
@@ -58,7 +59,7 @@ export {
   unavailability,
 } from './failure-policy';
 
-/** Lease name of a club poll: one poller per club at a time. */
+/** Lease name of a club poll in the per-source layout of earlier releases (docs/state.md, "Upgrading"). */
 export const CLUB_LEASE = 'CLUB';
 
 export async function pollClub(
@@ -69,30 +70,36 @@ export async function pollClub(
   const startMs = (deps.now ?? Date.now)();
   if (!club.enabled) return idleReport(club.clubId, 'disabled');
   const enabled = enabledSources(club).filter((s) => !options.sources || options.sources.includes(s));
-  const cursors = await deps.store.listCursors(club.clubId);
-  const order = pollOrder(enabled, cursors);
-  const pause = activePause(cursors, startMs);
-  if (pause && !options.ignorePause)
-    return idleReport(club.clubId, 'paused', { pausedUntil: pause.until, pause });
-
-  const run = new ClubPollRun(deps, club, options, startMs);
-  // The sources' polls run under the club lease, taken once. The cursors listed above, before the
-  // lease, are read again under it.
+  // One conditional write takes the club's lease and reads its cursors and quota counter: the
+  // sources' polls run under it, and one more write at the end stores what changed and releases it.
   const leaseTtl = Math.max(60_000, options.deadlineMs - Date.now() + 60_000);
-  if (!(await deps.store.acquireLease(club.clubId, CLUB_LEASE, deps.owner, leaseTtl, Date.now()))) {
+  const session = await deps.store.openClub(club.clubId, deps.owner, leaseTtl, Date.now());
+  if (!session) {
+    const order = pollOrder(enabled, []);
     const sources = order.map((name) => skippedReport(name, 'another poller holds the club lease'));
     return idleReport(club.clubId, 'ok', { sources });
   }
   try {
-    const current = new Map((await deps.store.listCursors(club.clubId)).map((c) => [c.source, c]));
-    await run.pollSources(order, current);
+    const cursors = await session.listCursors(club.clubId);
+    const pause = activePause(cursors, startMs);
+    if (pause && !options.ignorePause)
+      return idleReport(club.clubId, 'paused', { pausedUntil: pause.until, pause });
+    const order = pollOrder(enabled, cursors);
+    const run = new ClubPollRun(
+      { ...deps, store: sessionStore(deps.store, session) },
+      club,
+      options,
+      startMs,
+    );
+    await run.pollSources(order, new Map(cursors.map((c) => [c.source, c])));
+    return await clubReport(run, order);
   } finally {
-    await deps.store.releaseLease(club.clubId, CLUB_LEASE, deps.owner).catch((err: unknown) => {
-      // It expires by itself at the deadline plus a minute.
-      logger.error('could not release the club lease', { clubId: club.clubId, err });
+    await session.close().catch((err: unknown) => {
+      // The lease expires by itself at the deadline plus a minute; the next poll re-reads from the
+      // last stored cursors (what was published is in the seen set and snapshots: not published again).
+      logger.error('could not store the club state and release its lease', { clubId: club.clubId, err });
     });
   }
-  return clubReport(run, order);
 }
 
 async function clubReport(run: ClubPollRun, order: readonly SourceName[]): Promise<ClubReport> {

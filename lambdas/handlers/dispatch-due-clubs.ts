@@ -1,8 +1,10 @@
 /**
- * The dispatcher's decision: reads the enabled clubs and their cursors, asks the scheduler
- * (engine/scheduling.ts) which sources are due, and queues ONE poll message per club with any
- * source due. Its dependencies are passed in, so tests and benchmarks run it in process; the Lambda
- * entry point is dispatch.ts.
+ * The dispatcher's decision: reads the enabled clubs, then their state items a hundred at a time
+ * (one BatchGetItem: cursors and quota counter), asks the scheduler (engine/scheduling.ts) which
+ * sources are due, and queues ONE poll message per club with any source due, as it goes: each
+ * hundred's messages are sent while the next hundred is read, so a dispatcher stopped half-way (its
+ * deadline, a timeout) has queued what it found. Its dependencies are passed in, so tests and
+ * benchmarks run it in process; the Lambda entry point is dispatch.ts.
  *
  * Overlap: two polls of the same club never run at once because pollClub takes the club lease (a
  * conditional write) before it reads anything; a second message for a club being polled finds the
@@ -10,17 +12,17 @@
  */
 import type { ClubRecord } from '../clubs/club-record';
 import type { ClubRegistry } from '../clubs/club-registry';
-import { mapWithConcurrency } from '../common/concurrency';
+import { chunk } from '../common/concurrency';
 import { DEFAULT_SOURCE_OVERDUE_MINUTES, type PollMessage } from '../common/deployment-contract';
 import { logger } from '../common/logger';
 import { type ClubSchedule, monthBounds, scheduleClub } from '../engine/scheduling';
-import type { Cursor, CursorStore, QuotaStore, SourceName } from '../state/store';
+import type { ClubStateStore, ClubStateSummary, Cursor, SourceName } from '../state/store';
 import { assessOverdue, type ClubOverdueAssessment, SOURCE_OVERDUE_LOG_MESSAGE } from './source-overdue';
 import type { PollQueue } from './sqs-poll-queue';
 
 export interface DispatchDeps {
   readonly registry: ClubRegistry;
-  readonly store: CursorStore & QuotaStore;
+  readonly store: Pick<ClubStateStore, 'readClubStates'>;
   readonly queue: PollQueue;
   /** The dispatch time: epoch ms, or a clock. @default Date.now */
   readonly now?: number | (() => number);
@@ -31,8 +33,10 @@ export interface DispatchDeps {
    * (source-overdue.ts). @default DEFAULT_SOURCE_OVERDUE_MINUTES minutes
    */
   readonly overdueMinimumMs?: number;
-  /** Clubs whose state is read at once. @default 16 */
-  readonly concurrency?: number;
+  /** Clubs whose state is read in one BatchGetItem. @default 100 (DynamoDB's limit) */
+  readonly readChunk?: number;
+  /** Epoch ms after which no more clubs are read (those read are still queued). @default none */
+  readonly deadlineMs?: number;
   /** Told about every club evaluated (metrics, logs). Must not throw. */
   readonly onClub?: (club: ClubDecision) => void;
 }
@@ -52,10 +56,12 @@ export interface DispatchSummary {
   readonly due: number;
   /** Poll messages queued: one per club with any source due. */
   readonly messages: number;
-  /** DynamoDB requests made: the registry listing, plus cursors and quota counter per club. */
+  /** DynamoDB requests made: the registry listing, plus one BatchGetItem per hundred clubs. */
   readonly tableReads: number;
   /** Clubs whose state could not be read (logged; the others are dispatched). */
   readonly failed: number;
+  /** Clubs not read because the deadline came first (dispatched by the next run). */
+  readonly notReached: number;
   /**
    * Club/sources without a successful poll for longer than their allowance (paused, unavailable and
    * quota-held sources excluded): one `source overdue` log line each.
@@ -77,33 +83,24 @@ interface ClubOutcome {
   readonly oldestSuccessAgeSeconds?: number;
 }
 
-/** One club's decision, or undefined when its state could not be read (logged). */
-async function decideClub(
+/** One club's decision from its state. */
+function decideClub(
   deps: DispatchDeps,
   record: ClubRecord,
+  state: ClubStateSummary,
   nowMs: number,
-): Promise<ClubOutcome | undefined> {
-  let cursors: Cursor[];
-  let quotaUsed: number;
-  try {
-    [cursors, quotaUsed] = await Promise.all([
-      deps.store.listCursors(record.clubId),
-      deps.store.getQuotaUsage(record.clubId, monthBounds(nowMs).month),
-    ]);
-  } catch (err) {
-    logger.error('club state unreadable: not dispatched this run', { clubId: record.clubId, err });
-    return undefined;
-  }
+): ClubOutcome {
+  const { cursors, quotaUsed } = state;
   const schedule = scheduleClub({
     plan: record.plan,
     ...(record.sources ? { sources: record.sources } : {}),
-    cursors,
+    cursors: [...cursors],
     quotaUsed,
     nowMs,
     ...(deps.reserve === undefined ? {} : { reserve: deps.reserve }),
   });
   const minimumMs = deps.overdueMinimumMs ?? DEFAULT_SOURCE_OVERDUE_MINUTES * 60_000;
-  const overdue = assessOverdue({ record, cursors, schedule, nowMs, minimumMs });
+  const overdue = assessOverdue({ record, cursors: [...cursors], schedule, nowMs, minimumMs });
   // One line per overdue club/source: the per-club detail behind the fleet-wide SourceOverdue
   // alarm (docs/deploy.md lists the Logs Insights query). The reason is the engine's stored text.
   for (const o of overdue.overdue) logger.warn(SOURCE_OVERDUE_LOG_MESSAGE, { ...o });
@@ -117,24 +114,66 @@ async function decideClub(
   };
 }
 
-/** Picks the clubs with any source due and queues one poll message per club. */
+/** The decisions of one hundred clubs (one read), or undefined when their state could not be read. */
+async function decideChunk(
+  deps: DispatchDeps,
+  records: readonly ClubRecord[],
+  nowMs: number,
+): Promise<ClubOutcome[] | undefined> {
+  let states: Map<string, ClubStateSummary>;
+  try {
+    states = await deps.store.readClubStates(
+      records.map((r) => r.clubId),
+      monthBounds(nowMs).month,
+    );
+  } catch (err) {
+    logger.error('club state unreadable: not dispatched this run', {
+      clubIds: records.map((r) => r.clubId).join(','),
+      err,
+    });
+    return undefined;
+  }
+  const empty: ClubStateSummary = { cursors: [], quotaUsed: 0 };
+  return records.map((record) => decideClub(deps, record, states.get(record.clubId) ?? empty, nowMs));
+}
+
+/** Picks the clubs with any source due and queues one poll message per club, as it goes. */
 export async function dispatchDueClubs(deps: DispatchDeps): Promise<DispatchSummary> {
   const nowMs = typeof deps.now === 'function' ? deps.now() : (deps.now ?? Date.now());
   const dispatchedAt = new Date(nowMs).toISOString();
   const listing = await deps.registry.listEnabled();
-  const outcomes = await mapWithConcurrency(listing.clubs, deps.concurrency ?? 16, (record) =>
-    decideClub(deps, record, nowMs),
-  );
-  const decided = outcomes.filter((o): o is ClubOutcome => o !== undefined);
-  const failed = listing.clubs.length - decided.length;
+  const chunks = chunk(listing.clubs, Math.max(1, Math.min(100, deps.readChunk ?? 100)));
+  const decided: ClubOutcome[] = [];
+  let failed = 0;
+  let reads = 0;
+  let messages = 0;
+  let sending: Promise<unknown> = Promise.resolve();
+  const sendErrors: unknown[] = [];
+  let next = 0;
+  for (; next < chunks.length; next++) {
+    if (deps.deadlineMs !== undefined && Date.now() >= deps.deadlineMs) break;
+    const records = chunks[next] ?? [];
+    reads++;
+    const outcomes = await decideChunk(deps, records, nowMs);
+    if (!outcomes) {
+      failed += records.length;
+      continue;
+    }
+    decided.push(...outcomes);
+    const batch: PollMessage[] = outcomes
+      .filter((o) => o.due.length > 0)
+      .map((o) => ({ clubId: o.clubId, sources: o.due, dispatchedAt }));
+    if (batch.length === 0) continue;
+    messages += batch.length;
+    // This hundred's messages go while the next hundred is read; sends stay in order.
+    sending = sending.then(() => deps.queue.sendBatch(batch).catch((err: unknown) => sendErrors.push(err)));
+  }
+  await sending;
+  const notReached = chunks.slice(next).reduce((n, c) => n + c.length, 0);
   if (failed > 0 && failed === listing.clubs.length) {
     throw new DispatchError(`the state of all ${failed} clubs was unreadable: nothing dispatched`);
   }
-  const messages: PollMessage[] = decided
-    .filter((o) => o.due.length > 0)
-    .map((o) => ({ clubId: o.clubId, sources: o.due, dispatchedAt }))
-    .sort((a, b) => (a.clubId < b.clubId ? -1 : 1));
-  if (messages.length > 0) await deps.queue.sendBatch(messages);
+  if (sendErrors.length > 0) throw sendErrors[0];
   const oldest = decided.reduce<number | undefined>(
     (max, o) =>
       o.oldestSuccessAgeSeconds === undefined ? max : Math.max(max ?? 0, o.oldestSuccessAgeSeconds),
@@ -143,9 +182,10 @@ export async function dispatchDueClubs(deps: DispatchDeps): Promise<DispatchSumm
   return {
     clubs: listing.clubs.length,
     due: decided.reduce((n, o) => n + o.due.length, 0),
-    messages: messages.length,
-    tableReads: listing.requests + 2 * listing.clubs.length,
+    messages,
+    tableReads: listing.requests + reads,
     failed,
+    notReached,
     sourcesOverdue: decided.reduce((n, o) => n + o.overdue, 0),
     ...(oldest === undefined ? {} : { oldestSuccessAgeSeconds: oldest }),
   };

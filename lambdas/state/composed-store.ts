@@ -1,11 +1,13 @@
 /**
- * A StateStore made of one adapter per narrow port (cursors, leases, seen set, snapshots, quota,
- * quarantine): each method is its port's. DynamoDbStateStore and MemoryStateStore are this, with
- * their own adapters.
+ * A StateStore made of one adapter per narrow port (the club state item: lease, cursors and quota;
+ * the seen set, snapshots, quarantine): each method is its port's. DynamoDbStateStore and
+ * MemoryStateStore are this, with their own adapters; `sessionStore` is this with a poll's session
+ * serving the cursors and the counter.
  */
 import type {
+  ClubSession,
+  ClubStateStore,
   CursorStore,
-  LeaseStore,
   QuarantineStore,
   QuotaStore,
   SeenStore,
@@ -14,11 +16,11 @@ import type {
 } from './store';
 
 export interface StatePorts {
+  readonly clubs: ClubStateStore;
   readonly cursors: CursorStore;
-  readonly leases: LeaseStore;
+  readonly quota: QuotaStore;
   readonly seen: SeenStore;
   readonly snapshots: SnapshotStore;
-  readonly quota: QuotaStore;
   readonly quarantine: QuarantineStore;
 }
 
@@ -36,11 +38,11 @@ export class ComposedStateStore implements StateStore {
   putCursor(...args: Args<CursorStore, 'putCursor'>) {
     return this.ports.cursors.putCursor(...args);
   }
-  acquireLease(...args: Args<LeaseStore, 'acquireLease'>) {
-    return this.ports.leases.acquireLease(...args);
+  openClub(...args: Args<ClubStateStore, 'openClub'>) {
+    return this.ports.clubs.openClub(...args);
   }
-  releaseLease(...args: Args<LeaseStore, 'releaseLease'>) {
-    return this.ports.leases.releaseLease(...args);
+  readClubStates(...args: Args<ClubStateStore, 'readClubStates'>) {
+    return this.ports.clubs.readClubStates(...args);
   }
   filterSeen(...args: Args<SeenStore, 'filterSeen'>) {
     return this.ports.seen.filterSeen(...args);
@@ -75,4 +77,16 @@ export class ComposedStateStore implements StateStore {
   listQuarantined(...args: Args<QuarantineStore, 'listQuarantined'>) {
     return this.ports.quarantine.listQuarantined(...args);
   }
+}
+
+/** The store a poll works with while it holds `session`: its cursors and counter are the session's. */
+export function sessionStore(base: StateStore, session: ClubSession): StateStore {
+  return new ComposedStateStore({
+    clubs: base,
+    cursors: session,
+    quota: session,
+    seen: base,
+    snapshots: base,
+    quarantine: base,
+  });
 }

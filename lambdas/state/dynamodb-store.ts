@@ -1,7 +1,7 @@
 /**
  * StateStore on one DynamoDB table (works the same against dynalite), composed of one adapter per
- * narrow port in `dynamodb/` (cursors, leases, seen set, snapshots, quota, quarantine) over one
- * shared table client. Conditional single-item writes for cursors, leases and quota;
+ * narrow port in `dynamodb/` (the club state item: lease, cursors and quota; seen set, snapshots,
+ * quarantine) over one shared table client. Conditional single-item writes for the club state item;
  * BatchGetItem/BatchWriteItem for seen keys, snapshots and quarantine, chunked (100 / 25) and run
  * with bounded concurrency; one paginated Query for a time range of the time-ordered seen set. No
  * TransactWriteItems anywhere.
@@ -15,11 +15,10 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { sleep as realSleep } from '../common/backoff';
+import { ClubStates } from './club-states';
 import { ComposedStateStore, type StatePorts } from './composed-store';
-import { DynamoDbCursorStore } from './dynamodb/cursors';
-import { DynamoDbLeaseStore } from './dynamodb/leases';
+import { DynamoDbClubItems } from './dynamodb/club-items';
 import { DynamoDbQuarantineStore } from './dynamodb/quarantine';
-import { DynamoDbQuotaStore } from './dynamodb/quota';
 import { DynamoDbSeenStore } from './dynamodb/seen';
 import { DynamoDbSnapshotStore } from './dynamodb/snapshots';
 import { StateTableClient } from './dynamodb/state-table-client';
@@ -44,7 +43,7 @@ export interface DynamoDbStateStoreOptions {
   readonly maxDelayMs?: number;
   /** Batch calls in flight at once per store method. @default 8 */
   readonly maxConcurrency?: number;
-  /** Clock in epoch ms, used where the port takes no time (listQuarantined expiry). @default Date.now */
+  /** Clock in epoch ms where the port takes no time (quarantine expiry, the lease check of a write outside a poll, the checkpoint timer). @default Date.now */
   readonly now?: () => number;
 }
 
@@ -68,12 +67,13 @@ export class DynamoDbStateStore extends ComposedStateStore {
       maxDelayMs: options.maxDelayMs ?? 3000,
       maxConcurrency: Math.max(1, options.maxConcurrency ?? 8),
     });
+    const clubs = new ClubStates(new DynamoDbClubItems(table), options.now ?? Date.now);
     return {
-      cursors: new DynamoDbCursorStore(table),
-      leases: new DynamoDbLeaseStore(table),
+      clubs,
+      cursors: clubs,
+      quota: clubs,
       seen: new DynamoDbSeenStore(table),
       snapshots: new DynamoDbSnapshotStore(table),
-      quota: new DynamoDbQuotaStore(table),
       quarantine: new DynamoDbQuarantineStore(table, options.now ?? Date.now),
     };
   }

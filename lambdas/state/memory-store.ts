@@ -5,27 +5,27 @@
  * method's check-and-write runs synchronously, so it is atomic with respect to concurrent callers in
  * the same process. Nothing is shared across processes.
  */
+import { ClubStates } from './club-states';
 import { ComposedStateStore } from './composed-store';
-import { MemoryCursorStore } from './memory/cursors';
-import { MemoryLeaseStore } from './memory/leases';
+import { MemoryClubItems } from './memory/club-items';
 import { MemoryQuarantineStore } from './memory/quarantine';
-import { MemoryQuotaStore } from './memory/quota';
 import { MemorySeenStore } from './memory/seen';
 import { MemorySnapshotStore } from './memory/snapshots';
 
 export interface MemoryStateStoreOptions {
-  /** Clock in epoch ms, used where the port takes no time (listQuarantined expiry). @default Date.now */
+  /** Clock in epoch ms where the port takes no time (quarantine expiry, the lease check of a write outside a poll, the checkpoint timer). @default Date.now */
   readonly now?: () => number;
 }
 
 export class MemoryStateStore extends ComposedStateStore {
   constructor(options: MemoryStateStoreOptions = {}) {
+    const clubs = new ClubStates(new MemoryClubItems(), options.now ?? Date.now);
     super({
-      cursors: new MemoryCursorStore(),
-      leases: new MemoryLeaseStore(),
+      clubs,
+      cursors: clubs,
+      quota: clubs,
       seen: new MemorySeenStore(),
       snapshots: new MemorySnapshotStore(),
-      quota: new MemoryQuotaStore(),
       quarantine: new MemoryQuarantineStore(options.now ?? Date.now),
     });
   }

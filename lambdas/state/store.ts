@@ -130,18 +130,43 @@ export interface CursorStore {
   /** Every stored cursor of the club, ordered by source name. */
   listCursors(clubId: string): Promise<Cursor[]>;
   /**
-   * Conditional on the stored version === cursor.version (0 = must not exist). Returns the cursor
-   * with version+1. Throws ConcurrentModificationError otherwise.
+   * Conditional on the stored version === cursor.version (0 = must not exist), and, outside a
+   * poll's session, on no poll holding the club. Returns the cursor with version+1. Throws
+   * ConcurrentModificationError otherwise.
    */
   putCursor(cursor: Cursor): Promise<Cursor>;
 }
 
-/** Leases: one poller per club at a time. */
-export interface LeaseStore {
-  /** Lease per club/source: taken if absent, expired, or already ours. Conditional writes only. */
-  acquireLease(clubId: string, source: string, owner: string, ttlMs: number, nowMs: number): Promise<boolean>;
-  /** Deletes the lease only if ours; a lease of another owner (or none) is left alone. */
-  releaseLease(clubId: string, source: string, owner: string): Promise<void>;
+/**
+ * The club state item: the lease that keeps one poller per club, the cursors and the month's
+ * request counter, in one item (club-state.ts). A poll opens a session (one conditional write that
+ * takes the lease and reads the rest) and closes it (one conditional write of what changed, with the
+ * release).
+ */
+export interface ClubStateStore {
+  /**
+   * Takes the club's lease (absent, expired, or already `owner`'s) and reads its state: undefined
+   * when another poller holds it. The session serves the club's cursors and counter until closed.
+   */
+  openClub(clubId: string, owner: string, ttlMs: number, nowMs: number): Promise<ClubSession | undefined>;
+  /** Many clubs' cursors and the month's counter, eventually consistent (BatchGetItem, 100 keys a call). */
+  readClubStates(clubIds: readonly string[], month: string): Promise<Map<string, ClubStateSummary>>;
+}
+
+export interface ClubStateSummary {
+  readonly cursors: readonly Cursor[];
+  readonly quotaUsed: number;
+}
+
+/**
+ * A poll's hold on its club: the club's cursors and counter, changed in memory and written with
+ * `checkpoint` (taken on its own every 20 s of a long poll) or `close` (which also releases the
+ * lease; nothing changed: the release alone). A write after the lease was lost throws StoreError.
+ */
+export interface ClubSession extends CursorStore, QuotaStore {
+  readonly clubId: string;
+  checkpoint(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** The seen set of append sources: fingerprints by key, and the time-ordered entries. */
@@ -200,9 +225,9 @@ export interface SnapshotStore {
   putSnapshots(clubId: string, kind: SnapshotKind, snapshots: Snapshot[]): Promise<void>;
 }
 
-/** The monthly request counter per club. */
+/** The monthly request counter per club (in the club state item). */
 export interface QuotaStore {
-  /** Atomic ADD on QUOTA#yyyy-mm; returns the new total. */
+  /** Adds to the month's counter (a new month starts from 0); returns the new total. */
   addQuotaUsage(clubId: string, month: string, requests: number): Promise<number>;
   /** Requests counted for the month, 0 if none. */
   getQuotaUsage(clubId: string, month: string): Promise<number>;
@@ -223,7 +248,7 @@ export interface QuarantineStore {
 /** Everything the engine persists between polls: the union of the ports above. */
 export interface StateStore
   extends CursorStore,
-    LeaseStore,
+    ClubStateStore,
     SeenStore,
     SnapshotStore,
     QuotaStore,

@@ -23,7 +23,7 @@ import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config';
 import { GymApiClientFactory } from '../../lambdas/engine/client-factory';
-import { CLUB_LEASE, type ClubReport, pollClub } from '../../lambdas/engine/poll-club';
+import { type ClubReport, pollClub } from '../../lambdas/engine/poll-club';
 import { pollSource } from '../../lambdas/engine/poll-source';
 import type { BridgeEvent } from '../../lambdas/events/catalog';
 import { EventBridgeSink, type EventSink, PublishError } from '../../lambdas/events/publisher';
@@ -32,6 +32,7 @@ import { startLocalEventBridge } from '../../lambdas/local-aws/local-eventbridge
 import { type JournalEntry, type Sandbox, startSandbox } from '../../lambdas/sandbox';
 import { SOURCE_ORDER, SOURCES } from '../../lambdas/sources';
 import { ConcurrentModificationError, DynamoDbStateStore, StoreError } from '../../lambdas/state';
+import { sessionStore } from '../../lambdas/state/composed-store';
 import { createTestTable } from '../support/dynalite';
 import { injectDynamoDbThrottling } from '../support/fault-dynamodb';
 import { faultyFetch } from '../support/fault-fetch';
@@ -413,13 +414,14 @@ class ChaosRun {
     try {
       // As pollClub does: the sources are polled under the club's lease (one poller per club); a
       // lease another poller holds (or an injected conflict) skips this poll.
-      if (!(await store.acquireLease(club.clubId, CLUB_LEASE, process.owner, HASTE_LEASE_TTL_MS, Date.now())))
-        return;
+      const session = await store.openClub(club.clubId, process.owner, HASTE_LEASE_TTL_MS, Date.now());
+      if (!session) return;
+      const scoped = sessionStore(store, session);
       for (const name of SOURCE_ORDER) {
         const budgetMs = 20 + Math.floor(this.injector.random() * 120);
         try {
           await pollSource(
-            { store, sink, client, now: this.#now, owner: process.owner },
+            { store: scoped, sink, client, now: this.#now, owner: process.owner },
             ctx,
             SOURCES[name],
             {
@@ -433,7 +435,7 @@ class ChaosRun {
           if (process.dead) break;
         }
       }
-      if (!process.dead) await store.releaseLease(club.clubId, CLUB_LEASE, process.owner);
+      if (!process.dead) await session.close();
     } catch (err) {
       if (!isExpectedFailure(err)) failures.push(`${label}: club lease threw ${describe(err)}`);
     } finally {

@@ -25,12 +25,21 @@ import {
 const MINUTE = 60_000;
 
 /** A store whose seen-key and cursor writes fail (throttled past all retries), on demand. */
-function failingWrites(inner: StateStore, failing: () => boolean): StateStore {
+const WRITES = new Set(['putSeen', 'putSeenAt', 'putCursor', 'putSnapshots', 'checkpoint', 'close']);
+
+/** The store, and the sessions it opens, with every write failing while `failing()`. */
+function failingWrites<T extends object>(inner: T, failing: () => boolean): T {
   return new Proxy(inner, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
       if (typeof value !== 'function') return value;
-      if (prop === 'putSeen' || prop === 'putSeenAt' || prop === 'putCursor' || prop === 'putSnapshots') {
+      if (prop === 'openClub') {
+        return async (...args: unknown[]) => {
+          const session = await value.apply(target, args);
+          return session && failingWrites(session, failing);
+        };
+      }
+      if (WRITES.has(String(prop))) {
         return (...args: unknown[]) =>
           failing()
             ? Promise.reject(

@@ -2,6 +2,7 @@
  * The documented item layout (docs/state.md) is what other tools and the operator see in the table:
  * check the raw items the DynamoDB adapter writes.
  */
+import { gunzipSync } from 'node:zlib';
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,8 +36,8 @@ describe('DynamoDbStateStore item layout', () => {
   it('writes every kind of item under its documented key', async () => {
     // Act
     await store.putCursor({ ...newCursor('c1', 'visits'), watermark: '2025-03-01T00:00:00Z' });
-    await store.acquireLease('c1', 'visits', 'poller-1', 60_000, 1_700_000_000_000);
     await store.addQuotaUsage('c1', '2025-03', 4);
+    await store.openClub('c1', 'poller-1', 60_000, 1_700_000_000_000);
     await store.putSnapshots('c1', 'MEMBER', [
       { id: '42', hash: 'h', fields: { Status: 'Current' }, updatedAt: 'u' },
     ]);
@@ -50,19 +51,13 @@ describe('DynamoDbStateStore item layout', () => {
     );
 
     // Assess
-    expect(await rawItem('CLUB#c1', 'CURSOR#visits')).toMatchObject({
-      version: 1,
-      watermark: '2025-03-01T00:00:00Z',
-    });
-    expect(await rawItem('CLUB#c1', 'LEASE#visits')).toMatchObject({
-      owner: 'poller-1',
-      expiresAtMs: 1_700_000_060_000,
-      expiresAt: expect.any(Number),
-    });
-    expect(await rawItem('CLUB#c1', 'QUOTA#2025-03')).toMatchObject({
-      requests: 4,
-      expiresAt: expect.any(Number),
-    });
+    const state = await rawItem('CLUB#c1', 'STATE');
+    expect(state).toMatchObject({ v: 2, lo: 'poller-1', le: 1_700_000_060_000, qm: '2025-03', qn: 4 });
+    const cursors = JSON.parse(gunzipSync(state!.c as Uint8Array).toString('utf8'));
+    expect(cursors).toEqual([
+      expect.objectContaining({ source: 'visits', version: 1, watermark: '2025-03-01T00:00:00Z' }),
+    ]);
+    expect(cursors[0]).not.toHaveProperty('clubId');
     expect(await rawItem('CLUB#c1#MEMBER', '42')).toMatchObject({ hash: 'h', fields: { Status: 'Current' } });
     expect(await rawItem('CLUB#c1#PROSPECT', '43')).toMatchObject({ hash: 'h' });
     expect(await rawItem('CLUB#c1#SEEN#visits', 'fp-1')).toEqual({
@@ -83,11 +78,7 @@ describe('DynamoDbStateStore item layout', () => {
         ExpressionAttributeValues: { ':pk': { S: 'CLUB#c1' } },
       }),
     );
-    expect(clubPartition.Items?.map((i) => i.sk?.S)).toEqual([
-      'CURSOR#visits',
-      'LEASE#visits',
-      'QUOTA#2025-03',
-    ]);
+    expect(clubPartition.Items?.map((i) => i.sk?.S)).toEqual(['STATE']);
   });
 
   it('writes a time-ordered seen entry as pk, `<at>#<fingerprint>` and expiresAt only, sorted by time', async () => {

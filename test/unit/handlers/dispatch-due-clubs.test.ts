@@ -1,5 +1,5 @@
 /** dispatchDueClubs in memory: which clubs get a message, with which sources, and what it costs. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type ClubRecord, MemoryClubRegistry } from '../../../lambdas/clubs';
 import type { PollMessage } from '../../../lambdas/common/deployment-contract';
 import { DispatchError, dispatchDueClubs } from '../../../lambdas/handlers/dispatch-due-clubs';
@@ -82,8 +82,9 @@ describe('dispatchDueClubs', () => {
       clubs: 3,
       due: 2 + DEFAULT_SOURCES.length,
       messages: 2,
-      tableReads: 1 + 3 * 2,
+      tableReads: 1 + 1, // the registry listing, one BatchGetItem for the three clubs
       failed: 0,
+      notReached: 0,
       // stale-club: no success for 2 hours on every source; new-club has nothing to measure from.
       sourcesOverdue: DEFAULT_SOURCES.length,
       oldestSuccessAgeSeconds: 2 * 60 * 60,
@@ -110,17 +111,17 @@ describe('dispatchDueClubs', () => {
     expect(queue.batches).toEqual([]);
   });
 
-  it('dispatches the other clubs when one club state cannot be read, and fails when none can', async () => {
-    // Prepare: a store whose reads fail for one club (or for all).
+  it('dispatches the other clubs when one read of club states fails, and fails when none can be read', async () => {
+    // Prepare: a store whose batched reads fail when they include a bad club (or always).
     const base = new MemoryStateStore();
     const failing = (bad: (clubId: string) => boolean): StateStore =>
       new Proxy(base, {
         get(target, prop, receiver) {
           const value = Reflect.get(target, prop, receiver);
-          if (prop === 'listCursors') {
-            return async (clubId: string) => {
-              if (bad(clubId)) throw Object.assign(new Error('throttled'), { name: 'StoreError' });
-              return target.listCursors(clubId);
+          if (prop === 'readClubStates') {
+            return async (clubIds: readonly string[], month: string) => {
+              if (clubIds.some(bad)) throw Object.assign(new Error('throttled'), { name: 'StoreError' });
+              return target.readClubStates(clubIds, month);
             };
           }
           return typeof value === 'function' ? value.bind(target) : value;
@@ -128,18 +129,64 @@ describe('dispatchDueClubs', () => {
       });
     const registry = new MemoryClubRegistry([club('club-a'), club('club-b')]);
     const queue = new RecordingQueue();
-    // Act
+    // Act: one club per read, so the failure is club-a's alone
     const partly = await dispatchDueClubs({
       registry,
       store: failing((id) => id === 'club-a'),
       queue,
       now: NOW,
+      readChunk: 1,
     });
     const none = dispatchDueClubs({ registry, store: failing(() => true), queue, now: NOW });
     // Assess
-    expect(partly).toMatchObject({ clubs: 2, messages: 1, failed: 1 });
+    expect(partly).toMatchObject({ clubs: 2, messages: 1, failed: 1, tableReads: 1 + 2 });
     expect(queue.batches[0]!.map((m) => m.clubId)).toEqual(['club-b']);
     await expect(none).rejects.toBeInstanceOf(DispatchError);
+  });
+
+  it('sends as it goes: each hundred is queued while the next is read, and a deadline half-way keeps what was sent', async () => {
+    // Prepare: 450 new clubs (all due); the deadline passes during the third read.
+    const ids = Array.from({ length: 450 }, (_, i) => `club-${String(i).padStart(3, '0')}`);
+    const registry = new MemoryClubRegistry(ids.map((id) => club(id)));
+    const base = new MemoryStateStore();
+    const order: string[] = [];
+    const deadlineMs = Date.now() + 3_600_000;
+    const clock = vi.spyOn(Date, 'now');
+    const store = new Proxy(base, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (prop === 'readClubStates') {
+          return async (clubIds: readonly string[], month: string) => {
+            order.push(`read ${clubIds.length}`);
+            if (order.filter((o) => o.startsWith('read')).length === 3) clock.mockReturnValue(deadlineMs);
+            await new Promise((r) => setTimeout(r, 5));
+            return target.readClubStates(clubIds, month);
+          };
+        }
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const queue = {
+      batches: [] as PollMessage[][],
+      async sendBatch(messages: readonly PollMessage[]) {
+        order.push(`send ${messages.length}`);
+        await new Promise((r) => setTimeout(r, 1));
+        this.batches.push([...messages]);
+      },
+    };
+    // Act
+    let summary: Awaited<ReturnType<typeof dispatchDueClubs>>;
+    try {
+      summary = await dispatchDueClubs({ registry, store, queue, now: NOW, deadlineMs });
+    } finally {
+      clock.mockRestore();
+    }
+    // Assess: three reads of a hundred; the first hundred's messages went out before the last read
+    expect(order.filter((o) => o === 'read 100')).toHaveLength(3);
+    expect(order.filter((o) => o === 'send 100')).toHaveLength(3);
+    expect(order.indexOf('send 100')).toBeLessThan(order.lastIndexOf('read 100'));
+    expect(queue.batches.flat().map((m) => m.clubId)).toEqual(ids.slice(0, 300));
+    expect(summary).toMatchObject({ clubs: 450, messages: 300, notReached: 150, tableReads: 1 + 3 });
   });
 
   it('holds a club back when what is left of its month budget is spent', async () => {

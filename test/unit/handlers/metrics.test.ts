@@ -3,13 +3,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { METRIC, METRICS_NAMESPACE } from '../../../lambdas/common/deployment-contract';
 import {
   createMetrics,
-  publishClubFreshnessMetrics,
   publishClubPollMetrics,
   publishDispatchMetrics,
   watermarkLagSeconds,
 } from '../../../lambdas/common/metrics';
 import type { ClubReport } from '../../../lambdas/engine/poll-club';
-import { newCursor } from '../../../lambdas/state';
 
 const NOW = Date.parse('2026-06-10T12:00:00.000Z');
 
@@ -111,32 +109,23 @@ describe('metrics', () => {
     expect(doc).not.toHaveProperty(METRIC.sourcesOverdue);
   });
 
-  it('writes the quota share per club, and the clubs dispatched and the overdue sources service-wide only', () => {
+  it('writes one service-wide document per dispatch run: clubs dispatched, overdue sources, the highest quota share', () => {
     // Prepare
     const metrics = createMetrics({ serviceName: 'svc' });
-    const cursors = [
-      { ...newCursor('club-2', 'members'), watermark: '2026-06-10T11:30:00.000Z' },
-      { ...newCursor('club-2', 'visits') }, // never polled: no lag value
-    ];
     // Act
-    publishClubFreshnessMetrics(metrics, {
-      clubId: 'club-2',
-      plan: 'advanced',
-      cursors,
-      quotaUsed: 500_000,
-      nowMs: NOW,
+    publishDispatchMetrics(metrics, {
+      messages: 7,
+      sourcesOverdue: 3,
+      oldestSuccessAgeSeconds: 5400,
+      quotaUsedShareMax: 0.1,
     });
-    publishDispatchMetrics(metrics, { messages: 7, sourcesOverdue: 3, oldestSuccessAgeSeconds: 5400 });
     publishDispatchMetrics(metrics, { messages: 0, sourcesOverdue: 0 });
     // Assess
-    const [freshness, dispatch, quiet] = documents();
-    expect(freshness![METRIC.quotaUsedShare]).toBe(0.1);
-    expect(freshness!.ClubId).toBe('club-2');
-    expect(freshness!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['service']]);
-    expect(Object.keys(freshness!)).not.toContain('WatermarkLagSeconds');
+    const [dispatch, quiet] = documents();
     expect(dispatch![METRIC.clubsDispatched]).toBe(7);
     expect(dispatch![METRIC.sourcesOverdue]).toBe(3);
     expect(dispatch![METRIC.oldestSuccessAgeSeconds]).toBe(5400);
+    expect(dispatch![METRIC.quotaUsedShare]).toBe(0.1);
     const units = Object.fromEntries(
       dispatch!._aws.CloudWatchMetrics[0]!.Metrics.map((m) => [m.Name, m.Unit]),
     );
@@ -144,9 +133,11 @@ describe('metrics', () => {
       [METRIC.clubsDispatched]: 'Count',
       [METRIC.sourcesOverdue]: 'Count',
       [METRIC.oldestSuccessAgeSeconds]: 'Seconds',
+      [METRIC.quotaUsedShare]: 'None',
     });
     expect(dispatch!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['service']]);
     expect(dispatch!.ClubId).toBeUndefined();
+    expect(Object.keys(dispatch!)).not.toContain('WatermarkLagSeconds');
     // Zero is written too, so the alarm has data and recovers.
     expect(quiet![METRIC.sourcesOverdue]).toBe(0);
     expect(quiet).not.toHaveProperty(METRIC.oldestSuccessAgeSeconds);

@@ -73,16 +73,18 @@ describe('DynamoDbStateStore on throttling (the SDK retry strategy)', () => {
 
   it('backs off and retries on ProvisionedThroughputExceededException, with growing capped delays', async () => {
     // Prepare: three throttles, then the item is absent
-    const { store, requests } = storeAnswering((_operation, attempt) =>
-      attempt <= 3 ? throttledAnswer() : okAnswer({}),
+    const { store, requests } = storeAnswering((operation, attempt) =>
+      operation === 'GetItem' && attempt <= 3 ? throttledAnswer() : okAnswer({}),
     );
 
     // Act
     const cursor = (await settle(store.getCursor('c1', 'visits'))) as { version: number };
 
-    // Assess: the SDK's throttling back-off (installed @smithy/core: 1 s doubling, capped at 20 s)
+    // Assess: the SDK's throttling back-off (installed @smithy/core: 1 s doubling, capped at 20 s);
+    // no state item: the previous layout's cursor items are read after it
     expect(cursor.version).toBe(0);
-    expect(requests).toEqual(['GetItem', 'GetItem', 'GetItem', 'GetItem']);
+    expect(requests.slice(0, 4)).toEqual(['GetItem', 'GetItem', 'GetItem', 'GetItem']);
+    expect(requests.slice(4)).toEqual(['Query']);
     expect(waits()).toHaveLength(3);
     waits().forEach((ms, attempt) => {
       expect(ms).toBeGreaterThanOrEqual(0);
@@ -109,7 +111,7 @@ describe('DynamoDbStateStore on throttling (the SDK retry strategy)', () => {
     const { store, requests } = storeAnswering(() => throttledAnswer(), 4);
 
     // Act
-    const error = await settle(store.addQuotaUsage('c1', '2025-03', 1));
+    const error = await settle(store.openClub('c1', 'poller-1', 60_000, Date.now()));
 
     // Assess
     expect(error).toBeInstanceOf(StoreError);

@@ -1,9 +1,10 @@
 /**
  * The StateStore contract, run against every adapter (MemoryStateStore in test/unit/state,
  * DynamoDbStateStore on dynalite in test/integration/state). An adapter passes only if it behaves
- * exactly as the engine expects: versioned cursors, exclusive leases, expiring seen keys, the
- * time-ordered seen set's ranges, batched reads and writes beyond one call's limit, snapshot round
- * trips, atomic quota counters, quarantine.
+ * exactly as the engine expects: versioned cursors, the club state item (exclusive sessions, what
+ * they write on close and checkpoint, writes outside a poll), expiring seen keys, the time-ordered
+ * seen set's ranges, batched reads and writes beyond one call's limit, snapshot round trips, quota
+ * counters that never lose a count, quarantine.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -179,8 +180,8 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         await store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: 'v' });
         await store.putCursor({ ...newCursor(CLUB, 'members'), watermark: 'm' });
         await store.putCursor({ ...newCursor(OTHER_CLUB, 'prospects'), watermark: 'p' });
-        await store.acquireLease(CLUB, 'visits', 'owner-a', 60_000, T0);
         await store.addQuotaUsage(CLUB, '2025-03', 3);
+        await store.openClub(CLUB, 'owner-a', 60_000, T0); // a poll holding the club: reads still work
 
         // Act
         const listed = await store.listCursors(CLUB);
@@ -200,69 +201,138 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
       });
     });
 
-    describe('leases', () => {
-      it('gives a contended lease to exactly one of two owners', async () => {
+    describe('the club state item: lease, cursors and counter in one', () => {
+      it('gives a contended club to exactly one of two pollers', async () => {
         // Act
         const [a, b] = await Promise.all([
-          store.acquireLease(CLUB, 'visits', 'owner-a', 60_000, T0),
-          store.acquireLease(CLUB, 'visits', 'owner-b', 60_000, T0),
+          store.openClub(CLUB, 'owner-a', 60_000, T0),
+          store.openClub(CLUB, 'owner-b', 60_000, T0),
         ]);
 
         // Assess
         expect([a, b].filter(Boolean)).toHaveLength(1);
       });
 
-      it('refuses a held lease to another owner, grants it again to its holder', async () => {
+      it('refuses a held club to another owner, opens it again for its holder, and for anyone once expired', async () => {
         // Prepare
-        expect(await store.acquireLease(CLUB, 'visits', 'owner-a', 60_000, T0)).toBe(true);
+        expect(await store.openClub(CLUB, 'owner-a', 60_000, T0)).toBeDefined();
 
         // Act / Assess
-        expect(await store.acquireLease(CLUB, 'visits', 'owner-b', 60_000, T0 + 59_999)).toBe(false);
-        expect(await store.acquireLease(CLUB, 'visits', 'owner-a', 60_000, T0 + 1_000)).toBe(true);
+        expect(await store.openClub(CLUB, 'owner-b', 60_000, T0 + 59_999)).toBeUndefined();
+        expect(await store.openClub(CLUB, 'owner-a', 60_000, T0 + 1_000)).toBeDefined();
+        expect(await store.openClub(CLUB, 'owner-b', 60_000, T0 + 61_000)).toBeDefined();
+        expect(await store.openClub(OTHER_CLUB, 'owner-c', 60_000, T0)).toBeDefined();
       });
 
-      it('lets another owner take an expired lease, after which the old owner cannot take it back', async () => {
+      it('writes what the session changed when it closes, in one item the next poll reads', async () => {
         // Prepare
-        await store.acquireLease(CLUB, 'visits', 'owner-a', 1_000, T0);
-
-        // Act
-        const taken = await store.acquireLease(CLUB, 'visits', 'owner-b', 1_000, T0 + 1_000);
-
-        // Assess
-        expect(taken).toBe(true);
-        expect(await store.acquireLease(CLUB, 'visits', 'owner-a', 1_000, T0 + 1_500)).toBe(false);
-      });
-
-      it('releases only for its owner', async () => {
-        // Prepare
-        await store.acquireLease(CLUB, 'visits', 'owner-a', 60_000, T0);
-
-        // Act: a stranger's release is a no-op
-        await store.releaseLease(CLUB, 'visits', 'owner-b');
-
-        // Assess
-        expect(await store.acquireLease(CLUB, 'visits', 'owner-b', 60_000, T0 + 1)).toBe(false);
-        await store.releaseLease(CLUB, 'visits', 'owner-a');
-        expect(await store.acquireLease(CLUB, 'visits', 'owner-b', 60_000, T0 + 2)).toBe(true);
-        await expect(store.releaseLease(CLUB, 'never-leased', 'owner-a')).resolves.toBeUndefined();
-      });
-
-      it('keeps leases of different sources and clubs apart, and apart from cursors', async () => {
-        // Act
-        const results = await Promise.all([
-          store.acquireLease(CLUB, 'visits', 'owner-a', 60_000, T0),
-          store.acquireLease(CLUB, 'members', 'owner-b', 60_000, T0),
-          store.acquireLease(OTHER_CLUB, 'visits', 'owner-c', 60_000, T0),
-        ]);
-
-        // Assess
-        expect(results).toEqual([true, true, true]);
+        const first = await store.openClub(CLUB, 'owner-a', 60_000, T0);
+        const visits = await first!.getCursor(CLUB, 'visits');
+        await first!.putCursor({ ...visits, watermark: '2025-03-01T00:00:00.000Z', baselineDone: true });
+        await first!.addQuotaUsage(CLUB, '2025-03', 7);
+        // Not written before the close: a reader outside the session sees the stored state.
         expect((await store.getCursor(CLUB, 'visits')).version).toBe(0);
+
+        // Act
+        await first!.close();
+        const second = await store.openClub(CLUB, 'owner-b', 60_000, T0 + 1);
+
+        // Assess
+        const read = await second!.getCursor(CLUB, 'visits');
+        expect([read.version, read.watermark, read.baselineDone]).toEqual([
+          1,
+          '2025-03-01T00:00:00.000Z',
+          true,
+        ]);
+        expect(await second!.getQuotaUsage(CLUB, '2025-03')).toBe(7);
+        expect(await second!.addQuotaUsage(CLUB, '2025-03', 3)).toBe(10);
+        await second!.close();
+        expect(await store.getQuotaUsage(CLUB, '2025-03')).toBe(10);
+        expect(await store.getQuotaUsage(CLUB, '2025-04')).toBe(0);
       });
 
-      it('rejects a non-positive ttl and an empty owner', async () => {
-        await expect(store.acquireLease(CLUB, 'visits', 'owner-a', 0, T0)).rejects.toBeInstanceOf(StoreError);
-        await expect(store.acquireLease(CLUB, 'visits', '', 1_000, T0)).rejects.toBeInstanceOf(StoreError);
+      it('a checkpoint writes and keeps the lease; a session that lost its lease writes nothing', async () => {
+        // Prepare
+        const a = await store.openClub(CLUB, 'owner-a', 1_000, T0);
+        const cursor = await a!.getCursor(CLUB, 'members');
+        await a!.putCursor({ ...cursor, watermark: 'first' });
+
+        // Act
+        await a!.checkpoint();
+        const held = await store.openClub(CLUB, 'owner-b', 1_000, T0 + 500);
+        const b = await store.openClub(CLUB, 'owner-b', 60_000, T0 + 1_000); // a's lease expired
+        await a!.putCursor({ ...(await a!.getCursor(CLUB, 'members')), watermark: 'lost' });
+
+        // Assess
+        expect(held).toBeUndefined();
+        expect((await store.getCursor(CLUB, 'members')).watermark).toBe('first');
+        await expect(a!.close()).rejects.toBeInstanceOf(StoreError);
+        expect((await b!.getCursor(CLUB, 'members')).watermark).toBe('first');
+      });
+
+      it('rejects a stale cursor version inside a session, and serves one club only', async () => {
+        // Prepare
+        const session = await store.openClub(CLUB, 'owner-a', 60_000, T0);
+        const fresh = await session!.getCursor(CLUB, 'visits');
+        await session!.putCursor(fresh);
+
+        // Act / Assess
+        await expect(session!.putCursor(fresh)).rejects.toBeInstanceOf(ConcurrentModificationError);
+        await expect(session!.getCursor(OTHER_CLUB, 'visits')).rejects.toBeInstanceOf(StoreError);
+        await session!.close();
+        await expect(session!.getCursor(CLUB, 'visits')).rejects.toBeInstanceOf(StoreError);
+      });
+
+      it('refuses a write outside a poll while a poll holds the club, and takes it after', async () => {
+        // Prepare
+        const session = await store.openClub(CLUB, 'owner-a', 60_000, T0);
+
+        // Act / Assess
+        await expect(store.putCursor(newCursor(CLUB, 'visits'))).rejects.toBeInstanceOf(
+          ConcurrentModificationError,
+        );
+        await session!.close();
+        const written = await store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: 'w' });
+        expect(written.version).toBe(1);
+      });
+
+      it('a session that changed nothing only releases the club', async () => {
+        // Prepare
+        await store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: 'w' });
+        const session = await store.openClub(CLUB, 'owner-a', 60_000, T0);
+
+        // Act
+        await session!.close();
+
+        // Assess: released, and the stored cursor untouched
+        expect(await store.openClub(CLUB, 'owner-b', 60_000, T0 + 1)).toBeDefined();
+        expect((await store.getCursor(CLUB, 'visits')).version).toBe(1);
+      });
+
+      it("reads many clubs' cursors and counters at once, beyond one batch call (>100)", async () => {
+        // Prepare
+        const ids = Array.from({ length: 130 }, (_, i) => `club-${i}`);
+        for (const id of ids.slice(0, 120)) {
+          await store.putCursor({ ...newCursor(id, 'visits'), watermark: id });
+          await store.addQuotaUsage(id, '2025-03', 2);
+        }
+
+        // Act
+        const states = await store.readClubStates(ids, '2025-03');
+
+        // Assess
+        expect(states.size).toBe(130);
+        expect(states.get('club-7')!.cursors.map((c) => c.watermark)).toEqual(['club-7']);
+        expect(states.get('club-7')!.quotaUsed).toBe(2);
+        expect(states.get('club-125')).toEqual({ cursors: [], quotaUsed: 0 });
+        expect((await store.readClubStates(['club-7'], '2025-04')).get('club-7')!.quotaUsed).toBe(0);
+      });
+
+      it('rejects a non-positive ttl, an empty owner and a forged club id', async () => {
+        await expect(store.openClub(CLUB, 'owner-a', 0, T0)).rejects.toBeInstanceOf(StoreError);
+        await expect(store.openClub(CLUB, '', 1_000, T0)).rejects.toBeInstanceOf(StoreError);
+        await expect(store.openClub('club#2', 'owner-a', 1_000, T0)).rejects.toBeInstanceOf(StoreError);
+        await expect(store.readClubStates([CLUB], '2025-3')).rejects.toBeInstanceOf(StoreError);
       });
     });
 
@@ -688,18 +758,18 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         expect(await store.getQuotaUsage(OTHER_CLUB, '2025-03')).toBe(0);
       });
 
-      it('sums 20 concurrent adds exactly (atomic ADD)', async () => {
+      it('never loses a count among 20 concurrent adds outside a poll (each is counted or refused)', async () => {
         // Prepare
         const amounts = Array.from({ length: 20 }, (_, i) => i + 1);
 
         // Act
-        const totals = await Promise.all(amounts.map((n) => store.addQuotaUsage(CLUB, '2025-03', n)));
+        const results = await Promise.allSettled(amounts.map((n) => store.addQuotaUsage(CLUB, '2025-03', n)));
 
-        // Assess: every add saw a distinct running total; the last is the sum
-        const sum = amounts.reduce((a, b) => a + b, 0);
-        expect(new Set(totals).size).toBe(20);
-        expect(Math.max(...totals)).toBe(sum);
-        expect(await store.getQuotaUsage(CLUB, '2025-03')).toBe(sum);
+        // Assess: the stored total is exactly the sum of the adds that said they counted
+        const counted = amounts.filter((_, i) => results[i]!.status === 'fulfilled');
+        for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(StoreError);
+        expect(counted.length).toBeGreaterThan(0);
+        expect(await store.getQuotaUsage(CLUB, '2025-03')).toBe(counted.reduce((a, b) => a + b, 0));
       });
 
       it('rejects a malformed month and a negative or fractional count', async () => {

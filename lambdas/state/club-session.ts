@@ -1,0 +1,164 @@
+/**
+ * A poll's session on its club's state item: opened by ClubStates.openClub with the lease taken
+ * and the state read in one write. Cursor and counter changes are kept here and written in one
+ * conditional write when the session closes (with the lease release), or at a checkpoint: on its own
+ * every CHECKPOINT_EVERY_MS during a long poll (a backfill), so a crash loses at most that much
+ * progress. Losing progress re-reads, it does not re-publish: what was published is recorded in the
+ * seen set and the snapshots, written at once (docs/state.md, "The club state item").
+ */
+import { type ClubItemBackend, type StoredClubState, sortCursors } from './club-state';
+import { assertSourceName } from './keys';
+import {
+  type ClubSession,
+  ConcurrentModificationError,
+  type Cursor,
+  newCursor,
+  type SourceName,
+  StoreError,
+} from './store';
+import { copyOf, storableCursor } from './stored-values';
+import { validateQuotaRequests } from './validation';
+
+/** A long poll writes its progress at least this often. */
+export const CHECKPOINT_EVERY_MS = 20_000;
+
+export interface ClubSessionOptions {
+  readonly backend: ClubItemBackend;
+  readonly clubId: string;
+  readonly owner: string;
+  readonly state: StoredClubState;
+  /** True when the state must be written even if the poll changes nothing (a migrated club). */
+  readonly dirty: boolean;
+  /** The month's requests counted before this session (read on first use of a month). */
+  readonly quotaOf: (month: string) => Promise<number>;
+  readonly now: () => number;
+}
+
+export class ClubSessionImpl implements ClubSession {
+  readonly clubId: string;
+  readonly #backend: ClubItemBackend;
+  readonly #owner: string;
+  readonly #now: () => number;
+  readonly #quotaOf: (month: string) => Promise<number>;
+  readonly #cursors: Map<SourceName, Cursor>;
+  #version: number;
+  #quota: { month: string; requests: number } | undefined;
+  /** Changes made / changes written: the state is dirty while they differ. */
+  #changes: number;
+  #written = 0;
+  /** Writes go one at a time, in order (a checkpoint and the close can overlap). */
+  #writing: Promise<void> = Promise.resolve();
+  #lastWriteMs: number;
+  #closed = false;
+
+  constructor(options: ClubSessionOptions) {
+    this.clubId = options.clubId;
+    this.#backend = options.backend;
+    this.#owner = options.owner;
+    this.#now = options.now;
+    this.#quotaOf = options.quotaOf;
+    this.#cursors = new Map((options.state.cursors ?? []).map((c) => [c.source, c]));
+    this.#version = options.state.version;
+    this.#changes = options.dirty ? 1 : 0;
+    const { quotaMonth, quotaRequests } = options.state;
+    this.#quota = quotaMonth === undefined ? undefined : { month: quotaMonth, requests: quotaRequests ?? 0 };
+    this.#lastWriteMs = options.now();
+  }
+
+  async getCursor(clubId: string, source: SourceName): Promise<Cursor> {
+    this.#check(clubId);
+    assertSourceName(source);
+    const stored = this.#cursors.get(source);
+    return stored ? copyOf(stored) : newCursor(clubId, source);
+  }
+
+  async listCursors(clubId: string): Promise<Cursor[]> {
+    this.#check(clubId);
+    return sortCursors([...this.#cursors.values()]).map(copyOf);
+  }
+
+  async putCursor(cursor: Cursor): Promise<Cursor> {
+    this.#check(cursor.clubId);
+    assertSourceName(cursor.source);
+    const current = this.#cursors.get(cursor.source);
+    const matches = cursor.version === 0 ? current === undefined : current?.version === cursor.version;
+    if (!matches) throw new ConcurrentModificationError(cursor.clubId, cursor.source, cursor.version);
+    const stored = storableCursor(cursor, cursor.version + 1);
+    this.#cursors.set(cursor.source, stored);
+    this.#changes++;
+    if (this.#now() - this.#lastWriteMs >= CHECKPOINT_EVERY_MS) await this.checkpoint();
+    return copyOf(stored);
+  }
+
+  async getQuotaUsage(clubId: string, month: string): Promise<number> {
+    this.#check(clubId);
+    return (await this.#quotaFor(month)).requests;
+  }
+
+  async addQuotaUsage(clubId: string, month: string, requests: number): Promise<number> {
+    this.#check(clubId);
+    validateQuotaRequests(requests);
+    const quota = await this.#quotaFor(month);
+    quota.requests += requests;
+    if (requests > 0) this.#changes++;
+    return quota.requests;
+  }
+
+  async checkpoint(): Promise<void> {
+    if (this.#closed) throw new StoreError(`club ${this.clubId}: the poll's session is closed`);
+    await this.#write(false);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#write(true);
+  }
+
+  /** Writes the state if it changed (and releases the lease when asked), after any write in flight. */
+  #write(release: boolean): Promise<void> {
+    const next = this.#writing.then(() => this.#writeNow(release));
+    this.#writing = next.catch(() => undefined);
+    return next;
+  }
+
+  async #writeNow(release: boolean): Promise<void> {
+    const changes = this.#changes;
+    if (changes === this.#written) {
+      if (release) await this.#backend.drop(this.clubId, this.#owner);
+      return;
+    }
+    const version = this.#version + 1;
+    const written = await this.#backend.write({
+      clubId: this.clubId,
+      version,
+      cursors: sortCursors([...this.#cursors.values()]),
+      ...(this.#quota ? { quota: { ...this.#quota } } : {}),
+      condition: { kind: 'lease', owner: this.#owner, release },
+    });
+    if (!written) {
+      throw new StoreError(
+        `club ${this.clubId}: the poll's lease was lost to another poller; its cursor changes were not written`,
+        { operation: 'UpdateItem' },
+      );
+    }
+    this.#version = version;
+    this.#written = changes;
+    this.#lastWriteMs = this.#now();
+  }
+
+  async #quotaFor(month: string): Promise<{ month: string; requests: number }> {
+    if (this.#quota?.month !== month) {
+      // Another month than the item counts: its counter starts from what the old layout counted (0 after it).
+      this.#quota = { month, requests: await this.#quotaOf(month) };
+    }
+    return this.#quota;
+  }
+
+  #check(clubId: string): void {
+    if (clubId !== this.clubId) {
+      throw new StoreError(`a session of club ${this.clubId} cannot serve club ${clubId}`);
+    }
+    if (this.#closed) throw new StoreError(`club ${this.clubId}: the poll's session is closed`);
+  }
+}
