@@ -219,7 +219,10 @@ export interface SeenStore {
 
 /** Snapshots of state-source records (members, prospects). */
 export interface SnapshotStore {
-  /** The stored snapshots among `ids`, keyed by id; unknown ids are absent from the map. */
+  /**
+   * The stored snapshots among `ids`, keyed by id; unknown ids are absent from the map. Eventually
+   * consistent (half the read units): a stale read can only repeat a transition (same eventId).
+   */
   getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>>;
   /** Writes (replaces) snapshots; for a repeated id the last one wins. */
   putSnapshots(clubId: string, kind: SnapshotKind, snapshots: Snapshot[]): Promise<void>;

@@ -10,7 +10,9 @@ export class DynamoDbSnapshotStore implements SnapshotStore {
   async getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>> {
     const pk = snapshotPk(clubId, kind);
     const keys = [...new Set(ids)].map((id) => snapshotKey(pk, id));
-    const items = await this.table.batchGet(keys);
+    // Eventually consistent (half the read units): a snapshot is written a poll before it is read
+    // again; a stale one at worst re-publishes a transition under the same eventId (docs/state.md).
+    const items = await this.table.batchGet(keys, undefined, false);
     const out = new Map<string, Snapshot>();
     for (const item of items) {
       const id = String(item.sk);
