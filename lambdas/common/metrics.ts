@@ -8,12 +8,12 @@
  * with the fleet (a metric with a club dimension is billed per
  * club, $0.30 a month each). A club-level document also carries the club as the EMF property
  * `ClubId` (not a dimension): per-club figures are one Logs Insights query away (the saved
- * queries of lib/constructs/monitoring.ts). One document per club and poll (or dispatch), flushed
- * at once, so concurrent clubs never share a property.
+ * queries of lib/constructs/monitoring.ts). One document per club poll, flushed at once, so
+ * concurrent clubs never share a property; one per dispatch run for the whole fleet.
  *
  * Freshness is the dispatcher's: `SourcesOverdue` and `OldestSuccessAgeSeconds` once per run; the
- * clubs behind them are its `source overdue` log lines. Watermark lag is a log field of
- * `source polled` only.
+ * clubs behind them are its `source overdue` log lines. Watermark lag is a log field only (the
+ * poll's `club polled` line carries the highest, `source polled` at DEBUG each source's).
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ENV, METRIC, METRIC_PROPERTY, METRICS_NAMESPACE } from './deployment-contract';

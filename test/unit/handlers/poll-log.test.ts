@@ -1,0 +1,73 @@
+/** The log of a club poll: one INFO line with its totals; a line per source at DEBUG only. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { logger } from '../../../lambdas/common/logger';
+import type { ClubReport } from '../../../lambdas/engine/poll-club';
+import { logReport } from '../../../lambdas/handlers/poll-record';
+import { captureLogs, type LogCapture, logProblems } from '../../support/log-capture';
+
+const NOW = Date.parse('2026-11-24T12:00:00.000Z');
+
+const report: ClubReport = {
+  clubId: 'club-1',
+  outcome: 'failed',
+  sources: [
+    {
+      source: 'visits',
+      outcome: 'completed',
+      mode: 'tail',
+      pages: 1,
+      records: 12,
+      events: 3,
+      quarantined: 0,
+      watermark: '2026-11-24T11:59:30.000Z',
+    },
+    {
+      source: 'members',
+      outcome: 'partial',
+      mode: 'tail',
+      pages: 2,
+      records: 40,
+      events: 1,
+      quarantined: 1,
+      watermark: '2026-11-24T11:58:00.000Z',
+    },
+  ],
+  failures: [{ source: 'paymentHistory', kind: 'unavailable', message: 'HTTP 503 from the API' }],
+  requests: 4,
+  tokenRequests: 0,
+  operationalEvents: [],
+} as unknown as ClubReport;
+
+describe('the log of a club poll', () => {
+  let logs: LogCapture | undefined;
+  afterEach(() => logs?.stop());
+
+  it('writes one INFO summary with the totals; the per-source lines are DEBUG; a failure keeps its reason', () => {
+    // Prepare
+    logs = captureLogs();
+    // Act
+    logReport(logger.createChild({ persistentKeys: { clubId: 'club-1' } }), report, NOW);
+    // Assess
+    const byLevel = (level: string) => logs!.lines.filter((l) => l.level === level);
+    expect(byLevel('INFO')).toHaveLength(1);
+    expect(byLevel('INFO')[0]).toMatchObject({
+      message: 'club polled',
+      clubId: 'club-1',
+      outcome: 'failed',
+      sources: 2,
+      pages: 3,
+      records: 52,
+      events: 4,
+      quarantined: 1,
+      requests: 4,
+      watermarkLagSecondsMax: 120,
+      sourcesIncomplete: 'members:partial',
+    });
+    expect(byLevel('DEBUG').map((l) => [l.message, l.source])).toEqual([
+      ['source polled', 'visits'],
+      ['source polled', 'members'],
+    ]);
+    expect(byLevel('WARN')[0]).toMatchObject({ message: 'source failed', error: 'HTTP 503 from the API' });
+    expect(logProblems(logs.lines)).toEqual([]);
+  });
+});
