@@ -1,5 +1,6 @@
 /**
- * Sends poll messages to the SQS poll queue: SendMessageBatch with up to 10 entries per call.
+ * Sends poll messages to the SQS poll queue: SendMessageBatch with up to 10 entries per call, up to
+ * five calls in flight.
  * A request throttled, answered 5xx or lost in transport is retried by the client's own retry
  * strategy (`common/aws-clients.ts`); when it still fails, its messages are not queued. Entries SQS
  * reports as failed (not the sender's fault) are resubmitted alone by the one partial-failure loop
@@ -11,6 +12,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { sleep as realSleep } from '../common/backoff';
+import { chunk, mapWithConcurrency } from '../common/concurrency';
 import type { PollMessage } from '../common/deployment-contract';
 import { logger } from '../common/logger';
 import { PartialFailureError, resubmitFailedEntries } from '../common/retry-partial';
@@ -47,6 +49,8 @@ export interface SqsPollQueueOptions {
 }
 
 export const SQS_BATCH_MAX_ENTRIES = 10;
+/** SendMessageBatch calls in flight at once. */
+export const SEND_CONCURRENCY = 5;
 
 export class SqsPollQueue implements PollQueue {
   readonly #options: Required<Omit<SqsPollQueueOptions, 'client' | 'queueUrl'>> & SqsPollQueueOptions;
@@ -65,9 +69,13 @@ export class SqsPollQueue implements PollQueue {
   async sendBatch(messages: readonly PollMessage[]): Promise<void> {
     const failed: string[] = [];
     let lastCause: unknown;
-    for (let i = 0; i < messages.length; i += SQS_BATCH_MAX_ENTRIES) {
-      const chunk = messages.slice(i, i + SQS_BATCH_MAX_ENTRIES);
-      const result = await this.#sendChunk(chunk);
+    // Up to SEND_CONCURRENCY calls in flight: a fleet's minute is hundreds of calls.
+    const results = await mapWithConcurrency(
+      chunk(messages, SQS_BATCH_MAX_ENTRIES),
+      SEND_CONCURRENCY,
+      (part) => this.#sendChunk(part),
+    );
+    for (const result of results) {
       failed.push(...result.failed);
       lastCause = result.cause ?? lastCause;
     }
