@@ -1,13 +1,20 @@
 /**
- * Club credentials in Secrets Manager: one secret per club, `<CLUB_SECRET_PREFIX><clubId>`, whose
- * SecretString is JSON `{ "username": ..., "password": ..., "apiKey": ... }`.
+ * Club credentials in Secrets Manager, under the deployment's `CLUB_SECRET_PREFIX`, in one of two
+ * forms (docs/security.md, "Club credentials"):
  *
- * `SecretsManagerClubSecrets` reads them with an in-memory cache (5 minutes by default): a Lambda
- * container polling a club every minute calls GetSecretValue once per TTL, not once per poll, and
- * concurrent polls share one call in flight. Failures are not cached. `invalidate` drops an entry
- * (the poller does so when the API rejects the credentials, so a rotated secret is picked up).
+ * - a **shared** secret for an integrator login and many clubs (the form for a fleet: a secret
+ *   costs $0.40 a month, a club's API key a few dozen bytes, so about 600 clubs fit in one 64 KB
+ *   secret): `{ "username": ..., "password": ..., "apiKeys": { "<clubId>": "<key>", ... } }`;
+ * - a **club** secret, one per club (the form of earlier releases, still read):
+ *   `{ "username": ..., "password": ..., "apiKey": ... }`.
  *
- * Values never appear in errors or logs: errors name the secret and the problem only.
+ * The club record names its secret. `SecretsManagerClubSecrets` reads a secret once per TTL
+ * (30 minutes by default) per container, whichever of its clubs asks: one GetSecretValue serves
+ * every club in a shared secret, and concurrent polls share one call in flight. Failures are not
+ * cached. `invalidate` drops an entry (the poller does so when the API rejects the credentials, so
+ * a rotated secret is picked up at once, not after the TTL).
+ *
+ * Values never appear in errors or logs: errors name the secret, the club and the problem only.
  */
 import {
   CreateSecretCommand,
@@ -24,7 +31,23 @@ export const ClubCredentialsSchema = z.object({
 });
 export type ClubCredentials = z.infer<typeof ClubCredentialsSchema>;
 
-export const DEFAULT_SECRET_CACHE_TTL_MS = 5 * 60_000;
+/** A shared secret: one integrator login and the API keys of its clubs. */
+export const SharedClubSecretSchema = z.object({
+  username: z.string().min(1),
+  password: z.string().min(1),
+  apiKeys: z.record(z.string().min(1), z.string().min(1)),
+});
+export type SharedClubSecret = z.infer<typeof SharedClubSecretSchema>;
+
+/** What a secret holds: one club's credentials, or a login and many clubs' keys. */
+export type ClubSecretDocument =
+  | { readonly kind: 'club'; readonly credentials: ClubCredentials }
+  | { readonly kind: 'shared'; readonly secret: SharedClubSecret };
+
+/** Secrets Manager's limit on a SecretString. */
+export const MAX_SECRET_BYTES = 65_536;
+
+export const DEFAULT_SECRET_CACHE_TTL_MS = 30 * 60_000;
 
 /** A club secret could not be read or used. `retryable`: whether trying again later can help. */
 export class ClubSecretError extends Error {
@@ -40,7 +63,8 @@ export class ClubSecretError extends Error {
 }
 
 export interface ClubSecretsReader {
-  credentials(secretName: string): Promise<ClubCredentials>;
+  /** The club's credentials from the secret the club record names (either form). */
+  credentials(secretName: string, clubId: string): Promise<ClubCredentials>;
   invalidate(secretName: string): void;
 }
 
@@ -67,7 +91,7 @@ export class SecretsManagerClubSecrets implements ClubSecretsReader {
   readonly #now: () => number;
   readonly #cache = new Map<
     string,
-    { readonly value: Promise<ClubCredentials>; readonly expiresAtMs: number }
+    { readonly value: Promise<ClubSecretDocument>; readonly expiresAtMs: number }
   >();
 
   constructor(options: SecretsManagerClubSecretsOptions) {
@@ -76,7 +100,11 @@ export class SecretsManagerClubSecrets implements ClubSecretsReader {
     this.#now = options.now ?? Date.now;
   }
 
-  credentials(secretName: string): Promise<ClubCredentials> {
+  async credentials(secretName: string, clubId: string): Promise<ClubCredentials> {
+    return credentialsFor(secretName, await this.#document(secretName), clubId);
+  }
+
+  #document(secretName: string): Promise<ClubSecretDocument> {
     const now = this.#now();
     const cached = this.#cache.get(secretName);
     if (cached && cached.expiresAtMs > now) return cached.value;
@@ -93,7 +121,7 @@ export class SecretsManagerClubSecrets implements ClubSecretsReader {
     this.#cache.delete(secretName);
   }
 
-  async #fetch(secretName: string): Promise<ClubCredentials> {
+  async #fetch(secretName: string): Promise<ClubSecretDocument> {
     let text: string | undefined;
     try {
       const out = await this.#client.send(new GetSecretValueCommand({ SecretId: secretName }));
@@ -110,27 +138,68 @@ export class SecretsManagerClubSecrets implements ClubSecretsReader {
         { cause },
       );
     }
-    return parseCredentials(secretName, text);
+    return parseSecretDocument(secretName, text);
   }
 }
 
-/** Validates a secret's JSON. The SyntaxError is not chained: V8 quotes the text around the error. */
+/** The club's credentials in a secret document; a shared secret without the club is a permanent error. */
+export function credentialsFor(secretName: string, doc: ClubSecretDocument, clubId: string): ClubCredentials {
+  if (doc.kind === 'club') return doc.credentials;
+  const apiKey = doc.secret.apiKeys[clubId];
+  if (apiKey === undefined) {
+    throw new ClubSecretError(
+      secretName,
+      `shared secret '${secretName}' holds no API key for club '${clubId}' (add it with: clubs add --shared-secret)`,
+      false,
+    );
+  }
+  return { username: doc.secret.username, password: doc.secret.password, apiKey };
+}
+
+/** Reads either form; the shared one is recognised by its `apiKeys` object. */
+export function parseSecretDocument(secretName: string, text: string | undefined): ClubSecretDocument {
+  const json = parseJson(secretName, text);
+  if (json !== null && typeof json === 'object' && 'apiKeys' in json) {
+    const shared = SharedClubSecretSchema.safeParse(json);
+    if (!shared.success) {
+      throw new ClubSecretError(
+        secretName,
+        `shared secret '${secretName}' must be JSON { username, password, apiKeys: { clubId: key } }: ${issuePaths(shared.error)} missing or empty`,
+        false,
+      );
+    }
+    return { kind: 'shared', secret: shared.data };
+  }
+  return { kind: 'club', credentials: credentialsOf(secretName, json) };
+}
+
+function issuePaths(error: z.ZodError): string {
+  return [...new Set(error.issues.map((i) => i.path.join('.') || '(value)'))].join(', ');
+}
+
+/** Validates a club secret's JSON (the per-club form). */
 export function parseCredentials(secretName: string, text: string | undefined): ClubCredentials {
+  return credentialsOf(secretName, parseJson(secretName, text));
+}
+
+/** The SyntaxError is not chained: V8 quotes the text around the error, and that is the secret. */
+function parseJson(secretName: string, text: string | undefined): unknown {
   if (text === undefined) {
     throw new ClubSecretError(secretName, `club secret '${secretName}' has no SecretString`, false);
   }
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     throw new ClubSecretError(secretName, `club secret '${secretName}' is not JSON`, false);
   }
+}
+
+function credentialsOf(secretName: string, json: unknown): ClubCredentials {
   const result = ClubCredentialsSchema.safeParse(json);
   if (!result.success) {
-    const fields = [...new Set(result.error.issues.map((i) => i.path.join('.') || '(value)'))].join(', ');
     throw new ClubSecretError(
       secretName,
-      `club secret '${secretName}' must be JSON { username, password, apiKey }: ${fields} missing or empty`,
+      `club secret '${secretName}' must be JSON { username, password, apiKey } (or a shared secret with apiKeys): ${issuePaths(result.error)} missing or empty`,
       false,
     );
   }
@@ -169,4 +238,88 @@ export async function putClubSecret(
       { cause: err },
     );
   }
+}
+
+/**
+ * Puts clubs' API keys into a shared secret (created if missing), one read and one write for them
+ * all. Used by `clubs add --shared-secret`. The secret's login must be the clubs' login: a shared
+ * secret belongs to one integrator login (a new password for it replaces the old one). Refused,
+ * with nothing written, when the secret is a club secret or would outgrow Secrets Manager's 64 KB.
+ */
+export async function putSharedClubKeys(
+  client: SecretsManagerClient,
+  secretName: string,
+  login: { readonly username: string; readonly password: string },
+  apiKeys: Readonly<Record<string, string>>,
+): Promise<'created' | 'updated'> {
+  const current = await readSecretText(client, secretName);
+  let existing: SharedClubSecret | undefined;
+  if (current !== undefined) {
+    const doc = parseSecretDocument(secretName, current);
+    if (doc.kind === 'club') {
+      throw new ClubSecretError(
+        secretName,
+        `secret '${secretName}' holds one club's credentials, not a shared secret`,
+        false,
+      );
+    }
+    existing = doc.secret;
+    if (existing.username !== login.username) {
+      throw new ClubSecretError(
+        secretName,
+        `shared secret '${secretName}' belongs to integrator login '${existing.username}', not '${login.username}'`,
+        false,
+      );
+    }
+  }
+  const next = SharedClubSecretSchema.parse({ ...login, apiKeys: { ...existing?.apiKeys, ...apiKeys } });
+  const SecretString = JSON.stringify(next);
+  const bytes = Buffer.byteLength(SecretString);
+  if (bytes > MAX_SECRET_BYTES) {
+    throw new ClubSecretError(
+      secretName,
+      `shared secret '${secretName}' would hold ${Object.keys(next.apiKeys).length} clubs in ${bytes} bytes, over Secrets Manager's ${MAX_SECRET_BYTES}: put the other clubs in another shared secret`,
+      false,
+    );
+  }
+  if (current === undefined) {
+    await client
+      .send(new CreateSecretCommand({ Name: secretName, SecretString, Description: SHARED_DESCRIPTION }))
+      .catch((err: unknown) => {
+        throw writeError(secretName, 'create', err);
+      });
+    return 'created';
+  }
+  await client
+    .send(new PutSecretValueCommand({ SecretId: secretName, SecretString }))
+    .catch((err: unknown) => {
+      throw writeError(secretName, 'update', err);
+    });
+  return 'updated';
+}
+
+const SHARED_DESCRIPTION = 'gym-bridge integrator login and club API keys { username, password, apiKeys }';
+
+async function readSecretText(client: SecretsManagerClient, secretName: string): Promise<string | undefined> {
+  try {
+    const out = await client.send(new GetSecretValueCommand({ SecretId: secretName }));
+    return out.SecretString ?? '';
+  } catch (err) {
+    if (err instanceof Error && err.name === 'ResourceNotFoundException') return undefined;
+    throw new ClubSecretError(
+      secretName,
+      `could not read secret '${secretName}' (${err instanceof Error ? err.name : 'unknown error'})`,
+      true,
+      { cause: err },
+    );
+  }
+}
+
+function writeError(secretName: string, verb: string, err: unknown): ClubSecretError {
+  return new ClubSecretError(
+    secretName,
+    `could not ${verb} secret '${secretName}' (${err instanceof Error ? err.name : 'unknown error'})`,
+    true,
+    { cause: err },
+  );
 }

@@ -15,7 +15,9 @@ export {
   type ClubSecretsReader,
   DEFAULT_SECRET_CACHE_TTL_MS,
   parseCredentials,
+  parseSecretDocument,
   putClubSecret,
+  putSharedClubKeys,
   SecretsManagerClubSecrets,
   type SecretsManagerClubSecretsOptions,
 } from './club-secrets';

@@ -35,7 +35,7 @@ export async function loadClub(deps: LoadClubDeps, clubId: string): Promise<Load
       false,
     );
   }
-  const credentials = await deps.secrets.credentials(record.secretName);
+  const credentials = await deps.secrets.credentials(record.secretName, clubId);
   return {
     status: 'ready',
     record,

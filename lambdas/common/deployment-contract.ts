@@ -26,7 +26,7 @@ export const ENV = {
   pollDeadlineMs: 'POLL_DEADLINE_MS',
   /**
    * Poll function, optional: milliseconds a club secret stays cached in a warm container
-   * (default 5 minutes, lambdas/clubs/club-secrets.ts). Not set by the stack.
+   * (default 30 minutes, lambdas/clubs/club-secrets.ts). Not set by the stack.
    */
   clubSecretCacheTtlMs: 'CLUB_SECRET_CACHE_TTL_MS',
   /** Share of each plan's monthly quota kept free (0..1). */

@@ -1,14 +1,22 @@
 /**
  * `clubs add|list|disable|resume`: onboard clubs into a deployed bridge, and resume a paused one. Club settings go to the state
- * table (registry), credentials to one Secrets Manager secret per club (`<prefix><clubId>`), never
- * to the table, the terminal or the shell history: the password is read from an environment
+ * table (registry), credentials to Secrets Manager (one secret per club, `<prefix><clubId>`, or with
+ * --shared-secret NAME the clubs' API keys in one secret of their integrator login,
+ * `<prefix><NAME>`: $0.40 a month for hundreds of clubs instead of for each), never to the table,
+ * the terminal or the shell history: the password is read from an environment
  * variable or stdin, not from a flag. AWS endpoints, region and credentials come from the standard
  * SDK environment (AWS_REGION, AWS_PROFILE, AWS_ENDPOINT_URL_DYNAMODB,
  * AWS_ENDPOINT_URL_SECRETS_MANAGER, ...).
  */
 import { readFile } from 'node:fs/promises';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { type ClubRecord, clubRecordFrom, DynamoDbClubRegistry, putClubSecret } from '../../clubs';
+import {
+  type ClubRecord,
+  clubRecordFrom,
+  DynamoDbClubRegistry,
+  putClubSecret,
+  putSharedClubKeys,
+} from '../../clubs';
 import { type ClubConfig, ClubConfigError, parseClubsFile } from '../../clubs/club-config';
 import { readClubsFile } from '../../clubs/clubs-file';
 import { type ResumeClubResult, resumeClub } from '../../engine/resume-club';
@@ -31,14 +39,18 @@ const HELP = `usage: npm run --silent cli -- clubs <add|list|disable|resume> [fl
   clubs add --club-id ID --base-url URL --time-zone ZONE --plan basic|advanced --username USER
             [--api-key KEY] [--password-stdin] [--source NAME]... [--pii-policy minimal|full]
             [--unstated-zone local|utc [--unstated-zone-confirmed]] [--table NAME]
-            [--secret-prefix PREFIX]
+            [--secret-prefix PREFIX] [--shared-secret NAME]
       Adds (or updates) one club. The integrator password comes from $${PASSWORD_ENV} or, with
       --password-stdin, from standard input; never from a flag. The API key comes from --api-key
       or $${API_KEY_ENV}. --unstated-zone-confirmed: you have checked how the club's API writes
       the times whose zone it does not state (docs/operations.md); polls then re-read an hour
       behind their watermark instead of 15 hours or more.
-  clubs add --from-clubs-file FILE [--table NAME] [--secret-prefix PREFIX]
+  clubs add --from-clubs-file FILE [--table NAME] [--secret-prefix PREFIX] [--shared-secret NAME]
       Adds (or updates) every club of a clubs file (JSON, see README).
+  --shared-secret NAME: the clubs' API keys go into ONE secret, <prefix>NAME, with their integrator
+      login (created if missing, the other clubs in it kept): the form for a fleet, since a secret
+      costs $0.40 a month. All clubs of one shared secret share one login; about 600 fit in one
+      (Secrets Manager's 64 KB), more go into another NAME. Without it, one secret per club.
   clubs list [--all] [--json] [--table NAME]
       Enabled clubs (--all: disabled ones too), without credentials.
   clubs disable --club-id ID [--table NAME]
@@ -63,6 +75,7 @@ and the usual credentials.`;
 const FLAGS = {
   table: { type: 'string' },
   'secret-prefix': { type: 'string' },
+  'shared-secret': { type: 'string' },
   'club-id': { type: 'string' },
   'base-url': { type: 'string' },
   'time-zone': { type: 'string' },
@@ -86,6 +99,7 @@ const SUBCOMMAND_FLAGS: Record<string, readonly (keyof Flags)[]> = {
   add: [
     'table',
     'secret-prefix',
+    'shared-secret',
     'club-id',
     'base-url',
     'time-zone',
@@ -169,6 +183,9 @@ async function add(flags: Flags, tableName: string): Promise<number> {
   const registry = new DynamoDbClubRegistry({ client: dynamo, tableName });
   const secrets = new SecretsManagerClient({ region: await dynamo.config.region() });
   try {
+    const shared = flags['shared-secret'];
+    if (shared !== undefined)
+      return await addShared(registry, secrets, `${prefix}${sharedName(shared)}`, clubs);
     for (const { config, explicitPiiPolicy } of clubs) {
       const secretName = `${prefix}${config.clubId}`;
       const existed = (await registry.get(config.clubId)) !== undefined;
@@ -182,6 +199,45 @@ async function add(flags: Flags, tableName: string): Promise<number> {
   } finally {
     secrets.destroy();
   }
+  return 0;
+}
+
+function sharedName(name: string): string {
+  if (!/^[A-Za-z0-9/_+=.@-]{1,256}$/.test(name)) {
+    throw new CliUsageError(`--shared-secret may use letters, digits and /_+=.@- only, got '${name}'`);
+  }
+  return name;
+}
+
+/** The clubs' keys into one shared secret (one write for all), then their records. */
+async function addShared(
+  registry: DynamoDbClubRegistry,
+  secrets: SecretsManagerClient,
+  secretName: string,
+  clubs: { config: ClubConfig; explicitPiiPolicy: boolean }[],
+): Promise<number> {
+  const [first] = clubs;
+  if (!first) return 0;
+  const { username, password } = first.config.credentials;
+  const other = clubs.find(
+    (c) => c.config.credentials.username !== username || c.config.credentials.password !== password,
+  );
+  if (other) {
+    throw new CliUsageError(
+      `clubs in one shared secret share one integrator login: '${other.config.clubId}' has another username or password than '${first.config.clubId}'`,
+    );
+  }
+  const keys = Object.fromEntries(clubs.map((c) => [c.config.clubId, c.config.credentials.apiKey]));
+  // Secret first: a club is never listed before its credentials exist.
+  const secret = await putSharedClubKeys(secrets, secretName, { username, password }, keys);
+  for (const { config, explicitPiiPolicy } of clubs) {
+    const existed = (await registry.get(config.clubId)) !== undefined;
+    await registry.put(clubRecordFrom(config, secretName, { explicitPiiPolicy }));
+    process.stdout.write(
+      `${config.clubId}: ${existed ? 'updated' : 'added'} (${config.plan}, ${config.timeZone}; shared secret ${secretName})\n`,
+    );
+  }
+  process.stdout.write(`shared secret ${secretName} ${secret}: ${clubs.length} club key(s) written\n`);
   return 0;
 }
 

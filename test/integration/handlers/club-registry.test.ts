@@ -179,13 +179,13 @@ describe('SecretsManagerClubSecrets', () => {
     let now = 1_000_000;
     const secrets = new SecretsManagerClubSecrets({ client, ttlMs: 60_000, now: () => now });
     // Act
-    const together = await Promise.all(Array.from({ length: 5 }, () => secrets.credentials(name)));
+    const together = await Promise.all(Array.from({ length: 5 }, () => secrets.credentials(name, 'c1')));
     now += 59_000;
-    await secrets.credentials(name);
+    await secrets.credentials(name, 'c1');
     const callsWithinTtl = sm.getSecretValueCalls(name);
     expect(await putClubSecret(client, name, { username: 'u', password: 'p2', apiKey: 'k' })).toBe('updated');
     now += 2_000;
-    const refreshed = await secrets.credentials(name);
+    const refreshed = await secrets.credentials(name, 'c1');
     // Assess
     expect(together.every((c) => c.password === 'p')).toBe(true);
     expect(callsWithinTtl).toBe(1);
@@ -200,15 +200,61 @@ describe('SecretsManagerClubSecrets', () => {
     const secrets = new SecretsManagerClubSecrets({ client });
     sm.serverErrorNext(1);
     // Act
-    const failed = await secrets.credentials(name).catch((e: unknown) => e);
-    const ok = await secrets.credentials(name);
+    const failed = await secrets.credentials(name, 'c1').catch((e: unknown) => e);
+    const ok = await secrets.credentials(name, 'c1');
     secrets.invalidate(name);
-    await secrets.credentials(name);
+    await secrets.credentials(name, 'c1');
     // Assess
     expect(failed).toBeInstanceOf(ClubSecretError);
     expect((failed as ClubSecretError).retryable).toBe(true);
     expect(ok.apiKey).toBe('k');
     expect(sm.getSecretValueCalls(name)).toBe(2); // the failed call never reached the secret
+  });
+
+  it('serves every club of a shared secret from one read, and names a club it does not hold', async () => {
+    // Prepare: one integrator login and three clubs' keys in one secret, and a club secret beside it
+    const shared = 'gym-bridge/clubs/chain-1';
+    sm.setSecret(
+      shared,
+      JSON.stringify({ username: 'chain', password: 'pw', apiKeys: { a: 'key-a', b: 'key-b', c: 'key-c' } }),
+    );
+    sm.setSecret('gym-bridge/clubs/solo', JSON.stringify({ username: 'u', password: 'p', apiKey: 'k' }));
+    const secrets = new SecretsManagerClubSecrets({ client });
+    // Act
+    const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((id) => secrets.credentials(shared, id)));
+    const solo = await secrets.credentials('gym-bridge/clubs/solo', 'any-club');
+    const stranger = (await secrets.credentials(shared, 'z').catch((e: unknown) => e)) as ClubSecretError;
+    // Assess
+    expect([a, b, c]).toEqual([
+      { username: 'chain', password: 'pw', apiKey: 'key-a' },
+      { username: 'chain', password: 'pw', apiKey: 'key-b' },
+      { username: 'chain', password: 'pw', apiKey: 'key-c' },
+    ]);
+    expect(solo.apiKey).toBe('k');
+    expect(sm.getSecretValueCalls(shared)).toBe(1);
+    expect(stranger).toBeInstanceOf(ClubSecretError);
+    expect(stranger.retryable).toBe(false);
+    expect(stranger.message).toBe(
+      "shared secret 'gym-bridge/clubs/chain-1' holds no API key for club 'z' (add it with: clubs add --shared-secret)",
+    );
+    expect(stranger.message).not.toContain('key-');
+  });
+
+  it('refuses a malformed shared secret without quoting it', async () => {
+    // Prepare
+    sm.setSecret(
+      'gym-bridge/clubs/bad-shared',
+      JSON.stringify({ username: 'u', apiKeys: { a: 'hunter2-key' } }),
+    );
+    const secrets = new SecretsManagerClubSecrets({ client });
+    // Act
+    const error = (await secrets
+      .credentials('gym-bridge/clubs/bad-shared', 'a')
+      .catch((e: unknown) => e)) as ClubSecretError;
+    // Assess
+    expect(error.message).toContain('password missing or empty');
+    expect(error.retryable).toBe(false);
+    expect(JSON.stringify({ m: error.message, s: error.stack })).not.toContain('hunter2');
   });
 
   it('names a missing or malformed secret without quoting its value', async () => {
@@ -218,13 +264,13 @@ describe('SecretsManagerClubSecrets', () => {
     sm.setSecret('gym-bridge/clubs/partial', JSON.stringify({ username: 'u', password: 'hunter2-secret' }));
     // Act
     const missing = (await secrets
-      .credentials('gym-bridge/clubs/none')
+      .credentials('gym-bridge/clubs/none', 'c1')
       .catch((e: unknown) => e)) as ClubSecretError;
     const notJson = (await secrets
-      .credentials('gym-bridge/clubs/not-json')
+      .credentials('gym-bridge/clubs/not-json', 'c1')
       .catch((e: unknown) => e)) as ClubSecretError;
     const partial = (await secrets
-      .credentials('gym-bridge/clubs/partial')
+      .credentials('gym-bridge/clubs/partial', 'c1')
       .catch((e: unknown) => e)) as ClubSecretError;
     // Assess
     expect(missing.retryable).toBe(false);

@@ -173,6 +173,67 @@ describe('clubs CLI', () => {
     expect(sm.currentValue('test/x/file-2')).toContain('file-pass');
   }, 60_000);
 
+  it('puts a chain into one shared secret: a file, then one more club, each club loading its own key', async () => {
+    // Prepare: two clubs of one integrator login in a file
+    const file = join(dir, 'chain.json');
+    const base = { baseUrl: 'http://127.0.0.1:4010/v1', timeZone: 'Europe/London', plan: 'basic' };
+    const login = { username: 'chain-login', password: 'chain-pass' };
+    await writeFile(
+      file,
+      JSON.stringify({
+        clubs: [
+          { clubId: 'chain-1', ...base, credentials: { ...login, apiKey: 'key-c1' } },
+          { clubId: 'chain-2', ...base, credentials: { ...login, apiKey: 'key-c2' } },
+        ],
+      }),
+    );
+    // Act
+    const imported = await cli([
+      'add',
+      '--table',
+      tableName,
+      '--from-clubs-file',
+      file,
+      '--shared-secret',
+      'chain',
+    ]);
+    const one = await cli(
+      [
+        ...addFlags('chain-3'),
+        '--username',
+        'chain-login',
+        '--api-key',
+        'key-c3',
+        '--shared-secret',
+        'chain',
+      ],
+      {
+        env: { GYM_BRIDGE_PASSWORD: 'chain-pass' },
+      },
+    );
+    const stranger = await cli([...addFlags('other-1'), '--api-key', 'key-o', '--shared-secret', 'chain'], {
+      env: { GYM_BRIDGE_PASSWORD: 'other-pass' },
+    });
+    // Assess: one secret, three keys; each record names it; a club of another login refused
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain(
+      'chain-1: added (basic, Europe/London; shared secret gym-bridge/clubs/chain)',
+    );
+    expect(imported.stdout).toContain('shared secret gym-bridge/clubs/chain created: 2 club key(s) written');
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).toContain('shared secret gym-bridge/clubs/chain updated: 1 club key(s) written');
+    expect(JSON.parse(sm.currentValue('gym-bridge/clubs/chain')!)).toEqual({
+      ...login,
+      apiKeys: { 'chain-1': 'key-c1', 'chain-2': 'key-c2', 'chain-3': 'key-c3' },
+    });
+    expect(stranger.code).toBe(1);
+    expect(stranger.stderr).toContain("belongs to integrator login 'chain-login', not 'integrator-1'");
+    for (const r of [imported, one, stranger]) expect(r.stdout + r.stderr).not.toMatch(/chain-pass|key-c/);
+    const registry = new DynamoDbClubRegistry({ client: db.client, tableName });
+    expect((await registry.get('chain-3'))?.secretName).toBe('gym-bridge/clubs/chain');
+    expect(await registry.get('other-1')).toBeUndefined();
+  }, 60_000);
+
   it('refuses bad flags with exit code 2 and a message naming the problem, writing nothing', async () => {
     // Act
     const results = await Promise.all([

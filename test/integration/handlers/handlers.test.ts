@@ -234,10 +234,10 @@ describe('dispatch and poll handlers', () => {
   });
 
   it('reads a club secret once for many polls within its cache TTL (warm container)', async () => {
-    // Prepare: past the 5-minute TTL of what the first test read; three messages for club 1.
+    // Prepare: past the 30-minute TTL of what the first test read; three messages for club 1.
     const a = clubs[0]!;
     const secretName = `${PREFIX}${a.clubId}`;
-    advance(10 * MINUTE);
+    advance(31 * MINUTE);
     const before = sm.getSecretValueCalls(secretName);
     const sender = new SQSClient({
       endpoint: sqs.endpoint,
