@@ -37,6 +37,8 @@ import {
 import { pollOrder } from './club-poll/poll-order';
 import { countQuotaUsage } from './club-poll/quota-check';
 import { activePause } from './failure-policy';
+import { monthOf } from './operational-events';
+import { sweepIntervals } from './schedule/sweep-budget';
 
 export { SOURCE_CONCURRENCY } from './club-poll/club-poll-run';
 export type {
@@ -85,12 +87,16 @@ export async function pollClub(
     if (pause && !options.ignorePause)
       return idleReport(club.clubId, 'paused', { pausedUntil: pause.until, pause });
     const order = pollOrder(enabled, cursors);
-    const run = new ClubPollRun(
-      { ...deps, store: sessionStore(deps.store, session) },
-      club,
-      options,
-      startMs,
-    );
+    // Sweeps the quota the plan leaves unused pays for (the scheduler counts the same ones).
+    const sweeps = sweepIntervals({
+      plan: club.plan,
+      sources: enabled,
+      cursors,
+      quotaUsed: await session.getQuotaUsage(club.clubId, monthOf(startMs)),
+      nowMs: startMs,
+    });
+    const store = sessionStore(deps.store, session);
+    const run = new ClubPollRun({ ...deps, store }, club, options, startMs, sweeps);
     await run.pollSources(order, new Map(cursors.map((c) => [c.source, c])));
     return await clubReport(run, order);
   } finally {

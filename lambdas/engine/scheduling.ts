@@ -15,6 +15,9 @@
  *    `budget = quota * (1 - reserve)` requests a month (reserve 10% by default). If the sources at
  *    their intervals would cost more than what is left spread over the rest of the month (each poll
  *    costs its pages, schedule/cost-estimate.ts), every interval is stretched by the same factor.
+ * 3b. **Sweeps paid by the unused quota** (schedule/sweep-budget.ts). A club below
+ *    SWEEP_TARGET_SHARE of its plan sweeps its busiest sources more often (late changes found
+ *    sooner); the stretch counts those sweeps.
  * 4. **Hard cap.** Sources that are due are taken in priority order while their estimated costs fit
  *    in what is left of the budget; the rest wait. A club whose budget is spent is not polled again
  *    until the next month's counter starts.
@@ -28,6 +31,7 @@ import { SOURCE_CADENCE, type SourceCadence } from './schedule/cadence';
 import { estimateActivityPerHour, estimatePollCost, lastPollMs } from './schedule/cost-estimate';
 import { type QuotaBudget, quotaBudget } from './schedule/quota-budget';
 import { quotaStretch, type StretchableSource } from './schedule/quota-stretch';
+import { type SweepIntervals, sweepIntervals } from './schedule/sweep-budget';
 
 export { failureBackoffMs, MAX_FAILURE_BACKOFF_MS } from './failure-policy';
 export { SOURCE_CADENCE, type SourceCadence } from './schedule/cadence';
@@ -39,6 +43,7 @@ export {
   pagesFor,
 } from './schedule/cost-estimate';
 export { DEFAULT_QUOTA_RESERVE, monthBounds, type QuotaBudget, quotaBudget } from './schedule/quota-budget';
+export { SWEEP_TARGET_SHARE, type SweepIntervals, sweepIntervals } from './schedule/sweep-budget';
 
 /** A source due within this much of the dispatch time is taken now (half the dispatch period). */
 export const DEFAULT_DUE_TOLERANCE_MS = 30_000;
@@ -80,6 +85,8 @@ export interface ClubSchedule {
   readonly pausedUntilMs?: number;
   /** Factor (>= 1) applied to every interval so the club fits in its budget. */
   readonly stretch: number;
+  /** Sweep periods shorter than the sources' own, paid by the unused quota (schedule/sweep-budget.ts). */
+  readonly sweeps: SweepIntervals;
   readonly sources: readonly SourceSchedule[];
   /** The sources to poll now, in poll order. */
   readonly due: readonly SourceName[];
@@ -148,10 +155,16 @@ export function scheduleClub(input: ScheduleClubInput): ClubSchedule {
   );
   const pause = activePause(input.cursors, nowMs);
   const pausedUntilMs = pause ? Date.parse(pause.until) : undefined;
-  const stretch = quotaStretch(
-    states.filter((s) => s.unavailableUntilMs === undefined),
-    budget,
-  );
+  const available = states.filter((s) => s.unavailableUntilMs === undefined);
+  // The sweeps the unused quota pays for, as the engine's scan plan will run them (sweep-budget.ts).
+  const sweeps = sweepIntervals({
+    plan: input.plan,
+    sources: available.map((s) => s.source),
+    cursors: input.cursors,
+    quotaUsed: input.quotaUsed,
+    nowMs,
+  });
+  const stretch = quotaStretch(available, budget, sweeps);
   let left = budget.remaining;
   let dueCost = 0;
   const due: SourceName[] = [];
@@ -185,6 +198,7 @@ export function scheduleClub(input: ScheduleClubInput): ClubSchedule {
     budget,
     ...(pausedUntilMs === undefined ? {} : { pausedUntilMs }),
     stretch,
+    sweeps,
     sources,
     due,
     dueCost,

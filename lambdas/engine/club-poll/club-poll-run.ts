@@ -14,6 +14,7 @@ import { type Cursor, newCursor, type SourceName } from '../../state/store';
 import { activePause, type ClubPause, isPauseKind, type PauseKind, unavailability } from '../failure-policy';
 import { monthOf, pauseEvent } from '../operational-events';
 import { pollSource } from '../poll-source';
+import type { SweepIntervals } from '../schedule/sweep-budget';
 import {
   type ClubSourceReport,
   type PollClubDeps,
@@ -53,6 +54,8 @@ export class ClubPollRun implements ClubPollScope {
     readonly club: ClubConfig,
     readonly options: PollClubOptions,
     readonly startMs: number,
+    /** Sweep periods the unused quota pays for (schedule/sweep-budget.ts). */
+    readonly sweeps: SweepIntervals = {},
   ) {
     this.now = deps.now ?? Date.now;
     this.#client = deps.clients.forClub(club, (e) => {
@@ -142,6 +145,7 @@ export class ClubPollRun implements ClubPollScope {
     return pollSource(sourceDeps, ctx, SOURCES[name], {
       deadlineMs: options.deadlineMs,
       cursor: cursor ?? newCursor(club.clubId, name),
+      ...(this.sweeps[name] === undefined ? {} : { sweepEveryMs: this.sweeps[name] }),
       ...(options.backfillFromMs === undefined ? {} : { backfillFromMs: options.backfillFromMs }),
       ...(options.pageSize ? { pageSize: options.pageSize } : {}),
     });

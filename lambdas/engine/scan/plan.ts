@@ -49,6 +49,8 @@ export function planRegularScan(
   source: PlannedSource,
   ctx: PlanContext,
   startMs: number,
+  /** The sweep period the quota pays for (schedule/sweep-budget.ts); the source's own by default. */
+  sweepEveryMs?: number,
 ): EngineScan {
   const inProgress = cursor.scan as EngineScan | undefined;
   if (inProgress?.mode) return { ...inProgress };
@@ -62,7 +64,11 @@ export function planRegularScan(
   }
   const watermarkMs = Date.parse(cursor.watermark);
   const lastSweep = cursor.stats?.lastSweepAtMs;
-  if (source.sweep && (lastSweep === undefined || startMs - lastSweep >= source.sweep.everyMs)) {
+  const sweepEvery = Math.min(
+    source.sweep?.everyMs ?? Number.POSITIVE_INFINITY,
+    sweepEveryMs ?? Number.POSITIVE_INFINITY,
+  );
+  if (source.sweep && (lastSweep === undefined || startMs - lastSweep >= sweepEvery)) {
     return { ...base, mode: 'sweep', fromdate: filter(watermarkMs - source.sweep.windowMs) };
   }
   return { ...base, mode: 'tail', fromdate: filter(watermarkMs - lookback) };

@@ -32,6 +32,11 @@ export interface PollSourceOptions {
   readonly reserveMs?: number;
   /** The stored cursor, read (strongly consistent) by the caller after it took its lease. */
   readonly cursor?: Cursor;
+  /**
+   * Sweep at least this often (ms), when shorter than the source's own period: what the quota the
+   * plan leaves unused pays for (engine/schedule/sweep-budget.ts).
+   */
+  readonly sweepEveryMs?: number;
 }
 
 /** The backfill lane of a poll: what it did this time. */

@@ -112,7 +112,8 @@ export class SourceScan {
 
   #plan(): EngineScan {
     const { source, ctx } = this;
-    if (this.lane === 'regular') return planRegularScan(this.#cursor, source, ctx, this.#startMs);
+    if (this.lane === 'regular')
+      return planRegularScan(this.#cursor, source, ctx, this.#startMs, this.options.sweepEveryMs);
     return planBackfillScan(this.#cursor as Cursor & { backfillFrom: string }, source, ctx, this.#startMs);
   }
 

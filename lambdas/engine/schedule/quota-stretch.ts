@@ -9,6 +9,7 @@ import { SOURCES } from '../../sources';
 import type { Cursor, SourceName } from '../../state/store';
 import { pagesOverWindow } from './cost-estimate';
 import type { QuotaBudget } from './quota-budget';
+import type { SweepIntervals } from './sweep-budget';
 
 const HOUR = 3_600_000;
 
@@ -26,7 +27,11 @@ export interface StretchableSource {
  * source with a sweep pays the sweep every `everyMs` (or on every poll, once the stretched interval
  * exceeds that).
  */
-export function demandPerHour(states: readonly StretchableSource[], stretch: number): number {
+export function demandPerHour(
+  states: readonly StretchableSource[],
+  stretch: number,
+  sweeps: SweepIntervals = {},
+): number {
   let total = 0;
   for (const s of states) {
     const interval = s.baseIntervalMs * stretch;
@@ -38,11 +43,15 @@ export function demandPerHour(states: readonly StretchableSource[], stretch: num
     const definition = SOURCES[s.source];
     const perPoll = (windowMs: number) => pagesOverWindow(activity, windowMs);
     const sweep = definition.sweep;
-    if (sweep && interval >= sweep.everyMs) {
+    const everyMs = Math.min(
+      sweep?.everyMs ?? Number.POSITIVE_INFINITY,
+      sweeps[s.source] ?? Number.POSITIVE_INFINITY,
+    );
+    if (sweep && interval >= everyMs) {
       total += (perPoll(sweep.windowMs + interval) * HOUR) / interval;
     } else {
       total += (perPoll(definition.tailLookbackMs + interval) * HOUR) / interval;
-      if (sweep) total += (perPoll(sweep.windowMs + sweep.everyMs) * HOUR) / sweep.everyMs;
+      if (sweep) total += (perPoll(sweep.windowMs + everyMs) * HOUR) / everyMs;
     }
   }
   return total;
@@ -52,18 +61,22 @@ export function demandPerHour(states: readonly StretchableSource[], stretch: num
  * The smallest factor (>= 1) by which every interval must grow so the sources cost at most
  * `affordablePerHour`. Demand falls as intervals grow, so a bisection finds it.
  */
-export function quotaStretch(states: readonly StretchableSource[], budget: QuotaBudget): number {
+export function quotaStretch(
+  states: readonly StretchableSource[],
+  budget: QuotaBudget,
+  sweeps: SweepIntervals = {},
+): number {
   if (states.length === 0) return 1;
   const affordable = budget.affordablePerHour;
-  if (demandPerHour(states, 1) <= affordable) return 1;
+  if (demandPerHour(states, 1, sweeps) <= affordable) return 1;
   const monthMs = budget.monthEndMs - budget.monthStartMs;
   const shortest = Math.min(...states.map((s) => s.baseIntervalMs));
   let high = Math.max(2, monthMs / shortest);
-  if (demandPerHour(states, high) > affordable) return high; // only the hard cap can help now
+  if (demandPerHour(states, high, sweeps) > affordable) return high; // only the hard cap can help now
   let low = 1;
   for (let i = 0; i < 50 && high / low > 1.001; i++) {
     const mid = Math.sqrt(low * high);
-    if (demandPerHour(states, mid) > affordable) low = mid;
+    if (demandPerHour(states, mid, sweeps) > affordable) low = mid;
     else high = mid;
   }
   return high;

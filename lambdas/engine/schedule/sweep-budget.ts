@@ -1,0 +1,104 @@
+/**
+ * Sweeps paid for by the quota the plan leaves unused. A late change (a direct debit dishonoured
+ * days later, a refund of an old payment) is found by its source's deep sweep, not by the tail:
+ * at the source's own sweep period (payments: hourly) its detection takes up to that long. A club
+ * whose polls use less than `SWEEP_TARGET_SHARE` of its plan spends the difference on sweeping
+ * more often, in `LATE_CHANGE_ORDER` (payments first: a dishonour or a refund is what operations
+ * waits for; then the other sources whose records change after they appear, busiest first), each as
+ * often as the spare requests allow, never more often than every poll and never less often than
+ * its own period. The estimate of a sweep's cost is the scheduler's (records an hour times the
+ * window, in pages); `SPARE_MARGIN` of the spare is spent, the rest absorbs its error.
+ *
+ * Pure: the engine's scan plan (which decides a sweep is due) and the scheduler's quota rule (which
+ * counts what sweeps cost) call it with the same inputs, so they agree.
+ */
+import { PLAN_QUOTAS, type Plan } from '../../common/plans';
+import { SOURCES } from '../../sources';
+import type { Cursor, SourceName } from '../../state/store';
+import { SOURCE_CADENCE } from './cadence';
+import { estimateActivityPerHour, pagesOverWindow } from './cost-estimate';
+import { quotaBudget } from './quota-budget';
+import { demandPerHour } from './quota-stretch';
+
+const HOUR = 3_600_000;
+const MINUTE = 60_000;
+
+/** The share of the plan's monthly quota the polls and sweeps together may aim at. */
+export const SWEEP_TARGET_SHARE = 0.5;
+/** Share of the spare requests spent on sweeps (estimates of a sweep's pages err both ways). */
+export const SPARE_MARGIN = 0.8;
+/** Which sources' sweeps the spare pays for first: the late changes that matter most first. */
+export const LATE_CHANGE_ORDER: readonly SourceName[] = [
+  'paymentHistory',
+  'disbursements',
+  'debtCollection',
+  'posTransactions',
+  'visits',
+];
+
+export interface SweepBudgetInput {
+  readonly plan: Plan;
+  /** The club's enabled sources. */
+  readonly sources: readonly SourceName[];
+  readonly cursors: readonly Cursor[];
+  /** Requests counted for the club this month. */
+  readonly quotaUsed: number;
+  readonly nowMs: number;
+  /** @default SWEEP_TARGET_SHARE */
+  readonly targetShare?: number;
+}
+
+/** Sweep intervals (ms) shorter than the sources' own periods, for the sources the budget pays for. */
+export type SweepIntervals = Partial<Record<SourceName, number>>;
+
+/** Requests an hour the club may spend, polls and sweeps together, to stay at the target share. */
+function targetPerHour(input: SweepBudgetInput): number {
+  const share = input.targetShare ?? SWEEP_TARGET_SHARE;
+  const limit = PLAN_QUOTAS[input.plan];
+  const budget = quotaBudget(input.plan, input.quotaUsed, input.nowMs, 0);
+  const monthHours = (budget.monthEndMs - budget.monthStartMs) / HOUR;
+  // What is left of the target spread over the rest of the month; a club that spent more than its
+  // share of the month so far gets less, one that spent less does not get more than the steady rate.
+  const leftToTarget = Math.max(0, share * limit - input.quotaUsed);
+  const hoursLeft = Math.max((budget.monthEndMs - input.nowMs) / HOUR, 1 / 60);
+  return Math.min((share * limit) / monthHours, leftToTarget / hoursLeft);
+}
+
+export function sweepIntervals(input: SweepBudgetInput): SweepIntervals {
+  const bySource = new Map(input.cursors.map((c) => [c.source, c]));
+  const states = input.sources.map((source) => {
+    const cursor = bySource.get(source);
+    const cadence = SOURCE_CADENCE[source];
+    return {
+      source,
+      cursor,
+      activity: estimateActivityPerHour(source, cursor, cadence),
+      baseIntervalMs: cadence.intervalMs,
+    };
+  });
+  let spare = SPARE_MARGIN * (targetPerHour(input) - demandPerHour(states, 1));
+  const rank = (source: SourceName) => {
+    const i = LATE_CHANGE_ORDER.indexOf(source);
+    return i < 0 ? LATE_CHANGE_ORDER.length : i;
+  };
+  const candidates = states
+    .filter((s) => SOURCES[s.source].sweep !== undefined && s.activity !== undefined)
+    .sort((a, b) => rank(a.source) - rank(b.source) || (b.activity ?? 0) - (a.activity ?? 0));
+  const out: SweepIntervals = {};
+  for (const s of candidates) {
+    if (spare <= 0) break;
+    const sweep = SOURCES[s.source].sweep!;
+    const tailPages = pagesOverWindow(s.activity!, SOURCES[s.source].tailLookbackMs + s.baseIntervalMs);
+    const sweepPages = pagesOverWindow(s.activity!, sweep.windowMs + s.baseIntervalMs);
+    // A sweep replaces that poll's tail: it costs its extra pages, per sweep.
+    const extra = Math.max(1, sweepPages - tailPages);
+    const already = (extra * HOUR) / sweep.everyMs;
+    const fastest = Math.max(s.baseIntervalMs, MINUTE);
+    const affordable = (extra * HOUR) / (spare + already);
+    const interval = Math.max(fastest, Math.ceil(affordable / MINUTE) * MINUTE);
+    if (interval >= sweep.everyMs) continue;
+    out[s.source] = interval;
+    spare -= (extra * HOUR) / interval - already;
+  }
+  return out;
+}

@@ -1,0 +1,128 @@
+/**
+ * Sweeps paid for by the quota the plan leaves unused: late changes (a dishonour, a refund) are
+ * found sooner while the club stays at its target share, and the engine and the scheduler agree.
+ */
+import { describe, expect, it } from 'vitest';
+import { PLAN_QUOTAS } from '../../../lambdas/common/plans';
+import { planRegularScan } from '../../../lambdas/engine/scan/plan';
+import { demandPerHour } from '../../../lambdas/engine/schedule/quota-stretch';
+import {
+  LATE_CHANGE_ORDER,
+  SWEEP_TARGET_SHARE,
+  sweepIntervals,
+} from '../../../lambdas/engine/schedule/sweep-budget';
+import { estimateActivityPerHour, SOURCE_CADENCE, scheduleClub } from '../../../lambdas/engine/scheduling';
+import { DEFAULT_SOURCES, SOURCES } from '../../../lambdas/sources';
+import { type Cursor, newCursor, type SourceName } from '../../../lambdas/state/store';
+
+const NOW = Date.parse('2026-11-15T12:00:00.000Z');
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const MONTH_HOURS = 30 * 24;
+
+/** A typical club's sources, polled a minute ago with these records in their last tail. */
+const RECORDS: Partial<Record<SourceName, number>> = {
+  visits: 80,
+  paymentHistory: 15,
+  posTransactions: 6,
+  disbursements: 300,
+  debtCollection: 2,
+  members: 3,
+  prospects: 4,
+};
+
+function cursors(): Cursor[] {
+  const at = new Date(NOW - MINUTE).toISOString();
+  return DEFAULT_SOURCES.map((source) => ({
+    ...newCursor('club-1', source),
+    baselineDone: true,
+    watermark: at,
+    health: { consecutiveFailures: 0, lastPollAt: at, lastSuccessAt: at },
+    stats: { lastRecords: RECORDS[source] ?? 1, lastPages: 1, lastSweepAtMs: NOW - 30 * MINUTE },
+  }));
+}
+
+const states = (list: Cursor[]) =>
+  list.map((cursor) => ({
+    source: cursor.source,
+    cursor,
+    activity: estimateActivityPerHour(cursor.source, cursor),
+    baseIntervalMs: SOURCE_CADENCE[cursor.source].intervalMs,
+  }));
+
+describe('sweepIntervals', () => {
+  it('spends the unused quota on sweeps, payments first, never faster than every poll, within the target', () => {
+    // Act
+    const list = cursors();
+    const sweeps = sweepIntervals({
+      plan: 'basic',
+      sources: DEFAULT_SOURCES,
+      cursors: list,
+      quotaUsed: 0,
+      nowMs: NOW,
+    });
+    // Assess
+    expect(sweeps.paymentHistory).toBeDefined();
+    expect(sweeps.paymentHistory!).toBeLessThan(SOURCES.paymentHistory.sweep!.everyMs);
+    for (const [source, ms] of Object.entries(sweeps)) {
+      expect(ms).toBeGreaterThanOrEqual(MINUTE);
+      expect(ms).toBeLessThan(SOURCES[source as SourceName].sweep!.everyMs);
+      expect(ms % MINUTE).toBe(0);
+    }
+    const granted = Object.keys(sweeps) as SourceName[];
+    const order = granted.map((s) => LATE_CHANGE_ORDER.indexOf(s));
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    const target = (SWEEP_TARGET_SHARE * PLAN_QUOTAS.basic) / MONTH_HOURS;
+    expect(demandPerHour(states(list), 1, sweeps)).toBeLessThanOrEqual(target);
+    expect(demandPerHour(states(list), 1, sweeps)).toBeGreaterThan(demandPerHour(states(list), 1));
+  });
+
+  it('gives nothing to a club at or past its target share, and less to one ahead of its month', () => {
+    // Prepare: half the month gone
+    const list = cursors();
+    const input = { plan: 'basic' as const, sources: DEFAULT_SOURCES, cursors: list, nowMs: NOW };
+    // Act
+    const spent = sweepIntervals({ ...input, quotaUsed: SWEEP_TARGET_SHARE * PLAN_QUOTAS.basic });
+    const ahead = sweepIntervals({ ...input, quotaUsed: 0.4 * PLAN_QUOTAS.basic });
+    const behind = sweepIntervals({ ...input, quotaUsed: 0 });
+    const advanced = sweepIntervals({ ...input, plan: 'advanced', quotaUsed: 0 });
+    // Assess
+    expect(spent).toEqual({});
+    expect(ahead.paymentHistory ?? Number.POSITIVE_INFINITY).toBeGreaterThan(behind.paymentHistory!);
+    expect(advanced.paymentHistory!).toBeLessThanOrEqual(behind.paymentHistory!);
+  });
+
+  it('is what the scheduler counts: scheduleClub carries the same sweeps', () => {
+    const list = cursors();
+    const input = {
+      plan: 'basic' as const,
+      sources: DEFAULT_SOURCES,
+      cursors: list,
+      quotaUsed: 1000,
+      nowMs: NOW,
+    };
+    expect(scheduleClub(input).sweeps).toEqual(sweepIntervals(input));
+  });
+});
+
+describe('the scan plan with a sweep period from the budget', () => {
+  it('sweeps when the shorter period has passed, and tails when it has not', () => {
+    // Prepare: payments swept 3 minutes ago (its own period is an hour)
+    const base = cursors().find((c) => c.source === 'paymentHistory')!;
+    const given = { ...base, stats: { ...base.stats, lastSweepAtMs: NOW - 3 * MINUTE } };
+    const ctx = {
+      clubId: 'club-1',
+      timeZone: 'Europe/London',
+      unstatedZone: 'local' as const,
+      unstatedZoneConfirmed: true,
+      piiPolicy: 'minimal' as const,
+    };
+    // Act / Assess
+    expect(planRegularScan(given, SOURCES.paymentHistory, ctx, NOW).mode).toBe('tail');
+    expect(planRegularScan(given, SOURCES.paymentHistory, ctx, NOW, 2 * MINUTE).mode).toBe('sweep');
+    expect(planRegularScan(given, SOURCES.paymentHistory, ctx, NOW, 5 * MINUTE).mode).toBe('tail');
+    // A budget period longer than the source's own never delays its sweep
+    const old = { ...base, stats: { ...base.stats, lastSweepAtMs: NOW - 2 * HOUR } };
+    expect(planRegularScan(old, SOURCES.paymentHistory, ctx, NOW, 10 * HOUR).mode).toBe('sweep');
+  });
+});
