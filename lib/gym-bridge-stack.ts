@@ -51,6 +51,7 @@ export class GymBridgeStack extends Stack {
       clubSecrets: this.clubSecrets,
       pollRate: Duration.minutes(config.pollRateMinutes),
       maxConcurrency: config.pollMaxConcurrency,
+      batchSize: config.pollBatchSize,
       piiPolicyDefault: config.piiPolicyDefault,
       quotaReserve: config.quotaReserve,
       sourceOverdueAfter: Duration.minutes(config.sourceOverdueMinutes),

@@ -1,7 +1,10 @@
 /**
  * Deployment stages (dev, prod) and their settings, overridable from CDK context:
  *
- *   npx cdk deploy -c stage=prod -c alarmEmail=ops@example.com -c pollMaxConcurrency=20
+ *   npx cdk deploy -c stage=prod -c alarmEmail=ops@example.com -c clubs=2500
+ *
+ * The poll function's concurrency is sized from the club count (`pollConcurrencyFor`, docs/deploy.md
+ * "Sizing for a fleet") unless `pollMaxConcurrency` is given.
  *
  * Every key of `StageConfig` except `stage` can be given as a context value (a string on the command
  * line, or any JSON type in cdk.json). Values are validated here, with a message naming the key.
@@ -27,7 +30,11 @@ export interface StageConfig {
   readonly eventSource: string;
   /** Minutes between dispatcher runs (whole minutes, at least 1). */
   readonly pollRateMinutes: number;
-  /** Most poll Lambdas running at once (2..1000). */
+  /** Clubs the deployment is sized for (sets `pollMaxConcurrency` unless that is given). */
+  readonly clubs: number;
+  /** Poll messages (clubs) per poll invocation, polled side by side (1..10). */
+  readonly pollBatchSize: number;
+  /** Most poll Lambdas running at once (2..1000): `pollConcurrencyFor(clubs, pollBatchSize)` by default. */
   readonly pollMaxConcurrency: number;
   /** PII policy for clubs that do not set their own. */
   readonly piiPolicyDefault: PiiPolicy;
@@ -50,11 +57,37 @@ export interface StageConfig {
   readonly retainData: boolean;
 }
 
-const DEFAULTS: Record<Stage, Omit<StageConfig, 'stage'>> = {
+/**
+ * Seconds a poll invocation of a full batch lasts at its 95th percentile, for sizing: the clubs
+ * of a batch are polled side by side, so an invocation lasts about its slowest club (a first
+ * request, then the other sources side by side, a few pages, at 400 ms a request against a distant
+ * API, plus the batch's CPU at the function's share of a vCPU). docs/benchmarks.md measures it.
+ */
+export const POLL_INVOCATION_SECONDS_P95 = 8;
+/** Headroom over the concurrency the steady state needs: bursts after the minute's dispatch, retries, slow clubs. */
+export const POLL_CONCURRENCY_HEADROOM = 2;
+
+/**
+ * The poll function's maximum concurrency for `clubs` clubs polled every minute in batches of
+ * `batchSize`: invocations a minute x seconds each / 60, times the headroom, within the SQS event
+ * source's 2..1000.
+ */
+export function pollConcurrencyFor(
+  clubs: number,
+  batchSize: number,
+  invocationSeconds: number = POLL_INVOCATION_SECONDS_P95,
+  rateMinutes = 1,
+): number {
+  const steady = (Math.ceil(clubs / batchSize) * invocationSeconds) / (60 * rateMinutes);
+  return Math.min(1000, Math.max(2, Math.ceil(steady * POLL_CONCURRENCY_HEADROOM)));
+}
+
+const DEFAULTS: Record<Stage, Omit<StageConfig, 'stage' | 'pollMaxConcurrency'>> = {
   dev: {
     eventSource: eventSourceForStage('dev'),
     pollRateMinutes: 1,
-    pollMaxConcurrency: 2,
+    clubs: 10,
+    pollBatchSize: 10,
     piiPolicyDefault: 'minimal',
     quotaReserve: 0.1,
     sourceOverdueMinutes: DEFAULT_SOURCE_OVERDUE_MINUTES,
@@ -65,7 +98,8 @@ const DEFAULTS: Record<Stage, Omit<StageConfig, 'stage'>> = {
   prod: {
     eventSource: eventSourceForStage('prod'),
     pollRateMinutes: 1,
-    pollMaxConcurrency: 10,
+    clubs: 1000,
+    pollBatchSize: 10,
     piiPolicyDefault: 'minimal',
     quotaReserve: 0.1,
     sourceOverdueMinutes: DEFAULT_SOURCE_OVERDUE_MINUTES,
@@ -169,20 +203,37 @@ export function resolveStageConfig(read: ContextReader): StageConfig {
     /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]+$/,
     'an SNS topic ARN',
   );
+  const pollRateMinutes = readNumber(
+    read,
+    'pollRateMinutes',
+    d.pollRateMinutes,
+    (n) => isInteger(n) && n >= 1,
+    'a whole number of minutes >= 1',
+  );
+  const clubs = readNumber(
+    read,
+    'clubs',
+    d.clubs,
+    (n) => isInteger(n) && n >= 1,
+    'a whole number of clubs >= 1',
+  );
+  const pollBatchSize = readNumber(
+    read,
+    'pollBatchSize',
+    d.pollBatchSize,
+    (n) => isInteger(n) && n >= 1 && n <= 10,
+    'an integer in 1..10',
+  );
   return {
     stage,
     eventSource: readEventSource(read, d.eventSource),
-    pollRateMinutes: readNumber(
-      read,
-      'pollRateMinutes',
-      d.pollRateMinutes,
-      (n) => isInteger(n) && n >= 1,
-      'a whole number of minutes >= 1',
-    ),
+    pollRateMinutes,
+    clubs,
+    pollBatchSize,
     pollMaxConcurrency: readNumber(
       read,
       'pollMaxConcurrency',
-      d.pollMaxConcurrency,
+      pollConcurrencyFor(clubs, pollBatchSize, POLL_INVOCATION_SECONDS_P95, pollRateMinutes),
       (n) => isInteger(n) && n >= 2 && n <= 1000,
       'an integer in 2..1000',
     ),

@@ -10,6 +10,7 @@ import {
   OVERDUE_SOURCES_QUERY,
   SOURCE_OVERDUE_LOG_MESSAGE,
 } from '../../lib/constructs/monitoring';
+import { pollConcurrencyFor } from '../../lib/stage-config';
 import {
   actionsOf,
   bridgeFunction,
@@ -129,9 +130,13 @@ describe('poller', () => {
       EventSourceArn: getAtt(queue),
       FunctionName: { Ref: bridgeFunction(prod, 'poll').id },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: 10 },
+      // 1,000 clubs (prod's default) in batches of 10: pollConcurrencyFor(1000, 10) = 27
+      BatchSize: 10,
+      ScalingConfig: { MaximumConcurrency: pollConcurrencyFor(1000, 10) },
     });
+    expect(pollConcurrencyFor(1000, 10)).toBe(27);
     dev.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 10,
       ScalingConfig: { MaximumConcurrency: 2 },
     });
   });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SOURCE_OVERDUE_MINUTES } from '../../lambdas/common/deployment-contract';
 import { DEFAULT_EVENT_SOURCE } from '../../lambdas/events/catalog';
-import { resolveStageConfig, StageConfigError } from '../../lib/stage-config';
+import {
+  POLL_INVOCATION_SECONDS_P95,
+  pollConcurrencyFor,
+  resolveStageConfig,
+  StageConfigError,
+} from '../../lib/stage-config';
 
 const context =
   (values: Record<string, unknown>) =>
@@ -27,12 +32,38 @@ describe('resolveStageConfig', () => {
     expect(config.pollMaxConcurrency).toBeGreaterThan(resolveStageConfig(context({})).pollMaxConcurrency);
   });
 
+  it('sizes the poll concurrency from the club count unless it is given', () => {
+    // Act
+    const fleet = (clubs: number) => resolveStageConfig(context({ stage: 'prod', clubs: String(clubs) }));
+    // Assess: invocations a minute x seconds each / 60, doubled, within 2..1000
+    expect(fleet(100).pollMaxConcurrency).toBe(pollConcurrencyFor(100, 10));
+    expect(fleet(5000).pollMaxConcurrency).toBe(
+      Math.ceil(((5000 / 10) * POLL_INVOCATION_SECONDS_P95 * 2) / 60),
+    );
+    expect(fleet(5000).pollMaxConcurrency).toBeGreaterThan(fleet(1000).pollMaxConcurrency);
+    expect(pollConcurrencyFor(1, 10)).toBe(2);
+    expect(pollConcurrencyFor(1_000_000, 1)).toBe(1000);
+    expect(pollConcurrencyFor(5000, 10, 8, 5)).toBe(Math.ceil(((500 * 8) / 300) * 2));
+    expect(
+      resolveStageConfig(context({ stage: 'prod', clubs: '5000', pollMaxConcurrency: '40' }))
+        .pollMaxConcurrency,
+    ).toBe(40);
+    expect(() => resolveStageConfig(context({ clubs: '0' }))).toThrow(
+      /clubs="0": must be a whole number of clubs >= 1/,
+    );
+    expect(() => resolveStageConfig(context({ pollBatchSize: '11' }))).toThrow(
+      /pollBatchSize="11": must be an integer in 1\.\.10/,
+    );
+  });
+
   it('takes overrides as command-line strings (-c key=value) and as JSON values (cdk.json)', () => {
     const config = resolveStageConfig(
       context({
         stage: 'prod',
         eventSource: 'acme.gyms',
         pollRateMinutes: '5',
+        clubs: '3000',
+        pollBatchSize: 5,
         pollMaxConcurrency: 20,
         piiPolicyDefault: 'full',
         quotaReserve: '0.25',
@@ -48,6 +79,8 @@ describe('resolveStageConfig', () => {
       stage: 'prod',
       eventSource: 'acme.gyms',
       pollRateMinutes: 5,
+      clubs: 3000,
+      pollBatchSize: 5,
       pollMaxConcurrency: 20,
       piiPolicyDefault: 'full',
       quotaReserve: 0.25,
