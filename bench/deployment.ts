@@ -29,6 +29,19 @@ export interface DeploymentSettings {
   readonly pollDeadlineMs?: number;
   /** True when lambdas/handlers/*.ts existed; false: stand-in entries were used to synthesize. */
   readonly handlersPresent: boolean;
+  /** What the stack bills whatever the club count (fleet-wide fixed costs). */
+  readonly fixed: {
+    readonly alarms: number;
+    readonly dashboards: number;
+    /** Customer-managed KMS keys ($1 a month each). */
+    readonly kmsKeys: number;
+    /** Point-in-time recovery on the state table. */
+    readonly tablePitr: boolean;
+    /** Days the event archive keeps events (0 = forever). */
+    readonly archiveRetentionDays: number;
+    /** Days the poll function's logs are kept. */
+    readonly logRetentionDays: number;
+  };
 }
 
 export class DeploymentSettingsError extends Error {
@@ -77,6 +90,15 @@ export function readDeploymentSettings(stage = 'prod'): DeploymentSettings {
   const env =
     (poll.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
   const deadline = Number(env.POLL_DEADLINE_MS);
+  const count = (type: string) => Object.keys(template.findResources(type)).length;
+  const table = one(template, 'AWS::DynamoDB::Table', () => true, 'state table');
+  const pitr = (
+    table.Properties.PointInTimeRecoverySpecification as { PointInTimeRecoveryEnabled?: boolean } | undefined
+  )?.PointInTimeRecoveryEnabled;
+  const archive = one(template, 'AWS::Events::Archive', () => true, 'event archive');
+  const retentions = Object.values(
+    template.findResources('AWS::Logs::LogGroup') as Record<string, Resource>,
+  ).map((r) => Number(r.Properties.RetentionInDays ?? 0));
   return {
     stage,
     dispatch: functionSettings(dispatch),
@@ -89,5 +111,13 @@ export function readDeploymentSettings(stage = 'prod'): DeploymentSettings {
     ),
     ...(Number.isFinite(deadline) ? { pollDeadlineMs: deadline } : {}),
     handlersPresent,
+    fixed: {
+      alarms: count('AWS::CloudWatch::Alarm'),
+      dashboards: count('AWS::CloudWatch::Dashboard'),
+      kmsKeys: count('AWS::KMS::Key'),
+      tablePitr: pitr === true,
+      archiveRetentionDays: Number(archive.Properties.RetentionDays ?? 0),
+      logRetentionDays: Math.max(0, ...retentions),
+    },
   };
 }

@@ -102,7 +102,15 @@ export function eventKey(event: BridgeEvent): string | undefined {
 export interface DelaySample {
   readonly delayMs: number;
   readonly detailType: string;
+  /** The journal entry's kind (e.g. `paymentResponseChanged`). */
+  readonly kind: string;
 }
+
+/**
+ * Late changes: changes of records that appeared earlier, outside the tail a poll re-reads (a
+ * payment dishonoured or refunded after it was recorded), found by the sources' sweeps.
+ */
+export const LATE_CHANGE_KINDS: ReadonlySet<string> = new Set(['paymentResponseChanged', 'paymentRefunded']);
 
 export class FreshnessTracker {
   readonly #pending = new Map<string, Pending[]>();
@@ -152,7 +160,11 @@ export class FreshnessTracker {
       }
       list.shift();
       if (list.length === 0) this.#pending.delete(key);
-      this.samples.push({ delayMs: publishedAtMs - first.atMs, detailType: event.detailType });
+      this.samples.push({
+        delayMs: publishedAtMs - first.atMs,
+        detailType: event.detailType,
+        kind: first.kind,
+      });
       if (key.startsWith('MJ|') || key.startsWith('PC|')) this.#foldIntoCreation(key, publishedAtMs);
     }
   }

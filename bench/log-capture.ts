@@ -1,10 +1,12 @@
 /**
- * Measures the bytes of the poll Lambda's INFO logs: the same log calls as the poll handler makes
- * per club poll ('source polled' per source, 'club polled'), through a Powertools logger with the
- * Lambda context keys it carries in production, written into a counter instead of stdout.
+ * Measures the bytes of the poll Lambda's INFO logs: the poll handler's own `logReport` per club
+ * poll (one `club polled` line at INFO; the DEBUG lines are not written at INFO), through a
+ * Powertools logger with the Lambda context keys it carries in production, written into a counter
+ * instead of stdout. The platform's START/END/REPORT lines are the cost model's (per invocation).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { ClubReport } from '../lambdas/engine/poll-club';
+import { logReport } from '../lambdas/handlers/poll-record';
 
 export class LogCapture {
   bytes = 0;
@@ -41,28 +43,11 @@ export class LogCapture {
     this.lines++;
   }
 
-  /** The poll handler's log lines for one club poll (see lambdas/handlers/poll.ts). */
+  /** The poll handler's log lines for one club poll: its own `logReport` (lambdas/handlers/poll-record.ts). */
   poll(report: ClubReport, messageId: string): void {
     const log = this.#captured(
       this.#logger.createChild({ persistentKeys: { clubId: report.clubId, messageId } }),
     );
-    for (const s of report.sources) {
-      log.info('source polled', {
-        source: s.source,
-        outcome: s.outcome,
-        ...(s.mode ? { mode: s.mode } : {}),
-        pages: s.pages,
-        records: s.records,
-        events: s.events,
-        quarantined: s.quarantined,
-        ...(s.watermark ? { watermarkLagSeconds: 120 } : {}),
-      });
-    }
-    log.info('club polled', {
-      outcome: report.outcome,
-      requests: report.requests,
-      tokenRequests: report.tokenRequests,
-      operationalEvents: report.operationalEvents.map((e) => e.detailType),
-    });
+    logReport(log as unknown as Parameters<typeof logReport>[0], report, Date.now());
   }
 }

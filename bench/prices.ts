@@ -4,7 +4,7 @@
  * renders its rates client-side, against published summaries of them); update them here only.
  */
 export const PRICE_REGION = 'us-east-1';
-export const PRICE_DATE = '2026-11-22';
+export const PRICE_DATE = '2026-11-24';
 
 export interface Price {
   readonly usd: number;
@@ -70,7 +70,50 @@ export const PRICES = {
     unit: 'GB of logs ingested (standard)',
     source: 'https://aws.amazon.com/cloudwatch/pricing/',
   },
+  cloudWatchLogsStorageGbMonth: {
+    usd: 0.03,
+    unit: 'GB-month of logs stored (archived)',
+    source: 'https://aws.amazon.com/cloudwatch/pricing/',
+  },
+  cloudWatchAlarmMonth: {
+    usd: 0.1,
+    unit: 'standard-resolution alarm metric-month',
+    source: 'https://aws.amazon.com/cloudwatch/pricing/',
+  },
+  cloudWatchDashboardMonth: {
+    usd: 3,
+    unit: 'dashboard-month (beyond the 3 free)',
+    source: 'https://aws.amazon.com/cloudwatch/pricing/',
+  },
+  dynamoPitrGbMonth: {
+    usd: 0.2,
+    unit: 'GB-month of point-in-time recovery (continuous backups)',
+    source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+  },
+  eventBridgeArchiveGb: {
+    usd: 0.1,
+    unit: 'GB of events archived (processing)',
+    source: 'https://aws.amazon.com/eventbridge/pricing/',
+  },
+  eventBridgeArchiveStorageGbMonth: {
+    usd: 0.023,
+    unit: 'GB-month of archived events stored',
+    source: 'https://aws.amazon.com/eventbridge/pricing/',
+  },
+  kmsKeyMonth: { usd: 1, unit: 'customer managed key-month', source: 'https://aws.amazon.com/kms/pricing/' },
+  dataTransferOutGb: {
+    usd: 0.09,
+    unit: 'GB out to the internet (first 10 TB, after 100 GB free a month per account)',
+    source: 'https://aws.amazon.com/ec2/pricing/on-demand/#Data_Transfer',
+  },
 } as const satisfies Record<string, Price>;
+
+/** Free each month before the prices above apply, account-wide (stated, and applied fleet-wide). */
+export const FREE_TIERS = {
+  schedulerInvocations: 14_000_000,
+  dataTransferOutGb: 100,
+  dashboards: 3,
+} as const;
 
 /**
  * Latencies the Lambda duration model adds to the measured local poll time. They are assumptions
@@ -78,8 +121,8 @@ export const PRICES = {
  * report also shows the cost with no added latency and with the API at 500 ms.
  */
 export const LATENCY_ASSUMPTIONS_MS = {
-  /** One gym API request from Lambda (TLS reuse, 500-row page). */
-  gymApiRequest: 200,
+  /** One gym API request from Lambda (TLS reuse, 500-row page) to an API in another region or cloud. */
+  gymApiRequest: 400,
   /** One DynamoDB request in the same region. */
   dynamoRequest: 5,
   /** One PutEvents request. */

@@ -10,14 +10,14 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { BackfillRun, FetchLoopRun } from './backfill';
 import { type Bar, barChart } from './charts';
-import type { ClubCost } from './cost';
+import { byLine, type ClubCost } from './cost';
 import type { DeploymentSettings } from './deployment';
 import type { MachineInfo } from './machine';
 import type { BenchPlan } from './plan';
 import { LATENCY_ASSUMPTIONS_MS, PRICE_DATE, PRICE_REGION, PRICES } from './prices';
 import type { HashMicro, ProfileSummary } from './profile';
-import type { DispatchRun, FleetHourResult } from './scale';
-import { median, sum } from './stats';
+import type { DispatchRun, Fleet5000Result, FleetHourResult } from './scale';
+import { median, percentile, sum } from './stats';
 import type { PublishSdkRun, ThroughputRun } from './throughput';
 import { FRESHNESS_BINS, type TypicalClubRun } from './typical-club';
 
@@ -41,13 +41,16 @@ export interface BenchResults {
     dispatchMemory: DispatchRun[];
     dispatchDynalite: { runs: DispatchRun[]; seedMs: number };
     fleet: FleetHourResult;
+    fleet5000: Fleet5000Result;
   };
   readonly cost: {
     default: ClubCost;
     noLatency: ClubCost;
     slowApi: ClubCost;
     unconfirmedZone: ClubCost;
-    perRun: { seed: number; brief: number; total: number }[];
+    /** The typical club's cost with the fleet-wide costs divided over 100, 1,000 and 5,000 clubs. */
+    byFleet: { clubs: number; cost: ClubCost }[];
+    perRun: { seed: number; total: number }[];
     /** Seed of the run the cost lines come from. */
     seed: number;
   };
@@ -95,7 +98,12 @@ export function headline(r: BenchResults) {
     rowsRatio,
     requestsPerChange: med(typical, (t) => t.requestsPerChange),
     tokenPerData: med(typical, (t) => t.tokenRequestsPerDataRequest),
-    costBrief: r.cost.default.briefTotal,
+    costVariable: r.cost.default.variableTotal,
+    lateChangeP95: percentile(
+      typical.flatMap((t) => t.lateChanges),
+      95,
+    ),
+    lateChangeN: typical.reduce((n, t) => n + t.lateChanges.length, 0),
     costTotal: r.cost.default.total,
     dispatchMemoryMs: med(r.scale.dispatchMemory, (d) => d.wallMs),
     backfillPagesPerSec: med(r.backfill.resumable, (b) => b.pagesPerSec),
@@ -106,8 +114,11 @@ export function headline(r: BenchResults) {
 /** Poll Lambda concurrency 5,000 clubs need: polls per second × billed duration (section 6). */
 function fleetConcurrency5000(r: BenchResults): number {
   const f = r.scale.fleet;
-  const pollsPerSec = ((f.polls / Math.max(1, f.minutes.length)) * (5000 / f.clubs)) / 60;
-  return pollsPerSec * (r.cost.default.pollBilledMsPerInvocation / 1000);
+  const invocationsPerSec =
+    ((f.polls / Math.max(1, f.minutes.length)) * (5000 / f.clubs)) /
+    60 /
+    Math.max(1, r.deployment.pollBatchSize);
+  return invocationsPerSec * (r.cost.default.pollBilledMsPerInvocation / 1000);
 }
 
 // ---- charts --------------------------------------------------------------------------------------
@@ -172,16 +183,16 @@ function costChart(r: BenchResults): string {
   const lines = [...r.cost.default.lines].sort((a, b) => b.usd - a.usd);
   return barChart({
     title: 'Cost per club per month (USD, us-east-1 list prices)',
-    subtitle: `Default schedule, typical club; brief's lines ${usd(r.cost.default.briefTotal)}, everything ${usd(r.cost.default.total)}`,
+    subtitle: `Typical club in a fleet of ${int(r.cost.default.fleetClubs)}: everything billed ${usd(r.cost.default.total)}`,
     bars: lines.map((l) => ({
       label: l.item,
       value: l.usd,
       text: usd(l.usd),
-      colour: l.inBrief ? '#2f6fb3' : '#8a5cb8',
+      colour: l.fixed ? '#8a5cb8' : '#2f6fb3',
     })),
     legend: [
-      { label: 'lines the issue lists', colour: '#2f6fb3' },
-      { label: 'also billed', colour: '#8a5cb8' },
+      { label: 'grows with each club', colour: '#2f6fb3' },
+      { label: 'fleet-wide, divided over the clubs', colour: '#8a5cb8' },
     ],
   });
 }
@@ -524,47 +535,60 @@ function costSection(r: BenchResults): string {
     `$${p.usd < 0.001 ? p.usd.toExponential(4) : p.usd}`,
     p.source,
   ]);
-  return `## 5. Cost per club per month
+  const fleetRows = r.cost.byFleet.map(({ clubs, cost }) => [
+    int(clubs),
+    usd(cost.fleetFixedUsd),
+    usd(cost.total - cost.variableTotal),
+    usd(cost.variableTotal),
+    `**${usd(cost.total)}**`,
+  ]);
+  return `## 5. Cost per club per month: everything AWS bills
 
 Computed from the counts of the typical-club runs (the run with the median total; per run:
-${r.cost.perRun.map((p) => `seed ${p.seed} ${usd(p.brief)} / ${usd(p.total)}`).join(', ')}), at the
-deployed settings read from the CDK app (lib/, stage prod, synthesized in memory): poll Lambda
-${d.poll.memoryMb} MB ${d.poll.architecture}, dispatch Lambda ${d.dispatch.memoryMb} MB, dispatch every
-${d.scheduleRateMinutes} min, SQS batch size ${d.pollBatchSize}, max concurrency ${d.pollMaxConcurrency}.
-Shared costs (dispatch runs, schedule, idle SQS long polls) are divided over a fleet of
-${r.plan.fleet.clubs} clubs.${d.handlersPresent ? '' : " (The handler files were not there when this ran: stand-in entries were synthesized; the settings are the stack's.)"}
+${r.cost.perRun.map((p) => `seed ${p.seed} ${usd(p.total)}`).join(', ')}), at the deployed settings
+read from the CDK app (lib/, stage prod, synthesized in memory): poll Lambda ${d.poll.memoryMb} MB
+${d.poll.architecture}, ${d.pollBatchSize} clubs an invocation, max concurrency ${d.pollMaxConcurrency};
+dispatch Lambda ${d.dispatch.memoryMb} MB every ${d.scheduleRateMinutes} min; ${d.fixed.alarms} alarms,
+${d.fixed.dashboards} dashboard, ${d.fixed.kmsKeys} customer KMS key, point-in-time recovery
+${d.fixed.tablePitr ? 'on' : 'off'}, archive kept ${d.fixed.archiveRetentionDays} days, logs kept
+${d.fixed.logRetentionDays} days. Fleet-wide costs are divided over ${int(c.fleetClubs)} clubs.${d.handlersPresent ? '' : " (The handler files were not there when this ran: stand-in entries were synthesized; the settings are the stack's.)"}
 
 ![Cost per club](charts/cost-per-club.svg)
 
 ${table(
   ['line', 'formula (per club per month)', 'USD'],
-  c.lines.map((l) => [l.inBrief ? l.item : `*${l.item}*`, l.formula, usd(l.usd)]),
+  c.lines.map((l) => [l.fixed ? `*${l.item}*` : l.item, l.formula, usd(l.usd)]),
 )}
-| **lines the issue lists** | Lambda, DynamoDB, EventBridge, Scheduler, SQS, Secrets Manager calls | **${usd(c.briefTotal)}** |
-| **everything above** | | **${usd(c.total)}** |
+| **everything billed** | typical club, fleet of ${int(c.fleetClubs)} | **${usd(c.total)}** |
 
-Target: under $0.50 per club per month: ${yes(c.briefTotal < 0.5)} for the lines the issue lists
-(${usd(c.briefTotal)}); ${yes(c.total < 0.5)} once everything AWS bills for a club is counted
-(${usd(c.total)}).
+Target: everything billed under $0.50 per club per month at 1,000 clubs: ${yes(c.total < 0.5)}
+(${usd(c.total)}; the aim of $0.25: ${yes(c.total <= 0.25)}).
+
+The fleet-wide costs (dispatcher, schedule, idle SQS long polls, metrics, alarms, dashboard, key,
+dispatcher logs) divided over fleets of three sizes (the shared secrets are in the per-club lines:
+one per ${int(600)} clubs):
+
+${table(['clubs', 'fleet-wide USD a month', 'its share per club', 'per club, growing with each', 'everything billed per club'], fleetRows)}
 
 Counts per club per month (from ${sig(m.simulatedDays)} simulated days × ${sig(30 / m.simulatedDays)}):
-${int(m.monthly.pollInvocations)} poll invocations, ${int(m.monthly.apiRequests)} API requests,
-${int(m.monthly.pollStoreRequests)} DynamoDB requests in polls, ${int(m.monthly.readUnits)} RRU,
-${int(m.monthly.writeUnits)} WRU, ${int(m.monthly.billedEvents)} billed events in
-${int(m.monthly.putEventsRequests)} PutEvents requests, ${int(m.monthly.sqsMessages)} SQS messages,
-${int(m.monthly.secretsCalls)} GetSecretValue calls (one warm container; each additional container
-caches its own copy), ${m.monthly.perClubMetrics} distinct CloudWatch metrics carrying the club's
-\`ClubId\` (counted from the EMF the real metric helpers write), ${sig((m.monthly.emfBytes + m.monthly.logBytes) / 1e6)} MB
-of logs and EMF.
+${int(m.monthly.pollInvocations)} club polls (${int(m.monthly.pollInvocations / d.pollBatchSize)} invocations),
+${int(m.monthly.apiRequests)} API requests, ${int(m.monthly.pollStoreRequests)} DynamoDB requests in polls,
+${int(m.monthly.readUnits)} RRU, ${int(m.monthly.writeUnits)} WRU, ${int(m.monthly.billedEvents)} billed
+events (${sig(m.monthly.eventBytes / 1e6)} MB) in ${int(m.monthly.putEventsRequests)} PutEvents requests,
+${int(m.monthly.sqsMessages)} SQS messages, ${m.monthly.perClubMetrics} CloudWatch metrics carrying the
+club's \`ClubId\` as a dimension (counted from the EMF the real metric helpers write),
+${sig((m.monthly.emfBytes + m.monthly.logBytes) / 1e6)} MB of poll logs and EMF.
 
-Lambda duration model: billed time per poll invocation = measured local time of the poll (median
-${sig(m.poll.wallMsMedian)} ms) + ${LATENCY_ASSUMPTIONS_MS.gymApiRequest} ms per gym API request +
-${LATENCY_ASSUMPTIONS_MS.dynamoRequest} ms per DynamoDB request + ${LATENCY_ASSUMPTIONS_MS.putEventsRequest} ms per PutEvents
-+ ${LATENCY_ASSUMPTIONS_MS.secretsRequest} ms per GetSecretValue (stated assumptions: the sandbox and the
-in-memory store answer in microseconds), ${sig(c.pollBilledMsPerInvocation)} ms on average. Sensitivity:
-with no network time at all the lines of the issue cost ${usd(r.cost.noLatency.briefTotal)}; with the API
-at 500 ms a request, ${usd(r.cost.slowApi.briefTotal)}. Polling every source every minute instead
-would cost ${usd(r.cost.unconfirmedZone.briefTotal)} (issue's lines) / ${usd(r.cost.unconfirmedZone.total)} (all).
+Lambda duration model: the clubs of a batch are polled side by side, so their waits on the API
+overlap while their CPU shares the function's fraction of a vCPU (${d.poll.memoryMb} MB of 1,769): per
+club poll, its measured local time (median ${sig(m.poll.wallMsMedian)} ms on a whole core) stretched by
+that fraction, plus its network time divided by the batch size: ${LATENCY_ASSUMPTIONS_MS.gymApiRequest} ms
+per gym API request on the critical path (an API in another region or cloud), ${LATENCY_ASSUMPTIONS_MS.dynamoRequest} ms
+per DynamoDB request, ${LATENCY_ASSUMPTIONS_MS.putEventsRequest} ms per PutEvents (stated assumptions: the sandbox and
+the in-memory store answer in microseconds). An invocation of ${d.pollBatchSize} clubs bills
+${sig(c.pollBilledMsPerInvocation)} ms on average. Sensitivity: with no network time at all everything
+costs ${usd(r.cost.noLatency.total)}; with the API at 1 s a request, ${usd(r.cost.slowApi.total)}. A club
+whose unstated zone is not confirmed (longer lookbacks) costs ${usd(r.cost.unconfirmedZone.total)}.
 
 DynamoDB request units by store call (per month, the same run):
 
@@ -579,18 +603,17 @@ ${table(
     .map(([k, v, cost]) => ['`' + k + '`', int(v.items), int(v.readUnits), int(v.writeUnits), usd(cost)]),
 )}
 
-Where the money goes: the largest lines of the issue's list are ${[...c.lines]
-    .filter((l) => l.inBrief)
+Where the money goes: the largest lines are ${[...c.lines]
     .sort((a, b) => b.usd - a.usd)
-    .slice(0, 2)
+    .slice(0, 3)
     .map((l) => `**${l.item}** (${usd(l.usd)})`)
-    .join(' and ')}. Writes: a cursor per source poll, the club lease (taken and released) and the
-quota counter per poll, and a seen key per new record; reads: the range reads of the seen set (about
-40 keys per half read unit), the cursor listings and the state sources' snapshots (section 8 breaks
-them down; ${int(m.perDay.rows * 30)} rows fetched, ${int(m.monthly.readUnits)} RRU a month). Outside the issue's list, the **per-club CloudWatch metrics**
-(${m.monthly.perClubMetrics} × $0.30) and the **per-club secret** ($0.40) are the largest lines.
+    .join(', ')}. A poll writes the club state item twice (\`openClub\`, \`closeClub\`: about 1 KB, one
+unit each) and a seen entry or a snapshot per new record; it reads the seen set's time ranges and
+the state sources' snapshots (eventually consistent).
 
-Prices (${PRICE_REGION}, list prices checked ${PRICE_DATE}, on-demand, no free tier):
+Prices (${PRICE_REGION}, list prices checked ${PRICE_DATE}, on-demand; the account-wide free
+tiers applied are the Scheduler's 14 M invocations and the first 100 GB out to the internet; the
+first 3 dashboards are free but counted as paid):
 
 ${table(['unit', 'USD', 'source'], priceRows)}
 `;
@@ -604,12 +627,7 @@ function scaleSection(r: BenchResults): string {
   const clubsDyn = dyn[0]?.clubs ?? 0;
   const minutes = f.minutes.length;
   const pollsPerMinute = f.polls / Math.max(1, minutes);
-  const target = 5000;
-  const k = target / f.clubs;
-  const billedMs = r.cost.default.pollBilledMsPerInvocation;
-  const pollsPerSec5000 = (pollsPerMinute * k) / 60;
-  const concurrency5000 = pollsPerSec5000 * (billedMs / 1000);
-  const requestsPerSec5000 = ((f.requests / Math.max(1, minutes)) * k) / 60;
+  const big = s.fleet5000;
   const dynPerClub = med(dyn, (x) => x.wallMs) / Math.max(1, clubsDyn);
   return `## 6. Scale
 
@@ -642,13 +660,11 @@ ${table(
   ],
 )}
 
-The dispatcher reads 2 items per club (cursor query + quota counter) plus the club directory, 16
-clubs at a time: at ${int(mem[0]?.clubs ?? 0)} clubs that is ${int(med(mem, (x) => x.tableReads))} reads a minute. Against
+The dispatcher reads the club directory, then a hundred club state items per BatchGetItem: at
+${int(mem[0]?.clubs ?? 0)} clubs that is ${int(med(mem, (x) => x.tableReads))} requests a minute. Against
 dynalite ${int(clubsDyn)} clubs took ${sig(med(dyn, (x) => x.wallMs) / 1000)} s (${sig(dynPerClub)} ms per club,
 bounded by dynalite); linearly, 5,000 clubs would take about ${sig((dynPerClub * 5000) / 1000)} s there, within the
-dispatch Lambda's ${r.deployment.dispatch.timeoutSec} s timeout and the one-minute period. With DynamoDB at
-~${LATENCY_ASSUMPTIONS_MS.dynamoRequest} ms a request: 10,000 reads / 16 in flight × ${LATENCY_ASSUMPTIONS_MS.dynamoRequest} ms ≈
-${sig(((10000 / 16) * LATENCY_ASSUMPTIONS_MS.dynamoRequest) / 1000)} s plus the CPU above. (Seeding dynalite with the clubs took
+dispatch Lambda's ${r.deployment.dispatch.timeoutSec} s timeout and the one-minute period. (Seeding dynalite with the clubs took
 ${sig(s.dispatchDynalite.seedMs / 1000)} s and is not part of the figure.)
 
 **A simulated hour of ${f.clubs} typical clubs** (${int(r.plan.fleet.members)} members, ~${int(r.plan.fleet.visitsPerDay)} visits a day
@@ -679,19 +695,48 @@ ${table(
   ],
 )}
 
-**On paper, 5,000 clubs** (× ${sig(k)}; the same mix of clubs):
+**The fleet of ${int(big.clubs)} clubs** (the real \`dispatchDueClubs\` over club state items, in
+memory, with the typical club's cursors; the poll side from the measured invocation time):
 
-- ${int(pollsPerMinute * k)} poll invocations a minute (${sig(pollsPerSec5000)}/s), ${int(requestsPerSec5000 * 60)} gym API requests a
-  minute (${sig(requestsPerSec5000)}/s, spread over 5,000 API keys).
-- Lambda concurrency needed = polls/s × billed duration = ${sig(pollsPerSec5000)} × ${sig(billedMs / 1000)} s ≈
-  **${sig(concurrency5000)}** with the latency model of section 5 (each poll waits on the API). The prod
-  maximum concurrency is ${r.deployment.pollMaxConcurrency}: ${concurrency5000 > r.deployment.pollMaxConcurrency ? `**too low for 5,000 clubs**; at ${r.deployment.pollMaxConcurrency} the queue drains at most ${sig((r.deployment.pollMaxConcurrency / (billedMs / 1000)) * 60)} polls a minute (about ${int((((r.deployment.pollMaxConcurrency / (billedMs / 1000)) * 60) / pollsPerMinute) * f.clubs)} clubs), so raise \`pollMaxConcurrency\` to at least ${Math.ceil(concurrency5000 * 1.5)}` : 'enough'}.
-- Bridge CPU: ${sig(((f.cpuMs / Math.max(1, f.polls)) * pollsPerSec5000) / 1000)} CPU-seconds per second at 5,000 clubs (${sig(f.cpuMs / Math.max(1, f.polls))} ms per poll):
-  not a bound.
-- DynamoDB: ${int(((f.store.readUnits / Math.max(1, minutes)) * k) / 60)} RRU/s and ${int(((f.store.writeUnits / Math.max(1, minutes)) * k) / 60)} WRU/s from the polls,
-  plus ${int((med(mem, (x) => x.readUnits) / 60) * (5000 / Math.max(1, mem[0]?.clubs ?? 5000)))} RRU/s from the dispatcher; on-demand absorbs this.
-- Dispatch: ${sig(med(mem, (x) => x.wallMs) / 1000)} s of CPU-bound work a minute in memory at 5,000 clubs; the per-club reads
-  dominate against a real table (above).
+${table(
+  ['', 'value'],
+  [
+    [
+      `dispatch at the CPU share of ${r.deployment.dispatch.memoryMb} MB (× ${sig(big.cpuStretch)})`,
+      `**${sig(big.dispatchSeconds)} s** of a ${big.dispatchTimeoutSeconds} s timeout (${sig(big.dispatchCpuMs)} ms CPU on a whole core, ${int(big.readRequests)} table requests at 10 ms)`,
+    ],
+    [
+      'poll messages queued',
+      `${int(big.messages)} in ${int(big.sendMessageBatchRequests)} SendMessageBatch requests`,
+    ],
+    [
+      'first messages handed to the queue',
+      `at ${pct(big.firstSendShare)} of the run (each hundred is sent while the next is read)`,
+    ],
+    [
+      'a run stopped half-way (its deadline at half its time)',
+      `${int(big.halfDeadline.messages)} messages queued, ${int(big.halfDeadline.notReached)} clubs left for the next minute`,
+    ],
+    [
+      'poll concurrency needed / configured for this many clubs',
+      `**${sig(big.pollConcurrencyNeeded)}** / ${int(big.pollConcurrencyConfigured)} (${int(Math.ceil(big.clubs / r.deployment.pollBatchSize))} invocations a minute × ${sig(big.pollInvocationSeconds)} s each / 60; configured = \`pollConcurrencyFor\`, docs/deploy.md)`,
+    ],
+    [
+      'PutEvents requests a second / account quota',
+      `${sig(big.rates.putEventsRequestsPerSecond)} / ${int(big.rates.putEventsQuotaPerSecond)} (us-east-1 default; lower in smaller regions)`,
+    ],
+    [
+      'GetSecretValue a second / quota',
+      `${sig(big.rates.getSecretValuePerSecond)} / ${int(big.rates.getSecretValueQuotaPerSecond)}`,
+    ],
+    [
+      'most requests one DynamoDB key gets a minute',
+      `${big.maxRequestsPerKeyPerMinute} (a club's state item: read by the dispatcher, opened and closed by its poll); no key is shared by the clubs but the club directory, read once a minute`,
+    ],
+  ],
+)}
+
+50,000 clubs are on paper in [scale.md](scale.md).
 `;
 }
 
@@ -719,56 +764,27 @@ ${table(
 }
 
 function nextStepsSection(r: BenchResults): string {
-  const run = r.typical.runs.find((x) => x.seed === r.cost.seed) ?? r.typical.runs[0]!;
-  const by = run.storeByMethodMonthly;
-  const none = { items: 0, readUnits: 0, writeUnits: 0 };
-  const wru = (m: string) => (by[m] ?? none).writeUnits;
-  const rru = (m: string) => (by[m] ?? none).readUnits;
-  const rrUsd = (n: number) => n * PRICES.dynamoReadUnit.usd;
-  const wrUsd = (n: number) => n * PRICES.dynamoWriteUnit.usd;
-  const metricsUsd = run.monthly.perClubMetrics * PRICES.cloudWatchMetricMonth.usd;
+  const c = r.cost.default;
+  const top = [...c.lines].sort((a, b) => b.usd - a.usd).slice(0, 4);
   return `## 8. Fixed here, and what to fix next
 
-Fixed in this round, each measured by this bench before and after (the previous report: rows per
-change 566, 94.7x fewer than naive; $5.95 per club per month for the issue's lines, $3.80 of it
-seen-key reads and $1.23 Lambda):
+Fixed in this round (the previous report: $1.29 per club per month everything counted, $0.75 for
+the lines then listed; a dispatcher sending at the end; 10 poll Lambdas at most):
 
-- **Time-ordered seen set** (state/keys.ts \`SEENT\`, engine \`#seenAmong\`): a poll reads the seen keys
-  of its window with one Query (about 40 keys per half read unit) instead of one BatchGetItem key
-  (half a read unit) per row. Range reads now: ${int(rru('seenSince'))} RRU a month
-  (${usd(rrUsd(rru('seenSince')))}).
-- **Short tails once a club's zone reading is confirmed** (\`unstatedZoneConfirmed\`): payments, POS,
-  debt collection and prospects re-read an hour behind their watermark instead of 15 h or a day.
-- **One club lease per poll** instead of one per source, and the cursor listing reused under it.
-- **Sources side by side**: after the first, a club's sources are polled concurrently, so an
-  invocation waits about as long as its slowest source; with that, the poll Lambda has 256 MB.
+- **One state item per club** (lease, cursors gzipped, quota counter): two writes a poll instead of
+  about ten, no reads (the lease write returns the item); the dispatcher reads a hundred clubs per
+  BatchGetItem and queues as it goes.
+- **Shared secrets**: one per integrator login holds about 600 clubs' keys ($0.40 for all of them,
+  not each), cached 30 minutes per container and dropped on a 401.
+- **Ten clubs an invocation**, side by side: the waits on the API overlap.
+- **One INFO line per club poll** (the rest at DEBUG), one metrics document per dispatch run, every
+  metric service-wide; snapshots read eventually consistent.
+- **Sweeps paid by the unused quota**: late changes found in minutes, the club at or under 50% of
+  Basic.
 
-Next, by what they would save per club per month (figures from this run):
-
-1. **Cursor writes on every poll**: ${int(wru('putCursor'))} WRU (${usd(wrUsd(wru('putCursor')))}): a cursor is
-   written after every source poll even when only \`lastPollAt\` and the stats moved. Writing it when
-   the watermark, the seen keys or the health change (with a heartbeat for the stale alarm, and the
-   scheduler reading the last poll time from the club lease) would remove most of it.
-2. **The club lease**: ${int(wru('acquireLease') + wru('releaseLease'))} WRU
-   (${usd(wrUsd(wru('acquireLease') + wru('releaseLease')))}); the quota counter ${int(wru('addQuotaUsage'))} WRU.
-   Releasing by expiry (a lease shorter than the dispatch period) and counting requests on the same
-   write would halve both.
-3. **Snapshot reads** of state sources (strongly consistent, one per row of the window):
-   ${int(rru('getSnapshots'))} RRU (${usd(rrUsd(rru('getSnapshots')))}).
-4. **SQS batches**: the poll queue's batch size is ${r.deployment.pollBatchSize}; handling several clubs
-   per invocation side by side would divide the Lambda waiting time and requests and the SQS
-   receives among them.
-5. **Per-club CloudWatch metrics** (${run.monthly.perClubMetrics} metrics with the \`ClubId\` dimension,
-   ${usd(metricsUsd)} per club per month) and **one Secrets Manager secret per club** ($0.40) are the
-   largest lines outside the issue's list. Publishing the per-club values as EMF properties
-   (queryable with Logs Insights, no custom metric) with only service-wide metrics, and keeping the
-   club API keys in one secret, would take the total from
-   ${usd(r.cost.default.total)} to ${usd(r.cost.default.total - metricsUsd - PRICES.secretMonth.usd)}.
-6. **\`pollMaxConcurrency\`** (prod ${r.deployment.pollMaxConcurrency}): ${
-    fleetConcurrency5000(r) > r.deployment.pollMaxConcurrency
-      ? `too low for 5,000 clubs with the latency model (about ${sig(fleetConcurrency5000(r))} needed; section 6).`
-      : `enough for 5,000 clubs with the latency model (about ${sig(fleetConcurrency5000(r))} needed; section 6).`
-  }
+The largest lines now: ${top.map((l) => `${l.item} (${usd(l.usd)})`).join(', ')}. What would move them:
+EventBridge's events are the product; DynamoDB writes are now mostly seen entries and snapshots (one
+per new record); the poll's compute is mostly waiting on the API, which batching already shares.
 `;
 }
 
@@ -817,8 +833,30 @@ ${table(
       yes(h.freshnessP95 < 90 && h.quotaShare <= 0.5),
     ],
     ['share of the Basic quota at that schedule', pct(h.quotaShare), '≤ 50%', yes(h.quotaShare <= 0.5)],
-    ["cost per club per month, the issue's lines", usd(h.costBrief), '< $0.50', yes(h.costBrief < 0.5)],
-    ['cost per club per month, everything billed', usd(h.costTotal), '< $0.50', yes(h.costTotal < 0.5)],
+    [
+      'late changes (dishonour, refund) detected, p95',
+      `${secs(h.lateChangeP95)} (n = ${int(h.lateChangeN)})`,
+      '< 10 min',
+      yes(h.lateChangeP95 < 600),
+    ],
+    [
+      `cost per club per month, everything billed (${int(r.cost.default.fleetClubs)} clubs)`,
+      usd(h.costTotal),
+      '< $0.50 (aim $0.25)',
+      yes(h.costTotal < 0.5),
+    ],
+    [
+      `dispatch of ${int(r.scale.fleet5000.clubs)} clubs at the CPU share of ${r.deployment.dispatch.memoryMb} MB`,
+      `${sig(r.scale.fleet5000.dispatchSeconds)} s of ${r.scale.fleet5000.dispatchTimeoutSeconds} s`,
+      'well inside the timeout',
+      yes(r.scale.fleet5000.dispatchSeconds < r.scale.fleet5000.dispatchTimeoutSeconds / 2),
+    ],
+    [
+      `poll concurrency ${int(r.scale.fleet5000.clubs)} clubs need / the stage configures for them`,
+      `${sig(r.scale.fleet5000.pollConcurrencyNeeded)} / ${int(r.scale.fleet5000.pollConcurrencyConfigured)}`,
+      'needed ≤ configured',
+      yes(r.scale.fleet5000.pollConcurrencyNeeded <= r.scale.fleet5000.pollConcurrencyConfigured),
+    ],
     [
       `dispatch of ${int(r.scale.dispatchMemory[0]?.clubs ?? 0)} clubs (in memory)`,
       `${sig(h.dispatchMemoryMs)} ms`,
@@ -872,7 +910,33 @@ function rawJson(r: BenchResults): string {
       polls: pollWallMs?.length || (m as { polls?: number }).polls || 0,
     })),
   };
-  return `${JSON.stringify({ ...r, scale: { ...r.scale, fleet } }, null, 2)}\n`;
+  const f = r.scale.fleet5000;
+  const h = headline(r);
+  // The keys compared run to run (issue 10): first, then everything the report was made from.
+  const keys = {
+    costPerClubMonthUsd: {
+      fleetClubs: r.cost.default.fleetClubs,
+      everythingBilled: r.cost.default.total,
+      byLine: byLine(r.cost.default),
+      byFleet: Object.fromEntries(r.cost.byFleet.map(({ clubs, cost }) => [clubs, cost.total])),
+    },
+    freshness: {
+      p95Seconds: h.freshnessP95,
+      lateChangeP95Seconds: h.lateChangeP95,
+      lateChanges: h.lateChangeN,
+    },
+    quota: { basicShare: h.quotaShare },
+  };
+  const scale = {
+    clubs: f.clubs,
+    dispatchSeconds: f.dispatchSeconds,
+    dispatchTimeoutSeconds: f.dispatchTimeoutSeconds,
+    pollConcurrencyNeeded: f.pollConcurrencyNeeded,
+    pollConcurrencyConfigured: f.pollConcurrencyConfigured,
+    ...r.scale,
+    fleet,
+  };
+  return `${JSON.stringify({ ...keys, ...r, scale }, null, 2)}\n`;
 }
 
 const BIOME = fileURLToPath(new URL('../node_modules/.bin/biome', import.meta.url));

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { logger } from '../lambdas/common/logger';
+import { pollConcurrencyFor } from '../lib/stage-config';
 import {
   type BackfillRun,
   clientOnlyLoop,
@@ -22,14 +23,20 @@ import {
 } from './backfill';
 import { startBigClub } from './big-club';
 import { simulateClub } from './club-simulation';
-import { type ClubCost, clubCost } from './cost';
+import { CLUBS_PER_SECRET, type ClubCost, clubCost } from './cost';
+
+/** The fleet the cost per club is quoted for (docs/benchmarks.json `costPerClubMonthUsd`). */
+const COST_FLEET_CLUBS = 1000;
+/** Fleets the fixed costs are divided over in the report. */
+const FLEET_SIZES = [100, 1000, 5000] as const;
+
 import { readDeploymentSettings } from './deployment';
 import { machineInfo } from './machine';
 import { runNaivePoller } from './naive-poller';
 import { FULL_PLAN, QUICK_PLAN } from './plan';
 import { measureFingerprintHashing, type ProfileSummary, profileBackfill } from './profile';
 import { type BenchResults, writeReport } from './report';
-import { type DispatchRun, dispatchInMemory, dispatchOnDynalite, fleetHour } from './scale';
+import { type DispatchRun, dispatchInMemory, dispatchOnDynalite, fleet5000, fleetHour } from './scale';
 import { median, medianRun } from './stats';
 import {
   dynaliteBackfill,
@@ -232,26 +239,47 @@ async function main(): Promise<number> {
   // 4. Cost per club, at the default schedule (median run), with the latency sensitivity.
   const dispatchShare = {
     cpuMsPerClub: median(dispatchMemory.map((r) => r.cpuMs)) / plan.dispatchClubs,
-    requestsPerClub: 2,
-    concurrency: 16,
+    requestsPerClub: 1 / 100,
+    logBytesPerRun: 600,
   };
-  const costFor = (run: TypicalClubRun, apiMs?: number): ClubCost =>
+  const costFor = (run: TypicalClubRun, options: { apiMs?: number; clubs?: number } = {}): ClubCost =>
     clubCost(
       run.monthly,
       deployment,
       dispatchShare,
-      plan.fleet.clubs,
-      apiMs === undefined ? undefined : { gymApiRequest: apiMs },
+      options.clubs ?? COST_FLEET_CLUBS,
+      options.apiMs === undefined ? {} : { gymApiRequest: options.apiMs },
     );
   const costRun = medianRun(typicalRuns, (r) => costFor(r).total);
   const costs = {
     default: costFor(costRun),
-    noLatency: costFor(costRun, 0),
-    slowApi: costFor(costRun, 500),
+    noLatency: costFor(costRun, { apiMs: 0 }),
+    slowApi: costFor(costRun, { apiMs: 1000 }),
     unconfirmedZone: costFor(altRun),
-    perRun: typicalRuns.map((r) => ({ seed: r.seed, brief: costFor(r).briefTotal, total: costFor(r).total })),
+    byFleet: FLEET_SIZES.map((clubs) => ({ clubs, cost: costFor(costRun, { clubs }) })),
+    perRun: typicalRuns.map((r) => ({ seed: r.seed, total: costFor(r).total })),
     seed: costRun.seed,
   };
+
+  const secretsPerSecond =
+    (pollConcurrencyFor(plan.dispatchClubs, deployment.pollBatchSize) *
+      Math.ceil(plan.dispatchClubs / CLUBS_PER_SECRET)) /
+    1800;
+  const fleetOf5000 = await fleet5000({
+    template: templateCursors,
+    nowMs: templateNowMs + 60_000,
+    clubs: plan.dispatchClubs,
+    dispatchMemoryMb: deployment.dispatch.memoryMb,
+    dispatchTimeoutSeconds: deployment.dispatch.timeoutSec,
+    batchSize: deployment.pollBatchSize,
+    pollConcurrencyConfigured: pollConcurrencyFor(plan.dispatchClubs, deployment.pollBatchSize),
+    pollInvocationSeconds: costs.default.pollBilledMsPerInvocation / 1000,
+    putEventsRequestsPerClubMonth: costRun.monthly.putEventsRequests,
+    getSecretValuePerSecond: secretsPerSecond,
+  });
+  say(
+    `fleet of ${fleetOf5000.clubs}: dispatch ${fleetOf5000.dispatchSeconds.toFixed(1)} s of ${fleetOf5000.dispatchTimeoutSeconds} s at the CPU share; poll concurrency needed ${fleetOf5000.pollConcurrencyNeeded.toFixed(1)}, configured ${fleetOf5000.pollConcurrencyConfigured}`,
+  );
 
   const results: BenchResults = {
     generatedAt: new Date().toISOString(),
@@ -264,7 +292,7 @@ async function main(): Promise<number> {
     profile,
     fingerprintHashing: await measureFingerprintHashing(),
     typical: { runs: typicalRuns, unconfirmedZone: altRun },
-    scale: { dispatchMemory, dispatchDynalite, fleet },
+    scale: { dispatchMemory, dispatchDynalite, fleet, fleet5000: fleetOf5000 },
     cost: costs,
   };
   await writeReport(results, outDir);

@@ -10,7 +10,7 @@ import { DynamoDbClubRegistry } from '../lambdas/clubs/dynamodb-club-registry';
 import type { PollMessage } from '../lambdas/common/deployment-contract';
 import { dispatchDueClubs } from '../lambdas/handlers/dispatch-due-clubs';
 import { DynamoDbStateStore, MemoryStateStore } from '../lambdas/state';
-import type { Cursor } from '../lambdas/state/store';
+import type { Cursor, StateStore } from '../lambdas/state/store';
 import { createStateTable } from '../lambdas/state/table';
 import { SANDBOX_HOST, type SandboxInfo } from './big-club';
 import { CountingSink } from './counting-sink';
@@ -144,7 +144,7 @@ export async function dispatchInMemory(
 ) {
   const { records, cursors } = fleet(clubs, template, nowMs);
   const inner = new MemoryStateStore();
-  for (const c of cursors) await inner.putCursor(c);
+  await seedCursors(inner, cursors, 1);
   const store = new CountingStateStore(inner);
   const registry = new CountingRegistry(records, () => nowMs);
   const out: DispatchRun[] = [];
@@ -173,15 +173,29 @@ export async function dispatchOnDynalite(
   const { records, cursors } = fleet(clubs, template, nowMs);
   const t0 = performance.now();
   await forEachLimited(records, 32, (r) => registry.put(r));
-  await forEachLimited(cursors, 32, async (c) => {
-    await inner.putCursor(c);
-  });
+  await seedCursors(inner, cursors, 32);
   const seedMs = performance.now() - t0;
   const store = new CountingStateStore(inner);
   const out: DispatchRun[] = [];
   for (let r = 0; r < runs; r++)
     out.push(await runDispatch('dynalite', registry, store, nowMs + r * MINUTE, clubs));
   return { runs: out, seedMs };
+}
+
+/** Stores each club's cursors as its poll would: one session (two writes) per club. */
+async function seedCursors(
+  store: StateStore,
+  cursors: readonly Cursor[],
+  concurrency: number,
+): Promise<void> {
+  const byClub = new Map<string, Cursor[]>();
+  for (const c of cursors) byClub.set(c.clubId, [...(byClub.get(c.clubId) ?? []), c]);
+  await forEachLimited([...byClub], concurrency, async ([clubId, list]) => {
+    const session = await store.openClub(clubId, 'bench-seed', 60_000, Date.now());
+    if (!session) throw new Error(`could not seed club ${clubId}: its lease is held`);
+    for (const c of list) await session.putCursor(c);
+    await session.close();
+  });
 }
 
 async function forEachLimited<T>(items: readonly T[], limit: number, run: (item: T) => Promise<void>) {
@@ -352,3 +366,120 @@ export async function fleetHour(options: {
 
 export const medianOf = (runs: readonly DispatchRun[], key: keyof DispatchRun) =>
   median(runs.map((r) => Number(r[key])));
+
+/** What the report needs of the 5,000-club fleet (docs/benchmarks.json `scale.*`). */
+export interface Fleet5000Result {
+  readonly clubs: number;
+  /** The dispatcher's run at the CPU share of its memory, with its requests' latency: seconds. */
+  readonly dispatchSeconds: number;
+  readonly dispatchTimeoutSeconds: number;
+  readonly dispatchCpuMs: number;
+  readonly dispatchWallMs: number;
+  /** CPU time stretch at the dispatcher's memory (1,769 MB = one vCPU). */
+  readonly cpuStretch: number;
+  readonly messages: number;
+  readonly readRequests: number;
+  readonly sendMessageBatchRequests: number;
+  /** When the first messages were handed to the queue, as a share of the run (sends as it goes). */
+  readonly firstSendShare: number;
+  /** A run stopped half-way (its deadline at half the run): what it had queued, and what it left. */
+  readonly halfDeadline: { readonly messages: number; readonly notReached: number };
+  /** Poll Lambdas busy at once in the steady state: invocations a minute x billed seconds / 60. */
+  readonly pollConcurrencyNeeded: number;
+  /** What the stage configures for this many clubs (lib/stage-config.ts pollConcurrencyFor). */
+  readonly pollConcurrencyConfigured: number;
+  readonly pollInvocationSeconds: number;
+  /** Account quotas against the fleet's rates (us-east-1 defaults). */
+  readonly rates: {
+    readonly putEventsRequestsPerSecond: number;
+    readonly putEventsQuotaPerSecond: number;
+    readonly getSecretValuePerSecond: number;
+    readonly getSecretValueQuotaPerSecond: number;
+  };
+  /** Requests one DynamoDB key gets a minute at most: a club's state item (read once, written twice). */
+  readonly maxRequestsPerKeyPerMinute: number;
+}
+
+/** Latency assumed per dispatcher request (same region), ms. */
+const DISPATCH_REQUEST_MS = 10;
+
+export interface Fleet5000Input {
+  readonly template: readonly Cursor[];
+  readonly nowMs: number;
+  readonly clubs: number;
+  readonly dispatchMemoryMb: number;
+  readonly dispatchTimeoutSeconds: number;
+  readonly batchSize: number;
+  readonly pollConcurrencyConfigured: number;
+  /** Billed seconds of one poll invocation (a full batch), from the cost model. */
+  readonly pollInvocationSeconds: number;
+  /** Per club per month, from the typical club. */
+  readonly putEventsRequestsPerClubMonth: number;
+  /** GetSecretValue calls a second for the fleet (containers x secrets / TTL). */
+  readonly getSecretValuePerSecond: number;
+}
+
+export async function fleet5000(input: Fleet5000Input): Promise<Fleet5000Result> {
+  const { records, cursors } = fleet(input.clubs, input.template, input.nowMs);
+  const inner = new MemoryStateStore();
+  await seedCursors(inner, cursors, 1);
+  const store = new CountingStateStore(inner);
+  const registry = new CountingRegistry(records, () => input.nowMs);
+  const sends: number[] = [];
+  const queue = {
+    messages: 0,
+    requests: 0,
+    async sendBatch(messages: readonly PollMessage[]) {
+      sends.push(performance.now());
+      this.messages += messages.length;
+      this.requests += Math.ceil(messages.length / 10);
+    },
+  };
+  store.take();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const summary = await dispatchDueClubs({ registry, store, queue, now: input.nowMs });
+  const wallMs = performance.now() - t0;
+  const cpuMs = cpuMsSince(cpu0);
+  const cpuStretch = Math.max(1, 1769 / input.dispatchMemoryMb);
+  const dispatchSeconds = (cpuMs * cpuStretch + (summary.tableReads + 2) * DISPATCH_REQUEST_MS) / 1000;
+  // The same run stopped half-way: what it queued before its deadline.
+  const half = {
+    messages: 0,
+    requests: 0,
+    async sendBatch(m: readonly PollMessage[]) {
+      this.messages += m.length;
+    },
+  };
+  const halfSummary = await dispatchDueClubs({
+    registry,
+    store,
+    queue: half,
+    now: input.nowMs,
+    deadlineMs: Date.now() + wallMs / 2,
+  });
+  const invocationsPerMinute = Math.ceil(input.clubs / input.batchSize);
+  return {
+    clubs: summary.clubs,
+    dispatchSeconds,
+    dispatchTimeoutSeconds: input.dispatchTimeoutSeconds,
+    dispatchCpuMs: cpuMs,
+    dispatchWallMs: wallMs,
+    cpuStretch,
+    messages: summary.messages,
+    readRequests: summary.tableReads,
+    sendMessageBatchRequests: queue.requests,
+    firstSendShare: sends.length > 0 ? ((sends[0] ?? t0) - t0) / wallMs : 1,
+    halfDeadline: { messages: half.messages, notReached: halfSummary.notReached },
+    pollConcurrencyNeeded: (invocationsPerMinute * input.pollInvocationSeconds) / 60,
+    pollConcurrencyConfigured: input.pollConcurrencyConfigured,
+    pollInvocationSeconds: input.pollInvocationSeconds,
+    rates: {
+      putEventsRequestsPerSecond: (input.putEventsRequestsPerClubMonth * input.clubs) / (30 * 86_400),
+      putEventsQuotaPerSecond: 10_000,
+      getSecretValuePerSecond: input.getSecretValuePerSecond,
+      getSecretValueQuotaPerSecond: 10_000,
+    },
+    maxRequestsPerKeyPerMinute: 3,
+  };
+}

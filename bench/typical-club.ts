@@ -5,6 +5,7 @@
 import type { ClubSimulationResult } from './club-simulation';
 import type { MonthlyClubCounts } from './cost';
 import { addStoreCounts, emptyStoreCounts } from './counting-store';
+import { LATE_CHANGE_KINDS } from './freshness';
 import type { NaiveResult } from './naive-poller';
 import { entryOf, median, percentile, sum } from './stats';
 
@@ -88,6 +89,8 @@ export interface TypicalClubRun {
     readonly histogram: number[];
   };
   readonly freshnessByType: Record<string, Distribution>;
+  /** Delays (s) of the late changes (LATE_CHANGE_KINDS): a dishonour or refund of an earlier payment. */
+  readonly lateChanges: readonly number[];
   readonly bySource: Record<string, { polls: number; requests: number; rows: number; events: number }>;
   readonly poll: { readonly wallMsMedian: number; readonly wallMsP95: number; readonly cpuMsMedian: number };
   readonly baseline: { readonly requests: number; readonly rows: number; readonly wallMs: number };
@@ -107,6 +110,9 @@ export function summariseRun(
   const scale = MONTH_DAYS / days;
   const events = sim.events;
   const delays = sim.freshness.samples.map((s) => s.delayMs / 1000);
+  const lateDelays = sim.freshness.samples
+    .filter((s) => LATE_CHANGE_KINDS.has(s.kind))
+    .map((s) => s.delayMs / 1000);
   const byType: Record<string, number[]> = {};
   for (const s of sim.freshness.samples) entryOf(byType, s.detailType, () => []).push(s.delayMs / 1000);
   const histogram = FRESHNESS_BINS.map(() => 0);
@@ -139,6 +145,7 @@ export function summariseRun(
     readUnits: readUnits * scale,
     writeUnits: sim.pollStore.writeUnits * scale,
     billedEvents: sim.sink.billedEvents * scale,
+    eventBytes: sim.sink.bytes * scale,
     sqsMessages: sim.sqsMessages * scale,
     emfBytes: sim.emf.bytes * scale,
     logBytes: sim.logs.bytes * scale,
@@ -174,6 +181,7 @@ export function summariseRun(
       histogram,
     },
     freshnessByType: Object.fromEntries(Object.entries(byType).map(([k, v]) => [k, distribution(v)])),
+    lateChanges: lateDelays,
     bySource: sim.bySource,
     poll: {
       wallMsMedian: median(sim.polls.map((p) => p.wallMs)),

@@ -3,10 +3,9 @@
  * days later, a refund of an old payment) is found by its source's deep sweep, not by the tail:
  * at the source's own sweep period (payments: hourly) its detection takes up to that long. A club
  * whose polls use less than `SWEEP_TARGET_SHARE` of its plan spends the difference on sweeping
- * more often, in `LATE_CHANGE_ORDER` (payments first: a dishonour or a refund is what operations
- * waits for; then the other sources whose records change after they appear, busiest first), each as
- * often as the spare requests allow, never more often than every poll and never less often than
- * its own period. The estimate of a sweep's cost is the scheduler's (records an hour times the
+ * more often, for the sources in `LATE_CHANGE_ORDER` (payments: a dishonour or a refund is what
+ * operations waits for), as often as the spare requests allow, never more often than every `MIN_SWEEP_INTERVAL_MS` (5
+ * minutes) and never less often than its own period. The estimate of a sweep's cost is the scheduler's (records an hour times the
  * window, in pages); `SPARE_MARGIN` of the spare is spent, the rest absorbs its error.
  *
  * Pure: the engine's scan plan (which decides a sweep is due) and the scheduler's quota rule (which
@@ -27,14 +26,20 @@ const MINUTE = 60_000;
 export const SWEEP_TARGET_SHARE = 0.5;
 /** Share of the spare requests spent on sweeps (estimates of a sweep's pages err both ways). */
 export const SPARE_MARGIN = 0.8;
-/** Which sources' sweeps the spare pays for first: the late changes that matter most first. */
-export const LATE_CHANGE_ORDER: readonly SourceName[] = [
-  'paymentHistory',
-  'disbursements',
-  'debtCollection',
-  'posTransactions',
-  'visits',
-];
+/**
+ * No sweep more often than this: it finds a late change within the 10-minute target with margin,
+ * and each sweep also reads its window's seen entries and parses days of rows, which the API quota
+ * does not count but the bill does (docs/benchmarks.md: sweeping every 2 minutes cost more in
+ * DynamoDB reads and Lambda time than everything else the club needs).
+ */
+export const MIN_SWEEP_INTERVAL_MS = 5 * 60_000;
+/**
+ * Which sources' sweeps the spare pays for, in order: payments, whose late changes (a direct debit
+ * dishonoured days later, a refund) are what operations waits for. The other sources keep their own
+ * sweep periods: their late records (a disbursement settled the next day, a visit recorded late)
+ * wait for nobody, and sweeping them more often measured as a dollar-scale cost per club for nothing.
+ */
+export const LATE_CHANGE_ORDER: readonly SourceName[] = ['paymentHistory'];
 
 export interface SweepBudgetInput {
   readonly plan: Plan;
@@ -82,7 +87,12 @@ export function sweepIntervals(input: SweepBudgetInput): SweepIntervals {
     return i < 0 ? LATE_CHANGE_ORDER.length : i;
   };
   const candidates = states
-    .filter((s) => SOURCES[s.source].sweep !== undefined && s.activity !== undefined)
+    .filter(
+      (s) =>
+        SOURCES[s.source].sweep !== undefined &&
+        s.activity !== undefined &&
+        LATE_CHANGE_ORDER.includes(s.source),
+    )
     .sort((a, b) => rank(a.source) - rank(b.source) || (b.activity ?? 0) - (a.activity ?? 0));
   const out: SweepIntervals = {};
   for (const s of candidates) {
@@ -93,7 +103,7 @@ export function sweepIntervals(input: SweepBudgetInput): SweepIntervals {
     // A sweep replaces that poll's tail: it costs its extra pages, per sweep.
     const extra = Math.max(1, sweepPages - tailPages);
     const already = (extra * HOUR) / sweep.everyMs;
-    const fastest = Math.max(s.baseIntervalMs, MINUTE);
+    const fastest = Math.max(s.baseIntervalMs, MIN_SWEEP_INTERVAL_MS);
     const affordable = (extra * HOUR) / (spare + already);
     const interval = Math.max(fastest, Math.ceil(affordable / MINUTE) * MINUTE);
     if (interval >= sweep.everyMs) continue;

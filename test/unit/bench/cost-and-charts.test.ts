@@ -3,6 +3,7 @@ import { barChart } from '../../../bench/charts';
 import { clubCost, type MonthlyClubCounts } from '../../../bench/cost';
 import type { DeploymentSettings } from '../../../bench/deployment';
 import { PRICES } from '../../../bench/prices';
+import { pollConcurrencyFor } from '../../../lib/stage-config';
 
 const deployment: DeploymentSettings = {
   stage: 'prod',
@@ -12,6 +13,14 @@ const deployment: DeploymentSettings = {
   pollBatchSize: 1,
   pollMaxConcurrency: 10,
   handlersPresent: true,
+  fixed: {
+    alarms: 7,
+    dashboards: 1,
+    kmsKeys: 1,
+    tablePitr: true,
+    archiveRetentionDays: 365,
+    logRetentionDays: 90,
+  },
 };
 
 const counts: MonthlyClubCounts = {
@@ -26,56 +35,71 @@ const counts: MonthlyClubCounts = {
   readUnits: 1_000_000,
   writeUnits: 200_000,
   billedEvents: 5000,
+  eventBytes: 5e6,
   sqsMessages: 1000,
   emfBytes: 1e6,
   logBytes: 1e6,
-  perClubMetrics: 9,
-  storedBytes: 1e6,
+  perClubMetrics: 0,
+  storedBytes: 1e9,
 };
 
+const share = { cpuMsPerClub: 0.1, requestsPerClub: 0.01, logBytesPerRun: 600 };
+
 describe('clubCost', () => {
-  it('prices each counted quantity at its list price', () => {
-    const cost = clubCost(
-      counts,
-      deployment,
-      { cpuMsPerClub: 0.1, requestsPerClub: 2, concurrency: 16 },
-      100,
-      {
-        gymApiRequest: 0,
-      },
+  it('prices each counted quantity at its list price, every line keyed', () => {
+    const cost = clubCost(counts, deployment, share, 100, { gymApiRequest: 0 });
+    const line = (key: string) => cost.lines.find((l) => l.key === key)!.usd;
+    expect(line('dynamoReads')).toBeCloseTo(1_000_000 * PRICES.dynamoReadUnit.usd, 10);
+    expect(line('dynamoWrites')).toBeCloseTo(200_000 * PRICES.dynamoWriteUnit.usd, 10);
+    expect(line('dynamoStorage')).toBeCloseTo(0.25, 10);
+    expect(line('dynamoPitr')).toBeCloseTo(0.2, 10);
+    expect(line('eventBridgeEvents')).toBeCloseTo(5000 * PRICES.eventBridgeEvent.usd, 10);
+    // 5 MB archived once ($0.10/GB) and kept 12 months ($0.023/GB-month)
+    expect(line('eventBridgeArchive')).toBeCloseTo(0.005 * (0.1 + 12 * 0.023), 10);
+    // One shared secret for 100 clubs, and its calls: a container each per TTL (1,440 a month)
+    const containers = pollConcurrencyFor(100, 1);
+    expect(line('secrets')).toBeCloseTo((0.4 + containers * 1440 * PRICES.secretsApiCall.usd) / 100, 10);
+    // 1 + 1 MB of lines and EMF, 1,000 invocations x 420 B of platform lines
+    expect(line('logsIngestion')).toBeCloseTo(((2e6 + 1000 * 420) / 1e9) * 0.5, 10);
+    expect(line('cloudWatchAlarms')).toBeCloseTo((7 * 0.1) / 100, 10);
+    expect(line('cloudWatchDashboard')).toBeCloseTo(3 / 100, 10);
+    expect(line('kms')).toBeCloseTo(1 / 100, 10);
+    // 5 s measured x 1769/1024 (the CPU share of 1 GB) + 10,000 x 5 ms + 100 x 20 ms, batch of 1.
+    expect(cost.pollGbSeconds).toBeCloseTo(5 * (1769 / 1024) + 50 + 2, 6);
+    expect(cost.total).toBeCloseTo(
+      cost.lines.reduce((a, l) => a + l.usd, 0),
+      10,
     );
-    const line = (name: string) => cost.lines.find((l) => l.item.startsWith(name))!.usd;
-    expect(line('DynamoDB: reads')).toBeCloseTo(1_000_000 * PRICES.dynamoReadUnit.usd, 10);
-    expect(line('DynamoDB: writes')).toBeCloseTo(200_000 * PRICES.dynamoWriteUnit.usd, 10);
-    expect(line('EventBridge: custom events')).toBeCloseTo(5000 * PRICES.eventBridgeEvent.usd, 10);
-    expect(line('CloudWatch: custom metrics')).toBeCloseTo(9 * 0.3, 10);
-    expect(line('Secrets Manager: the club secret')).toBe(0.4);
-    // 5 s measured × 1769/1024 (the CPU share of 1 GB) + 10,000 × 5 ms + 100 × 20 ms + 50 × 20 ms.
-    expect(cost.pollGbSeconds).toBeCloseTo(5 * (1769 / 1024) + 50 + 2 + 1, 6);
-    expect(cost.total).toBeGreaterThan(cost.briefTotal);
+    expect(cost.total).toBeGreaterThan(cost.variableTotal);
+    expect(new Set(cost.lines.map((l) => l.key)).size).toBe(cost.lines.length);
   });
 
-  it('grows with the API latency assumption', () => {
-    const share = { cpuMsPerClub: 0.1, requestsPerClub: 2, concurrency: 16 };
+  it('divides the fleet-wide costs over the clubs', () => {
+    const small = clubCost(counts, deployment, share, 100);
+    const large = clubCost(counts, deployment, share, 5000);
+    // The dispatcher's time grows with the fleet; the rest does not
+    expect(large.fleetFixedUsd).toBeGreaterThan(small.fleetFixedUsd);
+    expect(small.total - small.variableTotal).toBeGreaterThan(large.total - large.variableTotal);
+    expect(small.total - small.variableTotal).toBeCloseTo(small.fleetFixedUsd / 100, 10);
+  });
+
+  it('grows with the API latency assumption, shared by the clubs of a batch', () => {
     const fast = clubCost(counts, deployment, share, 100, { gymApiRequest: 0 });
     const slow = clubCost(counts, deployment, share, 100, { gymApiRequest: 500 });
     // Only the requests a poll waits for: its sources run side by side.
     expect(slow.pollGbSeconds - fast.pollGbSeconds).toBeCloseTo(1200 * 0.5, 6);
+    const batched = { ...deployment, pollBatchSize: 10 };
+    const fastB = clubCost(counts, batched, share, 100, { gymApiRequest: 0 });
+    const slowB = clubCost(counts, batched, share, 100, { gymApiRequest: 500 });
+    expect(slowB.pollGbSeconds - fastB.pollGbSeconds).toBeCloseTo((1200 * 0.5) / 10, 6);
   });
 
-  it('stretches the measured CPU time below a full vCPU and bills less memory for the waiting', () => {
-    const share = { cpuMsPerClub: 0.1, requestsPerClub: 2, concurrency: 16 };
+  it('stretches the measured CPU time below a full vCPU', () => {
     const small = { ...deployment, poll: { ...deployment.poll, memoryMb: 256 } };
-    const cost = clubCost(
-      { ...counts, pollStoreRequests: 0, putEventsRequests: 0, secretsCalls: 0 },
-      small,
-      share,
-      100,
-      {
-        gymApiRequest: 100,
-      },
-    );
-    // (5 s × 1769/256 + 1200 × 0.1 s) × 0.25 GB
+    const cost = clubCost({ ...counts, pollStoreRequests: 0, putEventsRequests: 0 }, small, share, 100, {
+      gymApiRequest: 100,
+    });
+    // (5 s x 1769/256 + 1200 x 0.1 s) x 0.25 GB
     expect(cost.pollGbSeconds).toBeCloseTo((5 * (1769 / 256) + 120) * 0.25, 6);
   });
 });

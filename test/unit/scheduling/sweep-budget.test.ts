@@ -8,6 +8,7 @@ import { planRegularScan } from '../../../lambdas/engine/scan/plan';
 import { demandPerHour } from '../../../lambdas/engine/schedule/quota-stretch';
 import {
   LATE_CHANGE_ORDER,
+  MIN_SWEEP_INTERVAL_MS,
   SWEEP_TARGET_SHARE,
   sweepIntervals,
 } from '../../../lambdas/engine/schedule/sweep-budget';
@@ -51,7 +52,7 @@ const states = (list: Cursor[]) =>
   }));
 
 describe('sweepIntervals', () => {
-  it('spends the unused quota on sweeps, payments first, never faster than every poll, within the target', () => {
+  it('spends the unused quota on sweeps, payments first, never faster than every 5 minutes, within the target', () => {
     // Act
     const list = cursors();
     const sweeps = sweepIntervals({
@@ -65,7 +66,7 @@ describe('sweepIntervals', () => {
     expect(sweeps.paymentHistory).toBeDefined();
     expect(sweeps.paymentHistory!).toBeLessThan(SOURCES.paymentHistory.sweep!.everyMs);
     for (const [source, ms] of Object.entries(sweeps)) {
-      expect(ms).toBeGreaterThanOrEqual(MINUTE);
+      expect(ms).toBeGreaterThanOrEqual(MIN_SWEEP_INTERVAL_MS);
       expect(ms).toBeLessThan(SOURCES[source as SourceName].sweep!.everyMs);
       expect(ms % MINUTE).toBe(0);
     }
