@@ -38,7 +38,9 @@ describe('poll at first contact', () => {
       clubs: [{ clubId: 'club-1', timeZone: 'Australia/Sydney', open24h: true }],
       members: 80,
       historyDays: 2,
-      activityScale: 8,
+      // The sandbox starts at the run's own time (the CLI polls on the real clock), and its activity
+      // follows the hour of the day: busy enough that a quiet hour still has events to publish.
+      activityScale: 30,
     });
     dir = await mkdtemp(join(tmpdir(), 'gym-bridge-first-contact-'));
     clubsFile = join(dir, 'clubs.json');
