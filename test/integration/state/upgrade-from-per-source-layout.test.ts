@@ -12,6 +12,7 @@ import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { startSandbox } from '../../../lambdas/sandbox';
+import { SOURCE_ORDER } from '../../../lambdas/sources';
 import { DynamoDbStateStore } from '../../../lambdas/state';
 import { MIGRATED_LEASE_OWNER } from '../../../lambdas/state/dynamodb/previous-layout';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
@@ -55,10 +56,21 @@ describe('upgrading a table of the per-source layout', () => {
     // Prepare: a club polled to its baseline, its state then rewritten in the previous layout
     tableName = await createTestTable(db.client, 'upgrade');
     store = new DynamoDbStateStore({ client: db.client, tableName });
-    const sandbox = await startSandbox({ seed: 9, clubs: 1, members: 80, historyDays: 2, activityScale: 8 });
+    // A fixed start (18:05 in the club's zone, a busy evening with classes): the same journal at any hour.
+    const sandbox = await startSandbox({
+      seed: 9,
+      clubs: 1,
+      members: 80,
+      historyDays: 2,
+      activityScale: 8,
+      startTime: '2026-11-24T07:05:00.000Z',
+    });
+    // Every source, the experimental classAttendance too (opt-in: not in the default sources), so
+    // that every journal entry is one the club polls, whatever the time of day the test runs at.
     const [club] = parseClubsFile(sandbox.clubsFile()).map((c) => ({
       ...c,
       piiPolicy: 'full',
+      sources: [...SOURCE_ORDER],
     })) as ClubConfig[];
     const sink = new MemorySink();
     const deps = {
