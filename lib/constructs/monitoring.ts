@@ -65,7 +65,11 @@ export const CLUB_ACTIVITY_QUERY = new logs.QueryString({
   limit: 200,
 });
 
-/** Logs Insights (dispatch log group): each club's share of its plan's monthly quota, highest first. */
+/**
+ * Logs Insights (poll log group: each club poll's EMF line carries its quota share and the club;
+ * the dispatcher writes one fleet-wide document a run): each club's share of its plan's monthly
+ * quota at its latest poll, highest first.
+ */
 export const CLUB_QUOTA_QUERY = new logs.QueryString({
   filterStatements: [`ispresent(${CLUB}) and ispresent(${METRIC.quotaUsedShare})`],
   statsStatements: [`latest(${METRIC.quotaUsedShare}) as quotaUsedShare by ${CLUB}`],
@@ -272,7 +276,7 @@ export class Monitoring extends Construct {
       clubQuota: new logs.QueryDefinition(this, 'ClubQuotaQuery', {
         queryDefinitionName: this.queryNames.clubQuota,
         queryString: CLUB_QUOTA_QUERY,
-        logGroups: [props.dispatchLogGroup],
+        logGroups: [props.pollLogGroup],
       }),
     };
     this.#addWidgets(props, overdueAfter, quotaThreshold);
@@ -362,8 +366,8 @@ export class Monitoring extends Construct {
         width: half,
       }),
       new cloudwatch.LogQueryWidget({
-        title: 'Clubs by quota used this month (dispatcher log)',
-        logGroupNames: [props.dispatchLogGroup.logGroupName],
+        title: 'Clubs by quota used this month (poll log)',
+        logGroupNames: [props.pollLogGroup.logGroupName],
         queryString: CLUB_QUOTA_QUERY.toString(),
         view: cloudwatch.LogQueryVisualizationType.TABLE,
         width: half,

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV, METRIC, METRIC_PROPERTY, METRICS_NAMESPACE } from '../../lambdas/common/deployment-contract';
@@ -386,6 +387,21 @@ describe('alarms', () => {
     }
   });
 
+  it('every alarm on a bridge metric reads a metric the handlers write', () => {
+    // The metric helpers are where every metric is written: an alarm on a name they never use
+    // would never fire.
+    const written = readFileSync(new URL('../../lambdas/common/metrics.ts', import.meta.url), 'utf8');
+    const alarms = (Object.values(prod.findResources('AWS::CloudWatch::Alarm')) as Resource[]).filter(
+      (a) => a.Properties.Namespace === METRICS_NAMESPACE,
+    );
+    expect(alarms.length).toBeGreaterThan(0);
+    for (const alarm of alarms) {
+      const key = Object.entries(METRIC).find(([, name]) => name === alarm.Properties.MetricName)?.[0];
+      expect(key, `alarm on ${String(alarm.Properties.MetricName)}`).toBeDefined();
+      expect(written).toContain(`METRIC.${key}`);
+    }
+  });
+
   it('every bridge metric an alarm or the dashboard reads is service-wide: no metric per club', () => {
     for (const alarm of Object.values(prod.findResources('AWS::CloudWatch::Alarm')) as Resource[]) {
       if (alarm.Properties.Namespace !== METRICS_NAMESPACE) continue;
@@ -397,7 +413,7 @@ describe('alarms', () => {
     expect(body).not.toContain('SEARCH(');
   });
 
-  it("saved queries list each club's activity (poll log) and quota (dispatch log) from the EMF properties", () => {
+  it("saved queries list each club's activity and quota (poll log) from the EMF properties", () => {
     const logGroupOf = (role: 'dispatch' | 'poll') =>
       (bridgeFunction(prod, role).resource.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup
         .Ref;
@@ -410,7 +426,7 @@ describe('alarms', () => {
     });
     prod.hasResourceProperties('AWS::Logs::QueryDefinition', {
       Name: 'gym-bridge-prod/club-quota',
-      LogGroupNames: [{ Ref: logGroupOf('dispatch') }],
+      LogGroupNames: [{ Ref: logGroupOf('poll') }],
       QueryString: Match.stringLikeRegexp(
         `latest\\(${METRIC.quotaUsedShare}\\)[\\s\\S]*by ${METRIC_PROPERTY.club}`,
       ),
