@@ -52,7 +52,7 @@ const states = (list: Cursor[]) =>
   }));
 
 describe('sweepIntervals', () => {
-  it('spends the unused quota on sweeps, payments first, never faster than every 5 minutes, within the target', () => {
+  it('spends the unused quota on sweeps, payments first, never faster than the floor (7 minutes), within the target', () => {
     // Act
     const list = cursors();
     const sweeps = sweepIntervals({
