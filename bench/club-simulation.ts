@@ -12,7 +12,7 @@ import type { PollMessage } from '../lambdas/common/deployment-contract';
 import { publishClubPollMetrics } from '../lambdas/common/metrics';
 import type { ClubReport } from '../lambdas/engine/poll-club';
 import type { JournalEntry } from '../lambdas/sandbox';
-import { SOURCE_ORDER } from '../lambdas/sources';
+import { enabledSources, SOURCE_ORDER } from '../lambdas/sources';
 import { MemoryStateStore } from '../lambdas/state';
 import type { Cursor, SourceName } from '../lambdas/state/store';
 import type { SandboxInfo } from './big-club';
@@ -166,6 +166,7 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
   };
   const store = new CountingStateStore(new MemoryStateStore());
   const tracker = new FreshnessTracker();
+  const pollsClasses = enabledSources(club).includes('classAttendance');
   let simNow = info.nowMs;
   let lastSeq = info.lastSeq;
   let pollStarted = { sim: simNow, wall: performance.now() };
@@ -283,7 +284,9 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
     const entries = await host.call<JournalEntry[]>('journal', lastSeq);
     lastSeq = advanced.lastSeq;
     journalChanges += entries.length;
-    tracker.addEntries(entries);
+    // Class sessions are journaled whether or not the club polls the (opt-in) classAttendance
+    // source; the typical club does not, so they are no change it could report.
+    tracker.addEntries(entries.filter((e) => e.kind !== 'classAttendance' || pollsClasses));
     steps++;
     if (options.everySourceEveryStep) {
       sqsMessages++;
