@@ -117,11 +117,12 @@ export async function recordSourceFailure(
 ): Promise<{ kind: FailureKind; cursor: Cursor | undefined }> {
   const { clubId } = scope.club;
   const kind = failureKind(err);
-  const message = messageOf(err);
-  scope.failures.push({ source: name, kind, message });
-  logger.error('source poll failed', { clubId, source: name, kind, error: message });
+  const reason = messageOf(err);
+  scope.failures.push({ source: name, kind, message: reason });
+  // The reason under `error` (a string, redacted by messageOf): Powertools drops a `message` key.
+  logger.error('source poll failed', { clubId, source: name, kind, error: reason });
   const retryAfterMs = err instanceof QuotaExceededError ? err.retryAfterMs : undefined;
-  const failure = { kind, message, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+  const failure = { kind, message: reason, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   const cursor = await recordFailure(scope.deps.store, clubId, name, failure, scope.now()).catch(
     (storeErr: unknown) => {
       // The failure is in the report either way; a store that cannot record it must not hide it.

@@ -27,12 +27,10 @@ export const SWEEP_TARGET_SHARE = 0.5;
 /** Share of the spare requests spent on sweeps (estimates of a sweep's pages err both ways). */
 export const SPARE_MARGIN = 0.8;
 /**
- * No sweep more often than this. A late change waits for the next sweep plus a poll: p95 about 0.95
- * x this + 1 minute, under the 10-minute target with margin (measured at 5 minutes: 6 minutes).
- * Each sweep also reads its window's seen entries and parses days of rows, which the API quota does
- * not count but the bill does: sweeping payments every 5 minutes cost the typical club about
- * $0.05 a month, every 2 minutes about $0.20 (docs/operations.md, "Sweeps paid by the unused
- * quota"); 7 minutes is the cheapest floor that keeps the target.
+ * No sweep more often than this. A late change waits for the next sweep plus a poll (p95 about
+ * 0.95 x this + 1 minute), and each sweep also reads its window's seen entries and parses days of
+ * rows, which the API quota does not count but the bill does: the cheapest floor that keeps late
+ * changes under the 10-minute target (measured: docs/operations.md, "Sweeps paid by the unused quota").
  */
 export const MIN_SWEEP_INTERVAL_MS = 7 * 60_000;
 /**
