@@ -8,6 +8,7 @@ export {
   toClubConfig,
 } from './club-record';
 export { type ClubListing, type ClubRegistry, ClubRegistryError } from './club-registry';
+export { putClubSecret, putSharedClubKeys } from './club-secret-writes';
 export {
   type ClubCredentials,
   ClubCredentialsSchema,
@@ -16,8 +17,6 @@ export {
   DEFAULT_SECRET_CACHE_TTL_MS,
   parseCredentials,
   parseSecretDocument,
-  putClubSecret,
-  putSharedClubKeys,
   SecretsManagerClubSecrets,
   type SecretsManagerClubSecretsOptions,
 } from './club-secrets';
