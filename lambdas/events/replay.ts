@@ -5,33 +5,23 @@
  *    archive (DescribeArchive; a name or an ARN), checks the window against the archive's
  *    retention, resolves the destination bus (a replay can only go to the bus the archive records)
  *    and the rules to limit it to (DescribeRule: their ARNs are the replay's FilterArns, which is how
- *    a replay is limited to a pattern), then StartReplay. `watchReplay` polls DescribeReplay until
+ *    a replay is limited to a pattern), then StartReplay. `watchReplay` (replay-watch.ts) polls DescribeReplay until
  *    COMPLETED, FAILED or CANCELLED, reporting progress as the share of the window replayed
  *    (EventLastReplayedTime), and sends CancelReplay when asked to.
  *    Replayed events reach the rules' targets with a top-level `replay-name` field, so a consumer
  *    can tell them from live events (or exclude them: `"replay-name": [{"exists": false}]`).
  *
- * 2. From an events file (the JSON lines `poll --events-file` writes): `readEventsFile` parses and
- *    validates every line first (a malformed line is an EventsFileError naming its line number,
- *    and nothing is sent), `sendEvents` then publishes through EventBridgeSink (PutEvents in
- *    batches of 10, failed entries retried), reporting progress.
+ * 2. From an events file (the JSON lines `poll --events-file` writes): events-file.ts.
  */
 import {
-  CancelReplayCommand,
   DescribeArchiveCommand,
   type DescribeArchiveCommandOutput,
   DescribeEventBusCommand,
-  DescribeReplayCommand,
-  type DescribeReplayCommandOutput,
   DescribeRuleCommand,
   type EventBridgeClient,
   ListArchivesCommand,
-  type ReplayState,
   StartReplayCommand,
 } from '@aws-sdk/client-eventbridge';
-import { type BridgeEvent, EventValidationError, validateEvent } from './catalog';
-import { eventSourceProblem } from './event-source';
-import { EventBridgeSink } from './publisher';
 
 const DAY_MS = 86_400_000;
 
@@ -60,7 +50,8 @@ const BUS_ARN = /^arn:aws[\w-]*:events:[a-z0-9-]+:\d{12}:event-bus\/(.+)$/;
 const RULE_ARN = /^arn:aws[\w-]*:events:[a-z0-9-]+:\d{12}:rule\/(.+)$/;
 export const REPLAY_NAME = /^[.\-_A-Za-z0-9]{1,64}$/;
 
-const errorName = (err: unknown) => (err instanceof Error ? err.name : '');
+/** The AWS error's name (never its message, which may echo input). */
+export const errorName = (err: unknown): string => (err instanceof Error ? err.name : '');
 
 /** DescribeArchive of a name or an archive ARN. A missing archive is a ReplayInputError. */
 export async function describeArchive(client: EventBridgeClient, nameOrArn: string): Promise<ArchiveInfo> {
@@ -275,262 +266,4 @@ export async function startArchiveReplay(
     filterArns,
     warnings,
   };
-}
-
-export interface ReplayProgress {
-  readonly state: ReplayState | string;
-  /** Share of the window replayed, 0..100 (100 once COMPLETED). */
-  readonly percent: number;
-  readonly lastReplayed?: Date;
-  readonly reason?: string;
-}
-
-export const TERMINAL_REPLAY_STATES: readonly string[] = ['COMPLETED', 'FAILED', 'CANCELLED'];
-
-/** Progress of a replay from DescribeReplay: EventLastReplayedTime against the window. */
-export function replayProgress(
-  out: DescribeReplayCommandOutput,
-  fromMs: number,
-  toMs: number,
-): ReplayProgress {
-  const state = out.State ?? 'UNKNOWN';
-  const start = out.EventStartTime?.getTime() ?? fromMs;
-  const end = out.EventEndTime?.getTime() ?? toMs;
-  const last = out.EventLastReplayedTime;
-  let percent = 0;
-  if (state === 'COMPLETED') percent = 100;
-  else if (last && end > start)
-    percent = Math.max(0, Math.min(100, ((last.getTime() - start) / (end - start)) * 100));
-  return {
-    state,
-    percent: Math.floor(percent * 10) / 10,
-    ...(last ? { lastReplayed: last } : {}),
-    ...(out.StateReason ? { reason: out.StateReason } : {}),
-  };
-}
-
-export function formatProgress(p: ReplayProgress): string {
-  const last = p.lastReplayed ? `, events up to ${p.lastReplayed.toISOString()} replayed` : '';
-  const reason = p.reason ? ` (${p.reason})` : '';
-  return `${p.state.padEnd(10)} ${p.percent.toFixed(1).padStart(5)}%${last}${reason}`;
-}
-
-export interface WatchOptions {
-  readonly fromMs: number;
-  readonly toMs: number;
-  /** Between DescribeReplay calls. @default 5000 */
-  readonly intervalMs?: number;
-  readonly onProgress?: (progress: ReplayProgress) => void;
-  /** Aborted: CancelReplay is sent (once), and the watch goes on until the replay has stopped. */
-  readonly cancel?: AbortSignal;
-  /** Aborted: stop watching at once (the replay goes on, or its cancellation does). */
-  readonly detach?: AbortSignal;
-  /** Called when CancelReplay was sent (or refused: the replay had already ended). */
-  readonly onCancel?: (outcome: { sent: boolean; state?: string; error?: string }) => void;
-  /** @default setTimeout, cut short by `cancel` and `detach` */
-  readonly sleep?: (ms: number) => Promise<void>;
-}
-
-export interface WatchResult {
-  /** The last state seen ('DETACHED' when watching stopped before the replay did). */
-  readonly state: string;
-  readonly progress?: ReplayProgress;
-  readonly cancelRequested: boolean;
-}
-
-function abortableSleep(ms: number, signals: (AbortSignal | undefined)[]): Promise<void> {
-  return new Promise((resolve) => {
-    const live = signals.filter((s): s is AbortSignal => s !== undefined);
-    if (live.some((s) => s.aborted)) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      for (const s of live) s.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    for (const s of live) s.addEventListener('abort', done, { once: true });
-  });
-}
-
-/** Polls DescribeReplay until the replay is COMPLETED, FAILED or CANCELLED (or `detach`). */
-export async function watchReplay(
-  client: EventBridgeClient,
-  replayName: string,
-  options: WatchOptions,
-): Promise<WatchResult> {
-  const interval = options.intervalMs ?? 5000;
-  const sleep = options.sleep ?? ((ms: number) => abortableSleep(ms, [options.cancel, options.detach]));
-  let cancelSent = false;
-  let progress: ReplayProgress | undefined;
-  for (;;) {
-    if (options.cancel?.aborted && !cancelSent) {
-      cancelSent = true;
-      try {
-        const out = await client.send(new CancelReplayCommand({ ReplayName: replayName }));
-        options.onCancel?.({ sent: true, ...(out.State ? { state: out.State } : {}) });
-      } catch (err) {
-        // IllegalStatusException: it had already ended; the next DescribeReplay says how.
-        options.onCancel?.({ sent: false, error: `${errorName(err)}: ${(err as Error).message}` });
-      }
-    }
-    if (options.detach?.aborted)
-      return { state: 'DETACHED', ...(progress ? { progress } : {}), cancelRequested: cancelSent };
-    const out = await client.send(new DescribeReplayCommand({ ReplayName: replayName }));
-    progress = replayProgress(out, options.fromMs, options.toMs);
-    options.onProgress?.(progress);
-    if (TERMINAL_REPLAY_STATES.includes(progress.state))
-      return { state: progress.state, progress, cancelRequested: cancelSent };
-    await sleep(interval);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Events file replay
-
-/** A line of an events file that cannot be sent: its number (1-based) and why. */
-export class EventsFileError extends Error {
-  override readonly name = 'EventsFileError';
-  constructor(
-    readonly line: number,
-    reason: string,
-    readonly path = 'events file',
-  ) {
-    super(`${path}, line ${line}: ${reason}`);
-  }
-}
-
-export interface FileEvent {
-  /** 1-based line number in the file. */
-  readonly line: number;
-  /** The EventBridge source the line was written with. */
-  readonly source: string;
-  readonly event: BridgeEvent;
-}
-
-export interface ParsedEventsFile {
-  readonly events: FileEvent[];
-  /** A last line cut short by a crash mid-write (no newline, not JSON): skipped, reported. */
-  readonly tornLastLine?: number;
-}
-
-/**
- * Parses and validates every line of an events file (`{ source, detailType, time, detail }` per
- * line, json-lines-file-sink.ts) before anything is sent. Blank lines are skipped; a last line
- * without its newline that does not parse is a torn write (the sink's documented crash outcome)
- * and is reported, not sent; any other bad line is an EventsFileError with its number.
- */
-export function parseEventsFile(text: string, path = 'events file'): ParsedEventsFile {
-  const lines = text.split('\n');
-  const endsWithNewline = text.endsWith('\n');
-  const events: FileEvent[] = [];
-  let tornLastLine: number | undefined;
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!.replace(/\r$/, '');
-    if (raw.trim() === '') continue;
-    const number = i + 1;
-    let record: unknown;
-    try {
-      record = JSON.parse(raw);
-    } catch (err) {
-      if (i === lines.length - 1 && !endsWithNewline) {
-        tornLastLine = number;
-        continue;
-      }
-      throw new EventsFileError(number, `not JSON (${(err as Error).message})`, path);
-    }
-    if (typeof record !== 'object' || record === null || Array.isArray(record))
-      throw new EventsFileError(number, 'not a JSON object { source, detailType, time, detail }', path);
-    const { source, detailType, detail } = record as Record<string, unknown>;
-    if (typeof source !== 'string')
-      throw new EventsFileError(
-        number,
-        "no 'source' string (expected { source, detailType, time, detail })",
-        path,
-      );
-    const problem = eventSourceProblem(source);
-    if (problem)
-      throw new EventsFileError(number, `source '${source.slice(0, 80)}' is not usable: ${problem}`, path);
-    let event: BridgeEvent;
-    try {
-      event = validateEvent({ detailType, detail });
-    } catch (err) {
-      if (err instanceof EventValidationError) throw new EventsFileError(number, err.message, path);
-      throw err;
-    }
-    events.push({ line: number, source, event });
-  }
-  return { events, ...(tornLastLine === undefined ? {} : { tornLastLine }) };
-}
-
-export interface SendOptions {
-  readonly client: EventBridgeClient;
-  readonly busName: string;
-  /** Replaces every line's own source. */
-  readonly sourceOverride?: string;
-  /** Events per publish() call (the sink splits it into PutEvents of 10). @default 40 */
-  readonly chunkSize?: number;
-  readonly onProgress?: (sent: number, total: number) => void;
-  /** Passed to the sink (tests). */
-  readonly sink?: { baseDelayMs?: number; maxDelayMs?: number; maxAttempts?: number };
-}
-
-/** Thrown when a chunk could not be delivered: how many were sent before, and the sink's error. */
-export class ReplaySendError extends Error {
-  override readonly name = 'ReplaySendError';
-  constructor(
-    readonly sent: number,
-    readonly total: number,
-    cause: unknown,
-  ) {
-    super(
-      `${sent} of ${total} events sent, then: ${cause instanceof Error ? cause.message : String(cause)}`,
-      { cause },
-    );
-  }
-}
-
-/**
- * Sends the events in file order through EventBridgeSink (validated, PutEvents of at most 10,
- * failed entries retried with backoff), a chunk at a time so progress can be told. A chunk that
- * still fails ends the replay with ReplaySendError (events of it may have been delivered: their
- * eventIds are stable, consumers de-duplicate).
- */
-export async function sendEvents(events: readonly FileEvent[], options: SendOptions): Promise<number> {
-  const chunkSize = Math.max(1, options.chunkSize ?? 40);
-  const sinks = new Map<string, EventBridgeSink>();
-  const sinkFor = (source: string) => {
-    let sink = sinks.get(source);
-    if (!sink) {
-      sink = new EventBridgeSink({
-        client: options.client,
-        busName: options.busName,
-        source,
-        ...(options.sink ?? {}),
-      });
-      sinks.set(source, sink);
-    }
-    return sink;
-  };
-  let sent = 0;
-  let i = 0;
-  while (i < events.length) {
-    const source = options.sourceOverride ?? events[i]!.source;
-    const chunk: BridgeEvent[] = [];
-    while (
-      i < events.length &&
-      chunk.length < chunkSize &&
-      (options.sourceOverride ?? events[i]!.source) === source
-    ) {
-      chunk.push(events[i]!.event);
-      i++;
-    }
-    try {
-      await sinkFor(source).publish(chunk);
-    } catch (err) {
-      throw new ReplaySendError(sent, events.length, err);
-    }
-    sent += chunk.length;
-    options.onProgress?.(sent, events.length);
-  }
-  return sent;
 }

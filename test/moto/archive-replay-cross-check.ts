@@ -40,11 +40,10 @@ import { EventBridgeSink } from '../../lambdas/events/publisher';
 import {
   describeArchive,
   findBusArchive,
-  formatProgress,
   ReplayInputError,
   startArchiveReplay,
-  watchReplay,
 } from '../../lambdas/events/replay';
+import { formatProgress, watchReplay } from '../../lambdas/events/replay-watch';
 
 logger.setLogLevel('SILENT');
 

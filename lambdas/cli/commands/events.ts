@@ -23,15 +23,12 @@ import {
 import {
   EventsFileError,
   type FileEvent,
-  formatProgress,
   parseEventsFile,
-  REPLAY_NAME,
-  ReplayInputError,
   ReplaySendError,
   sendEvents,
-  startArchiveReplay,
-  watchReplay,
-} from '../../events/replay';
+} from '../../events/events-file';
+import { REPLAY_NAME, ReplayInputError, startArchiveReplay } from '../../events/replay';
+import { formatProgress, watchReplay } from '../../events/replay-watch';
 import { CliUsageError, intFlag, parseFlags } from '../args';
 import { eventBridgeClient } from '../aws-env';
 import { checkBusExists, checkBusName } from '../preflight';

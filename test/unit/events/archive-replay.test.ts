@@ -24,13 +24,11 @@ import {
   checkReplayWindow,
   defaultReplayName,
   findBusArchive,
-  formatProgress,
   REPLAY_NAME,
   ReplayInputError,
-  replayProgress,
   startArchiveReplay,
-  watchReplay,
 } from '../../../lambdas/events/replay';
+import { formatProgress, replayProgress, watchReplay } from '../../../lambdas/events/replay-watch';
 
 const mock = mockClient(EventBridgeClient);
 const client = new EventBridgeClient({ region: 'eu-west-1' });

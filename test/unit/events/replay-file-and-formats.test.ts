@@ -16,13 +16,13 @@ import {
   toPutEventsEntry,
   uuidFrom,
 } from '../../../lambdas/events/eventbridge-event';
-import { exampleEvents } from '../../../lambdas/events/examples';
 import {
   EventsFileError,
   parseEventsFile,
   ReplaySendError,
   sendEvents,
-} from '../../../lambdas/events/replay';
+} from '../../../lambdas/events/events-file';
+import { exampleEvents } from '../../../lambdas/events/examples';
 
 const examples = exampleEvents();
 const visit = examples[DETAIL_TYPES.MemberVisitRecorded];
