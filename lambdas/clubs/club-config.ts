@@ -4,6 +4,7 @@
  * Validation errors name the club and the field, and never echo a credential.
  */
 import { z } from 'zod';
+import { type CredentialField, credentialProblem } from '../common/credential-text';
 import { PLAN_QUOTAS } from '../common/plans';
 import { SOURCE_NAMES } from '../common/source-names';
 import { assertTimeZone } from '../common/zoned-time';
@@ -50,7 +51,20 @@ const timeZone = z.string().superRefine((value, ctx) => {
   }
 });
 
-const secret = z.string().min(1, 'must not be empty');
+const CREDENTIAL_FIELDS: readonly CredentialField[] = ['username', 'password', 'apiKey'];
+
+/**
+ * The integrator login and the club's API key, each held to credentialProblem (common/
+ * credential-text.ts: what can travel in an HTTP header); an issue names the field, never the value.
+ */
+const credentials = z
+  .strictObject({ username: z.string(), password: z.string(), apiKey: z.string() })
+  .superRefine((value, ctx) => {
+    for (const field of CREDENTIAL_FIELDS) {
+      const problem = credentialProblem(field, value[field]);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }
+  });
 
 /** A payment rule pattern, compiled as the classifier compiles it, so a typo fails at load time. */
 const rulePattern = z.string().refine((source) => {
@@ -72,7 +86,7 @@ export const ClubConfigSchema = z.strictObject({
   baseUrl,
   timeZone,
   plan: z.enum(Object.keys(PLAN_QUOTAS) as [keyof typeof PLAN_QUOTAS, ...(keyof typeof PLAN_QUOTAS)[]]),
-  credentials: z.strictObject({ username: secret, password: secret, apiKey: secret }),
+  credentials,
   /** @default true */
   enabled: z.boolean().default(true),
   /**
@@ -118,9 +132,10 @@ function describeIssues(error: z.ZodError, input: unknown): string {
           ? `club ${typeof clubs?.[index]?.clubId === 'string' ? `'${clubs[index].clubId}'` : `#${index + 1}`}`
           : '';
       const field = (first === 'clubs' && typeof index === 'number' ? rest : issue.path).join('.');
-      // zod messages can quote the received value: never for credentials.
+      // zod messages can quote the received value ("expected string, received number"): never for
+      // credentials, where the clause is dropped whole.
       const message = field.startsWith('credentials')
-        ? issue.message.replace(/received .*/i, '')
+        ? issue.message.replace(/,?\s*received\b.*$/is, '')
         : issue.message;
       return `  - ${[club, field].filter(Boolean).join(' ')}: ${message}`;
     })

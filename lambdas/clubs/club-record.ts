@@ -45,7 +45,10 @@ export function describeIssues(error: z.ZodError): string {
   return error.issues
     .map((issue) => {
       const field = issue.path.join('.') || '(record)';
-      const message = field.startsWith('credentials') ? 'missing or empty' : issue.message;
+      // The credentials' own checks (credentialProblem) name the field, never the value; zod's
+      // built-in messages may quote what they received.
+      const message =
+        field.startsWith('credentials') && issue.code !== 'custom' ? 'missing or empty' : issue.message;
       return `  - ${field}: ${message}`;
     })
     .join('\n');

@@ -19,6 +19,7 @@
  */
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { z } from 'zod';
+import { type CredentialField, credentialProblem } from '../common/credential-text';
 
 export const ClubCredentialsSchema = z.object({
   username: z.string().min(1),
@@ -138,9 +139,13 @@ export class SecretsManagerClubSecrets implements ClubSecretsReader {
   }
 }
 
-/** The club's credentials in a secret document; a shared secret without the club is a permanent error. */
+/**
+ * The club's credentials in a secret document. Permanent errors (retrying cannot help): a shared
+ * secret without the club, and a value that cannot be sent (credentialProblem: a control character,
+ * a trailing newline, ...), named by club and field, never quoted.
+ */
 export function credentialsFor(secretName: string, doc: ClubSecretDocument, clubId: string): ClubCredentials {
-  if (doc.kind === 'club') return doc.credentials;
+  if (doc.kind === 'club') return sendableCredentials(secretName, clubId, doc.credentials);
   const apiKey = doc.secret.apiKeys[clubId];
   if (apiKey === undefined) {
     throw new ClubSecretError(
@@ -149,7 +154,32 @@ export function credentialsFor(secretName: string, doc: ClubSecretDocument, club
       false,
     );
   }
-  return { username: doc.secret.username, password: doc.secret.password, apiKey };
+  return sendableCredentials(secretName, clubId, {
+    username: doc.secret.username,
+    password: doc.secret.password,
+    apiKey,
+  });
+}
+
+const CREDENTIAL_FIELDS: readonly CredentialField[] = ['username', 'password', 'apiKey'];
+
+/** The credentials, if each can travel in an HTTP header; else a permanent ClubSecretError. */
+export function sendableCredentials(
+  secretName: string,
+  clubId: string,
+  credentials: ClubCredentials,
+): ClubCredentials {
+  for (const field of CREDENTIAL_FIELDS) {
+    const problem = credentialProblem(field, credentials[field]);
+    if (problem) {
+      throw new ClubSecretError(
+        secretName,
+        `club '${clubId}' cannot be polled with secret '${secretName}': ${problem} (store the credentials again with: clubs add)`,
+        false,
+      );
+    }
+  }
+  return credentials;
 }
 
 /** Reads either form; the shared one is recognised by its `apiKeys` object. */

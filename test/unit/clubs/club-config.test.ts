@@ -145,15 +145,60 @@ describe('parseClubsFile: each bad field names the club and the field', () => {
   });
 
   it.each([
-    ['an empty password', { password: '' }, 'credentials.password: must not be empty'],
-    ['a numeric apiKey', { apiKey: 12345678 }, 'credentials.apiKey:'],
-    ['a missing username', { username: undefined }, 'credentials.username:'],
+    ['an empty password', { password: '' }, 'credentials: password is empty'],
+    ['a numeric apiKey', { apiKey: 12345678 }, 'credentials.apiKey: Invalid input: expected string\n'],
+    ['a missing username', { username: undefined }, 'credentials.username: Invalid input: expected string\n'],
     ['an unknown credentials key', { token: PASSWORD }, 'credentials: Unrecognized key: "token"'],
+    [
+      'an API key with a trailing newline',
+      { apiKey: `${API_KEY}\n` },
+      'credentials: apiKey ends with a newline (a trailing newline usually comes from `echo`',
+    ],
+    [
+      'an API key with a control character',
+      { apiKey: `${API_KEY.slice(0, 4)}\u0007${API_KEY.slice(4)}` },
+      'credentials: apiKey contains a control character (U+0007) inside it: an API key is 1 to 2048 visible ASCII characters',
+    ],
+    [
+      'an API key with a space',
+      { apiKey: `${API_KEY} ${API_KEY}` },
+      'credentials: apiKey contains a space inside it',
+    ],
+    [
+      'an API key with a character outside ASCII',
+      { apiKey: `${API_KEY}é` },
+      'credentials: apiKey contains a character outside ASCII at its end',
+    ],
+    ['a username with a colon', { username: `${USERNAME}:x` }, "credentials: username contains ':'"],
+    ['a username with a trailing space', { username: `${USERNAME} ` }, 'credentials: username ends with whitespace'],
+    [
+      'a password with a trailing newline',
+      { password: `${PASSWORD}\r\n` },
+      'credentials: password ends with a newline',
+    ],
+    [
+      'a password with a control character',
+      { password: `\u0000${PASSWORD}` },
+      'credentials: password contains a control character (NUL) at its start',
+    ],
   ])('credentials: %s (values never quoted)', (_case, change, expected) => {
     const credentials = { username: USERNAME, password: PASSWORD, apiKey: API_KEY, ...change };
-    const message = errorOf({ clubs: [club({ credentials })] });
+    const message = `${errorOf({ clubs: [club({ credentials })] })}\n`;
     expect(message).toContain(`club 'club-1' ${expected}`);
     expect(message).not.toContain('12345678');
+    expect(message).not.toContain(USERNAME);
+    // A message never ends mid-sentence: no dangling "expected string, " once "received ..." is cut.
+    const issues = message.split('\n').filter((line) => line.startsWith('  - '));
+    expect(issues.filter((line) => /[,:]\s*$/.test(line))).toEqual([]);
+  });
+
+  it('every credential problem of a club is reported, each naming its field', () => {
+    const credentials = { username: ` ${USERNAME}`, password: `${PASSWORD}\n`, apiKey: `${API_KEY}\t` };
+    const message = errorOf({ clubs: [club({ credentials })] });
+    expect(message.split('\n').filter((l) => l.startsWith("  - club 'club-1' credentials: "))).toHaveLength(3);
+    expect(message).toMatch(/username starts with whitespace/);
+    expect(message).toMatch(/password ends with a newline/);
+    expect(message).toMatch(/apiKey contains a control character \(tab\) at its end/);
   });
 
   it('credentials that are not an object do not leak either', () => {
