@@ -68,7 +68,7 @@ export function createEvent<T extends DetailType>(
     observedAt: toUtcIso(options.observedAt ?? new Date(), 'observedAt'),
     subject: options.subject ?? {},
     ...body,
-    ...('data' in body ? { data: applyPiiPolicy(body.data, policy) } : {}),
+    ...('data' in body ? { data: applyPiiPolicy(body.data, policy, detailType) } : {}),
   };
   return validateEvent({ detailType, detail }) as BridgeEventOf<T>;
 }

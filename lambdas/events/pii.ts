@@ -2,25 +2,24 @@
  * Per-club PII policy for the API record carried in an event's `data`.
  *
  * - `full`: the record travels as the API gave it.
- * - `minimal`: contact details and identifying data are removed; what downstream automation needs
- *   to act (member/prospect number, first name, status, membership, opt-out flags, amounts) stays.
+ * - `minimal` (the default): an allow-list per kind of record (./pii-allow-lists.ts) says which
+ *   fields travel; every other field is dropped, at any depth, including any field the API adds
+ *   later. What automation needs stays (member/prospect numbers, first name, gender, status,
+ *   membership, opt-out flags, amounts, ids, the dates of the business event); what identifies or
+ *   contacts a person goes (last name, email, phones, address, suburb, postcode, date of birth,
+ *   barcode, fitness passport number; the sales person's and the debt referral's too). Class
+ *   attendance, whose shape the API does not document, keeps only fields named in a list of
+ *   non-person fields. docs/events.md ("PII policy") prints the lists.
  *
- * `minimal`, precisely (applied at every depth of the record):
- * - A `Contact` object keeps only `OptOutEmail`, `OptOutSms` and `State`; everything else in it
- *   (Email, Mobile, Home, Work, Address, Suburb, Postcode and any field the API adds later) goes.
- * - These fields are removed wherever they appear: Email, Mobile, Home, Work, Phone, Address,
- *   Suburb, Postcode, DateOfBirth, Barcode, FitnessPassportNumber, LastName. That covers the
- *   sales person's Email and LastName and the debt-collection record's Email, Mobile, Address and
- *   LastName.
- * - Fields the API does not document are removed too when their name looks personal (contains
- *   email, phone, mobile, address, postcode/zip, birth, passport, barcode, surname or lastname),
- *   so a field added upstream does not leak before this list is updated.
- * - FirstName is kept (personalised messages), LastName is dropped: a first name alone rarely
- *   identifies a person, the full name does. Gender is kept.
+ * Minimising walks the allow-list, not the record: it reads only the fields a list names and
+ * descends only into the nested objects a list names, so its depth is that of the lists (two at
+ * most), whatever the record holds (a 10,000-deep unknown field is never visited).
  *
  * Secrets (tokens, API keys, passwords) never reach a record in the first place; this module is
  * about personal data only.
  */
+import type { DetailType } from './catalog';
+import { type AllowList, allowListOf } from './pii-allow-lists';
 
 export const PII_POLICIES = ['full', 'minimal'] as const;
 export type PiiPolicy = (typeof PII_POLICIES)[number];
@@ -28,60 +27,40 @@ export type PiiPolicy = (typeof PII_POLICIES)[number];
 export const isPiiPolicy = (value: unknown): value is PiiPolicy =>
   typeof value === 'string' && (PII_POLICIES as readonly string[]).includes(value);
 
-/** Fields kept from a `Contact` object under `minimal`. */
-export const MINIMAL_CONTACT_FIELDS: readonly string[] = ['OptOutEmail', 'OptOutSms', 'State'];
-
-/** Documented API fields removed under `minimal`, wherever they appear. */
-export const MINIMAL_REMOVED_FIELDS: readonly string[] = [
-  'Email',
-  'Mobile',
-  'Home',
-  'Work',
-  'Phone',
-  'Address',
-  'Suburb',
-  'Postcode',
-  'DateOfBirth',
-  'Barcode',
-  'FitnessPassportNumber',
-  'LastName',
-];
-
-const REMOVED = new Set(MINIMAL_REMOVED_FIELDS);
-const KEPT = new Set(['OptOutEmail', 'OptOutSms']);
-const PERSONAL_NAME =
-  /e-?mail|phone|mobile|address|post_?code|zip|birth|passport|barcode|surname|last_?name/i;
-
-const isRemoved = (key: string): boolean => !KEPT.has(key) && (REMOVED.has(key) || PERSONAL_NAME.test(key));
-
 /**
- * Returns `data` as the policy allows it to travel. `full` returns it unchanged; `minimal`
- * returns a copy without personal fields (the input is not modified).
+ * Returns `data`, the record an event of `detailType` carries, as the policy allows it to travel.
+ * `full` returns it unchanged; `minimal` returns a copy holding only the allowed fields (the input
+ * is not modified). A record that is not an object is returned as it is, for the event's validation
+ * to refuse; a detail-type that carries no record keeps nothing under `minimal`.
  */
-export function applyPiiPolicy<T>(data: T, policy: PiiPolicy): T {
-  if (policy === 'full') return data;
-  return minimise(data) as T;
+export function applyPiiPolicy<T>(data: T, policy: PiiPolicy, detailType: DetailType): T {
+  if (policy === 'full' || !isPlainObject(data)) return data;
+  return minimise(data, allowListOf(detailType) ?? {}) as T;
 }
 
-function minimise(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(minimise);
-  if (!isPlainObject(value)) return value;
+/** The fields of `record` that `allow` names, each minimised by its rule. */
+export function minimise(record: Record<string, unknown>, allow: AllowList): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) {
-    if (key === 'Contact' && isPlainObject(field)) {
-      out[key] = pick(field, MINIMAL_CONTACT_FIELDS);
-    } else if (!isRemoved(key)) {
-      out[key] = minimise(field);
+  for (const [field, rule] of Object.entries(allow)) {
+    if (!Object.hasOwn(record, field)) continue;
+    const value = record[field];
+    if (value === null || (rule === 'value' && isScalar(value))) {
+      out[field] = value;
+    } else if (isArrayRule(rule)) {
+      if (Array.isArray(value))
+        out[field] = value.filter(isPlainObject).map((item) => minimise(item, rule[0]));
+    } else if (rule !== 'value' && isPlainObject(value)) {
+      out[field] = minimise(value, rule);
     }
   }
   return out;
 }
 
-function pick(source: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of keys) if (key in source) out[key] = source[key];
-  return out;
-}
+const isArrayRule = (rule: AllowList | readonly [AllowList] | 'value'): rule is readonly [AllowList] =>
+  Array.isArray(rule);
+
+const isScalar = (value: unknown): value is string | number | boolean =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;
