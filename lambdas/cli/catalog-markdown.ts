@@ -243,6 +243,11 @@ function piiPolicySection(): string[] {
     '',
     ...Object.entries(CLASS_ATTENDANCE_ALLOWED).map(([group, names]) => `- ${group}: ${codeList(names)}`),
     '',
+    'The lists are part of the contract ([events-versioning.md](events-versioning.md)): adding a',
+    'documented field to a list is additive; taking one off is breaking for consumers of `minimal`',
+    'clubs, although the schemas keep it (optional, as `full` carries it). Fields no schema declares',
+    '(what the API does not document, anything in class attendance `data`) were never promised.',
+    '',
     'Tokens, passwords and API keys never appear in events, whatever the policy. The examples below',
     'use `full` and fictitious people.',
   ];

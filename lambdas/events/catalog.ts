@@ -210,7 +210,9 @@ export const ProspectStatusChangedDetail = z.strictObject({
 
 export const ClassAttendanceRecordedDetail = z.strictObject({
   ...envelope('classAttendance'),
-  data: ClassAttendanceData.describe('The raw class attendance record (shape not shown by the API)'),
+  data: ClassAttendanceData.describe(
+    'The class attendance record (shape not shown by the API): as given under the full PII policy, only fields that name no person under minimal',
+  ),
   experimental: z.literal(true).describe('Always true: the shape of data may change'),
 });
 
@@ -324,7 +326,7 @@ export const EVENT_DESCRIPTIONS: Record<DetailType, string> = {
   [DETAIL_TYPES.ProspectStatusChanged]:
     "A prospect's Status differs from the stored snapshot, for example Tour -> OnTrial.",
   [DETAIL_TYPES.ClassAttendanceRecorded]:
-    'A group-class attendance record appeared (GET /members/attendance/classes). Experimental: the API document does not show the shape of these records, so `data` is carried raw and may change.',
+    'A group-class attendance record appeared (GET /members/attendance/classes). Experimental: the API document does not show the shape of these records, so `data` is carried as given (under the minimal PII policy: only fields that name no person) and may change.',
   [DETAIL_TYPES.ClubCredentialsRejected]:
     'The API answered 401 for the club (token or API key refused). Polling of the club pauses with back-off until pausedUntil.',
   [DETAIL_TYPES.ClubQuotaLow]:

@@ -7,7 +7,10 @@
  * - Fields the `minimal` PII policy removes are optional, even where the API requires them
  *   (`Contact.Email`), so a minimised record still validates.
  *
- * Unknown extra fields are kept (loose objects), exactly as the API schemas do.
+ * Unknown extra fields are accepted (loose objects), exactly as the API schemas do: the `full` policy
+ * carries them; `minimal` carries only the fields of its allow-lists (./pii-allow-lists.ts), each a
+ * documented field of the API schemas these extend (a test checks it), and every field it drops is
+ * optional here, so a minimised record validates.
  */
 import { z } from 'zod';
 import {
@@ -67,6 +70,10 @@ export type DisbursementData = z.infer<typeof DisbursementData>;
 export const DebtCollectionData = DebtCollectionSchema;
 export type DebtCollectionData = z.infer<typeof DebtCollectionData>;
 
-/** GET /members/attendance/classes: shape not shown by the API document; carried raw. */
+/**
+ * GET /members/attendance/classes: shape not shown by the API document. Carried as the API gave it
+ * under the `full` PII policy; under `minimal` only the fields of a list of non-person names
+ * (./pii-allow-lists.ts), so it may be empty.
+ */
 export const ClassAttendanceData = z.looseObject({});
 export type ClassAttendanceData = z.infer<typeof ClassAttendanceData>;
