@@ -6,11 +6,15 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type BackoffPolicy, backoffDelayMs } from '../common/backoff';
 import { logger } from '../common/logger';
+import { rememberSecrets } from '../common/redact';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './body-budget';
+import { CredentialScrubber } from './credential-scrubber';
 import {
   AuthError,
   DeadlineExceededError,
   GymApiError,
   QuotaExceededError,
+  ResponseTooLargeError,
   UnavailableError,
 } from './errors';
 import { type ExchangeResponse, exchange, type FetchFn, throwIfAborted } from './http-exchange';
@@ -19,7 +23,9 @@ import {
   type Envelope,
   type InvalidItem,
   nextOffsetFromLink,
+  oversizedRecordPage,
   type Page,
+  PageProgress,
   parseEnvelope,
   readPage,
 } from './page-reader';
@@ -83,6 +89,11 @@ export interface GymApiClientOptions {
   readonly now?: () => number;
   /** Every request, data and token, once it finished or failed: the quota-accounting hook. */
   readonly onRequest?: RequestObserver;
+  /**
+   * Largest page body read, in bytes: past it the page is asked again with fewer records, and a
+   * single record past it is skipped as an invalid item (body-budget.ts). @default 8 MiB
+   */
+  readonly maxResponseBytes?: number;
 }
 
 export interface PageOptions {
@@ -123,6 +134,7 @@ export class GymApiClient {
   readonly #random: () => number;
   readonly #now: () => number;
   readonly #onRequest: RequestObserver | undefined;
+  readonly #maxResponseBytes: number;
 
   constructor(options: GymApiClientOptions) {
     this.#baseUrl = normaliseBaseUrl(options.baseUrl);
@@ -139,12 +151,27 @@ export class GymApiClient {
     this.#random = options.random ?? Math.random;
     this.#now = options.now ?? Date.now;
     this.#onRequest = options.onRequest;
+    this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    if (!Number.isSafeInteger(this.#maxResponseBytes) || this.#maxResponseBytes < 1024) {
+      throw new TypeError('GymApiClient: maxResponseBytes must be an integer of at least 1024');
+    }
+    rememberSecrets(this.#apiKey);
+  }
+
+  /** Every credential a response of this client could echo: the API key, tokens, the login. */
+  #secrets(token?: string): string[] {
+    return [this.#apiKey, ...(token ? [token] : []), ...(this.#tokens.redactionSecrets?.() ?? [])];
   }
 
   /**
    * Pages through a list operation. Each page's items are validated one by one: valid ones in
    * `items`, the rest in `invalid` (not fatal). Stops after a short or empty page.
    * Query problems throw BadRequestError before any request.
+   *
+   * Whatever the upstream does, paging is bounded: a page over `maxResponseBytes` is asked again
+   * with a tenth of the records (down to one; a single record over the cap is yielded as an invalid
+   * item and skipped; two in a row mean the upstream ignores `limit`: ResponseTooLargeError); a page
+   * that repeats the one before, or a `next` that does not move forward, is a PagingStalledError.
    */
   async *pages<N extends OperationName>(
     op: N,
@@ -154,28 +181,84 @@ export class GymApiClient {
     const spec: OperationSpec | undefined = Object.hasOwn(OPERATIONS, op) ? OPERATIONS[op] : undefined;
     if (!spec) throw new TypeError(`GymApiClient: unknown operation '${String(op)}'`);
     const pageSize = validatePageSize(op, options.pageSize ?? DEFAULT_PAGE_SIZE);
+    let size = pageSize;
     let offset = validateOffset(op, options.startOffset ?? 0);
     const filters = validateQuery(spec, query);
     const endpoint = `${this.#baseUrl}${spec.path}`;
+    const progress = new PageProgress(op);
+    let skippedAt: number | undefined;
     for (;;) {
-      const url = pageUrl(this.#baseUrl, spec, filters, offset, pageSize);
-      const envelope = await this.#getEnvelope(op, url, options);
-      const page = readPage<N>(spec, envelope, offset, pageSize);
-      const full = page.rawCount >= pageSize;
-      // `next` is checked on every page, even the last: a link elsewhere means something is wrong.
-      const linked = nextOffsetFromLink(envelope.next, {
-        operation: op,
-        requestUrl: url,
-        expectedEndpoint: endpoint,
-        offset,
-        rawCount: page.rawCount,
-        willFollow: full,
-      });
-      yield page;
-      if (!full) return;
-      offset = linked ?? offset + pageSize;
+      const url = pageUrl(this.#baseUrl, spec, filters, offset, size);
+      let fetched: { envelope: Envelope; release: () => void };
+      try {
+        fetched = await this.#getEnvelope(op, url, options);
+      } catch (err) {
+        if (!(err instanceof ResponseTooLargeError)) throw err;
+        if (size > 1) {
+          logger.warn('gym-api page over the response cap; asking for fewer records', {
+            operation: op,
+            offset,
+            limit: size,
+            error: err.message,
+          });
+          size = Math.max(1, Math.floor(size / 10));
+          continue;
+        }
+        if (skippedAt === offset - 1) {
+          throw new ResponseTooLargeError(
+            `${op}: responses stay over the cap one record at a time (offsets ${offset - 1} and ${offset}): the upstream ignores limit, or sends records of several MB`,
+            { operation: op, status: 200, bytes: err.bytes, limitBytes: err.limitBytes },
+          );
+        }
+        skippedAt = offset;
+        yield oversizedRecordPage<N>(op, offset, err, (text) => this.#scrubText(text));
+        offset += 1;
+        size = pageSize;
+        continue;
+      }
+      const { envelope, release } = fetched;
+      try {
+        const page = readPage<N>(spec, envelope, offset, size);
+        const full = page.rawCount >= size;
+        progress.check(page, envelope);
+        // `next` is checked on every page, even the last: a link elsewhere means something is wrong.
+        const linked = nextOffsetFromLink(envelope.next, {
+          operation: op,
+          requestUrl: url,
+          expectedEndpoint: endpoint,
+          offset,
+          rawCount: page.rawCount,
+          willFollow: full,
+        });
+        yield page;
+        if (!full) return;
+        offset = linked ?? offset + page.rawCount;
+        size = pageSize;
+      } finally {
+        release();
+      }
       throwIfAborted(options.signal, op);
     }
+  }
+
+  /** Upstream text that may quote a credential of this client, cleaned. */
+  #scrubText(text: string): string {
+    return new CredentialScrubber(this.#secrets()).text(text);
+  }
+
+  /**
+   * A page whose body quotes a credential of this client (in any form): every such string of its
+   * records is replaced before anything reads them.
+   */
+  #scrubCredentials(operation: string, url: string, envelope: Envelope, body: string, token: string): void {
+    const scrubber = new CredentialScrubber(this.#secrets(token));
+    if (!scrubber.appearsIn(body)) return;
+    const strings = scrubber.values([envelope.data]);
+    logger.warn('gym-api response quoted a credential; removed from its records', {
+      operation,
+      offset: new URL(url).searchParams.get('offset'),
+      strings,
+    });
   }
 
   /** Every page collected: for small reads and tests. Prefer `pages` for a scan. */
@@ -195,9 +278,25 @@ export class GymApiClient {
     return { items, invalid, pageCount };
   }
 
-  async #getEnvelope(operation: string, url: string, options: RequestOptions): Promise<Envelope> {
-    const response = await this.#requestWithRetries(operation, url, options);
-    return parseEnvelope(operation, response.body, response.headers.get('content-type'), response.status);
+  async #getEnvelope(
+    operation: string,
+    url: string,
+    options: RequestOptions,
+  ): Promise<{ envelope: Envelope; release: () => void }> {
+    const { response, token } = await this.#requestWithRetries(operation, url, options);
+    try {
+      const envelope = parseEnvelope(
+        operation,
+        response.body,
+        response.headers.get('content-type'),
+        response.status,
+      );
+      this.#scrubCredentials(operation, url, envelope, response.body, token);
+      return { envelope, release: response.release };
+    } catch (err) {
+      response.release();
+      throw err;
+    }
   }
 
   /**
@@ -208,7 +307,7 @@ export class GymApiClient {
     operation: string,
     url: string,
     options: RequestOptions,
-  ): Promise<ExchangeResponse> {
+  ): Promise<{ response: ExchangeResponse; token: string }> {
     const { signal, deadline } = options;
     const state: RetryState = { transientFailures: 0, quotaRetried: false };
     let reauthenticated = false;
@@ -222,11 +321,10 @@ export class GymApiClient {
           ...(this.#onRequest ? { onRequest: this.#onRequest } : {}),
         });
         const response = await this.#send(operation, url, token, attempt, options);
-        if (response.status >= 200 && response.status < 300) return response;
+        if (response.status >= 200 && response.status < 300) return { response, token };
+        response.release();
         if (response.status !== 401) throw this.#statusError(operation, response, token);
-        const said = authReasonFromMessage(
-          upstreamExcerpt(response.body, [token, this.#apiKey, ...(this.#tokens.redactionSecrets?.() ?? [])]),
-        );
+        const said = authReasonFromMessage(upstreamExcerpt(response.body, this.#secrets(token)));
         if (!reauthenticated && said !== 'apiKey') {
           // An expired or revoked token: one fresh token, one more try.
           reauthenticated = true;
@@ -235,11 +333,7 @@ export class GymApiClient {
           continue;
         }
         const reason = said ?? (reauthenticated ? 'apiKey' : 'unknown');
-        const excerpt = upstreamExcerpt(response.body, [
-          token,
-          this.#apiKey,
-          ...(this.#tokens.redactionSecrets?.() ?? []),
-        ]);
+        const excerpt = upstreamExcerpt(response.body, this.#secrets(token));
         throw new AuthError(
           `${operation}: HTTP 401 (${reason} rejected${reauthenticated ? ' with a fresh token' : ''})${excerpt ? `: ${excerpt}` : ''}`,
           { operation, status: 401, reason },
@@ -289,6 +383,7 @@ export class GymApiClient {
         timeoutMs: this.#timeoutMs,
         now: this.#now,
         fetch: this.#fetch,
+        maxBodyBytes: this.#maxResponseBytes,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
       });
@@ -316,7 +411,7 @@ export class GymApiClient {
   #statusError(operation: string, response: ExchangeResponse, token: string): GymApiError {
     return errorForStatus(response, {
       operation,
-      secrets: [token, this.#apiKey, ...(this.#tokens.redactionSecrets?.() ?? [])],
+      secrets: this.#secrets(token),
       nowMs: this.#now(),
       defaultAuthReason: 'unknown',
     });

@@ -101,7 +101,7 @@ export class UnavailableError extends GymApiError {
  * (e.g. `data`, `next`, `ExpiresIn`) where there is one.
  */
 export class InvalidResponseError extends GymApiError {
-  override readonly name = 'InvalidResponseError';
+  override readonly name: string = 'InvalidResponseError';
   readonly path?: string;
   constructor(message: string, options: GymApiErrorOptions & { readonly path?: string }) {
     super(message, { ...options, retryable: false });
@@ -122,5 +122,44 @@ export class RequestAbortedError extends GymApiError {
   override readonly name = 'RequestAbortedError';
   constructor(message: string, options: GymApiErrorOptions) {
     super(message, { ...options, retryable: false });
+  }
+}
+
+/**
+ * A response body over the client's byte cap (`maxResponseBytes`): it is not read further and never
+ * parsed, so no response can exhaust the memory of the process. The client first asks again for
+ * fewer records; a single record over the cap is skipped as an invalid item.
+ */
+export class ResponseTooLargeError extends InvalidResponseError {
+  override readonly name = 'ResponseTooLargeError';
+  /** Bytes received (or announced by Content-Length) when reading stopped. */
+  readonly bytes: number;
+  readonly limitBytes: number;
+  /** The first bytes of the body (what `data` starts with), for a stable quarantine key. */
+  readonly prefix: string;
+  constructor(
+    message: string,
+    options: GymApiErrorOptions & {
+      readonly bytes: number;
+      readonly limitBytes: number;
+      readonly prefix?: string;
+    },
+  ) {
+    super(message, { ...options, path: 'body' });
+    this.bytes = options.bytes;
+    this.limitBytes = options.limitBytes;
+    this.prefix = options.prefix ?? '';
+  }
+}
+
+/**
+ * The upstream does not make progress through its pages: it served the page it served before
+ * (an `offset` it does not honour), or a page of records the scan already read. Paging stops at
+ * once; the source's poll fails with this reason, so it is never counted as a success.
+ */
+export class PagingStalledError extends InvalidResponseError {
+  override readonly name = 'PagingStalledError';
+  constructor(message: string, options: GymApiErrorOptions) {
+    super(message, { ...options, path: 'offset' });
   }
 }

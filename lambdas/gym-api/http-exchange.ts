@@ -1,10 +1,28 @@
 /**
  * One HTTP request/response with the client's safety rules: a per-request timeout
  * (AbortSignal.timeout) clamped to the caller's deadline, the caller's AbortSignal, redirects never
- * followed (a redirect could carry the API key to another host), and the body read in full under
- * the same timeout. Transport failures come out as typed errors; HTTP statuses are left to the caller.
+ * followed (a redirect could carry the API key to another host), header values checked before they
+ * are sent (Node's own error would quote them), and the body streamed under the same timeout with a
+ * byte cap and the process's large-body gate (body-budget.ts). Transport failures come out as typed
+ * errors, their texts redacted of the request's credentials; HTTP statuses are left to the caller.
  */
-import { DeadlineExceededError, RequestAbortedError, UnavailableError } from './errors';
+import { redact } from '../common/redact';
+import {
+  LARGE_BODY_BYTES,
+  type LargeBodyGate,
+  largeBodyGate,
+  type Release,
+  releaseNothing,
+  SMALL_BODY_BYTES,
+} from './body-budget';
+import {
+  AuthError,
+  DeadlineExceededError,
+  GymApiError,
+  RequestAbortedError,
+  ResponseTooLargeError,
+  UnavailableError,
+} from './errors';
 
 export type FetchFn = typeof fetch;
 
@@ -19,12 +37,66 @@ export interface ExchangeRequest {
   readonly now: () => number;
   readonly signal?: AbortSignal;
   readonly fetch: FetchFn;
+  /** Cap of a 2xx body in bytes (ResponseTooLargeError past it). Other bodies: SMALL_BODY_BYTES, cut. */
+  readonly maxBodyBytes: number;
+  /** @default the process's gate */
+  readonly gate?: LargeBodyGate;
 }
 
 export interface ExchangeResponse {
   readonly status: number;
   readonly headers: Headers;
   readonly body: string;
+  /** True when a non-2xx body was cut at SMALL_BODY_BYTES. */
+  readonly truncated?: boolean;
+  /** Gives back the large-body slot the body holds, if any; call once the body is processed. */
+  readonly release: Release;
+}
+
+/**
+ * Characters an HTTP header value can carry: visible ASCII, space and tab inside. Anything else
+ * makes fetch throw an error that quotes the value (a credential): refused here, by name.
+ */
+const HEADER_VALUE = /^[\x21-\x7e](?:[\x20-\x7e\t]*[\x21-\x7e])?$/;
+
+function checkHeaders(headers: Readonly<Record<string, string>>, operation: string): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (HEADER_VALUE.test(value)) continue;
+    const lower = name.toLowerCase();
+    const which =
+      lower === 'x-api-key'
+        ? 'apiKey'
+        : lower === 'authorization' && /^bearer /i.test(value)
+          ? 'token'
+          : 'credentials';
+    throw new AuthError(
+      `${operation}: the ${name} header would carry characters HTTP does not allow (control characters, non-ASCII, or leading/trailing spaces); its value is not shown. Check the club's ${which === 'apiKey' ? 'API key' : which === 'token' ? 'token endpoint' : 'credentials'}.`,
+      { operation, reason: which },
+    );
+  }
+}
+
+/** The credential parts of request headers, for redacting transport error texts. */
+function headerSecrets(headers: Readonly<Record<string, string>>): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (lower === 'x-api-key') out.push(value);
+    if (lower === 'authorization') {
+      out.push(value);
+      const credential = value.replace(/^\S+\s+/, '');
+      out.push(credential);
+      if (/^basic /i.test(value)) {
+        try {
+          const pair = Buffer.from(credential, 'base64').toString('utf8');
+          out.push(pair, pair.slice(pair.indexOf(':') + 1));
+        } catch {
+          // not base64: the credential itself is redacted
+        }
+      }
+    }
+  }
+  return out;
 }
 
 export async function exchange(request: ExchangeRequest): Promise<ExchangeResponse> {
@@ -44,6 +116,7 @@ export async function exchange(request: ExchangeRequest): Promise<ExchangeRespon
       cutByDeadline = true;
     }
   }
+  checkHeaders(request.headers, operation);
   const timeout = AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs)));
   const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
   try {
@@ -53,9 +126,25 @@ export async function exchange(request: ExchangeRequest): Promise<ExchangeRespon
       signal: combined,
       redirect: 'manual',
     });
-    const body = await response.text();
-    return { status: response.status, headers: response.headers, body };
+    const ok = response.status >= 200 && response.status < 300;
+    const read = await readBody(response, {
+      operation,
+      cap: ok ? request.maxBodyBytes : Math.min(SMALL_BODY_BYTES, request.maxBodyBytes),
+      failPastCap: ok,
+      gate: request.gate ?? largeBodyGate,
+      ...(signal ? { signal } : {}),
+      ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
+      now: request.now,
+    });
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: read.text,
+      release: read.release,
+      ...(read.truncated ? { truncated: true } : {}),
+    };
   } catch (err) {
+    if (err instanceof GymApiError && !(err instanceof UnavailableError)) throw err;
     throwIfAborted(signal, operation);
     if (timeout.aborted) {
       if (cutByDeadline) {
@@ -69,11 +158,87 @@ export async function exchange(request: ExchangeRequest): Promise<ExchangeRespon
         cause: err,
       });
     }
-    throw new UnavailableError(`${operation}: network error (${describeNetworkError(err)})`, {
-      operation,
-      cause: err,
-    });
+    // The cause stays off the error: transport errors can quote what was sent.
+    throw new UnavailableError(
+      `${operation}: network error (${redact(describeNetworkError(err), headerSecrets(request.headers))})`,
+      { operation },
+    );
   }
+}
+
+interface BodyLimits {
+  readonly operation: string;
+  readonly cap: number;
+  /** A 2xx body past the cap is an error; any other body is cut there and kept. */
+  readonly failPastCap: boolean;
+  readonly gate: LargeBodyGate;
+  readonly signal?: AbortSignal;
+  readonly deadline?: number;
+  readonly now: () => number;
+}
+
+/**
+ * Reads a body as a stream, never more than `cap` bytes; past LARGE_BODY_BYTES it waits for a slot
+ * of the large-body gate and keeps it (the caller releases it after processing the page).
+ */
+async function readBody(
+  response: Response,
+  limits: BodyLimits,
+): Promise<{ text: string; truncated: boolean; release: Release }> {
+  const { operation, cap } = limits;
+  const declared = Number(response.headers.get('content-length'));
+  if (limits.failPastCap && Number.isFinite(declared) && declared > cap) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge(operation, declared, cap, '', true);
+  }
+  if (!response.body) return { text: '', truncated: false, release: releaseNothing };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let release: Release = releaseNothing;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (size + value.byteLength > cap) {
+        const room = cap - size;
+        if (room > 0) chunks.push(value.subarray(0, room));
+        await reader.cancel().catch(() => undefined);
+        if (limits.failPastCap) {
+          throw tooLarge(operation, size + value.byteLength, cap, prefixOf(chunks), false);
+        }
+        return { text: Buffer.concat(chunks).toString('utf8'), truncated: true, release };
+      }
+      size += value.byteLength;
+      chunks.push(value);
+      if (size > LARGE_BODY_THRESHOLD && release === releaseNothing) {
+        release = await limits.gate.acquire(operation, limits.signal, limits.deadline, limits.now);
+      }
+    }
+    return { text: Buffer.concat(chunks).toString('utf8'), truncated: false, release };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+const LARGE_BODY_THRESHOLD = LARGE_BODY_BYTES;
+
+/** The first KB of what `data` holds, for a stable key of an oversized record. */
+function prefixOf(chunks: readonly Uint8Array[]): string {
+  const head = Buffer.concat(chunks.slice(0, 4))
+    .subarray(0, 64 * 1024)
+    .toString('utf8');
+  const at = head.indexOf('"data"');
+  return at >= 0 ? head.slice(at, at + 1024) : head.slice(0, 1024);
+}
+
+function tooLarge(operation: string, bytes: number, cap: number, prefix: string, announced: boolean) {
+  const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+  return new ResponseTooLargeError(
+    `${operation}: response ${announced ? 'announced as' : 'is over'} ${mb(bytes)}, past the ${mb(cap)} cap (maxResponseBytes); not read further`,
+    { operation, status: 200, bytes, limitBytes: cap, prefix },
+  );
 }
 
 export function throwIfAborted(signal: AbortSignal | undefined, operation: string): void {

@@ -22,8 +22,10 @@ export {
   DeadlineExceededError,
   GymApiError,
   InvalidResponseError,
+  PagingStalledError,
   QuotaExceededError,
   RequestAbortedError,
+  ResponseTooLargeError,
   UnavailableError,
 } from './errors';
 export type { FetchFn } from './http-exchange';

@@ -5,7 +5,8 @@
  * did not configure.
  */
 import type { z } from 'zod';
-import { InvalidResponseError } from './errors';
+import { boundedCopy, measureValue, RECORD_LIMITS, safeStringify } from '../common/bounded-value';
+import { InvalidResponseError, PagingStalledError, type ResponseTooLargeError } from './errors';
 import { parseJsonPreservingInt64 } from './json';
 import { type ItemOf, MAX_PAGE_SIZE, type OperationName, type OperationSpec } from './operations';
 import { INT32_MAX } from './query';
@@ -84,6 +85,11 @@ export function readPage<N extends OperationName>(
   const items: ItemOf<N>[] = [];
   const invalid: InvalidItem[] = [];
   envelope.data.forEach((raw, index) => {
+    const tooBig = recordLimitIssue(index, raw);
+    if (tooBig) {
+      invalid.push({ index, raw: boundedCopy(raw), issues: tooBig });
+      return;
+    }
     const result = spec.itemSchema.safeParse(raw);
     if (result.success) items.push(result.data as ItemOf<N>);
     else invalid.push({ index, raw, issues: formatIssues(index, result.error.issues) });
@@ -97,6 +103,78 @@ export function readPage<N extends OperationName>(
     ...(envelope.next === undefined ? {} : { next: envelope.next }),
     ...(envelope.href === undefined ? {} : { href: envelope.href }),
   };
+}
+
+/**
+ * Why a record is past RECORD_LIMITS (common/bounded-value.ts), or undefined. Such a record is an
+ * invalid item (quarantined with a cut copy), so nothing after the client meets a value deeper or
+ * larger than the limits.
+ */
+function recordLimitIssue(index: number, raw: unknown): string | undefined {
+  const measure = measureValue(raw, RECORD_LIMITS);
+  if (measure.exceeded === 'depth') {
+    return `data[${index}].${measure.path}: nested deeper than ${RECORD_LIMITS.maxDepth} levels (records past that are not carried)`;
+  }
+  if (measure.exceeded === 'bytes') {
+    return `data[${index}]: record over ${RECORD_LIMITS.maxBytes / 1024} KB as JSON (at ${measure.path}); records past that are not carried`;
+  }
+  return undefined;
+}
+
+/**
+ * The page that stands for one record over the response cap (asked for alone and still too large):
+ * one invalid item holding what was read of it, so the record is quarantined and paging goes on.
+ */
+export function oversizedRecordPage<N extends OperationName>(
+  operation: string,
+  offset: number,
+  err: ResponseTooLargeError,
+  clean: (text: string) => string,
+): Page<N> {
+  const raw = {
+    gymBridge: 'record over the response cap, not read',
+    operation,
+    bytes: err.bytes,
+    limitBytes: err.limitBytes,
+    // What `data` started with: the quarantine key (a hash of the raw) stays stable across polls.
+    start: clean(err.prefix),
+  };
+  return {
+    offset,
+    limit: 1,
+    items: [],
+    invalid: [
+      {
+        index: 0,
+        raw,
+        issues: `data[0]: the record at offset ${offset} is over the ${(err.limitBytes / 1024 / 1024).toFixed(1)} MB response cap on its own; skipped`,
+      },
+    ],
+    rawCount: 1,
+  };
+}
+
+/**
+ * Whether paging moves forward: a page identical to the one before it (same count, same first and
+ * last record) means the upstream ignored the new offset. Throws PagingStalledError on the second.
+ */
+export class PageProgress {
+  #previous: { readonly offset: number; readonly signature: string } | undefined;
+
+  constructor(private readonly operation: string) {}
+
+  check(page: { readonly offset: number; readonly rawCount: number }, envelope: Envelope): void {
+    if (page.rawCount === 0) return;
+    const signature = `${page.rawCount}|${safeStringify(envelope.data[0])}|${safeStringify(envelope.data.at(-1))}`;
+    const previous = this.#previous;
+    this.#previous = { offset: page.offset, signature };
+    if (previous && previous.signature === signature) {
+      throw new PagingStalledError(
+        `${this.operation}: the page at offset ${page.offset} repeats the page at offset ${previous.offset} (the upstream does not honour offset); paging stopped`,
+        { operation: this.operation, status: 200 },
+      );
+    }
+  }
 }
 
 /** `data[3].Membership.StartDate: message` for each issue, `; `-separated. */
@@ -175,7 +253,13 @@ export function nextOffsetFromLink(next: string | undefined, context: NextLinkCo
     });
   }
   const nextOffset = Number(offsetText);
-  if (nextOffset <= context.offset || nextOffset > context.offset + context.rawCount) {
+  if (nextOffset <= context.offset) {
+    throw new PagingStalledError(
+      `${operation}: next offset ${nextOffset} does not move past the page at offset ${context.offset} (it would loop); paging stopped`,
+      { operation, status: 200 },
+    );
+  }
+  if (nextOffset > context.offset + context.rawCount) {
     throw new InvalidResponseError(
       `${operation}: next offset ${nextOffset} would ${nextOffset <= context.offset ? 'loop' : 'skip records'} (page at offset ${context.offset} had ${context.rawCount} items)`,
       { operation, path: 'next' },

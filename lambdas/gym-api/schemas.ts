@@ -40,10 +40,33 @@ export const dateTime = z
   .regex(DATE_TIME_PATTERN, 'date-time must match YYYY-MM-DDTHH:mm:ss[.fff] (no offset)')
   .refine(isRealDateTime, 'date-time does not exist (e.g. February 30th or 24:00)');
 
-/** An int64 id: accepted as a JSON integer or a decimal string, always output as a decimal string. */
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** True for a decimal string that is an integer in the int64 range. */
+function isInt64Text(value: string): boolean {
+  if (!/^-?\d{1,19}$/.test(value)) return false;
+  const n = BigInt(value);
+  return n >= INT64_MIN && n <= INT64_MAX;
+}
+
+/**
+ * An int64 id: accepted as a JSON integer or a decimal string, always output as a decimal string.
+ * A JSON number is accepted only when it is a safe integer (|n| < 2^53): `9007199254740993.0` or
+ * `9.007199254740993e15` reach JavaScript already rounded (json.ts keeps only plain integer
+ * literals exact), so they are refused (the record is quarantined), never carried rounded.
+ */
 export const int64 = z
-  .union([z.string().regex(/^-?\d{1,19}$/, 'int64 must be a decimal integer'), z.number().int()])
-  .transform((v) => (typeof v === 'number' ? v.toFixed(0) : v));
+  .union([
+    z.string().refine(isInt64Text, 'int64 must be a decimal integer within the int64 range'),
+    z
+      .number()
+      .refine(
+        Number.isSafeInteger,
+        'int64 written as a number that is not a plain safe integer (fraction, exponent or beyond 2^53) would lose digits',
+      ),
+  ])
+  .transform((v) => (typeof v === 'number' ? (Object.is(v, -0) ? '0' : v.toFixed(0)) : v));
 
 const opt = <T extends z.ZodType>(schema: T) => schema.nullish();
 

@@ -32,7 +32,10 @@ export interface StatusContext {
   readonly forceAuthReason?: AuthFailureReason;
 }
 
-export function errorForStatus(response: ExchangeResponse, context: StatusContext): GymApiError {
+export function errorForStatus(
+  response: Pick<ExchangeResponse, 'status' | 'headers' | 'body'>,
+  context: StatusContext,
+): GymApiError {
   const { status } = response;
   const { operation } = context;
   const excerpt = upstreamExcerpt(response.body, context.secrets);

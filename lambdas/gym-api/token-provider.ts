@@ -4,6 +4,8 @@
  * ask at once. One provider serves every club that shares the integrator login.
  */
 import { logger } from '../common/logger';
+import { basicLoginSecrets, rememberSecrets } from '../common/redact';
+import { SMALL_BODY_BYTES } from './body-budget';
 import { AuthError, DeadlineExceededError, InvalidResponseError } from './errors';
 import { exchange, type FetchFn, throwIfAborted } from './http-exchange';
 import { parseJsonPreservingInt64 } from './json';
@@ -58,7 +60,8 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 export class TokenProvider {
   readonly #baseUrl: string;
   readonly #basicAuth: string;
-  readonly #password: string;
+  /** The password, `username:password` and the Basic header: what a response may echo. */
+  readonly #loginSecrets: readonly string[];
   readonly #fetch: FetchFn;
   readonly #now: () => number;
   readonly #refreshMarginSec: number | undefined;
@@ -70,7 +73,8 @@ export class TokenProvider {
   constructor(options: TokenProviderOptions) {
     this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#basicAuth = `Basic ${Buffer.from(`${options.username}:${options.password}`, 'utf8').toString('base64')}`;
-    this.#password = options.password;
+    this.#loginSecrets = [...basicLoginSecrets(options.username, options.password), this.#basicAuth];
+    rememberSecrets(...this.#loginSecrets);
     this.#fetch = options.fetch ?? globalThis.fetch;
     this.#now = options.now ?? Date.now;
     this.#refreshMarginSec = options.refreshMarginSec;
@@ -115,9 +119,12 @@ export class TokenProvider {
    * Forgets `token` if it is the cached one, so the next getToken fetches a new token. Called after
    * a 401: many callers rejected with the same stale token cause exactly one refresh.
    */
-  /** The integrator password and Basic header, for the client to redact from upstream text. */
+  /**
+   * The integrator login (password, `username:password`, the Basic header) and the tokens this
+   * provider holds, for the client to redact from upstream text.
+   */
   redactionSecrets(): readonly string[] {
-    return [this.#password, this.#basicAuth];
+    return this.#cached ? [...this.#loginSecrets, this.#cached.token] : this.#loginSecrets;
   }
 
   invalidate(token: string): void {
@@ -142,12 +149,14 @@ export class TokenProvider {
         timeoutMs: this.#timeoutMs,
         now: this.#now,
         fetch: this.#fetch,
+        maxBodyBytes: SMALL_BODY_BYTES,
       });
+      response.release();
       status = response.status;
       if (response.status !== 200) {
         throw errorForStatus(response, {
           operation: 'token',
-          secrets: [this.#password],
+          secrets: this.#loginSecrets,
           nowMs: this.#now(),
           defaultAuthReason: 'credentials',
           forceAuthReason: 'credentials',
@@ -195,6 +204,14 @@ export class TokenProvider {
       });
     }
     const { AccessToken, ExpiresIn, TokenType } = result.data;
+    if (!/^[\x21-\x7e]+$/.test(AccessToken)) {
+      // It goes into an Authorization header: fetch would refuse it, quoting it.
+      throw new InvalidResponseError(
+        'token: AccessToken holds characters an HTTP header cannot carry (control characters, spaces or non-ASCII); its value is not shown',
+        { operation: 'token', status: 200, path: 'AccessToken' },
+      );
+    }
+    rememberSecrets(AccessToken);
     if (ExpiresIn <= 0) {
       throw new InvalidResponseError(`token: ExpiresIn must be positive, got ${ExpiresIn}`, {
         operation: 'token',
@@ -203,7 +220,9 @@ export class TokenProvider {
       });
     }
     if (TokenType.toLowerCase() !== 'bearer') {
-      logger.warn('gym-api token type is not Bearer; sending it as a bearer token anyway', { TokenType });
+      logger.warn('gym-api token type is not Bearer; sending it as a bearer token anyway', {
+        TokenType: TokenType.slice(0, 40),
+      });
     }
     const lifetimeMs = ExpiresIn * 1000;
     const marginMs = refreshMarginMs(lifetimeMs, this.#refreshMarginSec);

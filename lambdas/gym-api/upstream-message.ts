@@ -2,15 +2,20 @@
  * Turning an upstream response body into something safe to put in an error message: the body's
  * `Message` when it is JSON, otherwise a short excerpt; always redacted and truncated.
  */
-import { redact } from '../common/redact';
+import { redact, scrubTokenLike } from '../common/redact';
 import type { AuthFailureReason } from './errors';
 
 const MAX_EXCERPT_CHARS = 160;
 
-/** A short, redacted, single-line excerpt of a response body (its `Message`/`message` if JSON). */
+/**
+ * A short, redacted, single-line excerpt of a response body (its `Message`/`message` if JSON):
+ * the request's credentials in any form removed (common/redact.ts), and anything shaped like a key
+ * or a token too (an echo of a credential the caller does not hold).
+ */
 export function upstreamExcerpt(body: string, secrets: readonly (string | undefined)[]): string {
   const message = messageOf(body) ?? body;
-  const oneLine = redact(message, secrets).replace(/\s+/g, ' ').trim();
+  // Redacted before and after folding whitespace: an echo split across lines is caught either way.
+  const oneLine = scrubTokenLike(redact(redact(message, secrets).replace(/\s+/g, ' ').trim(), secrets));
   if (oneLine.length <= MAX_EXCERPT_CHARS) return oneLine;
   return oneLine.slice(0, MAX_EXCERPT_CHARS) + '…';
 }

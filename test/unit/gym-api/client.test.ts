@@ -155,7 +155,9 @@ describe('GymApiClient paging', () => {
   it('raises the offset by the page size when there is no next link', async () => {
     const h = harness((request) => {
       const offset = Number(request.url.searchParams.get('offset'));
-      return json({ data: offset < 30 ? Array.from({ length: 10 }, () => ({})) : [{}] });
+      // Distinct records: an upstream that serves the same page again is stalled (tested below).
+      const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ MemberNumber: String(offset + i) }));
+      return json({ data: offset < 30 ? rows(10) : rows(1) });
     });
     const result = await h.client.fetchAll('visits', {}, { pageSize: 10, startOffset: 0 });
     expect(h.dataCalls().map((c) => c.url.searchParams.get('offset'))).toEqual(['0', '10', '20', '30']);
@@ -166,7 +168,8 @@ describe('GymApiClient paging', () => {
   it('follows a next link that steps back (overlap) and starts at startOffset', async () => {
     const h = harness((request) => {
       const offset = Number(request.url.searchParams.get('offset'));
-      const data = offset < 40 ? Array.from({ length: 10 }, () => ({})) : [];
+      const data =
+        offset < 40 ? Array.from({ length: 10 }, (_, i) => ({ MemberNumber: String(offset + i) })) : [];
       return json({ next: `${BASE}/members/attendance/visits?offset=${offset + 8}&limit=10`, data });
     });
     await h.client.fetchAll('visits', {}, { pageSize: 10, startOffset: 20 });

@@ -1,0 +1,205 @@
+/**
+ * The limits on what one upstream record may be, decided once, and the walks over a JSON value that
+ * can never throw or overflow the stack, whatever the value holds (docs/security.md, "What the
+ * upstream can send").
+ *
+ * A record deeper than RECORD_LIMITS.maxDepth or larger than RECORD_LIMITS.maxBytes (as JSON text)
+ * is not a record the bridge can carry: the API client reports it as an invalid item, so the engine
+ * quarantines it with the reason and processes the rest of the page. Every record that passes has a
+ * bounded depth, so the recursive code after it (zod, the PII policy, JSON.stringify, the stores)
+ * cannot overflow the stack. Quarantine, logs and error texts use `boundedCopy`/`safeStringify`, which
+ * are iterative and cut what they keep.
+ */
+
+export interface RecordLimits {
+  /** Deepest nesting of objects and arrays in one record (the record itself is depth 1). */
+  readonly maxDepth: number;
+  /** Largest record, measured as JSON text in UTF-8 bytes (about: strings counted by UTF-16 length). */
+  readonly maxBytes: number;
+}
+
+/**
+ * The documented records are at most 4 levels deep (a POS transaction's item) and a few KB; an
+ * event carries its record in `data` and EventBridge takes 256 KB an event, so a record over 128 KB
+ * could not be published whole under the `full` PII policy anyway.
+ */
+export const RECORD_LIMITS: RecordLimits = { maxDepth: 32, maxBytes: 128 * 1024 };
+
+export interface ValueMeasure {
+  /** Deepest nesting met (capped at the limit + 1: the walk stops there). */
+  readonly depth: number;
+  /** Approximate size as JSON text (capped at the limit + 1). */
+  readonly bytes: number;
+  /** Where the first limit was passed, e.g. `Extra.a.b` (undefined when within both limits). */
+  readonly path?: string;
+  readonly exceeded?: 'depth' | 'bytes';
+}
+
+interface Frame {
+  readonly value: unknown;
+  readonly depth: number;
+  readonly path: string;
+}
+
+/**
+ * Depth and approximate JSON size of a value, walked without recursion; stops as soon as a limit is
+ * passed. Never throws.
+ */
+export function measureValue(value: unknown, limits: RecordLimits = RECORD_LIMITS): ValueMeasure {
+  const stack: Frame[] = [{ value, depth: 1, path: '' }];
+  let bytes = 0;
+  let deepest = 0;
+  while (stack.length > 0) {
+    const { value: v, depth, path } = stack.pop()!;
+    if (typeof v === 'string') {
+      bytes += v.length + 2;
+    } else if (v === null || typeof v !== 'object') {
+      bytes += typeof v === 'number' || typeof v === 'boolean' ? 8 : 4;
+    } else {
+      if (depth > deepest) deepest = depth;
+      if (depth > limits.maxDepth) return { depth, bytes, path: path || '(record)', exceeded: 'depth' };
+      bytes += 2;
+      if (Array.isArray(v)) {
+        for (let i = v.length - 1; i >= 0; i--) {
+          bytes += 1;
+          stack.push({ value: v[i], depth: depth + 1, path: `${path}[${i}]` });
+        }
+      } else {
+        for (const key of Object.keys(v)) {
+          bytes += key.length + 4;
+          stack.push({
+            value: (v as Record<string, unknown>)[key],
+            depth: depth + 1,
+            path: path ? `${path}.${key.slice(0, 40)}` : key.slice(0, 40),
+          });
+        }
+      }
+    }
+    if (bytes > limits.maxBytes)
+      return { depth: deepest, bytes, path: path || '(record)', exceeded: 'bytes' };
+  }
+  return { depth: deepest, bytes };
+}
+
+export interface CopyLimits {
+  /** Objects/arrays below this depth are replaced by a marker string. @default 8 */
+  readonly maxDepth?: number;
+  /** Strings are cut to this many characters. @default 1000 */
+  readonly maxStringChars?: number;
+  /** Members kept per object or array. @default 200 */
+  readonly maxMembers?: number;
+  /** After about this many characters of output, the rest is replaced by markers. @default 16384 */
+  readonly maxChars?: number;
+}
+
+const COPY_DEFAULTS: Required<CopyLimits> = {
+  maxDepth: 8,
+  maxStringChars: 1000,
+  maxMembers: 200,
+  maxChars: 16 * 1024,
+};
+
+/**
+ * A JSON-safe copy of any value, cut to the limits: deeper levels, longer strings, more members
+ * and output past `maxChars` are replaced by markers that say what was left out. Iterative; never
+ * throws (getters that throw, cycles, bigints and functions included).
+ */
+export function boundedCopy(value: unknown, limits: CopyLimits = {}): unknown {
+  const l = { ...COPY_DEFAULTS, ...limits };
+  let budget = l.maxChars;
+  const root: { v?: unknown } = {};
+  const seen = new Set<object>();
+  type Job = { value: unknown; depth: number; put: (v: unknown) => void };
+  const jobs: Job[] = [{ value, depth: 1, put: (v) => (root.v = v) }];
+  while (jobs.length > 0) {
+    const { value: v, depth, put } = jobs.pop()!;
+    if (budget <= 0) {
+      put('[omitted: size limit]');
+      continue;
+    }
+    const leaf = copyLeaf(v, l.maxStringChars);
+    if (leaf.done) {
+      budget -= typeof leaf.value === 'string' ? leaf.value.length + 2 : 8;
+      put(leaf.value);
+      continue;
+    }
+    const obj = v as object;
+    if (seen.has(obj)) {
+      put('[omitted: cycle]');
+      continue;
+    }
+    if (depth > l.maxDepth) {
+      put(`[omitted: nested deeper than ${l.maxDepth} levels]`);
+      budget -= 40;
+      continue;
+    }
+    seen.add(obj);
+    budget -= 2;
+    try {
+      if (Array.isArray(obj)) {
+        const out: unknown[] = [];
+        put(out);
+        const n = Math.min(obj.length, l.maxMembers);
+        for (let i = n - 1; i >= 0; i--) {
+          const at = i;
+          out.push(undefined);
+          jobs.push({ value: obj[i], depth: depth + 1, put: (x) => (out[at] = x) });
+        }
+        if (obj.length > n) out[n] = `[omitted: ${obj.length - n} more items]`;
+      } else {
+        const out: Record<string, unknown> = {};
+        put(out);
+        const keys = Object.keys(obj);
+        const n = Math.min(keys.length, l.maxMembers);
+        for (let i = 0; i < n; i++) out[keys[i]!.slice(0, l.maxStringChars)] = null;
+        for (let i = n - 1; i >= 0; i--) {
+          const key = keys[i]!.slice(0, l.maxStringChars);
+          budget -= key.length + 4;
+          jobs.push({
+            value: (obj as Record<string, unknown>)[keys[i]!],
+            depth: depth + 1,
+            put: (x) => (out[key] = x),
+          });
+        }
+        if (keys.length > n) out['…'] = `[omitted: ${keys.length - n} more fields]`;
+      }
+    } catch {
+      put('[omitted: unreadable]');
+    }
+  }
+  return root.v;
+}
+
+function copyLeaf(v: unknown, maxStringChars: number): { done: boolean; value?: unknown } {
+  switch (typeof v) {
+    case 'string':
+      return {
+        done: true,
+        value:
+          v.length > maxStringChars
+            ? `${v.slice(0, maxStringChars)}…[+${v.length - maxStringChars} chars]`
+            : v,
+      };
+    case 'number':
+      return { done: true, value: Number.isFinite(v) ? v : String(v) };
+    case 'boolean':
+      return { done: true, value: v };
+    case 'bigint':
+      return { done: true, value: v.toString() };
+    case 'undefined':
+      return { done: true, value: null };
+    case 'object':
+      return v === null ? { done: true, value: null } : { done: false };
+    default:
+      return { done: true, value: `[${typeof v}]` };
+  }
+}
+
+/** JSON text of any value within the copy limits. Never throws. */
+export function safeStringify(value: unknown, limits: CopyLimits = {}): string {
+  try {
+    return JSON.stringify(boundedCopy(value, limits)) ?? 'null';
+  } catch {
+    return '"[unserializable]"';
+  }
+}
