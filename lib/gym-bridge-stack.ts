@@ -92,6 +92,7 @@ export class GymBridgeStack extends Stack {
         eventBus: this.eventBus,
         topicEncryptionKey: topicKey,
         operationsEmail: config.alarmEmail,
+        emailDetail: config.exampleRulesEmailDetail,
       });
     }
 

@@ -19,6 +19,7 @@ import {
   validateEventSource,
 } from '../lambdas/events/event-source';
 import { isPiiPolicy, PII_POLICIES, type PiiPolicy } from '../lambdas/events/pii';
+import type { ExampleRulesEmailDetail } from './constructs/example-rules';
 
 /** The stages, and each one's event source, come from lambdas/events/event-source.ts (shared with the CLI). */
 export const STAGES = DEPLOYMENT_STAGES;
@@ -53,9 +54,20 @@ export interface StageConfig {
   readonly archiveRetentionDays: number;
   /** Create the example marketing/operations rules. */
   readonly exampleRules: boolean;
+  /**
+   * What the example operations rule e-mails of a PaymentIssue member: 'summary' (no member data)
+   * or 'full' (the whole event).
+   */
+  readonly exampleRulesEmailDetail: ExampleRulesEmailDetail;
   /** Keep the table, log groups and archive when the stack is deleted. */
   readonly retainData: boolean;
 }
+
+/** The values of `exampleRulesEmailDetail`. */
+export const EXAMPLE_RULES_EMAIL_DETAILS = [
+  'summary',
+  'full',
+] as const satisfies readonly ExampleRulesEmailDetail[];
 
 /**
  * Seconds a poll invocation of a full batch lasts at its 95th percentile, for sizing: the clubs
@@ -93,6 +105,7 @@ const DEFAULTS: Record<Stage, Omit<StageConfig, 'stage' | 'pollMaxConcurrency'>>
     sourceOverdueMinutes: DEFAULT_SOURCE_OVERDUE_MINUTES,
     archiveRetentionDays: 30,
     exampleRules: true,
+    exampleRulesEmailDetail: 'summary',
     retainData: false,
   },
   prod: {
@@ -105,6 +118,7 @@ const DEFAULTS: Record<Stage, Omit<StageConfig, 'stage' | 'pollMaxConcurrency'>>
     sourceOverdueMinutes: DEFAULT_SOURCE_OVERDUE_MINUTES,
     archiveRetentionDays: 365,
     exampleRules: true,
+    exampleRulesEmailDetail: 'summary',
     retainData: true,
   },
 };
@@ -176,6 +190,20 @@ function readString(
     throw new StageConfigError(`context ${key}=${JSON.stringify(raw)}: must be ${rule}`);
   }
   return raw;
+}
+
+function readChoice<const T extends string>(
+  read: ContextReader,
+  key: string,
+  choices: readonly T[],
+  fallback: T,
+): T {
+  const raw = read(key);
+  if (raw === undefined || raw === '') return fallback;
+  if (typeof raw !== 'string' || !(choices as readonly string[]).includes(raw)) {
+    throw new StageConfigError(`context ${key}=${JSON.stringify(raw)}: must be one of ${choices.join(', ')}`);
+  }
+  return raw as T;
 }
 
 const isInteger = Number.isInteger;
@@ -262,6 +290,12 @@ export function resolveStageConfig(read: ContextReader): StageConfig {
       'a whole number of days (0 = forever)',
     ),
     exampleRules: readBoolean(read, 'exampleRules', d.exampleRules),
+    exampleRulesEmailDetail: readChoice(
+      read,
+      'exampleRulesEmailDetail',
+      EXAMPLE_RULES_EMAIL_DETAILS,
+      d.exampleRulesEmailDetail,
+    ),
     retainData: readBoolean(read, 'retainData', d.retainData),
   };
 }

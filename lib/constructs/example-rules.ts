@@ -5,14 +5,16 @@
  * - marketing: Prospect Created and Prospect Status Changed -> an SQS queue their automation reads
  *   (it must honour `detail.data.Contact.OptOutEmail` / `OptOutSms`);
  * - operations: Member Status Changed to PaymentIssue, Club Credentials Rejected, Club Data Stale
- *   and Club Quota Low -> an SNS topic;
+ *   and Club Quota Low -> an SNS topic (e-mailed to the alarm address). The PaymentIssue rule sends
+ *   a summary that carries no member data (`paymentIssueSummary`) unless `emailDetail` is 'full';
+ *   the club health events carry none in the first place;
  * - archive-everything is the bus archive (`BridgeEventBus.archive`).
  *
  * Rule targets that fail to deliver after retries go to a rule dead-letter queue instead of being
  * dropped.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
-import type * as events from 'aws-cdk-lib/aws-events';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -33,7 +35,17 @@ export interface ExampleRulesProps {
   readonly operationsEmail?: string;
   /** Key of the operations topic. @default a new key (see createTopicKey) */
   readonly topicEncryptionKey?: kms.IKey;
+  /**
+   * What the operations topic gets of a PaymentIssue member: 'summary' (club, member number,
+   * status change, time, eventId and how to look the member up; no member data) or 'full' (the
+   * whole event, with `data` as the club's PII policy let it through: names, membership, ...).
+   * @default 'summary'
+   */
+  readonly emailDetail?: ExampleRulesEmailDetail;
 }
+
+/** What the operations e-mail of a PaymentIssue member carries (stage setting `exampleRulesEmailDetail`). */
+export type ExampleRulesEmailDetail = 'summary' | 'full';
 
 /** The member status operations is alerted on (`detail.status` of Member Status Changed). */
 export const PAYMENT_ISSUE_STATUS = 'PaymentIssue';
@@ -56,6 +68,30 @@ export const EXAMPLE_SUBSCRIPTIONS = {
     ],
   }),
 };
+
+/** The last line of the PaymentIssue summary: where the member data is, since the e-mail has none. */
+export const PAYMENT_ISSUE_LOOKUP =
+  "No member data in this e-mail: look the member up by club and member number in the club's management software (stage setting exampleRulesEmailDetail=full e-mails the whole event).";
+
+/**
+ * The PaymentIssue e-mail by default: an input transformer that reads only the envelope and the
+ * status fields (`clubId`, `subject.memberNumber`, `previousStatus`, `status`, `occurredAt`,
+ * `eventId`), never `data`, so no name, contact detail or membership reaches the mailbox.
+ */
+export function paymentIssueSummary(): events.RuleTargetInput {
+  const field = (path: string) => events.EventField.fromPath(`$.detail.${path}`);
+  return events.RuleTargetInput.fromMultilineText(
+    [
+      `gym-bridge: a member moved to ${PAYMENT_ISSUE_STATUS}.`,
+      `club: ${field('clubId')}`,
+      `member number: ${field('subject.memberNumber')}`,
+      `status: ${field('previousStatus')} -> ${field('status')}`,
+      `occurred at (UTC): ${field('occurredAt')}`,
+      `eventId: ${field('eventId')}`,
+      PAYMENT_ISSUE_LOOKUP,
+    ].join('\n'),
+  );
+}
 
 /**
  * Event patterns of the example rules, for `events.Rule` or for a consumer's own stack: `bridgePattern`
@@ -134,7 +170,12 @@ export class ExampleRules extends Construct {
           eventBus: props.eventBus,
           description: `Operations: a member moved to ${PAYMENT_ISSUE_STATUS}`,
           ...EXAMPLE_SUBSCRIPTIONS.operationsPaymentIssue,
-          targets: [new targets.SnsTopic(topic, delivery)],
+          targets: [
+            new targets.SnsTopic(topic, {
+              ...delivery,
+              ...((props.emailDetail ?? 'summary') === 'summary' ? { message: paymentIssueSummary() } : {}),
+            }),
+          ],
         }),
         new BridgeSubscription(this, 'OperationsClubHealthRule', {
           eventBus: props.eventBus,

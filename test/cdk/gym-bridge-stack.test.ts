@@ -463,6 +463,64 @@ describe('example rules', () => {
     });
   });
 
+  it('e-mail PaymentIssue members as a summary that reads no member data, the whole event only with exampleRulesEmailDetail=full', () => {
+    const rule = onlyResource(prod, 'AWS::Events::Rule', (p) =>
+      JSON.stringify(p.EventPattern).includes(DETAIL_TYPES.MemberStatusChanged),
+    );
+    const operationsTopic = onlyResource(
+      prod,
+      'AWS::SNS::Topic',
+      (p) => p.DisplayName === 'gym-bridge operations',
+    );
+    prod.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: Match.objectLike({ detail: { status: ['PaymentIssue'] } }),
+      Targets: [
+        Match.objectLike({
+          Arn: { Ref: operationsTopic.id },
+          InputTransformer: {
+            InputPathsMap: {
+              'detail-clubId': '$.detail.clubId',
+              'detail-subject-memberNumber': '$.detail.subject.memberNumber',
+              'detail-previousStatus': '$.detail.previousStatus',
+              'detail-status': '$.detail.status',
+              'detail-occurredAt': '$.detail.occurredAt',
+              'detail-eventId': '$.detail.eventId',
+            },
+            InputTemplate: Match.stringLikeRegexp(
+              'member number: <detail-subject-memberNumber>[\\s\\S]*<detail-previousStatus> -> <detail-status>[\\s\\S]*look the member up by club and member number',
+            ),
+          },
+          DeadLetterConfig: Match.anyValue(),
+        }),
+      ],
+    });
+    // Exactly those six paths, and a template that substitutes nothing else (no <aws.events.event>).
+    const transformer = (
+      rule.resource.Properties.Targets as { InputTransformer: Record<string, unknown> }[]
+    )[0]!.InputTransformer;
+    const template = String(transformer.InputTemplate);
+    expect([...template.matchAll(/<([^>]+)>/g)].map((m) => m[1]).sort()).toEqual([
+      'detail-clubId',
+      'detail-eventId',
+      'detail-occurredAt',
+      'detail-previousStatus',
+      'detail-status',
+      'detail-subject-memberNumber',
+    ]);
+    expect(JSON.stringify(transformer)).not.toMatch(/\$\.detail\.data|"\$\.detail"|"\$"/);
+
+    // The whole event only when the stage asks for it.
+    const full = synthStack({
+      stage: 'prod',
+      alarmEmail: ALARM_EMAIL,
+      exampleRulesEmailDetail: 'full',
+    }).template;
+    full.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: Match.objectLike({ detail: { status: ['PaymentIssue'] } }),
+      Targets: [Match.objectLike({ InputTransformer: Match.absent(), Input: Match.absent() })],
+    });
+  });
+
   it('route PaymentIssue and club health events to the operations topic', () => {
     prod.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: {

@@ -72,6 +72,7 @@ describe('resolveStageConfig', () => {
         sourceOverdueMinutes: '30',
         archiveRetentionDays: '0',
         exampleRules: 'false',
+        exampleRulesEmailDetail: 'full',
         retainData: false,
       }),
     );
@@ -89,8 +90,18 @@ describe('resolveStageConfig', () => {
       sourceOverdueMinutes: 30,
       archiveRetentionDays: 0,
       exampleRules: false,
+      exampleRulesEmailDetail: 'full',
       retainData: false,
     });
+  });
+
+  it('e-mails a summary of PaymentIssue members, without member data, unless asked for the whole event', () => {
+    for (const stage of ['dev', 'prod']) {
+      expect(resolveStageConfig(context({ stage })).exampleRulesEmailDetail).toBe('summary');
+      expect(
+        resolveStageConfig(context({ stage, exampleRulesEmailDetail: 'full' })).exampleRulesEmailDetail,
+      ).toBe('full');
+    }
   });
 
   it('calls a source overdue after minutes without a successful poll, not hours', () => {
@@ -117,6 +128,8 @@ describe('resolveStageConfig', () => {
     [{ alarmEmail: 'ops' }, /alarmEmail="ops": must be an e-mail address/],
     [{ alarmTopicArn: 'ops-alarms' }, /alarmTopicArn="ops-alarms": must be an SNS topic ARN/],
     [{ exampleRules: 'yes' }, /exampleRules="yes": must be true or false/],
+    [{ exampleRulesEmailDetail: 'all' }, /exampleRulesEmailDetail="all": must be one of summary, full/],
+    [{ exampleRulesEmailDetail: true }, /exampleRulesEmailDetail=true: must be one of summary, full/],
   ])('rejects %o naming the key and the rule', (values, message) => {
     expect(() => resolveStageConfig(context(values))).toThrow(StageConfigError);
     expect(() => resolveStageConfig(context(values))).toThrow(message);
