@@ -11,7 +11,7 @@
  */
 import { constants } from 'node:fs';
 import { access, open, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeEventBusCommand, type EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { stateTableKeySchema } from '../state/table';
@@ -29,8 +29,9 @@ function errorCode(err: unknown): string | undefined {
 
 /**
  * `--events-file FILE` can be appended to: an existing FILE is not a directory and opens for
- * appending (nothing is written); a new FILE's nearest existing folder is a writable directory
- * (the sink creates the missing folders below it).
+ * appending (nothing is written); a new FILE's folder exists and is a writable directory. Nothing
+ * is created: a missing folder is refused (a typo in a path should not grow a tree of folders).
+ * One check for every command that takes an events file (`start`, `poll`, `local-aws`).
  */
 export async function checkEventsFile(path: string, flag = '--events-file'): Promise<void> {
   if (path.trim() === '') throw new CliUsageError(`${flag} must name a file, got an empty string`);
@@ -40,7 +41,9 @@ export async function checkEventsFile(path: string, flag = '--events-file'): Pro
     throw new CliUsageError(`${flag} ${path}: cannot be checked (${errorCode(err) ?? String(err)})`);
   });
   if (existing?.isDirectory())
-    throw new CliUsageError(`${flag} ${path} is a directory: give a file path, e.g. ${path}/events.jsonl`);
+    throw new CliUsageError(
+      `${flag} ${path} is a directory: give a file path, e.g. ${join(path, 'events.jsonl')}`,
+    );
   if (existing) {
     try {
       const handle = await open(path, 'a');
@@ -50,23 +53,27 @@ export async function checkEventsFile(path: string, flag = '--events-file'): Pro
     }
     return;
   }
-  let folder = dirname(resolve(path));
-  for (;;) {
-    const info = await stat(folder).catch(() => undefined);
-    if (info) {
-      if (!info.isDirectory())
-        throw new CliUsageError(`${flag} ${path}: ${folder} is a file, not a directory`);
-      try {
-        await access(folder, constants.W_OK | constants.X_OK);
-      } catch {
-        throw new CliUsageError(`${flag} ${path}: cannot create files in ${folder} (not writable)`);
-      }
-      return;
+  const folder = dirname(resolve(path));
+  const info = await stat(folder).catch(() => undefined);
+  if (info?.isDirectory()) {
+    try {
+      await access(folder, constants.W_OK | constants.X_OK);
+    } catch {
+      throw new CliUsageError(`${flag} ${path}: cannot create files in ${folder} (not writable)`);
     }
-    const parent = dirname(folder);
-    if (parent === folder) throw new CliUsageError(`${flag} ${path}: no existing folder above it`);
-    folder = parent;
+    return;
   }
+  if (info) throw new CliUsageError(`${flag} ${path}: ${folder} is a file, not a directory`);
+  // The folder is missing: a file higher up explains it better than "does not exist".
+  for (let above = dirname(folder); above !== dirname(above); above = dirname(above)) {
+    const up = await stat(above).catch(() => undefined);
+    if (up && !up.isDirectory())
+      throw new CliUsageError(`${flag} ${path}: ${above} is a file, not a directory`);
+    if (up) break;
+  }
+  throw new CliUsageError(
+    `${flag} ${path}: the folder ${folder} does not exist: create it first (mkdir -p ${folder}) or give a path in an existing folder`,
+  );
 }
 
 /** DynamoDB's table-name rules: 3 to 255 characters from a-z, A-Z, 0-9, '_', '-' and '.'. */
@@ -92,7 +99,10 @@ export function checkBusName(name: string, flag = '--bus'): void {
 }
 
 /** Where the SDK's environment points a service: the endpoint override, or the region. */
-export function whereFromEnv(service: 'DYNAMODB' | 'EVENTBRIDGE', env = process.env): string {
+export function whereFromEnv(
+  service: 'DYNAMODB' | 'EVENTBRIDGE' | 'SECRETS_MANAGER',
+  env = process.env,
+): string {
   const endpoint = env[`AWS_ENDPOINT_URL_${service}`] ?? env.AWS_ENDPOINT_URL;
   if (endpoint) return endpoint;
   return `region ${env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? '(unset)'}`;
@@ -113,6 +123,11 @@ export interface CheckTableOptions {
   readonly createTable?: boolean | undefined;
   /** For messages. @default whereFromEnv('DYNAMODB') */
   readonly where?: string;
+  /**
+   * What to do about a missing table, for commands that cannot create one.
+   * @default 'add --create-table to create it (or check --table and the AWS environment)'
+   */
+  readonly whenMissing?: string;
 }
 
 /**
@@ -133,9 +148,9 @@ export async function checkTableExists(
   } catch (err) {
     if (err instanceof Error && err.name === 'ResourceNotFoundException') {
       if (options.createTable) return 'will-create';
-      throw new CliUsageError(
-        `state table '${name}' does not exist at ${where}: add --create-table to create it (or check --table and the AWS environment)`,
-      );
+      const todo =
+        options.whenMissing ?? 'add --create-table to create it (or check --table and the AWS environment)';
+      throw new CliUsageError(`state table '${name}' does not exist at ${where}: ${todo}`);
     }
     throw unreachable(`DynamoDB DescribeTable ${name}`, where, err);
   }

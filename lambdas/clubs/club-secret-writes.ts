@@ -1,6 +1,11 @@
 /**
  * Writing club credentials to Secrets Manager (the CLI's `clubs add`): a club secret, or club API
  * keys merged into a shared secret. The forms and the reading side are in club-secrets.ts.
+ *
+ * A secret of one form is never overwritten with the other: a club secret written over a shared one
+ * would make every club of the shared secret poll with that one club's login and key, and a shared
+ * secret written over a club secret would take the club's key away. `checkClubSecretWrite` says so
+ * before anything is written (the CLI asks it for every club first); putSharedClubKeys asks it too.
  */
 import {
   CreateSecretCommand,
@@ -18,7 +23,96 @@ import {
   SharedClubSecretSchema,
 } from './club-secrets';
 
-/** Creates the club's secret, or stores a new version if it exists. Used by `clubs add`. */
+/**
+ * A write refused because the secret holds the other form (or is not a club secret at all), or the
+ * shared secret belongs to another login or would outgrow 64 KB. Permanent; nothing was written.
+ */
+export class ClubSecretConflictError extends ClubSecretError {
+  constructor(secretName: string, message: string) {
+    super(secretName, message, false);
+  }
+}
+
+/** What is about to be written: one club's credentials, or keys under a shared integrator login. */
+export type ClubSecretWrite =
+  | { readonly form: 'club'; readonly clubId: string }
+  | { readonly form: 'shared'; readonly username: string };
+
+/**
+ * Refuses (ClubSecretConflictError) a write that would replace a secret of the other form, a
+ * shared secret of another login, or a secret that is not a club secret (shared writes merge into
+ * what is there). Returns what the secret holds now (undefined: it does not exist).
+ */
+export async function checkClubSecretWrite(
+  client: SecretsManagerClient,
+  secretName: string,
+  write: ClubSecretWrite,
+): Promise<string | undefined> {
+  const current = await readSecretText(client, secretName);
+  if (current !== undefined) conflictOf(secretName, current, write);
+  return current;
+}
+
+function conflictOf(secretName: string, current: string, write: ClubSecretWrite): void {
+  if (write.form === 'club') {
+    const shared = sharedSecretIn(current);
+    if (!shared) return; // a club secret (or a broken one) is replaced: that is what `clubs add` is for
+    throw new ClubSecretConflictError(
+      secretName,
+      `secret '${secretName}' is a shared secret (integrator login '${shared.username}', ${describeClubs(shared.clubIds)}): writing club '${write.clubId}''s credentials there would replace it, and every club in it would be polled with ${write.clubId}'s API key. Nothing was written. Add the club to the shared secret with --shared-secret, or give it a secret of its own under another --secret-prefix`,
+    );
+  }
+  let doc: ReturnType<typeof parseSecretDocument>;
+  try {
+    doc = parseSecretDocument(secretName, current);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new ClubSecretConflictError(
+      secretName,
+      `secret '${secretName}' exists and is not a shared club secret (${reason}). Nothing was written. Choose another --shared-secret NAME`,
+    );
+  }
+  if (doc.kind === 'club') {
+    throw new ClubSecretConflictError(
+      secretName,
+      `secret '${secretName}' holds one club's credentials { username, password, apiKey }, not a shared secret: writing a shared login and keys there would replace them, and the club that uses it would lose its API key. Nothing was written. Choose another --shared-secret NAME`,
+    );
+  }
+  if (doc.secret.username !== write.username) {
+    throw new ClubSecretConflictError(
+      secretName,
+      `shared secret '${secretName}' belongs to integrator login '${doc.secret.username}', not '${write.username}': all clubs of one shared secret share one login. Nothing was written. Use that login, or another --shared-secret NAME for this one`,
+    );
+  }
+}
+
+/** The shared secret's login and clubs, if `text` is one (recognised by its `apiKeys` object). */
+function sharedSecretIn(text: string): { username: string; clubIds: string[] } | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (json === null || typeof json !== 'object' || !('apiKeys' in json)) return undefined;
+  const { username, apiKeys } = json as { username?: unknown; apiKeys?: unknown };
+  return {
+    username: typeof username === 'string' ? username : '(none)',
+    clubIds: apiKeys !== null && typeof apiKeys === 'object' ? Object.keys(apiKeys) : [],
+  };
+}
+
+function describeClubs(clubIds: readonly string[]): string {
+  if (clubIds.length === 0) return 'no club keys yet';
+  const shown = clubIds.slice(0, 5).join(', ');
+  return `${clubIds.length} club key(s): ${shown}${clubIds.length > 5 ? ', ...' : ''}`;
+}
+
+/**
+ * Creates the club's secret, or stores a new version if it exists. Used by `clubs add`, which first
+ * asks checkClubSecretWrite for every club it adds (so a shared secret is never replaced, and a
+ * refusal writes nothing); this write does not read the secret again.
+ */
 export async function putClubSecret(
   client: SecretsManagerClient,
   secretName: string,
@@ -46,7 +140,8 @@ export async function putClubSecret(
  * Puts clubs' API keys into a shared secret (created if missing), one read and one write for them
  * all. Used by `clubs add --shared-secret`. The secret's login must be the clubs' login: a shared
  * secret belongs to one integrator login (a new password for it replaces the old one). Refused,
- * with nothing written, when the secret is a club secret or would outgrow Secrets Manager's 64 KB.
+ * with nothing written (ClubSecretConflictError), when the secret is a club secret, another login's
+ * or would outgrow Secrets Manager's 64 KB.
  */
 export async function putSharedClubKeys(
   client: SecretsManagerClient,
@@ -54,34 +149,19 @@ export async function putSharedClubKeys(
   login: { readonly username: string; readonly password: string },
   apiKeys: Readonly<Record<string, string>>,
 ): Promise<'created' | 'updated'> {
-  const current = await readSecretText(client, secretName);
-  let existing: SharedClubSecret | undefined;
-  if (current !== undefined) {
-    const doc = parseSecretDocument(secretName, current);
-    if (doc.kind === 'club') {
-      throw new ClubSecretError(
-        secretName,
-        `secret '${secretName}' holds one club's credentials, not a shared secret`,
-        false,
-      );
-    }
-    existing = doc.secret;
-    if (existing.username !== login.username) {
-      throw new ClubSecretError(
-        secretName,
-        `shared secret '${secretName}' belongs to integrator login '${existing.username}', not '${login.username}'`,
-        false,
-      );
-    }
-  }
+  const current = await checkClubSecretWrite(client, secretName, {
+    form: 'shared',
+    username: login.username,
+  });
+  const doc = current === undefined ? undefined : parseSecretDocument(secretName, current);
+  const existing: SharedClubSecret | undefined = doc?.kind === 'shared' ? doc.secret : undefined;
   const next = SharedClubSecretSchema.parse({ ...login, apiKeys: { ...existing?.apiKeys, ...apiKeys } });
   const SecretString = JSON.stringify(next);
   const bytes = Buffer.byteLength(SecretString);
   if (bytes > MAX_SECRET_BYTES) {
-    throw new ClubSecretError(
+    throw new ClubSecretConflictError(
       secretName,
-      `shared secret '${secretName}' would hold ${Object.keys(next.apiKeys).length} clubs in ${bytes} bytes, over Secrets Manager's ${MAX_SECRET_BYTES}: put the other clubs in another shared secret`,
-      false,
+      `shared secret '${secretName}' would hold ${Object.keys(next.apiKeys).length} clubs in ${bytes} bytes, over Secrets Manager's ${MAX_SECRET_BYTES}. Nothing was written. Put the other clubs in another shared secret`,
     );
   }
   if (current === undefined) {
@@ -112,12 +192,46 @@ async function readSecretText(client: SecretsManagerClient, secretName: string):
   }
 }
 
-/** A retryable error naming the secret and the AWS error's name, never a value. */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+/** What an endpoint that is not Secrets Manager answers: another service's "no such operation", a body that is not its JSON. */
+const NOT_SECRETS_MANAGER = new Set(['UnknownOperationException', 'SyntaxError', 'SerializationException']);
+
+/**
+ * A retryable error naming the secret and why the request failed: the endpoint did not answer, it
+ * is not Secrets Manager, or the service's own error (name and message: AWS does not echo a
+ * SecretString). Never a value.
+ */
 function writeError(secretName: string, verb: string, err: unknown): ClubSecretError {
   return new ClubSecretError(
     secretName,
-    `could not ${verb} secret '${secretName}' (${err instanceof Error ? err.name : 'unknown error'})`,
+    `could not ${verb} secret '${secretName}': ${whyFailed(err)}`,
     true,
-    { cause: err },
+    {
+      cause: err,
+    },
   );
+}
+
+function whyFailed(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const e = err as Error & {
+    code?: unknown;
+    errors?: { code?: unknown }[];
+    $metadata?: { httpStatusCode?: number };
+  };
+  const code = typeof e.code === 'string' ? e.code : e.errors?.find((x) => typeof x.code === 'string')?.code;
+  if ((typeof code === 'string' && UNREACHABLE.has(code)) || e.name === 'TimeoutError')
+    return `Secrets Manager does not answer (${typeof code === 'string' ? code : e.name})`;
+  if (NOT_SECRETS_MANAGER.has(e.name) || e.$metadata?.httpStatusCode === 404)
+    return `the endpoint does not answer as Secrets Manager (${e.name})`;
+  const message = e.message && e.message !== e.name ? `: ${e.message.slice(0, 200)}` : '';
+  return `${e.name}${message}`;
 }

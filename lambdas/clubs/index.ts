@@ -8,7 +8,13 @@ export {
   toClubConfig,
 } from './club-record';
 export { type ClubListing, type ClubRegistry, ClubRegistryError } from './club-registry';
-export { putClubSecret, putSharedClubKeys } from './club-secret-writes';
+export {
+  ClubSecretConflictError,
+  type ClubSecretWrite,
+  checkClubSecretWrite,
+  putClubSecret,
+  putSharedClubKeys,
+} from './club-secret-writes';
 export {
   type ClubCredentials,
   ClubCredentialsSchema,

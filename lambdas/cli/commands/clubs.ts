@@ -12,6 +12,8 @@ import { readFile } from 'node:fs/promises';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   type ClubRecord,
+  ClubSecretError,
+  checkClubSecretWrite,
   clubRecordFrom,
   DynamoDbClubRegistry,
   putClubSecret,
@@ -24,6 +26,7 @@ import { DEFAULT_SOURCES, SOURCE_ORDER, SOURCES } from '../../sources';
 import { DynamoDbStateStore, SOURCE_NAMES } from '../../state';
 import { CliUsageError, parseFlags } from '../args';
 import { dynamoDbClient } from '../aws-env';
+import { checkTableExists, checkTableName, PreflightError, whereFromEnv } from '../preflight';
 
 export const summary =
   'onboard clubs of a deployed bridge: add, list, disable (table + Secrets Manager); resume a paused club';
@@ -137,6 +140,7 @@ export async function run(argv: string[]): Promise<number> {
     throw new CliUsageError(`clubs ${subcommand} does not take ${misplaced.map((f) => `--${f}`).join(', ')}`);
   }
   const tableName = flags.table ?? process.env.STATE_TABLE_NAME ?? 'gym-bridge-state';
+  checkTableName(tableName);
   switch (subcommand) {
     case 'add':
       return add(flags, tableName);
@@ -149,8 +153,27 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
-function registryFor(tableName: string): DynamoDbClubRegistry {
-  return new DynamoDbClubRegistry({ client: dynamoDbClient(), tableName });
+/** The registry of an existing state table (a missing one: exit 2, saying which and where). */
+async function registryFor(tableName: string): Promise<DynamoDbClubRegistry> {
+  const client = dynamoDbClient();
+  await checkTableExists(client, tableName, { whenMissing: TABLE_MISSING });
+  return new DynamoDbClubRegistry({ client, tableName });
+}
+
+const TABLE_MISSING =
+  'give the deployed table with --table (the stack output StateTableName) or $STATE_TABLE_NAME, and check AWS_REGION / AWS_ENDPOINT_URL_DYNAMODB';
+
+/**
+ * A secret write that failed, for the terminal: refused (the secret holds the other form, another
+ * login, too many clubs; nothing written) is exit 2; an endpoint that does not answer, or is not
+ * Secrets Manager, is exit 1 with where it was asked and what to check.
+ */
+function secretWriteFailure(err: ClubSecretError): Error {
+  if (!err.retryable) return new CliUsageError(err.message);
+  return new PreflightError(
+    `${err.message} (Secrets Manager at ${whereFromEnv('SECRETS_MANAGER')}): check AWS_REGION, AWS_ENDPOINT_URL_SECRETS_MANAGER and the AWS credentials (local-aws serves DynamoDB and EventBridge, not Secrets Manager)`,
+    { cause: err },
+  );
 }
 
 function secretPrefix(flags: Flags): string {
@@ -162,9 +185,12 @@ function secretPrefix(flags: Flags): string {
   return prefix;
 }
 
+type ClubToAdd = { config: ClubConfig; explicitPiiPolicy: boolean };
+
 async function add(flags: Flags, tableName: string): Promise<number> {
   const prefix = secretPrefix(flags);
-  let clubs: { config: ClubConfig; explicitPiiPolicy: boolean }[];
+  const shared = flags['shared-secret'] === undefined ? undefined : sharedName(flags['shared-secret']);
+  let clubs: ClubToAdd[];
   if (flags['from-clubs-file']) {
     const single = (
       ['club-id', 'base-url', 'time-zone', 'plan', 'username', 'api-key', 'password-stdin', 'source'] as const
@@ -178,14 +204,19 @@ async function add(flags: Flags, tableName: string): Promise<number> {
   } else {
     clubs = [{ config: await clubFromFlags(flags), explicitPiiPolicy: flags['pii-policy'] !== undefined }];
   }
+  if (shared !== undefined) sharedLogin(clubs);
 
-  const dynamo = dynamoDbClient();
-  const registry = new DynamoDbClubRegistry({ client: dynamo, tableName });
-  const secrets = new SecretsManagerClient({ region: await dynamo.config.region() });
+  const registry = await registryFor(tableName);
+  const secrets = new SecretsManagerClient({ region: await dynamoDbClient().config.region() });
   try {
-    const shared = flags['shared-secret'];
-    if (shared !== undefined)
-      return await addShared(registry, secrets, `${prefix}${sharedName(shared)}`, clubs);
+    if (shared !== undefined) return await addShared(registry, secrets, `${prefix}${shared}`, clubs);
+    // Every club's secret is checked before any is written: a refusal writes nothing.
+    for (const { config } of clubs) {
+      await checkClubSecretWrite(secrets, `${prefix}${config.clubId}`, {
+        form: 'club',
+        clubId: config.clubId,
+      });
+    }
     for (const { config, explicitPiiPolicy } of clubs) {
       const secretName = `${prefix}${config.clubId}`;
       const existed = (await registry.get(config.clubId)) !== undefined;
@@ -196,6 +227,9 @@ async function add(flags: Flags, tableName: string): Promise<number> {
         `${config.clubId}: ${existed ? 'updated' : 'added'} (${config.plan}, ${config.timeZone}; secret ${secretName} ${secret})\n`,
       );
     }
+  } catch (err) {
+    if (err instanceof ClubSecretError) throw secretWriteFailure(err);
+    throw err;
   } finally {
     secrets.destroy();
   }
@@ -209,15 +243,10 @@ function sharedName(name: string): string {
   return name;
 }
 
-/** The clubs' keys into one shared secret (one write for all), then their records. */
-async function addShared(
-  registry: DynamoDbClubRegistry,
-  secrets: SecretsManagerClient,
-  secretName: string,
-  clubs: { config: ClubConfig; explicitPiiPolicy: boolean }[],
-): Promise<number> {
+/** The one integrator login of clubs bound for one shared secret (refused: two logins). */
+function sharedLogin(clubs: readonly ClubToAdd[]): { username: string; password: string } | undefined {
   const [first] = clubs;
-  if (!first) return 0;
+  if (!first) return undefined;
   const { username, password } = first.config.credentials;
   const other = clubs.find(
     (c) => c.config.credentials.username !== username || c.config.credentials.password !== password,
@@ -227,9 +256,22 @@ async function addShared(
       `clubs in one shared secret share one integrator login: '${other.config.clubId}' has another username or password than '${first.config.clubId}'`,
     );
   }
+  return { username, password };
+}
+
+/** The clubs' keys into one shared secret (one write for all), then their records. */
+async function addShared(
+  registry: DynamoDbClubRegistry,
+  secrets: SecretsManagerClient,
+  secretName: string,
+  clubs: ClubToAdd[],
+): Promise<number> {
+  const login = sharedLogin(clubs);
+  if (!login) return 0;
   const keys = Object.fromEntries(clubs.map((c) => [c.config.clubId, c.config.credentials.apiKey]));
-  // Secret first: a club is never listed before its credentials exist.
-  const secret = await putSharedClubKeys(secrets, secretName, { username, password }, keys);
+  // Secret first: a club is never listed before its credentials exist. The secret is checked
+  // (its form, its login, its size) before it is written.
+  const secret = await putSharedClubKeys(secrets, secretName, login, keys);
   for (const { config, explicitPiiPolicy } of clubs) {
     const existed = (await registry.get(config.clubId)) !== undefined;
     await registry.put(clubRecordFrom(config, secretName, { explicitPiiPolicy }));
@@ -283,7 +325,7 @@ async function clubFromFlags(flags: Flags): Promise<ClubConfig> {
   }
 }
 
-async function clubsFromFile(path: string): Promise<{ config: ClubConfig; explicitPiiPolicy: boolean }[]> {
+async function clubsFromFile(path: string): Promise<ClubToAdd[]> {
   let configs: ClubConfig[];
   try {
     configs = await readClubsFile(path);
@@ -306,7 +348,7 @@ async function readStdin(): Promise<string> {
 }
 
 async function list(flags: Flags, tableName: string): Promise<number> {
-  const registry = registryFor(tableName);
+  const registry = await registryFor(tableName);
   const { clubs } = flags.all ? await registry.listAll() : await registry.listEnabled();
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(clubs, null, 2)}\n`);
@@ -346,7 +388,7 @@ function formatTable(clubs: readonly ClubRecord[]): string {
 async function disable(flags: Flags, tableName: string): Promise<number> {
   const clubId = flags['club-id'];
   if (!clubId) throw new CliUsageError('clubs disable needs --club-id ID');
-  const done = await registryFor(tableName).disable(clubId);
+  const done = await (await registryFor(tableName)).disable(clubId);
   if (!done) {
     process.stderr.write(`gym-bridge clubs: no club '${clubId}' in ${tableName}\n`);
     return 1;
@@ -358,7 +400,9 @@ async function disable(flags: Flags, tableName: string): Promise<number> {
 async function resume(flags: Flags, tableName: string): Promise<number> {
   const clubId = flags['club-id'];
   if (!clubId) throw new CliUsageError('clubs resume needs --club-id ID');
-  const store = new DynamoDbStateStore({ client: dynamoDbClient(), tableName });
+  const client = dynamoDbClient();
+  await checkTableExists(client, tableName, { whenMissing: TABLE_MISSING });
+  const store = new DynamoDbStateStore({ client, tableName });
   const result = await resumeClub(store, clubId, Date.now(), {
     retryUnavailable: flags['retry-unavailable'] === true,
   });
