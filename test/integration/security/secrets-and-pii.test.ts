@@ -4,7 +4,8 @@
  * credentials back in its error bodies), with every log line captured at DEBUG, every event taken
  * off a local EventBridge endpoint, and the whole state table read back. None of it may contain a
  * password, an API key, a Basic header or a bearer token the sandbox issued; and with the minimal
- * PII policy no event carries an email, phone, address or date of birth of any member or prospect.
+ * PII policy no event carries an email, phone, address or date of birth of any member or prospect,
+ * and class attendance events carry only the allow-listed fields (no instructor's name).
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -19,7 +20,9 @@ import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-con
 import { logger } from '../../../lambdas/common/logger';
 import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
 import { type ClubReport, pollClub } from '../../../lambdas/engine/poll-club';
-import { EventBridgeSink } from '../../../lambdas/events/publisher';
+import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
+import { MINIMAL_ALLOW_LISTS } from '../../../lambdas/events/pii-allow-lists';
+import { EventBridgeSink, MemorySink } from '../../../lambdas/events/publisher';
 import type { FetchFn } from '../../../lambdas/gym-api';
 import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
@@ -275,6 +278,49 @@ describe('no secret in logs, events or state; no personal data in minimal-policy
       expect(minimal.includes(value), `personal data in an event: ${value.slice(0, 3)}…`).toBe(false);
     // Control: the same kinds of events under the full policy do carry contact details.
     expect(personal('club-2').filter((v) => full.includes(v)).length).toBeGreaterThan(5);
+  });
+
+  it('minimal PII policy: class attendance keeps only the allow-listed fields (no instructor); full carries the record', async () => {
+    // Class attendance is opt-in: poll only that source of club-1, from two days back, into a table
+    // and a sink of its own, once as the club is (minimal) and once under full as the control.
+    const poll = async (piiPolicy: 'minimal' | 'full') => {
+      const store = new DynamoDbStateStore({
+        client: db.client,
+        tableName: await createTestTable(db.client, `classes-${piiPolicy}`),
+        now: () => sandbox.clock.now().getTime(),
+      });
+      const sink = new MemorySink();
+      const club: ClubConfig = { ...clubs.good[0]!, piiPolicy, sources: ['classAttendance'] };
+      const report = await pollClub(
+        {
+          store,
+          sink,
+          clients: new GymApiClientFactory({}),
+          owner: 'classes',
+          now: () => sandbox.clock.now().getTime(),
+        },
+        club,
+        {
+          deadlineMs: Date.now() + 30_000,
+          backfillFromMs: sandbox.clock.now().getTime() - 2 * 24 * HOUR,
+          ignorePause: true,
+        },
+      );
+      expect(report.failures).toEqual([]);
+      return sink.ofType(DETAIL_TYPES.ClassAttendanceRecorded).map((e) => e.detail.data);
+    };
+    const minimal = await poll('minimal');
+    const full = await poll('full');
+    expect(minimal.length).toBeGreaterThan(10);
+    expect(full).toHaveLength(minimal.length);
+    const allowed = new Set(Object.keys(MINIMAL_ALLOW_LISTS.classAttendance));
+    for (const data of minimal) for (const key of Object.keys(data)) expect(allowed, key).toContain(key);
+    expect(minimal.every((data) => typeof data.ClassName === 'string')).toBe(true);
+    const instructors = new Set(full.map((data) => data.Instructor as string));
+    expect(instructors.size).toBeGreaterThan(0);
+    const text = JSON.stringify(minimal);
+    for (const name of instructors)
+      expect(text.includes(name), `an instructor in an event: ${name}`).toBe(false);
   });
 
   it('the CLI, at DEBUG, prints no credential when the password or the API key is wrong', async () => {
