@@ -402,4 +402,7 @@ class CountingClubSession implements ClubSession {
     await this.inner.close();
     this.counter.countSessionWrite('closeClub', this.clubId, cursors);
   }
+  assertLeaseHeld() {
+    this.inner.assertLeaseHeld();
+  }
 }

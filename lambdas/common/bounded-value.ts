@@ -203,3 +203,13 @@ export function safeStringify(value: unknown, limits: CopyLimits = {}): string {
     return '"[unserializable]"';
   }
 }
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * True when the string holds a lone UTF-16 surrogate (JSON can carry one as `\ud800`): UTF-8, and
+ * so DynamoDB, hashes and HTTP, would turn it into U+FFFD, and two different strings would become one.
+ */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}

@@ -10,10 +10,14 @@
  * lost: it is renamed `attr_<key>` and the line says so in `reservedKeysRenamed` (which tests look
  * for: see `RESERVED_LOG_KEYS`).
  *
+ * Every string a line carries passes `redactKnownSecrets` (common/redact.ts) on its way out: a
+ * credential this process has used never reaches a log, whatever text it hides in.
+ *
  * Level: `LOG_LEVEL` (or Powertools' `POWERTOOLS_LOG_LEVEL`); silent under vitest unless set.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { ENV } from './deployment-contract';
+import { redactKnownSecrets } from './redact';
 
 type Level = 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'CRITICAL' | 'SILENT';
 
@@ -99,7 +103,13 @@ function defaultLevel(): Level {
   return process.env.VITEST ? 'SILENT' : 'INFO';
 }
 
+/** Applied to every value of every line (children inherit it). */
+export function redactingReplacer(_key: string, value: unknown): unknown {
+  return typeof value === 'string' ? redactKnownSecrets(value) : value;
+}
+
 export const logger: BridgeLogger = new BridgeLogger({
   serviceName: process.env[ENV.serviceName] ?? 'gym-bridge',
   logLevel: defaultLevel(),
+  jsonReplacerFn: redactingReplacer,
 });

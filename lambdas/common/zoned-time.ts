@@ -90,9 +90,17 @@ export function naiveMs(local: string): number {
   if (!m) throw new InvalidLocalDateTimeError(`not a zone-less date-time: '${local}'`);
   // Truncated to the millisecond: '.9999999' (.NET writes 7 digits) stays inside its second.
   const frac = m[7] ? Number(m[7].slice(1, 4).padEnd(3, '0')) : 0;
-  return (
-    Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + frac
-  );
+  const year = Number(m[1]);
+  const ms =
+    Date.UTC(year, Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + frac;
+  // Date.UTC reads years 0-99 as 1900-1999: the API's `0001-01-01T00:00:00` ("no date" in .NET) is year 1.
+  return year < 100 ? ms - Date.UTC(1900 + year, 0, 1) + yearStartMs(year) : ms;
+}
+
+function yearStartMs(year: number): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, 0, 1);
+  return d.getTime();
 }
 
 export interface LocalToUtcResult {

@@ -81,31 +81,45 @@ export async function pollClub(
     const sources = order.map((name) => skippedReport(name, 'another poller holds the club lease'));
     return idleReport(club.clubId, 'ok', { sources });
   }
+  let report: ClubReport;
   try {
     const cursors = await session.listCursors(club.clubId);
     const pause = activePause(cursors, startMs);
-    if (pause && !options.ignorePause)
-      return idleReport(club.clubId, 'paused', { pausedUntil: pause.until, pause });
-    const order = pollOrder(enabled, cursors);
-    // Sweeps the quota the plan leaves unused pays for (the scheduler counts the same ones).
-    const sweeps = sweepIntervals({
-      plan: club.plan,
-      sources: enabled,
-      cursors,
-      quotaUsed: await session.getQuotaUsage(club.clubId, monthOf(startMs)),
-      nowMs: startMs,
+    if (pause && !options.ignorePause) {
+      report = idleReport(club.clubId, 'paused', { pausedUntil: pause.until, pause });
+    } else {
+      const order = pollOrder(enabled, cursors);
+      // Sweeps the quota the plan leaves unused pays for (the scheduler counts the same ones).
+      const sweeps = sweepIntervals({
+        plan: club.plan,
+        sources: enabled,
+        cursors,
+        quotaUsed: await session.getQuotaUsage(club.clubId, monthOf(startMs)),
+        nowMs: startMs,
+      });
+      const store = sessionStore(deps.store, session);
+      const run = new ClubPollRun({ ...deps, store }, club, options, startMs, sweeps);
+      await run.pollSources(order, new Map(cursors.map((c) => [c.source, c])));
+      report = await clubReport(run, order);
+    }
+  } catch (err) {
+    await session.close().catch((closeErr: unknown) => {
+      logger.error('could not store the club state and release its lease', {
+        clubId: club.clubId,
+        error: describe(closeErr),
+      });
     });
-    const store = sessionStore(deps.store, session);
-    const run = new ClubPollRun({ ...deps, store }, club, options, startMs, sweeps);
-    await run.pollSources(order, new Map(cursors.map((c) => [c.source, c])));
-    return await clubReport(run, order);
-  } finally {
-    await session.close().catch((err: unknown) => {
-      // The lease expires by itself at the deadline plus a minute; the next poll re-reads from the
-      // last stored cursors (what was published is in the seen set and snapshots: not published again).
-      logger.error('could not store the club state and release its lease', { clubId: club.clubId, err });
-    });
+    throw err;
   }
+  // What the poll changed (cursors, a backfill's progress, the quota count) is stored here: a
+  // close that fails fails the club's poll, so its message comes back and nothing is lost silently.
+  // The events already published are published again with the same eventIds at worst.
+  await session.close();
+  return report;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
 
 async function clubReport(run: ClubPollRun, order: readonly SourceName[]): Promise<ClubReport> {

@@ -21,6 +21,13 @@ import { validateQuotaRequests } from './validation';
 
 /** A long poll writes its progress at least this often. */
 export const CHECKPOINT_EVERY_MS = 20_000;
+/** A session stops its own writes this long before its lease expires (clock skew between pollers). */
+export const LEASE_MARGIN_MS = 5_000;
+
+/** The poll's lease expired or another poller took the club: this session writes nothing more. */
+export class LeaseLostError extends StoreError {
+  override readonly name = 'LeaseLostError';
+}
 
 export interface ClubSessionOptions {
   readonly backend: ClubItemBackend;
@@ -50,6 +57,7 @@ export class ClubSessionImpl implements ClubSession {
   #writing: Promise<void> = Promise.resolve();
   #lastWriteMs: number;
   #closed = false;
+  readonly #leaseExpiresAtMs: number | undefined;
 
   constructor(options: ClubSessionOptions) {
     this.clubId = options.clubId;
@@ -63,6 +71,20 @@ export class ClubSessionImpl implements ClubSession {
     const { quotaMonth, quotaRequests } = options.state;
     this.#quota = quotaMonth === undefined ? undefined : { month: quotaMonth, requests: quotaRequests ?? 0 };
     this.#lastWriteMs = options.now();
+    this.#leaseExpiresAtMs = options.state.leaseExpiresAtMs;
+  }
+
+  /**
+   * Throws LeaseLostError once the lease this session took has run out (by this process's clock,
+   * LEASE_MARGIN_MS early): the poll's other writes (seen set, snapshots, quarantine) check it first,
+   * so a poller that outlived its lease stops writing before another may have started.
+   */
+  assertLeaseHeld(): void {
+    if (this.#closed) throw new StoreError(`club ${this.clubId}: the poll's session is closed`);
+    const until = this.#leaseExpiresAtMs;
+    if (until !== undefined && this.#now() > until - LEASE_MARGIN_MS) {
+      throw new LeaseLostError(`club ${this.clubId}: the poll's lease has expired; nothing more is written`);
+    }
   }
 
   async getCursor(clubId: string, source: SourceName): Promise<Cursor> {
@@ -134,12 +156,17 @@ export class ClubSessionImpl implements ClubSession {
       version,
       cursors: sortCursors([...this.#cursors.values()]),
       ...(this.#quota ? { quota: { ...this.#quota } } : {}),
-      condition: { kind: 'lease', owner: this.#owner, release },
+      condition: {
+        kind: 'lease',
+        owner: this.#owner,
+        release,
+        expectVersion: this.#version,
+        nowMs: this.#now(),
+      },
     });
     if (!written) {
-      throw new StoreError(
-        `club ${this.clubId}: the poll's lease was lost to another poller; its cursor changes were not written`,
-        { operation: 'UpdateItem' },
+      throw new LeaseLostError(
+        `club ${this.clubId}: the poll's lease expired or was taken by another poller; its cursor changes were not written`,
       );
     }
     this.#version = version;

@@ -37,11 +37,19 @@ export interface ClubWrite {
   readonly cursors?: readonly Cursor[];
   readonly quota?: { readonly month: string; readonly requests: number };
   /**
-   * The write's condition: `lease` = the owner still holds the lease (`release` also drops it);
+   * The write's condition: `lease` = the owner still holds the lease, unexpired at `nowMs`, and the
+   * item is still at `expectVersion` (the version the session read or last wrote): a poller whose
+   * lease ran out, or was taken over and written since, writes nothing (`release` also drops it);
    * `unleased` = the item is at `expectVersion` and no live lease is held (a write outside a poll).
    */
   readonly condition:
-    | { readonly kind: 'lease'; readonly owner: string; readonly release: boolean }
+    | {
+        readonly kind: 'lease';
+        readonly owner: string;
+        readonly release: boolean;
+        readonly expectVersion: number;
+        readonly nowMs: number;
+      }
     | { readonly kind: 'unleased'; readonly expectVersion: number; readonly nowMs: number };
 }
 

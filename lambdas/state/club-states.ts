@@ -63,6 +63,9 @@ export class ClubStates implements ClubStateStore, CursorStore, QuotaStore {
       state = { ...state, cursors };
       migrated = cursors.length > 0;
     }
+    // The session's clock is the opener's (`nowMs`, which the lease's expiry is counted from) moved on
+    // by the time elapsed since: its lease checks and fenced writes compare like with like.
+    const openedAt = this.now();
     return new ClubSessionImpl({
       backend: this.backend,
       clubId,
@@ -70,7 +73,7 @@ export class ClubStates implements ClubStateStore, CursorStore, QuotaStore {
       state,
       dirty: migrated,
       quotaOf: (month) => this.#quota(clubId, state, month),
-      now: this.now,
+      now: () => nowMs + (this.now() - openedAt),
     });
   }
 

@@ -79,14 +79,42 @@ export class ComposedStateStore implements StateStore {
   }
 }
 
-/** The store a poll works with while it holds `session`: its cursors and counter are the session's. */
+/**
+ * The store a poll works with while it holds `session`: its cursors and counter are the session's,
+ * and every other write (seen set, snapshots, quarantine) first checks that the session's lease is
+ * still held, so a poller that outlived its lease stops writing (the state item's own writes are
+ * conditional on the lease in the table).
+ */
 export function sessionStore(base: StateStore, session: ClubSession): StateStore {
+  const fenced =
+    <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      session.assertLeaseHeld();
+      return write(...args);
+    };
+  const seen: SeenStore = {
+    filterSeen: (...args) => base.filterSeen(...args),
+    seenSince: (...args) => base.seenSince(...args),
+    seenEntriesSince: (...args) => base.seenEntriesSince(...args),
+    putSeen: fenced((...args: Args<SeenStore, 'putSeen'>) => base.putSeen(...args)),
+    putSeenAt: fenced((...args: Args<SeenStore, 'putSeenAt'>) => base.putSeenAt(...args)),
+  };
+  const snapshots: SnapshotStore = {
+    getSnapshots: (...args) => base.getSnapshots(...args),
+    putSnapshots: fenced((...args: Args<SnapshotStore, 'putSnapshots'>) => base.putSnapshots(...args)),
+  };
+  const quarantine: QuarantineStore = {
+    listQuarantined: (...args) => base.listQuarantined(...args),
+    putQuarantined: fenced((...args: Args<QuarantineStore, 'putQuarantined'>) =>
+      base.putQuarantined(...args),
+    ),
+  };
   return new ComposedStateStore({
     clubs: base,
     cursors: session,
     quota: session,
-    seen: base,
-    snapshots: base,
-    quarantine: base,
+    seen,
+    snapshots,
+    quarantine,
   });
 }

@@ -2,6 +2,8 @@
  * Keys of the state table (one table, string `pk`/`sk`), built and validated in one place so that
  * both adapters reject the same input and no two kinds of item can collide. Layout: docs/state.md.
  */
+import { createHash } from 'node:crypto';
+import { hasLoneSurrogate } from '../common/bounded-value';
 import { isSourceName, type SnapshotKind, type SourceName, StoreError } from './store';
 
 /** DynamoDB limits on key attribute sizes, in UTF-8 bytes. */
@@ -73,8 +75,35 @@ export function snapshotPk(clubId: string, kind: SnapshotKind): string {
   return `${clubPk(clubId)}#${kind}`;
 }
 
+/** Snapshot sort keys that are not the record's number as it is start with this (see snapshotSortKey). */
+export const ENCODED_ID_PREFIX = '~h~';
+/** Longest record number kept as its own sort key (UTF-8 bytes); a longer one is encoded. */
+const PLAIN_ID_BYTES = 256;
+// C0 and C1 controls, DEL: legal in a key, but unreadable in the console and in `status`.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * The sort key of a record number: the number itself when it is plain (non-empty, at most 256 bytes,
+ * no control character, no lone surrogate, not starting with ENCODED_ID_PREFIX), which is every
+ * number a real API uses and what earlier releases stored; otherwise ENCODED_ID_PREFIX and a SHA-256
+ * of the number's JSON text (lossless for lone surrogates). Any string the API sends gets a valid,
+ * collision-free key: an odd record number is never a reason for a store write to fail.
+ */
+export function snapshotSortKey(id: string): string {
+  if (typeof id !== 'string') throw new StoreError('snapshot id must be a string');
+  const plain =
+    id.length > 0 &&
+    id.length <= PLAIN_ID_BYTES &&
+    Buffer.byteLength(id, 'utf8') <= PLAIN_ID_BYTES &&
+    !id.startsWith(ENCODED_ID_PREFIX) &&
+    !CONTROL.test(id) &&
+    !hasLoneSurrogate(id);
+  if (plain) return id;
+  return `${ENCODED_ID_PREFIX}${createHash('sha256').update(JSON.stringify(id)).digest('base64url')}`;
+}
+
 export function snapshotKey(pk: string, id: string): ItemKey {
-  return checked(pk, id, 'snapshot id');
+  return checked(pk, snapshotSortKey(id), 'snapshot id');
 }
 
 export function seenPk(clubId: string, source: SourceName): string {

@@ -167,6 +167,8 @@ export interface ClubSession extends CursorStore, QuotaStore {
   readonly clubId: string;
   checkpoint(): Promise<void>;
   close(): Promise<void>;
+  /** Throws (a StoreError) when the session's lease has run out: the poll must not write more. */
+  assertLeaseHeld(): void;
 }
 
 /** The seen set of append sources: fingerprints by key, and the time-ordered entries. */

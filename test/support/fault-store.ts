@@ -96,6 +96,9 @@ class FaultyClubSession implements ClubSession {
   close(): Promise<void> {
     return faultyStep(this.process, 'releaseLease', () => this.inner.close());
   }
+  assertLeaseHeld(): void {
+    this.inner.assertLeaseHeld();
+  }
 }
 
 export class FaultyStateStore implements StateStore {

@@ -7,6 +7,7 @@
 
 import type { ClubConfig } from '../../clubs/club-config';
 import { logger } from '../../common/logger';
+import { redactKnownSecrets } from '../../common/redact';
 import type { BridgeEvent } from '../../events/catalog';
 import { QuotaExceededError } from '../../gym-api/errors';
 import { SOURCES } from '../../sources';
@@ -42,7 +43,13 @@ export interface ClubPollScope {
   publishOps(event: BridgeEvent): Promise<void>;
 }
 
-const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+/**
+ * The reason of a failure as the report, the log, the cursor's `lastError` and `status` show it:
+ * without any credential this process has used (the client already removed the request's own; this
+ * is the last pass, for text that came another way), and cut to 1,000 characters.
+ */
+const messageOf = (err: unknown) =>
+  redactKnownSecrets(err instanceof Error ? err.message : String(err)).slice(0, 1000);
 
 /** Marks the source's endpoint unavailable; logs and announces it once per episode. */
 export async function markUnavailable(

@@ -81,7 +81,9 @@ export function cursorAfterRegularScan(
       message: `rows moved while paging in ${result.attempts} attempts; watermark kept`,
       at: nowIso,
     };
-  } else if (result.outcome === 'partial') {
+  } else if (result.outcome === 'partial' && result.pages > 0 && result.records > 0) {
+    // A long scan that read pages and saved its progress is healthy; one that read nothing (out of
+    // time before its first page) is not a success, or a source that never advances would look fine.
     next.health.lastSuccessAt = nowIso;
   }
   next.stats = {

@@ -10,6 +10,30 @@ import type { IdentifiedRecord } from './append-detection';
 import { type QuarantineEntry, quarantineEntry } from './quarantine';
 import { type EngineScan, maxOf } from './scan-types';
 
+/** Longest identity the bridge carries (UTF-8 bytes); a longer one is not a record number. */
+export const MAX_IDENTITY_BYTES = 1024;
+
+/**
+ * Why an identity cannot identify a record, or undefined. Empty and blank identities name nobody;
+ * over MAX_IDENTITY_BYTES they would not fit the store's keys or an event's subject. Anything else,
+ * however odd (control characters, a lone surrogate, a `#`), is a usable identity: the store keys
+ * it safely (state/keys.ts).
+ */
+export function identityProblem(id: string | undefined): string | undefined {
+  if (id === undefined) return 'record has no identity (required fields missing)';
+  if (typeof id !== 'string') return `record identity is a ${typeof id}, not a string`;
+  if (id.trim() === '') return `record identity is ${id === '' ? 'empty' : 'blank (whitespace only)'}`;
+  const bytes = Buffer.byteLength(id, 'utf8');
+  if (bytes > MAX_IDENTITY_BYTES) {
+    return `record identity is ${bytes} bytes long; over ${MAX_IDENTITY_BYTES} bytes it cannot identify a record`;
+  }
+  return undefined;
+}
+
+function errorText(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).slice(0, 300);
+}
+
 export interface ReadPage {
   readonly identified: IdentifiedRecord[];
   readonly quarantine: QuarantineEntry[];
@@ -54,7 +78,11 @@ export class PageReader {
     return undefined;
   }
 
-  /** A page's records: identified (with record times) or quarantined (invalid, no identity). */
+  /**
+   * A page's records: identified (with record times) or quarantined (invalid, no usable identity,
+   * or a record the source's functions cannot read: whatever a record holds, it never fails the
+   * page).
+   */
   read(page: Page<OperationName>): ReadPage {
     const quarantine = page.invalid.map((bad) => quarantineEntry(bad.raw, bad.issues));
     const identified: IdentifiedRecord[] = [];
@@ -63,17 +91,27 @@ export class PageReader {
     const identity = this.source.identity as (i: unknown) => string | undefined;
     const recordTime = this.source.recordTime as ((i: unknown) => string | null | undefined) | undefined;
     for (const item of page.items) {
-      const id = identity(item);
-      if (id === undefined) {
-        quarantine.push(quarantineEntry(item, 'record has no identity (required fields missing)'));
+      let id: string | undefined;
+      let time: string | null | undefined;
+      let instant: number | undefined;
+      try {
+        id = identity(item);
+        const problem = identityProblem(id);
+        if (problem) {
+          quarantine.push(quarantineEntry(item, problem));
+          continue;
+        }
+        time = recordTime?.(item);
+        instant = time ? toInstant(time, this.source.filterZone, this.ctx) : undefined;
+      } catch (err) {
+        quarantine.push(quarantineEntry(item, `record could not be read: ${errorText(err)}`));
         continue;
       }
-      const time = recordTime?.(item);
-      if (time) {
-        maxRecordMs = maxOf(maxRecordMs, toInstant(time, this.source.filterZone, this.ctx));
-        times.set(id, time);
+      if (time && instant !== undefined && Number.isFinite(instant)) {
+        maxRecordMs = maxOf(maxRecordMs, instant);
+        times.set(id!, time);
       }
-      identified.push({ id, item });
+      identified.push({ id: id!, item });
     }
     return { identified, quarantine, times, maxRecordMs };
   }

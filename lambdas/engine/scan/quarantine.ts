@@ -1,4 +1,5 @@
 /** Quarantine entries: the key is built here only (a hash of the raw record). */
+import { boundedCopy, safeStringify } from '../../common/bounded-value';
 import { logger } from '../../common/logger';
 import type { SourceName } from '../../common/source-names';
 import type { QuarantinedRecord, QuarantineStore, SeenStore } from '../../state/store';
@@ -10,13 +11,24 @@ export interface QuarantineEntry {
   readonly raw: unknown;
 }
 
-/** The quarantine mark of a raw record: one per distinct record, whatever the reason. */
+/**
+ * The quarantine mark of a raw record: one per distinct record, whatever the reason. Built from a
+ * cut copy (common/bounded-value.ts), so no record, however deep or large, can make it throw.
+ */
 export function quarantineKey(raw: unknown): string {
-  return fingerprint(`Q|${JSON.stringify(raw) ?? ''}`);
+  // Within the limits this is JSON.stringify's text: the keys of records quarantined before match.
+  return fingerprint(
+    `Q|${raw === undefined ? '' : safeStringify(raw, { maxChars: 64 * 1024, maxDepth: 16 })}`,
+  );
 }
 
+/** A quarantine entry: the raw record is kept as a cut copy (what the table stores is bounded). */
 export function quarantineEntry(raw: unknown, reason: string): QuarantineEntry {
-  return { key: quarantineKey(raw), reason, raw };
+  return {
+    key: quarantineKey(raw),
+    reason: reason.slice(0, 1000),
+    raw: boundedCopy(raw, { maxChars: 32 * 1024 }),
+  };
 }
 
 export function eventErrorReason(err: unknown): string {

@@ -5,7 +5,7 @@
  */
 import { logger } from '../../common/logger';
 import type { BridgeEvent } from '../../events/catalog';
-import { DeadlineExceededError, type Page } from '../../gym-api';
+import { DeadlineExceededError, type Page, PagingStalledError } from '../../gym-api';
 import type { OperationName } from '../../gym-api/operations';
 import type { ClubContext, SourceDefinition } from '../../sources/source';
 import type { Cursor } from '../../state/store';
@@ -26,6 +26,41 @@ import { StateDetection } from './state-detection';
  * each), so short scans (tails, sweeps) never pay for them unless they run out of time.
  */
 const CHECKPOINT_PAGES = 50;
+
+/**
+ * Whether an attempt's pages bring records it has not read: an upstream that ignores `offset` (or
+ * serves its first page again, shifted by what was inserted since) makes every page repeat the
+ * records read before. Two full pages in a row with nothing new, or (after a few pages) fewer
+ * distinct records than half the rows, stop the scan with a PagingStalledError: the source fails
+ * with that reason after a bounded number of requests instead of paging until the deadline.
+ * Offset drift and unstable ordering repeat a few records, never a whole page or half of a scan.
+ */
+class ScanProgress {
+  #staleInARow = 0;
+  #identifiedRows = 0;
+  #pages = 0;
+
+  constructor(private readonly operation: string) {}
+
+  check(page: Page<OperationName>, identified: number, fresh: number, distinct: number): void {
+    this.#pages++;
+    this.#identifiedRows += identified;
+    const full = page.rawCount >= page.limit && page.limit > 1;
+    this.#staleInARow = full && identified > 0 && fresh === 0 ? this.#staleInARow + 1 : 0;
+    if (this.#staleInARow >= 2) {
+      throw new PagingStalledError(
+        `${this.operation}: ${this.#staleInARow} pages in a row (up to offset ${page.offset}) held only records already read at lower offsets: the upstream does not honour offset; paging stopped`,
+        { operation: this.operation, status: 200 },
+      );
+    }
+    if (this.#pages >= 4 && distinct * 2 < this.#identifiedRows) {
+      throw new PagingStalledError(
+        `${this.operation}: ${this.#identifiedRows} rows read in ${this.#pages} pages held only ${distinct} distinct records: the upstream serves the same records at every offset; paging stopped`,
+        { operation: this.operation, status: 200 },
+      );
+    }
+  }
+}
 
 /** One attempt's read of the scan: whether it reached the last page, and what it counted. */
 interface Attempt {
@@ -125,13 +160,16 @@ export class SourceScan {
     // unidentified rows of the invocations before it.
     let unidentified = this.#attempts === 1 ? (scan.unidentified ?? 0) : 0;
     let offset = this.#attempts === 1 ? scan.nextOffset : 0;
+    const progress = new ScanProgress(this.source.operation);
     try {
       for await (const page of this.#reader.pages(scan, offset)) {
         this.#pages++;
         const result = await this.#processPage(page, scan, tally.seenIdentities);
         rowsCounted = page.offset + page.rawCount;
         unidentified += page.rawCount - result.identified.length;
+        const fresh = result.identified.filter(({ id }) => !counts.has(id)).length;
         for (const { id } of result.identified) counts.set(id, (counts.get(id) ?? 0) + 1);
+        progress.check(page, result.identified.length, fresh, counts.size);
         await tally.account(
           result.identified.map((r) => r.id),
           result.times,

@@ -83,8 +83,13 @@ export class DynamoDbClubItems implements ClubItemBackend {
     }
     let condition: string;
     if (change.condition.kind === 'lease') {
-      condition = 'lo = :owner';
+      // Fenced: the owner, a lease not yet expired, and no write by anyone since this session's.
+      const version =
+        change.condition.expectVersion === 0 ? '(attribute_not_exists(v) OR v = :expect)' : 'v = :expect';
+      condition = `lo = :owner AND le > :now AND ${version}`;
       values[':owner'] = change.condition.owner;
+      values[':now'] = change.condition.nowMs;
+      values[':expect'] = change.condition.expectVersion;
       if (change.condition.release) removes.push('lo', 'le');
     } else {
       condition =

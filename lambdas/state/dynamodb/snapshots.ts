@@ -9,13 +9,17 @@ export class DynamoDbSnapshotStore implements SnapshotStore {
 
   async getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>> {
     const pk = snapshotPk(clubId, kind);
-    const keys = [...new Set(ids)].map((id) => snapshotKey(pk, id));
+    // The sort key of an odd record number is a hash of it (keys.ts): read back by that key.
+    const idBySk = new Map<string, string>();
+    for (const id of ids) idBySk.set(snapshotKey(pk, id).sk, id);
+    const keys = [...idBySk.keys()].map((sk) => ({ pk, sk }));
     // Eventually consistent (half the read units): a snapshot is written a poll before it is read
     // again; a stale one at worst re-publishes a transition under the same eventId (docs/state.md).
     const items = await this.table.batchGet(keys, undefined, false);
     const out = new Map<string, Snapshot>();
     for (const item of items) {
-      const id = String(item.sk);
+      const id = idBySk.get(String(item.sk));
+      if (id === undefined) continue;
       out.set(id, {
         id,
         hash: String(item.hash),

@@ -47,6 +47,8 @@ export class MemoryClubItems implements ClubItemBackend {
     const { condition } = change;
     if (condition.kind === 'lease') {
       if (item?.leaseOwner !== condition.owner) return false;
+      if (!(item.leaseExpiresAtMs !== undefined && item.leaseExpiresAtMs > condition.nowMs)) return false;
+      if (item.version !== condition.expectVersion) return false;
     } else {
       if ((item?.version ?? 0) !== condition.expectVersion) return false;
       if (item?.leaseExpiresAtMs !== undefined && item.leaseExpiresAtMs > condition.nowMs) return false;

@@ -10,12 +10,11 @@ export class MemorySnapshotStore implements SnapshotStore {
 
   async getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>> {
     const pk = snapshotPk(clubId, kind);
-    const keys = ids.map((id) => snapshotKey(pk, id));
     const partition = this.items.get(pk);
     const out = new Map<string, Snapshot>();
-    for (const { sk } of keys) {
-      const stored = partition?.get(sk);
-      if (stored) out.set(sk, copyOf(stored));
+    for (const id of ids) {
+      const stored = partition?.get(snapshotKey(pk, id).sk);
+      if (stored) out.set(id, { ...copyOf(stored), id });
     }
     return out;
   }
