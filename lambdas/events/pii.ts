@@ -19,7 +19,7 @@
  * about personal data only.
  */
 import type { DetailType } from './catalog';
-import { type AllowList, allowListOf } from './pii-allow-lists';
+import { type AllowList, allowListOf, type FieldRule } from './pii-allow-lists';
 
 export const PII_POLICIES = ['full', 'minimal'] as const;
 export type PiiPolicy = (typeof PII_POLICIES)[number];
@@ -41,7 +41,7 @@ export function applyPiiPolicy<T>(data: T, policy: PiiPolicy, detailType: Detail
 /** The fields of `record` that `allow` names, each minimised by its rule. */
 export function minimise(record: Record<string, unknown>, allow: AllowList): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [field, rule] of Object.entries(allow)) {
+  for (const [field, rule] of entriesOf(allow)) {
     if (!Object.hasOwn(record, field)) continue;
     const value = record[field];
     if (value === null || (rule === 'value' && isScalar(value))) {
@@ -56,8 +56,18 @@ export function minimise(record: Record<string, unknown>, allow: AllowList): Rec
   return out;
 }
 
-const isArrayRule = (rule: AllowList | readonly [AllowList] | 'value'): rule is readonly [AllowList] =>
-  Array.isArray(rule);
+/** The entries of each allow-list, listed once (a record event is minimised on every publish). */
+const ENTRIES = new WeakMap<AllowList, readonly (readonly [string, FieldRule])[]>();
+function entriesOf(allow: AllowList): readonly (readonly [string, FieldRule])[] {
+  let entries = ENTRIES.get(allow);
+  if (!entries) {
+    entries = Object.entries(allow);
+    ENTRIES.set(allow, entries);
+  }
+  return entries;
+}
+
+const isArrayRule = (rule: FieldRule): rule is readonly [AllowList] => Array.isArray(rule);
 
 const isScalar = (value: unknown): value is string | number | boolean =>
   typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
