@@ -1,0 +1,240 @@
+/**
+ * Poison records and paging habits through the whole engine (pollClub against the sandbox,
+ * dynalite and a local EventBridge endpoint, over real sockets): a record the store cannot key as it
+ * is, one nested thousands of levels deep, an int64 written in a form that would round, and an
+ * upstream that does not honour `offset`. None of them may stop the source for good: the bad record
+ * is quarantined with its reason, the rest of the page is published, the watermark moves, and the
+ * next poll is clean. Paging that makes no progress stops within a few requests and is a failure.
+ */
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
+import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
+import { pollClub } from '../../../lambdas/engine/poll-club';
+import type { BridgeEvent } from '../../../lambdas/events/catalog';
+import { EventBridgeSink } from '../../../lambdas/events/publisher';
+import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
+import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { DynamoDbStateStore, type SourceName } from '../../../lambdas/state';
+import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
+
+const MINUTE = 60_000;
+const MEMBERS = '/members';
+const VISITS = '/members/attendance/visits';
+const PAYMENTS = '/members/payment/history';
+
+describe('poison records and paging habits', () => {
+  let db: Dynalite;
+  let bus: LocalEventBridge;
+  let eventBridge: EventBridgeClient;
+  let sandbox: Sandbox;
+  let store: DynamoDbStateStore;
+  let club: ClubConfig;
+  const clients = new GymApiClientFactory({ retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+
+  beforeAll(async () => {
+    db = await startDynalite();
+    bus = await startLocalEventBridge();
+    eventBridge = new EventBridgeClient({
+      endpoint: bus.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    });
+  });
+  afterAll(async () => {
+    eventBridge.destroy();
+    await bus.close();
+    await db.close();
+  });
+  beforeEach(async () => {
+    bus.events.length = 0;
+    sandbox = await startSandbox({
+      seed: 17,
+      clubs: [{ clubId: 'club-1', timeZone: 'Australia/Sydney', members: 40, open24h: true }],
+      historyDays: 1,
+      startTime: '2026-05-04T08:00:00Z',
+      activityScale: 4,
+    });
+    store = new DynamoDbStateStore({
+      client: db.client,
+      tableName: await createTestTable(db.client, 'poison'),
+      now: () => sandbox.clock.now().getTime(),
+    });
+    club = parseClubsFile(sandbox.clubsFile())[0]!;
+  });
+  afterEach(async () => {
+    await sandbox.close();
+  });
+
+  const sink = () => new EventBridgeSink({ client: eventBridge, busName: 'poison', baseDelayMs: 1 });
+  const poll = (sources: SourceName[], options: { pageSize?: number; deadlineMs?: number } = {}) =>
+    pollClub(
+      { store, sink: sink(), clients, owner: 'poison', now: () => sandbox.clock.now().getTime() },
+      club,
+      {
+        deadlineMs: options.deadlineMs ?? Date.now() + 20_000,
+        sources,
+        ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+      },
+    );
+  const delivered = () =>
+    bus.events.map((e) => ({ detailType: e.detailType, detail: e.detail }) as BridgeEvent);
+  const envelope = (path: string, data: unknown[], next?: string) =>
+    JSON.stringify({ href: `${sandbox.url}${path}`, ...(next ? { next } : {}), data });
+  const serve = (count: number, path: string, body: string) =>
+    sandbox.failNext(count, 200, { body, contentType: 'application/json', pathPrefix: path });
+  const cursor = (source: SourceName) => store.getCursor(club.clubId, source);
+
+  it('members whose numbers the store cannot key as they are: blank ones quarantined, odd ones published, the source moves on', async () => {
+    // Prepare: a baseline of members, then a page of the real members plus poison ones.
+    const baseline = await poll(['members']);
+    expect(baseline.failures).toEqual([]);
+    const template = sandbox.records(club.clubId, 'members')[0]!;
+    const member = (n: string) => ({
+      ...template,
+      Number: n,
+      Status: 'Active',
+      LastUpdatedUtcDateTime: '2026-05-04T08:10:00',
+    });
+    const odd = ['7\u0000x', 'lone-\ud800', '#123#CLUB#club-2', '~h~abc', 'n'.repeat(600), ' 42 '];
+    const blank = ['', '   ', 'x'.repeat(1100), 'é'.repeat(600)];
+    const real = sandbox.records(club.clubId, 'members');
+    const page = envelope(MEMBERS, [...real, ...[...odd, ...blank].map(member)]);
+    serve(2, MEMBERS, page);
+    sandbox.advance(15 * MINUTE);
+    const before = (await cursor('members')).watermark;
+    // Act
+    const first = await poll(['members']);
+    const second = await poll(['members']);
+    // Assess: no failure; each unusable identity quarantined once, with its reason
+    expect(first.failures).toEqual([]);
+    expect(first.sources[0]).toMatchObject({ outcome: 'completed', quarantined: blank.length });
+    expect(second.failures).toEqual([]);
+    expect(second.sources[0]).toMatchObject({ outcome: 'completed', quarantined: 0 });
+    const reasons = (await store.listQuarantined(club.clubId, 'members')).map((q) => q.reason).sort();
+    expect(reasons).toHaveLength(blank.length);
+    expect(reasons.join('\n')).toMatch(/identity is empty/);
+    expect(reasons.join('\n')).toMatch(/blank \(whitespace only\)/);
+    expect(reasons.join('\n')).toMatch(/over 1024 bytes/);
+    // the odd but usable numbers are members like any other: joined once, not again
+    const joined = delivered()
+      .filter((e) => e.detailType === 'Member Joined')
+      .map((e) => (e.detail as { subject: { memberNumber: string } }).subject.memberNumber);
+    expect(joined.sort()).toEqual([...odd].sort());
+    // and their snapshots were stored under keys the table accepts: the second poll saw no change
+    const snapshots = await store.getSnapshots(club.clubId, 'MEMBER', odd);
+    expect([...snapshots.keys()].sort()).toEqual([...odd].sort());
+    expect((await cursor('members')).watermark! > before!).toBe(true);
+  });
+
+  it('a record nested 6,000 levels deep is quarantined with a cut copy; the rest of the page is published', async () => {
+    // Prepare
+    await poll(['visits']);
+    sandbox.advance(30 * MINUTE);
+    // The JSON text is built as text: JSON.stringify itself cannot write a value this deep.
+    const deep = `${'{"n":['.repeat(3000)}"bottom"${']}'.repeat(3000)}`;
+    const real = sandbox.records(club.clubId, 'visits', { fromdate: '2026-05-04T17:00:00' });
+    const poison = {
+      MemberNumber: '100099',
+      Door: 'Main Entrance',
+      ScanSource: 'Kiosk',
+      VisitDateTime: '2026-05-04T18:20:00',
+      Extra: '__DEEP__',
+    };
+    serve(2, VISITS, envelope(VISITS, [...real, poison]).replace('"__DEEP__"', deep));
+    // Act
+    const first = await poll(['visits']);
+    const second = await poll(['visits']);
+    // Assess
+    expect(first.failures).toEqual([]);
+    expect(first.sources[0]).toMatchObject({ outcome: 'completed', quarantined: 1 });
+    expect(second.failures).toEqual([]);
+    const [q] = await store.listQuarantined(club.clubId, 'visits');
+    expect(q!.reason).toMatch(/nested deeper than 32 levels/);
+    expect(JSON.stringify(q!.raw).length).toBeLessThan(40_000);
+    const visits = delivered().filter((e) => e.detailType === 'Member Visit Recorded');
+    expect(visits.length).toBe(real.filter((v) => (v.VisitDateTime as string) > '2026-05-04T18:00').length);
+    expect(
+      visits.some(
+        (e) => (e.detail as { subject: { memberNumber: string } }).subject.memberNumber === '100099',
+      ),
+    ).toBe(false);
+  });
+
+  it('an int64 id written as 9007199254740993.0 or 9.007199254740993e15 is quarantined, never published rounded', async () => {
+    // Prepare
+    await poll(['paymentHistory']);
+    const template = sandbox.records(club.clubId, 'paymentHistory').at(-1)!;
+    const payment = (marker: string) => ({
+      ...template,
+      Id: marker,
+      PaymentDate: '2026-05-04T18:00:00',
+      PaymentDescription: marker, // two records, though both ids parse to the same double
+    });
+    const body = envelope(PAYMENTS, [payment('__A__'), payment('__B__'), payment('__C__')])
+      .replace('"__A__"', '9007199254740993.0')
+      .replace('"__B__"', '9.007199254740993e15')
+      .replace('"__C__"', '9007199254740993');
+    serve(1, PAYMENTS, body);
+    sandbox.advance(30 * MINUTE);
+    // Act
+    const report = await poll(['paymentHistory']);
+    // Assess: the plain literal is carried exactly; the two others are refused, not rounded
+    expect(report.failures).toEqual([]);
+    expect(report.sources[0]).toMatchObject({ quarantined: 2 });
+    const ids = delivered().map((e) => (e.detail as { paymentId?: string }).paymentId);
+    expect(ids).toContain('9007199254740993');
+    expect(ids).not.toContain('9007199254740992');
+    const reasons = (await store.listQuarantined(club.clubId, 'paymentHistory')).map((q) => q.reason);
+    expect(reasons.every((r) => /would lose digits/.test(r))).toBe(true);
+  });
+
+  it('an upstream that ignores offset: paging stops after 2 requests, the source fails with the reason, and it is not a success', async () => {
+    // Prepare: a baseline, then every visits request answered with the same full page of 10
+    await poll(['visits']);
+    const successBefore = (await cursor('visits')).health.lastSuccessAt;
+    sandbox.advance(5 * MINUTE);
+    const rows = Array.from({ length: 10 }, (_, i) => ({
+      MemberNumber: String(100100 + i),
+      Door: 'Main Entrance',
+      ScanSource: 'Kiosk',
+      VisitDateTime: `2026-05-04T18:0${i}:00`,
+    }));
+    // No `next`: the client raises the offset itself, and the upstream answers the same page.
+    serve(Number.POSITIVE_INFINITY, VISITS, envelope(VISITS, rows));
+    // Act
+    const started = Date.now();
+    const report = await poll(['visits'], { pageSize: 10, deadlineMs: Date.now() + 10_000 });
+    // Assess
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(report.outcome).toBe('failed');
+    expect(report.failures[0]).toMatchObject({ source: 'visits', kind: 'invalid-response' });
+    expect(report.failures[0]!.message).toMatch(/does not honour offset/);
+    expect(report.requests).toBeLessThanOrEqual(3);
+    const after = await cursor('visits');
+    expect(after.health.lastSuccessAt).toBe(successBefore);
+    expect(after.health.lastError?.message).toMatch(/does not honour offset/);
+    expect(after.health.consecutiveFailures).toBe(1);
+  });
+
+  it('an upstream that ignores offset while records arrive: the scan stops within a few pages, not at the deadline', async () => {
+    // Prepare: each request serves the first page shifted by one newer visit
+    await poll(['visits']);
+    sandbox.advance(5 * MINUTE);
+    let served = 0;
+    const pageAt = (shift: number) =>
+      Array.from({ length: 10 }, (_, i) => ({
+        MemberNumber: String(100200 + shift + i),
+        Door: 'Main Entrance',
+        ScanSource: 'Kiosk',
+        VisitDateTime: `2026-05-04T18:${String(10 + ((shift + i) % 49)).padStart(2, '0')}:00`,
+      }));
+    for (let i = 0; i < 40; i++) serve(1, VISITS, envelope(VISITS, pageAt(served++)));
+    // Act
+    const report = await poll(['visits'], { pageSize: 10, deadlineMs: Date.now() + 15_000 });
+    // Assess
+    expect(report.outcome).toBe('failed');
+    expect(report.failures[0]!.message).toMatch(/same records at every offset|already read/);
+    expect(report.requests).toBeLessThanOrEqual(6);
+  });
+});
