@@ -39,7 +39,7 @@ export function applyPiiPolicy<T>(data: T, policy: PiiPolicy, detailType: Detail
 }
 
 /** The fields of `record` that `allow` names, each minimised by its rule. */
-export function minimise(record: Record<string, unknown>, allow: AllowList): Record<string, unknown> {
+function minimise(record: Record<string, unknown>, allow: AllowList): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [field, rule] of entriesOf(allow)) {
     if (!Object.hasOwn(record, field)) continue;
