@@ -2,6 +2,14 @@
  * Fault injection: settings read on every request (so tests change them at run time through
  * `sandbox.faults`), and a queue of forced responses (`failNext`). All randomness is seeded.
  */
+import {
+  InvalidPoisonSettingError,
+  POISON_OFF,
+  type PoisonInput,
+  type PoisonSettings,
+  resolvePoison,
+} from './poison/settings';
+import { STORED_VARIANT_IDS } from './poison/stored-variants';
 
 export interface Faults {
   /** Share of requests (0..1) answered 500, 502 or 503, sometimes with an HTML or plain-text body. */
@@ -22,9 +30,19 @@ export interface Faults {
   lateArrivalRate: number;
   /** How far in the past a late record is stamped, at most (minutes). */
   maxLatenessMin: number;
+  /**
+   * Poison mode (docs/sandbox.md, "Poison mode"): bad records stored in the clubs' data and
+   * misbehaving responses. Reads give the resolved, frozen settings; assign `true` (every class
+   * on), `false` (off) or the settings to turn on. An invalid value throws InvalidFaultSettingError.
+   */
+  get poison(): PoisonSettings;
+  set poison(value: PoisonInput);
 }
 
-export const DEFAULT_FAULTS: Faults = {
+/** Fault settings as given to startSandbox: any of the fields, `poison` in any form it takes. */
+export type FaultsInput = Partial<Omit<Faults, 'poison'>> & { readonly poison?: PoisonInput };
+
+export const DEFAULT_FAULTS: Readonly<Faults> = {
   errorRate5xx: 0,
   rate429: 0,
   latencyMs: 0,
@@ -34,6 +52,7 @@ export const DEFAULT_FAULTS: Faults = {
   insertWhilePaging: false,
   lateArrivalRate: 0,
   maxLatenessMin: 30,
+  poison: POISON_OFF,
 };
 
 /** A response forced by `failNext`. */
@@ -76,6 +95,37 @@ export class ForcedResponses {
 
 export class InvalidFaultSettingError extends Error {
   override readonly name = 'InvalidFaultSettingError';
+}
+
+/** `faults.poison` resolved, its errors as InvalidFaultSettingError (naming the field). */
+function poisonSettings(value: PoisonInput): PoisonSettings {
+  try {
+    return resolvePoison(value, STORED_VARIANT_IDS);
+  } catch (err) {
+    if (err instanceof InvalidPoisonSettingError)
+      throw new InvalidFaultSettingError(err.message, { cause: err });
+    throw err;
+  }
+}
+
+/**
+ * The live fault settings of a sandbox: the defaults overridden by `input`, validated. `poison` is
+ * an accessor, so assigning it (directly or through Object.assign) validates and resolves it.
+ */
+export function createFaults(input: FaultsInput = {}): Faults {
+  const { poison, ...plain } = input;
+  const { poison: _default, ...defaults } = DEFAULT_FAULTS;
+  let current = poisonSettings(poison ?? false);
+  const faults = { ...defaults, ...plain } as Faults;
+  Object.defineProperty(faults, 'poison', {
+    enumerable: true,
+    get: () => current,
+    set: (value: PoisonInput) => {
+      current = poisonSettings(value);
+    },
+  });
+  validateFaults(faults);
+  return faults;
 }
 
 /** Checks ranges, so a typo (rate 5 instead of 0.5) fails loudly instead of silently. */

@@ -1,23 +1,31 @@
 /**
  * The HTTP face of the sandbox (node:http, no framework): POST /v1/token, every list operation,
- * the page envelope, errors as {"Message": "..."}, quotas, faults, and the admin journal route.
+ * the page envelope, errors as {"Message": "..."}, quotas, faults, poison mode's response habits,
+ * and the admin journal and poison log routes.
  *
- * Order of checks on a data request: path (404) -> forced/injected faults -> bearer token (401) ->
- * API key (401) -> monthly quota (429, not counted) -> counted -> query (400) -> page (200).
+ * Order of checks on a data request: path (404) -> forced/injected faults -> echoed credentials
+ * (poison) -> bearer token (401) -> API key (401) -> monthly quota (429, not counted) -> counted ->
+ * query (400) -> page (200).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OPERATIONS, type OperationName } from '../gym-api/operations';
+import { parseBasicAuth, parseBearer } from './access-token';
 import type { AccessTokenIssuer } from './access-tokens';
 import type { ClubRuntime } from './club-runtime';
 import type { Faults, ForcedResponse, ForcedResponses } from './faults';
 import type { Journal } from './journal';
 import { stringifyWithInt64 } from './json-output';
 import { InvalidQueryError, operationAt, parsePageQuery, selectItems } from './page-query';
+import { streamHugePage } from './poison/huge-page';
+import type { PoisonLog } from './poison/poison-log';
+import type { PoisonResponses } from './poison/response-habits';
+import { misbehaves } from './poison/settings';
 import type { QuotaLedger } from './quota';
 import type { SeededRandom } from './seeded-random';
 
 export const BASE_PATH = '/v1';
 export const ADMIN_JOURNAL_PATH = '/__admin/journal';
+export const ADMIN_POISON_PATH = '/__admin/poison';
 
 export const MESSAGES = {
   invalidCredentials: 'Invalid credentials',
@@ -40,6 +48,11 @@ export interface HttpApiContext {
   readonly journal: Journal;
   /** Fault decisions (5xx, 429, latency, shuffles, bursts): a stream apart from the data's. */
   readonly faultRng: SeededRandom;
+  /** Poison mode's response habits (their own stream) and its log. */
+  readonly poisonResponses: PoisonResponses;
+  readonly poisonLog: PoisonLog;
+  /** The integrator login, which echoed-credential errors may repeat on data requests. */
+  readonly integrator: { readonly username: string; readonly password: string };
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -125,6 +138,7 @@ export class HttpApi {
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
     const method = req.method ?? 'GET';
     if (url.pathname === ADMIN_JOURNAL_PATH) return this.adminJournal(method, url, res);
+    if (url.pathname === ADMIN_POISON_PATH) return this.adminPoison(method, url, res);
     const f = this.ctx.faults;
     const latency = f.latencyMs + (f.latencyJitterMs > 0 ? this.ctx.faultRng.next() * f.latencyJitterMs : 0);
     if (latency > 0) await sleep(latency);
@@ -137,11 +151,36 @@ export class HttpApi {
     const allowed = isToken ? 'POST' : 'GET';
     if (method !== allowed) return sendMessage(res, 405, MESSAGES.methodNotAllowed, { allow: allowed });
     if (this.injectedFault(res, path)) return;
+    if (this.echoedCredentials(req, res, operation ?? 'token')) return;
 
     if (isToken) return this.token(req, res);
     if (!operation) return;
     const club = this.authorizedClub(req, res);
-    if (club) this.page(req, res, url, club, operation);
+    if (club) await this.page(req, res, url, club, operation);
+  }
+
+  /** Poison mode: an error whose body echoes the request's credentials, when one is drawn. */
+  private echoedCredentials(req: IncomingMessage, res: ServerResponse, operation: OperationName | 'token') {
+    const poison = this.ctx.faults.poison;
+    if (!(poison.echoCredentials > 0)) return false;
+    const isToken = operation === 'token';
+    const key = req.headers['x-api-key'];
+    const apiKey = typeof key === 'string' && key !== '' ? key : undefined;
+    const bearerToken = isToken ? undefined : parseBearer(req.headers.authorization);
+    const login = isToken ? parseBasicAuth(req.headers.authorization) : this.ctx.integrator;
+    const clubId = apiKey ? this.ctx.clubsByKey.get(apiKey)?.clubId : undefined;
+    const echo = this.ctx.poisonResponses.echo(
+      poison,
+      {
+        ...(login ? { username: login.username, password: login.password } : {}),
+        ...(apiKey ? { apiKey } : {}),
+        ...(bearerToken ? { bearerToken } : {}),
+      },
+      { ...(clubId ? { clubId } : {}), operation },
+    );
+    if (!echo) return false;
+    send(res, echo.status, echo.body, echo.contentType, echo.headers);
+    return true;
   }
 
   /** Answers with a forced response, a random 5xx or a random 429 when the faults say so. */
@@ -190,14 +229,17 @@ export class HttpApi {
     return club;
   }
 
-  /** One page of an operation's records (activity may be inserted first, order may be unstable). */
-  private page(
+  /**
+   * One page of an operation's records (activity may be inserted first, order may be unstable;
+   * in poison mode a habit may bend the page, or stream it huge).
+   */
+  private async page(
     req: IncomingMessage,
     res: ServerResponse,
     url: URL,
     club: ClubRuntime,
     operation: OperationName,
-  ) {
+  ): Promise<void> {
     const f = this.ctx.faults;
     let query: ReturnType<typeof parsePageQuery>;
     try {
@@ -216,12 +258,19 @@ export class HttpApi {
           rng.shuffle(xs, from, to);
         }
       : undefined;
-    const data = selectItems(club.store, operation, query, shuffle);
+    const poison = f.poison;
+    const plan = misbehaves(poison)
+      ? this.ctx.poisonResponses.planPage(poison, club.clubId, operation, query)
+      : undefined;
+    const data = selectItems(club.store, operation, plan?.served ?? query, shuffle);
     const href = `${linkOrigin(this.ctx.origin(), req.headers.host)}${url.pathname}${url.search}`;
     const nextUrl = new URL(href);
-    nextUrl.searchParams.set('offset', String(query.offset + query.limit));
+    nextUrl.searchParams.set('offset', String(plan?.nextOffset ?? query.offset + query.limit));
     nextUrl.searchParams.set('limit', String(query.limit));
-    send(res, 200, stringifyWithInt64({ href, next: nextUrl.toString(), data }));
+    const next = nextUrl.toString();
+    if (plan?.hugePage)
+      return streamHugePage(res, { href, next, itemsJson: stringifyWithInt64(data) }, plan.hugePage);
+    send(res, 200, stringifyWithInt64({ href, next, data }));
   }
 
   private token(req: IncomingMessage, res: ServerResponse) {
@@ -235,10 +284,13 @@ export class HttpApi {
         'www-authenticate': 'Basic realm="gym-api"',
       });
     }
+    const poison = this.ctx.faults.poison;
+    const token =
+      poison.tokenControlChar > 0 ? this.ctx.poisonResponses.token(poison, issued.token) : issued.token;
     send(
       res,
       200,
-      JSON.stringify({ AccessToken: issued.token, ExpiresIn: issued.expiresIn, TokenType: 'Bearer' }),
+      JSON.stringify({ AccessToken: token, ExpiresIn: issued.expiresIn, TokenType: 'Bearer' }),
       undefined,
       { 'cache-control': 'no-store' },
     );
@@ -261,5 +313,17 @@ export class HttpApi {
       .entries(Number(sinceRaw))
       .filter((e) => clubId === null || e.clubId === clubId);
     send(res, 200, JSON.stringify({ lastSeq: this.ctx.journal.lastSeq, entries }));
+  }
+
+  private adminPoison(method: string, url: URL, res: ServerResponse) {
+    if (method !== 'GET') return sendMessage(res, 405, MESSAGES.methodNotAllowed, { allow: 'GET' });
+    const sinceRaw = url.searchParams.get('since') ?? '0';
+    if (!/^\d+$/.test(sinceRaw))
+      return sendMessage(res, 400, "Query parameter 'since' must be an integer >= 0");
+    const clubId = url.searchParams.get('clubId');
+    const entries = this.ctx.poisonLog
+      .entries(Number(sinceRaw))
+      .filter((e) => clubId === null || e.clubId === clubId);
+    send(res, 200, JSON.stringify({ lastSeq: this.ctx.poisonLog.lastSeq, entries }));
   }
 }

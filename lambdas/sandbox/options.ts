@@ -1,6 +1,6 @@
 /** Settings of the sandbox, their defaults, and how club specs are filled in. */
 import type { AmbiguousZone, PlanName } from './club-store';
-import type { Faults } from './faults';
+import type { FaultsInput } from './faults';
 import { SeededRandom } from './seeded-random';
 import { MS_MINUTE, nextOffsetChange, TimeZone } from './zoned-time';
 
@@ -50,8 +50,8 @@ export interface SandboxOptions {
   readonly activityScale?: number;
   /** The one integrator login. @default generated from the seed */
   readonly integrator?: { readonly username?: string; readonly password?: string };
-  /** Fault settings; the object is live (`sandbox.faults`). @default none */
-  readonly faults?: Partial<Faults>;
+  /** Fault settings, poison mode included; the object is live (`sandbox.faults`). @default none */
+  readonly faults?: FaultsInput;
   /** Same as faults.tokenLifetimeSec. @default 3600 */
   readonly tokenLifetimeSec?: number;
   /**

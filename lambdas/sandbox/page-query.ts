@@ -108,19 +108,24 @@ function visitsPage(store: ClubStore, q: PageQuery, shuffle: Shuffle): unknown[]
   const visits = store.visits;
   const view: OrderedView = visits;
   const status = q.status;
+  // A negative member index is a poison visit (poison mode): -1 - its place in poisonVisits.
+  const statusAt = (i: number) => {
+    const m = visits.members[i] as number;
+    return m >= 0 ? store.members[m]?.api.Status : store.poisonVisits[-1 - m]?.status;
+  };
   const positions = selectPage(view, {
     ...(q.fromKey !== undefined ? { fromKey: q.fromKey } : {}),
-    ...(status !== undefined
-      ? { matches: (i: number) => store.members[visits.members[i] as number]?.api.Status === status }
-      : {}),
+    ...(status !== undefined ? { matches: (i: number) => statusAt(i) === status } : {}),
     offset: q.offset,
     limit: q.limit,
     ...(shuffle ? { shuffleTies: shuffle } : {}),
   });
   return positions.map((i) => {
+    const m = visits.members[i] as number;
+    if (m < 0) return store.poisonVisits[-1 - m]?.api;
     const [door, scanSource] = DOORS[visits.doors[i] as number] ?? ['', ''];
     return {
-      MemberNumber: store.members[visits.members[i] as number]?.api.Number,
+      MemberNumber: store.members[m]?.api.Number,
       Door: door,
       ScanSource: scanSource,
       VisitDateTime: formatNaive(visits.keys[i] as number),

@@ -8,9 +8,17 @@ import type { Faults, ForcedResponse, ForcedResponses } from './faults';
 import type { Journal, JournalEntry } from './journal';
 import { stringifyWithInt64 } from './json-output';
 import { parsePageQuery, selectItems } from './page-query';
+import type { PoisonLog } from './poison/poison-log';
 import type { QuotaLedger, RequestCounts } from './quota';
 import { runClubs } from './sandbox-clubs';
-import type { ClubsFile, LiveOptions, RecordQuery, Sandbox, SandboxClub } from './sandbox-types';
+import type {
+  ClubsFile,
+  LiveOptions,
+  RecordQuery,
+  Sandbox,
+  SandboxClub,
+  SandboxPoison,
+} from './sandbox-types';
 
 export class UnknownClubError extends Error {
   override readonly name = 'UnknownClubError';
@@ -27,6 +35,7 @@ export interface RunningSandboxParts {
   readonly runtimes: readonly ClubRuntime[];
   readonly clock: SandboxClock;
   readonly journal: Journal;
+  readonly poisonLog: PoisonLog;
   readonly faults: Faults;
   readonly forced: ForcedResponses;
   readonly quota: QuotaLedger;
@@ -40,6 +49,7 @@ export class RunningSandbox implements Sandbox {
   readonly clock: { now(): Date };
   readonly journal: { entries(sinceSeq?: number): JournalEntry[]; readonly lastSeq: number };
   readonly faults: Faults;
+  readonly poison: SandboxPoison;
   private readonly clubsById: Map<string, ClubRuntime>;
   private live: NodeJS.Timeout | undefined;
 
@@ -61,6 +71,16 @@ export class RunningSandbox implements Sandbox {
       get lastSeq() {
         return journal.lastSeq;
       },
+    };
+    const poisonLog = parts.poisonLog;
+    this.poison = {
+      log: {
+        entries: (sinceSeq?: number) => poisonLog.entries(sinceSeq),
+        get lastSeq() {
+          return poisonLog.lastSeq;
+        },
+      },
+      find: (text: string) => poisonLog.find(text),
     };
   }
 

@@ -5,6 +5,7 @@ import { ClubStore } from './club-store';
 import type { Faults } from './faults';
 import type { Journal } from './journal';
 import type { ResolvedClub, ResolvedOptions } from './options';
+import type { PoisonLog } from './poison/poison-log';
 import { localeForZone } from './vocabulary';
 
 /** The clock moves every club this far at a time, so clubs stay in step. */
@@ -15,6 +16,7 @@ function buildClub(
   resolved: ResolvedOptions,
   faults: Faults,
   journal: Journal,
+  poisonLog: PoisonLog,
   historyStart: number,
 ): ClubRuntime {
   const store = new ClubStore(
@@ -37,6 +39,7 @@ function buildClub(
     historyDays: resolved.historyDays,
     activityScale: resolved.activityScale,
     faults,
+    poisonLog,
   });
   simulation.populate(historyStart);
   return {
@@ -54,9 +57,10 @@ export function buildClubs(
   resolved: ResolvedOptions,
   faults: Faults,
   journal: Journal,
+  poisonLog: PoisonLog,
   historyStart: number,
 ): ClubRuntime[] {
-  return resolved.clubs.map((club) => buildClub(club, resolved, faults, journal, historyStart));
+  return resolved.clubs.map((club) => buildClub(club, resolved, faults, journal, poisonLog, historyStart));
 }
 
 /** Generates every club's activity in [from, to), the clubs in step a quarter hour at a time. */

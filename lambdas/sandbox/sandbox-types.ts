@@ -3,6 +3,7 @@ import type { OperationName } from '../gym-api/operations';
 import type { PlanName } from './club-store';
 import type { Faults, ForcedResponse } from './faults';
 import type { JournalEntry } from './journal';
+import type { PoisonLogEntry } from './poison/poison-log';
 import type { RequestCounts } from './quota';
 
 export interface SandboxClub {
@@ -33,6 +34,14 @@ export interface LiveOptions {
 /** Query of the in-process data access (`records`), as the HTTP query string would carry it. */
 export type RecordQuery = Partial<Record<'fromdate' | 'updatedate' | 'status' | 'offset' | 'limit', string>>;
 
+/** Poison mode's record of what it did (docs/sandbox.md, "Poison mode"). */
+export interface SandboxPoison {
+  /** Every stored bad record and bent response, in order; `entries(n)` gives those with seq > n. */
+  readonly log: { entries(sinceSeq?: number): PoisonLogEntry[]; readonly lastSeq: number };
+  /** The log entries whose markers (`~poison-<n>`, `~poison-r<n>`) occur in `text`. */
+  find(text: string): PoisonLogEntry[];
+}
+
 export interface Sandbox {
   /** Base URL, ending in /v1. */
   readonly url: string;
@@ -47,6 +56,8 @@ export interface Sandbox {
   readonly journal: { entries(sinceSeq?: number): JournalEntry[]; readonly lastSeq: number };
   /** Live fault settings: change a field and the next request sees it. */
   readonly faults: Faults;
+  /** Poison mode's log: what is not a real change, and where a checker finds its markers. */
+  readonly poison: SandboxPoison;
   /** The next `count` requests (matching `options.pathPrefix`, e.g. "/members") get `status`. */
   failNext(count: number, status: number, options?: Omit<ForcedResponse, 'status'>): void;
   /** Drops every response still forced by failNext (including those forced for ever). */

@@ -5,10 +5,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AccessTokenIssuer } from './access-tokens';
-import { DEFAULT_FAULTS, type Faults, ForcedResponses, validateFaults } from './faults';
+import { createFaults, ForcedResponses } from './faults';
 import { BASE_PATH, HttpApi } from './http-api';
 import { Journal } from './journal';
 import { resolveOptions, type SandboxOptions } from './options';
+import { PoisonLog } from './poison/poison-log';
+import { PoisonResponses } from './poison/response-habits';
 import { QuotaLedger } from './quota';
 import { RunningSandbox, type SandboxClock } from './running-sandbox';
 import { buildClubs, runClubs } from './sandbox-clubs';
@@ -17,7 +19,14 @@ import { SeededRandom } from './seeded-random';
 import { MS_DAY } from './zoned-time';
 
 export { UnknownClubError } from './running-sandbox';
-export type { ClubsFile, LiveOptions, RecordQuery, Sandbox, SandboxClub } from './sandbox-types';
+export type {
+  ClubsFile,
+  LiveOptions,
+  RecordQuery,
+  Sandbox,
+  SandboxClub,
+  SandboxPoison,
+} from './sandbox-types';
 
 /** Listens on `port` and `host`, and answers with the server's origin (http://host:port). */
 async function listen(server: Server, port: number, host: string): Promise<string> {
@@ -35,16 +44,15 @@ async function listen(server: Server, port: number, host: string): Promise<strin
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const resolved = resolveOptions(options);
-  const faults: Faults = {
-    ...DEFAULT_FAULTS,
+  const faults = createFaults({
     ...(options.tokenLifetimeSec !== undefined ? { tokenLifetimeSec: options.tokenLifetimeSec } : {}),
     ...(options.faults ?? {}),
-  };
-  validateFaults(faults);
+  });
   const journal = new Journal();
+  const poisonLog = new PoisonLog();
   const clock: SandboxClock = { nowMs: resolved.startMs };
   const historyStart = resolved.startMs - Math.round(resolved.historyDays * MS_DAY);
-  const runtimes = buildClubs(resolved, faults, journal, historyStart);
+  const runtimes = buildClubs(resolved, faults, journal, poisonLog, historyStart);
   runClubs(runtimes, historyStart, resolved.startMs);
   for (const club of runtimes) club.store.journaling = true;
 
@@ -63,11 +71,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     quota,
     journal,
     faultRng: new SeededRandom(resolved.seed, 'faults'),
+    poisonResponses: new PoisonResponses(resolved.seed, poisonLog, () => clock.nowMs),
+    poisonLog,
+    integrator: resolved.integrator,
   });
   const server: Server = createServer(api.listener);
   server.keepAliveTimeout = 5000;
   origin = await listen(server, resolved.port, resolved.host);
   const url = `${origin}${BASE_PATH}`;
   const integrator = resolved.integrator;
-  return new RunningSandbox({ url, integrator, runtimes, clock, journal, faults, forced, quota, server });
+  return new RunningSandbox({
+    url,
+    integrator,
+    runtimes,
+    clock,
+    journal,
+    poisonLog,
+    faults,
+    forced,
+    quota,
+    server,
+  });
 }

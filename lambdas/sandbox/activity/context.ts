@@ -6,6 +6,7 @@
 import type { MemberStatus, ProspectStatus } from '../../gym-api/schemas';
 import type { ClubStore } from '../club-store';
 import type { Faults } from '../faults';
+import type { PoisonLog } from '../poison/poison-log';
 import type { MemberRecord, ProspectRecord, SalesPerson } from '../records';
 import { SeededRandom } from '../seeded-random';
 import { formatNaive, MS_MINUTE, MS_SECOND } from '../zoned-time';
@@ -24,6 +25,8 @@ export interface SimulationSettings {
   readonly activityScale: number;
   /** Read on every record, so changes at run time apply at once. */
   readonly faults: Faults;
+  /** Where stored poison is logged (poison mode). @default a log of the club's own */
+  readonly poisonLog?: PoisonLog;
 }
 
 /** The next id of each kind of record (ids only go up). */

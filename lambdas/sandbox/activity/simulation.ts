@@ -12,6 +12,8 @@
 import type { ProspectStatus } from '../../gym-api/schemas';
 import type { ClubStore } from '../club-store';
 import { makePerson } from '../people';
+import { PoisonLog } from '../poison/poison-log';
+import { StoredPoison } from '../poison/stored-poison';
 import { SeededRandom } from '../seeded-random';
 import { CLASS_TIMETABLE } from '../vocabulary';
 import { MS_DAY, MS_MINUTE } from '../zoned-time';
@@ -43,6 +45,7 @@ export class ClubSimulation {
   private readonly settlement: Settlement;
   private readonly members: Members;
   private readonly prospects: Prospects;
+  private readonly poison: StoredPoison;
   private readonly jobs: Job[];
   private visitRate: number;
   private historyEndMs = 0;
@@ -57,6 +60,12 @@ export class ClubSimulation {
     this.settlement = new Settlement(this.ctx, this.payments);
     this.members = new Members(this.ctx, this.payments);
     this.prospects = new Prospects(this.ctx, this.members);
+    this.poison = new StoredPoison(
+      store,
+      settings.seed,
+      settings.faults,
+      settings.poisonLog ?? new PoisonLog(),
+    );
     this.visitRate = DEFAULT_RATES.visitsPerActiveMember;
     this.jobs = this.dailyJobs();
   }
@@ -173,6 +182,7 @@ export class ClubSimulation {
       earlySale: (t) => this.prospects.trialEnds(t, true),
     });
     this.runInOrder(actions, t0, t1);
+    this.poison.run(t0, t1);
   }
 
   /** Runs the step's random actions, the daily jobs and the dishonours due, in time order. */
