@@ -1,0 +1,301 @@
+/**
+ * What the client does with responses no real API should send, but one may: bodies over the cap,
+ * one record over it, a page served again, records past the depth and size limits, credentials
+ * echoed in records, header values and tokens HTTP cannot carry. Injected fetch, no network.
+ */
+import { describe, expect, it } from 'vitest';
+import { LargeBodyGate } from '../../../lambdas/gym-api/body-budget';
+import { GymApiClient, type GymApiClientOptions } from '../../../lambdas/gym-api/client';
+import {
+  AuthError,
+  DeadlineExceededError,
+  InvalidResponseError,
+  PagingStalledError,
+  ResponseTooLargeError,
+  UnavailableError,
+} from '../../../lambdas/gym-api/errors';
+import { TokenProvider } from '../../../lambdas/gym-api/token-provider';
+import {
+  FakeClock,
+  type Handler,
+  json,
+  type RecordedRequest,
+  scriptedFetch,
+  tokenResponse,
+} from './fake-upstream';
+
+const BASE = 'https://gym.example.test/v1';
+const API_KEY = 'club-key-123456';
+const USER = 'integrator';
+const PASSWORD = 'pa55-w0rd!';
+
+function harness(data: Handler, options: Partial<GymApiClientOptions> = {}, token = 'tok-1') {
+  const upstream = scriptedFetch((request, index) =>
+    request.url.pathname.endsWith('/token') ? tokenResponse(token) : data(request, index),
+  );
+  const clock = new FakeClock();
+  const tokenProvider = new TokenProvider({
+    baseUrl: BASE,
+    username: USER,
+    password: PASSWORD,
+    fetch: upstream.fetch,
+    now: clock.now,
+  });
+  const client = new GymApiClient({
+    baseUrl: BASE,
+    apiKey: API_KEY,
+    tokenProvider,
+    fetch: upstream.fetch,
+    now: clock.now,
+    sleep: clock.sleep,
+    random: () => 0.5,
+    ...options,
+  });
+  const dataCalls = () => upstream.calls.filter((c) => !c.url.pathname.endsWith('/token'));
+  return { client, dataCalls };
+}
+
+const param = (c: RecordedRequest, name: string) => c.url.searchParams.get(name);
+
+/** Visits 0..total-1; `bulky(i)` gives a record extra bytes. */
+function visits(total: number, bulky: (i: number) => number = () => 0): Handler {
+  return (request) => {
+    const offset = Number(param(request, 'offset') ?? 0);
+    const limit = Number(param(request, 'limit') ?? 500);
+    const data = Array.from({ length: Math.max(0, Math.min(limit, total - offset)) }, (_, k) => ({
+      MemberNumber: `M${offset + k}`,
+      VisitDateTime: '2025-03-01T06:00:00',
+      ...(bulky(offset + k) > 0 ? { Door: 'd'.repeat(bulky(offset + k)) } : {}),
+    }));
+    return json({ href: request.url.href, data });
+  };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (err: unknown) => err,
+  );
+}
+
+describe('the response cap', () => {
+  it('asks again with a tenth of the records when a page is over the cap, then goes on at full size', async () => {
+    // Prepare: 1 KB records, a 64 KB cap: 500 of them are 500 KB, 50 fit
+    const h = harness(
+      visits(120, () => 1000),
+      { maxResponseBytes: 64 * 1024 },
+    );
+    // Act
+    const result = await h.client.fetchAll('visits', {}, { pageSize: 100 });
+    // Assess
+    expect(result.items.map((v) => v.MemberNumber)).toEqual(Array.from({ length: 120 }, (_, i) => `M${i}`));
+    expect(h.dataCalls().map((c) => `${param(c, 'offset')}/${param(c, 'limit')}`)).toEqual(
+      [
+        '0/100',
+        '0/10',
+        '10/100',
+        '10/10',
+        '20/100',
+        '20/10',
+        ...Array.from({ length: 10 }, (_, k) => [`${30 + k * 10}/100`, `${30 + k * 10}/10`]).flat(),
+      ].slice(0, h.dataCalls().length),
+    );
+    expect(result.invalid).toEqual([]);
+  });
+
+  it('skips one record over the cap on its own as an invalid item, and reads the rest', async () => {
+    // Prepare: record 3 is 200 KB; the cap is 64 KB
+    const h = harness(
+      visits(8, (i) => (i === 3 ? 200_000 : 0)),
+      { maxResponseBytes: 64 * 1024 },
+    );
+    // Act
+    const result = await h.client.fetchAll('visits', {}, { pageSize: 10 });
+    // Assess
+    expect(result.items.map((v) => v.MemberNumber)).toEqual(['M0', 'M1', 'M2', 'M4', 'M5', 'M6', 'M7']);
+    expect(result.invalid).toHaveLength(1);
+    expect(result.invalid[0]).toMatchObject({ offset: 3 });
+    expect(result.invalid[0]!.issues).toMatch(
+      /offset 3 is over the 0\.1 MB response cap on its own; skipped/,
+    );
+    expect(JSON.stringify(result.invalid[0]!.raw)).toMatch(/M3/);
+    expect(JSON.stringify(result.invalid[0]!.raw).length).toBeLessThan(4000);
+  });
+
+  it('gives up when responses stay over the cap one record at a time (limit ignored): a few requests', async () => {
+    // Prepare: every response is 200 KB, whatever the limit
+    const h = harness(() => json({ data: [{ MemberNumber: 'x', Door: 'd'.repeat(200_000) }] }), {
+      maxResponseBytes: 64 * 1024,
+    });
+    // Act
+    const err = await rejection(h.client.fetchAll('visits', {}, { pageSize: 500 }));
+    // Assess
+    expect(err).toBeInstanceOf(ResponseTooLargeError);
+    expect((err as Error).message).toMatch(/ignores limit/);
+    // 500, 50, 5, 1 at each of two offsets: bounded, whatever the upstream does
+    expect(h.dataCalls().length).toBeLessThanOrEqual(8);
+  });
+
+  it('refuses a body whose Content-Length is over the cap without reading it', async () => {
+    // Prepare: streams that would be 10 MB each, announced as such
+    let pulled = 0;
+    const h = harness(
+      () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            pull(controller) {
+              pulled++;
+              controller.enqueue(new Uint8Array(64 * 1024));
+              if (pulled % 160 === 0) controller.close();
+            },
+          }),
+          { headers: { 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024) } },
+        ),
+      { maxResponseBytes: 1024 * 1024 },
+    );
+    // Act
+    const err = await rejection(h.client.fetchAll('visits'));
+    // Assess: each of the few requests cancelled before its body was read (a stream pulls ahead once)
+    expect(err).toBeInstanceOf(ResponseTooLargeError);
+    expect(pulled).toBeLessThanOrEqual(2 * h.dataCalls().length);
+  });
+
+  it('cuts an error body at 64 KB instead of failing on it, and keeps its excerpt', async () => {
+    const h = harness(() => json({ Message: `Down for maintenance ${'.'.repeat(2_000_000)}` }, 503));
+    const err = await rejection(h.client.fetchAll('visits'));
+    expect(err).toBeInstanceOf(UnavailableError);
+    expect((err as Error).message).toMatch(/HTTP 503/);
+    expect((err as Error).message.length).toBeLessThan(400);
+  });
+});
+
+describe('the large-body gate', () => {
+  it('lets a body through when a slot is free, makes the next wait for a release, and gives up at the deadline', async () => {
+    // Prepare
+    const gate = new LargeBodyGate(1);
+    const first = await gate.acquire('visits');
+    let secondHeld = false;
+    const second = gate.acquire('visits').then((release) => {
+      secondHeld = true;
+      return release;
+    });
+    await Promise.resolve();
+    // Assess: the second waits; a third with a deadline gives up
+    expect(secondHeld).toBe(false);
+    await expect(gate.acquire('visits', undefined, Date.now() + 20)).rejects.toBeInstanceOf(
+      DeadlineExceededError,
+    );
+    first();
+    (await second)();
+    expect(secondHeld).toBe(true);
+    expect(gate.free).toBe(1);
+  });
+});
+
+describe('paging that does not move', () => {
+  it('stops when a page repeats the one before (offset ignored), on the second request', async () => {
+    const page = Array.from({ length: 10 }, (_, i) => ({
+      MemberNumber: `M${i}`,
+      VisitDateTime: '2025-03-01T06:00:00',
+    }));
+    const h = harness(() => json({ data: page }));
+    const err = await rejection(h.client.fetchAll('visits', {}, { pageSize: 10 }));
+    expect(err).toBeInstanceOf(PagingStalledError);
+    expect((err as Error).message).toMatch(/repeats the page at offset 0/);
+    expect(h.dataCalls()).toHaveLength(2);
+  });
+});
+
+describe('records past the limits', () => {
+  it('are invalid items with the reason and a cut copy; the page goes on', async () => {
+    // Prepare: one record 40 levels deep, one of 200 KB, one normal
+    let deep: unknown = 'x';
+    for (let i = 0; i < 40; i++) deep = { d: deep };
+    const h = harness(() =>
+      json({
+        data: [
+          { MemberNumber: 'A', VisitDateTime: '2025-03-01T06:00:00', Extra: deep },
+          { MemberNumber: 'B', VisitDateTime: '2025-03-01T06:00:00', Door: 'd'.repeat(200_000) },
+          { MemberNumber: 'C', VisitDateTime: '2025-03-01T06:00:00' },
+        ],
+      }),
+    );
+    // Act
+    const result = await h.client.fetchAll('visits');
+    // Assess
+    expect(result.items.map((v) => v.MemberNumber)).toEqual(['C']);
+    expect(result.invalid.map((i) => i.issues)).toEqual([
+      expect.stringMatching(/^data\[0\]\.Extra\.d\.d.*nested deeper than 32 levels/),
+      expect.stringMatching(/^data\[1\]: record over 128 KB/),
+    ]);
+    expect(JSON.stringify(result.invalid[1]!.raw).length).toBeLessThan(20_000);
+  });
+});
+
+describe('credentials the upstream echoes', () => {
+  it('are replaced in every record string (values and keys), in any form, before anyone reads them', async () => {
+    // Prepare: the key as is, the Basic value without its prefix, the URL-encoded password, the token
+    const basic = Buffer.from(`${USER}:${PASSWORD}`).toString('base64');
+    const h = harness(
+      () =>
+        json({
+          data: [
+            {
+              MemberNumber: 'M1',
+              VisitDateTime: '2025-03-01T06:00:00',
+              Door: `key=${API_KEY}`,
+              ScanSource: `auth ${basic}`,
+              Note: { deep: [`p=${encodeURIComponent(PASSWORD)}`, 'tok-secret-token-1'] },
+              [`x-${API_KEY}`]: 'key in a key',
+            },
+          ],
+        }),
+      {},
+      'tok-secret-token-1',
+    );
+    // Act
+    const result = await h.client.fetchAll('visits');
+    // Assess
+    const text = JSON.stringify(result.items);
+    for (const secret of [API_KEY, basic, PASSWORD, encodeURIComponent(PASSWORD), 'tok-secret-token-1']) {
+      expect(text).not.toContain(secret);
+    }
+    expect(result.items[0]!.Door).toBe('key=[redacted]');
+    expect(text).toContain('x-[redacted]');
+  });
+});
+
+describe('values HTTP headers cannot carry', () => {
+  it('an API key with a control character is an AuthError naming the key, never quoting it', async () => {
+    const key = 'abc\ndef-secret';
+    const h = harness(() => json({ data: [] }), { apiKey: key });
+    const err = await rejection(h.client.fetchAll('visits'));
+    expect(err).toBeInstanceOf(AuthError);
+    expect(err).toMatchObject({ reason: 'apiKey' });
+    expect((err as Error).message).toMatch(/x-api-key header/);
+    expect((err as Error).message).not.toContain('def-secret');
+    expect(h.dataCalls()).toHaveLength(0);
+  });
+
+  it('a token with a control character is an InvalidResponseError, never quoted', async () => {
+    const h = harness(() => json({ data: [] }), {}, 'tok\u0007en-secret-value');
+    const err = await rejection(h.client.fetchAll('visits'));
+    expect(err).toBeInstanceOf(InvalidResponseError);
+    expect((err as Error).message).toMatch(/AccessToken holds characters/);
+    expect((err as Error).message).not.toContain('secret-value');
+  });
+
+  it('a transport error that quotes what was sent is redacted', async () => {
+    const h = harness(() => {
+      throw new TypeError('fetch failed', {
+        cause: { code: 'ERR_X', message: `bad header x-api-key: ${API_KEY}` },
+      });
+    });
+    const err = await rejection(h.client.fetchAll('visits'));
+    expect(err).toBeInstanceOf(UnavailableError);
+    expect((err as Error).message).not.toContain(API_KEY);
+    expect((err as Error).message).toMatch(/redacted/);
+  });
+});
