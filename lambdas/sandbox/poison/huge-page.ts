@@ -10,7 +10,8 @@ import { CHUNK_BYTES, fillerChunk } from './big-values';
 
 /**
  * Where the bulk goes: a padding record after the real items, one huge string item, an unknown
- * envelope field before `data`, or whitespace between the items (valid JSON all the same).
+ * envelope field before `data`, or whitespace after the items (valid JSON all the same). Each
+ * carries the response's marker near its start (`PoisonMarker`, or the string's first word).
  */
 export const HUGE_PAGE_SHAPES = ['padding-record', 'single-string', 'envelope-field', 'whitespace'] as const;
 export type HugePageShape = (typeof HUGE_PAGE_SHAPES)[number];
@@ -76,7 +77,7 @@ export async function streamHugePage(
         ? [`${head}"data":["${plan.marker} `, '"]}', 'letters']
         : plan.shape === 'envelope-field'
           ? [`${head}"PoisonMarker":"${plan.marker}","Debug":"`, `","data":[${items}]}`, 'letters']
-          : [`${head}"data":[${items}`, ']}', 'spaces'];
+          : [`${head}"PoisonMarker":"${plan.marker}","data":[${items}`, ']}', 'spaces'];
   const fixed = Buffer.byteLength(before) + Buffer.byteLength(after);
   const bulk = Math.max(0, plan.bytes - fixed);
   res.writeHead(200, {
