@@ -33,6 +33,7 @@ import { CliUsageError, intFlag, parseFlags } from '../args';
 import { eventBridgeClient } from '../aws-env';
 import { checkBusExists, checkBusName } from '../preflight';
 import { MAX_SAMPLE_COUNT, SAMPLE_METHODS, SAMPLE_START, SampleError, sampleEvents } from '../sample-events';
+import { watchStop } from '../stop-signal';
 
 export const summary =
   "sample events for consumers' tests (real engine, sandbox); replay history to a bus (archive or events file)";
@@ -340,16 +341,16 @@ async function replayArchive(flags: Flags): Promise<number> {
 
   const cancel = new AbortController();
   const detach = new AbortController();
-  const onSignal = () => {
-    if (!cancel.signal.aborted) {
-      process.stderr.write(
-        `\ncancelling replay ${started.name} (CancelReplay); waiting for it to stop. Ctrl-C again to stop waiting (the cancellation stands)\n`,
-      );
-      cancel.abort();
-    } else detach.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // The first Ctrl-C cancels the replay and waits for it; a deliberate second one (after the grace
+  // period: duplicates of the first are ignored, stop-signal.ts) stops waiting; a third exits.
+  const stop = watchStop({
+    command: 'gym-bridge events replay',
+    stopping: `cancelling replay ${started.name} (CancelReplay); waiting for it to stop`,
+    again: 'stops waiting (the cancellation stands)',
+    skipped: `waiting for replay ${started.name} to stop (the cancellation stands)`,
+    onRepeat: () => detach.abort(),
+  });
+  void stop.whenRequested.then(() => cancel.abort());
   let lastLine = '';
   try {
     const result = await watchReplay(client, started.name, {
@@ -389,8 +390,7 @@ async function replayArchive(flags: Flags): Promise<number> {
   } catch (err) {
     return awsFailure(`could not follow replay ${started.name}`, err);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.release();
   }
 }
 

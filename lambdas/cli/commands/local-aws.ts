@@ -17,6 +17,7 @@ import { CliUsageError, intFlag, parseFlags } from '../args';
 import { describeEvent } from '../format';
 import { ListenError, listenError } from '../listen-error';
 import { checkBusName, checkEventsFile } from '../preflight';
+import { watchStop } from '../stop-signal';
 
 export const summary = 'local DynamoDB and EventBridge endpoints for poll (in memory), events printed';
 
@@ -174,11 +175,17 @@ export async function run(argv: string[]): Promise<number> {
     ].join('\n'),
   );
 
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
+  const stop = watchStop({
+    command: 'gym-bridge local-aws',
+    stopping: 'stopping the local endpoints',
+    skipped: 'closing them',
   });
-  await closeAll();
-  process.stdout.write('local AWS endpoints stopped\n');
+  try {
+    await stop.whenRequested;
+    await closeAll();
+    process.stdout.write('local AWS endpoints stopped\n');
+  } finally {
+    stop.release();
+  }
   return 0;
 }

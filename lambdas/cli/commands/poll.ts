@@ -18,6 +18,7 @@ import { CliUsageError, intFlag, parseFlags } from '../args';
 import { dynamoDbClient, eventBridgeClient } from '../aws-env';
 import { formatClubReport } from '../format';
 import { checkBusName, checkEventsFile, checkTableExists, checkTableName } from '../preflight';
+import { watchStop } from '../stop-signal';
 import { formatResume } from './clubs';
 
 export const summary = 'poll clubs with the real engine (DynamoDB state, EventBridge or file events)';
@@ -213,25 +214,25 @@ export async function run(argv: string[]): Promise<number> {
     for (const r of reports) process.stdout.write(`${formatClubReport(r)}\n`);
     return onceExitCode(reports);
   }
-  let stop = false;
-  const onSignal = () => {
-    stop = true;
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  // Ctrl-C lets the current round finish (its events published, its state written), however many
+  // times it arrives (stop-signal.ts).
+  const stop = watchStop({
+    command: 'gym-bridge poll',
+    stopping: 'stopping after the current poll (its events published and its state written)',
+    skipped: 'finishing the current poll (its events are published again by the next poll)',
+  });
   try {
-    while (!stop) {
+    while (!stop.requested) {
       const reports = await pollAll();
       // A backfill is asked for until every source of the club has recorded it (a source left out
       // of a round for lack of time has not); recorded, it carries on by itself until done.
       for (const r of reports) if (backfillRecorded(r)) backfillByClub.delete(r.clubId);
       for (const r of reports) process.stdout.write(`${new Date().toISOString()} ${formatClubReport(r)}\n`);
-      for (let waited = 0; waited < intervalSec * 10 && !stop; waited++)
-        await new Promise((r) => setTimeout(r, 100));
+      await stop.sleep(intervalSec * 1000);
     }
+    process.stderr.write('gym-bridge poll: stopped\n');
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.release();
   }
   return 0;
 }

@@ -7,6 +7,7 @@ import { InvalidFaultSettingError } from '../../sandbox/faults';
 import { InvalidSandboxOptionError, type SandboxOptions } from '../../sandbox/options';
 import { type Sandbox, startSandbox } from '../../sandbox/sandbox';
 import { CliUsageError, intFlag, parseFlags } from '../args';
+import { watchStop } from '../stop-signal';
 
 export const summary = 'serve the gym API sandbox (seeded synthetic clubs, faults, ground-truth journal)';
 
@@ -167,11 +168,17 @@ export async function run(argv: string[]): Promise<number> {
         'the clock is stopped: poll sees no new activity (add --live for a clock that runs)\n',
       );
   }
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
+  const stop = watchStop({
+    command: 'gym-bridge sandbox',
+    stopping: 'stopping the sandbox',
+    skipped: 'closing it',
   });
-  await sandbox.close();
-  process.stdout.write('sandbox stopped\n');
+  try {
+    await stop.whenRequested;
+    await sandbox.close();
+    process.stdout.write('sandbox stopped\n');
+  } finally {
+    stop.release();
+  }
   return 0;
 }

@@ -17,6 +17,8 @@ import { createStateTable } from '../../state/table';
 import { intFlag, parseFlags } from '../args';
 import { describeEvent } from '../format';
 import { ListenError, listenError } from '../listen-error';
+import { checkEventsFile } from '../preflight';
+import { type StopWatch, watchStop } from '../stop-signal';
 
 export const summary = 'local demo: sandbox + embedded DynamoDB + bridge, events printed live';
 
@@ -152,7 +154,40 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`--pii must be full or minimal, got '${pii}'\n`);
     return 2;
   }
+  const eventsFile = flags['events-file'];
+  if (eventsFile !== undefined) await checkEventsFile(eventsFile);
 
+  // Ctrl-C from here on stops cleanly, however many times it arrives (stop-signal.ts).
+  const stop = watchStop({
+    command: 'gym-bridge start',
+    stopping:
+      'stopping after the current poll: then the summary, and the sandbox and the embedded DynamoDB are closed',
+    skipped: 'the summary and closing the sandbox and the embedded DynamoDB',
+  });
+  try {
+    return await runDemo(
+      { clubCount, seed, speed, activity, intervalSec, durationSec, port, pii, eventsFile },
+      stop,
+    );
+  } finally {
+    stop.release();
+  }
+}
+
+interface DemoSettings {
+  readonly clubCount: number;
+  readonly seed: number;
+  readonly speed: number;
+  readonly activity: number;
+  readonly intervalSec: number;
+  readonly durationSec: number | undefined;
+  readonly port: number;
+  readonly pii: 'full' | 'minimal';
+  readonly eventsFile: string | undefined;
+}
+
+async function runDemo(settings: DemoSettings, stop: StopWatch): Promise<number> {
+  const { clubCount, seed, speed, activity, intervalSec, durationSec, port, pii, eventsFile } = settings;
   process.stdout.write(
     bold('gym-bridge local demo') + dim('  (sandbox + embedded DynamoDB + bridge; Ctrl-C to stop)\n'),
   );
@@ -195,10 +230,10 @@ export async function run(argv: string[]): Promise<number> {
     await createStateTable(db.client, tableName);
     const store = new DynamoDbStateStore({ client: db.client, tableName });
     const file = parseClubsFile(sandbox.clubsFile(), 'sandbox clubs');
-    const clubs = file.map((c) => ({ ...c, piiPolicy: pii as 'full' | 'minimal' }));
+    const clubs = file.map((c) => ({ ...c, piiPolicy: pii }));
     const zones = new Map(clubs.map((c) => [c.clubId, c.timeZone]));
     const sink = new PrintingSink(
-      flags['events-file'] ? new JsonLinesFileSink(flags['events-file']) : undefined,
+      eventsFile === undefined ? undefined : new JsonLinesFileSink(eventsFile),
       (id) => zones.get(id) ?? 'UTC',
     );
     const clients = new GymApiClientFactory();
@@ -211,50 +246,37 @@ export async function run(argv: string[]): Promise<number> {
       dim(`simulated time runs ${speed}x; first poll is a silent baseline, then changes print as events\n\n`),
     );
 
-    let stop = false;
-    const onSignal = () => {
-      stop = true;
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
     const endAt = durationSec ? Date.now() + durationSec * 1000 : Number.POSITIVE_INFINITY;
     const reports = new Map<string, ClubReport>();
     let round = 0;
     sandbox.startLive({ speed });
-    try {
-      while (!stop && Date.now() < endAt) {
-        round++;
-        const results = await Promise.all(
-          clubs.map((club) =>
-            pollClub({ store, sink, clients, owner, now }, club, { deadlineMs: Date.now() + 60_000 }).catch(
-              (err: unknown) => {
-                process.stderr.write(
-                  `${club.clubId}: poll crashed: ${err instanceof Error ? err.message : err}\n`,
-                );
-                return undefined;
-              },
-            ),
+    while (!stop.requested && Date.now() < endAt) {
+      round++;
+      const results = await Promise.all(
+        clubs.map((club) =>
+          pollClub({ store, sink, clients, owner, now }, club, { deadlineMs: Date.now() + 60_000 }).catch(
+            (err: unknown) => {
+              process.stderr.write(
+                `${club.clubId}: poll crashed: ${err instanceof Error ? err.message : err}\n`,
+              );
+              return undefined;
+            },
           ),
-        );
-        results.forEach((r, i) => {
-          if (r) reports.set(clubs[i]!.clubId, r);
-        });
-        if (round === 1) process.stdout.write(dim('baseline recorded; watching for changes...\n'));
-        if (round % 10 === 0 || round === 1) {
-          const simNow = now();
-          process.stdout.write(dim(`${statusHeading(simNow, sink.total)}\n`));
-          for (const club of clubs)
-            process.stdout.write(
-              `   ${statusLine(club, reports.get(club.clubId), sink.byClub.get(club.clubId) ?? 0, simNow)}\n`,
-            );
-        }
-        for (let waited = 0; waited < intervalSec * 10 && !stop && Date.now() < endAt; waited++) {
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        ),
+      );
+      results.forEach((r, i) => {
+        if (r) reports.set(clubs[i]!.clubId, r);
+      });
+      if (round === 1) process.stdout.write(dim('baseline recorded; watching for changes...\n'));
+      if (round % 10 === 0 || round === 1) {
+        const simNow = now();
+        process.stdout.write(dim(`${statusHeading(simNow, sink.total)}\n`));
+        for (const club of clubs)
+          process.stdout.write(
+            `   ${statusLine(club, reports.get(club.clubId), sink.byClub.get(club.clubId) ?? 0, simNow)}\n`,
+          );
       }
-    } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      await stop.sleep(Math.min(intervalSec * 1000, Math.max(0, endAt - Date.now())));
     }
     process.stdout.write(`\n${bold('stopped.')} ${sink.total} events:\n`);
     for (const [type, n] of [...sink.byType].sort((a, b) => b[1] - a[1])) {

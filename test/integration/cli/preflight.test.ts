@@ -37,8 +37,13 @@ describe('checkEventsFile', () => {
     await expect(stat(path)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
-  it('accepts a new file in folders still to be created (the sink creates them)', async () => {
-    await checkEventsFile(join(dir, 'a', 'b', 'events.jsonl'));
+  it('refuses a new file in a folder that does not exist, naming it, and creates nothing', async () => {
+    const path = join(dir, 'a', 'b', 'events.jsonl');
+    await expect(checkEventsFile(path)).rejects.toThrow(CliUsageError);
+    await expect(checkEventsFile(path)).rejects.toThrow(
+      `--events-file ${path}: the folder ${join(dir, 'a', 'b')} does not exist: create it first (mkdir -p ${join(dir, 'a', 'b')})`,
+    );
+    await expect(stat(join(dir, 'a'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('accepts an existing file and leaves it as it was', async () => {
@@ -56,7 +61,12 @@ describe('checkEventsFile', () => {
   it('refuses a path below a file', async () => {
     const file = join(dir, 'plain-file');
     await writeFile(file, '');
-    await expect(checkEventsFile(join(file, 'events.jsonl'))).rejects.toThrow(/is a file, not a directory/);
+    await expect(checkEventsFile(join(file, 'events.jsonl'))).rejects.toThrow(
+      `${file} is a file, not a directory`,
+    );
+    await expect(checkEventsFile(join(file, 'deeper', 'events.jsonl'))).rejects.toThrow(
+      `${file} is a file, not a directory`,
+    );
   });
 
   it('refuses an empty path', async () => {

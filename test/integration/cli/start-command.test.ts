@@ -1,11 +1,17 @@
 /**
  * `npm start` (the `start` command) as a user runs it: with its --port taken it says so and exits
- * non-zero at once, instead of hanging with the embedded DynamoDB still listening.
+ * non-zero at once, instead of hanging with the embedded DynamoDB still listening; Ctrl-C pressed
+ * (or re-sent by tsx and npm) more than once still ends with the summary and a clean exit; an
+ * events file that cannot be written is refused before anything starts.
  */
 
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type CliProcess, killCli, spawnCli } from '../../support/cli-process';
 
 describe('start with its port taken', () => {
@@ -37,3 +43,79 @@ describe('start with its port taken', () => {
     expect(Date.now() - started).toBeLessThan(20_000);
   }, 30_000);
 });
+
+describe('start stopped with Ctrl-C, more than once', () => {
+  let cli: CliProcess | undefined;
+  afterEach(() => killCli(cli));
+
+  it('prints the summary and exits 0 by itself (servers closed), ignoring the repeated signals', async () => {
+    // Prepare: the demo running (its first poll done). The grace period is long, so that the
+    // repeated signals are duplicates however slow the machine is (stop-signal.ts).
+    cli = spawnCli(['start', '--clubs', '1', '--interval', '1'], { GYM_BRIDGE_STOP_GRACE_MS: '600000' });
+    await cli.waitFor(/baseline recorded/, 60_000);
+    // Act: Ctrl-C; once it is acknowledged, two more in quick succession (what tsx and npm re-send)
+    cli.child.kill('SIGINT');
+    await waitForStderr(cli, /Ctrl-C: stopping after the current poll/);
+    cli.child.kill('SIGINT');
+    cli.child.kill('SIGTERM');
+    const code = await cli.exit;
+    // Assess: the summary, a clean exit (the process ended by itself: the sandbox and DynamoDB
+    // servers are closed, or it would still be running), no forced exit.
+    expect(code, `stdout: ${cli.stdout()}\nstderr: ${cli.stderr()}`).toBe(0);
+    expect(cli.child.signalCode).toBeNull();
+    expect(cli.stdout()).toMatch(/\nstopped\. \d+ events:\n/);
+    expect(cli.stderr()).toContain(
+      'gym-bridge start: Ctrl-C: stopping after the current poll: then the summary, and the sandbox and the embedded DynamoDB are closed',
+    );
+    expect(cli.stderr()).not.toMatch(/exiting now/);
+  }, 120_000);
+});
+
+describe('start --events-file that cannot be written', () => {
+  let dir: string;
+  let clis: CliProcess[] = [];
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gym-bridge-start-'));
+  });
+  afterAll(async () => {
+    await Promise.all(clis.map((c) => killCli(c)));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a directory and a missing folder with exit 2 and one clear line, creating nothing', async () => {
+    const missing = join(dir, 'no-such-folder', 'events.jsonl');
+    const folder = spawnCli(['start', '--events-file', dir]);
+    const noParent = spawnCli(['start', '--events-file', missing]);
+    clis = [folder, noParent];
+    const codes = await Promise.all([folder.exit, noParent.exit]);
+    expect(codes, folder.stderr() + noParent.stderr()).toEqual([2, 2]);
+    expect(folder.stderr()).toBe(
+      `gym-bridge start: --events-file ${dir} is a directory: give a file path, e.g. ${join(dir, 'events.jsonl')}\n`,
+    );
+    expect(noParent.stderr()).toBe(
+      `gym-bridge start: --events-file ${missing}: the folder ${join(dir, 'no-such-folder')} does not exist: create it first (mkdir -p ${join(dir, 'no-such-folder')}) or give a path in an existing folder\n`,
+    );
+    // Refused before anything started: no demo output, no folder created.
+    expect(folder.stdout() + noParent.stdout()).toBe('');
+    expect(existsSync(join(dir, 'no-such-folder'))).toBe(false);
+  }, 60_000);
+});
+
+/** Resolves when the CLI's stderr matches (the signal notices go there). */
+function waitForStderr(cli: CliProcess, pattern: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!pattern.test(cli.stderr())) return false;
+      cli.child.stderr?.off('data', onData);
+      resolve();
+      return true;
+    };
+    // Runs after the collector's own listener (added first), so stderr() already holds the chunk.
+    const onData = () => void check();
+    cli.child.stderr?.on('data', onData);
+    void cli.exit.then((code) => {
+      if (!check()) reject(new Error(`exited ${code} before ${pattern}\nstderr: ${cli.stderr()}`));
+    });
+    check();
+  });
+}

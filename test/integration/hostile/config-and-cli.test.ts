@@ -118,7 +118,50 @@ describe('bad config and bad flags: a clear message, exit 2, nothing written', (
       'an empty API key',
       { clubs: [club({ credentials: { username: 'u', password: 'p', apiKey: '' } })] },
       [],
-      /credentials\.apiKey: must not be empty/,
+      /credentials: apiKey is empty/,
+    ],
+    [
+      'an API key that is not a string',
+      { clubs: [club({ credentials: { username: 'u', password: SECRET_PASSWORD, apiKey: 4711 } })] },
+      [],
+      // the whole clause, not a dangling "expected string, "
+      /credentials\.apiKey: Invalid input: expected string\n/,
+    ],
+    [
+      'an API key with a trailing newline',
+      {
+        clubs: [
+          club({ credentials: { username: 'u', password: SECRET_PASSWORD, apiKey: `${SECRET_KEY}\n` } }),
+        ],
+      },
+      [],
+      /club 'club-1' credentials: apiKey ends with a newline \(.*echo.*\)/,
+    ],
+    [
+      'an API key with a control character',
+      {
+        clubs: [
+          club({ credentials: { username: 'u', password: SECRET_PASSWORD, apiKey: `k\u0001${SECRET_KEY}` } }),
+        ],
+      },
+      [],
+      /club 'club-1' credentials: apiKey contains a control character \(U\+0001\) inside it/,
+    ],
+    [
+      'a username with a colon',
+      { clubs: [club({ credentials: { username: 'a:b', password: SECRET_PASSWORD, apiKey: SECRET_KEY } })] },
+      [],
+      /club 'club-1' credentials: username contains ':'/,
+    ],
+    [
+      'a password with a trailing newline',
+      {
+        clubs: [
+          club({ credentials: { username: 'u', password: `${SECRET_PASSWORD}\n`, apiKey: SECRET_KEY } }),
+        ],
+      },
+      [],
+      /club 'club-1' credentials: password ends with a newline/,
     ],
     ['an unknown field', { clubs: [club({ pollEvery: 5 })] }, [], /club 'club-1'.*pollEvery/s],
     ['a page size of 0', { clubs: [club({})] }, ['--page-size', '0'], /--page-size must be >= 1/],
@@ -192,5 +235,40 @@ describe('bad config and bad flags: a clear message, exit 2, nothing written', (
       stderr: expect.stringMatching(/either --bus or --events-file, not both/),
     });
     expect(await exists(join(dir, 'both.jsonl'))).toBe(false);
+  }, 60_000);
+  it('refuses an events file that is a directory or in a missing folder, creating nothing', async () => {
+    // Prepare
+    const path = await clubsFile('valid-events', { clubs: [club({})] });
+    const missingFolder = join(dir, 'not-created');
+    const poll = (eventsFile: string, table: string) =>
+      cli([
+        'poll',
+        '--clubs',
+        path,
+        '--table',
+        table,
+        '--create-table',
+        '--events-file',
+        eventsFile,
+        '--once',
+      ]);
+    // Act
+    const [folder, noParent] = await Promise.all([
+      poll(dir, 'hostile-events-dir'),
+      poll(join(missingFolder, 'events.jsonl'), 'hostile-events-missing'),
+    ]);
+    // Assess
+    expect(folder).toMatchObject({
+      code: 2,
+      stderr: `gym-bridge poll: --events-file ${dir} is a directory: give a file path, e.g. ${join(dir, 'events.jsonl')}\n`,
+    });
+    expect(noParent).toMatchObject({
+      code: 2,
+      stderr: `gym-bridge poll: --events-file ${join(missingFolder, 'events.jsonl')}: the folder ${missingFolder} does not exist: create it first (mkdir -p ${missingFolder}) or give a path in an existing folder\n`,
+    });
+    expect(await exists(missingFolder)).toBe(false);
+    const { TableNames = [] } = await db.client.send(new ListTablesCommand({}));
+    expect(TableNames).not.toContain('hostile-events-dir');
+    expect(TableNames).not.toContain('hostile-events-missing');
   }, 60_000);
 });
