@@ -5,11 +5,23 @@
  * (the process exit code) and a one-line `summary`.
  */
 import { CliUsageError } from './args';
+import { requestStop } from './stop-signal';
 
 // The CLI runs on the developer's Node (20 here); Lambda runs 22. The SDK's Node-20 notice and
 // INFO-level JSON logs would bury the CLI's own output: quiet by default, both can be turned back on.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.LOG_LEVEL ??= 'WARN';
+
+// A reader that goes away early (`| head`, a `| jq` that exits) is not a failure: an EPIPE on stdout
+// ends every command quietly with exit 0. A command that runs until stopped stops as on Ctrl-C
+// (finishing its poll, closing its servers); any other ends at once. Other stdout errors stay errors.
+let outputClosed = false;
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  if (outputClosed) return;
+  outputClosed = true;
+  if (!requestStop()) process.exit(0);
+});
 
 const COMMANDS: Record<string, () => Promise<CliCommand>> = {
   start: () => import('./commands/start'),
@@ -87,7 +99,7 @@ async function main(args: string[]): Promise<number> {
 
 main(process.argv.slice(2)).then(
   (code) => {
-    process.exitCode = code;
+    process.exitCode = outputClosed ? 0 : code;
   },
   (err: unknown) => {
     process.stderr.write(`gym-bridge: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -117,6 +117,16 @@ function onSignal(signal: NodeJS.Signals): void {
   process.exit(128 + (SIGNAL_NUMBERS[signal] ?? 1));
 }
 
+/**
+ * Asks the watching command to stop, as a first Ctrl-C would but without a word (main.ts does so
+ * when stdout's reader went away). Returns false when no command is watching.
+ */
+export function requestStop(): boolean {
+  if (!active) return false;
+  active.request();
+  return true;
+}
+
 /** Starts watching for SIGINT and SIGTERM on behalf of a command (see the module comment). */
 export function watchStop(options: StopOptions): StopWatch {
   if (!installed) {
