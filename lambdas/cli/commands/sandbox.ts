@@ -7,6 +7,7 @@ import { InvalidFaultSettingError } from '../../sandbox/faults';
 import { InvalidSandboxOptionError, type SandboxOptions } from '../../sandbox/options';
 import { type Sandbox, startSandbox } from '../../sandbox/sandbox';
 import { CliUsageError, intFlag, parseFlags } from '../args';
+import { listenError } from '../listen-error';
 import { watchStop } from '../stop-signal';
 
 export const summary = 'serve the gym API sandbox (seeded synthetic clubs, faults, ground-truth journal)';
@@ -153,6 +154,14 @@ export async function run(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof InvalidSandboxOptionError || err instanceof InvalidFaultSettingError) {
       throw new CliUsageError(err.message);
+    }
+    // The port taken (or not ours to take): said plainly, exit 1, as start and local-aws do.
+    const code = (err as { code?: unknown } | undefined)?.code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      const what = parsed.options.host ? `the sandbox on ${parsed.options.host}` : 'the sandbox';
+      const listen = listenError(err, what, parsed.options.port ?? 4010, '--port');
+      process.stderr.write(`gym-bridge sandbox: ${listen.message}\n`);
+      return 1;
     }
     throw err;
   }

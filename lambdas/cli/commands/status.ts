@@ -12,6 +12,7 @@ import { type Cursor, DynamoDbStateStore, type SourceName, type StateStore } fro
 import type { SourceUnavailable } from '../../state/store';
 import { CliUsageError, parseFlags } from '../args';
 import { dynamoDbClient } from '../aws-env';
+import { checkTableExists, checkTableName } from '../preflight';
 
 export const summary = 'per club and source: watermark, age, last error, pauses, unavailable sources, quota';
 
@@ -183,7 +184,13 @@ export async function run(argv: string[]): Promise<number> {
     throw new CliUsageError(err.message);
   });
   const tableName = flags.table ?? 'gym-bridge-state';
-  const store = new DynamoDbStateStore({ client: dynamoDbClient(), tableName });
+  checkTableName(tableName);
+  const client = dynamoDbClient();
+  await checkTableExists(client, tableName, {
+    whenMissing:
+      'nothing has been polled into it (poll --create-table creates it); check --table and AWS_REGION / AWS_ENDPOINT_URL_DYNAMODB',
+  });
+  const store = new DynamoDbStateStore({ client, tableName });
   const now = Date.now();
   const status = await clubStatus(store, clubs, now);
   if (flags.json) {

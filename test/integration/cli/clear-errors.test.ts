@@ -1,0 +1,131 @@
+/**
+ * Errors the CLI used to print raw, now one line saying what is wrong and what to do, with the
+ * README's exit code: `sandbox` on a port in use (1, as `start` and `local-aws`), `status` on a table
+ * that does not exist (2) or at an endpoint where nothing answers (1). Child processes, real sockets.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Dynalite, startDynalite } from '../../support/dynalite';
+
+interface Result {
+  readonly code: number | string;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  new Promise<Result>((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'lambdas/cli/main.ts', ...args],
+      {
+        cwd: process.cwd(),
+        env: {
+          ...process.env,
+          AWS_ACCESS_KEY_ID: 'x',
+          AWS_SECRET_ACCESS_KEY: 'x',
+          AWS_REGION: 'us-east-1',
+          ...env,
+        },
+        timeout: 60_000,
+        killSignal: 'SIGKILL',
+      },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : String(err.code ?? err.signal)) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+
+/** Exactly one line on stderr, and no stack trace. */
+function oneLine(stderr: string): string {
+  expect(stderr).not.toMatch(/\n\s+at /);
+  const lines = stderr.trimEnd().split('\n');
+  expect(lines, stderr).toHaveLength(1);
+  return lines[0]!;
+}
+
+describe('sandbox on a port in use', () => {
+  let blocker: Server;
+  let port: number;
+
+  beforeAll(async () => {
+    blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    port = (blocker.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise((resolve) => blocker.close(resolve)));
+
+  it('says which port and what to do, exit 1, instead of a bare EADDRINUSE', async () => {
+    const result = await cli(['sandbox', '--port', String(port), '--clubs', '1', '--history-days', '0']);
+    expect(result.code, result.stderr).toBe(1);
+    expect(oneLine(result.stderr)).toBe(
+      `gym-bridge sandbox: the sandbox cannot listen on port ${port}: the port is already in use. Stop what listens there or choose another --port (0 picks a free port).`,
+    );
+  }, 60_000);
+});
+
+describe('status on a table that is not there', () => {
+  let db: Dynalite;
+  let dir: string;
+  let clubs: string;
+
+  beforeAll(async () => {
+    db = await startDynalite();
+    dir = await mkdtemp(join(tmpdir(), 'gym-bridge-status-'));
+    clubs = join(dir, 'clubs.json');
+    const credentials = { username: 'u', password: 'p', apiKey: 'k' };
+    await writeFile(
+      clubs,
+      JSON.stringify({
+        clubs: [
+          {
+            clubId: 'c1',
+            baseUrl: 'https://api.example.com/v1',
+            timeZone: 'UTC',
+            plan: 'basic',
+            credentials,
+          },
+        ],
+      }),
+    );
+  });
+  afterAll(async () => {
+    await db.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a missing table: exit 2 naming the table, where, and what to do (not ResourceNotFoundException)', async () => {
+    const result = await cli(['status', '--clubs', clubs, '--table', 'never-polled'], {
+      AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
+    });
+    expect(result.code, result.stderr).toBe(2);
+    expect(oneLine(result.stderr)).toBe(
+      `gym-bridge status: state table 'never-polled' does not exist at ${db.endpoint}: nothing has been polled into it (poll --create-table creates it); check --table and AWS_REGION / AWS_ENDPOINT_URL_DYNAMODB`,
+    );
+    expect(result.stdout).toBe('');
+  }, 60_000);
+
+  it('an endpoint where nothing answers: exit 1, saying where it asked', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const result = await cli(['status', '--clubs', clubs], {
+      AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${closed}`,
+      AWS_MAX_ATTEMPTS: '1',
+    });
+    expect(result.code, result.stderr).toBe(1);
+    expect(oneLine(result.stderr)).toMatch(
+      new RegExp(
+        `^gym-bridge status: DynamoDB DescribeTable gym-bridge-state at http://127\\.0\\.0\\.1:${closed} failed: .*ECONNREFUSED.*nothing answers there`,
+      ),
+    );
+  }, 60_000);
+});
