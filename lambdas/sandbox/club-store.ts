@@ -3,10 +3,10 @@
  * simulation makes. Each mutation keeps the indexes in step and, once journaling is on (after the
  * initial history), records the change in the ground-truth journal.
  */
-import type { OperationName } from '../gym-api/operations';
 import type { MemberStatus, ProspectStatus } from '../gym-api/schemas';
 import { IndexedSet } from './indexed-set';
 import type { Journal, JournalChange } from './journal';
+import type { PoisonRecord } from './poison/poison-filing';
 import type {
   ApiClassAttendance,
   ApiDebtCollection,
@@ -37,17 +37,6 @@ export interface ClubProfile {
   readonly open24h: boolean;
 }
 
-/** A poison record (poison mode) as stored: its API body and the keys it is filed under. */
-export interface PoisonRecord {
-  readonly api: Record<string, unknown>;
-  /** The sort key of its operation (naive ms; members: the start-date key). */
-  readonly key: number;
-  /** Members only: the `updatedate` key (UTC ms). */
-  readonly updatedKey?: number;
-  /** The member status a visits `status` filter matches it with. */
-  readonly status?: string;
-}
-
 export class ClubStore {
   readonly members: MemberRecord[] = [];
   readonly membersByStart = new SortedIndex<MemberRecord>();
@@ -66,9 +55,11 @@ export class ClubStore {
   readonly debts = new SortedIndex<KeyedRecord<ApiDebtCollection>>();
   readonly classes = new SortedIndex<KeyedRecord<ApiClassAttendance>>();
 
-  /** Poison visits (poison mode): a visit whose member index is -1 - i is `poisonVisits[i]`. */
+  /**
+   * Poison visits (poison mode, poison/poison-filing.ts): a visit whose member index is -1 - i is
+   * `poisonVisits[i]`.
+   */
   readonly poisonVisits: PoisonRecord[] = [];
-  private readonly poisonBodies = new WeakSet<object>();
 
   /** Off while the initial history is generated; on afterwards. */
   journaling = false;
@@ -308,120 +299,4 @@ export class ClubStore {
       status: api.Status,
     });
   }
-
-  // ---- poison mode -----------------------------------------------------------------------
-
-  /**
-   * Files a poison record in the operation's index like a real one, `copies` times in a row. It is
-   * never journaled, and the simulation never sees it (it is in no status set or member list).
-   */
-  addPoison(operation: OperationName, record: PoisonRecord, copies = 1): void {
-    this.poisonBodies.add(record.api);
-    const file = this.poisonFiler(operation, record);
-    for (let i = 0; i < copies; i++) file();
-  }
-
-  private poisonFiler(operation: OperationName, record: PoisonRecord): () => void {
-    const { api, key } = record;
-    const keyed = <T>(index: SortedIndex<T>) => {
-      const item = { api, key } as unknown as T;
-      return () => void index.insert(key, item);
-    };
-    switch (operation) {
-      case 'members': {
-        const member = { index: -1, api, startKey: key, updatedKey: record.updatedKey ?? key };
-        return () => {
-          this.membersByStart.insert(key, member as unknown as MemberRecord);
-          this.membersByUpdate.insert(member.updatedKey, member as unknown as MemberRecord);
-        };
-      }
-      case 'prospects': {
-        const prospect = { index: -1, api, statusKey: key } as unknown as ProspectRecord;
-        return () => void this.prospectsByUpdate.insert(key, prospect);
-      }
-      case 'visits': {
-        this.poisonVisits.push(record);
-        const code = -this.poisonVisits.length; // -1 - its position
-        return () => this.visits.insert(key, code, 0);
-      }
-      case 'paymentHistory':
-        return keyed(this.payments);
-      case 'posTransactions':
-        return keyed(this.pos);
-      case 'disbursements':
-        return keyed(this.disbursements);
-      case 'debtCollection':
-        return keyed(this.debts);
-      case 'classAttendance':
-        return keyed(this.classes);
-    }
-  }
-
-  /**
-   * Files one of the operation's latest real records once more, right after itself (so it is
-   * served twice in a row), unjournaled; `pick(n)` chooses among the n candidates. Returns the
-   * record as served, or undefined when there is none (or the operation is not append-only).
-   */
-  repeatRealRecord(operation: OperationName, pick: (count: number) => number): PoisonRecord | undefined {
-    if (operation === 'visits') return this.repeatRealVisit(pick);
-    const index = this.appendIndex(operation);
-    if (!index) return undefined;
-    const candidates = lastOfTies(index, (i) => !this.poisonBodies.has(index.itemAt(i).api));
-    const at = candidates[pick(candidates.length)];
-    if (at === undefined) return undefined;
-    const item = index.itemAt(at);
-    index.insert(index.keyAt(at), item);
-    return { api: item.api as unknown as Record<string, unknown>, key: index.keyAt(at) };
-  }
-
-  private repeatRealVisit(pick: (count: number) => number): PoisonRecord | undefined {
-    const visits = this.visits;
-    const candidates = lastOfTies(visits, (i) => (visits.members[i] as number) >= 0);
-    const at = candidates[pick(candidates.length)];
-    if (at === undefined) return undefined;
-    const member = visits.members[at] as number;
-    const door = visits.doors[at] as number;
-    visits.insert(visits.keyAt(at), member, door);
-    const [doorName, scanSource] = DOORS[door] ?? ['', ''];
-    const api = {
-      MemberNumber: this.members[member]?.api.Number,
-      Door: doorName,
-      ScanSource: scanSource,
-      VisitDateTime: formatNaive(visits.keyAt(at)),
-    };
-    return { api, key: visits.keyAt(at) };
-  }
-
-  private appendIndex(operation: OperationName): SortedIndex<{ api: object }> | undefined {
-    switch (operation) {
-      case 'paymentHistory':
-        return this.payments;
-      case 'posTransactions':
-        return this.pos;
-      case 'disbursements':
-        return this.disbursements;
-      case 'debtCollection':
-        return this.debts;
-      case 'classAttendance':
-        return this.classes;
-      default:
-        return undefined;
-    }
-  }
-}
-
-/**
- * Up to 20 positions from the end of `view` that are the last of their equal keys and `real`
- * (looking back at most 10,000 positions, past poison records and closed hours).
- */
-function lastOfTies(
-  view: { readonly length: number; keyAt(i: number): number },
-  real: (i: number) => boolean,
-): number[] {
-  const out: number[] = [];
-  for (let i = view.length - 1; i >= Math.max(0, view.length - 10_000) && out.length < 20; i--) {
-    const lastOfKey = i === view.length - 1 || view.keyAt(i + 1) !== view.keyAt(i);
-    if (lastOfKey && real(i)) out.push(i);
-  }
-  return out;
 }

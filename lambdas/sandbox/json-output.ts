@@ -4,7 +4,9 @@
  * Node 20 has no JSON.rawJSON, so bigints go through a private-use marker that is replaced after
  * JSON.stringify. `RawJson` values (poison mode only) are spliced in as written: number literals
  * JSON.stringify cannot produce (`1e400`, `-0`, `9007199254740993.0`) and prebuilt texts (a
- * 6,000-deep nesting) that are not rebuilt on every page.
+ * 6,000-deep nesting, a 3 MB string) that are not rebuilt on every page. A page without them
+ * costs exactly what it cost before they existed: they are found through their own toJSON, not
+ * by a check on every value.
  */
 
 const MARK = '\uE000';
@@ -12,24 +14,33 @@ const MARKED = new RegExp(`"${MARK}(-?\\d+)${MARK}"`, 'g');
 const RAW = '\uE001';
 const RAW_MARKED = new RegExp(`"${RAW}(\\d+)${RAW}"`, 'g');
 
-/** A JSON text written into the output as it is. */
+/** The raw texts met by the stringifyWithInt64 call in progress (JSON.stringify is synchronous). */
+let collecting: string[] | undefined;
+
+/** A JSON text written into stringifyWithInt64's output as it is. */
 export class RawJson {
   constructor(readonly text: string) {}
+
+  /** Outside stringifyWithInt64 (a plain JSON.stringify), the text as a JSON string. */
+  toJSON(): string {
+    if (!collecting) return this.text;
+    collecting.push(this.text);
+    return `${RAW}${collecting.length - 1}${RAW}`;
+  }
 }
 
 export function stringifyWithInt64(value: unknown): string {
-  let raws: string[] | undefined;
-  const text = JSON.stringify(value, (_key, v: unknown) => {
-    if (typeof v === 'bigint') return `${MARK}${v.toString()}${MARK}`;
-    if (v instanceof RawJson) {
-      raws ??= [];
-      raws.push(v.text);
-      return `${RAW}${raws.length - 1}${RAW}`;
-    }
-    return v;
-  });
+  const outer = collecting;
+  const raws: string[] = [];
+  collecting = raws;
+  let text: string;
+  try {
+    text = JSON.stringify(value, (_key, v: unknown) =>
+      typeof v === 'bigint' ? `${MARK}${v.toString()}${MARK}` : v,
+    );
+  } finally {
+    collecting = outer;
+  }
   const ints = text.includes(MARK) ? text.replace(MARKED, '$1') : text;
-  if (!raws) return ints;
-  const texts = raws;
-  return ints.replace(RAW_MARKED, (_m, i: string) => texts[Number(i)] as string);
+  return raws.length === 0 ? ints : ints.replace(RAW_MARKED, (_m, i: string) => raws[Number(i)] as string);
 }

@@ -81,6 +81,7 @@ export class RunningSandbox implements Sandbox {
         },
       },
       find: (text: string) => poisonLog.find(text),
+      findIn: (value: unknown) => poisonLog.findIn(value),
     };
   }
 

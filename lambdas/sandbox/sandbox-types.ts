@@ -38,8 +38,13 @@ export type RecordQuery = Partial<Record<'fromdate' | 'updatedate' | 'status' | 
 export interface SandboxPoison {
   /** Every stored bad record and bent response, in order; `entries(n)` gives those with seq > n. */
   readonly log: { entries(sinceSeq?: number): PoisonLogEntry[]; readonly lastSeq: number };
-  /** The log entries whose markers (`~poison-<n>`, `~poison-r<n>`) occur in `text`. */
+  /**
+   * The log entries whose markers (`~poison-<n>`, `~poison-r<n>`) or poison int64 ids
+   * (9200..., 9210..., 9220...) occur in `text`.
+   */
   find(text: string): PoisonLogEntry[];
+  /** The same for a parsed value (an event's detail), walked without recursion: safe at any depth. */
+  findIn(value: unknown): PoisonLogEntry[];
 }
 
 export interface Sandbox {

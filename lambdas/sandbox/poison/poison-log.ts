@@ -52,6 +52,8 @@ export interface PoisonLogEntry {
 export type PoisonLogInput = Omit<PoisonLogEntry, 'seq' | 'marker'>;
 
 const MARKER = /~poison-(r?)(\d+)/g;
+/** Poison payment, POS and POS item ids (record-shapes.ts): 9200..., 9210..., 9220... */
+const POISON_ID = /92[0-2]\d{16}/g;
 
 /** The marker of stored record `n`. */
 export const storedMarker = (n: number) => `~poison-${n}`;
@@ -59,6 +61,8 @@ export const storedMarker = (n: number) => `~poison-${n}`;
 export class PoisonLog {
   private readonly list: PoisonLogEntry[] = [];
   private readonly byMarker = new Map<string, PoisonLogEntry>();
+  /** Stored entries by their int64 id (payments, POS), which carries no marker text. */
+  private readonly byId = new Map<string, PoisonLogEntry>();
   private storedCount = 0;
   private responseCount = 0;
 
@@ -84,6 +88,7 @@ export class PoisonLog {
     const full: PoisonLogEntry = { seq: this.list.length + 1, ...entry, marker };
     this.list.push(full);
     if (marker) this.byMarker.set(marker, full);
+    if (full.identity && /^92[0-2]\d{16}$/.test(full.identity)) this.byId.set(full.identity, full);
     return full;
   }
 
@@ -92,13 +97,46 @@ export class PoisonLog {
     return this.list.slice(Math.max(0, Math.floor(sinceSeq)));
   }
 
-  /** The entries whose markers occur in `text` (an event, a quarantined record), each once. */
+  /**
+   * The entries whose markers (or poison int64 ids) occur in `text` (an event, a quarantined
+   * record as JSON), each once, in log order.
+   */
   find(text: string): PoisonLogEntry[] {
     const found = new Set<PoisonLogEntry>();
     for (const m of text.matchAll(MARKER)) {
       const entry = this.byMarker.get(m[0]);
       if (entry) found.add(entry);
     }
-    return [...found];
+    if (this.byId.size > 0) {
+      for (const m of text.matchAll(POISON_ID)) {
+        const entry = this.byId.get(m[0]);
+        if (entry) found.add(entry);
+      }
+    }
+    return [...found].sort((a, b) => a.seq - b.seq);
+  }
+
+  /**
+   * The same for a parsed value, walked without recursion: safe on the 6,000-deep records, where
+   * JSON.stringify throws (V8 gives up near 5,000 levels). Keys and string values are searched.
+   */
+  findIn(value: unknown): PoisonLogEntry[] {
+    const found = new Set<PoisonLogEntry>();
+    const stack: unknown[] = [value];
+    while (stack.length > 0) {
+      const v = stack.pop();
+      if (typeof v === 'string') {
+        if (v.includes('~poison-') || this.byId.has(v)) for (const e of this.find(v)) found.add(e);
+      } else if (typeof v === 'bigint') {
+        const entry = this.byId.get(v.toString());
+        if (entry) found.add(entry);
+      } else if (typeof v === 'object' && v !== null) {
+        for (const [k, child] of Object.entries(v)) {
+          if (k.includes('~poison-')) stack.push(k);
+          stack.push(child);
+        }
+      }
+    }
+    return [...found].sort((a, b) => a.seq - b.seq);
   }
 }

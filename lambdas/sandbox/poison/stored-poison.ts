@@ -9,8 +9,8 @@ import type { OperationName } from '../../gym-api/operations';
 import type { ClubStore } from '../club-store';
 import { SeededRandom } from '../seeded-random';
 import { formatNaive, MS_HOUR } from '../zoned-time';
-import type { PoisonLog } from './poison-log';
-import { storedMarker } from './poison-log';
+import { filePoison, repeatRealRecord } from './poison-filing';
+import { type PoisonLog, storedMarker } from './poison-log';
 import { getPath, type PoisonKeys, RECORD_SHAPES, type RecordShape } from './record-shapes';
 import { type PoisonSettings, STORED_POISON_KINDS, type StoredPoisonKind, storesPoison } from './settings';
 import { STORED_VARIANTS, type StoredVariant } from './stored-variants';
@@ -98,7 +98,8 @@ export class StoredPoison {
     const api = shape.base(seed, keys);
     const spoilt = variant.spoil(api, shape, seed);
     const copies = spoilt.copies ?? 1;
-    this.store.addPoison(
+    filePoison(
+      this.store,
       operation,
       {
         api,
@@ -130,7 +131,7 @@ export class StoredPoison {
 
   /** A real record served twice in a row; false when the operation has none to repeat yet. */
   private repeatReal(operation: OperationName, atMs: number): boolean {
-    const repeated = this.store.repeatRealRecord(operation, (count) => this.rng.int(0, count - 1));
+    const repeated = repeatRealRecord(this.store, operation, (count) => this.rng.int(0, count - 1));
     if (!repeated) return false;
     const identity = identityOf(repeated.api, RECORD_SHAPES[operation]);
     this.log.record({
