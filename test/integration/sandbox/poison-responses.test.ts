@@ -165,8 +165,9 @@ describe('sandbox poison mode: response habits', () => {
     expect(entry?.kind).toBe('hugePage');
     expect(bytes).toBe(100 * MiB);
     expect(head.startsWith('{"href":')).toBe(true);
-    // The sandbox writes one shared 64 KB buffer: a page built in memory would add 100 MB here.
-    expect(peak).toBeLessThan(50 * MiB);
+    // The sandbox writes one shared 64 KB buffer: a page built in memory adds 100 MB or more here
+    // (measured 450 MB); streamed, 4 to 41 MB of the reading client's buffers awaiting collection.
+    expect(peak).toBeLessThan(70 * MiB);
     expect((await page(0, 5)).data).toEqual(visits.slice(0, 5));
   });
 
