@@ -5,7 +5,7 @@
  * (the process exit code) and a one-line `summary`.
  */
 import { CliUsageError } from './args';
-import { requestStop } from './stop-signal';
+import { requestStop, settled } from './stop-signal';
 
 // The CLI runs on the developer's Node (20 here); Lambda runs 22. The SDK's Node-20 notice and
 // INFO-level JSON logs would bury the CLI's own output: quiet by default, both can be turned back on.
@@ -98,7 +98,9 @@ async function main(args: string[]): Promise<number> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => {
+  async (code) => {
+    // Copies of a Ctrl-C still on their way (tsx, npm) must not kill the process as it ends.
+    await settled();
     process.exitCode = outputClosed ? 0 : code;
   },
   (err: unknown) => {

@@ -71,6 +71,7 @@ let active: Watch | undefined;
 let windowStart: number | undefined;
 let graceOfWindow = DEFAULT_STOP_GRACE_MS;
 let duplicateNoticed = false;
+let lastSignalAt: number | undefined;
 let speaker = 'gym-bridge';
 let write: (line: string) => void = (line) => process.stderr.write(line);
 
@@ -85,6 +86,7 @@ const keyName = (signal: NodeJS.Signals) => (signal === 'SIGINT' ? 'Ctrl-C' : si
 
 function onSignal(signal: NodeJS.Signals): void {
   const now = performance.now();
+  lastSignalAt = now;
   const watch = active;
   if (windowStart === undefined) {
     if (!watch) process.exit(128 + (SIGNAL_NUMBERS[signal] ?? 1)); // the command is done: nothing to finish
@@ -115,6 +117,20 @@ function onSignal(signal: NodeJS.Signals): void {
   const skipped = watch ? `, without ${watch.options.skipped ?? 'the rest of the shutdown'}` : '';
   write(`${speaker}: ${keyName(signal)} again: exiting now${skipped}\n`);
   process.exit(128 + (SIGNAL_NUMBERS[signal] ?? 1));
+}
+
+/** How long the process stays after the last signal: the re-sent copies of one Ctrl-C come within it. */
+export const SETTLE_MS = 500;
+
+/**
+ * Resolves once SETTLE_MS have passed since the last signal (at once if none came). main.ts waits
+ * for it before letting the process end: a copy of the Ctrl-C that arrives while Node tears the
+ * process down (its signal handlers already gone) would otherwise turn a clean exit into "killed by
+ * SIGINT" after the summary was printed.
+ */
+export function settled(): Promise<void> {
+  const wait = lastSignalAt === undefined ? 0 : lastSignalAt + SETTLE_MS - performance.now();
+  return wait > 0 ? new Promise((resolve) => setTimeout(resolve, wait)) : Promise.resolve();
 }
 
 /**
