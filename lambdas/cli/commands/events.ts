@@ -78,7 +78,8 @@ events replay --archive NAME|ARN | --bus NAME|ARN  --from TIME --to TIME [--rule
   Replays the deployed bus's archive for a window (EventBridge StartReplay), then follows it
   (DescribeReplay every --interval seconds: state and the share of the window replayed) until it
   is COMPLETED (exit 0), FAILED or CANCELLED (exit 1). Ctrl-C cancels the replay (CancelReplay,
-  said on stderr) and waits for it to stop; a second Ctrl-C stops waiting (exit 130).
+  said on stderr) and waits for it to stop; a second Ctrl-C, 3 s or more after the first (copies
+  of one Ctrl-C are ignored), stops waiting (exit 130).
   --archive NAME|ARN   the bus's archive (aws events list-archives --event-source-arn BUS_ARN);
                        without it, the one archive of --bus (the stack gives its bus one)
   --from, --to TIME    the window of event times: ISO 8601 with Z or an offset, YYYY-MM-DD
