@@ -218,7 +218,7 @@ export async function run(argv: string[]): Promise<number> {
   // times it arrives (stop-signal.ts).
   const stop = watchStop({
     command: 'gym-bridge poll',
-    stopping: 'stopping after the current poll (its events published and its state written)',
+    stopping: 'stopping after the current poll, once its events are published and its state written',
     skipped: 'finishing the current poll (its events are published again by the next poll)',
   });
   try {
