@@ -109,10 +109,12 @@ export function boundedCopy(value: unknown, limits: CopyLimits = {}): unknown {
   let budget = l.maxChars;
   const root: { v?: unknown } = {};
   const seen = new Set<object>();
-  type Job = { value: unknown; depth: number; put: (v: unknown) => void };
+  /** `cost`: characters the member's key takes, counted when the member is reached (in order). */
+  type Job = { value: unknown; depth: number; put: (v: unknown) => void; cost?: number };
   const jobs: Job[] = [{ value, depth: 1, put: (v) => (root.v = v) }];
   while (jobs.length > 0) {
-    const { value: v, depth, put } = jobs.pop()!;
+    const { value: v, depth, put, cost } = jobs.pop()!;
+    budget -= cost ?? 0;
     if (budget <= 0) {
       put('[omitted: size limit]');
       continue;
@@ -154,11 +156,11 @@ export function boundedCopy(value: unknown, limits: CopyLimits = {}): unknown {
         for (let i = 0; i < n; i++) out[keys[i]!.slice(0, l.maxStringChars)] = null;
         for (let i = n - 1; i >= 0; i--) {
           const key = keys[i]!.slice(0, l.maxStringChars);
-          budget -= key.length + 4;
           jobs.push({
             value: (obj as Record<string, unknown>)[keys[i]!],
             depth: depth + 1,
             put: (x) => (out[key] = x),
+            cost: key.length + 4,
           });
         }
         if (keys.length > n) out['…'] = `[omitted: ${keys.length - n} more fields]`;

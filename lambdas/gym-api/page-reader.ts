@@ -4,6 +4,7 @@
  * trusted: same origin, same path, sane offset/limit. Credentials never go to a host the caller
  * did not configure.
  */
+import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { boundedCopy, measureValue, RECORD_LIMITS, safeStringify } from '../common/bounded-value';
 import { InvalidResponseError, PagingStalledError, type ResponseTooLargeError } from './errors';
@@ -155,8 +156,10 @@ export function oversizedRecordPage<N extends OperationName>(
 }
 
 /**
- * Whether paging moves forward: a page identical to the one before it (same count, same first and
- * last record) means the upstream ignored the new offset. Throws PagingStalledError on the second.
+ * Whether paging moves forward: a page identical to the one before it (every record, in order)
+ * means the upstream ignored the new offset. Throws PagingStalledError on the second. Records are
+ * compared by a cut rendering (200 characters each): cheap, and two different real pages never
+ * agree on every record.
  */
 export class PageProgress {
   #previous: { readonly offset: number; readonly signature: string } | undefined;
@@ -165,7 +168,9 @@ export class PageProgress {
 
   check(page: { readonly offset: number; readonly rawCount: number }, envelope: Envelope): void {
     if (page.rawCount === 0) return;
-    const signature = `${page.rawCount}|${safeStringify(envelope.data[0])}|${safeStringify(envelope.data.at(-1))}`;
+    const hash = createHash('sha256');
+    for (const record of envelope.data) hash.update(safeStringify(record, { maxChars: 200, maxDepth: 3 }));
+    const signature = `${page.rawCount}|${hash.digest('base64url')}`;
     const previous = this.#previous;
     this.#previous = { offset: page.offset, signature };
     if (previous && previous.signature === signature) {

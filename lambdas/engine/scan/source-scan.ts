@@ -3,6 +3,7 @@
  * operation, detect and publish per page, re-read after offset drift, save progress, and move the
  * cursor with the scan's outcome (cursor-transition.ts).
  */
+import { createHash } from 'node:crypto';
 import { logger } from '../../common/logger';
 import type { BridgeEvent } from '../../events/catalog';
 import { DeadlineExceededError, type Page, PagingStalledError } from '../../gym-api';
@@ -28,32 +29,44 @@ import { StateDetection } from './state-detection';
 const CHECKPOINT_PAGES = 50;
 
 /**
- * Whether an attempt's pages bring records it has not read: an upstream that ignores `offset` (or
- * serves its first page again, shifted by what was inserted since) makes every page repeat the
- * records read before. Two full pages in a row with nothing new, or (after a few pages) fewer
- * distinct records than half the rows, stop the scan with a PagingStalledError: the source fails
- * with that reason after a bounded number of requests instead of paging until the deadline.
- * Offset drift and unstable ordering repeat a few records, never a whole page or half of a scan.
+ * Whether an attempt's pages bring records it has not read: an upstream that ignores `offset` serves
+ * the records of its first page at every offset (shuffled, or shifted by what was inserted since).
+ * Full pages holding exactly the records of earlier pages twice in a row, or (after a few pages)
+ * fewer distinct records than a third of the rows, stops the scan with a PagingStalledError: the
+ * source fails with that reason after a bounded number of requests instead of paging until the
+ * deadline. Offset drift repeats a few records, never a whole page; unstable ordering of records
+ * with equal times (random pages over a group) keeps about 63% of a group's rows distinct.
  */
 class ScanProgress {
-  #staleInARow = 0;
+  readonly #pageSets = new Set<string>();
+  #repeatsInARow = 0;
   #identifiedRows = 0;
   #pages = 0;
 
   constructor(private readonly operation: string) {}
 
-  check(page: Page<OperationName>, identified: number, fresh: number, distinct: number): void {
+  check(page: Page<OperationName>, identities: readonly string[], distinct: number): void {
     this.#pages++;
-    this.#identifiedRows += identified;
-    const full = page.rawCount >= page.limit && page.limit > 1;
-    this.#staleInARow = full && identified > 0 && fresh === 0 ? this.#staleInARow + 1 : 0;
-    if (this.#staleInARow >= 2) {
-      throw new PagingStalledError(
-        `${this.operation}: ${this.#staleInARow} pages in a row (up to offset ${page.offset}) held only records already read at lower offsets: the upstream does not honour offset; paging stopped`,
-        { operation: this.operation, status: 200 },
-      );
+    this.#identifiedRows += identities.length;
+    const full = page.rawCount >= page.limit && page.limit > 1 && identities.length > 1;
+    if (full) {
+      const set = createHash('sha256')
+        .update([...new Set(identities)].sort().join('\u0000'))
+        .digest('base64url');
+      this.#repeatsInARow = this.#pageSets.has(set) ? this.#repeatsInARow + 1 : 0;
+      this.#pageSets.add(set);
+      // Twice in a row: unstable ordering over a group of equal times can repeat a tiny page's set
+      // once by chance, never twice running.
+      if (this.#repeatsInARow >= 2) {
+        throw new PagingStalledError(
+          `${this.operation}: the pages up to offset ${page.offset} hold exactly the records of earlier pages: the upstream does not honour offset; paging stopped`,
+          { operation: this.operation, status: 200 },
+        );
+      }
+    } else {
+      this.#repeatsInARow = 0;
     }
-    if (this.#pages >= 4 && distinct * 2 < this.#identifiedRows) {
+    if (this.#pages >= 4 && distinct * 3 < this.#identifiedRows) {
       throw new PagingStalledError(
         `${this.operation}: ${this.#identifiedRows} rows read in ${this.#pages} pages held only ${distinct} distinct records: the upstream serves the same records at every offset; paging stopped`,
         { operation: this.operation, status: 200 },
@@ -167,9 +180,12 @@ export class SourceScan {
         const result = await this.#processPage(page, scan, tally.seenIdentities);
         rowsCounted = page.offset + page.rawCount;
         unidentified += page.rawCount - result.identified.length;
-        const fresh = result.identified.filter(({ id }) => !counts.has(id)).length;
         for (const { id } of result.identified) counts.set(id, (counts.get(id) ?? 0) + 1);
-        progress.check(page, result.identified.length, fresh, counts.size);
+        progress.check(
+          page,
+          result.identified.map((r) => r.id),
+          counts.size,
+        );
         await tally.account(
           result.identified.map((r) => r.id),
           result.times,

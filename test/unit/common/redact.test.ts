@@ -146,6 +146,13 @@ describe('bounded walks', () => {
     fc.assert(fc.property(fc.anything(), (v) => typeof safeStringify(v) === 'string'));
   });
 
+  it('cut in member order: the first fields survive a small budget, the later ones are marked', () => {
+    const record = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`Field${i}`, `value-${i}`]));
+    const text = safeStringify(record, { maxChars: 120 });
+    expect(text).toMatch(/^\{"Field0":"value-0","Field1":"value-1",/);
+    expect(text).toMatch(/"Field29":"\[omitted: size limit\]"\}$/);
+  });
+
   it('keep a value within the limits exactly as JSON.stringify writes it', () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 5 }), (v) => {
