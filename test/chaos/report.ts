@@ -37,6 +37,9 @@ export function summarise(result: ChaosRunResult): RunSummary {
     ...(s.api.latencyMs + s.api.latencyJitterMs > 0 ? ['slow responses'] : []),
     ...(s.api.tokenLifetimeSec < 3600 ? ['short-lived tokens'] : []),
     ...(s.faultsInBaseline ? ['faults during the baseline'] : []),
+    ...(s.staleReadRate > 0
+      ? [s.staleAcrossPolls ? 'stale reads (the previous poll\'s writes too)' : 'stale reads (the same poll\'s writes)']
+      : []),
   ];
   return {
     seed: result.seed,
@@ -92,6 +95,7 @@ const FAULT_LABELS: [key: string, label: string][] = [
   ['lease-conflict', 'lease taken by another poller (ConditionalCheckFailed)'],
   ['race', 'two pollers racing for the club'],
   ['short-deadline-poll', 'poll with a deadline too short to finish (scan resumed later)'],
+  ['stale-read', 'eventually consistent read that missed a recent write (snapshots, seen keys)'],
 ];
 
 export function renderReport(report: LongRunReport): string {

@@ -68,6 +68,18 @@ export interface Scenario {
   readonly shortDeadlineRate: number;
   /** Whether the (non data-changing) faults are on during the silent baseline too. */
   readonly faultsInBaseline: boolean;
+  /**
+   * Share of eventually consistent reads (snapshots, the seen window) that miss what the same poll
+   * wrote (test/support/stale-reads.ts), as DynamoDB may within its replication delay.
+   */
+  readonly staleReadRate: number;
+  /**
+   * Stale reads may also miss what the previous poll wrote: a replication delay past the minute
+   * between two polls of a club, far beyond DynamoDB's "usually within a second". Off in the suite
+   * (it is not what production meets, and docs/reliability.md says what it would do); on for every
+   * run with CHAOS_STALE_ACROSS_POLLS=1, the experiment behind that paragraph.
+   */
+  readonly staleAcrossPolls: boolean;
 }
 
 /** 0 in about half the runs, otherwise uniform in (0, max] (fc.double favours tiny values). */
@@ -145,6 +157,7 @@ export const scenarioArbitrary = (seed: number): fc.Arbitrary<Scenario> =>
       raceRate: sometimes(0.6),
       shortDeadlineRate: sometimes(0.4),
       faultsInBaseline: fc.boolean(),
+      staleReadRate: sometimes(0.6),
     })
     .map(
       (d): Scenario => ({
@@ -194,6 +207,8 @@ export const scenarioArbitrary = (seed: number): fc.Arbitrary<Scenario> =>
         raceRate: round3(d.raceRate),
         shortDeadlineRate: round3(d.shortDeadlineRate),
         faultsInBaseline: d.faultsInBaseline,
+        staleReadRate: round3(d.staleReadRate),
+        staleAcrossPolls: process.env.CHAOS_STALE_ACROSS_POLLS === '1',
       }),
     );
 

@@ -95,6 +95,8 @@ export class FaultInjector {
   readonly firedCrashes: CrashPoint[] = [];
   /** eventIds published and then not committed because the poll failed in between. */
   readonly uncommittedEventIds = new Set<string>();
+  /** eventIds delivered by a poll one of whose reads was served stale (stale-reads.ts). */
+  readonly staleReadEventIds = new Set<string>();
   readonly #random: () => number;
   readonly #pending: CrashPoint[];
   readonly #calls: Counters = {};
@@ -144,6 +146,10 @@ export class FaultInjector {
 /** One poller invocation (a Lambda run): its lease owner, its fate, its uncommitted publishes. */
 export class PollerProcess {
   dead = false;
+  /** An eventually consistent read of this process missed one of its own writes (stale-reads.ts). */
+  servedStaleRead = false;
+  /** How often this process delivered each eventId. */
+  readonly #deliveries = new Map<string, number>();
   /** Crash points that fired in this process. */
   readonly crashes: CrashPoint[] = [];
   /** Events delivered and not committed yet, by the bridge source (`detail.source`) they belong to. */
@@ -171,6 +177,7 @@ export class PollerProcess {
   delivered(events: readonly { source: string; eventId: string }[]): void {
     for (const { source, eventId } of events) {
       this.#uncommitted.set(source, [...(this.#uncommitted.get(source) ?? []), eventId]);
+      this.#deliveries.set(eventId, (this.#deliveries.get(eventId) ?? 0) + 1);
     }
   }
 
@@ -193,8 +200,14 @@ export class PollerProcess {
     this.#uncommitted.delete(source);
   }
 
-  /** The poll is over: whatever is still uncommitted may legitimately be published again. */
+  /**
+   * The poll is over: whatever is still uncommitted may legitimately be published again; and what a
+   * poll delivered after one of its reads was served stale may repeat an earlier delivery (the
+   * duplicate such a read allows: same eventId; the journal check still finds a lost or made-up one).
+   */
   end(): void {
     for (const source of [...this.#uncommitted.keys()]) this.#abandon(source);
+    if (!this.servedStaleRead) return;
+    for (const eventId of this.#deliveries.keys()) this.injector.staleReadEventIds.add(eventId);
   }
 }

@@ -1,0 +1,192 @@
+/**
+ * Eventually consistent reads, where production makes them (snapshots; the seen window's
+ * `seenEntriesSince`/`seenSince` and `filterSeen` with `consistentRead: false`), for the chaos suite.
+ *
+ * DynamoDB's replication delay is about a second; polls of a club are a minute or more apart. So a
+ * stale read can only miss what was written moments ago: what the same poll wrote. Wrapped per
+ * poller process, this store remembers the snapshots (with the value before) and the seen keys the
+ * process wrote, and with probability `rate`, an eventually consistent read does not see them: a
+ * snapshot comes back as it was before the process wrote it, a seen key as unseen. dynalite's own
+ * reads are always consistent.
+ *
+ * What the engine may do with a stale read is publish a change again under the same eventId (the
+ * poller process records it: `PollerProcess.servedStaleRead`), never lose or invent one.
+ */
+import type {
+  Cursor,
+  FilterSeenOptions,
+  QuarantinedRecord,
+  SeenAt,
+  SeenEntry,
+  SeenSinceOptions,
+  Snapshot,
+  SnapshotKind,
+  SourceName,
+  StateStore,
+} from '../../lambdas/state';
+import type { ClubSession, ClubStateSummary } from '../../lambdas/state/store';
+import type { PollerProcess } from './fault-injector';
+
+/**
+ * What recent pollers wrote, shared by the StaleReadStores of one run: the current poll's writes
+ * and, when `previousPolls` > 0, those of the polls before it (a replication delay longer than
+ * the minute between two polls: rare, but DynamoDB does not bound it).
+ */
+export class RecentWrites {
+  readonly #polls: { snapshotsBefore: Map<string, Snapshot | undefined>; seen: Set<string> }[] = [];
+
+  constructor(readonly previousPolls = 0) {}
+
+  /** A new poll starts: its writes are recorded apart; the oldest beyond the window are forgotten. */
+  newPoll() {
+    const poll = { snapshotsBefore: new Map<string, Snapshot | undefined>(), seen: new Set<string>() };
+    this.#polls.unshift(poll);
+    this.#polls.length = Math.min(this.#polls.length, 1 + this.previousPolls);
+    return poll;
+  }
+
+  /** The value of a snapshot before the oldest write in the window (undefined inside: none then). */
+  snapshotBefore(key: string): { found: boolean; value?: Snapshot } {
+    for (let i = this.#polls.length - 1; i >= 0; i--) {
+      const map = this.#polls[i]!.snapshotsBefore;
+      if (map.has(key)) return { found: true, ...(map.get(key) ? { value: map.get(key)! } : {}) };
+    }
+    return { found: false };
+  }
+
+  seenWritten(fingerprint: string): boolean {
+    return this.#polls.some((p) => p.seen.has(fingerprint));
+  }
+
+  get empty(): boolean {
+    return this.#polls.every((p) => p.snapshotsBefore.size === 0 && p.seen.size === 0);
+  }
+}
+
+export class StaleReadStore implements StateStore {
+  readonly #mine: ReturnType<RecentWrites['newPoll']>;
+
+  constructor(
+    private readonly inner: StateStore,
+    private readonly process: PollerProcess,
+    private readonly rate: number,
+    private readonly recent: RecentWrites = new RecentWrites(),
+  ) {
+    this.#mine = recent.newPoll();
+  }
+
+  /** Drawn whether or not the other faults are on: production reads eventually consistent always. */
+  #stale(): boolean {
+    return this.rate > 0 && this.process.injector.random() < this.rate;
+  }
+
+  #served(): void {
+    this.process.servedStaleRead = true;
+    this.process.injector.count('stale-read');
+  }
+
+  #unseen<T>(values: T[], fingerprintOf: (v: T) => string, consistent: boolean | undefined): T[] {
+    if (consistent === true || this.recent.empty || !this.#stale()) return values;
+    const kept = values.filter((v) => !this.recent.seenWritten(fingerprintOf(v)));
+    if (kept.length < values.length) this.#served();
+    return kept;
+  }
+
+  async getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>> {
+    const found = await this.inner.getSnapshots(clubId, kind, ids);
+    if (this.recent.empty || !this.#stale()) return found;
+    let changed = false;
+    for (const id of ids) {
+      const before = this.recent.snapshotBefore(`${kind}|${id}`);
+      if (!before.found) continue;
+      if (before.value) found.set(id, before.value);
+      else found.delete(id);
+      changed = true;
+    }
+    if (changed) this.#served();
+    return found;
+  }
+
+  async putSnapshots(clubId: string, kind: SnapshotKind, snapshots: Snapshot[]): Promise<void> {
+    const map = this.#mine.snapshotsBefore;
+    const fresh = snapshots.map((s) => s.id).filter((id) => !map.has(`${kind}|${id}`));
+    if (fresh.length > 0) {
+      const before = await this.inner.getSnapshots(clubId, kind, fresh);
+      for (const id of fresh) map.set(`${kind}|${id}`, before.get(id));
+    }
+    await this.inner.putSnapshots(clubId, kind, snapshots);
+  }
+
+  async filterSeen(
+    clubId: string,
+    source: SourceName,
+    fingerprints: string[],
+    nowSec: number,
+    options?: FilterSeenOptions,
+  ): Promise<Set<string>> {
+    const found = await this.inner.filterSeen(clubId, source, fingerprints, nowSec, options);
+    const consistent = options?.consistentRead ?? true;
+    return new Set(this.#unseen([...found], (f) => f, consistent));
+  }
+
+  async seenSince(
+    clubId: string,
+    source: SourceName,
+    fromAt: string,
+    nowSec: number,
+    options?: SeenSinceOptions,
+  ): Promise<Set<string>> {
+    const found = await this.inner.seenSince(clubId, source, fromAt, nowSec, options);
+    return new Set(this.#unseen([...found], (f) => f, options?.consistentRead));
+  }
+
+  async seenEntriesSince(
+    clubId: string,
+    source: SourceName,
+    fromAt: string,
+    nowSec: number,
+    options?: SeenSinceOptions,
+  ): Promise<SeenEntry[]> {
+    const found = await this.inner.seenEntriesSince(clubId, source, fromAt, nowSec, options);
+    return this.#unseen(found, (e) => e.fingerprint, options?.consistentRead);
+  }
+
+  async putSeen(clubId: string, source: SourceName, fingerprints: string[], expiresAtSec: number): Promise<void> {
+    await this.inner.putSeen(clubId, source, fingerprints, expiresAtSec);
+    for (const f of fingerprints) this.#mine.seen.add(f);
+  }
+
+  async putSeenAt(clubId: string, source: SourceName, entries: readonly SeenAt[], expiresAtSec: number) {
+    await this.inner.putSeenAt(clubId, source, entries, expiresAtSec);
+    for (const e of entries) this.#mine.seen.add(e.fingerprint);
+  }
+
+  // Everything else is the store's own (cursors, the club item and quarantine are read consistently).
+  getCursor(clubId: string, source: SourceName): Promise<Cursor> {
+    return this.inner.getCursor(clubId, source);
+  }
+  listCursors(clubId: string): Promise<Cursor[]> {
+    return this.inner.listCursors(clubId);
+  }
+  putCursor(cursor: Cursor): Promise<Cursor> {
+    return this.inner.putCursor(cursor);
+  }
+  openClub(clubId: string, owner: string, ttlMs: number, nowMs: number): Promise<ClubSession | undefined> {
+    return this.inner.openClub(clubId, owner, ttlMs, nowMs);
+  }
+  readClubStates(clubIds: readonly string[], month: string): Promise<Map<string, ClubStateSummary>> {
+    return this.inner.readClubStates(clubIds, month);
+  }
+  addQuotaUsage(clubId: string, month: string, requests: number): Promise<number> {
+    return this.inner.addQuotaUsage(clubId, month, requests);
+  }
+  getQuotaUsage(clubId: string, month: string): Promise<number> {
+    return this.inner.getQuotaUsage(clubId, month);
+  }
+  putQuarantined(clubId: string, source: SourceName, records: QuarantinedRecord[], expiresAtSec: number) {
+    return this.inner.putQuarantined(clubId, source, records, expiresAtSec);
+  }
+  listQuarantined(clubId: string, source: SourceName, limit?: number): Promise<QuarantinedRecord[]> {
+    return this.inner.listQuarantined(clubId, source, limit);
+  }
+}
