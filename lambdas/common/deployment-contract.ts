@@ -29,6 +29,11 @@ export const ENV = {
    * (default 30 minutes, lambdas/clubs/club-secrets.ts). Not set by the stack.
    */
   clubSecretCacheTtlMs: 'CLUB_SECRET_CACHE_TTL_MS',
+  /**
+   * Poll function, optional: the cap of a page's body in bytes (docs/client.md, "Limits"; default
+   * 8 MiB). Not set by the stack. The CLI reads the same variable.
+   */
+  maxResponseBytes: 'GYM_API_MAX_RESPONSE_BYTES',
   /** Share of each plan's monthly quota kept free (0..1). */
   quotaReserve: 'QUOTA_RESERVE',
   /**

@@ -22,6 +22,8 @@ export interface GymApiClientFactoryOptions {
   readonly retry?: Partial<RetryPolicy>;
   /** Told about every token request (they are per login, not per club). */
   readonly onTokenRequest?: RequestObserver;
+  /** Cap of a page's body (docs/client.md, "Limits"). @default 8 MiB */
+  readonly maxResponseBytes?: number;
 }
 
 export class GymApiClientFactory implements ClientFactory {
@@ -38,6 +40,7 @@ export class GymApiClientFactory implements ClientFactory {
       ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
       ...(this.options.requestTimeoutMs ? { requestTimeoutMs: this.options.requestTimeoutMs } : {}),
       ...(this.options.retry ? { retry: this.options.retry } : {}),
+      ...(this.options.maxResponseBytes ? { maxResponseBytes: this.options.maxResponseBytes } : {}),
     });
   }
 

@@ -42,6 +42,11 @@ export function pollRuntimeFromEnv(env: Env): PollRuntime {
   const secretPrefix = requiredEnv(env, ENV.clubSecretPrefix);
   const pollDeadlineMs = optionalNumberEnv(env, ENV.pollDeadlineMs, (n) => n >= 1000);
   const secretTtlMs = optionalNumberEnv(env, ENV.clubSecretCacheTtlMs, (n) => n >= 0);
+  const maxResponseBytes = optionalNumberEnv(
+    env,
+    ENV.maxResponseBytes,
+    (n) => Number.isSafeInteger(n) && n >= 65_536,
+  );
   const source = eventSourceEnv(env);
   const piiPolicyDefault = piiPolicyEnv(env);
   const dynamo = new DynamoDBClient(awsClientConfig());
@@ -53,7 +58,7 @@ export function pollRuntimeFromEnv(env: Env): PollRuntime {
     }),
     store: new DynamoDbStateStore({ client: dynamo, tableName }),
     sink: new EventBridgeSink({ client: new EventBridgeClient(awsClientConfig()), busName, source }),
-    clients: new GymApiClientFactory(),
+    clients: new GymApiClientFactory(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
     metrics: createMetrics(),
     piiPolicyDefault,
     secretPrefix,

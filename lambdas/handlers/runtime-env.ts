@@ -26,6 +26,7 @@ const MEANING: Record<string, string> = {
   [ENV.pollDeadlineMs]: 'milliseconds a poll invocation may use, a number >= 1000',
   [ENV.clubSecretCacheTtlMs]: 'milliseconds a club secret stays cached, a number >= 0',
   [ENV.quotaReserve]: 'the share of each monthly quota kept free, 0 <= x < 1',
+  [ENV.maxResponseBytes]: 'the cap of a page body in bytes, an integer >= 65536',
   [ENV.sourceOverdueMinutes]:
     'the minutes a source may go without a successful poll before it is overdue, a number > 0',
 };

@@ -158,6 +158,13 @@ describe('the handlers refuse to load without their environment', () => {
     );
   });
 
+  it('reads the response cap through the contract, and refuses one below 64 KB', () => {
+    expect(() => pollRuntimeFromEnv({ ...complete, [ENV.maxResponseBytes]: '16777216' })).not.toThrow();
+    expect(() => pollRuntimeFromEnv({ ...complete, [ENV.maxResponseBytes]: '100' })).toThrow(
+      /GYM_API_MAX_RESPONSE_BYTES is '100': it must hold the cap of a page body in bytes, an integer >= 65536/,
+    );
+  });
+
   it('reads the secret cache TTL through the contract, and refuses one that is not a number', () => {
     expect(pollRuntimeFromEnv({ ...complete, [ENV.clubSecretCacheTtlMs]: '60000' }).secretPrefix).toBe(
       'gym-bridge/clubs/',
