@@ -170,7 +170,11 @@ describe('parseClubsFile: each bad field names the club and the field', () => {
       'credentials: apiKey contains a character outside ASCII at its end',
     ],
     ['a username with a colon', { username: `${USERNAME}:x` }, "credentials: username contains ':'"],
-    ['a username with a trailing space', { username: `${USERNAME} ` }, 'credentials: username ends with whitespace'],
+    [
+      'a username with a trailing space',
+      { username: `${USERNAME} ` },
+      'credentials: username ends with whitespace',
+    ],
     [
       'a password with a trailing newline',
       { password: `${PASSWORD}\r\n` },
@@ -195,7 +199,9 @@ describe('parseClubsFile: each bad field names the club and the field', () => {
   it('every credential problem of a club is reported, each naming its field', () => {
     const credentials = { username: ` ${USERNAME}`, password: `${PASSWORD}\n`, apiKey: `${API_KEY}\t` };
     const message = errorOf({ clubs: [club({ credentials })] });
-    expect(message.split('\n').filter((l) => l.startsWith("  - club 'club-1' credentials: "))).toHaveLength(3);
+    expect(message.split('\n').filter((l) => l.startsWith("  - club 'club-1' credentials: "))).toHaveLength(
+      3,
+    );
     expect(message).toMatch(/username starts with whitespace/);
     expect(message).toMatch(/password ends with a newline/);
     expect(message).toMatch(/apiKey contains a control character \(tab\) at its end/);
