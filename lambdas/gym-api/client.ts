@@ -65,6 +65,11 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 };
 
 export const DEFAULT_PAGE_SIZE = 500;
+/**
+ * Records in a row that are over the response cap on their own, each skipped as an invalid item,
+ * before the client gives up (an upstream that ignores `limit` sends every response too large).
+ */
+export const MAX_OVERSIZED_IN_A_ROW = 10;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 
 export type SleepFn = (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -169,9 +174,10 @@ export class GymApiClient {
    * Query problems throw BadRequestError before any request.
    *
    * Whatever the upstream does, paging is bounded: a page over `maxResponseBytes` is asked again
-   * with a tenth of the records (down to one; a single record over the cap is yielded as an invalid
-   * item and skipped; two in a row mean the upstream ignores `limit`: ResponseTooLargeError); a page
-   * that repeats the one before, or a `next` that does not move forward, is a PagingStalledError.
+   * with a tenth of the records (down to one, then growing back tenfold per page; a single record
+   * over the cap is yielded as an invalid item and skipped; more than MAX_OVERSIZED_IN_A_ROW in a
+   * row mean the upstream ignores `limit`: ResponseTooLargeError); a page that repeats the one
+   * before, or a `next` that does not move forward, is a PagingStalledError.
    */
   async *pages<N extends OperationName>(
     op: N,
@@ -186,7 +192,7 @@ export class GymApiClient {
     const filters = validateQuery(spec, query);
     const endpoint = `${this.#baseUrl}${spec.path}`;
     const progress = new PageProgress(op);
-    let skippedAt: number | undefined;
+    let skippedInARow = 0;
     for (;;) {
       const url = pageUrl(this.#baseUrl, spec, filters, offset, size);
       let fetched: { envelope: Envelope; release: () => void };
@@ -204,18 +210,18 @@ export class GymApiClient {
           size = Math.max(1, Math.floor(size / 10));
           continue;
         }
-        if (skippedAt === offset - 1) {
+        if (++skippedInARow > MAX_OVERSIZED_IN_A_ROW) {
           throw new ResponseTooLargeError(
-            `${op}: responses stay over the cap one record at a time (offsets ${offset - 1} and ${offset}): the upstream ignores limit, or sends records of several MB`,
+            `${op}: responses stay over the cap one record at a time (${MAX_OVERSIZED_IN_A_ROW} in a row up to offset ${offset}): the upstream ignores limit, or sends records of several MB`,
             { operation: op, status: 200, bytes: err.bytes, limitBytes: err.limitBytes },
           );
         }
-        skippedAt = offset;
         yield oversizedRecordPage<N>(op, offset, err, (text) => this.#scrubText(text));
+        // The next record is asked for alone; the page size grows back tenfold per page after it.
         offset += 1;
-        size = pageSize;
         continue;
       }
+      skippedInARow = 0;
       const { envelope, release } = fetched;
       try {
         const page = readPage<N>(spec, envelope, offset, size);
@@ -233,7 +239,7 @@ export class GymApiClient {
         yield page;
         if (!full) return;
         offset = linked ?? offset + page.rawCount;
-        size = pageSize;
+        size = Math.min(pageSize, size * 10);
       } finally {
         release();
       }

@@ -13,7 +13,11 @@ import { type AppendSource, type ClubContext, DAY_MS, type Facet, HOUR_MS } from
 const join = (...parts: (string | number | boolean | null | undefined)[]) =>
   parts.map((p) => p ?? '').join('|');
 
-const subjectOf = (memberNumber: string | null | undefined) => (memberNumber ? { memberNumber } : {});
+/** A member number that names someone: not empty, not blank (a blank one names nobody). */
+const usable = (memberNumber: string | null | undefined): memberNumber is string =>
+  typeof memberNumber === 'string' && memberNumber.trim() !== '';
+
+const subjectOf = (memberNumber: string | null | undefined) => (usable(memberNumber) ? { memberNumber } : {});
 
 export const visitsSource: AppendSource<'visits'> = {
   kind: 'append',
@@ -25,8 +29,9 @@ export const visitsSource: AppendSource<'visits'> = {
   // Door scanners that were offline upload late: re-read the last hour on every poll.
   tailLookbackMs: HOUR_MS,
   sweep: { windowMs: DAY_MS, everyMs: 6 * HOUR_MS },
+  // A visit of nobody (no member number, or a blank one) has no identity: it is quarantined.
   identity: (v) =>
-    v.MemberNumber && v.VisitDateTime ? join(v.MemberNumber, v.VisitDateTime, v.Door) : undefined,
+    usable(v.MemberNumber) && v.VisitDateTime ? join(v.MemberNumber, v.VisitDateTime, v.Door) : undefined,
   facets: (v, id): Facet[] => [
     {
       key: id,
@@ -216,7 +221,7 @@ export const debtCollectionSource: AppendSource<'debtCollection'> = {
   unconfirmedZoneLookbackMs: 15 * HOUR_MS,
   sweep: { windowMs: 7 * DAY_MS, everyMs: 6 * HOUR_MS },
   identity: (d) =>
-    d.MemberNumber && d.DebtCollectionDate ? join(d.MemberNumber, d.DebtCollectionDate) : undefined,
+    usable(d.MemberNumber) && d.DebtCollectionDate ? join(d.MemberNumber, d.DebtCollectionDate) : undefined,
   facets: (d, id): Facet[] => [
     {
       key: id,

@@ -14,15 +14,21 @@ import { type EngineScan, maxOf } from './scan-types';
 export const MAX_IDENTITY_BYTES = 1024;
 
 /**
- * Why an identity cannot identify a record, or undefined. Empty and blank identities name nobody;
- * over MAX_IDENTITY_BYTES they would not fit the store's keys or an event's subject. Anything else,
- * however odd (control characters, a lone surrogate, a `#`), is a usable identity: the store keys
- * it safely (state/keys.ts).
+ * Why an identity cannot identify a record, or undefined. Empty and blank identities name nobody.
+ * A state source's identity is the member or prospect number itself (an event's subject, a
+ * snapshot's key): over MAX_IDENTITY_BYTES it is not a record number. An append source's identity
+ * is only ever hashed (seen keys, eventIds): any length will do, as the whole record of an
+ * experimental source may be. Anything else, however odd (control characters, a lone surrogate, a
+ * `#`), is a usable identity: the store keys it safely (state/keys.ts).
  */
-export function identityProblem(id: string | undefined): string | undefined {
-  if (id === undefined) return 'record has no identity (required fields missing)';
+export function identityProblem(
+  id: string | undefined,
+  kind: 'append' | 'state' = 'state',
+): string | undefined {
+  if (id === undefined) return 'record has no identity (required fields missing or blank)';
   if (typeof id !== 'string') return `record identity is a ${typeof id}, not a string`;
   if (id.trim() === '') return `record identity is ${id === '' ? 'empty' : 'blank (whitespace only)'}`;
+  if (kind === 'append') return undefined;
   const bytes = Buffer.byteLength(id, 'utf8');
   if (bytes > MAX_IDENTITY_BYTES) {
     return `record identity is ${bytes} bytes long; over ${MAX_IDENTITY_BYTES} bytes it cannot identify a record`;
@@ -61,14 +67,40 @@ export class PageReader {
 
   /**
    * The records from `time` on (the filter compares the field the record time is read from), in
-   * one response as large as the API allows; undefined when out of time.
+   * one response as large as the API allows; undefined when out of time. When that response is over
+   * the response cap (a huge record later in the window), the client answers with fewer records
+   * (a cut page): then one response of just the group's size (`groupRows` rows were read at `time`)
+   * is asked for, which a group of ordinary records fits in.
    */
-  async verificationPage(time: string): Promise<Page<OperationName> | undefined> {
-    const query = { [this.source.filterParam]: time };
+  async verificationPage(time: string, groupRows = 1): Promise<Page<OperationName> | undefined> {
+    const groupSize = Math.min(MAX_PAGE_SIZE, Math.max(2, groupRows));
+    let last: Page<OperationName> | undefined;
+    for (const pageSize of groupSize < MAX_PAGE_SIZE ? [MAX_PAGE_SIZE, groupSize] : [MAX_PAGE_SIZE]) {
+      const page = await this.#firstPage(time, pageSize);
+      if (!page) return last;
+      last = page;
+      const whole = page.limit >= pageSize || page.rawCount < page.limit;
+      if (whole) return page;
+    }
+    return last;
+  }
+
+  /**
+   * The scan's whole window (its own query) in one response as large as the API allows, or
+   * undefined when it does not fit in one (a full page, or one cut by the response cap) or when out
+   * of time.
+   */
+  async windowPage(scan: EngineScan): Promise<Page<OperationName> | undefined> {
+    const page = await this.#firstPage(scan.fromdate, MAX_PAGE_SIZE);
+    return page && page.rawCount < page.limit ? page : undefined;
+  }
+
+  async #firstPage(time: string | undefined, pageSize: number): Promise<Page<OperationName> | undefined> {
+    const query = time ? { [this.source.filterParam]: time } : {};
     try {
       for await (const page of this.client.pages(this.source.operation, query as never, {
         deadline: this.limits.deadlineMs,
-        pageSize: MAX_PAGE_SIZE,
+        pageSize,
       })) {
         return page;
       }
@@ -96,7 +128,7 @@ export class PageReader {
       let instant: number | undefined;
       try {
         id = identity(item);
-        const problem = identityProblem(id);
+        const problem = identityProblem(id, this.source.kind);
         if (problem) {
           quarantine.push(quarantineEntry(item, problem));
           continue;

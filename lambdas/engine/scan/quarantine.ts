@@ -27,7 +27,8 @@ export function quarantineEntry(raw: unknown, reason: string): QuarantineEntry {
   return {
     key: quarantineKey(raw),
     reason: reason.slice(0, 1000),
-    raw: boundedCopy(raw, { maxChars: 32 * 1024 }),
+    // Strings up to 8 KB whole (a long record number is shown as it came), 32 KB in all.
+    raw: boundedCopy(raw, { maxChars: 32 * 1024, maxStringChars: 8 * 1024 }),
   };
 }
 

@@ -86,6 +86,20 @@ export class ScanTally {
     return [...new Set(suspects.map((id) => this.#times.get(id)).filter((t) => t !== undefined))];
   }
 
+  /** Identities read more often across an attempt's pages than in any one response, without a record time. */
+  untimedSuspects(counts: ReadonlyMap<string, number>): string[] {
+    return [...counts]
+      .filter(([id, n]) => n > (this.#multiplicity.get(id) ?? 1) && !this.#times.has(id))
+      .map(([id]) => id);
+  }
+
+  /** Rows an attempt read (`counts`) of the identities whose record time is `time`. */
+  rowsAt(time: string, counts: ReadonlyMap<string, number>): number {
+    let rows = 0;
+    for (const [id, n] of counts) if (this.#times.get(id) === time) rows += n;
+    return rows;
+  }
+
   /** The identities whose read marks are still to be written (and forgets them). */
   takeUnmarked(): string[] {
     const unmarked = this.#unmarked;

@@ -46,29 +46,31 @@ class ScanProgress {
   constructor(private readonly operation: string) {}
 
   check(page: Page<OperationName>, identities: readonly string[], distinct: number): void {
+    // Only full pages of several records count: a record asked for alone (next to one over the
+    // response cap) or a short last page says nothing about the upstream's offsets.
+    const full = page.rawCount >= page.limit && page.limit > 1 && new Set(identities).size > 1;
+    if (!full) {
+      this.#repeatsInARow = 0;
+      return;
+    }
     this.#pages++;
     this.#identifiedRows += identities.length;
-    const full = page.rawCount >= page.limit && page.limit > 1 && identities.length > 1;
-    if (full) {
-      const set = createHash('sha256')
-        .update([...new Set(identities)].sort().join('\u0000'))
-        .digest('base64url');
-      this.#repeatsInARow = this.#pageSets.has(set) ? this.#repeatsInARow + 1 : 0;
-      this.#pageSets.add(set);
-      // Twice in a row: unstable ordering over a group of equal times can repeat a tiny page's set
-      // once by chance, never twice running.
-      if (this.#repeatsInARow >= 2) {
-        throw new PagingStalledError(
-          `${this.operation}: the pages up to offset ${page.offset} hold exactly the records of earlier pages: the upstream does not honour offset; paging stopped`,
-          { operation: this.operation, status: 200 },
-        );
-      }
-    } else {
-      this.#repeatsInARow = 0;
+    const set = createHash('sha256')
+      .update([...new Set(identities)].sort().join('\u0000'))
+      .digest('base64url');
+    this.#repeatsInARow = this.#pageSets.has(set) ? this.#repeatsInARow + 1 : 0;
+    this.#pageSets.add(set);
+    // Twice in a row: unstable ordering over a group of equal times can repeat a tiny page's set
+    // once by chance, never twice running.
+    if (this.#repeatsInARow >= 2) {
+      throw new PagingStalledError(
+        `${this.operation}: the pages up to offset ${page.offset} hold exactly the records of earlier pages: the upstream does not honour offset; paging stopped`,
+        { operation: this.operation, status: 200 },
+      );
     }
     if (this.#pages >= 4 && distinct * 3 < this.#identifiedRows) {
       throw new PagingStalledError(
-        `${this.operation}: ${this.#identifiedRows} rows read in ${this.#pages} pages held only ${distinct} distinct records: the upstream serves the same records at every offset; paging stopped`,
+        `${this.operation}: ${this.#identifiedRows} rows read in ${this.#pages} full pages held only ${distinct} distinct records: the upstream serves the same records at every offset; paging stopped`,
         { operation: this.operation, status: 200 },
       );
     }
@@ -213,14 +215,15 @@ export class SourceScan {
   /**
    * Identities read more often across pages than in any one response: drift, or records that
    * really share an identity and a page boundary. One response from their record time holds the
-   * whole group of equal times: it proves real repeats (and reads a record drift skipped).
-   * True when the scan is then complete.
+   * whole group of equal times: it proves real repeats (and reads a record drift skipped); for
+   * records without a time, one response holding the scan's whole window does. True when the scan
+   * is then complete.
    */
   async #verifyRepeats(scan: EngineScan, tally: ScanTally, attempt: Attempt): Promise<boolean> {
     const times = tally.suspectTimes(attempt.counts);
     for (const time of times) {
       if (this.outOfTime()) break;
-      const page = await this.#reader.verificationPage(time);
+      const page = await this.#reader.verificationPage(time, tally.rowsAt(time, attempt.counts));
       if (!page) break;
       this.#pages++;
       const result = await this.#processPage(page, scan, tally.seenIdentities);
@@ -231,7 +234,21 @@ export class SourceScan {
         .filter((id) => result.times.get(id) === time && attempt.counts.has(id));
       await tally.account(group, new Map());
     }
-    return times.length > 0 && tally.covers(attempt.rowsCounted, attempt.unidentified);
+    // Records without a record time (prospects: the filter field is not in the response): the
+    // scan's whole window in one response, when it fits, proves their repeats the same way.
+    const untimed = new Set(tally.untimedSuspects(attempt.counts));
+    if (untimed.size > 0 && !this.outOfTime()) {
+      const page = await this.#reader.windowPage(scan);
+      if (page) {
+        this.#pages++;
+        const result = await this.#processPage(page, scan, tally.seenIdentities);
+        await tally.account(
+          result.identified.map((r) => r.id).filter((id) => untimed.has(id)),
+          new Map(),
+        );
+      }
+    }
+    return (times.length > 0 || untimed.size > 0) && tally.covers(attempt.rowsCounted, attempt.unidentified);
   }
 
   /**

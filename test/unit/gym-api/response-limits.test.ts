@@ -124,6 +124,19 @@ describe('the response cap', () => {
     expect(JSON.stringify(result.invalid[0]!.raw).length).toBeLessThan(4000);
   });
 
+  it('skips a run of huge records one by one (a bad stretch of stored records never stops the source)', async () => {
+    // Prepare: records 3, 4 and 5 are 200 KB each
+    const h = harness(
+      visits(9, (i) => (i >= 3 && i <= 5 ? 200_000 : 0)),
+      { maxResponseBytes: 64 * 1024 },
+    );
+    // Act
+    const result = await h.client.fetchAll('visits', {}, { pageSize: 10 });
+    // Assess
+    expect(result.items.map((v) => v.MemberNumber)).toEqual(['M0', 'M1', 'M2', 'M6', 'M7', 'M8']);
+    expect(result.invalid.map((i) => i.offset)).toEqual([3, 4, 5]);
+  });
+
   it('gives up when responses stay over the cap one record at a time (limit ignored): a few requests', async () => {
     // Prepare: every response is 200 KB, whatever the limit
     const h = harness(() => json({ data: [{ MemberNumber: 'x', Door: 'd'.repeat(200_000) }] }), {
@@ -134,8 +147,8 @@ describe('the response cap', () => {
     // Assess
     expect(err).toBeInstanceOf(ResponseTooLargeError);
     expect((err as Error).message).toMatch(/ignores limit/);
-    // 500, 50, 5, 1 at each of two offsets: bounded, whatever the upstream does
-    expect(h.dataCalls().length).toBeLessThanOrEqual(8);
+    // 500, 50, 5, 1, then one request for each of the next 10 offsets: bounded, whatever it does
+    expect(h.dataCalls().length).toBeLessThanOrEqual(14);
   });
 
   it('refuses a body whose Content-Length is over the cap without reading it', async () => {
