@@ -41,6 +41,7 @@ import { FaultySink } from '../support/fault-sink';
 import { FaultyStateStore } from '../support/fault-store';
 import { RecentWrites, StaleReadStore } from '../support/stale-reads';
 import { checkAgainstJournal, type JournalCheck } from './journal-check';
+import { accountPoison, type PoisonFigures } from './poison-check';
 import { type Scenario, scenarioFor } from './scenario';
 
 const MINUTE = 60_000;
@@ -56,6 +57,12 @@ const SETTLE_ADVANCE_MS = 61 * MINUTE;
 const POLL_SPACING_MS = 5 * MINUTE;
 /** The club lease of a hasty poll: its sources' budgets (at most 140 ms each) plus a minute, as pollClub sizes it. */
 const HASTE_LEASE_TTL_MS = 61 * 1000 + SOURCE_ORDER.length * 140;
+/**
+ * The bridge's response cap in chaos runs, and the sandbox's huge page just over it: the real
+ * figures (8 MiB, 100 MiB) would make a thousand runs slow without testing anything more.
+ */
+const CHAOS_RESPONSE_CAP = 256 * 1024;
+const CHAOS_HUGE_PAGE_BYTES = 600 * 1024;
 
 export interface ChaosEnvironment {
   /** A DynamoDB endpoint (dynalite) shared by runs; each run gets a table of its own. */
@@ -68,6 +75,8 @@ export interface ChaosRunResult {
   /** Why the run failed (empty when ok): missing, spurious, unexplained duplicates, errors. */
   readonly failures: string[];
   readonly check: JournalCheck;
+  /** What poison mode stored and served, and what the bridge did with it. */
+  readonly poison: PoisonFigures;
   /** Faults actually injected in this run, by kind. */
   readonly injected: Counters;
   readonly polls: number;
@@ -166,7 +175,10 @@ export async function runChaos(
     await run.execute(failures);
     injector.count('eventbridge-failed-entry', bus.stats.failedEntries);
     injector.count('eventbridge-throttle', bus.stats.throttledRequests);
-    const delivered = bus.events.map((e) => ({ detailType: e.detailType, detail: e.detail }) as BridgeEvent);
+    const all = bus.events.map((e) => ({ detailType: e.detailType, detail: e.detail }) as BridgeEvent);
+    // Events of poison records (their markers) are accounted for apart: the journal has real changes only.
+    const poison = await accountPoison(sandbox, all, run, failures);
+    const delivered = all.filter((e) => !poison.eventsOfPoison.has(e));
     const journal = sandbox.journal.entries(run.baselineSeq);
     // Re-deliveries a crash between publish and commit explains, or a stale read of the same poll.
     const explained = new Set([...injector.uncommittedEventIds, ...injector.staleReadEventIds]);
@@ -186,6 +198,7 @@ export async function runChaos(
       ok: failures.length === 0,
       failures,
       check,
+      poison: poison.figures,
       injected: injector.injected,
       polls: run.polls,
       durationMs: Date.now() - started,
@@ -211,6 +224,15 @@ interface RunWiring {
 class ChaosRun {
   baselineSeq = 0;
   polls = 0;
+
+  /** The club as polled, and the table read around the faults: for the poison accounting. */
+  get club(): ClubConfig {
+    return this.#club;
+  }
+  get inspectionStore(): DynamoDbStateStore {
+    return this.wiring.inspectionStore;
+  }
+
   readonly #club: ClubConfig;
   readonly #now: () => number;
   readonly #recentWrites: RecentWrites;
@@ -282,6 +304,7 @@ class ChaosRun {
     // 3. Faults off; the clock moves on (sweeps due, pauses over); poll until nothing new comes.
     this.#faultsOff();
     sandbox.advance(SETTLE_ADVANCE_MS);
+    await this.#waitOutPausesAndRetries();
     let quiet = false;
     let last = '';
     for (let i = 0; i < MAX_SETTLE_POLLS && !quiet; i++) {
@@ -301,6 +324,23 @@ class ChaosRun {
     }
   }
 
+  /**
+   * The clock moves on to the end of any pause (a 401 or 429 of the fault phase) and to the next
+   * try of a source set aside as unavailable (an experimental source's 400, every 6 hours): the
+   * documented retries, after which every change must arrive.
+   */
+  async #waitOutPausesAndRetries(): Promise<void> {
+    const cursors = await this.wiring.inspectionStore.listCursors(this.#club.clubId);
+    const until = Math.max(
+      0,
+      ...cursors
+        .flatMap((c) => [c.health.pausedUntil, c.health.unavailable?.retryAt])
+        .map((t) => (t ? Date.parse(t) : 0)),
+    );
+    const now = this.#now();
+    if (until > now) this.sandbox.advance(until - now + MINUTE);
+  }
+
   async #baselineDone(): Promise<boolean> {
     const cursors = await this.wiring.inspectionStore.listCursors(this.#club.clubId);
     return SOURCE_ORDER.every((s) => cursors.some((c) => c.source === s && c.baselineDone && !c.scan));
@@ -318,6 +358,16 @@ class ChaosRun {
       insertWhilePaging: changeData ? api.insertWhilePaging : false,
       lateArrivalRate: changeData ? api.lateArrivalRate : 0,
       maxLatenessMin: api.maxLatenessMin,
+      // While data changes: bad records stored, responses bent. Not in the baseline: a bent answer
+      // of an experimental source sets it aside for hours (by design), and the baseline must end.
+      poison:
+        this.scenario.poison && changeData
+          ? {
+              ...this.scenario.poison.habits,
+              stored: this.scenario.poison.stored,
+              hugePageBytes: CHAOS_HUGE_PAGE_BYTES,
+            }
+          : false,
     });
     this.wiring.faults.failEntryRate = eventBridge.failEntryRate;
     this.wiring.faults.throttleRate = eventBridge.throttleRate;
@@ -337,6 +387,7 @@ class ChaosRun {
       unstableOrdering: false,
       insertWhilePaging: false,
       lateArrivalRate: 0,
+      poison: false,
     });
     this.wiring.faults.reset();
   }
@@ -351,9 +402,15 @@ class ChaosRun {
       ...(this.injector.active ? { requestTimeoutMs: this.scenario.api.requestTimeoutMs } : {}),
       // Fast retries; a 429 (Retry-After: 1 s) is not waited for but reported, so the club pauses.
       retry: { baseDelayMs: 1, maxDelayMs: 8, quotaDelayMs: 1, maxQuotaDelayMs: 50 },
+      maxResponseBytes: CHAOS_RESPONSE_CAP,
     });
     // Stale reads stay on while settling: production reads eventually consistent at all times.
-    const stale = new StaleReadStore(this.wiring.store, process, this.scenario.staleReadRate, this.#recentWrites);
+    const stale = new StaleReadStore(
+      this.wiring.store,
+      process,
+      this.scenario.staleReadRate,
+      this.#recentWrites,
+    );
     return {
       process,
       clients,

@@ -4,6 +4,7 @@
 import { markdownTable } from '../../lambdas/cli/catalog-markdown';
 import type { Counters } from '../support/fault-injector';
 import type { ChaosRunResult } from './harness';
+import type { PoisonFigures } from './poison-check';
 
 /** What a worker sends back per run: the result without the bulky parts. */
 export interface RunSummary {
@@ -23,6 +24,8 @@ export interface RunSummary {
   readonly durationMs: number;
   /** Scenario traits that are not counted per injection (a run either has them or not). */
   readonly traits: string[];
+  /** The poison accounting (poison-check.ts); absent in summaries kept before it existed. */
+  readonly poison?: PoisonFigures;
 }
 
 export function summarise(result: ChaosRunResult): RunSummary {
@@ -37,8 +40,13 @@ export function summarise(result: ChaosRunResult): RunSummary {
     ...(s.api.latencyMs + s.api.latencyJitterMs > 0 ? ['slow responses'] : []),
     ...(s.api.tokenLifetimeSec < 3600 ? ['short-lived tokens'] : []),
     ...(s.faultsInBaseline ? ['faults during the baseline'] : []),
+    ...(s.poison ? ['poison mode (bad records stored, responses bent)'] : []),
     ...(s.staleReadRate > 0
-      ? [s.staleAcrossPolls ? 'stale reads (the previous poll\'s writes too)' : 'stale reads (the same poll\'s writes)']
+      ? [
+          s.staleAcrossPolls
+            ? "stale reads (the previous poll's writes too)"
+            : "stale reads (the same poll's writes)",
+        ]
       : []),
   ];
   return {
@@ -57,6 +65,7 @@ export function summarise(result: ChaosRunResult): RunSummary {
     polls: result.polls,
     durationMs: result.durationMs,
     traits,
+    poison: result.poison,
   };
 }
 
@@ -145,6 +154,42 @@ export function renderReport(report: LongRunReport): string {
         ],
         ['one eventId for two different changes', fmt(sum(runs, (r) => r.idConflicts))],
         ['polls', fmt(sum(runs, (r) => r.polls))],
+      ],
+    ),
+    '',
+    '## Poison (bad records and upstream habits)',
+    '',
+    "The sandbox's poison mode (docs/sandbox.md) stores bad records in the club's data while it",
+    'changes (they stay there after, as a real bad record does) and bends responses with the other API',
+    'faults; the settling polls run with the habits off. Every quarantined record must be a poison',
+    'record or a cut of a huge page; a poison record the API document forbids must never be published;',
+    'no credential may appear in an event, a quarantined record or a cursor (test/chaos/poison-check.ts).',
+    '',
+    ...markdownTable(
+      ['figure', 'value'],
+      [
+        [
+          'runs with poison mode',
+          fmt(runs.filter((r) => r.poison && r.poison.stored + r.poison.responses > 0).length),
+        ],
+        ['bad records stored', fmt(sum(runs, (r) => r.poison?.stored ?? 0))],
+        ['of which a bridge must quarantine', fmt(sum(runs, (r) => r.poison?.mustQuarantine ?? 0))],
+        ['of which the bridge quarantined', fmt(sum(runs, (r) => r.poison?.mustQuarantineMet ?? 0))],
+        [
+          'poison records published (allowed ones: usable identity, marker in the event)',
+          fmt(sum(runs, (r) => r.poison?.published ?? 0)),
+        ],
+        [
+          'responses bent (huge page, offset/limit ignored, next stuck, page repeated, credentials echoed, bad token)',
+          fmt(sum(runs, (r) => r.poison?.responses ?? 0)),
+        ],
+        ['records quarantined', fmt(sum(runs, (r) => r.poison?.quarantined ?? 0))],
+        ['of which poison records', fmt(sum(runs, (r) => r.poison?.quarantinedPoison ?? 0))],
+        [
+          'of which records over the response cap (huge pages)',
+          fmt(sum(runs, (r) => r.poison?.quarantinedCuts ?? 0)),
+        ],
+        ['of which real records (must be 0)', fmt(sum(runs, (r) => r.poison?.quarantinedReal ?? 0))],
       ],
     ),
     '',

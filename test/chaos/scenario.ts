@@ -5,6 +5,12 @@
  */
 import fc from 'fast-check';
 import {
+  RESPONSE_POISON_KINDS,
+  type ResponsePoisonKind,
+  STORED_POISON_KINDS,
+  type StoredPoisonKind,
+} from '../../lambdas/sandbox';
+import {
   BATCH_TARGETS,
   CRASH_TARGETS,
   type CrashPoint,
@@ -80,6 +86,19 @@ export interface Scenario {
    * run with CHAOS_STALE_ACROSS_POLLS=1, the experiment behind that paragraph.
    */
   readonly staleAcrossPolls: boolean;
+  /**
+   * Poison mode of the sandbox (docs/sandbox.md, "Poison mode"), or false: bad records stored while
+   * data changes (they stay in the data after, as a real bad record does), and response habits
+   * with the other API faults. Off while settling: the next clean poll must publish every change.
+   */
+  readonly poison:
+    | false
+    | {
+        /** Per club per simulated hour, by class. */
+        readonly stored: Readonly<Record<StoredPoisonKind, number>>;
+        /** Share of requests, by habit. */
+        readonly habits: Readonly<Record<ResponsePoisonKind, number>>;
+      };
 }
 
 /** 0 in about half the runs, otherwise uniform in (0, max] (fc.double favours tiny values). */
@@ -158,6 +177,16 @@ export const scenarioArbitrary = (seed: number): fc.Arbitrary<Scenario> =>
       shortDeadlineRate: sometimes(0.4),
       faultsInBaseline: fc.boolean(),
       staleReadRate: sometimes(0.6),
+      poison: fc.oneof(
+        { weight: 1, arbitrary: fc.constant(false as const) },
+        {
+          weight: 3,
+          arbitrary: fc.record({
+            stored: fc.tuple(...STORED_POISON_KINDS.map(() => sometimes(3))),
+            habits: fc.tuple(...RESPONSE_POISON_KINDS.map(() => sometimes(0.06))),
+          }),
+        },
+      ),
     })
     .map(
       (d): Scenario => ({
@@ -209,8 +238,21 @@ export const scenarioArbitrary = (seed: number): fc.Arbitrary<Scenario> =>
         faultsInBaseline: d.faultsInBaseline,
         staleReadRate: round3(d.staleReadRate),
         staleAcrossPolls: process.env.CHAOS_STALE_ACROSS_POLLS === '1',
+        poison: poisonOf(d.poison),
       }),
     );
+
+function poisonOf(drawn: false | { stored: number[]; habits: number[] }): Scenario['poison'] {
+  if (!drawn) return false;
+  return {
+    stored: Object.fromEntries(
+      STORED_POISON_KINDS.map((k, i) => [k, round3(drawn.stored[i] ?? 0)]),
+    ) as Record<StoredPoisonKind, number>,
+    habits: Object.fromEntries(
+      RESPONSE_POISON_KINDS.map((k, i) => [k, round3(drawn.habits[i] ?? 0)]),
+    ) as Record<ResponsePoisonKind, number>,
+  };
+}
 
 /** A 32-bit integer hash (murmur3's finaliser). */
 function spread(seed: number): number {

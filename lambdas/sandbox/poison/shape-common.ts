@@ -43,6 +43,12 @@ export interface RecordShape {
   readonly fallbackMarkerField: string;
   /** Date-times written from the record's keys (what the API filters and orders by). */
   readonly timeFields: readonly string[];
+  /**
+   * Whether the first time field is part of what identifies the record (visits, debt referrals:
+   * no id, no other date). A null there leaves no identity; elsewhere a bridge may carry the
+   * record without its time (the document does not mark the field required).
+   */
+  readonly timeIsIdentity: boolean;
   /** Other date-time fields. */
   readonly dateFields: readonly string[];
   /** Integer ids; the first one is the record's identity when `idIsIdentity`. */

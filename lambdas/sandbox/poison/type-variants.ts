@@ -36,7 +36,7 @@ export const NULLS: StoredVariant[] = [
   nullAt(
     'time',
     (s) => s.timeFields[0],
-    () => true,
+    (s) => s.timeIsIdentity,
   ),
   nullAt(
     'required',
