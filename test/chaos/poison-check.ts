@@ -72,7 +72,7 @@ export async function accountPoison(
     const records = await run.inspectionStore.listQuarantined(run.club.clubId, source, 10_000);
     for (const q of records) {
       quarantined++;
-      const text = `${safeStringify(q.raw, { maxChars: 64 * 1024 })} ${q.reason}`;
+      const text = `${safeStringify(q.raw, { maxChars: 64 * 1024, maxStringChars: 16 * 1024 })} ${q.reason}`;
       texts.push(text);
       const hits = sandbox.poison.find(text);
       if (hits.length > 0) {

@@ -86,21 +86,26 @@ export class PageReader {
   }
 
   /**
-   * The scan's whole window (its own query) in one response as large as the API allows, or
-   * undefined when it does not fit in one (a full page, or one cut by the response cap) or when out
-   * of time.
+   * One response of the scan's own query from `offset`, `limit` records long (at most the API's
+   * page size), or undefined when it does not come whole (cut by the response cap) or out of time.
    */
-  async windowPage(scan: EngineScan): Promise<Page<OperationName> | undefined> {
-    const page = await this.#firstPage(scan.fromdate, MAX_PAGE_SIZE);
-    return page && page.rawCount < page.limit ? page : undefined;
+  async spanPage(scan: EngineScan, offset: number, limit: number): Promise<Page<OperationName> | undefined> {
+    if (limit < 1 || limit > MAX_PAGE_SIZE) return undefined;
+    const page = await this.#firstPage(scan.fromdate, limit, offset);
+    return page && page.limit >= limit ? page : undefined;
   }
 
-  async #firstPage(time: string | undefined, pageSize: number): Promise<Page<OperationName> | undefined> {
+  async #firstPage(
+    time: string | undefined,
+    pageSize: number,
+    startOffset = 0,
+  ): Promise<Page<OperationName> | undefined> {
     const query = time ? { [this.source.filterParam]: time } : {};
     try {
       for await (const page of this.client.pages(this.source.operation, query as never, {
         deadline: this.limits.deadlineMs,
         pageSize,
+        startOffset,
       })) {
         return page;
       }

@@ -84,6 +84,8 @@ interface Attempt {
   readonly unidentified: number;
   /** How often each identity was read across the attempt's pages. */
   readonly counts: Map<string, number>;
+  /** Where each identity was read in the attempt: from the first page's offset to the last page's end. */
+  readonly spans: Map<string, { from: number; to: number }>;
 }
 
 export class SourceScan {
@@ -170,6 +172,7 @@ export class SourceScan {
   /** Reads the scan's pages once (the first attempt from the saved offset, re-reads from 0). */
   async #readAttempt(scan: EngineScan, tally: ScanTally): Promise<Attempt> {
     const counts = new Map<string, number>();
+    const spans = new Map<string, { from: number; to: number }>();
     let rowsCounted = 0;
     // Rows are counted from offset 0 of the attempt: a resumed attempt carries on the count of
     // unidentified rows of the invocations before it.
@@ -182,7 +185,13 @@ export class SourceScan {
         const result = await this.#processPage(page, scan, tally.seenIdentities);
         rowsCounted = page.offset + page.rawCount;
         unidentified += page.rawCount - result.identified.length;
-        for (const { id } of result.identified) counts.set(id, (counts.get(id) ?? 0) + 1);
+        for (const { id } of result.identified) {
+          counts.set(id, (counts.get(id) ?? 0) + 1);
+          const span = spans.get(id);
+          const to = page.offset + page.rawCount;
+          if (span) span.to = to;
+          else spans.set(id, { from: page.offset, to });
+        }
         progress.check(
           page,
           result.identified.map((r) => r.id),
@@ -194,7 +203,7 @@ export class SourceScan {
         );
         tally.noteRecordTime(result.maxRecordMs);
         offset = page.offset + page.rawCount;
-        if (page.rawCount < page.limit) return { finished: true, rowsCounted, unidentified, counts };
+        if (page.rawCount < page.limit) return { finished: true, rowsCounted, unidentified, counts, spans };
         // A checkpoint (read marks + progress) only when this invocation must stop, and every
         // CHECKPOINT_PAGES pages of a long scan; a crash in between re-reads from the last one.
         // A backfill checkpoints every page: it publishes every row it reads, so a page read
@@ -209,15 +218,15 @@ export class SourceScan {
       // Out of time inside a request: keep what was committed, resume next poll.
       if (!(err instanceof DeadlineExceededError)) throw err;
     }
-    return { finished: false, rowsCounted, unidentified, counts };
+    return { finished: false, rowsCounted, unidentified, counts, spans };
   }
 
   /**
    * Identities read more often across pages than in any one response: drift, or records that
    * really share an identity and a page boundary. One response from their record time holds the
    * whole group of equal times: it proves real repeats (and reads a record drift skipped); for
-   * records without a time, one response holding the scan's whole window does. True when the scan
-   * is then complete.
+   * records without a time, one response holding every position the record was read at does. True
+   * when the scan is then complete.
    */
   async #verifyRepeats(scan: EngineScan, tally: ScanTally, attempt: Attempt): Promise<boolean> {
     const times = tally.suspectTimes(attempt.counts);
@@ -234,21 +243,26 @@ export class SourceScan {
         .filter((id) => result.times.get(id) === time && attempt.counts.has(id));
       await tally.account(group, new Map());
     }
-    // Records without a record time (prospects: the filter field is not in the response): the
-    // scan's whole window in one response, when it fits, proves their repeats the same way.
-    const untimed = new Set(tally.untimedSuspects(attempt.counts));
-    if (untimed.size > 0 && !this.outOfTime()) {
-      const page = await this.#reader.windowPage(scan);
-      if (page) {
-        this.#pages++;
-        const result = await this.#processPage(page, scan, tally.seenIdentities);
-        await tally.account(
-          result.identified.map((r) => r.id).filter((id) => untimed.has(id)),
-          new Map(),
-        );
-      }
+    // Records without a record time (prospects: the filter field is not in the response): one
+    // response of the scan's own query holding every position they were read at (from the first
+    // page that had one to the end of the last) proves their repeats the same way.
+    const untimed = tally.untimedSuspects(attempt.counts);
+    for (const id of untimed) {
+      if (this.outOfTime() || tally.covers(attempt.rowsCounted, attempt.unidentified)) break;
+      const span = attempt.spans.get(id);
+      if (!span) continue;
+      const page = await this.#reader.spanPage(scan, span.from, span.to - span.from);
+      if (!page) continue;
+      this.#pages++;
+      const result = await this.#processPage(page, scan, tally.seenIdentities);
+      await tally.account(
+        result.identified.map((r) => r.id).filter((found) => found === id),
+        new Map(),
+      );
     }
-    return (times.length > 0 || untimed.size > 0) && tally.covers(attempt.rowsCounted, attempt.unidentified);
+    return (
+      (times.length > 0 || untimed.length > 0) && tally.covers(attempt.rowsCounted, attempt.unidentified)
+    );
   }
 
   /**
