@@ -4,6 +4,7 @@
  * Each command lives in ./commands/<name>.ts and exports `run(argv: string[]): Promise<number>`
  * (the process exit code) and a one-line `summary`.
  */
+import { redactKnownSecrets } from '../common/redact';
 import { CliUsageError } from './args';
 import { requestStop, settled } from './stop-signal';
 
@@ -22,6 +23,21 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   outputClosed = true;
   if (!requestStop()) process.exit(0);
 });
+
+// The last pass over everything the CLI prints: no credential this process has used (a clubs file's,
+// the API client's, a token) reaches the terminal, whatever text carried it (common/redact.ts).
+for (const stream of [process.stdout, process.stderr]) {
+  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (typeof chunk === 'string') return write(redactKnownSecrets(chunk), ...rest);
+    if (chunk instanceof Uint8Array) {
+      const text = Buffer.from(chunk).toString('utf8');
+      const clean = redactKnownSecrets(text);
+      return write(clean === text ? chunk : Buffer.from(clean, 'utf8'), ...rest);
+    }
+    return write(chunk, ...rest);
+  }) as typeof stream.write;
+}
 
 const COMMANDS: Record<string, () => Promise<CliCommand>> = {
   start: () => import('./commands/start'),

@@ -4,6 +4,7 @@
  * credential.
  */
 import { readFile } from 'node:fs/promises';
+import { basicLoginSecrets, rememberSecrets } from '../common/redact';
 import { type ClubConfig, ClubConfigError, parseClubsFile } from './club-config';
 
 export async function readClubsFile(path: string): Promise<ClubConfig[]> {
@@ -25,7 +26,12 @@ export async function readClubsFile(path: string): Promise<ClubConfig[]> {
     // JSON'): report only where it is, and do not chain the SyntaxError as the cause.
     throw new ClubConfigError(`clubs file ${path} is not valid JSON${jsonErrorLocation(text, err)}`);
   }
-  return parseClubsFile(json, `clubs file ${path}`);
+  const clubs = parseClubsFile(json, `clubs file ${path}`);
+  // What this process may print from now on is checked against these (the CLI's output pass).
+  for (const { credentials } of clubs) {
+    rememberSecrets(...basicLoginSecrets(credentials.username, credentials.password), credentials.apiKey);
+  }
+  return clubs;
 }
 
 /** ' (line L, column C)' from a JSON.parse error that gives a position, else ''. */

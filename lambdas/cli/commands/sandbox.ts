@@ -3,6 +3,7 @@
  * a clubs file pointing at it.
  */
 
+import type { PoisonInput } from '../../sandbox';
 import { InvalidFaultSettingError } from '../../sandbox/faults';
 import { InvalidSandboxOptionError, type SandboxOptions } from '../../sandbox/options';
 import { type Sandbox, startSandbox } from '../../sandbox/sandbox';
@@ -37,6 +38,12 @@ flags:
   --error-rate-5xx X     share of requests answered 5xx (0..1, default 0)
   --rate-429 X           share of requests answered 429 (0..1, default 0)
   --latency-ms N         added latency per request (default 0)
+  --poison               poison mode: bad records stored like real ones (identities the store
+                         cannot key, int64 forms that round, nesting 6,000 deep, 3 MB fields, ...)
+                         and responses bent (a 100 MB page, offset or limit ignored, credentials
+                         echoed, a token with a control character): docs/sandbox.md, "Poison mode"
+  --poison-settings JSON the poison settings to turn on instead of all of them, e.g.
+                         '{"stored":{"identity":2},"offsetIgnored":0.1}'
 `;
 
 const FLAGS = {
@@ -58,7 +65,22 @@ const FLAGS = {
   'error-rate-5xx': { type: 'string' },
   'rate-429': { type: 'string' },
   'latency-ms': { type: 'string' },
+  poison: { type: 'boolean' },
+  'poison-settings': { type: 'string' },
 } as const;
+
+/** `--poison` / `--poison-settings JSON`: the poison mode to turn on (validated by the sandbox). */
+function poisonOption(on: boolean | undefined, settings: string | undefined): { poison?: PoisonInput } {
+  if (on && settings !== undefined) throw new CliUsageError('--poison and --poison-settings: give one');
+  if (on) return { poison: true };
+  if (settings === undefined) return {};
+  try {
+    // Its shape and ranges are the sandbox's to check (InvalidFaultSettingError: exit 2).
+    return { poison: JSON.parse(settings) as PoisonInput };
+  } catch {
+    throw new CliUsageError(`--poison-settings must be JSON, e.g. '{"stored":1,"hugePage":0.05}'`);
+  }
+}
 
 function numberFlag(name: string, value: string | undefined, opts: { min: number; max?: number }) {
   if (value === undefined) return undefined;
@@ -97,6 +119,7 @@ export function sandboxOptionsFromFlags(
     ...optional('rate429', numberFlag('rate-429', flags['rate-429'], { min: 0, max: 1 })),
     ...optional('latencyMs', intFlag('latency-ms', flags['latency-ms'], { min: 0 })),
     ...optional('tokenLifetimeSec', intFlag('token-lifetime', flags['token-lifetime'], { min: 1 })),
+    ...poisonOption(flags.poison, flags['poison-settings']),
   };
   const options: SandboxOptions = {
     port: intFlag('port', flags.port, { min: 0, max: 65535, default: 4010 }),

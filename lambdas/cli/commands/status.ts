@@ -6,6 +6,7 @@
 
 import { type ClubConfig, PLAN_QUOTAS } from '../../clubs/club-config';
 import { readClubsFile } from '../../clubs/clubs-file';
+import { redactKnownSecrets } from '../../common/redact';
 import { activePause, type ClubPause } from '../../engine/poll-club';
 import { enabledSources, isExperimentalSource } from '../../sources';
 import { type Cursor, DynamoDbStateStore, type SourceName, type StateStore } from '../../state';
@@ -109,13 +110,19 @@ function age(iso: string | undefined | null, nowMs: number): string {
   return `${Math.round(s / 86_400)}d`;
 }
 
+/**
+ * A stored reason as the table shows it: redacted before it is cut, so a credential a state written
+ * by an older release holds is never printed in part (the output pass only finds it whole).
+ */
+const shown = (text: string) => redactKnownSecrets(text).slice(0, 60);
+
 function note(s: SourceStatus): string {
   if (s.unavailable) {
     const u = s.unavailable;
-    return `unavailable since ${u.since} (${u.status ? `HTTP ${u.status} ` : ''}${u.kind}): ${u.reason.slice(0, 60)}; next try ${u.retryAt}`;
+    return `unavailable since ${u.since} (${u.status ? `HTTP ${u.status} ` : ''}${u.kind}): ${shown(u.reason)}; next try ${u.retryAt}`;
   }
   const err = s.health?.lastError;
-  return err ? `${err.kind}: ${err.message.slice(0, 60)}` : '';
+  return err ? `${err.kind}: ${shown(err.message)}` : '';
 }
 
 /** The human table: one row per club and source, then per club its pause (if any) and its quota. */

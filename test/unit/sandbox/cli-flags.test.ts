@@ -61,6 +61,14 @@ describe('sandbox command flags', () => {
     expect(sandboxOptionsFromFlags(['--clubs', '2'])?.options.clubs).toBe(2);
   });
 
+  it('turns poison mode on, whole or as settings', () => {
+    expect(sandboxOptionsFromFlags(['--poison'])?.options.faults).toMatchObject({ poison: true });
+    expect(
+      sandboxOptionsFromFlags(['--poison-settings', '{"stored":{"identity":2},"offsetIgnored":0.1}'])?.options
+        .faults,
+    ).toMatchObject({ poison: { stored: { identity: 2 }, offsetIgnored: 0.1 } });
+  });
+
   it('defaults the port to 4010', () => {
     expect(sandboxOptionsFromFlags([])?.options.port).toBe(4010);
   });
@@ -74,6 +82,8 @@ describe('sandbox command flags', () => {
     [['--speed', '10'], /--speed needs --live/],
     [['--start-time', 'tomorrow'], /--start-time/],
     [['--bogus'], /bogus/],
+    [['--poison-settings', '{stored'], /--poison-settings must be JSON/],
+    [['--poison', '--poison-settings', '{}'], /give one/],
   ])('rejects %j', (argv, message) => {
     expect(() => sandboxOptionsFromFlags(argv)).toThrow(CliUsageError);
     expect(() => sandboxOptionsFromFlags(argv)).toThrow(message);

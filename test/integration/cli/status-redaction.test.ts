@@ -1,0 +1,91 @@
+/**
+ * The CLI's last pass over what it prints: a credential stored in the state table by a release
+ * before the redaction of echoed credentials (a `lastError` quoting the API key, the password and
+ * the Basic value) is not shown by `status`, in the table or in JSON.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDbStateStore } from '../../../lambdas/state';
+import { createStateTable } from '../../../lambdas/state/table';
+import { type Dynalite, startDynalite } from '../../support/dynalite';
+
+const run = promisify(execFile);
+const API_KEY = 'live-key-0123456789abcdef';
+const PASSWORD = 'S3cret-pa55word';
+
+describe('status shows no credential, whatever the table holds', () => {
+  let db: Dynalite;
+  let dir: string;
+  let clubsFile: string;
+
+  beforeAll(async () => {
+    db = await startDynalite();
+    dir = await mkdtemp(join(tmpdir(), 'gym-bridge-status-'));
+    clubsFile = join(dir, 'clubs.json');
+    const club = {
+      clubId: 'club-1',
+      baseUrl: 'https://gym.example.test/v1',
+      timeZone: 'Australia/Sydney',
+      plan: 'basic',
+      credentials: { username: 'chain-login', password: PASSWORD, apiKey: API_KEY },
+    };
+    await writeFile(clubsFile, JSON.stringify({ clubs: [club] }), { mode: 0o600 });
+    await createStateTable(db.client, 'status-redaction');
+    const store = new DynamoDbStateStore({ client: db.client, tableName: 'status-redaction' });
+    const cursor = await store.getCursor('club-1', 'members');
+    const basic = Buffer.from(`chain-login:${PASSWORD}`).toString('base64');
+    await store.putCursor({
+      ...cursor,
+      health: {
+        consecutiveFailures: 1,
+        lastError: {
+          kind: 'auth',
+          message: `members: HTTP 401: key ${API_KEY} login ${basic} password=${encodeURIComponent(PASSWORD)}`,
+          at: new Date().toISOString(),
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await db.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each([[[]], [['--json']]])('status %j', async (extra) => {
+    const out = await run(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'lambdas/cli/main.ts',
+        'status',
+        '--clubs',
+        clubsFile,
+        '--table',
+        'status-redaction',
+        ...extra,
+      ],
+      {
+        cwd: process.cwd(),
+        env: {
+          ...process.env,
+          AWS_ACCESS_KEY_ID: 'x',
+          AWS_SECRET_ACCESS_KEY: 'x',
+          AWS_REGION: 'us-east-1',
+          AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
+        },
+        timeout: 60_000,
+      },
+    );
+    const text = out.stdout + out.stderr;
+    expect(text).toMatch(/\[redacted\]/);
+    for (const secret of [API_KEY, PASSWORD, Buffer.from(`chain-login:${PASSWORD}`).toString('base64')]) {
+      // not whole, and not in part either (the table cuts long reasons: redacted before the cut)
+      expect(text).not.toContain(secret.slice(0, 10));
+    }
+  });
+});
