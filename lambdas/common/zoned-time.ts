@@ -91,8 +91,7 @@ export function naiveMs(local: string): number {
   // Truncated to the millisecond: '.9999999' (.NET writes 7 digits) stays inside its second.
   const frac = m[7] ? Number(m[7].slice(1, 4).padEnd(3, '0')) : 0;
   const year = Number(m[1]);
-  const ms =
-    Date.UTC(year, Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + frac;
+  const ms = Date.UTC(year, Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])) + frac;
   // Date.UTC reads years 0-99 as 1900-1999: the API's `0001-01-01T00:00:00` ("no date" in .NET) is year 1.
   return year < 100 ? ms - Date.UTC(1900 + year, 0, 1) + yearStartMs(year) : ms;
 }

@@ -151,7 +151,12 @@ export class StaleReadStore implements StateStore {
     return this.#unseen(found, (e) => e.fingerprint, options?.consistentRead);
   }
 
-  async putSeen(clubId: string, source: SourceName, fingerprints: string[], expiresAtSec: number): Promise<void> {
+  async putSeen(
+    clubId: string,
+    source: SourceName,
+    fingerprints: string[],
+    expiresAtSec: number,
+  ): Promise<void> {
     await this.inner.putSeen(clubId, source, fingerprints, expiresAtSec);
     for (const f of fingerprints) this.#mine.seen.add(f);
   }
