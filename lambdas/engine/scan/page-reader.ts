@@ -105,7 +105,7 @@ export class PageReader {
       for await (const page of this.client.pages(this.source.operation, query as never, {
         deadline: this.limits.deadlineMs,
         pageSize,
-        startOffset,
+        ...(startOffset ? { startOffset } : {}),
       })) {
         return page;
       }

@@ -29,3 +29,14 @@ export const maxOf = (a: number | undefined, b: number | undefined) =>
   a === undefined ? b : b === undefined ? a : Math.max(a, b);
 
 export const iso = (ms: number) => new Date(ms).toISOString();
+
+/** One attempt's read of the scan: whether it reached the last page, and what it counted. */
+export interface Attempt {
+  readonly finished: boolean;
+  readonly rowsCounted: number;
+  readonly unidentified: number;
+  /** How often each identity was read across the attempt's pages. */
+  readonly counts: Map<string, number>;
+  /** Where each identity was read in the attempt: from the first page's offset to the last page's end. */
+  readonly spans: Map<string, { from: number; to: number }>;
+}

@@ -3,10 +3,9 @@
  * operation, detect and publish per page, re-read after offset drift, save progress, and move the
  * cursor with the scan's outcome (cursor-transition.ts).
  */
-import { createHash } from 'node:crypto';
 import { logger } from '../../common/logger';
 import type { BridgeEvent } from '../../events/catalog';
-import { DeadlineExceededError, type Page, PagingStalledError } from '../../gym-api';
+import { DeadlineExceededError, type Page } from '../../gym-api';
 import type { OperationName } from '../../gym-api/operations';
 import type { ClubContext, SourceDefinition } from '../../sources/source';
 import type { Cursor } from '../../state/store';
@@ -17,9 +16,11 @@ import { planBackfillScan, planRegularScan } from './plan';
 import type { PollSourceDeps, PollSourceOptions, SourceReport } from './poll-types';
 import { type PageEvents, publishPageEvents } from './publish-commit';
 import { type QuarantineEntry, quarantineOnce } from './quarantine';
-import { readMarkExpiresAt, readMarkKey } from './read-marks';
+import { markRead, notReadBefore } from './read-marks';
+import { proveRepeats } from './repeat-proof';
+import { ScanProgress } from './scan-progress';
 import { ScanTally } from './scan-tally';
-import type { EngineScan, Lane, SourceOutcome } from './scan-types';
+import type { Attempt, EngineScan, Lane, SourceOutcome } from './scan-types';
 import { StateDetection } from './state-detection';
 
 /**
@@ -27,66 +28,6 @@ import { StateDetection } from './state-detection';
  * each), so short scans (tails, sweeps) never pay for them unless they run out of time.
  */
 const CHECKPOINT_PAGES = 50;
-
-/**
- * Whether an attempt's pages bring records it has not read: an upstream that ignores `offset` serves
- * the records of its first page at every offset (shuffled, or shifted by what was inserted since).
- * Full pages holding exactly the records of earlier pages twice in a row, or (after a few pages)
- * fewer distinct records than a third of the rows, stops the scan with a PagingStalledError: the
- * source fails with that reason after a bounded number of requests instead of paging until the
- * deadline. Offset drift repeats a few records, never a whole page; unstable ordering of records
- * with equal times (random pages over a group) keeps about 63% of a group's rows distinct.
- */
-class ScanProgress {
-  readonly #pageSets = new Set<string>();
-  #repeatsInARow = 0;
-  #identifiedRows = 0;
-  #pages = 0;
-
-  constructor(private readonly operation: string) {}
-
-  check(page: Page<OperationName>, identities: readonly string[], distinct: number): void {
-    // Only full pages of several records count: a record asked for alone (next to one over the
-    // response cap) or a short last page says nothing about the upstream's offsets.
-    const full = page.rawCount >= page.limit && page.limit > 1 && new Set(identities).size > 1;
-    if (!full) {
-      this.#repeatsInARow = 0;
-      return;
-    }
-    this.#pages++;
-    this.#identifiedRows += identities.length;
-    const set = createHash('sha256')
-      .update([...new Set(identities)].sort().join('\u0000'))
-      .digest('base64url');
-    this.#repeatsInARow = this.#pageSets.has(set) ? this.#repeatsInARow + 1 : 0;
-    this.#pageSets.add(set);
-    // Twice in a row: unstable ordering over a group of equal times can repeat a tiny page's set
-    // once by chance, never twice running.
-    if (this.#repeatsInARow >= 2) {
-      throw new PagingStalledError(
-        `${this.operation}: the pages up to offset ${page.offset} hold exactly the records of earlier pages: the upstream does not honour offset; paging stopped`,
-        { operation: this.operation, status: 200 },
-      );
-    }
-    if (this.#pages >= 4 && distinct * 3 < this.#identifiedRows) {
-      throw new PagingStalledError(
-        `${this.operation}: ${this.#identifiedRows} rows read in ${this.#pages} full pages held only ${distinct} distinct records: the upstream serves the same records at every offset; paging stopped`,
-        { operation: this.operation, status: 200 },
-      );
-    }
-  }
-}
-
-/** One attempt's read of the scan: whether it reached the last page, and what it counted. */
-interface Attempt {
-  readonly finished: boolean;
-  readonly rowsCounted: number;
-  readonly unidentified: number;
-  /** How often each identity was read across the attempt's pages. */
-  readonly counts: Map<string, number>;
-  /** Where each identity was read in the attempt: from the first page's offset to the last page's end. */
-  readonly spans: Map<string, { from: number; to: number }>;
-}
 
 export class SourceScan {
   readonly #startMs: number;
@@ -130,7 +71,7 @@ export class SourceScan {
   async run(): Promise<SourceReport> {
     const scan = this.#plan();
     const maxAttempts = this.options.maxScanAttempts ?? 3;
-    const tally = new ScanTally(scan, (ids) => this.#notReadBefore(scan, ids));
+    const tally = new ScanTally(scan, (ids) => notReadBefore(this.#marks(), scan, ids));
     let outcome: SourceOutcome = 'incomplete';
     while (this.#attempts < maxAttempts) {
       this.#attempts++;
@@ -221,48 +162,19 @@ export class SourceScan {
     return { finished: false, rowsCounted, unidentified, counts, spans };
   }
 
-  /**
-   * Identities read more often across pages than in any one response: drift, or records that
-   * really share an identity and a page boundary. One response from their record time holds the
-   * whole group of equal times: it proves real repeats (and reads a record drift skipped); for
-   * records without a time, one response holding every position the record was read at does. True
-   * when the scan is then complete.
-   */
-  async #verifyRepeats(scan: EngineScan, tally: ScanTally, attempt: Attempt): Promise<boolean> {
-    const times = tally.suspectTimes(attempt.counts);
-    for (const time of times) {
-      if (this.outOfTime()) break;
-      const page = await this.#reader.verificationPage(time, tally.rowsAt(time, attempt.counts));
-      if (!page) break;
-      this.#pages++;
-      const result = await this.#processPage(page, scan, tally.seenIdentities);
-      // Only the group of this time, and only identities the attempt read: a record inserted
-      // since must not stand in for one the attempt skipped.
-      const group = result.identified
-        .map((r) => r.id)
-        .filter((id) => result.times.get(id) === time && attempt.counts.has(id));
-      await tally.account(group, new Map());
-    }
-    // Records without a record time (prospects: the filter field is not in the response): one
-    // response of the scan's own query holding every position they were read at (from the first
-    // page that had one to the end of the last) proves their repeats the same way.
-    const untimed = tally.untimedSuspects(attempt.counts);
-    for (const id of untimed) {
-      if (this.outOfTime() || tally.covers(attempt.rowsCounted, attempt.unidentified)) break;
-      const span = attempt.spans.get(id);
-      if (!span) continue;
-      const page = await this.#reader.spanPage(scan, span.from, span.to - span.from);
-      if (!page) continue;
-      this.#pages++;
-      const result = await this.#processPage(page, scan, tally.seenIdentities);
-      await tally.account(
-        result.identified.map((r) => r.id).filter((found) => found === id),
-        new Map(),
-      );
-    }
-    return (
-      (times.length > 0 || untimed.length > 0) && tally.covers(attempt.rowsCounted, attempt.unidentified)
-    );
+  /** Proves repeats the attempt met (repeat-proof.ts); true when the scan is then complete. */
+  #verifyRepeats(scan: EngineScan, tally: ScanTally, attempt: Attempt): Promise<boolean> {
+    return proveRepeats({
+      scan,
+      tally,
+      attempt,
+      reader: this.#reader,
+      outOfTime: () => this.outOfTime(),
+      read: (page) => {
+        this.#pages++;
+        return this.#processPage(page, scan, tally.seenIdentities);
+      },
+    });
   }
 
   /**
@@ -291,7 +203,7 @@ export class SourceScan {
 
   /** Read marks first, then the progress that counts them. */
   async #checkpoint(scan: EngineScan, tally: ScanTally, nextOffset: number, unidentified: number) {
-    await this.#markRead(scan, tally.takeUnmarked());
+    await markRead(this.#marks(), scan, tally.takeUnmarked());
     const at = { nextOffset, unidentified, pages: this.#pages, records: this.#records };
     const progress = tally.progress(scan, at);
     this.#cursor = await this.deps.store.putCursor(
@@ -301,24 +213,13 @@ export class SourceScan {
     );
   }
 
-  async #markRead(scan: EngineScan, identities: string[]): Promise<void> {
-    if (identities.length === 0) return;
-    const marks = identities.map((id) => readMarkKey(scan, id));
-    await this.deps.store.putSeen(this.ctx.clubId, this.source.name, marks, readMarkExpiresAt(this.#startMs));
-  }
-
-  /** The identities an earlier invocation of this scan did not read (count). */
-  async #notReadBefore(scan: EngineScan, identities: string[]): Promise<string[]> {
-    if (identities.length === 0) return identities;
-    const marks = new Map(identities.map((id) => [readMarkKey(scan, id), id]));
-    const nowSec = Math.floor(this.#startMs / 1000);
-    const read = await this.deps.store.filterSeen(
-      this.ctx.clubId,
-      this.source.name,
-      [...marks.keys()],
-      nowSec,
-    );
-    return [...marks].filter(([mark]) => !read.has(mark)).map(([, id]) => id);
+  #marks() {
+    return {
+      store: this.deps.store,
+      clubId: this.ctx.clubId,
+      source: this.source.name,
+      startMs: this.#startMs,
+    };
   }
 
   async #finish(scan: EngineScan, outcome: SourceOutcome, maxRecordMs: number | undefined): Promise<void> {

@@ -1,0 +1,59 @@
+/**
+ * Proving that rows an attempt read twice are really two rows (records that share an identity),
+ * not offset drift: identities read more often across pages than in any one response. One response
+ * holding them all is the proof, since drift happens between requests, never inside one:
+ *
+ * - records with a time: one response from their record time holds the whole group of equal times
+ *   (as large as the API allows, or just the group's size when that is cut by the response cap); it
+ *   also reads a record drift skipped;
+ * - records without a time (prospects: the filter field is not in the response): one response of
+ *   the scan's own query over every position they were read at (from the first page that had one
+ *   to the end of the last).
+ */
+import type { Page } from '../../gym-api';
+import type { OperationName } from '../../gym-api/operations';
+import type { PageReader, ReadPage } from './page-reader';
+import type { ScanTally } from './scan-tally';
+import type { Attempt, EngineScan } from './scan-types';
+
+export interface RepeatProof {
+  readonly scan: EngineScan;
+  readonly tally: ScanTally;
+  readonly attempt: Attempt;
+  readonly reader: PageReader;
+  readonly outOfTime: () => boolean;
+  /** Processes a verification page like any other (detects, publishes, quarantines). */
+  readonly read: (page: Page<OperationName>) => Promise<ReadPage>;
+}
+
+/** True when the attempt's rows are then all accounted for (the scan is complete). */
+export async function proveRepeats(p: RepeatProof): Promise<boolean> {
+  const { scan, tally, attempt, reader } = p;
+  const times = tally.suspectTimes(attempt.counts);
+  for (const time of times) {
+    if (p.outOfTime()) break;
+    const page = await reader.verificationPage(time, tally.rowsAt(time, attempt.counts));
+    if (!page) break;
+    const result = await p.read(page);
+    // Only the group of this time, and only identities the attempt read: a record inserted since
+    // must not stand in for one the attempt skipped.
+    const group = result.identified
+      .map((r) => r.id)
+      .filter((id) => result.times.get(id) === time && attempt.counts.has(id));
+    await tally.account(group, new Map());
+  }
+  const untimed = tally.untimedSuspects(attempt.counts);
+  for (const id of untimed) {
+    if (p.outOfTime() || tally.covers(attempt.rowsCounted, attempt.unidentified)) break;
+    const span = attempt.spans.get(id);
+    if (!span) continue;
+    const page = await reader.spanPage(scan, span.from, span.to - span.from);
+    if (!page) continue;
+    const result = await p.read(page);
+    await tally.account(
+      result.identified.map((r) => r.id).filter((found) => found === id),
+      new Map(),
+    );
+  }
+  return (times.length > 0 || untimed.length > 0) && tally.covers(attempt.rowsCounted, attempt.unidentified);
+}
