@@ -175,9 +175,10 @@ export class GymApiClient {
    *
    * Whatever the upstream does, paging is bounded: a page over `maxResponseBytes` is asked again
    * with a tenth of the records (down to one, then growing back tenfold per page; a single record
-   * over the cap is yielded as an invalid item and skipped; more than MAX_OVERSIZED_IN_A_ROW in a
-   * row mean the upstream ignores `limit`: ResponseTooLargeError); a page that repeats the one
-   * before, or a `next` that does not move forward, is a PagingStalledError.
+   * over the cap twice running is yielded as an invalid item and skipped; more than
+   * MAX_OVERSIZED_IN_A_ROW in a row mean the upstream ignores `limit`: ResponseTooLargeError); a
+   * page that repeats the one before, or a `next` that does not move forward, is a
+   * PagingStalledError.
    */
   async *pages<N extends OperationName>(
     op: N,
@@ -193,6 +194,8 @@ export class GymApiClient {
     const endpoint = `${this.#baseUrl}${spec.path}`;
     const progress = new PageProgress(op);
     let skippedInARow = 0;
+    /** The offset whose record was over the cap alone once already (skipped the second time). */
+    let confirmedAt: number | undefined;
     for (;;) {
       const url = pageUrl(this.#baseUrl, spec, filters, offset, size);
       let fetched: { envelope: Envelope; release: () => void };
@@ -208,6 +211,12 @@ export class GymApiClient {
             error: err.message,
           });
           size = Math.max(1, Math.floor(size / 10));
+          continue;
+        }
+        // Asked for alone and still too large: once more before it is skipped, so a response that
+        // was too large once (an upstream blip) never costs a real record.
+        if (confirmedAt !== offset) {
+          confirmedAt = offset;
           continue;
         }
         if (++skippedInARow > MAX_OVERSIZED_IN_A_ROW) {

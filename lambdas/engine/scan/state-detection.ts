@@ -26,8 +26,18 @@ interface PageWork extends PageEvents {
   readonly changed: Snapshot[];
 }
 
+/**
+ * Snapshots this scan wrote, kept so a re-read of the same subject in the same poll (a re-read
+ * after offset drift, a page proving a repeat) compares with what was just written: snapshots are
+ * read eventually consistent, and a read moments after the write may still return the state
+ * before it (found by the chaos suite with stale reads: a second Prospect Created, in a newer
+ * status, under another eventId). The most recent ones suffice: re-reads come seconds later.
+ */
+const WRITTEN_CACHE_SIZE = 10_000;
+
 export class StateDetection {
   readonly #fns: SnapshotFunctions;
+  readonly #written = new Map<string, Snapshot>();
 
   constructor(
     private readonly store: SnapshotStore,
@@ -48,15 +58,34 @@ export class StateDetection {
     if (latest.size === 0) return;
     const { clubId } = this.ctx;
     const previous = await this.store.getSnapshots(clubId, this.source.snapshotKind, [...latest.keys()]);
+    for (const id of latest.keys()) {
+      const written = this.#written.get(id);
+      if (written) previous.set(id, written);
+    }
     const work: PageWork = { ...emptyPageEvents(), intents: [], changed: [] };
     for (const [id, item] of latest) {
       if (scan.mode === 'backfill') this.#backfillSubject(id, item, previous.get(id), scan, work, quarantine);
       else this.#regularSubject(id, item, previous.get(id), scan, work, quarantine);
     }
     const kind = this.source.snapshotKind;
-    if (work.intents.length > 0) await this.store.putSnapshots(clubId, kind, work.intents);
+    if (work.intents.length > 0) {
+      await this.store.putSnapshots(clubId, kind, work.intents);
+      this.#remember(work.intents);
+    }
     await this.publish(work, quarantine);
-    if (work.changed.length > 0) await this.store.putSnapshots(clubId, kind, work.changed);
+    if (work.changed.length > 0) {
+      await this.store.putSnapshots(clubId, kind, work.changed);
+      this.#remember(work.changed);
+    }
+  }
+
+  #remember(snapshots: readonly Snapshot[]): void {
+    for (const snapshot of snapshots) {
+      this.#written.delete(snapshot.id);
+      this.#written.set(snapshot.id, snapshot);
+    }
+    while (this.#written.size > WRITTEN_CACHE_SIZE)
+      this.#written.delete(this.#written.keys().next().value as string);
   }
 
   /**
