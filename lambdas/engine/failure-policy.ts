@@ -16,6 +16,7 @@ import {
   PagingStalledError,
   QuotaExceededError,
   ResponseTooLargeError,
+  StaleResponseError,
 } from '../gym-api/errors';
 import { ConcurrentModificationError, type Cursor, type SourceName, StoreError } from '../state/store';
 
@@ -124,9 +125,15 @@ export function unavailability(
   if (err instanceof EndpointUnavailableError) return { kind: err.reason, ...status };
   if (!source.experimental) return undefined;
   if (err instanceof BadRequestError && err.status === 400) return { kind: 'bad-request', ...status };
-  // A page that stalls or is too large came from an endpoint that exists: a failure (retried
-  // with back-off), not a missing endpoint to set aside for hours.
-  if (err instanceof PagingStalledError || err instanceof ResponseTooLargeError) return undefined;
+  // A page that stalls, is too large or answers another request came from an endpoint that exists:
+  // a failure (retried with back-off), not a missing endpoint to set aside for hours.
+  if (
+    err instanceof PagingStalledError ||
+    err instanceof ResponseTooLargeError ||
+    err instanceof StaleResponseError
+  ) {
+    return undefined;
+  }
   if (err instanceof InvalidResponseError) return { kind: 'unusable-response', ...status };
   return undefined;
 }

@@ -20,6 +20,7 @@ import {
 import { type ExchangeResponse, exchange, type FetchFn, throwIfAborted } from './http-exchange';
 import { OPERATIONS, type OperationName, type OperationSpec } from './operations';
 import {
+  checkAnswersRequest,
   type Envelope,
   type InvalidItem,
   nextOffsetFromLink,
@@ -233,6 +234,7 @@ export class GymApiClient {
       skippedInARow = 0;
       const { envelope, release } = fetched;
       try {
+        checkAnswersRequest(envelope.href, url, op);
         const page = readPage<N>(spec, envelope, offset, size);
         const full = page.rawCount >= size;
         progress.check(page, envelope);

@@ -163,3 +163,16 @@ export class PagingStalledError extends InvalidResponseError {
     super(message, { ...options, path: 'offset' });
   }
 }
+
+/**
+ * A page whose `href` (the API document: "URL of the current request") names another request than
+ * the one sent: another offset, limit, filter or status. A cache or a proxy answering with a stale
+ * response would send it; its records are not those asked for, so nothing of it is used (reading
+ * it as the last page could skip records for good). A failure of the poll, retried next poll.
+ */
+export class StaleResponseError extends InvalidResponseError {
+  override readonly name = 'StaleResponseError';
+  constructor(message: string, options: GymApiErrorOptions) {
+    super(message, { ...options, path: 'href' });
+  }
+}

@@ -26,6 +26,7 @@ export {
   QuotaExceededError,
   RequestAbortedError,
   ResponseTooLargeError,
+  StaleResponseError,
   UnavailableError,
 } from './errors';
 export type { FetchFn } from './http-exchange';

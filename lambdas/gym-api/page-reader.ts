@@ -7,7 +7,12 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { boundedCopy, measureValue, RECORD_LIMITS, safeStringify } from '../common/bounded-value';
-import { InvalidResponseError, PagingStalledError, type ResponseTooLargeError } from './errors';
+import {
+  InvalidResponseError,
+  PagingStalledError,
+  type ResponseTooLargeError,
+  StaleResponseError,
+} from './errors';
 import { parseJsonPreservingInt64 } from './json';
 import { type ItemOf, MAX_PAGE_SIZE, type OperationName, type OperationSpec } from './operations';
 import { INT32_MAX } from './query';
@@ -186,6 +191,40 @@ export class PageProgress {
         { operation: this.operation, status: 200 },
       );
     }
+  }
+}
+
+const NUMBER = /^\d{1,10}$/;
+const NAIVE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+
+/**
+ * Throws StaleResponseError when the page's `href` names another request than `requestUrl`: an
+ * `offset`, `limit`, `status` or date filter that both carry and that differ (a date by the time it
+ * names, so `...T10:00:00` and `...T10:00:00.000` agree). A parameter the href leaves out, an href
+ * that is not a URL, or none at all prove nothing: the page is used.
+ */
+export function checkAnswersRequest(href: string | undefined, requestUrl: string, operation: string): void {
+  if (!href) return;
+  let theirs: URLSearchParams;
+  try {
+    theirs = new URL(href, requestUrl).searchParams;
+  } catch {
+    return;
+  }
+  const ours = new URL(requestUrl).searchParams;
+  for (const name of ['offset', 'limit', 'status', 'fromdate', 'updatedate']) {
+    const a = ours.get(name);
+    const b = theirs.get(name);
+    if (a === null || b === null || a === b) continue;
+    const isTime = name === 'fromdate' || name === 'updatedate';
+    if (isTime && NAIVE_TIME.test(b) && Date.parse(`${a}Z`) === Date.parse(`${b}Z`)) continue;
+    const shown = (isTime ? NAIVE_TIME : name === 'status' ? /^[A-Za-z_]{1,30}$/ : NUMBER).test(b)
+      ? b
+      : '(unreadable)';
+    throw new StaleResponseError(
+      `${operation}: the response answers another request (its href has ${name}=${shown}, the request ${name}=${a}): a stale or mixed-up response, not used`,
+      { operation, status: 200 },
+    );
   }
 }
 

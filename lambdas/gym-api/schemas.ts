@@ -54,7 +54,8 @@ function isInt64Text(value: string): boolean {
  * An int64 id: accepted as a JSON integer or a decimal string, always output as a decimal string.
  * A JSON number is accepted only when it is a safe integer (|n| < 2^53): `9007199254740993.0` or
  * `9.007199254740993e15` reach JavaScript already rounded (json.ts keeps only plain integer
- * literals exact), so they are refused (the record is quarantined), never carried rounded.
+ * literals exact), so they are refused (the record is quarantined), never carried rounded. So is
+ * `-0`: carried as "0" it would share an id with another record.
  */
 export const int64 = z
   .union([
@@ -62,11 +63,11 @@ export const int64 = z
     z
       .number()
       .refine(
-        Number.isSafeInteger,
-        'int64 written as a number that is not a plain safe integer (fraction, exponent or beyond 2^53) would lose digits',
+        (v) => Number.isSafeInteger(v) && !Object.is(v, -0),
+        'int64 written as a number that is not a plain safe integer (fraction, exponent, -0 or beyond 2^53) would lose digits',
       ),
   ])
-  .transform((v) => (typeof v === 'number' ? (Object.is(v, -0) ? '0' : v.toFixed(0)) : v));
+  .transform((v) => (typeof v === 'number' ? v.toFixed(0) : v));
 
 const opt = <T extends z.ZodType>(schema: T) => schema.nullish();
 

@@ -259,14 +259,16 @@ export class HttpApi {
         }
       : undefined;
     const poison = f.poison;
+    const requestHref = `${linkOrigin(this.ctx.origin(), req.headers.host)}${url.pathname}${url.search}`;
     const plan = misbehaves(poison)
-      ? this.ctx.poisonResponses.planPage(poison, club.clubId, operation, query)
+      ? this.ctx.poisonResponses.planPage(poison, club.clubId, operation, query, requestHref)
       : undefined;
     const data = selectItems(club.store, operation, plan?.served ?? query, shuffle);
-    const href = `${linkOrigin(this.ctx.origin(), req.headers.host)}${url.pathname}${url.search}`;
+    const href = plan?.href ?? requestHref;
+    // A repeated page is the previous response whole: its links are the previous request's.
     const nextUrl = new URL(href);
     nextUrl.searchParams.set('offset', String(plan?.nextOffset ?? query.offset + query.limit));
-    nextUrl.searchParams.set('limit', String(query.limit));
+    nextUrl.searchParams.set('limit', String(plan?.href ? plan.served.limit : query.limit));
     const next = nextUrl.toString();
     if (plan?.hugePage)
       return streamHugePage(res, { href, next, itemsJson: stringifyWithInt64(data) }, plan.hugePage);

@@ -6,9 +6,10 @@
  * - records with a time: one response from their record time holds the whole group of equal times
  *   (as large as the API allows, or just the group's size when that is cut by the response cap); it
  *   also reads a record drift skipped;
- * - records without a time (prospects: the filter field is not in the response): one response of
- *   the scan's own query over every position they were read at (from the first page that had one
- *   to the end of the last).
+ * - records without a time (prospects: the filter field is not in the response), and records that
+ *   share an identity at different times (a duplicated id): one response of the scan's own query
+ *   over every position they were read at (from the first page that had one to the end of the
+ *   last).
  */
 import type { Page } from '../../gym-api';
 import type { OperationName } from '../../gym-api/operations';
@@ -42,8 +43,8 @@ export async function proveRepeats(p: RepeatProof): Promise<boolean> {
       .filter((id) => result.times.get(id) === time && attempt.counts.has(id));
     await tally.account(group, new Map());
   }
-  const untimed = tally.untimedSuspects(attempt.counts);
-  for (const id of untimed) {
+  const unproven = tally.unprovenSuspects(attempt.counts);
+  for (const id of unproven) {
     if (p.outOfTime() || tally.covers(attempt.rowsCounted, attempt.unidentified)) break;
     const span = attempt.spans.get(id);
     if (!span) continue;
@@ -55,5 +56,5 @@ export async function proveRepeats(p: RepeatProof): Promise<boolean> {
       new Map(),
     );
   }
-  return (times.length > 0 || untimed.length > 0) && tally.covers(attempt.rowsCounted, attempt.unidentified);
+  return (times.length > 0 || unproven.length > 0) && tally.covers(attempt.rowsCounted, attempt.unidentified);
 }

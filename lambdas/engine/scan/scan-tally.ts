@@ -86,11 +86,13 @@ export class ScanTally {
     return [...new Set(suspects.map((id) => this.#times.get(id)).filter((t) => t !== undefined))];
   }
 
-  /** Identities read more often across an attempt's pages than in any one response, without a record time. */
-  untimedSuspects(counts: ReadonlyMap<string, number>): string[] {
-    return [...counts]
-      .filter(([id, n]) => n > (this.#multiplicity.get(id) ?? 1) && !this.#times.has(id))
-      .map(([id]) => id);
+  /**
+   * Identities read more often across an attempt's pages than in any one response so far: those
+   * without a record time, and those a response of their time did not prove (records that share an
+   * identity at different times).
+   */
+  unprovenSuspects(counts: ReadonlyMap<string, number>): string[] {
+    return [...counts].filter(([id, n]) => n > (this.#multiplicity.get(id) ?? 1)).map(([id]) => id);
   }
 
   /** Rows an attempt read (`counts`) of the identities whose record time is `time`. */

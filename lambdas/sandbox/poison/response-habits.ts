@@ -20,6 +20,11 @@ export interface PagePlan {
   /** The offset `next` carries. */
   readonly nextOffset: number;
   readonly hugePage?: HugePagePlan;
+  /**
+   * The `href` to send when it is not the request's: a repeated page is the previous response
+   * whole, its `href` included, as a cache that answers with a stale response sends it.
+   */
+  readonly href?: string;
 }
 
 type EpisodeKind = 'offsetIgnored' | 'limitIgnored' | 'nextStuck';
@@ -74,7 +79,7 @@ const TOKEN_CORRUPTIONS: readonly { name: string; apply: (token: string) => stri
 export class PoisonResponses {
   private readonly rng: SeededRandom;
   private readonly episodes = new Map<string, Episode>();
-  private readonly lastServed = new Map<string, PageQuery>();
+  private readonly lastServed = new Map<string, { readonly query: PageQuery; readonly href: string }>();
 
   constructor(
     seed: number,
@@ -92,13 +97,19 @@ export class PoisonResponses {
   }
 
   /** The page to serve for a data request: the plain one unless a habit is due. */
-  planPage(p: PoisonSettings, clubId: string, operation: OperationName, query: PageQuery): PagePlan {
+  planPage(
+    p: PoisonSettings,
+    clubId: string,
+    operation: OperationName,
+    query: PageQuery,
+    href: string,
+  ): PagePlan {
     const key = `${clubId}\u0000${operation}`;
     const request = { offset: query.offset, limit: query.limit };
     const habit = this.pagingHabit(p, key, query);
     if (habit) this.record({ clubId, operation, ...habit.entry, request });
     const chosen: PagePlan = habit?.plan ?? { served: query, nextOffset: query.offset + query.limit };
-    if (p.repeatedPage > 0) this.lastServed.set(key, chosen.served);
+    if (p.repeatedPage > 0) this.lastServed.set(key, { query: chosen.served, href: chosen.href ?? href });
     if (!(p.hugePage > 0 && this.rng.chance(p.hugePage))) return chosen;
     const marker = this.log.nextResponseMarker();
     const hugePage = drawHugePage(this.rng, p.hugePageBytes, marker);
@@ -136,7 +147,11 @@ export class PoisonResponses {
     const previous = this.lastServed.get(key);
     if (p.repeatedPage > 0 && previous && this.rng.chance(p.repeatedPage)) {
       return {
-        plan: { served: previous, nextOffset: query.offset + query.limit },
+        plan: {
+          served: previous.query,
+          nextOffset: previous.query.offset + previous.query.limit,
+          href: previous.href,
+        },
         entry: { kind: 'repeatedPage', variant: 'previous-page' },
       };
     }
