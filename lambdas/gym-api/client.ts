@@ -395,6 +395,9 @@ export class GymApiClient {
           Authorization: `Bearer ${token}`,
           'x-api-key': this.#apiKey,
           Accept: 'application/json',
+          // A cache between us and the API must not answer with a stored response: a stale short
+          // page would read as the end of the data (docs/security.md, "What the upstream can send").
+          'Cache-Control': 'no-cache',
         },
         operation,
         timeoutMs: this.#timeoutMs,

@@ -106,7 +106,7 @@ export class PoisonResponses {
   ): PagePlan {
     const key = `${clubId}\u0000${operation}`;
     const request = { offset: query.offset, limit: query.limit };
-    const habit = this.pagingHabit(p, key, query);
+    const habit = this.pagingHabit(p, key, query, href);
     if (habit) this.record({ clubId, operation, ...habit.entry, request });
     const chosen: PagePlan = habit?.plan ?? { served: query, nextOffset: query.offset + query.limit };
     if (p.repeatedPage > 0) this.lastServed.set(key, { query: chosen.served, href: chosen.href ?? href });
@@ -124,6 +124,7 @@ export class PoisonResponses {
     p: PoisonSettings,
     key: string,
     query: PageQuery,
+    href: string,
   ): { plan: PagePlan; entry: { kind: EpisodeKind | 'repeatedPage'; variant: string } } | undefined {
     let episode = this.episodes.get(key);
     if (episode && !(p[episode.kind] > 0)) {
@@ -144,8 +145,10 @@ export class PoisonResponses {
       if (episode.remaining <= 0) this.episodes.delete(key);
       return { plan: episodePlan(episode, query), entry: { kind: episode.kind, variant: episode.variant } };
     }
+    // The previous response, for another request (the next page, a later window): what a paging
+    // bug or a cache keyed wrongly sends. The same request answered again is not a habit of its own.
     const previous = this.lastServed.get(key);
-    if (p.repeatedPage > 0 && previous && this.rng.chance(p.repeatedPage)) {
+    if (p.repeatedPage > 0 && previous && previous.href !== href && this.rng.chance(p.repeatedPage)) {
       return {
         plan: {
           served: previous.query,
