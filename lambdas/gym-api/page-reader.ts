@@ -26,6 +26,11 @@ export interface InvalidItem {
   readonly raw: unknown;
   /** e.g. `data[3].Membership.StartDate: date-time must match ...; data[3].Contact.Email: ...` */
   readonly issues: string;
+  /**
+   * The record was past the limits: `raw` is a cut copy, which may not tell two such records apart
+   * (the engine counts rows by their raw records only when they are whole).
+   */
+  readonly cut?: true;
 }
 
 export interface Page<N extends OperationName> {
@@ -93,7 +98,7 @@ export function readPage<N extends OperationName>(
   envelope.data.forEach((raw, index) => {
     const tooBig = recordLimitIssue(index, raw);
     if (tooBig) {
-      invalid.push({ index, raw: boundedCopy(raw), issues: tooBig });
+      invalid.push({ index, raw: boundedCopy(raw), issues: tooBig, cut: true });
       return;
     }
     const result = spec.itemSchema.safeParse(raw);
@@ -154,6 +159,7 @@ export function oversizedRecordPage<N extends OperationName>(
         index: 0,
         raw,
         issues: `data[0]: the record at offset ${offset} is over the ${(err.limitBytes / 1024 / 1024).toFixed(1)} MB response cap on its own; skipped`,
+        cut: true,
       },
     ],
     rawCount: 1,

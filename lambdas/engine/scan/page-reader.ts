@@ -40,9 +40,24 @@ function errorText(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).slice(0, 300);
 }
 
+/**
+ * The identity a row without one is counted under: its whole raw record (the quarantine key). Rows
+ * are counted to find offset drift; a bad record read twice across pages is drift like any other.
+ * The prefix keeps it apart from record numbers.
+ */
+const RAW_ROW = '\u0000raw|';
+export const rawRowIdentity = (quarantineKey: string) => `${RAW_ROW}${quarantineKey}`;
+export const isRawRowIdentity = (id: string) => id.startsWith(RAW_ROW);
+
 export interface ReadPage {
   readonly identified: IdentifiedRecord[];
   readonly quarantine: QuarantineEntry[];
+  /**
+   * The identities the page's rows are counted under (not in page order): each identified record's, and
+   * each quarantined row's whole raw record (rawRowIdentity). Rows past the limits (cut copies)
+   * have none: they stay unidentified rows.
+   */
+  readonly rows: string[];
   /** The record time of each identity that has one. */
   readonly times: Map<string, string>;
   readonly maxRecordMs: number | undefined;
@@ -122,6 +137,7 @@ export class PageReader {
    */
   read(page: Page<OperationName>): ReadPage {
     const quarantine = page.invalid.map((bad) => quarantineEntry(bad.raw, bad.issues));
+    const rows = page.invalid.flatMap((bad, i) => (bad.cut ? [] : [rawRowIdentity(quarantine[i]!.key)]));
     const identified: IdentifiedRecord[] = [];
     const times = new Map<string, string>();
     let maxRecordMs: number | undefined;
@@ -135,13 +151,17 @@ export class PageReader {
         id = identity(item);
         const problem = identityProblem(id, this.source.kind);
         if (problem) {
-          quarantine.push(quarantineEntry(item, problem));
+          const entry = quarantineEntry(item, problem);
+          quarantine.push(entry);
+          rows.push(rawRowIdentity(entry.key));
           continue;
         }
         time = recordTime?.(item);
         instant = time ? toInstant(time, this.source.filterZone, this.ctx) : undefined;
       } catch (err) {
-        quarantine.push(quarantineEntry(item, `record could not be read: ${errorText(err)}`));
+        const entry = quarantineEntry(item, `record could not be read: ${errorText(err)}`);
+        quarantine.push(entry);
+        rows.push(rawRowIdentity(entry.key));
         continue;
       }
       if (time && instant !== undefined && Number.isFinite(instant)) {
@@ -149,7 +169,8 @@ export class PageReader {
         times.set(id!, time);
       }
       identified.push({ id: id!, item });
+      rows.push(id!);
     }
-    return { identified, quarantine, times, maxRecordMs };
+    return { identified, quarantine, rows, times, maxRecordMs };
   }
 }

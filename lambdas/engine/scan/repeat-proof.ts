@@ -6,8 +6,9 @@
  * - records with a time: one response from their record time holds the whole group of equal times
  *   (as large as the API allows, or just the group's size when that is cut by the response cap); it
  *   also reads a record drift skipped;
- * - records without a time (prospects: the filter field is not in the response), and records that
- *   share an identity at different times (a duplicated id): one response of the scan's own query
+ * - records without a time (prospects: the filter field is not in the response; bad records,
+ *   counted under their raw record), and records that share an identity at different times (a
+ *   duplicated id): one response of the scan's own query
  *   over every position they were read at (from the first page that had one to the end of the
  *   last).
  */
@@ -52,7 +53,7 @@ export async function proveRepeats(p: RepeatProof): Promise<boolean> {
     if (!page) continue;
     const result = await p.read(page);
     await tally.account(
-      result.identified.map((r) => r.id).filter((found) => found === id),
+      result.rows.filter((found) => found === id),
       new Map(),
     );
   }

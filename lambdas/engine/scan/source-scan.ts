@@ -11,7 +11,7 @@ import type { ClubContext, SourceDefinition } from '../../sources/source';
 import type { Cursor } from '../../state/store';
 import { AppendDetection } from './append-detection';
 import { cursorAfterBackfill, cursorAfterRegularScan, type ScanResult } from './cursor-transition';
-import { PageReader } from './page-reader';
+import { isRawRowIdentity, PageReader } from './page-reader';
 import { planBackfillScan, planRegularScan } from './plan';
 import type { PollSourceDeps, PollSourceOptions, SourceReport } from './poll-types';
 import { type PageEvents, publishPageEvents } from './publish-commit';
@@ -115,6 +115,7 @@ export class SourceScan {
     const counts = new Map<string, number>();
     const spans = new Map<string, { from: number; to: number }>();
     let rowsCounted = 0;
+    let identifiedDistinct = 0;
     // Rows are counted from offset 0 of the attempt: a resumed attempt carries on the count of
     // unidentified rows of the invocations before it.
     let unidentified = this.#attempts === 1 ? (scan.unidentified ?? 0) : 0;
@@ -125,8 +126,11 @@ export class SourceScan {
         this.#pages++;
         const result = await this.#processPage(page, scan, tally.seenIdentities);
         rowsCounted = page.offset + page.rawCount;
-        unidentified += page.rawCount - result.identified.length;
-        for (const { id } of result.identified) {
+        // Bad records are counted under their raw record: drift that repeats one must not hide the
+        // row it pushed out (rows past the limits, cut copies, stay unidentified).
+        unidentified += page.rawCount - result.rows.length;
+        for (const id of result.rows) {
+          if (!counts.has(id) && !isRawRowIdentity(id)) identifiedDistinct++;
           counts.set(id, (counts.get(id) ?? 0) + 1);
           const span = spans.get(id);
           const to = page.offset + page.rawCount;
@@ -136,12 +140,9 @@ export class SourceScan {
         progress.check(
           page,
           result.identified.map((r) => r.id),
-          counts.size,
+          identifiedDistinct,
         );
-        await tally.account(
-          result.identified.map((r) => r.id),
-          result.times,
-        );
+        await tally.account(result.rows, result.times);
         tally.noteRecordTime(result.maxRecordMs);
         offset = page.offset + page.rawCount;
         if (page.rawCount < page.limit) return { finished: true, rowsCounted, unidentified, counts, spans };

@@ -244,7 +244,9 @@ describe('failing polls: the pause is visible and reversible, every log line kee
     // Assess: each source's failure logged with its reason, and recording it failed too (said)
     const lines = failureLines(logs.lines);
     expect(lines.some((l) => l.message === 'source poll failed')).toBe(true);
-    expect(lines.filter((l) => l.message === 'source poll failed').every((l) => l.kind === 'store')).toBe(true);
+    expect(lines.filter((l) => l.message === 'source poll failed').every((l) => l.kind === 'store')).toBe(
+      true,
+    );
     expect(lines.some((l) => l.message === 'could not record a failed poll')).toBe(true);
     for (const line of lines) expect(reasonText(line)).toMatch(/ProvisionedThroughputExceededException/);
     expect(logProblems(logs.lines)).toEqual([]);

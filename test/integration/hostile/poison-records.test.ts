@@ -22,6 +22,7 @@ const MINUTE = 60_000;
 const MEMBERS = '/members';
 const VISITS = '/members/attendance/visits';
 const PAYMENTS = '/members/payment/history';
+const PROSPECTS = '/prospects';
 
 describe('poison records and paging habits', () => {
   let db: Dynalite;
@@ -187,6 +188,37 @@ describe('poison records and paging habits', () => {
     expect(ids).not.toContain('9007199254740992');
     const reasons = (await store.listQuarantined(club.clubId, 'paymentHistory')).map((q) => q.reason);
     expect(reasons.every((r) => /would lose digits/.test(r))).toBe(true);
+  });
+
+  it('a bad record that drift serves on two pages does not hide the record it pushed out', async () => {
+    // Prepare: a baseline of prospects, then a scan of pages of 2 where a bad record (a time as a
+    // number) moves down a place between the first and the second page: B is never on a page.
+    await poll(['prospects']);
+    sandbox.advance(15 * MINUTE);
+    const template = sandbox.records(club.clubId, 'prospects')[0]!;
+    const prospect = (n: string) => ({ ...template, Number: n, Status: 'Enquiry' });
+    const [a, b, c, d] = ['P900001', 'P900002', 'P900003', 'P900004'].map(prospect);
+    const bad = { ...prospect('P900099'), CreatedDateUtc: 1762068817000 };
+    const pages = [
+      [bad, a],
+      [bad, c], // drift: bad moved down a place, B pushed to offset 2 was read as offset 1
+      [d],
+      [bad, a, b, c], // the proof: one response over the bad record's positions holds it once
+      [bad, a], // the re-read
+      [b, c],
+      [d],
+    ];
+    for (const data of pages) serve(1, PROSPECTS, envelope(PROSPECTS, data));
+    // Act
+    const report = await poll(['prospects'], { pageSize: 2 });
+    // Assess: B was published; the bad record counted as a row like any other
+    expect(report.failures).toEqual([]);
+    expect(report.sources[0]).toMatchObject({ outcome: 'completed', quarantined: 1 });
+    const created = delivered()
+      .filter((e) => e.detailType === 'Prospect Created')
+      .map((e) => (e.detail as { subject: { prospectNumber: string } }).subject.prospectNumber)
+      .filter((n) => n.startsWith('P9'));
+    expect(created.sort()).toEqual(['P900001', 'P900002', 'P900003', 'P900004']);
   });
 
   it('an upstream that ignores offset: paging stops after 2 requests, the source fails with the reason, and it is not a success', async () => {
