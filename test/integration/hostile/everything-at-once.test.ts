@@ -14,7 +14,7 @@
  * - no credential appears in any output, event, or item of the state table.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -23,6 +23,7 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { SOURCE_ORDER } from '../../../lambdas/sources';
 import { checkAgainstJournal } from '../../chaos/journal-check';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
 
@@ -55,7 +56,11 @@ describe('an API that does everything a poison-proof bridge must survive, at onc
     dir = await mkdtemp(join(tmpdir(), 'gym-bridge-all-'));
     clubsFile = join(dir, 'clubs.json');
     eventsFile = join(dir, 'events.jsonl');
-    await sandbox.writeClubsFile(clubsFile);
+    // Every source, the opt-in classAttendance too: the sandbox's classes run at some hours of
+    // the (real) day, and their attendance is in the journal the check reads.
+    const file = sandbox.clubsFile();
+    const clubs = file.clubs.map((club) => ({ ...club, sources: [...SOURCE_ORDER] }));
+    await writeFile(clubsFile, `${JSON.stringify({ clubs }, null, 2)}\n`, { mode: 0o600 });
   });
   afterAll(async () => {
     await sandbox?.close();
