@@ -55,8 +55,8 @@ describe('poll at first contact', () => {
   const cli = (args: string[], env: Record<string, string> = {}) =>
     new Promise<Run>((done) => {
       execFile(
-        'npx',
-        ['tsx', 'lambdas/cli/main.ts', ...args],
+        process.execPath,
+        ['--import', 'tsx', 'lambdas/cli/main.ts', ...args],
         {
           cwd: process.cwd(),
           env: {

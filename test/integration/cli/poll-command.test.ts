@@ -47,7 +47,7 @@ describe('poll --once from the command line', () => {
   });
 
   const cli = (args: string[], env: Record<string, string>) =>
-    run('npx', ['tsx', 'lambdas/cli/main.ts', ...args], {
+    run(process.execPath, ['--import', 'tsx', 'lambdas/cli/main.ts', ...args], {
       cwd: process.cwd(),
       env: {
         ...process.env,

@@ -38,7 +38,7 @@ describe('clubs CLI', () => {
 
   const cli = (args: string[], options: { env?: Record<string, string>; stdin?: string } = {}) =>
     new Promise<Result>((resolve, reject) => {
-      const child = spawn('npx', ['tsx', 'lambdas/cli/main.ts', 'clubs', ...args], {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'lambdas/cli/main.ts', 'clubs', ...args], {
         cwd: process.cwd(),
         env: {
           ...process.env,

@@ -195,8 +195,8 @@ describe.concurrent('the CLI as a child process', () => {
   const cli = (...args: string[]) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
       execFile(
-        'npx',
-        ['tsx', 'lambdas/cli/main.ts', ...args],
+        process.execPath,
+        ['--import', 'tsx', 'lambdas/cli/main.ts', ...args],
         { cwd: root, timeout: 20_000 },
         (err, stdout, stderr) => {
           done({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr });
