@@ -71,6 +71,11 @@ export const DEFAULT_PAGE_SIZE = 500;
  * before the client gives up (an upstream that ignores `limit` sends every response too large).
  */
 export const MAX_OVERSIZED_IN_A_ROW = 10;
+/**
+ * Answers over the cap for one record asked for alone before it is skipped though no two began
+ * alike (an upstream that stamps every answer): a bounded cost, never a source stopped.
+ */
+export const MAX_ASKS_ALONE = 4;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 
 export type SleepFn = (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -176,7 +181,8 @@ export class GymApiClient {
    *
    * Whatever the upstream does, paging is bounded: a page over `maxResponseBytes` is asked again
    * with a tenth of the records (down to one, then growing back tenfold per page; a single record
-   * over the cap twice running is yielded as an invalid item and skipped; more than
+   * over the cap in two answers that begin alike, or in MAX_ASKS_ALONE answers, is yielded as an
+   * invalid item and skipped; more than
    * MAX_OVERSIZED_IN_A_ROW in a row mean the upstream ignores `limit`: ResponseTooLargeError); a
    * page that repeats the one before, or a `next` that does not move forward, is a
    * PagingStalledError.
@@ -195,8 +201,8 @@ export class GymApiClient {
     const endpoint = `${this.#baseUrl}${spec.path}`;
     const progress = new PageProgress(op);
     let skippedInARow = 0;
-    /** The offset whose record was over the cap alone once already (skipped the second time). */
-    let confirmedAt: number | undefined;
+    /** The heads of the over-cap answers for the record at `offset`, asked for alone. */
+    let alone: { offset: number; heads: string[] } | undefined;
     for (;;) {
       const url = pageUrl(this.#baseUrl, spec, filters, offset, size);
       let fetched: { envelope: Envelope; release: () => void };
@@ -214,12 +220,13 @@ export class GymApiClient {
           size = Math.max(1, Math.floor(size / 10));
           continue;
         }
-        // Asked for alone and still too large: once more before it is skipped, so a response that
-        // was too large once (an upstream blip) never costs a real record.
-        if (confirmedAt !== offset) {
-          confirmedAt = offset;
-          continue;
-        }
+        // Asked for alone and still too large. Skipped once two answers begin alike (the record
+        // itself is that large); answers that differ (a one-off padded answer, an upstream blip)
+        // are asked again, so a real record is never skipped for them. Bounded: MAX_ASKS_ALONE.
+        if (alone?.offset !== offset) alone = { offset, heads: [] };
+        const agreed = alone.heads.includes(err.head);
+        alone.heads.push(err.head);
+        if (!agreed && alone.heads.length < MAX_ASKS_ALONE) continue;
         if (++skippedInARow > MAX_OVERSIZED_IN_A_ROW) {
           throw new ResponseTooLargeError(
             `${op}: responses stay over the cap one record at a time (${MAX_OVERSIZED_IN_A_ROW} in a row up to offset ${offset}): the upstream ignores limit, or sends records of several MB`,

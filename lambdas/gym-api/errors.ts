@@ -137,18 +137,25 @@ export class ResponseTooLargeError extends InvalidResponseError {
   readonly limitBytes: number;
   /** The first bytes of the body (what `data` starts with), for a stable quarantine key. */
   readonly prefix: string;
+  /**
+   * The body's first bytes as sent (envelope included): two answers to one request that begin
+   * alike are the same content; a one-off oversized answer (padding, a debug field) differs.
+   */
+  readonly head: string;
   constructor(
     message: string,
     options: GymApiErrorOptions & {
       readonly bytes: number;
       readonly limitBytes: number;
       readonly prefix?: string;
+      readonly head?: string;
     },
   ) {
     super(message, { ...options, path: 'body' });
     this.bytes = options.bytes;
     this.limitBytes = options.limitBytes;
     this.prefix = options.prefix ?? '';
+    this.head = options.head ?? '';
   }
 }
 

@@ -188,8 +188,9 @@ async function readBody(
   const { operation, cap } = limits;
   const declared = Number(response.headers.get('content-length'));
   if (limits.failPastCap && Number.isFinite(declared) && declared > cap) {
-    await response.body?.cancel().catch(() => undefined);
-    throw tooLarge(operation, declared, cap, '', true);
+    // Refused on what it announces; only its head is read, to tell what it holds.
+    const head = response.body ? await readHead(response.body.getReader(), HEAD_BYTES) : [];
+    throw tooLarge(operation, declared, cap, head, true);
   }
   if (!response.body) return { text: '', truncated: false, release: releaseNothing };
   const reader = response.body.getReader();
@@ -205,7 +206,7 @@ async function readBody(
         if (room > 0) chunks.push(value.subarray(0, room));
         await reader.cancel().catch(() => undefined);
         if (limits.failPastCap) {
-          throw tooLarge(operation, size + value.byteLength, cap, prefixOf(chunks), false);
+          throw tooLarge(operation, size + value.byteLength, cap, chunks, false);
         }
         return { text: Buffer.concat(chunks).toString('utf8'), truncated: true, release };
       }
@@ -224,20 +225,52 @@ async function readBody(
 
 const LARGE_BODY_THRESHOLD = LARGE_BODY_BYTES;
 
-/** The first KB of what `data` holds, for a stable key of an oversized record. */
-function prefixOf(chunks: readonly Uint8Array[]): string {
-  const head = Buffer.concat(chunks.slice(0, 4))
-    .subarray(0, 64 * 1024)
-    .toString('utf8');
-  const at = head.indexOf('"data"');
-  return at >= 0 ? head.slice(at, at + 1024) : head.slice(0, 1024);
+/** How much of an oversized body is kept to tell what it holds (read of one over Content-Length). */
+const HEAD_BYTES = 64 * 1024;
+
+/** Up to `bytes` of a body, then the rest cancelled. */
+async function readHead(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  bytes: number,
+): Promise<Uint8Array[]> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < bytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } catch {
+    // What was read is enough: the body is refused anyway.
+  }
+  await reader.cancel().catch(() => undefined);
+  return chunks;
 }
 
-function tooLarge(operation: string, bytes: number, cap: number, prefix: string, announced: boolean) {
+function tooLarge(
+  operation: string,
+  bytes: number,
+  cap: number,
+  chunks: readonly Uint8Array[],
+  announced: boolean,
+) {
   const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+  const taken: Uint8Array[] = [];
+  for (let size = 0, i = 0; i < chunks.length && size < HEAD_BYTES; i++) {
+    taken.push(chunks[i]!);
+    size += chunks[i]!.byteLength;
+  }
+  const text = Buffer.concat(taken).subarray(0, HEAD_BYTES).toString('utf8');
+  // The first KB of what `data` holds: a stable key of an oversized record across polls (the
+  // envelope's links name each poll's window); the first 2 KB as sent: what this answer holds.
+  const at = text.indexOf('"data"');
+  const prefix = at >= 0 ? text.slice(at, at + 1024) : text.slice(0, 1024);
+  const head = text.slice(0, 2048);
   return new ResponseTooLargeError(
     `${operation}: response ${announced ? 'announced as' : 'is over'} ${mb(bytes)}, past the ${mb(cap)} cap (maxResponseBytes); not read further`,
-    { operation, status: 200, bytes, limitBytes: cap, prefix },
+    { operation, status: 200, bytes, limitBytes: cap, prefix, head },
   );
 }
 

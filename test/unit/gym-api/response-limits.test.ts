@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LargeBodyGate } from '../../../lambdas/gym-api/body-budget';
-import { GymApiClient, type GymApiClientOptions } from '../../../lambdas/gym-api/client';
+import { GymApiClient, type GymApiClientOptions, MAX_ASKS_ALONE } from '../../../lambdas/gym-api/client';
 import {
   AuthError,
   DeadlineExceededError,
@@ -152,7 +152,54 @@ describe('the response cap', () => {
     expect(h.dataCalls().length).toBeLessThanOrEqual(25);
   });
 
-  it('refuses a body whose Content-Length is over the cap without reading it', async () => {
+  it('skips a record alone over the cap only when two answers begin alike: one-off padded answers cost nothing', async () => {
+    // Prepare: 8 small visits. A page holding record 3 is padded (so the client asks for it alone);
+    // the first two answers for record 3 alone are padded too, differently (a 200 KB debug field),
+    // the third is the plain record
+    const plain = visits(8);
+    let padded = 0;
+    const pad = (request: RecordedRequest, text: string) =>
+      json({ href: request.url.href, Debug: `${text} ${'x'.repeat(200_000)}`, data: [] });
+    const h = harness(
+      (request, index) => {
+        const offset = Number(param(request, 'offset'));
+        const limit = Number(param(request, 'limit'));
+        if (limit > 1 && offset <= 3 && offset + limit > 3) return pad(request, 'page');
+        if (limit === 1 && offset === 3 && padded < 2) return pad(request, `answer ${++padded}`);
+        return plain(request, index);
+      },
+      { maxResponseBytes: 64 * 1024 },
+    );
+    // Act
+    const result = await h.client.fetchAll('visits', {}, { pageSize: 10 });
+    // Assess: nothing skipped, record 3 read from the third answer
+    expect(result.invalid).toEqual([]);
+    expect(result.items.map((v) => v.MemberNumber)).toEqual(Array.from({ length: 8 }, (_, i) => `M${i}`));
+    expect(padded).toBe(2);
+  });
+
+  it('skips a record whose answers never begin alike after MAX_ASKS_ALONE of them (an upstream that stamps each)', async () => {
+    // Prepare: record 2 is 200 KB, and every answer carries a new request id before `data`
+    let stamp = 0;
+    const bulky = visits(5, (i) => (i === 2 ? 200_000 : 0));
+    const h = harness(
+      async (request, index) => {
+        const response = await bulky(request, index);
+        const body = (await response.text()).replace('{', `{"RequestId":"${++stamp}",`);
+        return new Response(body, { status: response.status, headers: response.headers });
+      },
+      { maxResponseBytes: 64 * 1024 },
+    );
+    // Act
+    const result = await h.client.fetchAll('visits', {}, { pageSize: 10 });
+    // Assess: skipped after 4 answers alone, the rest read
+    expect(result.items.map((v) => v.MemberNumber)).toEqual(['M0', 'M1', 'M3', 'M4']);
+    expect(result.invalid.map((i) => i.offset)).toEqual([2]);
+    const alone = h.dataCalls().filter((c) => param(c, 'offset') === '2' && param(c, 'limit') === '1');
+    expect(alone).toHaveLength(MAX_ASKS_ALONE);
+  });
+
+  it('refuses a body whose Content-Length is over the cap reading only its head', async () => {
     // Prepare: streams that would be 10 MB each, announced as such
     let pulled = 0;
     const h = harness(
@@ -171,9 +218,10 @@ describe('the response cap', () => {
     );
     // Act
     const err = await rejection(h.client.fetchAll('visits'));
-    // Assess: each of the few requests cancelled before its body was read (a stream pulls ahead once)
+    // Assess: each of the few requests cancelled after its first 64 KB (a stream pulls ahead once)
     expect(err).toBeInstanceOf(ResponseTooLargeError);
     expect(pulled).toBeLessThanOrEqual(2 * h.dataCalls().length);
+    expect(h.dataCalls().length).toBeLessThanOrEqual(25);
   });
 
   it('cuts an error body at 64 KB instead of failing on it, and keeps its excerpt', async () => {
