@@ -15,6 +15,9 @@
  *    again. Non-retryable failures (access denied, malformed detail, a missing bus) stop at once.
  * 5. After `maxAttempts` rounds, throws PublishError listing the failed eventIds (never the
  *    event contents).
+ * A subject's transitions (a member's status, a payment's responses...) go in order: in waves of
+ * one event per subject, each wave after the one before is delivered, so a retried entry never
+ * lands after a later transition of its subject (a consumer that follows the chain stays right).
  */
 import {
   type EventBridgeClient,
@@ -26,7 +29,7 @@ import { sleep as realSleep } from '../common/backoff';
 import { mapWithConcurrency } from '../common/concurrency';
 import { logger } from '../common/logger';
 import { PartialFailureError, resubmitFailedEntries } from '../common/retry-partial';
-import { type BridgeEvent, DEFAULT_EVENT_SOURCE, validateEvent } from './catalog';
+import { type BridgeEvent, DEFAULT_EVENT_SOURCE, DETAIL_TYPES, validateEvent } from './catalog';
 import { type EventSink, PublishError, summariseIds } from './event-sink';
 import { validateEventSource } from './event-source';
 import { batchEntries, MAX_REQUEST_BYTES, type PreparedEntry, toEntry } from './put-events-batches';
@@ -123,7 +126,10 @@ export class EventBridgeSink implements EventSink {
 
     const prepared = events.map((event) => toEntry(event, this.source, this.busName));
     const oversized = prepared.filter((p) => p.size > MAX_REQUEST_BYTES);
-    const outcome = await this.deliver(prepared.filter((p) => p.size <= MAX_REQUEST_BYTES));
+    const outcome = await this.deliverInOrder(
+      prepared.filter((p) => p.size <= MAX_REQUEST_BYTES),
+      new Map(prepared.map((p, i) => [p, subjectKey(events[i]!)])),
+    );
     const { permanent, pending, errorCodes, attempts } = outcome;
     const failed = [...oversized, ...permanent, ...pending];
     if (failed.length === 0) return;
@@ -143,6 +149,32 @@ export class EventBridgeSink implements EventSink {
         cause: outcome.lastCause,
       },
     );
+  }
+
+  /**
+   * Sends the entries in waves holding at most one event per subject and detail-type, each wave
+   * after the one before is delivered: a subject's transitions (a re-published A -> B, then
+   * B -> C) reach the bus in order even when an entry fails and is retried, or requests run
+   * concurrently. A subject whose event is not delivered has its later events held (pending).
+   */
+  private async deliverInOrder(
+    entries: readonly PreparedEntry[],
+    keys: ReadonlyMap<PreparedEntry, string>,
+  ): Promise<DeliveryOutcome> {
+    const total: DeliveryOutcome = { permanent: [], pending: [], errorCodes: new Set(), attempts: 0 };
+    const failedSubjects = new Set<string>();
+    for (const wave of subjectWaves(entries, keys)) {
+      const held = wave.filter((e) => failedSubjects.has(keys.get(e)!));
+      total.pending.push(...held);
+      const outcome = await this.deliver(wave.filter((e) => !failedSubjects.has(keys.get(e)!)));
+      total.permanent.push(...outcome.permanent);
+      total.pending.push(...outcome.pending);
+      for (const code of outcome.errorCodes) total.errorCodes.add(code);
+      total.attempts = Math.max(total.attempts, outcome.attempts);
+      if (outcome.lastCause !== undefined) total.lastCause = outcome.lastCause;
+      for (const e of [...outcome.permanent, ...outcome.pending]) failedSubjects.add(keys.get(e)!);
+    }
+    return total;
   }
 
   /** Sends the entries, resubmitting the retryable failures alone; reports what is left. */
@@ -221,6 +253,47 @@ export class EventBridgeSink implements EventSink {
       (PERMANENT_ENTRY_ERRORS.has(code) ? result.permanent : result.retry).push(prepared);
     });
   }
+}
+
+/** Detail-types that describe a subject's transitions, by the chain they belong to. */
+const CHAINS: Readonly<Record<string, string>> = {
+  [DETAIL_TYPES.MemberStatusChanged]: 'member-status',
+  [DETAIL_TYPES.MemberContactPreferencesChanged]: 'member-contact',
+  [DETAIL_TYPES.ProspectStatusChanged]: 'prospect-status',
+  [DETAIL_TYPES.PaymentSucceeded]: 'payment',
+  [DETAIL_TYPES.PaymentFailed]: 'payment',
+};
+
+/**
+ * What an event's order is kept within: its chain (a member's status, a payment's responses...)
+ * for a transition, else the event alone (visits, joins and the like need no order).
+ */
+function subjectKey(event: BridgeEvent): string {
+  const detail = event.detail as { clubId?: unknown; subject?: unknown; data?: unknown; eventId: string };
+  const chain = CHAINS[event.detailType];
+  if (chain === undefined) return `event\u0000${detail.eventId}`;
+  const data = (typeof detail.data === 'object' && detail.data !== null ? detail.data : {}) as Record<
+    string,
+    unknown
+  >;
+  const record = data.Id ?? data.ProspectId ?? data.Number ?? '';
+  return `${chain}\u0000${String(detail.clubId)}\u0000${JSON.stringify(detail.subject ?? {})}\u0000${String(record)}`;
+}
+
+/** The entries in waves: the n-th wave holds each subject's n-th entry, in the order given. */
+function subjectWaves(
+  entries: readonly PreparedEntry[],
+  keys: ReadonlyMap<PreparedEntry, string>,
+): PreparedEntry[][] {
+  const waves: PreparedEntry[][] = [];
+  const seen = new Map<string, number>();
+  for (const entry of entries) {
+    const key = keys.get(entry)!;
+    const n = seen.get(key) ?? 0;
+    seen.set(key, n + 1);
+    (waves[n] ??= []).push(entry);
+  }
+  return waves;
 }
 
 function errorName(err: unknown): string {

@@ -30,3 +30,25 @@ export function largeEvents(count: number, bytes: number): BridgeEvent[] {
     ),
   );
 }
+
+/** A member's contact-preference transitions, in order: (false,true) -> (true,true) -> (false,true). */
+export function contactTransitions(memberNumber = '100038', clubId = 'club-1'): BridgeEvent[] {
+  const states = [
+    { optOutEmail: false, optOutSms: true },
+    { optOutEmail: true, optOutSms: true },
+    { optOutEmail: false, optOutSms: true },
+  ];
+  return [1, 2].map((n) =>
+    createEvent(
+      DETAIL_TYPES.MemberContactPreferencesChanged,
+      {
+        clubId,
+        identity: [memberNumber, 'contact', String(n), `${states[n]!.optOutEmail},${states[n]!.optOutSms}`],
+        occurredAt: '2025-06-01T06:00:00Z',
+        observedAt: '2025-06-01T07:00:00Z',
+        subject: { memberNumber },
+      },
+      { data: { Number: memberNumber }, previous: states[n - 1]!, current: states[n]! },
+    ),
+  );
+}

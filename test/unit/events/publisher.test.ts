@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventValidationError } from '../../../lambdas/events/catalog';
 import { EventBridgeSink, isRetryableRequestError, PublishError } from '../../../lambdas/events/publisher';
 import { entrySize, MAX_REQUEST_BYTES } from '../../../lambdas/events/put-events-batches';
-import { largeEvents, visitEvents } from './fixtures';
+import { contactTransitions, largeEvents, visitEvents } from './fixtures';
 
 const eventBridge = mockClient(EventBridgeClient);
 let sleeps: number[];
@@ -115,6 +115,46 @@ describe('EventBridgeSink retries', () => {
     expect(calls).toHaveLength(2);
     expect(calls[1]).toEqual([events[2]!.detail.eventId, events[5]!.detail.eventId]);
     expect(sleeps).toHaveLength(1);
+  });
+
+  it("keeps a subject's transitions in order: the later one is sent after the earlier is accepted", async () => {
+    // Prepare: a member's two contact-preference transitions (a re-published A -> B, then B -> C)
+    // among visits; the first transition's entry fails once
+    const [first, second] = contactTransitions();
+    const events = [...visitEvents(3), first!, second!];
+    let failedOnce = false;
+    eventBridge.on(PutEventsCommand).callsFake((input: PutEventsCommandInput) => ({
+      FailedEntryCount: 0,
+      Entries: idsOf(input).map((id, i) => {
+        if (id !== first!.detail.eventId || failedOnce) return { EventId: `ok-${i}` };
+        failedOnce = true;
+        return { ErrorCode: 'InternalFailure', ErrorMessage: 'try again' };
+      }),
+    }));
+    // Act
+    await sink().publish(events);
+    // Assess: accepted in order: the visits and the first transition (failed, then retried), and
+    // only then the second
+    const calls = eventBridge.commandCalls(PutEventsCommand).map((c) => idsOf(c.args[0].input));
+    const ids = (e: { detail: { eventId: string } }) => e.detail.eventId;
+    expect(calls).toEqual([[...visitEvents(3).map(ids), ids(first!)], [ids(first!)], [ids(second!)]]);
+  });
+
+  it("holds a subject's later transitions when an earlier one is not delivered", async () => {
+    const [first, second] = contactTransitions();
+    eventBridge.on(PutEventsCommand).callsFake((input: PutEventsCommandInput) => ({
+      FailedEntryCount: 1,
+      Entries: idsOf(input).map(() => ({ ErrorCode: 'AccessDeniedException', ErrorMessage: 'no' })),
+    }));
+    const err = await sink()
+      .publish([first!, second!])
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PublishError);
+    expect((err as PublishError).failedEventIds).toEqual([first!.detail.eventId, second!.detail.eventId]);
+    // the second was never sent
+    expect(eventBridge.commandCalls(PutEventsCommand).map((c) => idsOf(c.args[0].input))).toEqual([
+      [first!.detail.eventId],
+    ]);
   });
 
   it.each([
