@@ -280,17 +280,22 @@ function subjectKey(event: BridgeEvent): string {
   return `${chain}\u0000${String(detail.clubId)}\u0000${JSON.stringify(detail.subject ?? {})}\u0000${String(record)}`;
 }
 
-/** The entries in waves: the n-th wave holds each subject's n-th entry, in the order given. */
+/**
+ * The entries in waves: the n-th wave holds each subject's n-th event, in the order given (the
+ * same event again, by eventId, goes with its first copy: a duplicate is no transition).
+ */
 function subjectWaves(
   entries: readonly PreparedEntry[],
   keys: ReadonlyMap<PreparedEntry, string>,
 ): PreparedEntry[][] {
   const waves: PreparedEntry[][] = [];
-  const seen = new Map<string, number>();
+  const chains = new Map<string, string[]>();
   for (const entry of entries) {
     const key = keys.get(entry)!;
-    const n = seen.get(key) ?? 0;
-    seen.set(key, n + 1);
+    const ids = chains.get(key) ?? [];
+    chains.set(key, ids);
+    let n = ids.indexOf(entry.eventId);
+    if (n < 0) n = ids.push(entry.eventId) - 1;
     (waves[n] ??= []).push(entry);
   }
   return waves;
