@@ -48,7 +48,9 @@ export function subjectWaves(
     chains.set(key, ids);
     let n = ids.indexOf(entry.eventId);
     if (n < 0) n = ids.push(entry.eventId) - 1;
-    (waves[n] ??= []).push(entry);
+    const wave = waves[n] ?? [];
+    waves[n] = wave;
+    wave.push(entry);
   }
   return waves;
 }

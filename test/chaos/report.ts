@@ -366,7 +366,7 @@ const METHOD = [
   '  4 that never do.',
   '- A poll that published two transitions of one member (one left by a poll that failed before',
   '  its commit, then the next) had the first entry fail and be retried after the second was',
-  '  accepted: the bus had them in reverse (seed 396, 1 in 1,000). The sink now sends a subject\'s',
+  "  accepted: the bus had them in reverse (seed 396, 1 in 1,000). The sink now sends a subject's",
   '  transitions in waves, each after the one before is delivered.',
   '',
   '## What the suite does not model',
