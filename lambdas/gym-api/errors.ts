@@ -142,6 +142,12 @@ export class ResponseTooLargeError extends InvalidResponseError {
    * alike are the same content; a one-off oversized answer (padding, a debug field) differs.
    */
   readonly head: string;
+  /**
+   * A digest of the first 16 KB of what `data` holds: the same oversized record served at two
+   * offsets has one fingerprint (the scan counts it as a row read twice); two different records
+   * agree only if their first 16 KB of JSON are the same. '' when `data` was not in the head.
+   */
+  readonly fingerprint: string;
   constructor(
     message: string,
     options: GymApiErrorOptions & {
@@ -149,6 +155,7 @@ export class ResponseTooLargeError extends InvalidResponseError {
       readonly limitBytes: number;
       readonly prefix?: string;
       readonly head?: string;
+      readonly fingerprint?: string;
     },
   ) {
     super(message, { ...options, path: 'body' });
@@ -156,6 +163,7 @@ export class ResponseTooLargeError extends InvalidResponseError {
     this.limitBytes = options.limitBytes;
     this.prefix = options.prefix ?? '';
     this.head = options.head ?? '';
+    this.fingerprint = options.fingerprint ?? '';
   }
 }
 

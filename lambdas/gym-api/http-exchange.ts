@@ -6,6 +6,7 @@
  * byte cap and the process's large-body gate (body-budget.ts). Transport failures come out as typed
  * errors, their texts redacted of the request's credentials; HTTP statuses are left to the caller.
  */
+import { createHash } from 'node:crypto';
 import { redact } from '../common/redact';
 import {
   LARGE_BODY_BYTES,
@@ -227,6 +228,8 @@ const LARGE_BODY_THRESHOLD = LARGE_BODY_BYTES;
 
 /** How much of an oversized body is kept to tell what it holds (read of one over Content-Length). */
 const HEAD_BYTES = 64 * 1024;
+/** How much of an oversized answer's `data` its fingerprint covers. */
+const FINGERPRINT_CHARS = 16 * 1024;
 
 /** Up to `bytes` of a body, then the rest cancelled. */
 async function readHead(
@@ -268,9 +271,15 @@ function tooLarge(
   const at = text.indexOf('"data"');
   const prefix = at >= 0 ? text.slice(at, at + 1024) : text.slice(0, 1024);
   const head = text.slice(0, 2048);
+  const fingerprint =
+    at >= 0
+      ? createHash('sha256')
+          .update(text.slice(at, at + FINGERPRINT_CHARS))
+          .digest('base64url')
+      : '';
   return new ResponseTooLargeError(
     `${operation}: response ${announced ? 'announced as' : 'is over'} ${mb(bytes)}, past the ${mb(cap)} cap (maxResponseBytes); not read further`,
-    { operation, status: 200, bytes, limitBytes: cap, prefix, head },
+    { operation, status: 200, bytes, limitBytes: cap, prefix, head, fingerprint },
   );
 }
 

@@ -31,6 +31,12 @@ export interface InvalidItem {
    * (the engine counts rows by their raw records only when they are whole).
    */
   readonly cut?: true;
+  /**
+   * What the row is counted under when `raw` is cut: a record over the response cap is known by
+   * the fingerprint of its first 16 KB, so the same record skipped at two offsets (unstable order)
+   * shows as a row read twice and the row it pushed out is not lost.
+   */
+  readonly rowIdentity?: string;
 }
 
 export interface Page<N extends OperationName> {
@@ -160,6 +166,7 @@ export function oversizedRecordPage<N extends OperationName>(
         raw,
         issues: `data[0]: the record at offset ${offset} is over the ${(err.limitBytes / 1024 / 1024).toFixed(1)} MB response cap on its own; skipped`,
         cut: true,
+        ...(err.fingerprint ? { rowIdentity: `oversized|${operation}|${err.fingerprint}` } : {}),
       },
     ],
     rawCount: 1,

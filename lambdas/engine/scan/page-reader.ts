@@ -55,7 +55,8 @@ export interface ReadPage {
   /**
    * The identities the page's rows are counted under (not in page order): each identified record's, and
    * each quarantined row's whole raw record (rawRowIdentity). Rows past the limits (cut copies)
-   * have none: they stay unidentified rows.
+   * have none: they stay unidentified rows, except a record over the response cap, counted under
+   * the fingerprint of its first 16 KB (InvalidItem.rowIdentity).
    */
   readonly rows: string[];
   /** The record time of each identity that has one. */
@@ -137,7 +138,13 @@ export class PageReader {
    */
   read(page: Page<OperationName>): ReadPage {
     const quarantine = page.invalid.map((bad) => quarantineEntry(bad.raw, bad.issues));
-    const rows = page.invalid.flatMap((bad, i) => (bad.cut ? [] : [rawRowIdentity(quarantine[i]!.key)]));
+    const rows = page.invalid.flatMap((bad, i) =>
+      bad.cut
+        ? bad.rowIdentity
+          ? [rawRowIdentity(bad.rowIdentity)]
+          : []
+        : [rawRowIdentity(quarantine[i]!.key)],
+    );
     const identified: IdentifiedRecord[] = [];
     const times = new Map<string, string>();
     let maxRecordMs: number | undefined;

@@ -335,4 +335,68 @@ describe('hostile API responses', () => {
       await server.close();
     }
   });
+  it('one record over the cap served at two offsets (unstable order of equal times): the scan re-reads, the record it hid is published', async () => {
+    // Prepare: H (over the 64 KB cap on its own) and R share a visit time. The first attempt's
+    // requests put H at whichever offset is asked alone (4, then 5), as an upstream whose order of
+    // equal times changes from request to request may; R is never served. The re-read sees a
+    // stable order.
+    await poll(['visits']);
+    const rows = (h: boolean) => [
+      visit('100001', '2026-05-04T18:01:00'),
+      visit('100002', '2026-05-04T18:02:00'),
+      visit('100003', '2026-05-04T18:03:00'),
+      visit('100004', '2026-05-04T18:04:00'),
+      ...(h
+        ? [
+            visit('100050', '2026-05-04T18:05:00', { Door: 'x'.repeat(200_000) }),
+            visit('100051', '2026-05-04T18:05:00'),
+          ]
+        : [
+            visit('100051', '2026-05-04T18:05:00'),
+            visit('100050', '2026-05-04T18:05:00', { Door: 'x'.repeat(200_000) }),
+          ]),
+      visit('100006', '2026-05-04T18:06:00'),
+    ];
+    let attempt = 0;
+    const server = await startLocalServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (req.method === 'POST')
+        return sendJson(res, { AccessToken: 't', ExpiresIn: 3600, TokenType: 'Bearer' });
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      const limit = Number(url.searchParams.get('limit') ?? 500);
+      if (offset === 0 && limit === 5) attempt++;
+      const from = url.searchParams.get('fromdate') ?? '';
+      const matching = rows(attempt > 1 || offset <= 4).filter((r) => r.VisitDateTime >= from);
+      sendJson(res, { data: matching.slice(offset, offset + limit) });
+    });
+    const small = new GymApiClientFactory({
+      retry: { baseDelayMs: 1, maxDelayMs: 5 },
+      maxResponseBytes: 64 * 1024,
+    });
+    try {
+      const local = { ...club, baseUrl: `${server.origin}/v1` };
+      const deps = {
+        store,
+        sink: sink(),
+        clients: small,
+        owner: 'cap',
+        now: () => sandbox.clock.now().getTime(),
+      };
+      // Act
+      const report = await pollClub(deps, local, {
+        deadlineMs: Date.now() + 20_000,
+        sources: ['visits'],
+        pageSize: 5,
+      });
+      // Assess
+      expect(report.failures).toEqual([]);
+      expect(report.sources[0]).toMatchObject({ outcome: 'completed', attempts: 2 });
+      const members = [...visitKeys()].map((k) => k.split('|')[2]);
+      expect(members).toEqual(expect.arrayContaining(['100001', '100004', '100051', '100006']));
+      expect(members).not.toContain('100050');
+      expect(await store.listQuarantined(club.clubId, 'visits')).not.toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
 });

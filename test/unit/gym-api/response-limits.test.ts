@@ -138,6 +138,34 @@ describe('the response cap', () => {
     expect(result.invalid.map((i) => i.offset)).toEqual([3, 4, 5]);
   });
 
+  it('counts a record over the cap under a fingerprint of its start: one record at two offsets agrees, two records differ', async () => {
+    // Prepare: records 3 and 5 are 200 KB each; the upstream serves record 3 again at offset 4
+    // (an unstable order of equal times), where record 4 should be
+    const base = visits(7, (i) => (i === 3 || i === 5 ? 200_000 : 0));
+    const h = harness(
+      (request, index) => {
+        const offset = Number(param(request, 'offset'));
+        const limit = Number(param(request, 'limit'));
+        if (limit === 1 && offset === 4) {
+          const again = new URL(request.url.href);
+          again.searchParams.set('offset', '3');
+          return base({ ...request, url: again }, index);
+        }
+        return base(request, index);
+      },
+      { maxResponseBytes: 64 * 1024 },
+    );
+    // Act
+    const pages = [];
+    for await (const page of h.client.pages('visits', {}, { pageSize: 10 })) pages.push(page);
+    // Assess
+    const skipped = pages.flatMap((p) => p.invalid.map((i) => ({ offset: p.offset, id: i.rowIdentity })));
+    expect(skipped.map((s) => s.offset)).toEqual([3, 4, 5]);
+    expect(skipped[0]!.id).toMatch(/^oversized\|visits\|[\w-]{43}$/);
+    expect(skipped[1]!.id).toBe(skipped[0]!.id);
+    expect(skipped[2]!.id).not.toBe(skipped[0]!.id);
+  });
+
   it('gives up when responses stay over the cap one record at a time (limit ignored): a few requests', async () => {
     // Prepare: every response is 200 KB, whatever the limit
     const h = harness(() => json({ data: [{ MemberNumber: 'x', Door: 'd'.repeat(200_000) }] }), {
