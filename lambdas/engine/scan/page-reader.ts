@@ -48,6 +48,8 @@ function errorText(err: unknown): string {
 const RAW_ROW = '\u0000raw|';
 export const rawRowIdentity = (quarantineKey: string) => `${RAW_ROW}${quarantineKey}`;
 export const isRawRowIdentity = (id: string) => id.startsWith(RAW_ROW);
+/** A record over the response cap, counted under its fingerprint (InvalidItem.rowIdentity). */
+export const isOversizedRowIdentity = (id: string) => id.startsWith(`${RAW_ROW}oversized|`);
 
 export interface ReadPage {
   readonly identified: IdentifiedRecord[];

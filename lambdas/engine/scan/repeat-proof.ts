@@ -14,7 +14,7 @@
  */
 import type { Page } from '../../gym-api';
 import type { OperationName } from '../../gym-api/operations';
-import type { PageReader, ReadPage } from './page-reader';
+import { isOversizedRowIdentity, type PageReader, type ReadPage } from './page-reader';
 import type { ScanTally } from './scan-tally';
 import type { Attempt, EngineScan } from './scan-types';
 
@@ -58,4 +58,28 @@ export async function proveRepeats(p: RepeatProof): Promise<boolean> {
     );
   }
   return (times.length > 0 || unproven.length > 0) && tally.covers(attempt.rowsCounted, attempt.unidentified);
+}
+
+/**
+ * Repeats of records over the response cap, which no response can prove (none can hold two of
+ * them): such a record is counted under a fingerprint of its first 16 KB, so a fingerprint read
+ * more than once is drift (an unstable order serving one huge record at two offsets, hiding the
+ * record it pushed out) or two stored records that begin alike. Only when every attempt of the scan
+ * read the fingerprints the same number of times are they taken as records that begin alike (an
+ * unstable order does not come back the same way attempt after attempt); the rows they account for
+ * are returned, else 0. Without this, two such records would keep every scan of their window
+ * incomplete for good.
+ */
+export function steadyOversizedRepeats(attempts: readonly Attempt[]): number {
+  const patterns = attempts.map((a) =>
+    [...a.counts]
+      .filter(([id]) => isOversizedRowIdentity(id))
+      .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+      .map(([id, n]) => `${id}=${n}`)
+      .join('\u0000'),
+  );
+  if (patterns.length < 2 || patterns.some((p) => p !== patterns[0])) return 0;
+  let extra = 0;
+  for (const [id, n] of attempts[0]!.counts) if (isOversizedRowIdentity(id)) extra += n - 1;
+  return extra;
 }

@@ -17,7 +17,7 @@ import type { PollSourceDeps, PollSourceOptions, SourceReport } from './poll-typ
 import { type PageEvents, publishPageEvents } from './publish-commit';
 import { type QuarantineEntry, quarantineOnce } from './quarantine';
 import { markRead, notReadBefore } from './read-marks';
-import { proveRepeats } from './repeat-proof';
+import { proveRepeats, steadyOversizedRepeats } from './repeat-proof';
 import { ScanProgress } from './scan-progress';
 import { ScanTally } from './scan-tally';
 import type { Attempt, EngineScan, Lane, SourceOutcome } from './scan-types';
@@ -73,6 +73,7 @@ export class SourceScan {
     const maxAttempts = this.options.maxScanAttempts ?? 3;
     const tally = new ScanTally(scan, (ids) => notReadBefore(this.#marks(), scan, ids));
     let outcome: SourceOutcome = 'incomplete';
+    const attempts: Attempt[] = [];
     while (this.#attempts < maxAttempts) {
       this.#attempts++;
       const attempt = await this.#readAttempt(scan, tally);
@@ -80,9 +81,12 @@ export class SourceScan {
         outcome = 'partial';
         break;
       }
+      attempts.push(attempt);
       if (
         tally.covers(attempt.rowsCounted, attempt.unidentified) ||
-        (await this.#verifyRepeats(scan, tally, attempt))
+        (await this.#verifyRepeats(scan, tally, attempt)) ||
+        (this.#attempts === maxAttempts &&
+          tally.covers(attempt.rowsCounted, attempt.unidentified + steadyOversizedRepeats(attempts)))
       ) {
         outcome = 'completed';
         break;

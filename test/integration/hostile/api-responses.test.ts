@@ -399,4 +399,56 @@ describe('hostile API responses', () => {
       await server.close();
     }
   });
+  it('one record over the cap stored twice (read twice in every attempt): the scan completes after its re-reads, nothing else lost', async () => {
+    // Prepare: H is over the 64 KB cap on its own and stored twice, next to itself: no response
+    // can prove the repeat, but every attempt reads it the same way.
+    await poll(['visits']);
+    const huge = visit('100050', '2026-05-04T18:05:00', { Door: 'x'.repeat(200_000) });
+    const rows = [
+      visit('100001', '2026-05-04T18:01:00'),
+      visit('100002', '2026-05-04T18:02:00'),
+      huge,
+      huge,
+      visit('100006', '2026-05-04T18:06:00'),
+      visit('100007', '2026-05-04T18:07:00'),
+    ];
+    const server = await startLocalServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (req.method === 'POST')
+        return sendJson(res, { AccessToken: 't', ExpiresIn: 3600, TokenType: 'Bearer' });
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      const limit = Number(url.searchParams.get('limit') ?? 500);
+      const from = url.searchParams.get('fromdate') ?? '';
+      sendJson(res, { data: rows.filter((r) => r.VisitDateTime >= from).slice(offset, offset + limit) });
+    });
+    const small = new GymApiClientFactory({
+      retry: { baseDelayMs: 1, maxDelayMs: 5 },
+      maxResponseBytes: 64 * 1024,
+    });
+    try {
+      const local = { ...club, baseUrl: `${server.origin}/v1` };
+      const deps = {
+        store,
+        sink: sink(),
+        clients: small,
+        owner: 'cap2',
+        now: () => sandbox.clock.now().getTime(),
+      };
+      // Act
+      const report = await pollClub(deps, local, {
+        deadlineMs: Date.now() + 20_000,
+        sources: ['visits'],
+        pageSize: 5,
+      });
+      // Assess
+      expect(report.failures).toEqual([]);
+      expect(report.sources[0]).toMatchObject({ outcome: 'completed', attempts: 3 });
+      expect((await store.getCursor(club.clubId, 'visits')).health.lastError).toBeUndefined();
+      const members = [...visitKeys()].map((k) => k.split('|')[2]);
+      expect(members).toEqual(expect.arrayContaining(['100001', '100002', '100006', '100007']));
+      expect(members).not.toContain('100050');
+    } finally {
+      await server.close();
+    }
+  });
 });
