@@ -5,7 +5,7 @@
  *
  * - records with a time: one response from their record time holds the whole group of equal times
  *   (as large as the API allows, or just the group's size when that is cut by the response cap); it
- *   also reads a record drift skipped;
+ *   also reads a record drift skipped. The response starts no earlier than the scan's window;
  * - records without a time (prospects: the filter field is not in the response; bad records,
  *   counted under their raw record), and records that share an identity at different times (a
  *   duplicated id): one response of the scan's own query
@@ -34,7 +34,11 @@ export async function proveRepeats(p: RepeatProof): Promise<boolean> {
   const times = tally.suspectTimes(attempt.counts);
   for (const time of times) {
     if (p.outOfTime()) break;
-    const page = await reader.verificationPage(time, tally.rowsAt(time, attempt.counts));
+    // Never from before the scan's own window: a record whose time says otherwise (a placeholder
+    // such as 0001-01-01, served in the window) would read, and announce, records the window
+    // leaves out.
+    const from = scan.fromdate && time < scan.fromdate ? scan.fromdate : time;
+    const page = await reader.verificationPage(from, tally.rowsAt(time, attempt.counts));
     if (!page) break;
     const result = await p.read(page);
     // Only the group of this time, and only identities the attempt read: a record inserted since

@@ -451,4 +451,64 @@ describe('hostile API responses', () => {
       await server.close();
     }
   });
+  it('a record whose time is a placeholder (0001-01-01) read twice: the proof of the repeat reads nothing before the window', async () => {
+    // Prepare: POS transactions two days before the window, then the window. M carries the minimum
+    // date (valid: the time is not part of a transaction's identity) but is stored inside the
+    // window; the first attempt's pages of 2 serve it twice (drift), so its time is a suspect the
+    // engine verifies with one response from that time.
+    await poll(['posTransactions']);
+    const pos = (id: string, date: string, at = date) => ({
+      PosTransactionId: id,
+      TransactionDate: date,
+      TransactionType: 'Sale',
+      TotalIncTax: 4.5,
+      at,
+    });
+    const old = [pos('9100', '2026-05-02T09:00:00'), pos('9101', '2026-05-02T09:05:00')];
+    const placeholder = pos('9150', '0001-01-01T00:00:00', '2026-05-04T18:03:00');
+    const window = [
+      pos('9001', '2026-05-04T18:01:00'),
+      pos('9002', '2026-05-04T18:02:00'),
+      placeholder,
+      pos('9004', '2026-05-04T18:04:00'),
+      pos('9005', '2026-05-04T18:05:00'),
+    ];
+    let attempt = 0;
+    const server = await startLocalServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (req.method === 'POST')
+        return sendJson(res, { AccessToken: 't', ExpiresIn: 3600, TokenType: 'Bearer' });
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      const limit = Number(url.searchParams.get('limit') ?? 500);
+      if (offset === 0 && limit === 2) attempt++;
+      const from = url.searchParams.get('fromdate') ?? '';
+      const stored = [...old, ...window];
+      // 9001 9002 M 9004 M 9005: M on two pages
+      if (attempt === 1 && limit === 2) stored.splice(stored.indexOf(window[3]!) + 1, 0, placeholder);
+      const data = stored.filter((r) => r.at >= from).map(({ at: _, ...r }) => r);
+      sendJson(res, { data: data.slice(offset, offset + limit) });
+    });
+    try {
+      const local = { ...club, baseUrl: `${server.origin}/v1` };
+      const deps = { store, sink: sink(), clients, owner: 'min', now: () => sandbox.clock.now().getTime() };
+      // Act
+      const report = await pollClub(deps, local, {
+        deadlineMs: Date.now() + 20_000,
+        sources: ['posTransactions'],
+        pageSize: 2,
+      });
+      // Assess
+      expect(report.failures).toEqual([]);
+      expect(report.sources[0]).toMatchObject({ outcome: 'completed' });
+      const ids = delivered()
+        .map(eventKey)
+        .filter((k): k is string => k?.startsWith('POS|') === true)
+        .map((k) => k.split('|')[2]);
+      expect(ids).toEqual(expect.arrayContaining(['9001', '9002', '9004', '9005']));
+      expect(ids).not.toContain('9100');
+      expect(ids).not.toContain('9101');
+    } finally {
+      await server.close();
+    }
+  });
 });
