@@ -22,6 +22,7 @@ import { OPERATIONS, type OperationName, type OperationSpec } from './operations
 import {
   checkAnswersRequest,
   type Envelope,
+  hrefInHead,
   type InvalidItem,
   nextOffsetFromLink,
   oversizedRecordPage,
@@ -210,6 +211,9 @@ export class GymApiClient {
         fetched = await this.#getEnvelope(op, url, options);
       } catch (err) {
         if (!(err instanceof ResponseTooLargeError)) throw err;
+        // An answer over the cap that names another request (a previous response served again)
+        // says nothing of the records at this offset: refused like any stale page.
+        checkAnswersRequest(hrefInHead(err.head), url, op);
         if (size > 1) {
           logger.warn('gym-api page over the response cap; asking for fewer records', {
             operation: op,

@@ -241,6 +241,24 @@ export function checkAnswersRequest(href: string | undefined, requestUrl: string
   }
 }
 
+/**
+ * The `href` an answer over the response cap states before its `data` (what was read of it: its
+ * first bytes), or undefined when it states none there. Lets a stale answer over the cap be told
+ * from a record over the cap: an upstream or cache that serves a previous response again.
+ */
+export function hrefInHead(head: string): string | undefined {
+  const data = head.indexOf('"data"');
+  const before = data >= 0 ? head.slice(0, data) : head;
+  const found = /"href"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(before);
+  if (!found) return undefined;
+  try {
+    const href: unknown = JSON.parse(found[1]!);
+    return typeof href === 'string' ? href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Up to 16 records spread over the page (first and last included): enough to tell pages apart. */
 function sample(data: readonly unknown[]): unknown[] {
   if (data.length <= 16) return [...data];

@@ -147,9 +147,12 @@ describe('the response cap', () => {
         const offset = Number(param(request, 'offset'));
         const limit = Number(param(request, 'limit'));
         if (limit === 1 && offset === 4) {
-          const again = new URL(request.url.href);
-          again.searchParams.set('offset', '3');
-          return base({ ...request, url: again }, index);
+          const record3 = {
+            MemberNumber: 'M3',
+            VisitDateTime: '2025-03-01T06:00:00',
+            Door: 'd'.repeat(200_000),
+          };
+          return json({ href: request.url.href, data: [record3] });
         }
         return base(request, index);
       },
@@ -164,6 +167,35 @@ describe('the response cap', () => {
     expect(skipped[0]!.id).toMatch(/^oversized\|visits\|[\w-]{43}$/);
     expect(skipped[1]!.id).toBe(skipped[0]!.id);
     expect(skipped[2]!.id).not.toBe(skipped[0]!.id);
+  });
+
+  it('refuses an answer over the cap that names another request (a previous response served again), never skipping the record at this offset', async () => {
+    // Prepare: 8 visits; record 3 asked for alone is answered, twice alike, with a 200 KB response
+    // whose href is the page at offset 0 (a cache serving a previous response again)
+    const plain = visits(8);
+    const h = harness(
+      (request, index) => {
+        const offset = Number(param(request, 'offset'));
+        const limit = Number(param(request, 'limit'));
+        if (limit > 1 && offset <= 3 && offset + limit > 3)
+          return json({ href: request.url.href, Debug: 'x'.repeat(200_000), data: [] });
+        if (limit === 1 && offset === 3) {
+          const previous = new URL(request.url.href);
+          previous.searchParams.set('offset', '0');
+          previous.searchParams.set('limit', '10');
+          return json({ href: previous.href, data: [{ MemberNumber: 'M0', Door: 'd'.repeat(200_000) }] });
+        }
+        return plain(request, index);
+      },
+      { maxResponseBytes: 64 * 1024 },
+    );
+    // Act
+    const err = await rejection(h.client.fetchAll('visits', {}, { pageSize: 10 }));
+    // Assess
+    expect(err).toBeInstanceOf(StaleResponseError);
+    expect((err as Error).message).toMatch(
+      /answers another request \(its href has offset=0, the request offset=3\)/,
+    );
   });
 
   it('gives up when responses stay over the cap one record at a time (limit ignored): a few requests', async () => {
