@@ -125,6 +125,9 @@ export class RequestAbortedError extends GymApiError {
   }
 }
 
+/** How much of a record over the response cap (or past the record limits) its fingerprint covers. */
+export const FINGERPRINT_CHARS = 16 * 1024;
+
 /**
  * A response body over the client's byte cap (`maxResponseBytes`): it is not read further and never
  * parsed, so no response can exhaust the memory of the process. The client first asks again for

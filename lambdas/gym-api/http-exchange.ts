@@ -19,6 +19,7 @@ import {
 import {
   AuthError,
   DeadlineExceededError,
+  FINGERPRINT_CHARS,
   GymApiError,
   RequestAbortedError,
   ResponseTooLargeError,
@@ -228,8 +229,6 @@ const LARGE_BODY_THRESHOLD = LARGE_BODY_BYTES;
 
 /** How much of an oversized body is kept to tell what it holds (read of one over Content-Length). */
 const HEAD_BYTES = 64 * 1024;
-/** How much of an oversized answer's `data` its fingerprint covers. */
-const FINGERPRINT_CHARS = 16 * 1024;
 
 /** Up to `bytes` of a body, then the rest cancelled. */
 async function readHead(

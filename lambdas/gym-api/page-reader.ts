@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { boundedCopy, measureValue, RECORD_LIMITS, safeStringify } from '../common/bounded-value';
 import {
+  FINGERPRINT_CHARS,
   InvalidResponseError,
   PagingStalledError,
   type ResponseTooLargeError,
@@ -32,9 +33,10 @@ export interface InvalidItem {
    */
   readonly cut?: true;
   /**
-   * What the row is counted under when `raw` is cut: a record over the response cap is known by
-   * the fingerprint of its first 16 KB, so the same record skipped at two offsets (unstable order)
-   * shows as a row read twice and the row it pushed out is not lost.
+   * What the row is counted under when `raw` is cut: a record past the limits, or over the
+   * response cap, is known by a fingerprint of its first 16 KB, so the same record read or skipped
+   * at two offsets (drift, an unstable order) shows as a row read twice and the row it pushed out
+   * is not lost.
    */
   readonly rowIdentity?: string;
 }
@@ -104,7 +106,13 @@ export function readPage<N extends OperationName>(
   envelope.data.forEach((raw, index) => {
     const tooBig = recordLimitIssue(index, raw);
     if (tooBig) {
-      invalid.push({ index, raw: boundedCopy(raw), issues: tooBig, cut: true });
+      invalid.push({
+        index,
+        raw: boundedCopy(raw),
+        issues: tooBig,
+        cut: true,
+        rowIdentity: cutFingerprint(spec.name, raw),
+      });
       return;
     }
     const result = spec.itemSchema.safeParse(raw);
@@ -120,6 +128,16 @@ export function readPage<N extends OperationName>(
     ...(envelope.next === undefined ? {} : { next: envelope.next }),
     ...(envelope.href === undefined ? {} : { href: envelope.href }),
   };
+}
+
+/**
+ * What a record past the limits is counted under (InvalidItem.rowIdentity): a digest of its first
+ * 16 KB as JSON, written by an iterative walk (any depth). The same record read twice by drift
+ * agrees; two records agree only when their first 16 KB do.
+ */
+function cutFingerprint(operation: string, raw: unknown): string {
+  const start = safeStringify(raw, { maxChars: FINGERPRINT_CHARS });
+  return `oversized|${operation}|${createHash('sha256').update(start).digest('base64url')}`;
 }
 
 /**

@@ -511,4 +511,48 @@ describe('hostile API responses', () => {
       await server.close();
     }
   });
+  it('a record past the record limits (200 KB, a cut copy) served on two pages by drift: the scan re-reads, the record it pushed out is published', async () => {
+    // Prepare: the first attempt's pages of 2 serve BIG twice where 100004 should be.
+    await poll(['visits']);
+    const big = visit('100050', '2026-05-04T18:03:30', { Door: 'x'.repeat(200_000) });
+    const window = [
+      visit('100001', '2026-05-04T18:01:00'),
+      visit('100002', '2026-05-04T18:02:00'),
+      visit('100003', '2026-05-04T18:03:00'),
+      big,
+      visit('100004', '2026-05-04T18:04:00'),
+      visit('100005', '2026-05-04T18:05:00'),
+    ];
+    let attempt = 0;
+    const server = await startLocalServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (req.method === 'POST')
+        return sendJson(res, { AccessToken: 't', ExpiresIn: 3600, TokenType: 'Bearer' });
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      const limit = Number(url.searchParams.get('limit') ?? 500);
+      if (offset === 0 && limit === 2) attempt++;
+      const rows =
+        attempt === 1 && limit === 2 ? window.map((r) => (r.MemberNumber === '100004' ? big : r)) : window;
+      const from = url.searchParams.get('fromdate') ?? '';
+      sendJson(res, { data: rows.filter((r) => r.VisitDateTime >= from).slice(offset, offset + limit) });
+    });
+    try {
+      const local = { ...club, baseUrl: `${server.origin}/v1` };
+      const deps = { store, sink: sink(), clients, owner: 'cut', now: () => sandbox.clock.now().getTime() };
+      // Act
+      const report = await pollClub(deps, local, {
+        deadlineMs: Date.now() + 20_000,
+        sources: ['visits'],
+        pageSize: 2,
+      });
+      // Assess
+      expect(report.failures).toEqual([]);
+      expect(report.sources[0]).toMatchObject({ outcome: 'completed', attempts: 2 });
+      const members = [...visitKeys()].map((k) => k.split('|')[2]);
+      expect(members).toEqual(expect.arrayContaining(['100001', '100002', '100003', '100004', '100005']));
+      expect(members).not.toContain('100050');
+    } finally {
+      await server.close();
+    }
+  });
 });
