@@ -22,6 +22,7 @@ import { OPERATIONS, type OperationName, type OperationSpec } from './operations
 import {
   checkAnswersRequest,
   type Envelope,
+  headHoldsSeveralRecords,
   hrefInHead,
   type InvalidItem,
   nextOffsetFromLink,
@@ -228,9 +229,18 @@ export class GymApiClient {
         // itself is that large); answers that differ (a one-off padded answer, an upstream blip)
         // are asked again, so a real record is never skipped for them. Bounded: MAX_ASKS_ALONE.
         if (alone?.offset !== offset) alone = { offset, heads: [] };
-        const agreed = alone.heads.includes(err.head);
-        alone.heads.push(err.head);
+        // An answer of several records to a request for one ignores `limit`: it proves nothing of
+        // the record at this offset, so it never counts toward skipping it.
+        const several = headHoldsSeveralRecords(err.head);
+        const agreed = !several && alone.heads.includes(err.head);
+        alone.heads.push(several ? '' : err.head);
         if (!agreed && alone.heads.length < MAX_ASKS_ALONE) continue;
+        if (several) {
+          throw new ResponseTooLargeError(
+            `${op}: answers to a request for one record (offset ${offset}) hold several and stay over the cap: the upstream ignores limit`,
+            { operation: op, status: 200, bytes: err.bytes, limitBytes: err.limitBytes },
+          );
+        }
         if (++skippedInARow > MAX_OVERSIZED_IN_A_ROW) {
           throw new ResponseTooLargeError(
             `${op}: responses stay over the cap one record at a time (${MAX_OVERSIZED_IN_A_ROW} in a row up to offset ${offset}): the upstream ignores limit, or sends records of several MB`,

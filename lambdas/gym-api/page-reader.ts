@@ -277,6 +277,34 @@ export function hrefInHead(head: string): string | undefined {
   }
 }
 
+/**
+ * Whether what was read of an answer over the cap shows `data` holding more than one record (the
+ * first one ends, a second begins): an answer to a request for one record that ignores `limit`,
+ * which says nothing of the record at its offset being large. False when the head ends inside the
+ * first record (that record alone is past the head) or shows no `data`.
+ */
+export function headHoldsSeveralRecords(head: string): boolean {
+  const open = /"data"\s*:\s*\[\s*/.exec(head);
+  if (!open) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = open.index + open[0].length; i < head.length; i++) {
+    const c = head[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth < 0) return false;
+    } else if (c === ',' && depth === 0) return true;
+  }
+  return false;
+}
+
 /** Up to 16 records spread over the page (first and last included): enough to tell pages apart. */
 function sample(data: readonly unknown[]): unknown[] {
   if (data.length <= 16) return [...data];

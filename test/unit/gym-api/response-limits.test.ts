@@ -198,6 +198,36 @@ describe('the response cap', () => {
     );
   });
 
+  it('never skips a record for answers that ignore limit (several records to a request for one), alike or not', async () => {
+    // Prepare: record 5 is 200 KB. The first two requests for record 3 alone are answered with ten
+    // records (limit ignored, the same answer twice: it holds record 5), then the upstream honours it
+    const base = visits(8, (i) => (i === 5 ? 200_000 : 0));
+    let ignored = 0;
+    const h = harness(
+      (request, index) => {
+        const offset = Number(param(request, 'offset'));
+        const limit = Number(param(request, 'limit'));
+        if (limit === 1 && offset === 3 && ignored < 2) {
+          ignored++;
+          const data = [3, 4, 5, 6, 7].map((i) => ({
+            MemberNumber: `M${i}`,
+            VisitDateTime: '2025-03-01T06:00:00',
+            ...(i === 5 ? { Door: 'd'.repeat(200_000) } : {}),
+          }));
+          return json({ href: request.url.href, data });
+        }
+        return base(request, index);
+      },
+      { maxResponseBytes: 64 * 1024 },
+    );
+    // Act
+    const result = await h.client.fetchAll('visits', {}, { pageSize: 10 });
+    // Assess
+    expect(result.items.map((v) => v.MemberNumber)).toEqual(['M0', 'M1', 'M2', 'M3', 'M4', 'M6', 'M7']);
+    expect(result.invalid.map((i) => i.offset)).toEqual([5]);
+    expect(ignored).toBe(2);
+  });
+
   it('gives up when responses stay over the cap one record at a time (limit ignored): a few requests', async () => {
     // Prepare: every response is 200 KB, whatever the limit
     const h = harness(() => json({ data: [{ MemberNumber: 'x', Door: 'd'.repeat(200_000) }] }), {
