@@ -74,6 +74,9 @@ const DATA_ECHOES: Echo[] = [
   }),
 ];
 
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
 describe('credentials echoed by the upstream never leave', () => {
   let db: Dynalite;
   let sandbox: Sandbox;
@@ -129,6 +132,9 @@ describe('credentials echoed by the upstream never leave', () => {
       historyDays: 1,
       integrator: { username: USERNAME, password: PASSWORD },
       activityScale: 5,
+      // The last 08:00 UTC (18:00 or 19:00 in Sydney): the polls below run through the club's busy
+      // evening whatever the hour the suite runs at (from 22:00 in Sydney they met no visit).
+      startTime: new Date(Math.floor((Date.now() - 8 * HOUR) / DAY) * DAY + 8 * HOUR).toISOString(),
     });
     const target = new URL(sandbox.url);
     proxy = createServer((req, res) => {
