@@ -65,6 +65,17 @@ describe('hostile API responses', () => {
     await sandbox.close();
   });
 
+  /** A local upstream: tokens on POST, `serve` gives the records of each data request. */
+  const startUpstream = (serve: (q: { offset: number; limit: number; from: string }) => unknown[]) =>
+    startLocalServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (req.method === 'POST')
+        return sendJson(res, { AccessToken: 't', ExpiresIn: 3600, TokenType: 'Bearer' });
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      const limit = Number(url.searchParams.get('limit') ?? 500);
+      sendJson(res, { data: serve({ offset, limit, from: url.searchParams.get('fromdate') ?? '' }) });
+    });
+
   const sink = () => new EventBridgeSink({ client: eventBridge, busName: 'hostile', baseDelayMs: 1 });
   const poll = (sources: SourceName[], pageSize?: number) =>
     pollClub(
@@ -358,16 +369,10 @@ describe('hostile API responses', () => {
       visit('100006', '2026-05-04T18:06:00'),
     ];
     let attempt = 0;
-    const server = await startLocalServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      if (req.method === 'POST')
-        return sendJson(res, { AccessToken: 't', ExpiresIn: 3600, TokenType: 'Bearer' });
-      const offset = Number(url.searchParams.get('offset') ?? 0);
-      const limit = Number(url.searchParams.get('limit') ?? 500);
+    const server = await startUpstream(({ offset, limit, from }) => {
       if (offset === 0 && limit === 5) attempt++;
-      const from = url.searchParams.get('fromdate') ?? '';
       const matching = rows(attempt > 1 || offset <= 4).filter((r) => r.VisitDateTime >= from);
-      sendJson(res, { data: matching.slice(offset, offset + limit) });
+      return matching.slice(offset, offset + limit);
     });
     const small = new GymApiClientFactory({
       retry: { baseDelayMs: 1, maxDelayMs: 5 },
@@ -412,14 +417,8 @@ describe('hostile API responses', () => {
       visit('100006', '2026-05-04T18:06:00'),
       visit('100007', '2026-05-04T18:07:00'),
     ];
-    const server = await startLocalServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      if (req.method === 'POST')
-        return sendJson(res, { AccessToken: 't', ExpiresIn: 3600, TokenType: 'Bearer' });
-      const offset = Number(url.searchParams.get('offset') ?? 0);
-      const limit = Number(url.searchParams.get('limit') ?? 500);
-      const from = url.searchParams.get('fromdate') ?? '';
-      sendJson(res, { data: rows.filter((r) => r.VisitDateTime >= from).slice(offset, offset + limit) });
+    const server = await startUpstream(({ offset, limit, from }) => {
+      return rows.filter((r) => r.VisitDateTime >= from).slice(offset, offset + limit);
     });
     const small = new GymApiClientFactory({
       retry: { baseDelayMs: 1, maxDelayMs: 5 },
@@ -474,19 +473,13 @@ describe('hostile API responses', () => {
       pos('9005', '2026-05-04T18:05:00'),
     ];
     let attempt = 0;
-    const server = await startLocalServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      if (req.method === 'POST')
-        return sendJson(res, { AccessToken: 't', ExpiresIn: 3600, TokenType: 'Bearer' });
-      const offset = Number(url.searchParams.get('offset') ?? 0);
-      const limit = Number(url.searchParams.get('limit') ?? 500);
+    const server = await startUpstream(({ offset, limit, from }) => {
       if (offset === 0 && limit === 2) attempt++;
-      const from = url.searchParams.get('fromdate') ?? '';
       const stored = [...old, ...window];
       // 9001 9002 M 9004 M 9005: M on two pages
       if (attempt === 1 && limit === 2) stored.splice(stored.indexOf(window[3]!) + 1, 0, placeholder);
       const data = stored.filter((r) => r.at >= from).map(({ at: _, ...r }) => r);
-      sendJson(res, { data: data.slice(offset, offset + limit) });
+      return data.slice(offset, offset + limit);
     });
     try {
       const local = { ...club, baseUrl: `${server.origin}/v1` };
@@ -524,17 +517,11 @@ describe('hostile API responses', () => {
       visit('100005', '2026-05-04T18:05:00'),
     ];
     let attempt = 0;
-    const server = await startLocalServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      if (req.method === 'POST')
-        return sendJson(res, { AccessToken: 't', ExpiresIn: 3600, TokenType: 'Bearer' });
-      const offset = Number(url.searchParams.get('offset') ?? 0);
-      const limit = Number(url.searchParams.get('limit') ?? 500);
+    const server = await startUpstream(({ offset, limit, from }) => {
       if (offset === 0 && limit === 2) attempt++;
       const rows =
         attempt === 1 && limit === 2 ? window.map((r) => (r.MemberNumber === '100004' ? big : r)) : window;
-      const from = url.searchParams.get('fromdate') ?? '';
-      sendJson(res, { data: rows.filter((r) => r.VisitDateTime >= from).slice(offset, offset + limit) });
+      return rows.filter((r) => r.VisitDateTime >= from).slice(offset, offset + limit);
     });
     try {
       const local = { ...club, baseUrl: `${server.origin}/v1` };
