@@ -35,7 +35,8 @@ import { machineInfo } from './machine';
 import { runNaivePoller } from './naive-poller';
 import { FULL_PLAN, QUICK_PLAN } from './plan';
 import { measureFingerprintHashing, type ProfileSummary, profileBackfill } from './profile';
-import { type BenchResults, writeReport } from './report';
+import type { BenchResults } from './report/results';
+import { writeReport } from './report/write-report';
 import { type DispatchRun, dispatchInMemory, dispatchOnDynalite, fleet5000, fleetHour } from './scale';
 import { median, medianRun } from './stats';
 import {

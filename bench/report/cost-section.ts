@@ -1,0 +1,144 @@
+/** Section 5 of the report: everything AWS bills per club per month, its counts, model and prices. */
+import { LATENCY_ASSUMPTIONS_MS, PRICE_DATE, PRICE_REGION, PRICES } from '../prices';
+import type { TypicalClubRun } from '../typical-club';
+import { int, sig, table, usd, yes } from './format';
+import type { BenchResults } from './results';
+
+export function costSection(r: BenchResults): string {
+  return `## 5. Cost per club per month: everything AWS bills
+
+${deployedSettings(r)}
+
+![Cost per club](charts/cost-per-club.svg)
+
+${costLines(r)}
+
+${fleetSizes(r)}
+
+${monthlyCounts(r)}
+
+${durationModel(r)}
+
+DynamoDB request units by store call (per month, the same run):
+
+${storeCallTable(costRun(r))}
+
+${moneyAndPrices(r)}`;
+}
+
+/** The typical-club run the cost lines come from. */
+function costRun(r: BenchResults): TypicalClubRun {
+  return r.typical.runs.find((x) => x.seed === r.cost.seed) ?? r.typical.runs[0]!;
+}
+
+function deployedSettings(r: BenchResults): string {
+  const c = r.cost.default;
+  const d = r.deployment;
+  return `Computed from the counts of the typical-club runs (the run with the median total; per run:
+${r.cost.perRun.map((p) => `seed ${p.seed} ${usd(p.total)}`).join(', ')}), at the deployed settings
+read from the CDK app (lib/, stage prod, synthesized in memory): poll Lambda ${d.poll.memoryMb} MB
+${d.poll.architecture}, ${d.pollBatchSize} clubs an invocation, max concurrency ${d.pollMaxConcurrency};
+dispatch Lambda ${d.dispatch.memoryMb} MB every ${d.scheduleRateMinutes} min; ${d.fixed.alarms} alarms,
+${d.fixed.dashboards} dashboard, ${d.fixed.kmsKeys} customer KMS key, point-in-time recovery
+${d.fixed.tablePitr ? 'on' : 'off'}, archive kept ${d.fixed.archiveRetentionDays} days, logs kept
+${d.fixed.logRetentionDays} days. Fleet-wide costs are divided over ${int(c.fleetClubs)} clubs.${d.handlersPresent ? '' : " (The handler files were not there when this ran: stand-in entries were synthesized; the settings are the stack's.)"}`;
+}
+
+/** Every line with its formula, the total, and whether the target is met. */
+function costLines(r: BenchResults): string {
+  const c = r.cost.default;
+  return `${table(
+    ['line', 'formula (per club per month)', 'USD'],
+    c.lines.map((l) => [l.fixed ? `*${l.item}*` : l.item, l.formula, usd(l.usd)]),
+  )}
+| **everything billed** | typical club, fleet of ${int(c.fleetClubs)} | **${usd(c.total)}** |
+
+Target: everything billed under $0.50 per club per month at 1,000 clubs: ${yes(c.total < 0.5)}
+(${usd(c.total)}; the aim of $0.25: ${yes(c.total <= 0.25)}).`;
+}
+
+function fleetSizes(r: BenchResults): string {
+  const fleetRows = r.cost.byFleet.map(({ clubs, cost }) => [
+    int(clubs),
+    usd(cost.fleetFixedUsd),
+    usd(cost.total - cost.variableTotal),
+    usd(cost.variableTotal),
+    `**${usd(cost.total)}**`,
+  ]);
+  return `The fleet-wide costs (dispatcher, schedule, idle SQS long polls, metrics, alarms, dashboard, key,
+dispatcher logs) divided over fleets of three sizes (the shared secrets are in the per-club lines:
+one per ${int(600)} clubs):
+
+${table(['clubs', 'fleet-wide USD a month', 'its share per club', 'per club, growing with each', 'everything billed per club'], fleetRows)}`;
+}
+
+function monthlyCounts(r: BenchResults): string {
+  const d = r.deployment;
+  const m = costRun(r);
+  return `Counts per club per month (from ${sig(m.simulatedDays)} simulated days × ${sig(30 / m.simulatedDays)}):
+${int(m.monthly.pollInvocations)} club polls (${int(m.monthly.pollInvocations / d.pollBatchSize)} invocations),
+${int(m.monthly.apiRequests)} API requests, ${int(m.monthly.pollStoreRequests)} DynamoDB requests in polls,
+${int(m.monthly.readUnits)} RRU, ${int(m.monthly.writeUnits)} WRU, ${int(m.monthly.billedEvents)} billed
+events (${sig(m.monthly.eventBytes / 1e6)} MB) in ${int(m.monthly.putEventsRequests)} PutEvents requests,
+${int(m.monthly.sqsMessages)} SQS messages, ${m.monthly.perClubMetrics} CloudWatch metrics carrying the
+club's \`ClubId\` as a dimension (counted from the EMF the real metric helpers write),
+${sig((m.monthly.emfBytes + m.monthly.logBytes) / 1e6)} MB of poll logs and EMF.`;
+}
+
+/** How a poll invocation's billed time is modelled, and how the total moves with the latencies. */
+function durationModel(r: BenchResults): string {
+  const c = r.cost.default;
+  const d = r.deployment;
+  const m = costRun(r);
+  return `Lambda duration model: the clubs of a batch are polled side by side, so their waits on the API
+overlap while their CPU shares the function's fraction of a vCPU (${d.poll.memoryMb} MB of 1,769): per
+club poll, its measured local time (median ${sig(m.poll.wallMsMedian)} ms on a whole core) stretched by
+that fraction, plus its network time divided by the batch size: ${LATENCY_ASSUMPTIONS_MS.gymApiRequest} ms
+per gym API request on the critical path (an API in another region or cloud), ${LATENCY_ASSUMPTIONS_MS.dynamoRequest} ms
+per DynamoDB request, ${LATENCY_ASSUMPTIONS_MS.putEventsRequest} ms per PutEvents (stated assumptions: the sandbox and
+the in-memory store answer in microseconds). An invocation of ${d.pollBatchSize} clubs bills
+${sig(c.pollBilledMsPerInvocation)} ms on average. Sensitivity: with no network time at all everything
+costs ${usd(r.cost.noLatency.total)}; with the API at 1 s a request, ${usd(r.cost.slowApi.total)}. A club
+whose unstated zone is not confirmed (longer lookbacks) costs ${usd(r.cost.unconfirmedZone.total)}.`;
+}
+
+function storeCallTable(m: TypicalClubRun): string {
+  return table(
+    ['store call', 'items', 'RRU', 'WRU', 'USD'],
+    Object.entries(m.storeByMethodMonthly)
+      .map(
+        ([k, v]) =>
+          [
+            k,
+            v,
+            v.readUnits * PRICES.dynamoReadUnit.usd + v.writeUnits * PRICES.dynamoWriteUnit.usd,
+          ] as const,
+      )
+      .sort((a, b) => b[2] - a[2])
+      .map(([k, v, cost]) => ['`' + k + '`', int(v.items), int(v.readUnits), int(v.writeUnits), usd(cost)]),
+  );
+}
+
+/** The largest lines, what a poll writes and reads, and the prices used. */
+function moneyAndPrices(r: BenchResults): string {
+  const c = r.cost.default;
+  const priceRows = Object.values(PRICES).map((p) => [
+    p.unit,
+    `$${p.usd < 0.001 ? p.usd.toExponential(4) : p.usd}`,
+    p.source,
+  ]);
+  return `Where the money goes: the largest lines are ${[...c.lines]
+    .sort((a, b) => b.usd - a.usd)
+    .slice(0, 3)
+    .map((l) => `**${l.item}** (${usd(l.usd)})`)
+    .join(', ')}. A poll writes the club state item twice (\`openClub\`, \`closeClub\`: about 1 KB, one
+unit each) and a seen entry or a snapshot per new record; it reads the seen set's time ranges and
+the state sources' snapshots (eventually consistent).
+
+Prices (${PRICE_REGION}, list prices checked ${PRICE_DATE}, on-demand; the account-wide free
+tiers applied are the Scheduler's 14 M invocations and the first 100 GB out to the internet; the
+first 3 dashboards are free but counted as paid):
+
+${table(['unit', 'USD', 'source'], priceRows)}
+`;
+}

@@ -1,0 +1,96 @@
+/** The report's first table: each headline figure, its target and whether it is met. */
+import { int, pct, secs, sig, table, usd, yes } from './format';
+import { headline } from './headline';
+import type { BenchResults } from './results';
+
+type Headline = ReturnType<typeof headline>;
+
+export function headlineTable(r: BenchResults): string {
+  const h = headline(r);
+  return table(
+    ['figure', 'measured', 'target', ''],
+    [...engineRows(h), ...clubRows(r, h), ...scaleRows(r, h)],
+  );
+}
+
+/** Throughput of the engine and what it fetches per change. */
+function engineRows(h: Headline): string[][] {
+  return [
+    [
+      'parse + validate + detect, in memory',
+      `${int(h.pvdPerCoreSec)} rows/s per core`,
+      '≥ 20,000 rows/s per core',
+      yes(h.pvdPerCoreSec >= 20_000),
+    ],
+    [
+      'whole backfill pipeline, in memory / dynalite',
+      `${int(h.rowsPerSec)} / ${int(h.dynaliteRowsPerSec)} rows/s`,
+      '',
+      '',
+    ],
+    [
+      'rows fetched per detected change, vs naive',
+      `${sig(h.rowsPerChange)} vs ${sig(h.naiveRowsPerChange)} (${sig(h.rowsRatio)}× fewer)`,
+      '≥ 100× fewer',
+      yes(h.rowsRatio >= 100),
+    ],
+    ['API requests per detected change', sig(h.requestsPerChange), '', ''],
+    ['token requests per data request', sig(h.tokenPerData, 2), '', ''],
+  ];
+}
+
+/** The typical club: freshness, quota and cost. */
+function clubRows(r: BenchResults, h: Headline): string[][] {
+  return [
+    [
+      'freshness p50 / p95 / max (default schedule)',
+      `${secs(h.freshnessP50)} / ${secs(h.freshnessP95)} / ${secs(h.freshnessMax)}`,
+      'p95 < 90 s',
+      yes(h.freshnessP95 < 90 && h.quotaShare <= 0.5),
+    ],
+    ['share of the Basic quota at that schedule', pct(h.quotaShare), '≤ 50%', yes(h.quotaShare <= 0.5)],
+    [
+      'late changes (dishonour, refund) detected, p95',
+      `${secs(h.lateChangeP95)} (n = ${int(h.lateChangeN)})`,
+      '< 10 min',
+      yes(h.lateChangeP95 < 600),
+    ],
+    [
+      `cost per club per month, everything billed (${int(r.cost.default.fleetClubs)} clubs)`,
+      usd(h.costTotal),
+      '< $0.50 (aim $0.25)',
+      yes(h.costTotal < 0.5),
+    ],
+  ];
+}
+
+/** The fleet: dispatch, poll concurrency, backfill speed. */
+function scaleRows(r: BenchResults, h: Headline): string[][] {
+  const big = r.scale.fleet5000;
+  return [
+    [
+      `dispatch of ${int(big.clubs)} clubs at the CPU share of ${r.deployment.dispatch.memoryMb} MB`,
+      `${sig(big.dispatchSeconds)} s of ${big.dispatchTimeoutSeconds} s`,
+      'well inside the timeout',
+      yes(big.dispatchSeconds < big.dispatchTimeoutSeconds / 2),
+    ],
+    [
+      `poll concurrency ${int(big.clubs)} clubs need / the stage configures for them`,
+      `${sig(big.pollConcurrencyNeeded)} / ${int(big.pollConcurrencyConfigured)}`,
+      'needed ≤ configured',
+      yes(big.pollConcurrencyNeeded <= big.pollConcurrencyConfigured),
+    ],
+    [
+      `dispatch of ${int(r.scale.dispatchMemory[0]?.clubs ?? 0)} clubs (in memory)`,
+      `${sig(h.dispatchMemoryMs)} ms`,
+      '',
+      '',
+    ],
+    [
+      'resumable backfill vs the sandbox alone',
+      `${sig(h.backfillPagesPerSec)} vs ${sig(h.rawPagesPerSec)} pages/s`,
+      '',
+      '',
+    ],
+  ];
+}

@@ -1,0 +1,44 @@
+/** docs/benchmarks.json: the keys compared run to run first, then every figure the report was made from. */
+import { byLine } from '../cost';
+import { headline } from './headline';
+import type { BenchResults } from './results';
+
+/** The JSON of every run, without the bulky per-poll arrays. */
+export function rawJson(r: BenchResults): string {
+  const fleet = {
+    ...r.scale.fleet,
+    // Rendering again from this JSON (--render) finds `polls` instead of the per-poll times.
+    minutes: r.scale.fleet.minutes.map(({ pollWallMs, ...m }) => ({
+      ...m,
+      pollWallMs: [],
+      polls: pollWallMs?.length || (m as { polls?: number }).polls || 0,
+    })),
+  };
+  const f = r.scale.fleet5000;
+  const h = headline(r);
+  // The keys compared run to run (issue 10): first, then everything the report was made from.
+  const keys = {
+    costPerClubMonthUsd: {
+      fleetClubs: r.cost.default.fleetClubs,
+      everythingBilled: r.cost.default.total,
+      byLine: byLine(r.cost.default),
+      byFleet: Object.fromEntries(r.cost.byFleet.map(({ clubs, cost }) => [clubs, cost.total])),
+    },
+    freshness: {
+      p95Seconds: h.freshnessP95,
+      lateChangeP95Seconds: h.lateChangeP95,
+      lateChanges: h.lateChangeN,
+    },
+    quota: { basicShare: h.quotaShare },
+  };
+  const scale = {
+    clubs: f.clubs,
+    dispatchSeconds: f.dispatchSeconds,
+    dispatchTimeoutSeconds: f.dispatchTimeoutSeconds,
+    pollConcurrencyNeeded: f.pollConcurrencyNeeded,
+    pollConcurrencyConfigured: f.pollConcurrencyConfigured,
+    ...r.scale,
+    fleet,
+  };
+  return `${JSON.stringify({ ...keys, ...r, scale }, null, 2)}\n`;
+}

@@ -1,0 +1,45 @@
+/** What one bench run measured: everything the report, the charts and docs/benchmarks.json are made from. */
+import type { BackfillRun, FetchLoopRun } from '../backfill';
+import type { ClubCost } from '../cost';
+import type { DeploymentSettings } from '../deployment';
+import type { MachineInfo } from '../machine';
+import type { BenchPlan } from '../plan';
+import type { HashMicro, ProfileSummary } from '../profile';
+import type { DispatchRun, Fleet5000Result, FleetHourResult } from '../scale';
+import type { PublishSdkRun, ThroughputRun } from '../throughput';
+import type { TypicalClubRun } from '../typical-club';
+
+export interface BenchResults {
+  readonly generatedAt: string;
+  readonly durationSec: number;
+  readonly plan: BenchPlan;
+  readonly machine: MachineInfo;
+  readonly deployment: DeploymentSettings;
+  readonly throughput: { memory: ThroughputRun[]; dynalite: ThroughputRun[]; sdk: PublishSdkRun[] };
+  readonly backfill: {
+    resumable: BackfillRun[];
+    raw: FetchLoopRun[];
+    clientOnly: FetchLoopRun[];
+    days: number;
+  };
+  readonly profile: ProfileSummary;
+  readonly fingerprintHashing: HashMicro;
+  readonly typical: { runs: TypicalClubRun[]; unconfirmedZone: TypicalClubRun };
+  readonly scale: {
+    dispatchMemory: DispatchRun[];
+    dispatchDynalite: { runs: DispatchRun[]; seedMs: number };
+    fleet: FleetHourResult;
+    fleet5000: Fleet5000Result;
+  };
+  readonly cost: {
+    default: ClubCost;
+    noLatency: ClubCost;
+    slowApi: ClubCost;
+    unconfirmedZone: ClubCost;
+    /** The typical club's cost with the fleet-wide costs divided over 100, 1,000 and 5,000 clubs. */
+    byFleet: { clubs: number; cost: ClubCost }[];
+    perRun: { seed: number; total: number }[];
+    /** Seed of the run the cost lines come from. */
+    seed: number;
+  };
+}
