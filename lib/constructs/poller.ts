@@ -21,6 +21,7 @@ import {
   ENV,
   HANDLER_ENTRIES,
 } from '../../lambdas/common/deployment-contract';
+import { DEFAULT_QUOTA_RESERVE } from '../../lambdas/common/plans';
 import type { PiiPolicy } from '../../lambdas/events/pii';
 import { BridgeFunction } from './bridge-function';
 import type { ClubSecrets } from './club-secrets';
@@ -49,7 +50,7 @@ export interface PollerProps {
   readonly deadLetterRetention?: Duration;
   /** PII policy for clubs that do not set one. @default 'minimal' */
   readonly piiPolicyDefault?: PiiPolicy;
-  /** Share of each plan's monthly quota kept free (0..1). @default 0.1 */
+  /** Share of each plan's monthly quota kept free (0..1). @default DEFAULT_QUOTA_RESERVE (0.1) */
   readonly quotaReserve?: number;
   /**
    * The dispatcher's minimum allowance before a source without a successful poll is overdue
@@ -74,6 +75,68 @@ function check(ok: boolean, message: string): void {
   if (!ok) throw new PollerConfigError(message);
 }
 
+/** The props with their defaults applied, and what follows from them. */
+interface PollerSettings {
+  readonly pollRate: Duration;
+  readonly maxConcurrency: number;
+  readonly batchSize: number;
+  readonly pollTimeout: Duration;
+  readonly maxReceiveCount: number;
+  readonly quotaReserve: number;
+  readonly overdueAfter: Duration;
+  /** `POLL_DEADLINE_MS`: the poll timeout minus the deadline margin. */
+  readonly deadlineMs: number;
+  readonly entries: { readonly dispatch: string; readonly poll: string };
+}
+
+function pollerSettings(props: PollerProps): PollerSettings {
+  const pollTimeout = props.pollTimeout ?? Duration.minutes(2);
+  const margin = props.pollDeadlineMargin ?? Duration.seconds(20);
+  const settings: PollerSettings = {
+    pollRate: props.pollRate ?? Duration.minutes(1),
+    maxConcurrency: props.maxConcurrency ?? 5,
+    batchSize: props.batchSize ?? 1,
+    pollTimeout,
+    maxReceiveCount: props.maxReceiveCount ?? 3,
+    quotaReserve: props.quotaReserve ?? DEFAULT_QUOTA_RESERVE,
+    overdueAfter: props.sourceOverdueAfter ?? Duration.minutes(DEFAULT_SOURCE_OVERDUE_MINUTES),
+    deadlineMs: pollTimeout.toMilliseconds() - margin.toMilliseconds(),
+    entries: props.handlerEntries ?? HANDLER_ENTRIES,
+  };
+  checkSettings(settings);
+  return settings;
+}
+
+/** Throws a `PollerConfigError` naming the first setting out of its range. */
+function checkSettings(s: PollerSettings): void {
+  const { pollRate, maxConcurrency, batchSize, maxReceiveCount, quotaReserve, overdueAfter } = s;
+  check(
+    Number.isInteger(pollRate.toSeconds() / 60) && pollRate.toMinutes() >= 1,
+    `pollRate must be whole minutes (at least 1), got ${pollRate.toHumanString()}`,
+  );
+  check(
+    Number.isInteger(maxConcurrency) && maxConcurrency >= 2 && maxConcurrency <= 1000,
+    `maxConcurrency must be an integer in 2..1000 (SQS event source limit), got ${maxConcurrency}`,
+  );
+  check(
+    Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 10,
+    `batchSize must be in 1..10, got ${batchSize}`,
+  );
+  check(
+    Number.isInteger(maxReceiveCount) && maxReceiveCount >= 1,
+    `maxReceiveCount must be a positive integer, got ${maxReceiveCount}`,
+  );
+  check(quotaReserve >= 0 && quotaReserve < 1, `quotaReserve must be in [0, 1), got ${quotaReserve}`);
+  check(
+    overdueAfter.toMilliseconds() >= 60_000,
+    `sourceOverdueAfter must be at least one minute, got ${overdueAfter.toHumanString()}`,
+  );
+  check(
+    s.deadlineMs >= 10_000,
+    `pollTimeout (${s.pollTimeout.toHumanString()}) must exceed pollDeadlineMargin by at least 10 seconds`,
+  );
+}
+
 export class Poller extends Construct {
   public readonly dispatchFunction: lambda.IFunction;
   public readonly pollFunction: lambda.IFunction;
@@ -85,94 +148,13 @@ export class Poller extends Construct {
 
   constructor(scope: Construct, id: string, props: PollerProps) {
     super(scope, id);
-    const pollRate = props.pollRate ?? Duration.minutes(1);
-    const maxConcurrency = props.maxConcurrency ?? 5;
-    const batchSize = props.batchSize ?? 1;
-    const pollTimeout = props.pollTimeout ?? Duration.minutes(2);
-    const margin = props.pollDeadlineMargin ?? Duration.seconds(20);
-    const maxReceiveCount = props.maxReceiveCount ?? 3;
-    const quotaReserve = props.quotaReserve ?? 0.1;
-    const overdueAfter = props.sourceOverdueAfter ?? Duration.minutes(DEFAULT_SOURCE_OVERDUE_MINUTES);
-    const entries = props.handlerEntries ?? HANDLER_ENTRIES;
-    check(
-      Number.isInteger(pollRate.toSeconds() / 60) && pollRate.toMinutes() >= 1,
-      `pollRate must be whole minutes (at least 1), got ${pollRate.toHumanString()}`,
-    );
-    check(
-      Number.isInteger(maxConcurrency) && maxConcurrency >= 2 && maxConcurrency <= 1000,
-      `maxConcurrency must be an integer in 2..1000 (SQS event source limit), got ${maxConcurrency}`,
-    );
-    check(
-      Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 10,
-      `batchSize must be in 1..10, got ${batchSize}`,
-    );
-    check(
-      Number.isInteger(maxReceiveCount) && maxReceiveCount >= 1,
-      `maxReceiveCount must be a positive integer, got ${maxReceiveCount}`,
-    );
-    check(quotaReserve >= 0 && quotaReserve < 1, `quotaReserve must be in [0, 1), got ${quotaReserve}`);
-    check(
-      overdueAfter.toMilliseconds() >= 60_000,
-      `sourceOverdueAfter must be at least one minute, got ${overdueAfter.toHumanString()}`,
-    );
-    const deadlineMs = pollTimeout.toMilliseconds() - margin.toMilliseconds();
-    check(
-      deadlineMs >= 10_000,
-      `pollTimeout (${pollTimeout.toHumanString()}) must exceed pollDeadlineMargin by at least 10 seconds`,
-    );
-
-    const common = {
-      serviceName: props.serviceName,
-      logRetention: props.logRetention,
-      logRemovalPolicy: props.logRemovalPolicy,
-    };
-    const dispatchFunction = new BridgeFunction(this, 'Dispatch', {
-      ...common,
-      entry: entries.dispatch,
-      description: 'gym-bridge dispatch: picks the clubs due and queues one poll message per club',
-      memorySize: 256,
-      timeout: props.dispatchTimeout ?? Duration.seconds(50),
-      environment: {
-        [ENV.quotaReserve]: String(quotaReserve),
-        [ENV.sourceOverdueMinutes]: String(overdueAfter.toMinutes({ integral: false })),
-      },
-    });
-    const pollFunction = new BridgeFunction(this, 'Poll', {
-      ...common,
-      entry: entries.poll,
-      description: 'gym-bridge poll: polls one club, publishes its events, commits its state',
-      // A poll mostly waits on the API (its sources side by side): memory buys CPU it barely uses.
-      // 256 MB holds a backfill invocation's in-memory sets (at a real API's ~2,500 rows/s, about
-      // 300,000 rows per 2-minute invocation); docs/benchmarks.md prices this setting.
-      memorySize: 256,
-      timeout: pollTimeout,
-      environment: {
-        [ENV.pollDeadlineMs]: String(deadlineMs),
-        [ENV.piiPolicyDefault]: props.piiPolicyDefault ?? 'minimal',
-      },
-    });
+    const settings = pollerSettings(props);
+    const { dispatchFunction, pollFunction } = this.#functions(props, settings);
     const dispatch = dispatchFunction.function;
     const poll = pollFunction.function;
     this.dispatchLogGroup = dispatchFunction.logGroup;
     this.pollLogGroup = pollFunction.logGroup;
-
-    const deadLetterQueue = new sqs.Queue(this, 'PollDeadLetterQueue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: props.deadLetterRetention ?? Duration.days(14),
-    });
-    // Visibility: six times the function timeout, AWS's advice for SQS event sources, so a message
-    // is never handed out again while an invocation may still be working on it.
-    const visibilitySeconds = pollTimeout.toSeconds() * 6;
-    const pollQueue = new sqs.Queue(this, 'PollQueue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      visibilityTimeout: Duration.seconds(visibilitySeconds),
-      // Long enough for every receive to fail before the message expires (so failures reach the
-      // DLQ), short because an old poll message is superseded by newer dispatches anyway.
-      retentionPeriod: Duration.seconds(Math.max(3600, visibilitySeconds * (maxReceiveCount + 1))),
-      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount },
-    });
+    const { pollQueue, deadLetterQueue } = this.#queues(props, settings);
 
     props.stateTable.grantReadDataTo(dispatch);
     pollQueue.grantSendMessages(dispatch);
@@ -183,19 +165,92 @@ export class Poller extends Construct {
     props.clubSecrets.grantReadTo(poll);
     poll.addEventSource(
       new SqsEventSource(pollQueue, {
-        batchSize,
+        batchSize: settings.batchSize,
         reportBatchItemFailures: true,
-        maxConcurrency,
+        maxConcurrency: settings.maxConcurrency,
       }),
     );
+    this.schedule = this.#schedule(dispatch, settings.pollRate);
 
+    this.dispatchFunction = dispatch;
+    this.pollFunction = poll;
+    this.pollQueue = pollQueue;
+    this.deadLetterQueue = deadLetterQueue;
+  }
+
+  /** The dispatch and poll functions, each with the environment of its settings. */
+  #functions(
+    props: PollerProps,
+    settings: PollerSettings,
+  ): { dispatchFunction: BridgeFunction; pollFunction: BridgeFunction } {
+    const common = {
+      serviceName: props.serviceName,
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
+    };
+    const dispatchFunction = new BridgeFunction(this, 'Dispatch', {
+      ...common,
+      entry: settings.entries.dispatch,
+      description: 'gym-bridge dispatch: picks the clubs due and queues one poll message per club',
+      memorySize: 256,
+      timeout: props.dispatchTimeout ?? Duration.seconds(50),
+      environment: {
+        [ENV.quotaReserve]: String(settings.quotaReserve),
+        [ENV.sourceOverdueMinutes]: String(settings.overdueAfter.toMinutes({ integral: false })),
+      },
+    });
+    const pollFunction = new BridgeFunction(this, 'Poll', {
+      ...common,
+      entry: settings.entries.poll,
+      description: 'gym-bridge poll: polls one club, publishes its events, commits its state',
+      // A poll mostly waits on the API (its sources side by side): memory buys CPU it barely uses.
+      // 256 MB holds a backfill invocation's in-memory sets (at a real API's ~2,500 rows/s, about
+      // 300,000 rows per 2-minute invocation); docs/benchmarks.md prices this setting.
+      memorySize: 256,
+      timeout: settings.pollTimeout,
+      environment: {
+        [ENV.pollDeadlineMs]: String(settings.deadlineMs),
+        [ENV.piiPolicyDefault]: props.piiPolicyDefault ?? 'minimal',
+      },
+    });
+    return { dispatchFunction, pollFunction };
+  }
+
+  /** The poll queue and its dead-letter queue. */
+  #queues(
+    props: PollerProps,
+    settings: PollerSettings,
+  ): { pollQueue: sqs.Queue; deadLetterQueue: sqs.Queue } {
+    const { maxReceiveCount } = settings;
+    const deadLetterQueue = new sqs.Queue(this, 'PollDeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: props.deadLetterRetention ?? Duration.days(14),
+    });
+    // Visibility: six times the function timeout, AWS's advice for SQS event sources, so a message
+    // is never handed out again while an invocation may still be working on it.
+    const visibilitySeconds = settings.pollTimeout.toSeconds() * 6;
+    const pollQueue = new sqs.Queue(this, 'PollQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(visibilitySeconds),
+      // Long enough for every receive to fail before the message expires (so failures reach the
+      // DLQ), short because an old poll message is superseded by newer dispatches anyway.
+      retentionPeriod: Duration.seconds(Math.max(3600, visibilitySeconds * (maxReceiveCount + 1))),
+      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount },
+    });
+    return { pollQueue, deadLetterQueue };
+  }
+
+  /** The EventBridge Scheduler schedule that invokes the dispatcher every `pollRate`, with its role. */
+  #schedule(dispatch: lambda.IFunction, pollRate: Duration): scheduler.Schedule {
     const schedulerRole = new iam.Role(this, 'SchedulerRole', {
       assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
         conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
       }),
       description: 'EventBridge Scheduler: invokes the gym-bridge dispatcher',
     });
-    this.schedule = new scheduler.Schedule(this, 'DispatchSchedule', {
+    const schedule = new scheduler.Schedule(this, 'DispatchSchedule', {
       description: 'Runs the gym-bridge dispatcher',
       schedule: scheduler.ScheduleExpression.rate(pollRate),
       target: new LambdaInvoke(dispatch, {
@@ -205,16 +260,11 @@ export class Poller extends Construct {
         maxEventAge: Duration.minutes(1),
       }),
     });
-
     Validations.of(schedulerRole).acknowledge({
       id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(dispatch.node.defaultChild as lambda.CfnFunction)}.Arn>:*]`,
       reason:
         'lambda:InvokeFunction on the dispatch function and its versions/aliases (`<arn>:*`), as the L2 grantInvoke writes it; nothing else can be invoked.',
     });
-
-    this.dispatchFunction = dispatch;
-    this.pollFunction = poll;
-    this.pollQueue = pollQueue;
-    this.deadLetterQueue = deadLetterQueue;
+    return schedule;
   }
 }

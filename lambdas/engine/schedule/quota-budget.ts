@@ -4,12 +4,12 @@
  * Months are calendar months in UTC, as the quota counters (`QUOTA#yyyy-mm`) are.
  */
 
-import { PLAN_QUOTAS, type Plan } from '../../common/plans';
+import { DEFAULT_QUOTA_RESERVE, PLAN_QUOTAS, type Plan } from '../../common/plans';
+
+/** Share of each plan's monthly quota kept free by default (defined in common/plans, shared with lib/). */
+export { DEFAULT_QUOTA_RESERVE };
 
 const HOUR = 3_600_000;
-
-/** Share of each plan's monthly quota kept free by default. */
-export const DEFAULT_QUOTA_RESERVE = 0.1;
 
 export interface QuotaBudget {
   /** `yyyy-mm` (UTC). */
