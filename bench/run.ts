@@ -37,7 +37,9 @@ import { FULL_PLAN, QUICK_PLAN } from './plan';
 import { measureFingerprintHashing, type ProfileSummary, profileBackfill } from './profile';
 import type { BenchResults } from './report/results';
 import { writeReport } from './report/write-report';
-import { type DispatchRun, dispatchInMemory, dispatchOnDynalite, fleet5000, fleetHour } from './scale';
+import { type DispatchRun, dispatchInMemory, dispatchOnDynalite } from './scale/dispatch';
+import { fleet5000 } from './scale/fleet-5000';
+import { fleetHour } from './scale/fleet-hour';
 import { median, medianRun } from './stats';
 import {
   dynaliteBackfill,

@@ -85,6 +85,12 @@ export class HostProcess {
     });
   }
 
+  /** CPU time (user + system) the host process has used so far, ms: every host answers `cpu`. */
+  async cpuMs(): Promise<number> {
+    const usage = await this.call<NodeJS.CpuUsage>('cpu');
+    return (usage.user + usage.system) / 1000;
+  }
+
   async close(): Promise<void> {
     if (this.#exited) return;
     const exited = new Promise<void>((resolve) => this.#child.once('exit', () => resolve()));

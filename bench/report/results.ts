@@ -5,7 +5,9 @@ import type { DeploymentSettings } from '../deployment';
 import type { MachineInfo } from '../machine';
 import type { BenchPlan } from '../plan';
 import type { HashMicro, ProfileSummary } from '../profile';
-import type { DispatchRun, Fleet5000Result, FleetHourResult } from '../scale';
+import type { DispatchRun } from '../scale/dispatch';
+import type { Fleet5000Result } from '../scale/fleet-5000';
+import type { FleetHourResult } from '../scale/fleet-hour';
 import type { PublishSdkRun, ThroughputRun } from '../throughput';
 import type { TypicalClubRun } from '../typical-club';
 

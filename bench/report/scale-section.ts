@@ -1,5 +1,5 @@
 /** Section 6 of the report: the dispatcher over many clubs, an hour of a fleet, and the 5,000-club fleet. */
-import type { DispatchRun } from '../scale';
+import type { DispatchRun } from '../scale/dispatch';
 import { median } from '../stats';
 import { int, med, pct, secs, sig, table } from './format';
 import type { BenchResults } from './results';
