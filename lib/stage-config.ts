@@ -7,19 +7,26 @@
  * "Sizing for a fleet") unless `pollMaxConcurrency` is given.
  *
  * Every key of `StageConfig` except `stage` can be given as a context value (a string on the command
- * line, or any JSON type in cdk.json). Values are validated here, with a message naming the key.
+ * line, or any JSON type in cdk.json). Values are validated as they are read (the readers are in
+ * lib/context-values.ts), with a message naming the key.
  */
 
 import { DEFAULT_SOURCE_OVERDUE_MINUTES } from '../lambdas/common/deployment-contract';
-import {
-  DEPLOYMENT_STAGES,
-  EVENT_SOURCE_RULE,
-  EventSourceError,
-  eventSourceForStage,
-  validateEventSource,
-} from '../lambdas/events/event-source';
+import { DEFAULT_QUOTA_RESERVE } from '../lambdas/common/plans';
+import { DEPLOYMENT_STAGES, eventSourceForStage } from '../lambdas/events/event-source';
 import { isPiiPolicy, PII_POLICIES, type PiiPolicy } from '../lambdas/events/pii';
 import type { ExampleRulesEmailDetail } from './constructs/example-rules';
+import {
+  type ContextReader,
+  readBoolean,
+  readChoice,
+  readEventSource,
+  readNumber,
+  readString,
+  StageConfigError,
+} from './context-values';
+
+export { type ContextReader, StageConfigError } from './context-values';
 
 /** The stages, and each one's event source, come from lambdas/events/event-source.ts (shared with the CLI). */
 export const STAGES = DEPLOYMENT_STAGES;
@@ -101,7 +108,7 @@ const DEFAULTS: Record<Stage, Omit<StageConfig, 'stage' | 'pollMaxConcurrency'>>
     clubs: 10,
     pollBatchSize: 10,
     piiPolicyDefault: 'minimal',
-    quotaReserve: 0.1,
+    quotaReserve: DEFAULT_QUOTA_RESERVE,
     sourceOverdueMinutes: DEFAULT_SOURCE_OVERDUE_MINUTES,
     archiveRetentionDays: 30,
     exampleRules: true,
@@ -114,7 +121,7 @@ const DEFAULTS: Record<Stage, Omit<StageConfig, 'stage' | 'pollMaxConcurrency'>>
     clubs: 1000,
     pollBatchSize: 10,
     piiPolicyDefault: 'minimal',
-    quotaReserve: 0.1,
+    quotaReserve: DEFAULT_QUOTA_RESERVE,
     sourceOverdueMinutes: DEFAULT_SOURCE_OVERDUE_MINUTES,
     archiveRetentionDays: 365,
     exampleRules: true,
@@ -123,15 +130,20 @@ const DEFAULTS: Record<Stage, Omit<StageConfig, 'stage' | 'pollMaxConcurrency'>>
   },
 };
 
-export class StageConfigError extends Error {
-  override readonly name = 'StageConfigError';
-}
-
-/** Reads one context value (`app.node.tryGetContext`). */
-export type ContextReader = (key: string) => unknown;
-
 const isStage = (value: unknown): value is Stage =>
   typeof value === 'string' && (STAGES as readonly string[]).includes(value);
+
+const isInteger = Number.isInteger;
+
+type StageDefaults = (typeof DEFAULTS)[Stage];
+
+function readStage(read: ContextReader): Stage {
+  const stage = read('stage') ?? 'dev';
+  if (!isStage(stage)) {
+    throw new StageConfigError(`context stage=${JSON.stringify(stage)}: must be one of ${STAGES.join(', ')}`);
+  }
+  return stage;
+}
 
 /** Context keys that were replaced: a clear error instead of a silently ignored setting. */
 const REPLACED_KEYS: Readonly<Record<string, string>> = {
@@ -139,91 +151,24 @@ const REPLACED_KEYS: Readonly<Record<string, string>> = {
     'was replaced by sourceOverdueMinutes (minutes without a successful poll before a source is overdue, default 15)',
 };
 
-function readEventSource(read: ContextReader, fallback: string): string {
-  const raw = read('eventSource');
-  if (raw === undefined || raw === '') return fallback;
-  if (typeof raw !== 'string') {
-    throw new StageConfigError(`context eventSource=${JSON.stringify(raw)}: must be ${EVENT_SOURCE_RULE}`);
-  }
-  try {
-    return validateEventSource(raw, 'context eventSource');
-  } catch (err) {
-    if (err instanceof EventSourceError) throw new StageConfigError(err.message);
-    throw err;
-  }
-}
-
-function readNumber(
-  read: ContextReader,
-  key: string,
-  fallback: number,
-  valid: (n: number) => boolean,
-  rule: string,
-): number {
-  const raw = read(key);
-  if (raw === undefined) return fallback;
-  const value = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() ? Number(raw) : NaN;
-  if (!Number.isFinite(value) || !valid(value)) {
-    throw new StageConfigError(`context ${key}=${JSON.stringify(raw)}: must be ${rule}`);
-  }
-  return value;
-}
-
-function readBoolean(read: ContextReader, key: string, fallback: boolean): boolean {
-  const raw = read(key);
-  if (raw === undefined) return fallback;
-  if (raw === true || raw === 'true') return true;
-  if (raw === false || raw === 'false') return false;
-  throw new StageConfigError(`context ${key}=${JSON.stringify(raw)}: must be true or false`);
-}
-
-function readString(
-  read: ContextReader,
-  key: string,
-  pattern: RegExp,
-  rule: string,
-  fallback?: string,
-): string | undefined {
-  const raw = read(key);
-  if (raw === undefined || raw === '') return fallback;
-  if (typeof raw !== 'string' || !pattern.test(raw)) {
-    throw new StageConfigError(`context ${key}=${JSON.stringify(raw)}: must be ${rule}`);
-  }
-  return raw;
-}
-
-function readChoice<const T extends string>(
-  read: ContextReader,
-  key: string,
-  choices: readonly T[],
-  fallback: T,
-): T {
-  const raw = read(key);
-  if (raw === undefined || raw === '') return fallback;
-  if (typeof raw !== 'string' || !(choices as readonly string[]).includes(raw)) {
-    throw new StageConfigError(`context ${key}=${JSON.stringify(raw)}: must be one of ${choices.join(', ')}`);
-  }
-  return raw as T;
-}
-
-const isInteger = Number.isInteger;
-
-/** The configuration of the stage named by context `stage` (default `dev`), with context overrides. */
-export function resolveStageConfig(read: ContextReader): StageConfig {
-  const stage = read('stage') ?? 'dev';
-  if (!isStage(stage)) {
-    throw new StageConfigError(`context stage=${JSON.stringify(stage)}: must be one of ${STAGES.join(', ')}`);
-  }
-  const d = DEFAULTS[stage];
+function rejectReplacedKeys(read: ContextReader): void {
   for (const [key, why] of Object.entries(REPLACED_KEYS)) {
     if (read(key) !== undefined) throw new StageConfigError(`context ${key}: ${why}`);
   }
-  const pii = read('piiPolicyDefault') ?? d.piiPolicyDefault;
+}
+
+function readPiiPolicy(read: ContextReader, fallback: PiiPolicy): PiiPolicy {
+  const pii = read('piiPolicyDefault') ?? fallback;
   if (!isPiiPolicy(pii)) {
     throw new StageConfigError(
       `context piiPolicyDefault=${JSON.stringify(pii)}: must be one of ${PII_POLICIES.join(', ')}`,
     );
   }
+  return pii;
+}
+
+/** Where alarms go: `alarmEmail` and `alarmTopicArn`, each only when given. */
+function readAlarmTargets(read: ContextReader): Pick<StageConfig, 'alarmEmail' | 'alarmTopicArn'> {
   const alarmEmail = readString(read, 'alarmEmail', /^[^@\s]+@[^@\s]+\.[^@\s]+$/, 'an e-mail address');
   const alarmTopicArn = readString(
     read,
@@ -231,41 +176,58 @@ export function resolveStageConfig(read: ContextReader): StageConfig {
     /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]+$/,
     'an SNS topic ARN',
   );
-  const pollRateMinutes = readNumber(
-    read,
-    'pollRateMinutes',
-    d.pollRateMinutes,
-    (n) => isInteger(n) && n >= 1,
-    'a whole number of minutes >= 1',
-  );
-  const clubs = readNumber(
-    read,
-    'clubs',
-    d.clubs,
-    (n) => isInteger(n) && n >= 1,
-    'a whole number of clubs >= 1',
-  );
-  const pollBatchSize = readNumber(
-    read,
-    'pollBatchSize',
-    d.pollBatchSize,
-    (n) => isInteger(n) && n >= 1 && n <= 10,
-    'an integer in 1..10',
-  );
+  return { ...(alarmEmail ? { alarmEmail } : {}), ...(alarmTopicArn ? { alarmTopicArn } : {}) };
+}
+
+type PollCadence = Pick<StageConfig, 'pollRateMinutes' | 'clubs' | 'pollBatchSize'>;
+
+/** How often and how many: the dispatcher's rate, the fleet's size, the clubs per poll invocation. */
+function readPollCadence(read: ContextReader, d: StageDefaults): PollCadence {
+  const minutesRule = 'a whole number of minutes >= 1';
   return {
-    stage,
-    eventSource: readEventSource(read, d.eventSource),
-    pollRateMinutes,
-    clubs,
-    pollBatchSize,
-    pollMaxConcurrency: readNumber(
+    pollRateMinutes: readNumber(
       read,
-      'pollMaxConcurrency',
-      pollConcurrencyFor(clubs, pollBatchSize, POLL_INVOCATION_SECONDS_P95, pollRateMinutes),
-      (n) => isInteger(n) && n >= 2 && n <= 1000,
-      'an integer in 2..1000',
+      'pollRateMinutes',
+      d.pollRateMinutes,
+      (n) => isInteger(n) && n >= 1,
+      minutesRule,
     ),
-    piiPolicyDefault: pii,
+    clubs: readNumber(read, 'clubs', d.clubs, (n) => isInteger(n) && n >= 1, 'a whole number of clubs >= 1'),
+    pollBatchSize: readNumber(
+      read,
+      'pollBatchSize',
+      d.pollBatchSize,
+      (n) => isInteger(n) && n >= 1 && n <= 10,
+      'an integer in 1..10',
+    ),
+  };
+}
+
+/** `pollMaxConcurrency`, sized from the cadence (`pollConcurrencyFor`) unless given. */
+function readPollMaxConcurrency(read: ContextReader, cadence: PollCadence): number {
+  const { clubs, pollBatchSize, pollRateMinutes } = cadence;
+  return readNumber(
+    read,
+    'pollMaxConcurrency',
+    pollConcurrencyFor(clubs, pollBatchSize, POLL_INVOCATION_SECONDS_P95, pollRateMinutes),
+    (n) => isInteger(n) && n >= 2 && n <= 1000,
+    'an integer in 2..1000',
+  );
+}
+
+type StageOperations = Pick<
+  StageConfig,
+  | 'quotaReserve'
+  | 'sourceOverdueMinutes'
+  | 'archiveRetentionDays'
+  | 'exampleRules'
+  | 'exampleRulesEmailDetail'
+  | 'retainData'
+>;
+
+/** The quota reserve, the overdue allowance, retention and the example rules. */
+function readOperations(read: ContextReader, d: StageDefaults): StageOperations {
+  return {
     quotaReserve: readNumber(
       read,
       'quotaReserve',
@@ -273,8 +235,6 @@ export function resolveStageConfig(read: ContextReader): StageConfig {
       (n) => n >= 0 && n < 1,
       'a number in [0, 1)',
     ),
-    ...(alarmEmail ? { alarmEmail } : {}),
-    ...(alarmTopicArn ? { alarmTopicArn } : {}),
     sourceOverdueMinutes: readNumber(
       read,
       'sourceOverdueMinutes',
@@ -297,5 +257,31 @@ export function resolveStageConfig(read: ContextReader): StageConfig {
       d.exampleRulesEmailDetail,
     ),
     retainData: readBoolean(read, 'retainData', d.retainData),
+  };
+}
+
+/**
+ * The configuration of the stage named by context `stage` (default `dev`), with context overrides.
+ * Keys are read, and the first invalid one reported, in the order of this function.
+ */
+export function resolveStageConfig(read: ContextReader): StageConfig {
+  const stage = readStage(read);
+  const d = DEFAULTS[stage];
+  rejectReplacedKeys(read);
+  const piiPolicyDefault = readPiiPolicy(read, d.piiPolicyDefault);
+  const alarmTargets = readAlarmTargets(read);
+  const cadence = readPollCadence(read, d);
+  const eventSource = readEventSource(read, d.eventSource);
+  const pollMaxConcurrency = readPollMaxConcurrency(read, cadence);
+  const { quotaReserve, ...operations } = readOperations(read, d);
+  return {
+    stage,
+    eventSource,
+    ...cadence,
+    pollMaxConcurrency,
+    piiPolicyDefault,
+    quotaReserve,
+    ...alarmTargets,
+    ...operations,
   };
 }
