@@ -3,28 +3,20 @@
  * (AbortSignal.timeout) clamped to the caller's deadline, the caller's AbortSignal, redirects never
  * followed (a redirect could carry the API key to another host), header values checked before they
  * are sent (Node's own error would quote them), and the body streamed under the same timeout with a
- * byte cap and the process's large-body gate (body-budget.ts). Transport failures come out as typed
- * errors, their texts redacted of the request's credentials; HTTP statuses are left to the caller.
+ * byte cap and the process's large-body gate (response-body.ts, body-budget.ts). Transport failures
+ * come out as typed errors, their texts redacted of the request's credentials; HTTP statuses are
+ * left to the caller.
  */
-import { createHash } from 'node:crypto';
 import { redact } from '../common/redact';
-import {
-  LARGE_BODY_BYTES,
-  type LargeBodyGate,
-  largeBodyGate,
-  type Release,
-  releaseNothing,
-  SMALL_BODY_BYTES,
-} from './body-budget';
+import { type LargeBodyGate, largeBodyGate, type Release, SMALL_BODY_BYTES } from './body-budget';
 import {
   AuthError,
   DeadlineExceededError,
-  FINGERPRINT_CHARS,
   GymApiError,
   RequestAbortedError,
-  ResponseTooLargeError,
   UnavailableError,
 } from './errors';
+import { readBody } from './response-body';
 
 export type FetchFn = typeof fetch;
 
@@ -101,9 +93,12 @@ function headerSecrets(headers: Readonly<Record<string, string>>): string[] {
   return out;
 }
 
-export async function exchange(request: ExchangeRequest): Promise<ExchangeResponse> {
-  const { operation, signal } = request;
-  throwIfAborted(signal, operation);
+/**
+ * The request's timeout: its own, or what is left before the deadline when that is shorter
+ * (`cutByDeadline`). Throws DeadlineExceededError when the deadline has passed.
+ */
+function timeoutOf(request: ExchangeRequest): { timeoutMs: number; cutByDeadline: boolean } {
+  const { operation } = request;
   let timeoutMs = request.timeoutMs;
   let cutByDeadline = false;
   if (request.deadline !== undefined) {
@@ -118,6 +113,13 @@ export async function exchange(request: ExchangeRequest): Promise<ExchangeRespon
       cutByDeadline = true;
     }
   }
+  return { timeoutMs, cutByDeadline };
+}
+
+export async function exchange(request: ExchangeRequest): Promise<ExchangeResponse> {
+  const { operation, signal } = request;
+  throwIfAborted(signal, operation);
+  const { timeoutMs, cutByDeadline } = timeoutOf(request);
   checkHeaders(request.headers, operation);
   const timeout = AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs)));
   const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
@@ -166,120 +168,6 @@ export async function exchange(request: ExchangeRequest): Promise<ExchangeRespon
       { operation },
     );
   }
-}
-
-interface BodyLimits {
-  readonly operation: string;
-  readonly cap: number;
-  /** A 2xx body past the cap is an error; any other body is cut there and kept. */
-  readonly failPastCap: boolean;
-  readonly gate: LargeBodyGate;
-  readonly signal?: AbortSignal;
-  readonly deadline?: number;
-  readonly now: () => number;
-}
-
-/**
- * Reads a body as a stream, never more than `cap` bytes; past LARGE_BODY_BYTES it waits for a slot
- * of the large-body gate and keeps it (the caller releases it after processing the page).
- */
-async function readBody(
-  response: Response,
-  limits: BodyLimits,
-): Promise<{ text: string; truncated: boolean; release: Release }> {
-  const { operation, cap } = limits;
-  const declared = Number(response.headers.get('content-length'));
-  if (limits.failPastCap && Number.isFinite(declared) && declared > cap) {
-    // Refused on what it announces; only its head is read, to tell what it holds.
-    const head = response.body ? await readHead(response.body.getReader(), HEAD_BYTES) : [];
-    throw tooLarge(operation, declared, cap, head, true);
-  }
-  if (!response.body) return { text: '', truncated: false, release: releaseNothing };
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let release: Release = releaseNothing;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (size + value.byteLength > cap) {
-        const room = cap - size;
-        if (room > 0) chunks.push(value.subarray(0, room));
-        await reader.cancel().catch(() => undefined);
-        if (limits.failPastCap) {
-          throw tooLarge(operation, size + value.byteLength, cap, chunks, false);
-        }
-        return { text: Buffer.concat(chunks).toString('utf8'), truncated: true, release };
-      }
-      size += value.byteLength;
-      chunks.push(value);
-      if (size > LARGE_BODY_THRESHOLD && release === releaseNothing) {
-        release = await limits.gate.acquire(operation, limits.signal, limits.deadline, limits.now);
-      }
-    }
-    return { text: Buffer.concat(chunks).toString('utf8'), truncated: false, release };
-  } catch (err) {
-    release();
-    throw err;
-  }
-}
-
-const LARGE_BODY_THRESHOLD = LARGE_BODY_BYTES;
-
-/** How much of an oversized body is kept to tell what it holds (read of one over Content-Length). */
-const HEAD_BYTES = 64 * 1024;
-
-/** Up to `bytes` of a body, then the rest cancelled. */
-async function readHead(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  bytes: number,
-): Promise<Uint8Array[]> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < bytes) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } catch {
-    // What was read is enough: the body is refused anyway.
-  }
-  await reader.cancel().catch(() => undefined);
-  return chunks;
-}
-
-function tooLarge(
-  operation: string,
-  bytes: number,
-  cap: number,
-  chunks: readonly Uint8Array[],
-  announced: boolean,
-) {
-  const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-  const taken: Uint8Array[] = [];
-  for (let size = 0, i = 0; i < chunks.length && size < HEAD_BYTES; i++) {
-    taken.push(chunks[i]!);
-    size += chunks[i]!.byteLength;
-  }
-  const text = Buffer.concat(taken).subarray(0, HEAD_BYTES).toString('utf8');
-  // The first KB of what `data` holds: a stable key of an oversized record across polls (the
-  // envelope's links name each poll's window); the first 2 KB as sent: what this answer holds.
-  const at = text.indexOf('"data"');
-  const prefix = at >= 0 ? text.slice(at, at + 1024) : text.slice(0, 1024);
-  const head = text.slice(0, 2048);
-  const fingerprint =
-    at >= 0
-      ? createHash('sha256')
-          .update(text.slice(at, at + FINGERPRINT_CHARS))
-          .digest('base64url')
-      : '';
-  return new ResponseTooLargeError(
-    `${operation}: response ${announced ? 'announced as' : 'is over'} ${mb(bytes)}, past the ${mb(cap)} cap (maxResponseBytes); not read further`,
-    { operation, status: 200, bytes, limitBytes: cap, prefix, head, fingerprint },
-  );
 }
 
 export function throwIfAborted(signal: AbortSignal | undefined, operation: string): void {

@@ -3,18 +3,16 @@
  */
 
 export { backoffCapMs, backoffDelayMs, parseRetryAfterMs } from '../common/backoff';
+export { GymApiClient } from './client';
 export {
   DEFAULT_PAGE_SIZE,
   DEFAULT_REQUEST_TIMEOUT_MS,
-  DEFAULT_RETRY_POLICY,
   type FetchAllResult,
-  GymApiClient,
   type GymApiClientOptions,
   type PageOptions,
-  type RetryPolicy,
   type SleepFn,
   type TokenSource,
-} from './client';
+} from './client-options';
 export {
   AuthError,
   type AuthFailureReason,
@@ -40,7 +38,10 @@ export {
   type OperationSpec,
 } from './operations';
 export type { InvalidItem, Page } from './page-reader';
+export * from './protocol-schemas';
 export { isValidDateTime, type QueryOf } from './query';
 export type { RequestEvent, RequestObserver } from './request-event';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy';
 export * from './schemas';
+export * from './statuses';
 export { type GetTokenOptions, TokenProvider, type TokenProviderOptions } from './token-provider';

@@ -9,14 +9,13 @@ import {
   ClassAttendanceSchema,
   DebtCollectionSchema,
   DisbursementSchema,
-  MEMBER_STATUSES,
   MemberPaymentHistorySchema,
   MemberPosTransactionSchema,
   MemberSchema,
   MemberVisitSchema,
-  PROSPECT_STATUSES,
   ProspectSchema,
 } from './schemas';
+import { MEMBER_STATUSES, PROSPECT_STATUSES } from './statuses';
 
 export type QueryParam = 'fromdate' | 'updatedate' | 'status' | 'offset' | 'limit';
 

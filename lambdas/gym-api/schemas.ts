@@ -1,5 +1,7 @@
 /**
- * zod schemas for every resource of the Gym Reporting API (docs/upstream-api.md).
+ * zod schemas for every resource of the Gym Reporting API (docs/upstream-api.md): the records a
+ * consumer of @gym-bridge/events embeds, so this file imports zod only. The schemas of the protocol
+ * around the records (token response, page envelope) are in ./protocol-schemas.ts.
  *
  * Rules applied everywhere:
  * - Fields the seed marks Required are required; every other field may be absent (or null, which
@@ -8,8 +10,8 @@
  * - Date-times match the seed's zone-less pattern; their zone is documented per field.
  * - int64 ids come out as decimal strings so that values above 2^53 keep full precision
  *   (see `parseJsonPreservingInt64` in ./json.ts, which delivers them as strings).
- * - Status fields are plain strings: the known values are exported as constants, and an unknown
- *   value from upstream must not crash a poll.
+ * - Status fields are plain strings: the known values are constants (./statuses.ts), and an
+ *   unknown value from upstream must not crash a poll.
  * - Email fields are strings, not validated as email addresses: a typo in an address must not
  *   quarantine a member whose status change matters.
  */
@@ -70,33 +72,6 @@ export const int64 = z
   .transform((v) => (typeof v === 'number' ? v.toFixed(0) : v));
 
 const opt = <T extends z.ZodType>(schema: T) => schema.nullish();
-
-export const MEMBER_STATUSES = [
-  'Active',
-  'PaymentIssue',
-  'Suspended',
-  'Archived',
-  'PendingActivation',
-  'PendingOnlineSignup',
-] as const;
-export type MemberStatus = (typeof MEMBER_STATUSES)[number];
-
-export const PROSPECT_STATUSES = [
-  'Trial_Expired',
-  'Enquiry',
-  'NotInterested',
-  'OnTrial',
-  'Tour',
-  'NoSaleReturn',
-  'DidNotShow',
-  'Sale',
-] as const;
-export type ProspectStatus = (typeof PROSPECT_STATUSES)[number];
-
-export const isKnownMemberStatus = (s: string): s is MemberStatus =>
-  (MEMBER_STATUSES as readonly string[]).includes(s);
-export const isKnownProspectStatus = (s: string): s is ProspectStatus =>
-  (PROSPECT_STATUSES as readonly string[]).includes(s);
 
 export const ContactSchema = z.looseObject({
   Email: z.string(),
@@ -311,18 +286,3 @@ export type DebtCollection = z.infer<typeof DebtCollectionSchema>;
  */
 export const ClassAttendanceSchema = z.looseObject({});
 export type ClassAttendance = z.infer<typeof ClassAttendanceSchema>;
-
-export const TokenResponseSchema = z.looseObject({
-  AccessToken: z.string().min(1),
-  ExpiresIn: z.number().int(),
-  TokenType: z.string(),
-});
-export type TokenResponse = z.infer<typeof TokenResponseSchema>;
-
-/** The page envelope of every list operation. `data` items are validated one by one by the caller. */
-export const PageEnvelopeSchema = z.looseObject({
-  href: opt(z.string()),
-  next: opt(z.string()),
-  data: z.array(z.unknown()),
-});
-export type PageEnvelope = z.infer<typeof PageEnvelopeSchema>;

@@ -9,8 +9,8 @@ import { SMALL_BODY_BYTES } from './body-budget';
 import { AuthError, DeadlineExceededError, InvalidResponseError } from './errors';
 import { exchange, type FetchFn, throwIfAborted } from './http-exchange';
 import { parseJsonPreservingInt64 } from './json';
+import { TokenResponseSchema } from './protocol-schemas';
 import { describeError, type RequestObserver, reportRequest } from './request-event';
-import { TokenResponseSchema } from './schemas';
 import { errorForStatus } from './status-errors';
 import { describeBody } from './upstream-message';
 

@@ -3,7 +3,7 @@
  * simulation makes. Each mutation keeps the indexes in step and, once journaling is on (after the
  * initial history), records the change in the ground-truth journal.
  */
-import type { MemberStatus, ProspectStatus } from '../gym-api/schemas';
+import type { MemberStatus, ProspectStatus } from '../gym-api/statuses';
 import { IndexedSet } from './indexed-set';
 import type { Journal, JournalChange } from './journal';
 import type { PoisonRecord } from './poison/poison-filing';

@@ -2,7 +2,8 @@
  * The sandbox's stored records. Each keeps its API representation (`api`, serialised as is, with
  * int64 ids as bigint) next to the hidden fields the simulation and the filters need.
  */
-import type { FEE_BREAKDOWN_FIELDS, MemberStatus, ProspectStatus } from '../gym-api/schemas';
+import type { FEE_BREAKDOWN_FIELDS } from '../gym-api/schemas';
+import type { MemberStatus, ProspectStatus } from '../gym-api/statuses';
 import type { ApiContact } from './people';
 import type { MembershipPlan } from './vocabulary';
 

@@ -2,7 +2,7 @@
  * Billing: the daily direct-debit run (02:30 local) with its declines and later dishonours, and the
  * renewals of paid-in-full memberships.
  */
-import type { MemberStatus } from '../../gym-api/schemas';
+import type { MemberStatus } from '../../gym-api/statuses';
 import type { MemberRecord, PaymentRecord } from '../records';
 import { DISHONOUR_FEE, PAYMENT_PURPOSES, PAYMENT_RESPONSES } from '../vocabulary';
 import { formatNaive, MS_DAY, MS_MINUTE } from '../zoned-time';

@@ -3,7 +3,7 @@
  * stream all data is drawn from (its order of draws is the data: keep it), the lateness stream, the
  * id counters, and the small pickers and clocks the domains use.
  */
-import type { MemberStatus, ProspectStatus } from '../../gym-api/schemas';
+import type { MemberStatus, ProspectStatus } from '../../gym-api/statuses';
 import type { ClubStore } from '../club-store';
 import type { Faults } from '../faults';
 import type { PoisonLog } from '../poison/poison-log';

@@ -3,7 +3,7 @@
  * suspensions, resumptions, cancellations with notice, contact and detail edits, and the daily
  * housekeeping of start dates reached and cancellations taking effect.
  */
-import type { MemberStatus } from '../../gym-api/schemas';
+import type { MemberStatus } from '../../gym-api/statuses';
 import { makePerson, type Person } from '../people';
 import type { MemberRecord } from '../records';
 import {

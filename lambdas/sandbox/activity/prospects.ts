@@ -3,7 +3,7 @@
  * trials that end (early sales, and the daily check of trials past their end date), and a sale
  * making the prospect a member.
  */
-import type { ProspectStatus } from '../../gym-api/schemas';
+import type { ProspectStatus } from '../../gym-api/statuses';
 import { makePerson } from '../people';
 import type { IdName, ProspectRecord } from '../records';
 import { GENDERS, PROSPECT_CONTACT_METHODS, PROSPECT_SOURCE_PAGES, PROSPECT_SOURCES } from '../vocabulary';

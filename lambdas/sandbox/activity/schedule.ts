@@ -4,7 +4,7 @@
  * draws here is the data: visits first (drawn and made at once, they only read member status),
  * then each kind's count and times in the order below.
  */
-import type { MemberStatus, ProspectStatus } from '../../gym-api/schemas';
+import type { MemberStatus, ProspectStatus } from '../../gym-api/statuses';
 import { MS_DAY } from '../zoned-time';
 import type { SimulationContext } from './context';
 import { FUNNEL } from './prospects';

@@ -9,7 +9,7 @@
  * fire at fixed local times, found through the zone so DST gaps and repeated hours are handled.
  * Every draw comes from one stream in a fixed order: reordering draws changes the data.
  */
-import type { ProspectStatus } from '../../gym-api/schemas';
+import type { ProspectStatus } from '../../gym-api/statuses';
 import type { ClubStore } from '../club-store';
 import { makePerson } from '../people';
 import { PoisonLog } from '../poison/poison-log';

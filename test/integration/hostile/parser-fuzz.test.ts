@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidResponseError } from '../../../lambdas/gym-api/errors';
 import { parseJsonPreservingInt64 } from '../../../lambdas/gym-api/json';
 import { OPERATION_NAMES, OPERATIONS, type OperationName } from '../../../lambdas/gym-api/operations';
-import { nextOffsetFromLink, parseEnvelope, readPage } from '../../../lambdas/gym-api/page-reader';
+import { parseEnvelope, readPage } from '../../../lambdas/gym-api/page-reader';
+import { nextOffsetFromLink } from '../../../lambdas/gym-api/paging-checks';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 
 /** Cases per property: a fixed budget, a few seconds for the whole file. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJsonPreservingInt64 } from '../../../lambdas/gym-api/json';
 import { OPERATION_NAMES } from '../../../lambdas/gym-api/operations';
-import { MEMBER_STATUSES, PROSPECT_STATUSES } from '../../../lambdas/gym-api/schemas';
+import { MEMBER_STATUSES, PROSPECT_STATUSES } from '../../../lambdas/gym-api/statuses';
 import { type JournalEntry, PAYMENT_RESPONSES, type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { getAll, rawGet, requestToken } from './sandbox-http';
 

@@ -4,7 +4,8 @@
  * the sandbox is in test/integration/gym-api.
  */
 import { describe, expect, it } from 'vitest';
-import { GymApiClient, type GymApiClientOptions } from '../../../lambdas/gym-api/client';
+import { GymApiClient } from '../../../lambdas/gym-api/client';
+import type { GymApiClientOptions } from '../../../lambdas/gym-api/client-options';
 import {
   AuthError,
   BadRequestError,

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidResponseError } from '../../../lambdas/gym-api/errors';
 import { OPERATIONS } from '../../../lambdas/gym-api/operations';
-import {
-  type NextLinkContext,
-  nextOffsetFromLink,
-  parseEnvelope,
-  readPage,
-} from '../../../lambdas/gym-api/page-reader';
+import { parseEnvelope, readPage } from '../../../lambdas/gym-api/page-reader';
+import { type NextLinkContext, nextOffsetFromLink } from '../../../lambdas/gym-api/paging-checks';
 
 const context: NextLinkContext = {
   operation: 'visits',

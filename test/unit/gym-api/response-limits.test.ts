@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LargeBodyGate } from '../../../lambdas/gym-api/body-budget';
-import { GymApiClient, type GymApiClientOptions, MAX_ASKS_ALONE } from '../../../lambdas/gym-api/client';
+import { GymApiClient } from '../../../lambdas/gym-api/client';
+import type { GymApiClientOptions } from '../../../lambdas/gym-api/client-options';
 import {
   AuthError,
   DeadlineExceededError,
@@ -15,6 +16,7 @@ import {
   StaleResponseError,
   UnavailableError,
 } from '../../../lambdas/gym-api/errors';
+import { MAX_ASKS_ALONE } from '../../../lambdas/gym-api/over-cap-policy';
 import { TokenProvider } from '../../../lambdas/gym-api/token-provider';
 import {
   FakeClock,

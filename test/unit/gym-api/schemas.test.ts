@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { parseJsonPreservingInt64 } from '../../../lambdas/gym-api/json';
+import { PageEnvelopeSchema, TokenResponseSchema } from '../../../lambdas/gym-api/protocol-schemas';
 import {
   ClassAttendanceSchema,
   DebtCollectionSchema,
@@ -9,9 +10,7 @@ import {
   MemberPosTransactionSchema,
   MemberSchema,
   MemberVisitSchema,
-  PageEnvelopeSchema,
   ProspectSchema,
-  TokenResponseSchema,
 } from '../../../lambdas/gym-api/schemas';
 
 function pathOfFirstIssue(schema: z.ZodType, value: unknown): string {
