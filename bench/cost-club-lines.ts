@@ -1,0 +1,194 @@
+/**
+ * The lines that grow with each club: the poll Lambda (its duration model: the measured local time
+ * at the function's CPU share, plus the stated latency of each network call), DynamoDB, EventBridge,
+ * SQS, the shared secrets, the logs and the bytes sent out.
+ */
+import { pollConcurrencyFor } from '../lib/stage-config';
+import {
+  CLUBS_PER_SECRET,
+  type CostLine,
+  fmt,
+  GB,
+  LAMBDA_FULL_VCPU_MB,
+  type Latencies,
+  clubLine as line,
+  MONTH_MINUTES,
+  type MonthlyClubCounts,
+  PLATFORM_LOG_BYTES,
+  REQUEST_BYTES_OUT,
+} from './cost-model';
+import type { DeploymentSettings } from './deployment';
+import { FREE_TIERS, PRICES } from './prices';
+
+/** The poll Lambda over a club's month: what it runs, and for how long per club poll. */
+export interface PollModel {
+  readonly gbPrice: number;
+  readonly pollGb: number;
+  /** Clubs an invocation. */
+  readonly batch: number;
+  readonly invocations: number;
+  readonly cpuStretch: number;
+  /** Network time the club's polls wait, ms (divided by the batch in `pollMs`). */
+  readonly waitMs: number;
+  /** Billed time per club over the month, ms. */
+  readonly pollMs: number;
+  readonly pollGbSeconds: number;
+}
+
+export function pollModel(c: MonthlyClubCounts, d: DeploymentSettings, L: Latencies): PollModel {
+  const gbPrice =
+    d.poll.architecture === 'arm64' ? PRICES.lambdaArmGbSecond.usd : PRICES.lambdaX86GbSecond.usd;
+  const pollGb = d.poll.memoryMb / 1024;
+  const batch = Math.max(1, d.pollBatchSize);
+  const invocations = c.pollInvocations / batch;
+  // A batch's clubs are polled side by side: their CPU shares the function's fraction of a vCPU (one
+  // at 1,769 MB), their waits on the API overlap. Per club: its CPU, and its wait / batch size.
+  const cpuStretch = Math.max(1, LAMBDA_FULL_VCPU_MB / d.poll.memoryMb);
+  const cpuMs = c.pollLocalMs * cpuStretch;
+  const waitMs =
+    c.criticalApiRequests * L.gymApiRequest +
+    c.pollStoreRequests * L.dynamoRequest +
+    c.putEventsRequests * L.putEventsRequest;
+  const pollMs = cpuMs + waitMs / batch;
+  const pollGbSeconds = (pollMs / 1000) * pollGb;
+  return { gbPrice, pollGb, batch, invocations, cpuStretch, waitMs, pollMs, pollGbSeconds };
+}
+
+/** Every line that grows with each club, in the report's order. */
+export function clubLines(
+  c: MonthlyClubCounts,
+  d: DeploymentSettings,
+  L: Latencies,
+  model: PollModel,
+  fleetClubs: number,
+): CostLine[] {
+  return [
+    ...lambdaLines(c, L, model),
+    ...dynamoLines(c, d),
+    ...deliveryLines(c, d, model, fleetClubs),
+    ...logAndTransferLines(c, d, model, fleetClubs),
+  ];
+}
+
+function lambdaLines(c: MonthlyClubCounts, L: Latencies, m: PollModel): CostLine[] {
+  return [
+    line(
+      'lambdaPollCompute',
+      'Lambda poll: compute',
+      `(${fmt(c.pollLocalMs / 1000)} s measured × ${fmt(m.cpuStretch)} CPU share + ${fmt(m.waitMs / 1000)} s waiting / ${m.batch} clubs an invocation: ${fmt(c.criticalApiRequests)} API requests on the critical path × ${L.gymApiRequest} ms, DynamoDB, PutEvents) × ${m.pollGb} GB × $${m.gbPrice}`,
+      m.pollGbSeconds * m.gbPrice,
+    ),
+    line(
+      'lambdaPollRequests',
+      'Lambda poll: requests',
+      `${fmt(c.pollInvocations)} club polls / ${m.batch} a batch × $0.20/M`,
+      m.invocations * PRICES.lambdaRequest.usd,
+    ),
+  ];
+}
+
+function dynamoLines(c: MonthlyClubCounts, d: DeploymentSettings): CostLine[] {
+  const storedGb = c.storedBytes / GB;
+  return [
+    line(
+      'dynamoReads',
+      'DynamoDB: reads',
+      `${fmt(c.readUnits)} RRU × $0.125/M`,
+      c.readUnits * PRICES.dynamoReadUnit.usd,
+    ),
+    line(
+      'dynamoWrites',
+      'DynamoDB: writes',
+      `${fmt(c.writeUnits)} WRU × $0.625/M`,
+      c.writeUnits * PRICES.dynamoWriteUnit.usd,
+    ),
+    line(
+      'dynamoStorage',
+      'DynamoDB: storage',
+      `${fmt(storedGb * 1000)} MB × $0.25/GB`,
+      storedGb * PRICES.dynamoStorageGbMonth.usd,
+    ),
+    line(
+      'dynamoPitr',
+      'DynamoDB: point-in-time recovery',
+      d.fixed.tablePitr ? `${fmt(storedGb * 1000)} MB × $0.20/GB` : 'off',
+      d.fixed.tablePitr ? storedGb * PRICES.dynamoPitrGbMonth.usd : 0,
+    ),
+  ];
+}
+
+/** EventBridge (events and archive), SQS, and the club's share of the shared secrets. */
+function deliveryLines(
+  c: MonthlyClubCounts,
+  d: DeploymentSettings,
+  m: PollModel,
+  fleetClubs: number,
+): CostLine[] {
+  const containers = pollConcurrencyFor(fleetClubs, m.batch);
+  const secrets = Math.ceil(fleetClubs / CLUBS_PER_SECRET);
+  const ttlsPerMonth = MONTH_MINUTES / 30;
+  const secretCalls = containers * secrets * ttlsPerMonth;
+  const eventBytes = c.eventBytes;
+  const archiveMonths =
+    d.fixed.archiveRetentionDays === 0 ? 12 : Math.min(12, d.fixed.archiveRetentionDays / 30);
+  return [
+    line(
+      'eventBridgeEvents',
+      'EventBridge: custom events',
+      `${fmt(c.billedEvents)} events × $1.00/M`,
+      c.billedEvents * PRICES.eventBridgeEvent.usd,
+    ),
+    line(
+      'eventBridgeArchive',
+      'EventBridge: archive',
+      `${fmt(eventBytes / 1e6)} MB archived × $0.10/GB + ${fmt(archiveMonths)} months kept × $0.023/GB`,
+      (eventBytes / GB) *
+        (PRICES.eventBridgeArchiveGb.usd + archiveMonths * PRICES.eventBridgeArchiveStorageGbMonth.usd),
+    ),
+    line(
+      'sqs',
+      'SQS: requests',
+      `${fmt(c.sqsMessages)} messages × (send + receive + delete, 10 a request)`,
+      ((c.sqsMessages * 3) / 10) * PRICES.sqsRequest.usd,
+    ),
+    line(
+      'secrets',
+      'Secrets Manager: shared secrets and calls',
+      `${secrets} secret(s) × $0.40 + ${fmt(secretCalls)} GetSecretValue (${containers} containers × ${secrets} × every 30 min) × $0.05/10k, / ${fmt(fleetClubs)} clubs`,
+      (secrets * PRICES.secretMonth.usd + secretCalls * PRICES.secretsApiCall.usd) / fleetClubs,
+    ),
+  ];
+}
+
+/** CloudWatch Logs (poll lines, EMF, the platform's lines) and the bytes the API requests send out. */
+function logAndTransferLines(
+  c: MonthlyClubCounts,
+  d: DeploymentSettings,
+  m: PollModel,
+  fleetClubs: number,
+): CostLine[] {
+  const logBytes = c.logBytes + c.emfBytes + m.invocations * PLATFORM_LOG_BYTES;
+  const logMonths = d.fixed.logRetentionDays / 30;
+  const outGb = ((c.apiRequests + c.tokenRequests) * REQUEST_BYTES_OUT) / GB;
+  const fleetOutGb = outGb * fleetClubs;
+  return [
+    line(
+      'logsIngestion',
+      'CloudWatch Logs: ingestion',
+      `(${fmt(c.logBytes / 1e6)} MB poll lines + ${fmt(c.emfBytes / 1e6)} MB EMF + ${fmt(m.invocations)} invocations × ${PLATFORM_LOG_BYTES} B START/END/REPORT) × $0.50/GB`,
+      (logBytes / GB) * PRICES.cloudWatchLogsGb.usd,
+    ),
+    line(
+      'logsStorage',
+      'CloudWatch Logs: storage',
+      `${fmt(logBytes / 1e6)} MB × ${fmt(logMonths)} months kept × $0.03/GB (uncompressed: an upper bound)`,
+      (logBytes / GB) * logMonths * PRICES.cloudWatchLogsStorageGbMonth.usd,
+    ),
+    line(
+      'dataTransfer',
+      'Data transfer out (API requests)',
+      `${fmt(c.apiRequests + c.tokenRequests)} requests × ${REQUEST_BYTES_OUT} B = ${fmt(outGb * 1000)} MB; the fleet's first 100 GB free`,
+      (Math.max(0, fleetOutGb - FREE_TIERS.dataTransferOutGb) * PRICES.dataTransferOutGb.usd) / fleetClubs,
+    ),
+  ];
+}
