@@ -5,27 +5,18 @@
  * request, row, store call and event is counted, and every event is matched with the journal entry
  * of the change it reports (freshness).
  */
-import { randomUUID } from 'node:crypto';
-import { type ClubConfig, parseClubsFile } from '../lambdas/clubs/club-config';
-import { clubRecordFrom } from '../lambdas/clubs/club-record';
+import type { ClubConfig } from '../lambdas/clubs/club-config';
 import type { PollMessage } from '../lambdas/common/deployment-contract';
-import { publishClubPollMetrics } from '../lambdas/common/metrics';
-import type { ClubReport } from '../lambdas/engine/poll-club';
 import type { JournalEntry } from '../lambdas/sandbox';
-import { enabledSources, SOURCE_ORDER } from '../lambdas/sources';
-import { MemoryStateStore } from '../lambdas/state';
-import type { Cursor, SourceName } from '../lambdas/state/store';
-import type { SandboxInfo } from './big-club';
-import { SANDBOX_HOST } from './big-club';
-import { addSinkCounts, CountingSink, emptySinkCounts, type SinkCounts } from './counting-sink';
-import { addStoreCounts, CountingStateStore, emptyStoreCounts, type StoreCounts } from './counting-store';
-import { EmfCapture } from './emf-capture';
-import { FreshnessTracker } from './freshness';
-import { HostProcess } from './hosts/rpc';
-import { LogCapture } from './log-capture';
-import { CountingRegistry, CountingSecretsClient, ProductionPath } from './production-path';
-import { CountingClientFactory, emptyRequestCounts, type RequestCounts } from './sim-clients';
-import { cpuMsSince, entryOf } from './stats';
+import { enabledSources, SOURCE_ORDER, SOURCES } from '../lambdas/sources';
+import type { Cursor } from '../lambdas/state/store';
+import { ClubPollRecorder, type PollSample, type SourceTotals } from './club-poll-recorder';
+import type { SinkCounts } from './counting-sink';
+import { addStoreCounts, emptyStoreCounts, type StoreCounts } from './counting-store';
+import type { FreshnessTracker } from './freshness';
+import type { HostProcess } from './hosts/rpc';
+import type { RequestCounts } from './sim-clients';
+import { startTypicalClub, type TypicalClubRig } from './typical-club-rig';
 
 export interface ClubSimulationOptions {
   readonly seed: number;
@@ -49,32 +40,6 @@ export interface ClubSimulationOptions {
    * those times in the club's local zone, as the club reads them. @default true
    */
   readonly zoneConfirmed?: boolean;
-}
-
-/** One poll invocation. */
-export interface PollSample {
-  readonly simMs: number;
-  readonly wallMs: number;
-  readonly cpuMs: number;
-  readonly sources: readonly SourceName[];
-  readonly requests: number;
-  readonly rows: number;
-  readonly events: number;
-  readonly storeRequests: number;
-  readonly putEventsRequests: number;
-  readonly apiWallMs: number;
-  /**
-   * Data requests on the poll's critical path: pollClub polls its first source alone and the
-   * others side by side, so a poll waits for the first source's requests plus the busiest other's.
-   */
-  readonly criticalRequests: number;
-}
-
-export interface SourceTotals {
-  polls: number;
-  requests: number;
-  rows: number;
-  events: number;
 }
 
 export interface ClubSimulationResult {
@@ -122,16 +87,8 @@ export interface ClubSimulationResult {
   readonly endSimMs: number;
 }
 
-const OPERATIONS_READ_FULLY = [
-  'members',
-  'prospects',
-  'visits',
-  'paymentHistory',
-  'posTransactions',
-  'disbursements',
-  'debtCollection',
-  'classAttendance',
-] as const;
+/** The operations a full read of the club's data reads: one per source, in poll order. */
+const OPERATIONS_READ_FULLY = SOURCE_ORDER.map((source) => SOURCES[source].operation);
 
 export async function fullReadRows(host: HostProcess, clubId: string): Promise<number> {
   let total = 0;
@@ -139,218 +96,147 @@ export async function fullReadRows(host: HostProcess, clubId: string): Promise<n
   return total;
 }
 
-const cpuOf = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+/** What the baseline leaves behind: its figures, and the counters the span is measured from. */
+interface BaselineRun {
+  readonly baseline: ClubSimulationResult['baseline'];
+  readonly secretsCalls0: number;
+  readonly batches0: number;
+}
 
-/** Runs the simulation; the sandbox host is left running (the naive poller reuses it) for the caller to close. */
-export async function simulateClub(options: ClubSimulationOptions): Promise<ClubSimulationResult> {
-  const t0 = performance.now();
-  const host = HostProcess.start(SANDBOX_HOST, 2048);
-  const info = await host.call<SandboxInfo>('start', {
-    seed: options.seed,
-    startTime: options.startTime,
-    historyDays: options.historyDays,
-    clubs: [
-      {
-        clubId: 'typical-club',
-        timeZone: 'Australia/Sydney',
-        plan: 'basic',
-        members: options.members,
-        visits: Math.round(options.visitsPerDay * options.historyDays),
-      },
-    ],
-  });
-  const club: ClubConfig = {
-    ...parseClubsFile(info.clubsFile, 'bench sandbox')[0]!,
-    unstatedZone: 'local',
-    unstatedZoneConfirmed: options.zoneConfirmed ?? true,
-  };
-  const store = new CountingStateStore(new MemoryStateStore());
-  const tracker = new FreshnessTracker();
-  const pollsClasses = enabledSources(club).includes('classAttendance');
-  let simNow = info.nowMs;
-  let lastSeq = info.lastSeq;
-  let pollStarted = { sim: simNow, wall: performance.now() };
-  const sink = new CountingSink((events) =>
-    tracker.published(events, pollStarted.sim + (performance.now() - pollStarted.wall)),
-  );
-  const clients = new CountingClientFactory();
-  const secretPrefix = 'gym-bridge/bench/clubs/';
-  const secretName = `${secretPrefix}${club.clubId}`;
-  const registry = new CountingRegistry([clubRecordFrom(club, secretName)], () => simNow);
-  const secretsClient = new CountingSecretsClient(new Map([[secretName, JSON.stringify(club.credentials)]]));
-  const path = new ProductionPath({
-    registry,
-    secretsClient,
-    store,
-    sink,
-    clients,
-    simNow: () => simNow,
-    pollDeadlineMs: options.pollDeadlineMs,
-    secretPrefix,
-    owner: `bench-${randomUUID()}`,
-  });
-  const bySource: Record<string, SourceTotals> = {};
-  const polls: PollSample[] = [];
-  const requests = emptyRequestCounts();
-  const sinkTotals = emptySinkCounts();
-  const pollStore = emptyStoreCounts();
-  const dispatchStore = emptyStoreCounts();
-  let failures = 0;
-  const emf = new EmfCapture();
-  const logs = new LogCapture();
-
-  const poll = async (message: PollMessage): Promise<ClubReport | undefined> => {
-    pollStarted = { sim: simNow, wall: performance.now() };
-    const cpu0 = process.cpuUsage();
-    const report = await path.poll(message);
-    const wallMs = performance.now() - pollStarted.wall;
-    const cpuMs = cpuMsSince(cpu0);
-    const req = clients.take();
-    const storeCounts = store.take();
-    const sinkCounts = sink.take();
-    if (!report) return undefined;
-    logs.poll(report, randomUUID());
-    publishClubPollMetrics(emf.metrics, {
-      report,
-      plan: club.plan,
-      durationMs: wallMs,
-      rateLimited: 0,
-      nowMs: simNow,
-    });
-    if (report.failures.length > 0) failures += report.failures.length;
-    const rows = report.sources.reduce((a, s) => a + s.records, 0);
-    polls.push({
-      simMs: simNow,
-      wallMs,
-      cpuMs,
-      sources: report.sources.map((s) => s.source as SourceName),
-      requests: req.data,
-      rows,
-      events: sinkCounts.events,
-      storeRequests: storeCounts.apiRequests,
-      putEventsRequests: sinkCounts.putEventsRequests,
-      apiWallMs: req.dataWallMs,
-      criticalRequests: criticalRequests(report, req.bySource),
-    });
-    requests.data += req.data;
-    requests.reauth401 += req.reauth401;
-    requests.token += req.token;
-    requests.dataWallMs += req.dataWallMs;
-    addSinkCounts(sinkTotals, sinkCounts);
-    addStoreCounts(pollStore, storeCounts);
-    for (const s of report.sources) {
-      const t = entryOf(bySource, s.source, () => ({ polls: 0, requests: 0, rows: 0, events: 0 }));
-      t.polls++;
-      t.rows += s.records;
-      t.events += s.events;
-      t.requests += s.pages;
-    }
-    return report;
-  };
-
-  // The silent baseline: every source's first poll (the first dispatch finds them all due).
+/** The silent baseline: every source's first poll (the first dispatch finds them all due). */
+async function runBaseline(rig: TypicalClubRig, recorder: ClubPollRecorder): Promise<BaselineRun> {
   const baselineStarted = performance.now();
-  await path.dispatch();
-  for (const message of path.queue.drain()) await poll(message);
-  const base = polls.pop()!;
-  store.take();
-  registry.take();
-  const secretsCalls0 = secretsClient.calls;
-  emf.bytes = 0;
-  emf.documents = 0;
-  logs.bytes = 0;
-  logs.lines = 0;
-  const batches0 = path.queue.sendMessageBatchRequests;
-  let sqsMessages = 0;
+  await rig.path.dispatch();
+  for (const message of rig.path.queue.drain()) await recorder.poll(message);
+  const base = recorder.polls.pop()!;
+  rig.store.take();
+  rig.registry.take();
+  const secretsCalls0 = rig.secretsClient.calls;
+  const batches0 = rig.path.queue.sendMessageBatchRequests;
   const baseline = {
     requests: base.requests,
     rows: base.rows,
     wallMs: performance.now() - baselineStarted,
-    store: { ...pollStore },
+    store: { ...recorder.pollStore },
   };
-  Object.assign(requests, emptyRequestCounts());
-  Object.assign(pollStore, emptyStoreCounts());
-  Object.assign(sinkTotals, emptySinkCounts());
-  for (const key of Object.keys(bySource)) delete bySource[key];
+  recorder.resetCounts();
+  return { baseline, secretsCalls0, batches0 };
+}
 
-  const fullStart = await fullReadRows(host, club.clubId);
-  const sandboxCpu0 = cpuOf(await host.call<NodeJS.CpuUsage>('cpu'));
-  const startSim = simNow;
+/** What the span after the baseline came to, beside what the recorder counted. */
+interface SpanRun {
+  readonly journalChanges: number;
+  readonly steps: number;
+  readonly sqsMessages: number;
+  readonly dispatchStore: StoreCounts;
+  readonly lastSeq: number;
+}
+
+/**
+ * The span after the baseline, step by step: the sandbox advances, its journal feeds the freshness
+ * tracker, then the dispatcher decides and each of its messages is polled (or every source is
+ * polled at every step, for the comparison schedule).
+ */
+async function runSpan(
+  rig: TypicalClubRig,
+  recorder: ClubPollRecorder,
+  options: ClubSimulationOptions,
+): Promise<SpanRun> {
+  // Class sessions are journaled whether or not the club polls the (opt-in) classAttendance
+  // source; the typical club does not, so they are no change it could report.
+  const pollsClasses = enabledSources(rig.club).includes('classAttendance');
+  const dispatchStore = emptyStoreCounts();
+  const startSim = rig.clock.nowMs;
+  let lastSeq = rig.info.lastSeq;
   let journalChanges = 0;
   let steps = 0;
-  while (simNow - startSim < options.spanMs) {
-    const advanced = await host.call<{ nowMs: number; lastSeq: number }>('advance', options.stepMs);
-    simNow = advanced.nowMs;
-    const entries = await host.call<JournalEntry[]>('journal', lastSeq);
+  let sqsMessages = 0;
+  while (rig.clock.nowMs - startSim < options.spanMs) {
+    const advanced = await rig.host.call<{ nowMs: number; lastSeq: number }>('advance', options.stepMs);
+    rig.clock.nowMs = advanced.nowMs;
+    const entries = await rig.host.call<JournalEntry[]>('journal', lastSeq);
     lastSeq = advanced.lastSeq;
     journalChanges += entries.length;
-    // Class sessions are journaled whether or not the club polls the (opt-in) classAttendance
-    // source; the typical club does not, so they are no change it could report.
-    tracker.addEntries(entries.filter((e) => e.kind !== 'classAttendance' || pollsClasses));
+    rig.tracker.addEntries(entries.filter((e) => e.kind !== 'classAttendance' || pollsClasses));
     steps++;
-    if (options.everySourceEveryStep) {
+    const messages = options.everySourceEveryStep
+      ? [everySource(rig)]
+      : await dispatchStep(rig, dispatchStore);
+    for (const message of messages) {
       sqsMessages++;
-      await poll({
-        clubId: club.clubId,
-        sources: SOURCE_ORDER,
-        dispatchedAt: new Date(simNow).toISOString(),
-      });
-      continue;
-    }
-    // The dispatcher's decision at this minute, then the poll Lambda for each message.
-    await path.dispatch();
-    addStoreCounts(dispatchStore, store.take());
-    // The dispatch handler's metrics are one document per run for the whole fleet (not per club).
-    store.take();
-    for (const message of path.queue.drain()) {
-      sqsMessages++;
-      await poll(message);
+      await recorder.poll(message);
     }
   }
-  const sandboxCpuMs = cpuOf(await host.call<NodeJS.CpuUsage>('cpu')) - sandboxCpu0;
+  return { journalChanges, steps, sqsMessages, dispatchStore, lastSeq };
+}
+
+/** A message for every source, at the current step (no dispatcher decision). */
+function everySource(rig: TypicalClubRig): PollMessage {
+  return {
+    clubId: rig.club.clubId,
+    sources: SOURCE_ORDER,
+    dispatchedAt: new Date(rig.clock.nowMs).toISOString(),
+  };
+}
+
+/** The dispatcher's decision at this minute: its messages, its store use added to `dispatchStore`. */
+async function dispatchStep(rig: TypicalClubRig, dispatchStore: StoreCounts): Promise<PollMessage[]> {
+  await rig.path.dispatch();
+  addStoreCounts(dispatchStore, rig.store.take());
+  // The dispatch handler's metrics are one document per run for the whole fleet (not per club).
+  rig.store.take();
+  return rig.path.queue.drain();
+}
+
+/** Runs the simulation; the sandbox host is left running (the naive poller reuses it) for the caller to close. */
+export async function simulateClub(options: ClubSimulationOptions): Promise<ClubSimulationResult> {
+  const t0 = performance.now();
+  const rig = await startTypicalClub(options);
+  const { host, club } = rig;
+  const recorder = new ClubPollRecorder(rig);
+  const { baseline, secretsCalls0, batches0 } = await runBaseline(rig, recorder);
+  const fullStart = await fullReadRows(host, club.clubId);
+  const sandboxCpu0 = await host.cpuMs();
+  const span = await runSpan(rig, recorder, options);
+  const sandboxCpuMs = (await host.cpuMs()) - sandboxCpu0;
   const fullEnd = await fullReadRows(host, club.clubId);
-  const cursors = await store.listCursors(club.clubId);
-  store.take();
+  const cursors = await rig.store.listCursors(club.clubId);
+  rig.store.take();
   const stateRecords =
     (await host.call<number>('count', club.clubId, 'members')) +
     (await host.call<number>('count', club.clubId, 'prospects'));
+  const { polls, emf, logs } = recorder;
   return {
     options,
     club,
-    sandboxStartupMs: info.startupMs,
+    sandboxStartupMs: rig.info.startupMs,
     wallMs: performance.now() - t0,
     baseline,
-    dispatchSteps: steps,
+    dispatchSteps: span.steps,
     polls,
-    requests,
+    requests: recorder.requests,
     rows: polls.reduce((a, p) => a + p.rows, 0),
-    events: sinkTotals.events,
-    sink: sinkTotals,
-    pollStore,
-    dispatchStore,
-    registryReads: registry.take(),
-    secretsApiCalls: secretsClient.calls - secretsCalls0,
+    events: recorder.sinkTotals.events,
+    sink: recorder.sinkTotals,
+    pollStore: recorder.pollStore,
+    dispatchStore: span.dispatchStore,
+    registryReads: rig.registry.take(),
+    secretsApiCalls: rig.secretsClient.calls - secretsCalls0,
     emf: { bytes: emf.bytes, documents: emf.documents, perClubMetrics: emf.perClubMetrics(club.clubId) },
     logs: { bytes: logs.bytes, lines: logs.lines },
-    sqsMessages,
-    sendMessageBatchRequests: path.queue.sendMessageBatchRequests - batches0,
-    bySource,
-    freshness: tracker,
-    overdue: tracker.overdue(simNow, 2 * 3_600_000),
-    failures,
-    journalChanges,
+    sqsMessages: span.sqsMessages,
+    sendMessageBatchRequests: rig.path.queue.sendMessageBatchRequests - batches0,
+    bySource: recorder.bySource,
+    freshness: rig.tracker,
+    overdue: rig.tracker.overdue(rig.clock.nowMs, 2 * 3_600_000),
+    failures: recorder.failures,
+    journalChanges: span.journalChanges,
     fullReadRows: { start: fullStart, end: fullEnd },
     stateRecords,
     sandboxCpuMs,
     host,
-    lastSeq,
+    lastSeq: span.lastSeq,
     cursors,
-    endSimMs: simNow,
+    endSimMs: rig.clock.nowMs,
   };
-}
-
-/** The first source's requests plus the busiest of the others' (they run side by side). */
-export function criticalRequests(report: ClubReport, bySource: Readonly<Record<string, number>>): number {
-  const [first, ...rest] = report.sources.map((s) => bySource[s.source] ?? 0);
-  return (bySource[''] ?? 0) + (first ?? 0) + Math.max(0, ...rest);
 }

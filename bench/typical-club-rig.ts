@@ -1,0 +1,91 @@
+/**
+ * The typical club in a sandbox of its own (in its own process) and the production path over it:
+ * the counting registry, secrets, store, sink and clients, on the simulated clock, with every
+ * published event handed to the freshness tracker stamped in simulated time.
+ */
+import { randomUUID } from 'node:crypto';
+import { type ClubConfig, parseClubsFile } from '../lambdas/clubs/club-config';
+import { clubRecordFrom } from '../lambdas/clubs/club-record';
+import { MemoryStateStore } from '../lambdas/state';
+import { SANDBOX_HOST, type SandboxInfo } from './big-club';
+import type { ClubSimulationOptions } from './club-simulation';
+import { CountingSink } from './counting-sink';
+import { CountingStateStore } from './counting-store';
+import { FreshnessTracker } from './freshness';
+import { HostProcess } from './hosts/rpc';
+import { CountingRegistry, CountingSecretsClient, ProductionPath } from './production-path';
+import { CountingClientFactory } from './sim-clients';
+
+/** When the current poll started, in simulated and in wall time: an event is stamped from it. */
+export interface PollStart {
+  sim: number;
+  wall: number;
+}
+
+export interface TypicalClubRig {
+  readonly host: HostProcess;
+  readonly info: SandboxInfo;
+  readonly club: ClubConfig;
+  /** The simulated clock: the sandbox's time, advanced step by step. */
+  readonly clock: { nowMs: number };
+  readonly pollStart: PollStart;
+  readonly tracker: FreshnessTracker;
+  readonly store: CountingStateStore;
+  readonly sink: CountingSink;
+  readonly clients: CountingClientFactory;
+  readonly registry: CountingRegistry;
+  readonly secretsClient: CountingSecretsClient;
+  readonly path: ProductionPath;
+}
+
+async function startSandbox(host: HostProcess, options: ClubSimulationOptions): Promise<SandboxInfo> {
+  return host.call<SandboxInfo>('start', {
+    seed: options.seed,
+    startTime: options.startTime,
+    historyDays: options.historyDays,
+    clubs: [
+      {
+        clubId: 'typical-club',
+        timeZone: 'Australia/Sydney',
+        plan: 'basic',
+        members: options.members,
+        visits: Math.round(options.visitsPerDay * options.historyDays),
+      },
+    ],
+  });
+}
+
+/** Starts the sandbox (left running for the caller to close) and builds the path over it. */
+export async function startTypicalClub(options: ClubSimulationOptions): Promise<TypicalClubRig> {
+  const host = HostProcess.start(SANDBOX_HOST, 2048);
+  const info = await startSandbox(host, options);
+  const club: ClubConfig = {
+    ...parseClubsFile(info.clubsFile, 'bench sandbox')[0]!,
+    unstatedZone: 'local',
+    unstatedZoneConfirmed: options.zoneConfirmed ?? true,
+  };
+  const store = new CountingStateStore(new MemoryStateStore());
+  const tracker = new FreshnessTracker();
+  const clock = { nowMs: info.nowMs };
+  const pollStart: PollStart = { sim: clock.nowMs, wall: performance.now() };
+  const sink = new CountingSink((events) =>
+    tracker.published(events, pollStart.sim + (performance.now() - pollStart.wall)),
+  );
+  const clients = new CountingClientFactory();
+  const secretPrefix = 'gym-bridge/bench/clubs/';
+  const secretName = `${secretPrefix}${club.clubId}`;
+  const registry = new CountingRegistry([clubRecordFrom(club, secretName)], () => clock.nowMs);
+  const secretsClient = new CountingSecretsClient(new Map([[secretName, JSON.stringify(club.credentials)]]));
+  const path = new ProductionPath({
+    registry,
+    secretsClient,
+    store,
+    sink,
+    clients,
+    simNow: () => clock.nowMs,
+    pollDeadlineMs: options.pollDeadlineMs,
+    secretPrefix,
+    owner: `bench-${randomUUID()}`,
+  });
+  return { host, info, club, clock, pollStart, tracker, store, sink, clients, registry, secretsClient, path };
+}
