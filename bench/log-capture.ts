@@ -6,7 +6,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { ClubReport } from '../lambdas/engine/poll-club';
-import { logReport } from '../lambdas/handlers/poll-record';
+import { logReport } from '../lambdas/engine/poll-message/report-log';
 
 export class LogCapture {
   bytes = 0;
@@ -43,7 +43,7 @@ export class LogCapture {
     this.lines++;
   }
 
-  /** The poll handler's log lines for one club poll: its own `logReport` (lambdas/handlers/poll-record.ts). */
+  /** The poll handler's log lines for one club poll: its own `logReport` (lambdas/engine/poll-message/report-log.ts). */
   poll(report: ClubReport, messageId: string): void {
     const log = this.#captured(
       this.#logger.createChild({ persistentKeys: { clubId: report.clubId, messageId } }),

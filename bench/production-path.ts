@@ -1,12 +1,12 @@
 /**
  * The deployed path in process, on a simulated clock: what the dispatch Lambda decides
  * (`dispatchDueClubs`, the real function) and what the poll Lambda does per message (load the club
- * from the registry with its cached secret, check the message is not stale, `pollClub`), with the
+ * from the registry with its cached secret, check the message is not stale, poll), with the
  * registry, the secrets and the queue replaced by counting in-memory stand-ins.
  *
- * The poll handler itself (`createPollHandler`) is not called: it runs the engine on the wall clock,
- * and a simulation needs the engine on the sandbox's clock. Its per-message reads are mirrored
- * here instead (registry get, cursor listing for the stale check).
+ * Each message goes through the engine's use case (`pollClubMessage`), the very path the poll
+ * handler calls, with the engine on the sandbox's clock: registry get, cached secret, the stale
+ * check's cursor listing, the poll and its log.
  */
 import type { ClubRecord } from '../lambdas/clubs/club-record';
 import type { ClubListing, ClubRegistry } from '../lambdas/clubs/club-registry';
@@ -15,9 +15,10 @@ import { loadClub } from '../lambdas/clubs/load-club';
 import { MemoryClubRegistry } from '../lambdas/clubs/memory-club-registry';
 import type { PollMessage } from '../lambdas/common/deployment-contract';
 import type { ClientFactory } from '../lambdas/engine/client-factory';
-import { type ClubReport, pollClub } from '../lambdas/engine/poll-club';
+import { type DispatchSummary, dispatchDueClubs } from '../lambdas/engine/dispatch/dispatch-due-clubs';
+import type { ClubReport } from '../lambdas/engine/poll-club';
+import { pollClubMessage } from '../lambdas/engine/poll-message/poll-club-message';
 import type { EventSink } from '../lambdas/events/event-sink';
-import { type DispatchSummary, dispatchDueClubs } from '../lambdas/handlers/dispatch-due-clubs';
 import type { StateStore } from '../lambdas/state/store';
 import { itemBytes, readUnits } from './dynamo-units';
 
@@ -131,33 +132,29 @@ export class ProductionPath {
     });
   }
 
-  /** One poll message as the poll Lambda handles it; undefined when it has nothing to do. */
+  /** One poll message as the poll Lambda handles it (the engine's use case); undefined when it had nothing to do. */
   async poll(message: PollMessage): Promise<ClubReport | undefined> {
     const d = this.deps;
-    const loaded = await loadClub(
+    const secrets = this.#secrets;
+    const loadDeps = {
+      registry: d.registry,
+      secrets,
+      piiPolicyDefault: 'minimal' as const,
+      secretPrefix: d.secretPrefix,
+    };
+    const result = await pollClubMessage(
       {
-        registry: d.registry,
-        secrets: this.#secrets,
-        piiPolicyDefault: 'minimal',
-        secretPrefix: d.secretPrefix,
+        store: d.store,
+        sink: d.sink,
+        clients: d.clients,
+        now: d.simNow,
+        secrets,
+        loadClub: (id) => loadClub(loadDeps, id),
       },
-      message.clubId,
+      message,
+      { deadlineMs: Date.now() + d.pollDeadlineMs, owner: d.owner },
     );
-    if (loaded.status !== 'ready') return undefined;
-    // The poll handler's stale-message check: sources polled successfully since the dispatch are skipped.
-    const dispatchedMs = Date.parse(message.dispatchedAt);
-    const cursors = await d.store.listCursors(message.clubId);
-    const done = new Set(
-      cursors
-        .filter((c) => c.health.lastSuccessAt && Date.parse(c.health.lastSuccessAt) > dispatchedMs)
-        .map((c) => c.source),
-    );
-    const sources = message.sources.filter((s) => !done.has(s));
-    if (sources.length === 0) return undefined;
-    return pollClub(
-      { store: d.store, sink: d.sink, clients: d.clients, owner: d.owner, now: d.simNow },
-      loaded.config,
-      { deadlineMs: Date.now() + d.pollDeadlineMs, sources },
-    );
+    if (result.error !== undefined) throw result.error;
+    return result.report;
   }
 }

@@ -12,11 +12,11 @@ import { DynamoDbClubRegistry } from '../clubs/dynamodb-club-registry';
 import { awsClientConfig } from '../common/aws-clients';
 import { DEFAULT_SOURCE_OVERDUE_MINUTES, ENV } from '../common/deployment-contract';
 import { createMetrics } from '../common/metrics';
+import { type PollQueue, SqsPollQueue } from '../common/poll-queue';
 import { DEFAULT_QUOTA_RESERVE } from '../engine/scheduling';
 import { DynamoDbStateStore } from '../state/dynamodb-store';
 import type { StateStore } from '../state/store';
 import { type Env, quotaReserveEnv, requiredEnv, sourceOverdueMinutesEnv } from './runtime-env';
-import { type PollQueue, SqsPollQueue } from './sqs-poll-queue';
 
 export interface DispatchRuntime {
   readonly registry: ClubRegistry;

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV, METRIC, METRIC_PROPERTY, METRICS_NAMESPACE } from '../../lambdas/common/deployment-contract';
+import type { OverdueSource } from '../../lambdas/engine/dispatch/source-overdue';
 import { ALL_DETAIL_TYPES, DETAIL_TYPES, eventJsonSchema } from '../../lambdas/events/catalog';
-import type { OverdueSource } from '../../lambdas/handlers/source-overdue';
 import { stateTableKeySchema } from '../../lambdas/state/table';
 import { registrySchemaName } from '../../lib/constructs/event-bus';
 import {

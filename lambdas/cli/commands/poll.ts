@@ -8,7 +8,7 @@ import { type ClubConfig, ClubConfigError } from '../../clubs/club-config';
 import { readClubsFile } from '../../clubs/clubs-file';
 import { formatNaive, localToUtc, naiveMs } from '../../common/zoned-time';
 import { GymApiClientFactory } from '../../engine/client-factory';
-import { type ClubReport, pollClub } from '../../engine/poll-club';
+import type { ClubReport } from '../../engine/poll-club';
 import { resumeClub } from '../../engine/resume-club';
 import { EventSourceError, resolveEventSource } from '../../events/event-source';
 import { EventBridgeSink, type EventSink, JsonLinesFileSink } from '../../events/publisher';
@@ -17,6 +17,7 @@ import { createStateTable } from '../../state/table';
 import { CliUsageError, intFlag, parseFlags } from '../args';
 import { dynamoDbClient, eventBridgeClient } from '../aws-env';
 import { formatClubReport } from '../format';
+import { pollFileClub } from '../poll-file-club';
 import { checkBusName, checkEventsFile, checkTableExists, checkTableName } from '../preflight';
 import { watchStop } from '../stop-signal';
 import { formatResume } from './clubs';
@@ -200,7 +201,8 @@ export async function run(argv: string[]): Promise<number> {
     Promise.all(
       clubs.map((club) => {
         const from = backfillByClub.get(club.clubId);
-        return pollClub({ store, sink, clients, owner }, club, {
+        return pollFileClub({ store, sink, clients }, club, {
+          owner,
           deadlineMs: Date.now() + deadlineSec * 1000,
           ...(sources.length ? { sources } : {}),
           ...(from === undefined ? {} : { backfillFromMs: from }),

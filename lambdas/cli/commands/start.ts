@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { type ClubConfig, parseClubsFile } from '../../clubs/club-config';
 import { GymApiClientFactory } from '../../engine/client-factory';
-import { type ClubReport, pollClub } from '../../engine/poll-club';
+import type { ClubReport } from '../../engine/poll-club';
 import type { BridgeEvent } from '../../events/catalog';
 import type { EventSink } from '../../events/publisher';
 import { JsonLinesFileSink } from '../../events/publisher';
@@ -17,6 +17,7 @@ import { createStateTable } from '../../state/table';
 import { intFlag, parseFlags } from '../args';
 import { describeEvent } from '../format';
 import { ListenError, listenError } from '../listen-error';
+import { pollFileClub } from '../poll-file-club';
 import { checkEventsFile } from '../preflight';
 import { type StopWatch, watchStop } from '../stop-signal';
 
@@ -254,7 +255,7 @@ async function runDemo(settings: DemoSettings, stop: StopWatch): Promise<number>
       round++;
       const results = await Promise.all(
         clubs.map((club) =>
-          pollClub({ store, sink, clients, owner, now }, club, { deadlineMs: Date.now() + 60_000 }).catch(
+          pollFileClub({ store, sink, clients, now }, club, { owner, deadlineMs: Date.now() + 60_000 }).catch(
             (err: unknown) => {
               process.stderr.write(
                 `${club.clubId}: poll crashed: ${err instanceof Error ? err.message : err}\n`,

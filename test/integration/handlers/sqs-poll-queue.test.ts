@@ -6,7 +6,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awsClientConfig } from '../../../lambdas/common/aws-clients';
 import type { PollMessage } from '../../../lambdas/common/deployment-contract';
-import { PollQueueError, SqsPollQueue } from '../../../lambdas/handlers/sqs-poll-queue';
+import { PollQueueError, SqsPollQueue } from '../../../lambdas/common/poll-queue';
 import { type LocalSqs, startLocalSqs } from '../../support/local-sqs';
 
 const messages = (n: number): PollMessage[] =>

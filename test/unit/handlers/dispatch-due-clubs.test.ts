@@ -2,7 +2,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { type ClubRecord, MemoryClubRegistry } from '../../../lambdas/clubs';
 import type { PollMessage } from '../../../lambdas/common/deployment-contract';
-import { DispatchError, dispatchDueClubs } from '../../../lambdas/handlers/dispatch-due-clubs';
+import { DispatchError, dispatchDueClubs } from '../../../lambdas/engine/dispatch/dispatch-due-clubs';
 import { DEFAULT_SOURCES, SOURCE_ORDER } from '../../../lambdas/sources';
 import { MemoryStateStore, newCursor, type StateStore } from '../../../lambdas/state';
 import { captureLogs, logProblems } from '../../support/log-capture';

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { logger } from '../../../lambdas/common/logger';
 import type { ClubReport } from '../../../lambdas/engine/poll-club';
-import { logReport } from '../../../lambdas/handlers/poll-record';
+import { logReport } from '../../../lambdas/engine/poll-message/report-log';
 import { captureLogs, type LogCapture, logProblems } from '../../support/log-capture';
 
 const NOW = Date.parse('2026-11-24T12:00:00.000Z');

@@ -1,7 +1,7 @@
 /** The poll message schema and the handlers' environment reading. */
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../../lambdas/common/deployment-contract';
-import { parsePollMessage, serializePollMessage } from '../../../lambdas/handlers/poll-message';
+import { parsePollMessage, serializePollMessage } from '../../../lambdas/common/poll-message';
 import {
   eventSourceEnv,
   InvalidEnvironmentError,

@@ -1,11 +1,11 @@
 /** Which club/sources the dispatcher calls overdue, and which it leaves to other signals. */
 import { describe, expect, it } from 'vitest';
-import { scheduleClub } from '../../../lambdas/engine/scheduling';
 import {
   assessOverdue,
   DEFAULT_SOURCE_OVERDUE_MINUTES,
   isMarkedUnavailable,
-} from '../../../lambdas/handlers/source-overdue';
+} from '../../../lambdas/engine/dispatch/source-overdue';
+import { scheduleClub } from '../../../lambdas/engine/scheduling';
 import { SOURCE_ORDER } from '../../../lambdas/sources';
 import { type Cursor, newCursor, type SourceName } from '../../../lambdas/state';
 

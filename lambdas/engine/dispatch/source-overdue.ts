@@ -26,16 +26,16 @@
  * - sources marked unavailable for the club (`health.unavailable`: the endpoint answered 404/400/403
  *   or an unusable shape; re-tried rarely, reported by `status` and an operational event).
  */
-import type { ClubRecord } from '../clubs/club-record';
-import { DEFAULT_SOURCE_OVERDUE_MINUTES, OVERDUE_CADENCE_FACTOR } from '../common/deployment-contract';
-import { type ClubSchedule, SOURCE_CADENCE } from '../engine/scheduling';
-import type { Cursor, SourceName } from '../state/store';
+import type { ClubRecord } from '../../clubs/club-record';
+import { DEFAULT_SOURCE_OVERDUE_MINUTES, OVERDUE_CADENCE_FACTOR } from '../../common/deployment-contract';
+import type { Cursor, SourceName } from '../../state/store';
+import { type ClubSchedule, SOURCE_CADENCE } from '../scheduling';
 
 export {
   DEFAULT_SOURCE_OVERDUE_MINUTES,
   OVERDUE_CADENCE_FACTOR,
   SOURCE_OVERDUE_LOG_MESSAGE,
-} from '../common/deployment-contract';
+} from '../../common/deployment-contract';
 
 const MINUTE = 60_000;
 

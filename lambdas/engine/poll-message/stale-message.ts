@@ -4,7 +4,7 @@
  * duplicate messages costs no API requests.
  */
 
-import type { Cursor, CursorStore, SourceName } from '../state/store';
+import type { Cursor, CursorStore, SourceName } from '../../state/store';
 
 /** The message's sources minus those whose last successful poll came after `dispatchedAt`. */
 export function sourcesStillDue(

@@ -10,15 +10,16 @@
  * conditional write) before it reads anything; a second message for a club being polled finds the
  * lease taken and does nothing. The dispatcher adds no second mechanism.
  */
-import type { ClubRecord } from '../clubs/club-record';
-import type { ClubRegistry } from '../clubs/club-registry';
-import { chunk } from '../common/concurrency';
-import { DEFAULT_SOURCE_OVERDUE_MINUTES, type PollMessage } from '../common/deployment-contract';
-import { logger } from '../common/logger';
-import { type ClubSchedule, monthBounds, scheduleClub } from '../engine/scheduling';
-import type { ClubStateStore, ClubStateSummary, Cursor, SourceName } from '../state/store';
+import type { ClubRecord } from '../../clubs/club-record';
+import type { ClubRegistry } from '../../clubs/club-registry';
+import { chunk } from '../../common/concurrency';
+import { DEFAULT_SOURCE_OVERDUE_MINUTES, type PollMessage } from '../../common/deployment-contract';
+import { logger } from '../../common/logger';
+import { PLAN_QUOTAS } from '../../common/plans';
+import type { PollQueue } from '../../common/poll-queue';
+import type { ClubStateStore, ClubStateSummary, Cursor, SourceName } from '../../state/store';
+import { type ClubSchedule, monthBounds, scheduleClub } from '../scheduling';
 import { assessOverdue, type ClubOverdueAssessment, SOURCE_OVERDUE_LOG_MESSAGE } from './source-overdue';
-import type { PollQueue } from './sqs-poll-queue';
 
 export interface DispatchDeps {
   readonly registry: ClubRegistry;
@@ -189,4 +190,36 @@ export async function dispatchDueClubs(deps: DispatchDeps): Promise<DispatchSumm
     sourcesOverdue: decided.reduce((n, o) => n + o.overdue, 0),
     ...(oldest === undefined ? {} : { oldestSuccessAgeSeconds: oldest }),
   };
+}
+
+/** A debug line per club with something due or paused (its metrics are aggregated per run). */
+function logClubSchedule({ record, schedule }: ClubDecision): void {
+  if (schedule.due.length > 0 || schedule.pausedUntilMs !== undefined) {
+    logger.debug('club schedule', {
+      clubId: record.clubId,
+      due: schedule.due,
+      stretch: schedule.stretch,
+      ...(schedule.pausedUntilMs ? { pausedUntil: new Date(schedule.pausedUntilMs).toISOString() } : {}),
+    });
+  }
+}
+
+export interface DispatchRun {
+  readonly summary: DispatchSummary;
+  /** Highest share of its plan's monthly quota any club has used (absent: no club evaluated). */
+  readonly quotaUsedShareMax?: number;
+}
+
+/** The dispatcher as a deployed run reports it: the summary, the fleet's highest quota share. */
+export async function runDispatch(deps: Omit<DispatchDeps, 'onClub'>): Promise<DispatchRun> {
+  let quotaUsedShareMax: number | undefined;
+  const summary = await dispatchDueClubs({
+    ...deps,
+    onClub: (decision) => {
+      logClubSchedule(decision);
+      const share = decision.quotaUsed / PLAN_QUOTAS[decision.record.plan];
+      quotaUsedShareMax = Math.max(quotaUsedShareMax ?? 0, share);
+    },
+  });
+  return { summary, ...(quotaUsedShareMax === undefined ? {} : { quotaUsedShareMax }) };
 }

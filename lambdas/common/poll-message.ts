@@ -3,8 +3,8 @@
  * handler drops (and logs) a message that does not parse instead of retrying it forever.
  */
 import { z } from 'zod';
-import type { PollMessage } from '../common/deployment-contract';
-import { SOURCE_NAMES } from '../common/source-names';
+import type { PollMessage } from './deployment-contract';
+import { SOURCE_NAMES } from './source-names';
 
 export const PollMessageSchema = z.object({
   clubId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'not a club id'),

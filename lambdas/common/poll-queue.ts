@@ -11,12 +11,12 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { sleep as realSleep } from '../common/backoff';
-import { chunk, mapWithConcurrency } from '../common/concurrency';
-import type { PollMessage } from '../common/deployment-contract';
-import { logger } from '../common/logger';
-import { PartialFailureError, resubmitFailedEntries } from '../common/retry-partial';
+import { sleep as realSleep } from './backoff';
+import { chunk, mapWithConcurrency } from './concurrency';
+import type { PollMessage } from './deployment-contract';
+import { logger } from './logger';
 import { serializePollMessage } from './poll-message';
+import { PartialFailureError, resubmitFailedEntries } from './retry-partial';
 
 export interface PollQueue {
   /** Resolves when every message is queued; otherwise throws PollQueueError. */
