@@ -109,9 +109,7 @@ export function boundedCopy(value: unknown, limits: CopyLimits = {}): unknown {
   let budget = l.maxChars;
   const root: { v?: unknown } = {};
   const seen = new Set<object>();
-  /** `cost`: characters the member's key takes, counted when the member is reached (in order). */
-  type Job = { value: unknown; depth: number; put: (v: unknown) => void; cost?: number };
-  const jobs: Job[] = [{ value, depth: 1, put: (v) => (root.v = v) }];
+  const jobs: CopyJob[] = [{ value, depth: 1, put: (v) => (root.v = v) }];
   while (jobs.length > 0) {
     const { value: v, depth, put, cost } = jobs.pop()!;
     budget -= cost ?? 0;
@@ -138,38 +136,72 @@ export function boundedCopy(value: unknown, limits: CopyLimits = {}): unknown {
     seen.add(obj);
     budget -= 2;
     try {
-      if (Array.isArray(obj)) {
-        const out: unknown[] = [];
-        put(out);
-        const n = Math.min(obj.length, l.maxMembers);
-        for (let i = n - 1; i >= 0; i--) {
-          const at = i;
-          out.push(undefined);
-          jobs.push({ value: obj[i], depth: depth + 1, put: (x) => (out[at] = x) });
-        }
-        if (obj.length > n) out[n] = `[omitted: ${obj.length - n} more items]`;
-      } else {
-        const out: Record<string, unknown> = {};
-        put(out);
-        const keys = Object.keys(obj);
-        const n = Math.min(keys.length, l.maxMembers);
-        for (let i = 0; i < n; i++) out[keys[i]!.slice(0, l.maxStringChars)] = null;
-        for (let i = n - 1; i >= 0; i--) {
-          const key = keys[i]!.slice(0, l.maxStringChars);
-          jobs.push({
-            value: (obj as Record<string, unknown>)[keys[i]!],
-            depth: depth + 1,
-            put: (x) => (out[key] = x),
-            cost: key.length + 4,
-          });
-        }
-        if (keys.length > n) out['…'] = `[omitted: ${keys.length - n} more fields]`;
-      }
+      if (Array.isArray(obj)) copyArray(obj, depth, put, jobs, l);
+      else copyObject(obj, depth, put, jobs, l);
     } catch {
       put('[omitted: unreadable]');
     }
   }
   return root.v;
+}
+
+/** A value still to copy, and where its copy goes. */
+interface CopyJob {
+  readonly value: unknown;
+  readonly depth: number;
+  readonly put: (v: unknown) => void;
+  /** Characters the member's key takes, counted when the member is reached (in order). */
+  readonly cost?: number;
+}
+
+/**
+ * Puts the copy of an array in place and queues its first `maxMembers` items (last first, so they
+ * are copied in order). May throw (a proxy, a getter): boundedCopy catches it.
+ */
+function copyArray(
+  obj: readonly unknown[],
+  depth: number,
+  put: (v: unknown) => void,
+  jobs: CopyJob[],
+  l: Required<CopyLimits>,
+): void {
+  const out: unknown[] = [];
+  put(out);
+  const n = Math.min(obj.length, l.maxMembers);
+  for (let i = n - 1; i >= 0; i--) {
+    const at = i;
+    out.push(undefined);
+    jobs.push({ value: obj[i], depth: depth + 1, put: (x) => (out[at] = x) });
+  }
+  if (obj.length > n) out[n] = `[omitted: ${obj.length - n} more items]`;
+}
+
+/**
+ * Puts the copy of an object in place, its first `maxMembers` keys in their order, and queues their
+ * values (last first). May throw (a proxy, a getter): boundedCopy catches it.
+ */
+function copyObject(
+  obj: object,
+  depth: number,
+  put: (v: unknown) => void,
+  jobs: CopyJob[],
+  l: Required<CopyLimits>,
+): void {
+  const out: Record<string, unknown> = {};
+  put(out);
+  const keys = Object.keys(obj);
+  const n = Math.min(keys.length, l.maxMembers);
+  for (let i = 0; i < n; i++) out[keys[i]!.slice(0, l.maxStringChars)] = null;
+  for (let i = n - 1; i >= 0; i--) {
+    const key = keys[i]!.slice(0, l.maxStringChars);
+    jobs.push({
+      value: (obj as Record<string, unknown>)[keys[i]!],
+      depth: depth + 1,
+      put: (x) => (out[key] = x),
+      cost: key.length + 4,
+    });
+  }
+  if (keys.length > n) out['…'] = `[omitted: ${keys.length - n} more fields]`;
 }
 
 function copyLeaf(v: unknown, maxStringChars: number): { done: boolean; value?: unknown } {
