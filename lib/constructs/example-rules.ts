@@ -116,8 +116,28 @@ export class ExampleRules extends Construct {
 
   constructor(scope: Construct, id: string, props: ExampleRulesProps) {
     super(scope, id);
+    this.ruleDeadLetterQueue = this.#ruleDeadLetterQueue();
+    const delivery: targets.TargetBaseProps = {
+      deadLetterQueue: this.ruleDeadLetterQueue,
+      retryAttempts: 20,
+      maxEventAge: Duration.hours(24),
+    };
     const rules: events.IRule[] = [];
+    if (props.marketing ?? true) {
+      const marketing = this.#marketing(props, delivery);
+      rules.push(marketing.rule);
+      this.marketingQueue = marketing.queue;
+    }
+    if (props.operations ?? true) {
+      const operations = this.#operations(props, delivery);
+      rules.push(...operations.rules);
+      this.operationsTopic = operations.topic;
+    }
+    this.rules = rules;
+  }
 
+  /** The dead-letter queue of every rule target. */
+  #ruleDeadLetterQueue(): sqs.Queue {
     const ruleDeadLetterQueue = new sqs.Queue(this, 'RuleDeadLetterQueue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -127,65 +147,66 @@ export class ExampleRules extends Construct {
       id: 'AwsSolutions::AwsSolutions-SQS3',
       reason: 'This queue is the dead-letter queue of the rule targets (EventBridge DeadLetterConfig).',
     });
-    this.ruleDeadLetterQueue = ruleDeadLetterQueue;
-    const delivery = {
-      deadLetterQueue: ruleDeadLetterQueue,
-      retryAttempts: 20,
-      maxEventAge: Duration.hours(24),
-    };
+    return ruleDeadLetterQueue;
+  }
 
-    if (props.marketing ?? true) {
-      const queue = new sqs.Queue(this, 'MarketingQueue', {
-        encryption: sqs.QueueEncryption.SQS_MANAGED,
-        enforceSSL: true,
-        retentionPeriod: Duration.days(4),
-        deadLetterQueue: {
-          queue: new sqs.Queue(this, 'MarketingDeadLetterQueue', {
-            encryption: sqs.QueueEncryption.SQS_MANAGED,
-            enforceSSL: true,
-            retentionPeriod: Duration.days(14),
+  /** The marketing queue (with its own dead-letter queue) and the prospects rule that feeds it. */
+  #marketing(
+    props: ExampleRulesProps,
+    delivery: targets.TargetBaseProps,
+  ): { queue: sqs.Queue; rule: events.IRule } {
+    const queue = new sqs.Queue(this, 'MarketingQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: {
+        queue: new sqs.Queue(this, 'MarketingDeadLetterQueue', {
+          encryption: sqs.QueueEncryption.SQS_MANAGED,
+          enforceSSL: true,
+          retentionPeriod: Duration.days(14),
+        }),
+        maxReceiveCount: 5,
+      },
+    });
+    const rule = new BridgeSubscription(this, 'MarketingProspectsRule', {
+      eventBus: props.eventBus,
+      description: 'Marketing: new prospects and prospect status changes',
+      ...EXAMPLE_SUBSCRIPTIONS.marketingProspects,
+      targets: [new targets.SqsQueue(queue, delivery)],
+    });
+    return { queue, rule };
+  }
+
+  /** The operations topic and its two rules: payment issues, and club health. */
+  #operations(
+    props: ExampleRulesProps,
+    delivery: targets.TargetBaseProps,
+  ): { topic: sns.ITopic; rules: events.IRule[] } {
+    const topic = new NotificationTopic(this, 'OperationsTopic', {
+      displayName: 'gym-bridge operations',
+      encryptionKey: props.topicEncryptionKey,
+      email: props.operationsEmail,
+    }).topic;
+    const summary = (props.emailDetail ?? 'summary') === 'summary';
+    const rules = [
+      new BridgeSubscription(this, 'OperationsPaymentIssueRule', {
+        eventBus: props.eventBus,
+        description: `Operations: a member moved to ${PAYMENT_ISSUE_STATUS}`,
+        ...EXAMPLE_SUBSCRIPTIONS.operationsPaymentIssue,
+        targets: [
+          new targets.SnsTopic(topic, {
+            ...delivery,
+            ...(summary ? { message: paymentIssueSummary() } : {}),
           }),
-          maxReceiveCount: 5,
-        },
-      });
-      rules.push(
-        new BridgeSubscription(this, 'MarketingProspectsRule', {
-          eventBus: props.eventBus,
-          description: 'Marketing: new prospects and prospect status changes',
-          ...EXAMPLE_SUBSCRIPTIONS.marketingProspects,
-          targets: [new targets.SqsQueue(queue, delivery)],
-        }),
-      );
-      this.marketingQueue = queue;
-    }
-
-    if (props.operations ?? true) {
-      const topic = new NotificationTopic(this, 'OperationsTopic', {
-        displayName: 'gym-bridge operations',
-        encryptionKey: props.topicEncryptionKey,
-        email: props.operationsEmail,
-      }).topic;
-      rules.push(
-        new BridgeSubscription(this, 'OperationsPaymentIssueRule', {
-          eventBus: props.eventBus,
-          description: `Operations: a member moved to ${PAYMENT_ISSUE_STATUS}`,
-          ...EXAMPLE_SUBSCRIPTIONS.operationsPaymentIssue,
-          targets: [
-            new targets.SnsTopic(topic, {
-              ...delivery,
-              ...((props.emailDetail ?? 'summary') === 'summary' ? { message: paymentIssueSummary() } : {}),
-            }),
-          ],
-        }),
-        new BridgeSubscription(this, 'OperationsClubHealthRule', {
-          eventBus: props.eventBus,
-          description: 'Operations: club credentials rejected, data stale or quota low',
-          ...EXAMPLE_SUBSCRIPTIONS.operationsClubHealth,
-          targets: [new targets.SnsTopic(topic, delivery)],
-        }),
-      );
-      this.operationsTopic = topic;
-    }
-    this.rules = rules;
+        ],
+      }),
+      new BridgeSubscription(this, 'OperationsClubHealthRule', {
+        eventBus: props.eventBus,
+        description: 'Operations: club credentials rejected, data stale or quota low',
+        ...EXAMPLE_SUBSCRIPTIONS.operationsClubHealth,
+        targets: [new targets.SnsTopic(topic, delivery)],
+      }),
+    ];
+    return { topic, rules };
   }
 }
