@@ -23,9 +23,9 @@
  */
 import { logger } from '../common/logger';
 import type { ClubContext, SourceDefinition } from '../sources/source';
+import { cursorWithBackfillRequest } from './cursor/cursor-life';
 import { checkBackfillStart, upgradeCursor } from './scan/plan';
 import type { PollSourceDeps, PollSourceOptions, SourceReport } from './scan/poll-types';
-import { iso } from './scan/scan-types';
 import { SourceScan } from './scan/source-scan';
 
 export { fingerprint } from './scan/fingerprint';
@@ -66,18 +66,17 @@ class SourcePoll {
     if (this.options.backfillFromMs !== undefined) {
       // Recorded before anything else, so that a poll that fails or runs out of time leaves it
       // pending: the next polls carry it on (the scheduler sees `backfillFrom`).
-      const from = iso(this.options.backfillFromMs);
-      if (cursor.backfillFrom !== from) {
+      const requested = cursorWithBackfillRequest(cursor, this.options.backfillFromMs);
+      if (requested) {
         if (cursor.backfillFrom) {
           logger.info('backfill restarted from another start', {
             clubId: this.ctx.clubId,
             source: this.source.name,
-            from,
+            from: requested.backfillFrom,
             previousFrom: cursor.backfillFrom,
           });
         }
-        const { backfillScan: _dropped, ...rest } = cursor;
-        cursor = await store.putCursor({ ...rest, backfillFrom: from });
+        cursor = await store.putCursor(requested);
       }
     }
     const backfillFrom = cursor.backfillFrom;

@@ -12,6 +12,13 @@ import type { BridgeEvent } from '../../events/catalog';
 import { QuotaExceededError } from '../../gym-api/errors';
 import { SOURCES } from '../../sources';
 import type { Cursor, SourceName } from '../../state/store';
+import { unavailableMark } from '../cursor/cursor-life';
+import {
+  clearUnavailableMark,
+  markStaleNotified,
+  recordFailure,
+  recordUnavailable,
+} from '../cursor/cursor-writes';
 import { type FailureKind, failureKind, type Unavailability } from '../failure-policy';
 import { staleEvent, unavailableEvent } from '../operational-events';
 import {
@@ -21,13 +28,6 @@ import {
   type SourceFailure,
   unavailableReport,
 } from './club-report';
-import {
-  clearUnavailableMark,
-  markStaleNotified,
-  recordFailure,
-  recordUnavailable,
-  unavailableMark,
-} from './cursor-health';
 
 const MINUTE = 60_000;
 

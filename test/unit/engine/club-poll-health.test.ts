@@ -3,12 +3,12 @@
  * pauses they start, unavailable marks, the once-a-month quota alert, and the operational events.
  */
 import { describe, expect, it } from 'vitest';
+import { countQuotaUsage } from '../../../lambdas/engine/club-poll/quota-check';
 import {
   clearUnavailableMark,
   recordFailure,
   recordUnavailable,
-} from '../../../lambdas/engine/club-poll/cursor-health';
-import { countQuotaUsage } from '../../../lambdas/engine/club-poll/quota-check';
+} from '../../../lambdas/engine/cursor/cursor-writes';
 import { MAX_RETRY_AFTER_MS, UNAVAILABLE_RETRY_MS } from '../../../lambdas/engine/failure-policy';
 import { pauseEvent, staleEvent } from '../../../lambdas/engine/operational-events';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';

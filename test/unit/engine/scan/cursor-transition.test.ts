@@ -4,7 +4,7 @@ import {
   cursorAfterRegularScan,
   nextWatermark,
   type ScanResult,
-} from '../../../../lambdas/engine/scan/cursor-transition';
+} from '../../../../lambdas/engine/cursor/cursor-life';
 import type { EngineScan, ScanMode, SourceOutcome } from '../../../../lambdas/engine/scan/scan-types';
 import { SOURCES } from '../../../../lambdas/sources';
 import { ctx, cursor, DAY, HOUR, START } from './scan-fixtures';

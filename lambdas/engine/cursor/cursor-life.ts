@@ -1,13 +1,29 @@
 /**
- * The cursor transition (pure): cursor + scan outcome + times -> next cursor. The watermark is the
- * highest record time seen, capped at the scan's start; it moves only when a scan completes. The
- * backfill lane never touches the regular polls' watermark, scan, sweep timing or health.
+ * The whole life of a source's cursor, as pure functions: cursor + what happened + time -> next
+ * cursor. Nothing here reads or writes a store (cursor-writes.ts does, with these), so each rule is
+ * unit-tested without a socket.
+ *
+ * - A scan's end (`cursorAfterRegularScan`, `cursorAfterBackfill`): the watermark is the highest
+ *   record time seen, capped at the scan's start; it moves only when a scan completes. The backfill
+ *   lane never touches the regular polls' watermark, scan, sweep timing or health.
+ * - A failed poll (`cursorAfterFailure`): consecutive failures of one kind, the pause a 401 or 429
+ *   starts.
+ * - A missing endpoint (`cursorMarkedUnavailable`, `cursorWithoutUnavailable`): the unavailable
+ *   mark, its episode keeping its first `since`.
+ * - The stale notice (`cursorStaleNotified`) and a backfill request (`cursorWithBackfillRequest`).
  */
 
 import type { ClubContext } from '../../sources/source';
 import { type SourceDefinition, tailLookbackFor } from '../../sources/source';
-import type { Cursor } from '../../state/store';
-import { type EngineScan, iso, maxOf, type SourceOutcome } from './scan-types';
+import type { Cursor, SourceUnavailable } from '../../state/store';
+import {
+  type FailureKind,
+  isPauseKind,
+  pauseEndMs,
+  UNAVAILABLE_RETRY_MS,
+  type Unavailability,
+} from '../failure-policy';
+import { type EngineScan, iso, maxOf, type SourceOutcome } from '../scan/scan-types';
 
 /** What one lane's run of a scan did in this invocation. */
 export interface ScanResult {
@@ -121,4 +137,79 @@ export function cursorAfterBackfill(cursor: Cursor, result: ScanResult): Cursor 
   }
   next.stats = stats;
   return next;
+}
+
+/** What a failed poll reports of itself. */
+export interface PollFailure {
+  readonly kind: FailureKind;
+  readonly message: string;
+  readonly retryAfterMs?: number;
+}
+
+/** The cursor after a failed poll: consecutive failures of one kind, the pause a 401 or 429 starts. */
+export function cursorAfterFailure(cursor: Cursor, failure: PollFailure, nowMs: number): Cursor {
+  const { kind, message, retryAfterMs } = failure;
+  const failures = (cursor.health.lastError?.kind === kind ? cursor.health.consecutiveFailures : 0) + 1;
+  const at = iso(nowMs);
+  const health = {
+    ...cursor.health,
+    lastPollAt: at,
+    consecutiveFailures: failures,
+    lastError: { kind, message: message.slice(0, 500), at },
+    ...(isPauseKind(kind) ? { pausedUntil: iso(pauseEndMs(kind, failures, nowMs, retryAfterMs)) } : {}),
+  };
+  return { ...cursor, health };
+}
+
+/** The mark of a source found unavailable at `nowMs` (the episode keeps its first `since`). */
+export function unavailableMark(
+  previous: SourceUnavailable | undefined,
+  cause: Unavailability,
+  error: string,
+  nowMs: number,
+): SourceUnavailable {
+  const at = iso(nowMs);
+  return {
+    kind: cause.kind,
+    reason: error.slice(0, 500),
+    ...(cause.status === undefined ? {} : { status: cause.status }),
+    since: previous?.since ?? at,
+    checkedAt: at,
+    retryAt: iso(nowMs + UNAVAILABLE_RETRY_MS),
+  };
+}
+
+/** The cursor of a source found unavailable at `nowMs`, with its mark. */
+export function cursorMarkedUnavailable(
+  cursor: Cursor,
+  cause: Unavailability,
+  error: string,
+  nowMs: number,
+): Cursor {
+  const mark = unavailableMark(cursor.health.unavailable, cause, error, nowMs);
+  return { ...cursor, health: { ...cursor.health, lastPollAt: iso(nowMs), unavailable: mark } };
+}
+
+/** The cursor without its unavailable mark (the same cursor when it has none). */
+export function cursorWithoutUnavailable(cursor: Cursor): Cursor {
+  if (!cursor.health.unavailable) return cursor;
+  const { unavailable: _cleared, ...health } = cursor.health;
+  return { ...cursor, health };
+}
+
+/** The cursor noting that its stale episode was announced at `nowMs`. */
+export function cursorStaleNotified(cursor: Cursor, nowMs: number): Cursor {
+  return { ...cursor, health: { ...cursor.health, staleNotifiedAt: iso(nowMs) } };
+}
+
+/**
+ * The cursor asked to backfill from `fromMs`: recorded before anything else is read, so that a poll
+ * that fails or runs out of time leaves it pending. A different start drops the progress of the
+ * previous backfill; the same start keeps it. Undefined when the cursor already asks for it.
+ */
+export function cursorWithBackfillRequest(cursor: Cursor, fromMs: number): Cursor | undefined {
+  const from = iso(fromMs);
+  if (cursor.backfillFrom === from) return undefined;
+  const { backfillScan: _dropped, ...rest } = cursor;
+  return { ...rest, backfillFrom: from };
 }

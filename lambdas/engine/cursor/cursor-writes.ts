@@ -1,0 +1,95 @@
+/**
+ * The cursor writes a club poll makes besides the scan itself: a failed poll (and the pause it may
+ * start), the unavailable mark of a missing endpoint and its clearing, and the stale notice. Each
+ * next cursor comes from cursor-life.ts; every write is versioned, and one that loses to another
+ * writer is re-read and tried once more.
+ */
+
+import {
+  ConcurrentModificationError,
+  type Cursor,
+  type CursorStore,
+  type SourceName,
+  type SourceUnavailable,
+} from '../../state/store';
+import type { Unavailability } from '../failure-policy';
+import {
+  cursorAfterFailure,
+  cursorMarkedUnavailable,
+  cursorStaleNotified,
+  cursorWithoutUnavailable,
+  type PollFailure,
+} from './cursor-life';
+
+/** Runs `write` on a fresh read of the cursor, once more if another writer won the first time. */
+async function withRetriedCursor<T>(
+  store: CursorStore,
+  clubId: string,
+  source: SourceName,
+  write: (cursor: Cursor) => Promise<T>,
+): Promise<T | undefined> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const cursor = await store.getCursor(clubId, source);
+    try {
+      return await write(cursor);
+    } catch (err) {
+      if (!(err instanceof ConcurrentModificationError)) throw err;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Marks the source unavailable on its cursor. `fresh`: the cursor had no mark, so this is a new
+ * episode (log and announce it). Undefined when another writer kept winning.
+ */
+export function recordUnavailable(
+  store: CursorStore,
+  clubId: string,
+  source: SourceName,
+  cause: Unavailability,
+  error: string,
+  nowMs: number,
+): Promise<{ mark: SourceUnavailable; fresh: boolean } | undefined> {
+  return withRetriedCursor(store, clubId, source, async (cursor) => {
+    const next = cursorMarkedUnavailable(cursor, cause, error, nowMs);
+    await store.putCursor(next);
+    return { mark: next.health.unavailable!, fresh: cursor.health.unavailable === undefined };
+  });
+}
+
+/** Removes the unavailable mark; the mark it removed, if any. */
+export async function clearUnavailableMark(
+  store: CursorStore,
+  clubId: string,
+  source: SourceName,
+): Promise<SourceUnavailable | undefined> {
+  const cleared = await withRetriedCursor(store, clubId, source, async (cursor) => {
+    const { unavailable } = cursor.health;
+    if (unavailable) await store.putCursor(cursorWithoutUnavailable(cursor));
+    return { unavailable };
+  });
+  return cleared?.unavailable;
+}
+
+/** Records a failed poll on the source's cursor, with the pause a 401 or 429 starts. */
+export function recordFailure(
+  store: CursorStore,
+  clubId: string,
+  source: SourceName,
+  failure: PollFailure,
+  nowMs: number,
+): Promise<Cursor | undefined> {
+  return withRetriedCursor(store, clubId, source, (cursor) =>
+    store.putCursor(cursorAfterFailure(cursor, failure, nowMs)),
+  );
+}
+
+/** Notes on the cursor that its stale episode was announced (a lost race is left to the winner). */
+export async function markStaleNotified(store: CursorStore, cursor: Cursor, nowMs: number): Promise<void> {
+  try {
+    await store.putCursor(cursorStaleNotified(cursor, nowMs));
+  } catch (err) {
+    if (!(err instanceof ConcurrentModificationError)) throw err;
+  }
+}
