@@ -7,6 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { pollSource, type SourceReport } from '../lambdas/engine/poll-source';
 import { EventBridgeSink } from '../lambdas/events/publisher';
+import type { GymApiClient } from '../lambdas/gym-api';
 import { startLocalEventBridge } from '../lambdas/local-aws/local-eventbridge';
 import { SOURCES } from '../lambdas/sources';
 import { DynamoDbStateStore, MemoryStateStore, type StateStore } from '../lambdas/state';
@@ -53,31 +54,27 @@ export interface ThroughputRun {
   readonly sources: SourceRunFigures[];
 }
 
-const cpuOf = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
-
 interface RunPlan {
   readonly source: 'visits' | 'members';
   /** Real ms of work before the scan saves progress and stops; undefined: to the end. */
   readonly budgetMs?: number;
 }
 
-async function backfill(
-  big: BigClub,
-  kind: 'memory' | 'dynalite',
-  inner: StateStore,
-  plans: readonly RunPlan[],
-  storeServer?: HostProcess,
-): Promise<ThroughputRun> {
-  const store = new CountingStateStore(inner);
-  const sink = new CountingSink();
-  const clients = new CountingClientFactory();
-  const client = clients.forClub(big.club, () => {});
+/** What a backfill runs with: the counting store, sink and clients over the large club. */
+interface BackfillRig {
+  readonly big: BigClub;
+  readonly kind: 'memory' | 'dynalite';
+  readonly store: CountingStateStore;
+  readonly sink: CountingSink;
+  readonly clients: CountingClientFactory;
+  readonly client: GymApiClient;
+}
+
+/** `pollSource` for each planned source in turn, from before the history starts. */
+async function pollSources(rig: BackfillRig, plans: readonly RunPlan[]): Promise<SourceRunFigures[]> {
+  const { big, kind, store, sink, client } = rig;
   const nowMs = big.info.nowMs;
   const sources: SourceRunFigures[] = [];
-  const sandboxCpu0 = cpuOf(await big.host.call<NodeJS.CpuUsage>('cpu'));
-  const serverCpu0 = storeServer ? cpuOf(await storeServer.call<NodeJS.CpuUsage>('cpu')) : 0;
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
   for (const plan of plans) {
     const cpuStart = process.cpuUsage();
     const started = performance.now();
@@ -103,16 +100,38 @@ async function backfill(
       cpuMs: cpuMsSince(cpuStart),
     });
   }
+  return sources;
+}
+
+async function backfill(
+  big: BigClub,
+  kind: 'memory' | 'dynalite',
+  inner: StateStore,
+  plans: readonly RunPlan[],
+  storeServer?: HostProcess,
+): Promise<ThroughputRun> {
+  const clients = new CountingClientFactory();
+  const rig: BackfillRig = {
+    big,
+    kind,
+    store: new CountingStateStore(inner),
+    sink: new CountingSink(),
+    clients,
+    client: clients.forClub(big.club, () => {}),
+  };
+  const sandboxCpu0 = await big.host.cpuMs();
+  const serverCpu0 = storeServer ? await storeServer.cpuMs() : 0;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const sources = await pollSources(rig, plans);
   const wallMs = performance.now() - t0;
   const cpuMs = cpuMsSince(cpu0);
-  const sandboxCpuMs = cpuOf(await big.host.call<NodeJS.CpuUsage>('cpu')) - sandboxCpu0;
-  const storeServerCpuMs = storeServer
-    ? cpuOf(await storeServer.call<NodeJS.CpuUsage>('cpu')) - serverCpu0
-    : undefined;
+  const sandboxCpuMs = (await big.host.cpuMs()) - sandboxCpu0;
+  const storeServerCpuMs = storeServer ? (await storeServer.cpuMs()) - serverCpu0 : undefined;
   const records = sources.reduce((a, s) => a + s.records, 0);
-  const storeCounts = store.take();
-  const sinkCounts = sink.take();
-  const requests = clients.take();
+  const storeCounts = rig.store.take();
+  const sinkCounts = rig.sink.take();
+  const requests = rig.clients.take();
   // In memory, store and sink calls are synchronous work: their wall time is CPU time.
   const engineOnlyCpu = Math.max(1, cpuMs - (kind === 'memory' ? storeCounts.wallMs : 0) - sinkCounts.wallMs);
   return {

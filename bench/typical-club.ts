@@ -109,6 +109,50 @@ export function summariseRun(
   const days = sim.options.spanMs / DAY_MS;
   const scale = MONTH_DAYS / days;
   const events = sim.events;
+  const { freshness, freshnessByType, lateChanges } = freshnessFigures(sim);
+  const run: TypicalClubRun = {
+    seed,
+    simulatedDays: days,
+    wallMs: sim.wallMs,
+    dispatchSteps: sim.dispatchSteps,
+    pollInvocations: sim.polls.length,
+    perDay: {
+      requests: sim.requests.data / days,
+      rows: sim.rows / days,
+      events: events / days,
+      tokenRequests: sim.requests.token / days,
+      reauth401: sim.requests.reauth401 / days,
+      journalChanges: sim.journalChanges / days,
+    },
+    requestsPerChange: sim.requests.data / Math.max(1, events),
+    rowsPerChange: sim.rows / Math.max(1, events),
+    tokenRequestsPerDataRequest: sim.requests.token / Math.max(1, sim.requests.data),
+    quotaShareBasic: (sim.requests.data * scale) / BASIC_QUOTA,
+    freshness,
+    freshnessByType,
+    lateChanges,
+    bySource: sim.bySource,
+    poll: {
+      wallMsMedian: median(sim.polls.map((p) => p.wallMs)),
+      wallMsP95: percentile(
+        sim.polls.map((p) => p.wallMs),
+        95,
+      ),
+      cpuMsMedian: median(sim.polls.map((p) => p.cpuMs)),
+    },
+    baseline: { requests: sim.baseline.requests, rows: sim.baseline.rows, wallMs: sim.baseline.wallMs },
+    failures: sim.failures,
+    monthly: monthlyCounts(sim, days),
+    storeByMethodMonthly: storeByMethodMonthly(sim, scale),
+  };
+  if (!naive || naive.cycles.length === 0) return run;
+  return { ...run, naive: naiveFigures(sim, naive, days) };
+}
+
+/** Delays from change to event (s): all of them, by event type, the late changes, and the histogram. */
+function freshnessFigures(
+  sim: ClubSimulationResult,
+): Pick<TypicalClubRun, 'freshness' | 'freshnessByType' | 'lateChanges'> {
   const delays = sim.freshness.samples.map((s) => s.delayMs / 1000);
   const lateDelays = sim.freshness.samples
     .filter((s) => LATE_CHANGE_KINDS.has(s.kind))
@@ -120,20 +164,28 @@ export function summariseRun(
     const bin = FRESHNESS_BINS.findIndex((b) => d <= b);
     histogram[bin] = (histogram[bin] ?? 0) + 1;
   }
+  return {
+    freshness: {
+      ...distribution(delays),
+      superseded: sim.freshness.superseded,
+      foldedIntoCreation: sim.freshness.foldedIntoCreation,
+      unmatchedEvents: sim.freshness.unmatchedEvents,
+      pendingAtEnd: sim.freshness.pendingCount,
+      overdue: sim.overdue,
+      histogram,
+    },
+    freshnessByType: Object.fromEntries(Object.entries(byType).map(([k, v]) => [k, distribution(v)])),
+    lateChanges: lateDelays,
+  };
+}
+
+/** What the cost model prices: the run's counts scaled to a 30-day month. */
+function monthlyCounts(sim: ClubSimulationResult, days: number): MonthlyClubCounts {
+  const scale = MONTH_DAYS / days;
   const pollStoreRequests = sim.pollStore.apiRequests + sim.polls.length; // + the club lookup per poll
   const readUnits = sim.pollStore.readUnits + sim.dispatchStore.readUnits + sim.registryReads.readUnits;
   const seenWritesPerDay = (sim.pollStore.byMethod.putSeen?.items ?? 0) / days;
-  const byMethod = addStoreCounts(
-    addStoreCounts(emptyStoreCounts(), sim.pollStore),
-    sim.dispatchStore,
-  ).byMethod;
-  const storeByMethodMonthly = Object.fromEntries(
-    Object.entries(byMethod).map(([k, v]) => [
-      k,
-      { items: v.items * scale, readUnits: v.readUnits * scale, writeUnits: v.writeUnits * scale },
-    ]),
-  );
-  const monthly: MonthlyClubCounts = {
+  return {
     pollInvocations: sim.polls.length * scale,
     pollLocalMs: sum(sim.polls.map((p) => p.wallMs)) * scale,
     apiRequests: sim.requests.data * scale,
@@ -153,50 +205,28 @@ export function summariseRun(
     // Estimate: a snapshot per member and prospect (~300 B) and seen keys kept ~12 days (~100 B).
     storedBytes: sim.stateRecords * 300 + seenWritesPerDay * 12 * 100,
   };
-  const run: TypicalClubRun = {
-    seed,
-    simulatedDays: days,
-    wallMs: sim.wallMs,
-    dispatchSteps: sim.dispatchSteps,
-    pollInvocations: sim.polls.length,
-    perDay: {
-      requests: sim.requests.data / days,
-      rows: sim.rows / days,
-      events: events / days,
-      tokenRequests: sim.requests.token / days,
-      reauth401: sim.requests.reauth401 / days,
-      journalChanges: sim.journalChanges / days,
-    },
-    requestsPerChange: sim.requests.data / Math.max(1, events),
-    rowsPerChange: sim.rows / Math.max(1, events),
-    tokenRequestsPerDataRequest: sim.requests.token / Math.max(1, sim.requests.data),
-    quotaShareBasic: (sim.requests.data * scale) / BASIC_QUOTA,
-    freshness: {
-      ...distribution(delays),
-      superseded: sim.freshness.superseded,
-      foldedIntoCreation: sim.freshness.foldedIntoCreation,
-      unmatchedEvents: sim.freshness.unmatchedEvents,
-      pendingAtEnd: sim.freshness.pendingCount,
-      overdue: sim.overdue,
-      histogram,
-    },
-    freshnessByType: Object.fromEntries(Object.entries(byType).map(([k, v]) => [k, distribution(v)])),
-    lateChanges: lateDelays,
-    bySource: sim.bySource,
-    poll: {
-      wallMsMedian: median(sim.polls.map((p) => p.wallMs)),
-      wallMsP95: percentile(
-        sim.polls.map((p) => p.wallMs),
-        95,
-      ),
-      cpuMsMedian: median(sim.polls.map((p) => p.cpuMs)),
-    },
-    baseline: { requests: sim.baseline.requests, rows: sim.baseline.rows, wallMs: sim.baseline.wallMs },
-    failures: sim.failures,
-    monthly,
-    storeByMethodMonthly,
-  };
-  if (!naive || naive.cycles.length === 0) return run;
+}
+
+/** DynamoDB items and units per store method (polls and dispatch), scaled to a month. */
+function storeByMethodMonthly(
+  sim: ClubSimulationResult,
+  scale: number,
+): TypicalClubRun['storeByMethodMonthly'] {
+  const byMethod = addStoreCounts(
+    addStoreCounts(emptyStoreCounts(), sim.pollStore),
+    sim.dispatchStore,
+  ).byMethod;
+  return Object.fromEntries(
+    Object.entries(byMethod).map(([k, v]) => [
+      k,
+      { items: v.items * scale, readUnits: v.readUnits * scale, writeUnits: v.writeUnits * scale },
+    ]),
+  );
+}
+
+/** The naive poller's month: its measured cycles at one cycle per dispatch period, on growing data. */
+function naiveFigures(sim: ClubSimulationResult, naive: NaiveResult, days: number): NaiveFigures {
+  const scale = MONTH_DAYS / days;
   const stepMinutes = sim.options.stepMs / 60_000;
   const cyclesPerMonth = (MONTH_DAYS * 24 * 60) / stepMinutes;
   const rowsPerCycle = median(naive.cycles.map((c) => c.rows));
@@ -206,24 +236,20 @@ export function summariseRun(
   const averageRows = sim.fullReadRows.start + growthPerDay * (MONTH_DAYS / 2);
   const monthRows = cyclesPerMonth * averageRows;
   const monthRequests = cyclesPerMonth * requestsPerCycle * (averageRows / Math.max(1, rowsPerCycle));
-  const changesPerMonth = events * scale;
+  const changesPerMonth = sim.events * scale;
   return {
-    ...run,
-    naive: {
-      cyclesMeasured: naive.cycles.length,
-      requestsPerCycle,
-      rowsPerCycle,
-      wallMsPerCycle: median(naive.cycles.map((c) => c.wallMs)),
-      tokenRequestsPerDataRequest:
-        naive.tokenRequests / Math.max(1, sum(naive.cycles.map((c) => c.requests))),
-      changesDetected: sum(naive.cycles.map((c) => c.changes)),
-      journalChanges: naive.journalChanges,
-      monthRequests,
-      monthRows,
-      requestsPerChange: monthRequests / changesPerMonth,
-      rowsPerChange: monthRows / changesPerMonth,
-      quotaShareBasic: monthRequests / BASIC_QUOTA,
-      cycleMinutesAtHalfQuota: (requestsPerCycle * MONTH_DAYS * 24 * 60) / (BASIC_QUOTA / 2),
-    },
+    cyclesMeasured: naive.cycles.length,
+    requestsPerCycle,
+    rowsPerCycle,
+    wallMsPerCycle: median(naive.cycles.map((c) => c.wallMs)),
+    tokenRequestsPerDataRequest: naive.tokenRequests / Math.max(1, sum(naive.cycles.map((c) => c.requests))),
+    changesDetected: sum(naive.cycles.map((c) => c.changes)),
+    journalChanges: naive.journalChanges,
+    monthRequests,
+    monthRows,
+    requestsPerChange: monthRequests / changesPerMonth,
+    rowsPerChange: monthRows / changesPerMonth,
+    quotaShareBasic: monthRequests / BASIC_QUOTA,
+    cycleMinutesAtHalfQuota: (requestsPerCycle * MONTH_DAYS * 24 * 60) / (BASIC_QUOTA / 2),
   };
 }
