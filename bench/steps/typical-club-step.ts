@@ -1,0 +1,87 @@
+/**
+ * Step 2 of the bench: the typical club over simulated days, one run per seed (API efficiency,
+ * freshness, the counts the cost model prices) with the naive poller on the same sandbox, and the
+ * same club before its zone reading is confirmed.
+ */
+import type { Cursor } from '../../lambdas/state/store';
+import { type ClubSimulationOptions, simulateClub } from '../club-simulation';
+import type { DeploymentSettings } from '../deployment';
+import { runNaivePoller } from '../naive-poller';
+import type { BenchPlan } from '../plan';
+import { say } from '../progress';
+import { summariseRun, type TypicalClubRun } from '../typical-club';
+
+export interface TypicalClubFigures {
+  readonly runs: TypicalClubRun[];
+  readonly unconfirmedZone: TypicalClubRun;
+  /** The first run's cursors at its end: the steady state the scale benchmarks copy. */
+  readonly templateCursors: Cursor[];
+  readonly templateNowMs: number;
+}
+
+export async function measureTypicalClub(
+  plan: BenchPlan,
+  deployment: DeploymentSettings,
+): Promise<TypicalClubFigures> {
+  const runs: TypicalClubRun[] = [];
+  let templateCursors: Cursor[] = [];
+  let templateNowMs = 0;
+  for (const seed of plan.simSeeds) {
+    const sim = await simulateClub({
+      ...simulationOptions(plan, deployment, seed),
+      spanMs: plan.simDays * 86_400_000,
+      stepMs: deployment.scheduleRateMinutes * 60_000,
+    });
+    try {
+      const naive = await runNaivePoller(
+        sim.host,
+        sim.club,
+        plan.naiveCycles,
+        deployment.scheduleRateMinutes * 60_000,
+        sim.lastSeq,
+      );
+      const run = summariseRun(sim, naive, seed);
+      runs.push(run);
+      if (templateCursors.length === 0) {
+        templateCursors = sim.cursors;
+        templateNowMs = sim.endSimMs;
+      }
+      say(
+        `typical club, seed ${seed}: ${plan.simDays} days in ${(sim.wallMs / 1000).toFixed(0)} s; p95 freshness ${run.freshness.p95.toFixed(0)} s, ${(run.quotaShareBasic * 100).toFixed(1)}% of Basic, ${run.rowsPerChange.toFixed(0)} rows/change (naive ${run.naive?.rowsPerChange.toFixed(0)})`,
+      );
+    } finally {
+      await sim.host.close();
+    }
+  }
+  const unconfirmedZone = await measureUnconfirmedZone(plan, deployment);
+  return { runs, unconfirmedZone, templateCursors, templateNowMs };
+}
+
+/** The options every typical-club simulation shares, bar its span and step. */
+function simulationOptions(plan: BenchPlan, deployment: DeploymentSettings, seed: number) {
+  return {
+    seed,
+    ...plan.typicalClub,
+    pollDeadlineMs: deployment.pollDeadlineMs ?? 100_000,
+    startTime: '2026-03-02T00:00:00Z',
+  } satisfies Partial<ClubSimulationOptions>;
+}
+
+/** The club before its reading of the API's unstated zone is confirmed (longer lookbacks). */
+async function measureUnconfirmedZone(
+  plan: BenchPlan,
+  deployment: DeploymentSettings,
+): Promise<TypicalClubRun> {
+  const alt = await simulateClub({
+    ...simulationOptions(plan, deployment, plan.simSeeds[0]!),
+    spanMs: plan.altScheduleHours * 3_600_000,
+    stepMs: 60_000,
+    zoneConfirmed: false,
+  });
+  await alt.host.close();
+  const altRun = summariseRun(alt, undefined, plan.simSeeds[0]!);
+  say(
+    `zone reading not confirmed: p95 ${altRun.freshness.p95.toFixed(0)} s at ${(altRun.quotaShareBasic * 100).toFixed(1)}% of Basic`,
+  );
+  return altRun;
+}
