@@ -4,6 +4,7 @@
  * Environment-agnostic: it synthesizes offline, without credentials.
  */
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
@@ -45,7 +46,27 @@ export class GymBridgeStack extends Stack {
     this.clubSecrets = new ClubSecrets(this, 'ClubSecrets', {
       secretNamePrefix: `gym-bridge/${config.stage}/clubs/`,
     });
-    this.poller = new Poller(this, 'Poller', {
+    this.poller = this.#poller(props, serviceName, removalPolicy);
+
+    const needsOwnTopic = !config.alarmTopicArn && (config.alarmEmail || config.exampleRules);
+    const topicKey = needsOwnTopic ? createTopicKey(this, 'NotificationsKey') : undefined;
+    this.monitoring = this.#monitoring(config, serviceName, this.#alarmTopic(config, topicKey));
+
+    if (config.exampleRules) {
+      this.exampleRules = new ExampleRules(this, 'ExampleRules', {
+        eventBus: this.eventBus,
+        topicEncryptionKey: topicKey,
+        operationsEmail: config.alarmEmail,
+        emailDetail: config.exampleRulesEmailDetail,
+      });
+    }
+
+    this.#outputs(config);
+  }
+
+  #poller(props: GymBridgeStackProps, serviceName: string, removalPolicy: RemovalPolicy): Poller {
+    const { config } = props;
+    return new Poller(this, 'Poller', {
       stateTable: this.stateTable,
       eventBus: this.eventBus,
       clubSecrets: this.clubSecrets,
@@ -60,20 +81,21 @@ export class GymBridgeStack extends Stack {
       logRemovalPolicy: removalPolicy,
       ...(props.handlerEntries ? { handlerEntries: props.handlerEntries } : {}),
     });
+  }
 
-    const needsOwnTopic = !config.alarmTopicArn && (config.alarmEmail || config.exampleRules);
-    const topicKey = needsOwnTopic ? createTopicKey(this, 'NotificationsKey') : undefined;
-    const alarmTopic = config.alarmTopicArn
-      ? sns.Topic.fromTopicArn(this, 'AlarmTopic', config.alarmTopicArn)
-      : config.alarmEmail
-        ? new NotificationTopic(this, 'AlarmTopic', {
-            displayName: `gym-bridge ${config.stage} alarms`,
-            encryptionKey: topicKey,
-            email: config.alarmEmail,
-          }).topic
-        : undefined;
+  /** The alarm topic: the one `alarmTopicArn` names, else the bridge's own when `alarmEmail` is set, else none. */
+  #alarmTopic(config: StageConfig, topicKey: kms.IKey | undefined): sns.ITopic | undefined {
+    if (config.alarmTopicArn) return sns.Topic.fromTopicArn(this, 'AlarmTopic', config.alarmTopicArn);
+    if (!config.alarmEmail) return undefined;
+    return new NotificationTopic(this, 'AlarmTopic', {
+      displayName: `gym-bridge ${config.stage} alarms`,
+      encryptionKey: topicKey,
+      email: config.alarmEmail,
+    }).topic;
+  }
 
-    this.monitoring = new Monitoring(this, 'Monitoring', {
+  #monitoring(config: StageConfig, serviceName: string, alarmTopic: sns.ITopic | undefined): Monitoring {
+    return new Monitoring(this, 'Monitoring', {
       dispatchFunction: this.poller.dispatchFunction,
       pollFunction: this.poller.pollFunction,
       pollQueue: this.poller.pollQueue,
@@ -86,17 +108,6 @@ export class GymBridgeStack extends Stack {
       dashboardName: `gym-bridge-${config.stage}`,
       ...(alarmTopic ? { alarmTopic } : {}),
     });
-
-    if (config.exampleRules) {
-      this.exampleRules = new ExampleRules(this, 'ExampleRules', {
-        eventBus: this.eventBus,
-        topicEncryptionKey: topicKey,
-        operationsEmail: config.alarmEmail,
-        emailDetail: config.exampleRulesEmailDetail,
-      });
-    }
-
-    this.#outputs(config);
   }
 
   #outputs(config: StageConfig): void {
