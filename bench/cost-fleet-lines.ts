@@ -18,6 +18,16 @@ import { FREE_TIERS, PRICES } from './prices';
 
 type FleetLine = (key: string, item: string, formula: string, usd: number) => CostLine;
 
+/** What every fleet-wide line is computed from. */
+interface FleetContext {
+  readonly d: DeploymentSettings;
+  readonly dispatch: DispatchShare;
+  /** Dispatcher runs a month. */
+  readonly runs: number;
+  /** A line divided over the fleet's clubs. */
+  readonly line: FleetLine;
+}
+
 /** What the fleet pays whatever its size, each line divided over `clubs`. */
 export function fixedLines(
   d: DeploymentSettings,
@@ -33,22 +43,15 @@ export function fixedLines(
     usd: usd / clubs,
     fixed: true,
   });
-  return [...dispatcherLines(line, d, dispatch, clubs, gbPrice, L), ...monitoringLines(line, d, dispatch)];
-}
-
-/** The dispatcher's compute and requests, its schedule, and the idle receives of the poll queue. */
-function dispatcherLines(
-  line: FleetLine,
-  d: DeploymentSettings,
-  dispatch: DispatchShare,
-  clubs: number,
-  gbPrice: number,
-  L: { readonly dynamoRequest: number },
-): CostLine[] {
-  const runs = MONTH_MINUTES / d.scheduleRateMinutes;
+  const fleet: FleetContext = { d, dispatch, runs: MONTH_MINUTES / d.scheduleRateMinutes, line };
   const cpuStretch = Math.max(1, LAMBDA_FULL_VCPU_MB / d.dispatch.memoryMb);
   const dispatchMs =
     clubs * (dispatch.cpuMsPerClub * cpuStretch + dispatch.requestsPerClub * L.dynamoRequest);
+  return [...dispatcherLines(fleet, dispatchMs, gbPrice), ...monitoringLines(fleet)];
+}
+
+/** The dispatcher's compute and requests (`dispatchMs` a run), its schedule, the idle receives of the poll queue. */
+function dispatcherLines({ d, runs, line }: FleetContext, dispatchMs: number, gbPrice: number): CostLine[] {
   const dispatchGbS = ((runs * dispatchMs) / 1000) * (d.dispatch.memoryMb / 1024);
   return [
     line(
@@ -73,8 +76,7 @@ function dispatcherLines(
 }
 
 /** Metrics, alarms, the dashboard, the key and the dispatcher's logs. */
-function monitoringLines(line: FleetLine, d: DeploymentSettings, dispatch: DispatchShare): CostLine[] {
-  const runs = MONTH_MINUTES / d.scheduleRateMinutes;
+function monitoringLines({ d, dispatch, runs, line }: FleetContext): CostLine[] {
   const metrics = Object.keys(METRIC).length;
   const dashboards = Math.max(0, d.fixed.dashboards);
   const fleetLogBytes = runs * (dispatch.logBytesPerRun + PLATFORM_LOG_BYTES);
