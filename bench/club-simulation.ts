@@ -3,7 +3,8 @@
  * in steps of the dispatch period; at each step the engine's scheduler decides which sources are
  * due (as the dispatcher does every minute) and the club is polled with those sources; every
  * request, row, store call and event is counted, and every event is matched with the journal entry
- * of the change it reports (freshness).
+ * of the change it reports (freshness). The sandbox and the path over it are set up in
+ * typical-club-rig.ts; each poll is counted by club-poll-recorder.ts.
  */
 import type { ClubConfig } from '../lambdas/clubs/club-config';
 import type { PollMessage } from '../lambdas/common/deployment-contract';

@@ -7,7 +7,8 @@
  * Three things need more than counts, each stated in its formula: the Lambda duration (the measured
  * local poll time at the function's CPU share, plus the stated latency of each network call,
  * LATENCY_ASSUMPTIONS_MS), the bytes a request sends out (REQUEST_BYTES_OUT), and the platform's
- * log lines per invocation (PLATFORM_LOG_BYTES).
+ * log lines per invocation (PLATFORM_LOG_BYTES). The lines themselves: cost-club-lines.ts (growing
+ * with each club) and cost-fleet-lines.ts (fleet-wide); shapes and units: cost-model.ts.
  */
 import { clubLines, pollModel } from './cost-club-lines';
 import { fixedLines } from './cost-fleet-lines';
