@@ -1,6 +1,7 @@
 /** One club as the sandbox runs it: its settings, its data and its simulation. */
 import type { ClubSimulation } from './activity';
-import type { ClubStore, PlanName } from './club-store';
+import type { PlanName } from './club-profile';
+import type { ClubStore } from './club-store';
 
 export interface ClubRuntime {
   readonly clubId: string;

@@ -1,9 +1,11 @@
 /**
  * All data of one club, with the sorted indexes the API filters need, and every mutation the
  * simulation makes. Each mutation keeps the indexes in step and, once journaling is on (after the
- * initial history), records the change in the ground-truth journal.
+ * initial history), records the change in the ground-truth journal. What the club is configured as
+ * (zone, plan, locale, opening hours) is its profile (club-profile.ts).
  */
 import type { MemberStatus, ProspectStatus } from '../gym-api/statuses';
+import type { ClubProfile } from './club-profile';
 import { IndexedSet } from './indexed-set';
 import type { Journal, JournalChange } from './journal';
 import type { PoisonRecord } from './poison/poison-filing';
@@ -19,23 +21,8 @@ import type {
 } from './records';
 import { SortedIndex } from './sorted-index';
 import { VisitStore } from './visit-store';
-import { DOORS, type Locale } from './vocabulary';
-import { formatNaive, type TimeZone } from './zoned-time';
-
-export type AmbiguousZone = 'local' | 'utc';
-export type PlanName = 'basic' | 'advanced';
-
-export interface ClubProfile {
-  readonly clubId: string;
-  readonly timeZone: TimeZone;
-  readonly plan: PlanName;
-  readonly locale: Locale;
-  readonly ambiguousZone: AmbiguousZone;
-  /** Local opening hours in minutes after midnight; `open24h` clubs take visits all night. */
-  readonly openMinute: number;
-  readonly closeMinute: number;
-  readonly open24h: boolean;
-}
+import { DOORS } from './vocabulary';
+import { formatNaive } from './zoned-time';
 
 export class ClubStore {
   readonly members: MemberRecord[] = [];
@@ -88,21 +75,11 @@ export class ClubStore {
   }
 
   memberStatusSet(status: MemberStatus): IndexedSet {
-    let set = this.membersByStatus.get(status);
-    if (!set) {
-      set = new IndexedSet();
-      this.membersByStatus.set(status, set);
-    }
-    return set;
+    return setOf(this.membersByStatus, status);
   }
 
   prospectStatusSet(status: ProspectStatus): IndexedSet {
-    let set = this.prospectsByStatus.get(status);
-    if (!set) {
-      set = new IndexedSet();
-      this.prospectsByStatus.set(status, set);
-    }
-    return set;
+    return setOf(this.prospectsByStatus, status);
   }
 
   // ---- members ---------------------------------------------------------------------------
@@ -299,4 +276,14 @@ export class ClubStore {
       status: api.Status,
     });
   }
+}
+
+/** The set of `key` in `map`, created empty on first use. */
+function setOf<K>(map: Map<K, IndexedSet>, key: K): IndexedSet {
+  let set = map.get(key);
+  if (!set) {
+    set = new IndexedSet();
+    map.set(key, set);
+  }
+  return set;
 }

@@ -5,16 +5,20 @@
  *
  * Order of checks on a data request: path (404) -> forced/injected faults -> echoed credentials
  * (poison) -> bearer token (401) -> API key (401) -> monthly quota (429, not counted) -> counted ->
- * query (400) -> page (200).
+ * query (400) -> page (200). The answers' bodies are http-replies.ts, the links' origin
+ * link-origin.ts, the admin routes admin-routes.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OPERATIONS, type OperationName } from '../gym-api/operations';
 import { parseBasicAuth, parseBearer } from './access-token';
 import type { AccessTokenIssuer } from './access-tokens';
+import { ADMIN_JOURNAL_PATH, ADMIN_POISON_PATH, sendLogEntries } from './admin-routes';
 import type { ClubRuntime } from './club-runtime';
 import type { Faults, ForcedResponse, ForcedResponses } from './faults';
+import { MESSAGES, SERVER_ERRORS, send, sendMessage } from './http-replies';
 import type { Journal } from './journal';
 import { stringifyWithInt64 } from './json-output';
+import { linkOrigin } from './link-origin';
 import { InvalidQueryError, operationAt, parsePageQuery, selectItems } from './page-query';
 import { streamHugePage } from './poison/huge-page';
 import type { PoisonLog } from './poison/poison-log';
@@ -24,18 +28,6 @@ import type { QuotaLedger } from './quota';
 import type { SeededRandom } from './seeded-random';
 
 export const BASE_PATH = '/v1';
-export const ADMIN_JOURNAL_PATH = '/__admin/journal';
-export const ADMIN_POISON_PATH = '/__admin/poison';
-
-export const MESSAGES = {
-  invalidCredentials: 'Invalid credentials',
-  invalidToken: 'Invalid or expired token',
-  invalidApiKey: 'Invalid API key',
-  quotaExceeded: 'Limit Exceeded: monthly request quota of the API plan is spent',
-  throttled: 'Too Many Requests',
-  notFound: 'Not Found',
-  methodNotAllowed: 'Method Not Allowed',
-} as const;
 
 export interface HttpApiContext {
   readonly origin: () => string;
@@ -57,70 +49,6 @@ export interface HttpApiContext {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-function send(
-  res: ServerResponse,
-  status: number,
-  body: string,
-  contentType = 'application/json; charset=utf-8',
-  headers: Record<string, string> = {},
-): void {
-  res.writeHead(status, {
-    'content-type': contentType,
-    'content-length': Buffer.byteLength(body),
-    ...headers,
-  });
-  res.end(body);
-}
-
-function sendMessage(
-  res: ServerResponse,
-  status: number,
-  message: string,
-  headers: Record<string, string> = {},
-) {
-  send(res, status, JSON.stringify({ Message: message }), undefined, headers);
-}
-
-const SERVER_ERRORS: readonly {
-  status: number;
-  contentType: string;
-  body: string;
-}[] = [
-  {
-    status: 500,
-    contentType: 'application/json; charset=utf-8',
-    body: '{"Message":"An error has occurred."}',
-  },
-  {
-    status: 502,
-    contentType: 'text/html',
-    body: '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>',
-  },
-  { status: 503, contentType: 'text/plain', body: 'Service Unavailable' },
-  { status: 503, contentType: 'application/json; charset=utf-8', body: '{"Message":"Service Unavailable"}' },
-];
-
-/** A Host header we echo into links: a DNS name, IPv4 or bracketed IPv6, and an optional port. */
-const SAFE_HOST =
-  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-
-/**
- * The origin of the links of a page (`href`, `next`): the host and port the client called
- * (`localhost:4010` as well as `127.0.0.1:4010`), so that a client that keeps `next` on its own
- * origin can follow it. Only the host:port comes from the request; the scheme is the server's, and
- * a Host header that is not a plain host[:port] (a path, userinfo, spaces, a bad port) is ignored.
- */
-export function linkOrigin(serverOrigin: string, hostHeader: string | undefined): string {
-  if (hostHeader === undefined || hostHeader.length > 260 || !SAFE_HOST.test(hostHeader)) return serverOrigin;
-  const { protocol } = new URL(serverOrigin);
-  try {
-    const url = new URL(`${protocol}//${hostHeader}`);
-    return url.origin === 'null' ? serverOrigin : url.origin;
-  } catch {
-    return serverOrigin; // e.g. a port above 65535
-  }
-}
-
 export class HttpApi {
   constructor(private readonly ctx: HttpApiContext) {}
 
@@ -137,8 +65,8 @@ export class HttpApi {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
     const method = req.method ?? 'GET';
-    if (url.pathname === ADMIN_JOURNAL_PATH) return this.adminJournal(method, url, res);
-    if (url.pathname === ADMIN_POISON_PATH) return this.adminPoison(method, url, res);
+    if (url.pathname === ADMIN_JOURNAL_PATH) return sendLogEntries(method, url, res, this.ctx.journal);
+    if (url.pathname === ADMIN_POISON_PATH) return sendLogEntries(method, url, res, this.ctx.poisonLog);
     const f = this.ctx.faults;
     const latency = f.latencyMs + (f.latencyJitterMs > 0 ? this.ctx.faultRng.next() * f.latencyJitterMs : 0);
     if (latency > 0) await sleep(latency);
@@ -303,29 +231,5 @@ export class HttpApi {
     send(res, forced.status, body, forced.contentType ?? 'application/json; charset=utf-8', {
       ...(forced.headers ?? {}),
     });
-  }
-
-  private adminJournal(method: string, url: URL, res: ServerResponse) {
-    if (method !== 'GET') return sendMessage(res, 405, MESSAGES.methodNotAllowed, { allow: 'GET' });
-    const sinceRaw = url.searchParams.get('since') ?? '0';
-    if (!/^\d+$/.test(sinceRaw))
-      return sendMessage(res, 400, "Query parameter 'since' must be an integer >= 0");
-    const clubId = url.searchParams.get('clubId');
-    const entries = this.ctx.journal
-      .entries(Number(sinceRaw))
-      .filter((e) => clubId === null || e.clubId === clubId);
-    send(res, 200, JSON.stringify({ lastSeq: this.ctx.journal.lastSeq, entries }));
-  }
-
-  private adminPoison(method: string, url: URL, res: ServerResponse) {
-    if (method !== 'GET') return sendMessage(res, 405, MESSAGES.methodNotAllowed, { allow: 'GET' });
-    const sinceRaw = url.searchParams.get('since') ?? '0';
-    if (!/^\d+$/.test(sinceRaw))
-      return sendMessage(res, 400, "Query parameter 'since' must be an integer >= 0");
-    const clubId = url.searchParams.get('clubId');
-    const entries = this.ctx.poisonLog
-      .entries(Number(sinceRaw))
-      .filter((e) => clubId === null || e.clubId === clubId);
-    send(res, 200, JSON.stringify({ lastSeq: this.ctx.poisonLog.lastSeq, entries }));
   }
 }

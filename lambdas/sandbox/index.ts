@@ -1,5 +1,7 @@
 /** The gym API sandbox: a runnable, seeded implementation of the reporting API. See docs/sandbox.md. */
-export type { AmbiguousZone, PlanName } from './club-store';
+
+export { ADMIN_JOURNAL_PATH, ADMIN_POISON_PATH } from './admin-routes';
+export type { AmbiguousZone, PlanName } from './club-profile';
 export {
   DEFAULT_FAULTS,
   type Faults,
@@ -7,7 +9,8 @@ export {
   type ForcedResponse,
   InvalidFaultSettingError,
 } from './faults';
-export { ADMIN_JOURNAL_PATH, ADMIN_POISON_PATH, BASE_PATH, MESSAGES } from './http-api';
+export { BASE_PATH } from './http-api';
+export { MESSAGES } from './http-replies';
 export type { ContactPreferences, JournalChange, JournalEntry, JournalKind } from './journal';
 export {
   type ClubSpec,

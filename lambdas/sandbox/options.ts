@@ -1,5 +1,5 @@
 /** Settings of the sandbox, their defaults, and how club specs are filled in. */
-import type { AmbiguousZone, PlanName } from './club-store';
+import type { AmbiguousZone, PlanName } from './club-profile';
 import type { FaultsInput } from './faults';
 import { SeededRandom } from './seeded-random';
 import { MS_MINUTE, nextOffsetChange, TimeZone } from './zoned-time';

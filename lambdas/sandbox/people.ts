@@ -1,6 +1,8 @@
 /** Synthetic people: names, contact details and addresses in the club's locale. */
+
+import type { Locale } from './locales';
 import type { SeededRandom } from './seeded-random';
-import { EMAIL_DOMAINS, FIRST_NAMES, LAST_NAMES, type Locale, STREET_NAMES } from './vocabulary';
+import { EMAIL_DOMAINS, FIRST_NAMES, LAST_NAMES, STREET_NAMES } from './vocabulary';
 
 export interface ApiContact {
   Email: string;

@@ -3,7 +3,7 @@
  * month (UTC month of the sandbox clock), times `quotaScale`. Only authenticated data requests that
  * get past the quota check count (so 401s, 429s and injected 5xx do not; 400s do).
  */
-import type { PlanName } from './club-store';
+import type { PlanName } from './club-profile';
 
 export const PLAN_MONTHLY_REQUESTS: Record<PlanName, number> = { basic: 1_000_000, advanced: 5_000_000 };
 

@@ -4,9 +4,9 @@ import type { ClubRuntime } from './club-runtime';
 import { ClubStore } from './club-store';
 import type { Faults } from './faults';
 import type { Journal } from './journal';
+import { localeForZone } from './locales';
 import type { ResolvedClub, ResolvedOptions } from './options';
 import type { PoisonLog } from './poison/poison-log';
-import { localeForZone } from './vocabulary';
 
 /** The clock moves every club this far at a time, so clubs stay in step. */
 const ADVANCE_CHUNK_MS = 15 * 60 * 1000;

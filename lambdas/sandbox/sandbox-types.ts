@@ -1,6 +1,6 @@
 /** What startSandbox hands back: the sandbox's controls, and the shapes they take and give. */
 import type { OperationName } from '../gym-api/operations';
-import type { PlanName } from './club-store';
+import type { PlanName } from './club-profile';
 import type { Faults, ForcedResponse } from './faults';
 import type { JournalEntry } from './journal';
 import type { PoisonLogEntry } from './poison/poison-log';

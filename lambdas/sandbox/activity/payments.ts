@@ -2,8 +2,10 @@
  * Payments: how a payment is recorded (and queued for settlement), card payments made at the desk
  * (casual purchases, members catching up on arrears), refunds, and taking money back.
  */
+
+import { FEE_BREAKDOWN_FIELDS as FEE_FIELDS } from '../../gym-api/schemas';
 import type { FeeBreakdown, IdName, MemberRecord, PaymentRecord } from '../records';
-import { FEE_FIELDS, PAYMENT_PURPOSES, PAYMENT_RESPONSES } from '../vocabulary';
+import { PAYMENT_PURPOSES, PAYMENT_RESPONSES } from '../vocabulary';
 import { floorToSecond, formatNaive } from '../zoned-time';
 import { round2, type SimulationContext } from './context';
 

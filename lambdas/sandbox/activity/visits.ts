@@ -1,5 +1,5 @@
 /** Visits: door scans of members, shaped by the local hour and the club's opening hours. */
-import type { ClubProfile } from '../club-store';
+import type { ClubProfile } from '../club-profile';
 import { DOORS } from '../vocabulary';
 import { MS_DAY, MS_MINUTE } from '../zoned-time';
 import type { SimulationContext } from './context';

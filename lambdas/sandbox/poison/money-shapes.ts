@@ -1,6 +1,7 @@
 /** Poison base records of the money-side operations: payments, POS, disbursements, debt collection. */
+
+import { FEE_BREAKDOWN_FIELDS as FEE_FIELDS } from '../../gym-api/schemas';
 import { oneLineAddress } from '../people';
-import { FEE_FIELDS } from '../vocabulary';
 import { formatNaive } from '../zoned-time';
 import {
   ambiguousKey,

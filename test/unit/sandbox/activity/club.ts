@@ -2,11 +2,12 @@
 import { SimulationContext } from '../../../../lambdas/sandbox/activity/context';
 import { Members } from '../../../../lambdas/sandbox/activity/members';
 import { Payments } from '../../../../lambdas/sandbox/activity/payments';
-import { type ClubProfile, ClubStore } from '../../../../lambdas/sandbox/club-store';
+import type { ClubProfile } from '../../../../lambdas/sandbox/club-profile';
+import { ClubStore } from '../../../../lambdas/sandbox/club-store';
 import { DEFAULT_FAULTS } from '../../../../lambdas/sandbox/faults';
 import { Journal } from '../../../../lambdas/sandbox/journal';
+import { localeForZone } from '../../../../lambdas/sandbox/locales';
 import type { SortedIndex } from '../../../../lambdas/sandbox/sorted-index';
-import { localeForZone } from '../../../../lambdas/sandbox/vocabulary';
 import { TimeZone } from '../../../../lambdas/sandbox/zoned-time';
 
 /** 2026-06-10 00:00 UTC: 10:00 in Sydney. */
