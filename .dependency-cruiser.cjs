@@ -20,6 +20,10 @@ const PARTS = {
   GymApi: { paths: ['lambdas/gym-api/'], says: 'reporting API client: token, paging, schemas' },
   Sandbox: { paths: ['lambdas/sandbox/'], says: 'API sandbox: server, simulation, faults' },
   Events: { paths: ['lambdas/events/'], says: 'catalog, envelope, eventId, publisher' },
+  EventTooling: {
+    paths: ['lambdas/event-tooling/'],
+    says: 'consumer module, pattern matcher, schema compatibility, AsyncAPI, replay: no Lambda bundles it',
+  },
   Sources: { paths: ['lambdas/sources/'], says: 'one module per endpoint' },
   State: { paths: ['lambdas/state/'], says: 'store ports and adapters' },
   Clubs: { paths: ['lambdas/clubs/'], says: 'club registry and credentials' },
@@ -37,6 +41,7 @@ const MAY = {
   // Not drawn: the sandbox's simulation shares the one seeded random generator of common.
   Sandbox: ['GymApi', 'Common'],
   Events: ['Common', 'GymApi'],
+  EventTooling: ['Events'],
   Sources: ['GymApi', 'Events', 'Common'],
   State: ['Common'],
   Clubs: ['Events', 'Common'],
@@ -47,8 +52,20 @@ const MAY = {
   // Not drawn: the CLI is an entry point like the handlers (status lists sources, the sample
   // rig reads the API operations, `schemas` renders the payment rules); it starts the local AWS
   // endpoints.
-  Cli: ['Engine', 'Sandbox', 'Clubs', 'State', 'Events', 'Common', 'Sources', 'GymApi', 'LocalAws'],
-  Cdk: ['Common', 'Events', 'Sources', 'State'],
+  Cli: [
+    'Engine',
+    'Sandbox',
+    'Clubs',
+    'State',
+    'Events',
+    'EventTooling',
+    'Common',
+    'Sources',
+    'GymApi',
+    'LocalAws',
+  ],
+  // Not drawn: a subscription construct types its pattern with the pattern matcher's JSON type.
+  Cdk: ['Common', 'Events', 'EventTooling', 'Sources', 'State'],
 };
 
 /** The arrows the drawing forbids, with their reasons (each is also outside MAY). */
@@ -67,6 +84,12 @@ const NEVER = [
   ['Engine', 'Cli', 'the engine knows no terminal'],
   ['Sandbox', 'Engine', 'the sandbox is independent of the bridge'],
   ['Sandbox', 'Sources', 'the sandbox is independent of the bridge'],
+  ['Events', 'EventTooling', 'the Lambdas bundle events; the tooling is for consumers and the CLI'],
+  ['Engine', 'EventTooling', 'no Lambda bundles the event tooling'],
+  ['Handlers', 'EventTooling', 'no Lambda bundles the event tooling'],
+  ['State', 'EventTooling', 'no Lambda bundles the event tooling'],
+  ['Sources', 'EventTooling', 'no Lambda bundles the event tooling'],
+  ['GymApi', 'EventTooling', 'the client knows nothing of events'],
   ['Handlers', 'Cdk', 'runtime never imports the CDK'],
   ['Engine', 'Cdk', 'runtime never imports the CDK'],
 ];

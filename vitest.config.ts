@@ -4,7 +4,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   resolve: {
-    alias: { '@gym-bridge/events': fileURLToPath(new URL('./lambdas/events/consumer.ts', import.meta.url)) },
+    alias: {
+      '@gym-bridge/events': fileURLToPath(new URL('./lambdas/event-tooling/consumer.ts', import.meta.url)),
+    },
   },
   test: {
     include: ['test/**/*.test.ts'],

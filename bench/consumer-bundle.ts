@@ -19,7 +19,7 @@ import { build, type Metafile } from 'esbuild';
 import { machineInfo } from './machine';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MODULE_ENTRY = fileURLToPath(new URL('../lambdas/events/consumer.ts', import.meta.url));
+const MODULE_ENTRY = fileURLToPath(new URL('../lambdas/event-tooling/consumer.ts', import.meta.url));
 
 export const CONSUMERS = {
   baseline: `

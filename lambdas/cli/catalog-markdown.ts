@@ -7,6 +7,7 @@
  * catalog in lambdas/events may not import.
  */
 
+import { exampleEvents } from '../event-tooling/examples';
 import {
   ALL_DETAIL_TYPES,
   BRIDGE_SOURCES,
@@ -19,7 +20,6 @@ import {
   eventJsonSchema,
   type JsonSchema,
 } from '../events/catalog';
-import { exampleEvents } from '../events/examples';
 import {
   type AllowList,
   CLASS_ATTENDANCE_ALLOWED,

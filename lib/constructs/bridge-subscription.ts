@@ -36,8 +36,8 @@
  */
 import * as events from 'aws-cdk-lib/aws-events';
 import type { Construct } from 'constructs';
+import type { EventPatternJson } from '../../lambdas/event-tooling/event-pattern';
 import { DEFAULT_EVENT_SOURCE, type DetailType, type EventDetail } from '../../lambdas/events/catalog';
-import type { EventPatternJson } from '../../lambdas/events/event-pattern';
 
 /**
  * The bridge's bus construct as this construct needs it (BridgeEventBus has this shape). A shape,

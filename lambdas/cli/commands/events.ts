@@ -11,24 +11,24 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { logger } from '../../common/logger';
-import { ALL_DETAIL_TYPES, type BridgeEvent, type DetailType, isDetailType } from '../../events/catalog';
-import { EventPatternError, eventPatternMatcher } from '../../events/event-pattern';
-import { EventSourceError, resolveEventSource } from '../../events/event-source';
+import { EventPatternError, eventPatternMatcher } from '../../event-tooling/event-pattern';
 import {
   SAMPLE_ACCOUNT,
   SAMPLE_REGION,
   toEventBridgeEvent,
   toPutEventsEntry,
-} from '../../events/eventbridge-event';
+} from '../../event-tooling/eventbridge-event';
 import {
   EventsFileError,
   type FileEvent,
   parseEventsFile,
   ReplaySendError,
   sendEvents,
-} from '../../events/events-file';
-import { REPLAY_NAME, ReplayInputError, startArchiveReplay } from '../../events/replay';
-import { formatProgress, watchReplay } from '../../events/replay-watch';
+} from '../../event-tooling/events-file';
+import { REPLAY_NAME, ReplayInputError, startArchiveReplay } from '../../event-tooling/replay';
+import { formatProgress, watchReplay } from '../../event-tooling/replay-watch';
+import { ALL_DETAIL_TYPES, type BridgeEvent, type DetailType, isDetailType } from '../../events/catalog';
+import { EventSourceError, resolveEventSource } from '../../events/event-source';
 import { CliUsageError, intFlag, parseFlags } from '../args';
 import { eventBridgeClient } from '../aws-env';
 import { checkBusExists, checkBusName } from '../preflight';

@@ -14,8 +14,8 @@
  */
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { packageVersion, renderAsyncApiJson } from '../../events/asyncapi';
-import { buildEventsPackage } from '../../events/build-package';
+import { packageVersion, renderAsyncApiJson } from '../../event-tooling/asyncapi';
+import { buildEventsPackage } from '../../event-tooling/build-package';
 import {
   allEventJsonSchemas,
   type DetailType,

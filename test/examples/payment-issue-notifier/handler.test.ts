@@ -15,7 +15,7 @@ import {
   InvalidPaymentEventError,
   toPaymentAlert,
 } from '../../../examples/payment-issue-notifier/src/payment-alerts';
-import { exampleEvents } from '../../../lambdas/events/examples';
+import { exampleEvents } from '../../../lambdas/event-tooling/examples';
 import { deliveredEvent } from '../../unit/events/eventbridge-delivery';
 
 const examples = exampleEvents();

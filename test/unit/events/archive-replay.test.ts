@@ -27,8 +27,8 @@ import {
   REPLAY_NAME,
   ReplayInputError,
   startArchiveReplay,
-} from '../../../lambdas/events/replay';
-import { formatProgress, replayProgress, watchReplay } from '../../../lambdas/events/replay-watch';
+} from '../../../lambdas/event-tooling/replay';
+import { formatProgress, replayProgress, watchReplay } from '../../../lambdas/event-tooling/replay-watch';
 
 const mock = mockClient(EventBridgeClient);
 const client = new EventBridgeClient({ region: 'eu-west-1' });

@@ -14,8 +14,8 @@ import {
   PAYLOAD_SCHEMA_FORMAT,
   packageVersion,
   renderAsyncApiJson,
-} from '../../../lambdas/events/asyncapi';
-import { exampleEvents } from '../../../lambdas/events/examples';
+} from '../../../lambdas/event-tooling/asyncapi';
+import { exampleEvents } from '../../../lambdas/event-tooling/examples';
 import { checkAgainstSchema } from './mini-json-schema';
 
 const FILE = join(process.cwd(), 'docs', 'asyncapi.json');

@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CliUsageError } from '../../../lambdas/cli/args';
 import { exampleRulePattern, renderEventCatalogMarkdown } from '../../../lambdas/cli/catalog-markdown';
 import { run } from '../../../lambdas/cli/commands/schemas';
+import { exampleEvents } from '../../../lambdas/event-tooling/examples';
 import { ALL_DETAIL_TYPES, DEFAULT_EVENT_SOURCE, detailTypeFileName } from '../../../lambdas/events/catalog';
-import { exampleEvents } from '../../../lambdas/events/examples';
 
 /** The subset of EventBridge pattern matching the documented examples use. */
 function matches(pattern: unknown, value: unknown): boolean {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { exampleEvents } from '../../../lambdas/event-tooling/examples';
 import {
   ALL_DETAIL_TYPES,
   type BridgeEvent,
@@ -12,7 +13,6 @@ import {
   eventJsonSchema,
   validateEvent,
 } from '../../../lambdas/events/catalog';
-import { exampleEvents } from '../../../lambdas/events/examples';
 import { checkAgainstSchema, draft04Violations } from './mini-json-schema';
 
 type Detail = Record<string, unknown>;

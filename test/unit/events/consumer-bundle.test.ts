@@ -20,11 +20,20 @@ describe('consumer bundle of @gym-bridge/events', () => {
     expect(moduleOnly.packages).toEqual(['zod']);
     expect(moduleOnly.projectFiles).toEqual([
       'lambdas/common/source-names.ts',
+      'lambdas/event-tooling/consumer-named-schemas.ts',
+      'lambdas/event-tooling/consumer-parse.ts',
+      'lambdas/event-tooling/consumer-schemas.ts',
+      'lambdas/event-tooling/consumer.ts',
+      'lambdas/event-tooling/event-pattern-operators.ts',
+      'lambdas/event-tooling/event-pattern-types.ts',
+      'lambdas/event-tooling/event-pattern.ts',
       'lambdas/events/catalog.ts',
-      'lambdas/events/consumer.ts',
       'lambdas/events/event-data.ts',
+      'lambdas/events/event-descriptions.ts',
+      'lambdas/events/event-details.ts',
       'lambdas/events/event-id-pattern.ts',
-      'lambdas/events/event-pattern.ts',
+      'lambdas/events/event-names.ts',
+      'lambdas/events/eventbridge-envelope.ts',
       'lambdas/gym-api/schemas.ts',
     ]);
     expect(forbiddenInputs(moduleOnly)).toEqual([]);

@@ -16,7 +16,7 @@ import {
   PaymentFailedDetail,
 } from '@gym-bridge/events';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { exampleEvents } from '../../../lambdas/events/examples';
+import { exampleEvents } from '../../../lambdas/event-tooling/examples';
 import { deliveredEvent } from './eventbridge-delivery';
 
 const examples = exampleEvents();

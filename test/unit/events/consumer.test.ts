@@ -16,8 +16,8 @@ import {
   parseDetail,
 } from '@gym-bridge/events';
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { exampleEvents } from '../../../lambdas/event-tooling/examples';
 import { EVENT_SCHEMAS as CATALOG_SCHEMAS } from '../../../lambdas/events/catalog';
-import { exampleEvents } from '../../../lambdas/events/examples';
 import { deliveredEvent } from './eventbridge-delivery';
 import { draft04Violations, checkAgainstSchema as validate } from './mini-json-schema';
 

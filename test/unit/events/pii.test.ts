@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { exampleEvents } from '../../../lambdas/event-tooling/examples';
 import {
   DETAIL_TYPES,
   type DetailType,
@@ -7,7 +8,6 @@ import {
   validateEvent,
 } from '../../../lambdas/events/catalog';
 import { createEvent, type EventPayload } from '../../../lambdas/events/envelope';
-import { exampleEvents } from '../../../lambdas/events/examples';
 import { applyPiiPolicy, isPiiPolicy } from '../../../lambdas/events/pii';
 import { RECORD_KIND_OF, type RecordDetailType } from '../../../lambdas/events/pii-allow-lists';
 import {

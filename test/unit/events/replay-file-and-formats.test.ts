@@ -9,20 +9,20 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CliUsageError } from '../../../lambdas/cli/args';
 import { parseInstant } from '../../../lambdas/cli/commands/events';
-import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
 import {
   eventBridgeTime,
   toEventBridgeEvent,
   toPutEventsEntry,
   uuidFrom,
-} from '../../../lambdas/events/eventbridge-event';
+} from '../../../lambdas/event-tooling/eventbridge-event';
 import {
   EventsFileError,
   parseEventsFile,
   ReplaySendError,
   sendEvents,
-} from '../../../lambdas/events/events-file';
-import { exampleEvents } from '../../../lambdas/events/examples';
+} from '../../../lambdas/event-tooling/events-file';
+import { exampleEvents } from '../../../lambdas/event-tooling/examples';
+import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
 
 const examples = exampleEvents();
 const visit = examples[DETAIL_TYPES.MemberVisitRecorded];

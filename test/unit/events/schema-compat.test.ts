@@ -5,7 +5,7 @@ import {
   compareSchemas,
   type JsonSchemaNode,
   sortReleases,
-} from '../../../lambdas/events/schema-compat';
+} from '../../../lambdas/event-tooling/schema-compat';
 
 const base: JsonSchemaNode = {
   $schema: 'http://json-schema.org/draft-04/schema#',

@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CliUsageError } from '../../../lambdas/cli/args';
 import { RELEASED_SCHEMAS_DIR, run } from '../../../lambdas/cli/commands/schemas';
-import { packageVersion, renderAsyncApiJson } from '../../../lambdas/events/asyncapi';
-import { allEventJsonSchemas, detailTypeFileName, EVENT_VERSION } from '../../../lambdas/events/catalog';
+import { packageVersion, renderAsyncApiJson } from '../../../lambdas/event-tooling/asyncapi';
 import {
   checkAgainstRelease,
   type JsonSchemaNode,
   sortReleases,
-} from '../../../lambdas/events/schema-compat';
+} from '../../../lambdas/event-tooling/schema-compat';
+import { allEventJsonSchemas, detailTypeFileName, EVENT_VERSION } from '../../../lambdas/events/catalog';
 
 const RELEASED = join(process.cwd(), RELEASED_SCHEMAS_DIR);
 

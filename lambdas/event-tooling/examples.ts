@@ -3,8 +3,8 @@
  * its eventId is the real derivation). Used by the generated catalog page and by tests. The
  * records are fictitious; they use the `full` PII policy to show every field a record can carry.
  */
-import { type BridgeEvent, DETAIL_TYPES, type DetailType } from './catalog';
-import { createEvent, type EnvelopeOptions } from './envelope';
+import { type BridgeEvent, DETAIL_TYPES, type DetailType } from '../events/catalog';
+import { createEvent, type EnvelopeOptions } from '../events/envelope';
 
 const clubId = 'club-1';
 const observedAt = '2025-03-04T22:15:07.000Z';

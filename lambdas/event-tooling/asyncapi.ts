@@ -16,10 +16,10 @@ import {
   detailTypeKey,
   EVENT_DESCRIPTIONS,
   EVENT_VERSION,
-} from './catalog';
+} from '../events/catalog';
+import { toEntry } from '../events/put-events-batches';
 import { eventBridgeEventJsonSchema } from './consumer';
 import { exampleEvents } from './examples';
-import { toEntry } from './put-events-batches';
 
 export const ASYNCAPI_VERSION = '3.1.0';
 /** `schemaFormat` of the payloads: the catalog's JSON Schemas are draft-04. */

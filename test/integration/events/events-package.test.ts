@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderAsyncApiJson } from '../../../lambdas/events/asyncapi';
-import { buildEventsPackage } from '../../../lambdas/events/build-package';
+import { renderAsyncApiJson } from '../../../lambdas/event-tooling/asyncapi';
+import { buildEventsPackage } from '../../../lambdas/event-tooling/build-package';
+import { exampleEvents } from '../../../lambdas/event-tooling/examples';
 import { allEventJsonSchemas, DETAIL_TYPES } from '../../../lambdas/events/catalog';
-import { exampleEvents } from '../../../lambdas/events/examples';
-import { deliveredEvent } from './eventbridge-delivery';
+import { deliveredEvent } from '../../unit/events/eventbridge-delivery';
 
 const run = promisify(execFile);
 const ROOT = process.cwd();

@@ -3,24 +3,18 @@
  * EventBridge rule: `{ version, id, detail-type, source, account, time, region, resources, detail }`.
  * EventBridge writes `time` to the second (`2026-03-02T06:00:00Z`), from the PutEvents entry's
  * Time (the publisher sets it to `detail.occurredAt`). A replayed event also carries
- * `replay-name` (the name of the replay), which this module adds when asked to.
+ * `replay-name` (the name of the replay), which this module adds when asked to. The fields and
+ * their types are the zod envelope's (../events/eventbridge-envelope.ts).
  */
 import { createHash } from 'node:crypto';
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import type { BridgeEvent } from './catalog';
+import type { BridgeEvent } from '../events/catalog';
+import type { EventBridgeEnvelopeFields } from '../events/eventbridge-envelope';
 
-export interface EventBridgeDelivery<D = BridgeEvent['detail']> {
-  readonly version: '0';
-  readonly id: string;
-  readonly 'detail-type': string;
-  readonly source: string;
-  readonly account: string;
-  readonly time: string;
-  readonly region: string;
-  readonly resources: string[];
-  readonly detail: D;
-  readonly 'replay-name'?: string;
-}
+/** The delivered event: the envelope's fields (../events/eventbridge-envelope.ts) around `detail`. */
+export type EventBridgeDelivery<D = BridgeEvent['detail']> = Readonly<
+  Omit<EventBridgeEnvelopeFields, 'version'> & { version: '0'; detail: D }
+>;
 
 export interface EventBridgeEventOptions {
   /** The EventBridge `source`. */

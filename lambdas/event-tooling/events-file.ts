@@ -5,9 +5,9 @@
  * EventBridgeSink (PutEvents in batches of 10, failed entries retried), reporting progress.
  */
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { type BridgeEvent, EventValidationError, validateEvent } from './catalog';
-import { eventSourceProblem } from './event-source';
-import { EventBridgeSink } from './publisher';
+import { type BridgeEvent, EventValidationError, validateEvent } from '../events/catalog';
+import { eventSourceProblem } from '../events/event-source';
+import { EventBridgeSink } from '../events/publisher';
 
 /** A line of an events file that cannot be sent: its number (1-based) and why. */
 export class EventsFileError extends Error {

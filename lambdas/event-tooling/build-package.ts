@@ -9,7 +9,7 @@
  * - `package.json`: `@gym-bridge/events` at the bridge's version, `exports`, `peerDependencies` zod 4.
  *
  * A consumer installs the folder (`npm install ../gym-bridge/dist/events`), or the tarball
- * `npm pack dist/events` makes. test/unit/events/events-package.test.ts builds it, type-checks a
+ * `npm pack dist/events` makes. test/integration/events/events-package.test.ts builds it, type-checks a
  * consumer against it and runs it.
  */
 import { execFile } from 'node:child_process';
@@ -17,11 +17,11 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { allEventJsonSchemas, type DetailType, detailTypeFileName } from '../events/catalog';
 import { renderAsyncApiJson } from './asyncapi';
-import { allEventJsonSchemas, type DetailType, detailTypeFileName } from './catalog';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const ENTRY = join(ROOT, 'lambdas', 'events', 'consumer.ts');
+const ENTRY = join(ROOT, 'lambdas', 'event-tooling', 'consumer.ts');
 
 export interface BuiltPackage {
   readonly dir: string;
@@ -78,7 +78,7 @@ export async function buildEventsPackage(outDir: string): Promise<BuiltPackage> 
     await rm(tsconfig, { force: true });
   }
   await addJsExtensions(join(dir, 'types'));
-  await writeFile(join(dir, 'index.d.ts'), "export * from './types/lambdas/events/consumer.js';\n");
+  await writeFile(join(dir, 'index.d.ts'), "export * from './types/lambdas/event-tooling/consumer.js';\n");
   files.push('index.d.ts', 'types/');
 
   for (const [detailType, schema] of Object.entries(allEventJsonSchemas())) {

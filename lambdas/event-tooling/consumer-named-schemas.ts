@@ -1,0 +1,131 @@
+/**
+ * One named zod schema and type per event, for the consumer module (./consumer.ts): the detail
+ * (`PaymentFailedDetail`, type `PaymentFailed`) and the EventBridge event (`PaymentFailedEvent`,
+ * schema and type), taken from ./consumer-schemas.ts.
+ */
+import { DETAIL_TYPES, type EventDetail } from '../events/catalog';
+import {
+  EVENT_SCHEMAS,
+  EVENTBRIDGE_EVENT_SCHEMAS,
+  type EventBridgeEvent,
+  type EventBridgeEventSchemas,
+  type EventSchemas,
+} from './consumer-schemas';
+
+// ---------------------------------------------------------------------------------------------
+// Per event: the detail schema and type, the EventBridge event schema and type
+
+export const MemberVisitRecordedDetail: EventSchemas[typeof DETAIL_TYPES.MemberVisitRecorded] =
+  EVENT_SCHEMAS[DETAIL_TYPES.MemberVisitRecorded];
+export type MemberVisitRecorded = EventDetail<typeof DETAIL_TYPES.MemberVisitRecorded>;
+export const MemberVisitRecordedEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.MemberVisitRecorded] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.MemberVisitRecorded];
+export type MemberVisitRecordedEvent = EventBridgeEvent<typeof DETAIL_TYPES.MemberVisitRecorded>;
+export const PaymentSucceededDetail: EventSchemas[typeof DETAIL_TYPES.PaymentSucceeded] =
+  EVENT_SCHEMAS[DETAIL_TYPES.PaymentSucceeded];
+export type PaymentSucceeded = EventDetail<typeof DETAIL_TYPES.PaymentSucceeded>;
+export const PaymentSucceededEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.PaymentSucceeded] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.PaymentSucceeded];
+export type PaymentSucceededEvent = EventBridgeEvent<typeof DETAIL_TYPES.PaymentSucceeded>;
+export const PaymentFailedDetail: EventSchemas[typeof DETAIL_TYPES.PaymentFailed] =
+  EVENT_SCHEMAS[DETAIL_TYPES.PaymentFailed];
+export type PaymentFailed = EventDetail<typeof DETAIL_TYPES.PaymentFailed>;
+export const PaymentFailedEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.PaymentFailed] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.PaymentFailed];
+export type PaymentFailedEvent = EventBridgeEvent<typeof DETAIL_TYPES.PaymentFailed>;
+export const PaymentRefundedDetail: EventSchemas[typeof DETAIL_TYPES.PaymentRefunded] =
+  EVENT_SCHEMAS[DETAIL_TYPES.PaymentRefunded];
+export type PaymentRefunded = EventDetail<typeof DETAIL_TYPES.PaymentRefunded>;
+export const PaymentRefundedEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.PaymentRefunded] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.PaymentRefunded];
+export type PaymentRefundedEvent = EventBridgeEvent<typeof DETAIL_TYPES.PaymentRefunded>;
+export const PosTransactionRecordedDetail: EventSchemas[typeof DETAIL_TYPES.PosTransactionRecorded] =
+  EVENT_SCHEMAS[DETAIL_TYPES.PosTransactionRecorded];
+export type PosTransactionRecorded = EventDetail<typeof DETAIL_TYPES.PosTransactionRecorded>;
+export const PosTransactionRecordedEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.PosTransactionRecorded] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.PosTransactionRecorded];
+export type PosTransactionRecordedEvent = EventBridgeEvent<typeof DETAIL_TYPES.PosTransactionRecorded>;
+export const DisbursementRecordedDetail: EventSchemas[typeof DETAIL_TYPES.DisbursementRecorded] =
+  EVENT_SCHEMAS[DETAIL_TYPES.DisbursementRecorded];
+export type DisbursementRecorded = EventDetail<typeof DETAIL_TYPES.DisbursementRecorded>;
+export const DisbursementRecordedEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.DisbursementRecorded] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.DisbursementRecorded];
+export type DisbursementRecordedEvent = EventBridgeEvent<typeof DETAIL_TYPES.DisbursementRecorded>;
+export const MemberSentToDebtCollectionDetail: EventSchemas[typeof DETAIL_TYPES.MemberSentToDebtCollection] =
+  EVENT_SCHEMAS[DETAIL_TYPES.MemberSentToDebtCollection];
+export type MemberSentToDebtCollection = EventDetail<typeof DETAIL_TYPES.MemberSentToDebtCollection>;
+export const MemberSentToDebtCollectionEvent =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.MemberSentToDebtCollection];
+export type MemberSentToDebtCollectionEvent = EventBridgeEvent<
+  typeof DETAIL_TYPES.MemberSentToDebtCollection
+>;
+export const MemberJoinedDetail: EventSchemas[typeof DETAIL_TYPES.MemberJoined] =
+  EVENT_SCHEMAS[DETAIL_TYPES.MemberJoined];
+export type MemberJoined = EventDetail<typeof DETAIL_TYPES.MemberJoined>;
+export const MemberJoinedEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.MemberJoined] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.MemberJoined];
+export type MemberJoinedEvent = EventBridgeEvent<typeof DETAIL_TYPES.MemberJoined>;
+export const MemberStatusChangedDetail: EventSchemas[typeof DETAIL_TYPES.MemberStatusChanged] =
+  EVENT_SCHEMAS[DETAIL_TYPES.MemberStatusChanged];
+export type MemberStatusChanged = EventDetail<typeof DETAIL_TYPES.MemberStatusChanged>;
+export const MemberStatusChangedEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.MemberStatusChanged] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.MemberStatusChanged];
+export type MemberStatusChangedEvent = EventBridgeEvent<typeof DETAIL_TYPES.MemberStatusChanged>;
+export const MembershipCancelledDetail: EventSchemas[typeof DETAIL_TYPES.MembershipCancelled] =
+  EVENT_SCHEMAS[DETAIL_TYPES.MembershipCancelled];
+export type MembershipCancelled = EventDetail<typeof DETAIL_TYPES.MembershipCancelled>;
+export const MembershipCancelledEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.MembershipCancelled] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.MembershipCancelled];
+export type MembershipCancelledEvent = EventBridgeEvent<typeof DETAIL_TYPES.MembershipCancelled>;
+export const MemberContactPreferencesChangedDetail =
+  EVENT_SCHEMAS[DETAIL_TYPES.MemberContactPreferencesChanged];
+export type MemberContactPreferencesChanged = EventDetail<
+  typeof DETAIL_TYPES.MemberContactPreferencesChanged
+>;
+export const MemberContactPreferencesChangedEvent =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.MemberContactPreferencesChanged];
+export type MemberContactPreferencesChangedEvent = EventBridgeEvent<
+  typeof DETAIL_TYPES.MemberContactPreferencesChanged
+>;
+export const ProspectCreatedDetail: EventSchemas[typeof DETAIL_TYPES.ProspectCreated] =
+  EVENT_SCHEMAS[DETAIL_TYPES.ProspectCreated];
+export type ProspectCreated = EventDetail<typeof DETAIL_TYPES.ProspectCreated>;
+export const ProspectCreatedEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.ProspectCreated] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.ProspectCreated];
+export type ProspectCreatedEvent = EventBridgeEvent<typeof DETAIL_TYPES.ProspectCreated>;
+export const ProspectStatusChangedDetail: EventSchemas[typeof DETAIL_TYPES.ProspectStatusChanged] =
+  EVENT_SCHEMAS[DETAIL_TYPES.ProspectStatusChanged];
+export type ProspectStatusChanged = EventDetail<typeof DETAIL_TYPES.ProspectStatusChanged>;
+export const ProspectStatusChangedEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.ProspectStatusChanged] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.ProspectStatusChanged];
+export type ProspectStatusChangedEvent = EventBridgeEvent<typeof DETAIL_TYPES.ProspectStatusChanged>;
+export const ClassAttendanceRecordedDetail: EventSchemas[typeof DETAIL_TYPES.ClassAttendanceRecorded] =
+  EVENT_SCHEMAS[DETAIL_TYPES.ClassAttendanceRecorded];
+export type ClassAttendanceRecorded = EventDetail<typeof DETAIL_TYPES.ClassAttendanceRecorded>;
+export const ClassAttendanceRecordedEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.ClassAttendanceRecorded] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.ClassAttendanceRecorded];
+export type ClassAttendanceRecordedEvent = EventBridgeEvent<typeof DETAIL_TYPES.ClassAttendanceRecorded>;
+export const ClubCredentialsRejectedDetail: EventSchemas[typeof DETAIL_TYPES.ClubCredentialsRejected] =
+  EVENT_SCHEMAS[DETAIL_TYPES.ClubCredentialsRejected];
+export type ClubCredentialsRejected = EventDetail<typeof DETAIL_TYPES.ClubCredentialsRejected>;
+export const ClubCredentialsRejectedEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.ClubCredentialsRejected] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.ClubCredentialsRejected];
+export type ClubCredentialsRejectedEvent = EventBridgeEvent<typeof DETAIL_TYPES.ClubCredentialsRejected>;
+export const ClubQuotaLowDetail: EventSchemas[typeof DETAIL_TYPES.ClubQuotaLow] =
+  EVENT_SCHEMAS[DETAIL_TYPES.ClubQuotaLow];
+export type ClubQuotaLow = EventDetail<typeof DETAIL_TYPES.ClubQuotaLow>;
+export const ClubQuotaLowEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.ClubQuotaLow] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.ClubQuotaLow];
+export type ClubQuotaLowEvent = EventBridgeEvent<typeof DETAIL_TYPES.ClubQuotaLow>;
+export const ClubDataStaleDetail: EventSchemas[typeof DETAIL_TYPES.ClubDataStale] =
+  EVENT_SCHEMAS[DETAIL_TYPES.ClubDataStale];
+export type ClubDataStale = EventDetail<typeof DETAIL_TYPES.ClubDataStale>;
+export const ClubDataStaleEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.ClubDataStale] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.ClubDataStale];
+export type ClubDataStaleEvent = EventBridgeEvent<typeof DETAIL_TYPES.ClubDataStale>;
+export const ClubSourceUnavailableDetail: EventSchemas[typeof DETAIL_TYPES.ClubSourceUnavailable] =
+  EVENT_SCHEMAS[DETAIL_TYPES.ClubSourceUnavailable];
+export type ClubSourceUnavailable = EventDetail<typeof DETAIL_TYPES.ClubSourceUnavailable>;
+export const ClubSourceUnavailableEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.ClubSourceUnavailable] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.ClubSourceUnavailable];
+export type ClubSourceUnavailableEvent = EventBridgeEvent<typeof DETAIL_TYPES.ClubSourceUnavailable>;

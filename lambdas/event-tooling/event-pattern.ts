@@ -1,0 +1,180 @@
+/**
+ * An offline EventBridge event-pattern matcher: does this rule pattern match this event? For
+ * consumers' tests, for filtering an events file before a replay, and for checking the CDK
+ * subscriptions against the events the bridge publishes, without an AWS account.
+ *
+ * Patterns are EventBridge's JSON form (`detail-type`, not CDK's `detailType`). Supported, as
+ * documented in "Amazon EventBridge event patterns" / "Content filtering":
+ *
+ * - field nesting (`{ detail: { data: { Status: [...] } } }`); every field of the pattern must match;
+ * - a list of values matches when any of them matches (OR);
+ * - exact values: strings, numbers (compared as numbers: `300` matches `300.0`), booleans, `null`
+ *   (matches a field whose value is null, not a missing field);
+ * - `{ prefix: 'x' }`, `{ suffix: 'x' }` (also `{ prefix: { 'equals-ignore-case': 'x' } }`, same
+ *   for suffix), `{ 'equals-ignore-case': 'x' }`, `{ wildcard: 'a*b' }` (`*` any run of
+ *   characters, `\*` a literal star, `\\` a backslash);
+ * - `{ 'anything-but': v }` with a string, a number, a list of them, or `{ prefix }`, `{ suffix }`,
+ *   `{ 'equals-ignore-case': s | s[] }`, `{ wildcard: s | s[] }`: the field must be present and
+ *   its value not one of them;
+ * - `{ numeric: ['>', 0, '<=', 5] }` (`=`, `<`, `<=`, `>`, `>=`; one lower and/or one upper bound,
+ *   or `=` alone): numbers only;
+ * - `{ exists: true | false }`: whether the field has a value (a leaf: string, number, boolean or
+ *   null; like EventBridge, a field whose value is an object or an empty array does not "exist");
+ * - `{ cidr: '10.0.0.0/24' }` (IPv4);
+ * - `$or: [pattern, pattern, ...]` at any object level: the object matches when any of them does
+ *   (together with that level's other fields).
+ *
+ * Arrays in the event: a field whose value is an array matches when any element matches; an array
+ * of objects matches a nested pattern when one element matches all of that level's fields.
+ *
+ * An invalid pattern throws `EventPatternError` (with the JSON path of the problem) whatever the
+ * event. Pure TypeScript: no AWS SDK, no Node built-in (it ships in `@gym-bridge/events`). The
+ * operators are in ./event-pattern-operators.ts.
+ */
+
+import { compileMatcher } from './event-pattern-operators';
+import { EventPatternError, type EventPatternJson, isObject, type Json } from './event-pattern-types';
+
+export { EventPatternError, type EventPatternJson } from './event-pattern-types';
+
+/**
+ * True when `event` (an EventBridge event: `{ source, 'detail-type', detail, ... }`, as an object
+ * or a JSON string) matches `pattern` (an object or a JSON string). Throws `EventPatternError` on
+ * an invalid pattern.
+ */
+export function matchesEventPattern(pattern: EventPatternJson | string, event: unknown): boolean {
+  const parsed = typeof pattern === 'string' ? parsePatternJson(pattern) : pattern;
+  const compiled = compileObject(parsed, '', true);
+  const value = typeof event === 'string' ? (JSON.parse(event) as unknown) : event;
+  return matchObject(compiled, value);
+}
+
+/** Throws `EventPatternError` when `pattern` is not a valid EventBridge event pattern. */
+export function assertValidEventPattern(pattern: EventPatternJson | string): void {
+  compileObject(typeof pattern === 'string' ? parsePatternJson(pattern) : pattern, '', true);
+}
+
+/** A predicate from a pattern, validated once: for filtering many events. */
+export function eventPatternMatcher(pattern: EventPatternJson | string): (event: unknown) => boolean {
+  const compiled = compileObject(typeof pattern === 'string' ? parsePatternJson(pattern) : pattern, '', true);
+  return (event) => matchObject(compiled, typeof event === 'string' ? (JSON.parse(event) as unknown) : event);
+}
+
+function parsePatternJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new EventPatternError('', `not JSON (${(error as Error).message})`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compiled form
+
+interface ObjectNode {
+  readonly fields: ReadonlyArray<readonly [string, ObjectNode | LeafNode]>;
+  readonly or?: readonly ObjectNode[];
+}
+
+interface LeafNode {
+  readonly leaf: true;
+  /** `exists: true/false` tests, checked against the whole field. */
+  readonly exists?: boolean;
+  /** Value tests; the field matches when any leaf value passes any of them. */
+  readonly tests: ReadonlyArray<(value: Json) => boolean>;
+}
+
+const joinPath = (path: string, key: string) => (path ? `${path}.${key}` : key);
+
+function compileObject(pattern: unknown, path: string, root = false): ObjectNode {
+  if (!isObject(pattern)) throw new EventPatternError(path, 'must be a JSON object');
+  const entries = Object.entries(pattern);
+  if (entries.length === 0) throw new EventPatternError(path, root ? 'the pattern is empty' : 'empty object');
+  const fields: Array<readonly [string, ObjectNode | LeafNode]> = [];
+  let or: ObjectNode[] | undefined;
+  for (const [key, value] of entries) {
+    const at = joinPath(path, key);
+    if (key === '$or') {
+      if (!Array.isArray(value) || value.length < 2) {
+        throw new EventPatternError(at, '$or must be a list of at least two patterns');
+      }
+      or = value.map((sub, i) => compileObject(sub, `${at}[${i}]`));
+    } else if (Array.isArray(value)) {
+      fields.push([key, compileLeaf(value, at)]);
+    } else if (isObject(value)) {
+      fields.push([key, compileObject(value, at)]);
+    } else {
+      throw new EventPatternError(at, `must be a list of values or an object, not ${JSON.stringify(value)}`);
+    }
+  }
+  return or ? { fields, or } : { fields };
+}
+
+function compileLeaf(values: unknown[], path: string): LeafNode {
+  if (values.length === 0) throw new EventPatternError(path, 'empty list of values');
+  const tests: Array<(value: Json) => boolean> = [];
+  let exists: boolean | undefined;
+  values.forEach((option, i) => {
+    const at = `${path}[${i}]`;
+    if (option === null || typeof option === 'boolean') {
+      tests.push((v) => v === option);
+    } else if (typeof option === 'string') {
+      tests.push((v) => v === option);
+    } else if (typeof option === 'number') {
+      if (!Number.isFinite(option)) throw new EventPatternError(at, 'not a finite number');
+      tests.push((v) => typeof v === 'number' && v === option);
+    } else if (isObject(option)) {
+      const entries = Object.entries(option);
+      if (entries.length !== 1) {
+        throw new EventPatternError(
+          at,
+          'a matcher object has exactly one key (prefix, numeric, exists, ...)',
+        );
+      }
+      const [name, arg] = entries[0]!;
+      if (name === 'exists') {
+        if (typeof arg !== 'boolean') throw new EventPatternError(`${at}.exists`, 'must be true or false');
+        if (values.length > 1) {
+          throw new EventPatternError(at, 'exists cannot be combined with other values in one list');
+        }
+        exists = arg;
+      } else {
+        tests.push(compileMatcher(name, arg, `${at}.${name}`));
+      }
+    } else {
+      throw new EventPatternError(at, `unsupported value ${JSON.stringify(option)}`);
+    }
+  });
+  return exists === undefined ? { leaf: true, tests } : { leaf: true, exists, tests };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matching
+
+function matchObject(node: ObjectNode, value: unknown): boolean {
+  if (Array.isArray(value)) return value.some((element) => matchObject(node, element));
+  const object = isObject(value) ? value : undefined;
+  for (const [key, child] of node.fields) {
+    const field = object && Object.hasOwn(object, key) ? object[key] : undefined;
+    const ok = 'leaf' in child ? matchLeaf(child, field) : matchObject(child, field);
+    if (!ok) return false;
+  }
+  return node.or ? node.or.some((sub) => matchObject(sub, value)) : true;
+}
+
+/** The leaf values of a field: arrays flattened, objects dropped (they are not leaves). */
+function leaves(value: unknown, out: Json[] = []): Json[] {
+  if (value === undefined) return out;
+  if (Array.isArray(value)) {
+    for (const element of value) leaves(element, out);
+  } else if (!isObject(value)) {
+    out.push(value as Json);
+  }
+  return out;
+}
+
+function matchLeaf(node: LeafNode, value: unknown): boolean {
+  const values = leaves(value);
+  if (node.exists !== undefined) return node.exists ? values.length > 0 : values.length === 0;
+  return values.some((v) => node.tests.some((test) => test(v)));
+}
