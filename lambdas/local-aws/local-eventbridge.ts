@@ -14,68 +14,31 @@
  *
  * Not a part of the bridge in AWS: rules, targets and archives are not emulated. The HTTP side is
  * the shared AWS JSON helper (./aws-json-server.ts); the fault randomness is common/seeded-random.
+ * The shared state is in ./local-eventbridge-state.ts, PutEvents in ./local-eventbridge-put-events.ts.
  */
-import { mulberry32, type RandomSource } from '../common/seeded-random';
-import { entrySize, MAX_ENTRIES_PER_REQUEST, MAX_REQUEST_BYTES } from '../events/put-events-batches';
+import { mulberry32 } from '../common/seeded-random';
 import { AwsJsonError, startAwsJsonServer } from './aws-json-server';
+import { putEvents } from './local-eventbridge-put-events';
+import {
+  type Bus,
+  busName,
+  createBus,
+  createFaults,
+  type EventBridgeState,
+  type LocalEventBridgeFaults,
+  type LocalEventBridgeOptions,
+  type LocalEventBridgeStats,
+  type PendingFaults,
+  type ReceivedEvent,
+  requireName,
+} from './local-eventbridge-state';
 
-export interface LocalEventBridgeOptions {
-  /** @default 0 (an ephemeral port) */
-  readonly port?: number;
-  /** @default '127.0.0.1' */
-  readonly host?: string;
-  /** Seed of the fault randomness. @default 1 */
-  readonly seed?: number;
-  /** @default 0 */
-  readonly failEntryRate?: number;
-  /** @default 0 */
-  readonly throttleRate?: number;
-  /** Accept PutEvents to a bus that was never created (creating it). @default true */
-  readonly autoCreateBuses?: boolean;
-  /** Used in ARNs. @default 'us-east-1' */
-  readonly region?: string;
-  /** Used in ARNs. @default '000000000000' */
-  readonly accountId?: string;
-  /** Buses to create at start, besides `default`. @default [] */
-  readonly buses?: readonly string[];
-  /** Called with every accepted entry, in order of receipt (e.g. to print or save it). */
-  readonly onEvent?: (event: ReceivedEvent) => void;
-  /** Keep accepted entries in `events`; false for a long-running endpoint. @default true */
-  readonly keepEvents?: boolean;
-}
-
-export interface ReceivedEvent {
-  /** The EventId returned to the caller. */
-  readonly id: string;
-  readonly eventBusName: string;
-  readonly source: string;
-  readonly detailType: string;
-  /** The parsed Detail. */
-  readonly detail: unknown;
-  /** Time of the entry (or of receipt when the entry had none), ISO 8601 UTC. */
-  readonly time: string;
-  readonly resources: readonly string[];
-}
-
-export interface LocalEventBridgeFaults {
-  failEntryRate: number;
-  throttleRate: number;
-  /** The next `count` entries fail with InternalFailure. */
-  failNext(count: number): void;
-  /** The next `count` PutEvents requests get 400 ThrottlingException. */
-  throttleNext(count: number): void;
-  /** The next `count` requests get 500 InternalException. */
-  serverErrorNext(count: number): void;
-  /** Back to no faults. */
-  reset(): void;
-}
-
-export interface LocalEventBridgeStats {
-  /** PutEvents requests received, whatever their outcome. */
-  putEventsRequests: number;
-  throttledRequests: number;
-  failedEntries: number;
-}
+export type {
+  LocalEventBridgeFaults,
+  LocalEventBridgeOptions,
+  LocalEventBridgeStats,
+  ReceivedEvent,
+} from './local-eventbridge-state';
 
 export interface LocalEventBridge {
   /** e.g. http://127.0.0.1:41234 */
@@ -89,29 +52,6 @@ export interface LocalEventBridge {
 }
 
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
-
-interface Bus {
-  readonly arn: string;
-  readonly createdAt: Date;
-}
-
-/** Faults asked for by count, consumed one at a time. */
-interface PendingFaults {
-  failEntries: number;
-  throttles: number;
-  serverErrors: number;
-}
-
-/** What the operations share: the buses, the received events, the faults and their randomness. */
-interface EventBridgeState {
-  readonly options: LocalEventBridgeOptions;
-  readonly random: RandomSource;
-  readonly buses: Map<string, Bus>;
-  readonly events: ReceivedEvent[];
-  readonly stats: LocalEventBridgeStats;
-  readonly pending: PendingFaults;
-  readonly faults: LocalEventBridgeFaults;
-}
 
 export async function startLocalEventBridge(
   options: LocalEventBridgeOptions = {},
@@ -156,46 +96,6 @@ export async function startLocalEventBridge(
   };
 }
 
-function createFaults(options: LocalEventBridgeOptions, pending: PendingFaults): LocalEventBridgeFaults {
-  const faults: LocalEventBridgeFaults = {
-    failEntryRate: options.failEntryRate ?? 0,
-    throttleRate: options.throttleRate ?? 0,
-    failNext: (count) => {
-      pending.failEntries += count;
-    },
-    throttleNext: (count) => {
-      pending.throttles += count;
-    },
-    serverErrorNext: (count) => {
-      pending.serverErrors += count;
-    },
-    reset: () => {
-      faults.failEntryRate = 0;
-      faults.throttleRate = 0;
-      pending.failEntries = 0;
-      pending.throttles = 0;
-      pending.serverErrors = 0;
-    },
-  };
-  return faults;
-}
-
-function createBus(state: EventBridgeState, name: string): Bus {
-  const region = state.options.region ?? 'us-east-1';
-  const accountId = state.options.accountId ?? '000000000000';
-  const bus = { arn: `arn:aws:events:${region}:${accountId}:event-bus/${name}`, createdAt: new Date() };
-  state.buses.set(name, bus);
-  return bus;
-}
-
-function busName(nameOrArn: unknown): string {
-  if (nameOrArn === undefined || nameOrArn === null || nameOrArn === '') return 'default';
-  if (typeof nameOrArn !== 'string')
-    throw new AwsJsonError('ValidationException', 'EventBusName must be a string');
-  const marker = nameOrArn.lastIndexOf(':event-bus/');
-  return marker >= 0 ? nameOrArn.slice(marker + ':event-bus/'.length) : nameOrArn;
-}
-
 function eventBridgeOperations(
   state: EventBridgeState,
 ): Record<string, (input: Record<string, unknown>) => unknown> {
@@ -225,118 +125,4 @@ function eventBridgeOperations(
       EventBuses: [...buses.entries()].map(([name, bus]) => ({ Name: name, Arn: bus.arn })),
     }),
   };
-}
-
-function putEvents(state: EventBridgeState, input: Record<string, unknown>): unknown {
-  const { stats, pending, faults, random } = state;
-  stats.putEventsRequests++;
-  const entries = input.Entries;
-  if (!Array.isArray(entries) || entries.length < 1 || entries.length > MAX_ENTRIES_PER_REQUEST) {
-    throw new AwsJsonError(
-      'ValidationException',
-      `1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length between 1 and ${MAX_ENTRIES_PER_REQUEST}`,
-    );
-  }
-  const total = entries.reduce((sum: number, e: Record<string, unknown>) => sum + sizeOf(e), 0);
-  if (total > MAX_REQUEST_BYTES) {
-    throw new AwsJsonError(
-      'ValidationException',
-      'Total size of the entries in the request is over the limit.',
-    );
-  }
-  if (pending.throttles > 0 || (faults.throttleRate > 0 && random() < faults.throttleRate)) {
-    if (pending.throttles > 0) pending.throttles--;
-    stats.throttledRequests++;
-    throw new AwsJsonError('ThrottlingException', 'Rate exceeded');
-  }
-  const results = (entries as Record<string, unknown>[]).map((entry) => putEntry(state, entry));
-  return {
-    FailedEntryCount: results.filter((r) => 'ErrorCode' in r).length,
-    Entries: results,
-  };
-}
-
-/** The entry's problem as a PutEvents result entry, or undefined when it can be delivered. */
-function entryProblem(
-  state: EventBridgeState,
-  name: string,
-  entry: Record<string, unknown>,
-): Record<string, string> | undefined {
-  if (!state.buses.has(name)) {
-    if (state.options.autoCreateBuses === false) {
-      return { ErrorCode: 'InvalidArgument', ErrorMessage: `Event bus ${name} does not exist.` };
-    }
-    createBus(state, name);
-  }
-  const { Source: source, DetailType: detailType } = entry;
-  if (typeof source !== 'string' || source === '' || typeof detailType !== 'string' || detailType === '') {
-    return { ErrorCode: 'InvalidArgument', ErrorMessage: 'Parameters Source and DetailType are required.' };
-  }
-  return undefined;
-}
-
-function parseDetail(detail: unknown): object | undefined {
-  try {
-    const parsed: unknown = JSON.parse(typeof detail === 'string' ? detail : '');
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function putEntry(state: EventBridgeState, entry: Record<string, unknown>): Record<string, string> {
-  const { pending, faults, random, stats, options } = state;
-  const name = busName(entry.EventBusName);
-  const problem = entryProblem(state, name, entry);
-  if (problem) return problem;
-  const detail = parseDetail(entry.Detail);
-  if (detail === undefined) return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is malformed.' };
-  if (pending.failEntries > 0 || (faults.failEntryRate > 0 && random() < faults.failEntryRate)) {
-    if (pending.failEntries > 0) pending.failEntries--;
-    stats.failedEntries++;
-    return { ErrorCode: 'InternalFailure', ErrorMessage: 'Injected failure' };
-  }
-  const id = nextEventId(random);
-  const received: ReceivedEvent = {
-    id,
-    eventBusName: name,
-    source: entry.Source as string,
-    detailType: entry.DetailType as string,
-    detail,
-    time: timeOf(entry.Time),
-    resources: Array.isArray(entry.Resources) ? entry.Resources.map(String) : [],
-  };
-  if (options.keepEvents !== false) state.events.push(received);
-  options.onEvent?.(received);
-  return { EventId: id };
-}
-
-/** A UUID-shaped id from the seeded randomness (a run replays with the same ids). */
-function nextEventId(random: RandomSource): string {
-  const hex = Array.from({ length: 32 }, () => Math.floor(random() * 16).toString(16)).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-function requireName(name: unknown): string {
-  if (typeof name !== 'string' || !/^[A-Za-z0-9._\-/]{1,256}$/.test(name)) {
-    throw new AwsJsonError('ValidationException', 'Name is required and must be a valid event bus name');
-  }
-  return name;
-}
-
-function sizeOf(entry: Record<string, unknown>): number {
-  return entrySize({
-    Time: entry.Time === undefined ? undefined : new Date(0),
-    Source: typeof entry.Source === 'string' ? entry.Source : '',
-    DetailType: typeof entry.DetailType === 'string' ? entry.DetailType : '',
-    Detail: typeof entry.Detail === 'string' ? entry.Detail : undefined,
-    Resources: Array.isArray(entry.Resources) ? entry.Resources.map(String) : undefined,
-  });
-}
-
-/** The SDK sends Time as epoch seconds (JSON 1.1); accept an ISO string too. */
-function timeOf(value: unknown): string {
-  if (typeof value === 'number' && Number.isFinite(value)) return new Date(value * 1000).toISOString();
-  if (typeof value === 'string' && !Number.isNaN(Date.parse(value))) return new Date(value).toISOString();
-  return new Date().toISOString();
 }

@@ -103,16 +103,9 @@ export function describeReceived(e: ReceivedEvent): string {
   return `${when}  ${e.eventBusName}  ${e.detailType.padEnd(34)} ${club.padEnd(8)} ${what}`;
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const flags = parseFlags(argv, FLAGS, HELP);
-  if (!flags) return 0;
-  const ports = portsFromFlags(flags);
-  const bus = flags.bus ?? DEFAULT_BUS;
-  checkBusName(bus, '--bus');
-  const eventsFile = flags['events-file'];
-  if (eventsFile !== undefined) await checkEventsFile(eventsFile);
-
-  const onEvent = (e: ReceivedEvent) => {
+/** What happens to each received event: appended to `eventsFile` when given, printed unless `quiet`. */
+function eventSink(eventsFile: string | undefined, quiet: boolean | undefined): (e: ReceivedEvent) => void {
+  return (e) => {
     if (eventsFile !== undefined) {
       const { id, eventBusName, source, detailType, time, detail } = e;
       try {
@@ -124,9 +117,26 @@ export async function run(argv: string[]): Promise<number> {
         process.stderr.write(`local-aws: could not append to ${eventsFile}: ${(err as Error).message}\n`);
       }
     }
-    if (!flags.quiet) process.stdout.write(`${describeReceived(e)}\n`);
+    if (!quiet) process.stdout.write(`${describeReceived(e)}\n`);
   };
+}
 
+interface RunningEndpoints {
+  readonly db: EmbeddedDynamoDb;
+  readonly events: LocalEventBridge;
+  /** Closes both, never throwing. */
+  readonly closeAll: () => Promise<void>;
+}
+
+/**
+ * Starts DynamoDB, then EventBridge. A port that cannot be taken closes what had started and
+ * prints why: `undefined` (exit 1).
+ */
+async function startEndpoints(
+  ports: LocalAwsPorts,
+  bus: string,
+  onEvent: (e: ReceivedEvent) => void,
+): Promise<RunningEndpoints | undefined> {
   let db: EmbeddedDynamoDb | undefined;
   let events: LocalEventBridge | undefined;
   const closeAll = async () => {
@@ -150,30 +160,53 @@ export async function run(argv: string[]): Promise<number> {
     await closeAll();
     if (err instanceof ListenError) {
       process.stderr.write(`gym-bridge local-aws: ${err.message}\n`);
-      return 1;
+      return undefined;
     }
     throw err;
   }
-  process.stdout.write(
-    [
-      'local AWS endpoints (in memory; everything is lost when this stops; Ctrl-C to stop)',
-      `  DynamoDB     ${db.endpoint}   (dynalite)`,
-      `  EventBridge  ${events.endpoint}   (PutEvents and buses; rules and targets are not emulated)`,
-      `  bus          ${bus}`,
-      ...(eventsFile === undefined
-        ? []
-        : [`  events file  ${eventsFile}   (one JSON line per received event)`]),
-      '',
-      'In the shell that runs poll or status:',
-      '',
-      environmentLine(db.endpoint, events.endpoint),
-      '',
-      `then e.g.: npm run --silent cli -- poll --clubs clubs.json --create-table --bus ${bus}`,
-      '',
-      flags.quiet ? 'received events are not printed (--quiet)' : 'received events:',
-      '',
-    ].join('\n'),
-  );
+  return { db, events, closeAll };
+}
+
+/** What the running endpoints are, and the environment line to use them. */
+function banner(
+  endpoints: RunningEndpoints,
+  bus: string,
+  eventsFile: string | undefined,
+  quiet: boolean | undefined,
+): string {
+  const { db, events } = endpoints;
+  return [
+    'local AWS endpoints (in memory; everything is lost when this stops; Ctrl-C to stop)',
+    `  DynamoDB     ${db.endpoint}   (dynalite)`,
+    `  EventBridge  ${events.endpoint}   (PutEvents and buses; rules and targets are not emulated)`,
+    `  bus          ${bus}`,
+    ...(eventsFile === undefined
+      ? []
+      : [`  events file  ${eventsFile}   (one JSON line per received event)`]),
+    '',
+    'In the shell that runs poll or status:',
+    '',
+    environmentLine(db.endpoint, events.endpoint),
+    '',
+    `then e.g.: npm run --silent cli -- poll --clubs clubs.json --create-table --bus ${bus}`,
+    '',
+    quiet ? 'received events are not printed (--quiet)' : 'received events:',
+    '',
+  ].join('\n');
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const flags = parseFlags(argv, FLAGS, HELP);
+  if (!flags) return 0;
+  const ports = portsFromFlags(flags);
+  const bus = flags.bus ?? DEFAULT_BUS;
+  checkBusName(bus, '--bus');
+  const eventsFile = flags['events-file'];
+  if (eventsFile !== undefined) await checkEventsFile(eventsFile);
+
+  const endpoints = await startEndpoints(ports, bus, eventSink(eventsFile, flags.quiet));
+  if (!endpoints) return 1;
+  process.stdout.write(banner(endpoints, bus, eventsFile, flags.quiet));
 
   const stop = watchStop({
     command: 'gym-bridge local-aws',
@@ -182,7 +215,7 @@ export async function run(argv: string[]): Promise<number> {
   });
   try {
     await stop.whenRequested;
-    await closeAll();
+    await endpoints.closeAll();
     process.stdout.write('local AWS endpoints stopped\n');
   } finally {
     stop.release();
