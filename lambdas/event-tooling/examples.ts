@@ -1,83 +1,27 @@
 /**
  * One realistic example per event, built with `createEvent` (so each is valid by construction and
  * its eventId is the real derivation). Used by the generated catalog page and by tests. The
- * records are fictitious; they use the `full` PII policy to show every field a record can carry.
+ * records are fictitious (./example-records.ts); they use the `full` PII policy to show every field
+ * a record can carry.
  */
 import { type BridgeEvent, DETAIL_TYPES, type DetailType } from '../events/catalog';
-import { createEvent, type EnvelopeOptions } from '../events/envelope';
-
-const clubId = 'club-1';
-const observedAt = '2025-03-04T22:15:07.000Z';
-const base = (
-  identity: string[],
-  occurredAt: string,
-  extra: Partial<EnvelopeOptions> = {},
-): EnvelopeOptions => ({
-  clubId,
-  identity,
-  occurredAt,
-  observedAt,
-  piiPolicy: 'full',
-  ...extra,
-});
-
-const member = {
-  Number: 'M10042',
-  FirstName: 'Alex',
-  LastName: 'Example',
-  Status: 'PaymentIssue',
-  Barcode: '200010042',
-  DateOfBirth: '1990-05-17T00:00:00',
-  Gender: 'Female',
-  LastUpdatedUtcDateTime: '2025-03-04T22:10:00',
-  Contact: {
-    Email: 'alex@example.com',
-    OptOutEmail: false,
-    Mobile: '0400 000 000',
-    OptOutSms: true,
-    Address: '1 Example Street',
-    Suburb: 'Surry Hills',
-    State: 'NSW',
-    Postcode: '2010',
-  },
-  Membership: {
-    Id: 7,
-    Name: 'Direct Debit Fortnightly',
-    StartDate: '2024-01-15T00:00:00',
-    SaleDate: '2024-01-12T00:00:00',
-    Type: 'Direct Debit',
-  },
-};
-
-const prospect = {
-  Number: 'P2001',
-  FirstName: 'Sam',
-  LastName: 'Sample',
-  Status: 'OnTrial',
-  TrialStartDate: '2025-03-04T00:00:00',
-  TrialEndDate: '2025-03-11T00:00:00',
-  CreatedDateUtc: '2025-03-01T04:30:00',
-  ContactMethod: { Id: 2, Name: 'Web form' },
-  Source: { Id: 5, Name: 'Instagram' },
-  SourcePage: '/free-trial',
-  SalesPerson: { Id: 31, FirstName: 'Jo', LastName: 'Staff', Email: 'jo@example.com' },
-  Contact: { Email: 'sam@example.com', OptOutEmail: false, OptOutSms: false, State: 'NSW' },
-};
-
-const payment = {
-  Id: '9007199254740993',
-  Number: 'M10042',
-  PaymentDate: '2025-03-03T02:00:00',
-  PaymentType: 'DD',
-  Response: 'Dishonoured - Account Closed',
-  PaymentDescription: 'Fortnightly membership',
-  PaymentForReference: { Id: 7, Name: 'Direct Debit Fortnightly' },
-  FeeBreakdown: [{ SubscriptionFee: 39.9, TransactionFee: 0.5 }],
-  Refund: { IsRefunded: false },
-};
+import { createEvent } from '../events/envelope';
+import { base, member, payment, prospect } from './example-records';
 
 export function exampleEvents(): Record<DetailType, BridgeEvent> {
   const examples: BridgeEvent[] = [
+    ...visitAndPaymentExamples(),
+    ...refundAndSaleExamples(),
+    ...disbursementAndDebtExamples(),
+    ...memberAndProspectExamples(),
+    ...operationalExamples(),
+  ];
+  return Object.fromEntries(examples.map((e) => [e.detailType, e])) as Record<DetailType, BridgeEvent>;
+}
+
+/** A visit, a payment that succeeded and one that failed. */
+function visitAndPaymentExamples(): BridgeEvent[] {
+  return [
     createEvent(
       DETAIL_TYPES.MemberVisitRecorded,
       base(['M10042', '2025-03-05T06:02:11'], '2025-03-04T19:02:11.000Z', {
@@ -123,6 +67,12 @@ export function exampleEvents(): Record<DetailType, BridgeEvent> {
         previousResponse: 'Approved',
       },
     ),
+  ];
+}
+
+/** A refunded payment and a point-of-sale transaction. */
+function refundAndSaleExamples(): BridgeEvent[] {
+  return [
     createEvent(
       DETAIL_TYPES.PaymentRefunded,
       base(['9007199254740997', 'refunded'], '2025-03-04T01:00:00.000Z', {
@@ -174,6 +124,12 @@ export function exampleEvents(): Record<DetailType, BridgeEvent> {
         totalIncTax: 5.5,
       },
     ),
+  ];
+}
+
+/** A disbursement and a member sent to debt collection. */
+function disbursementAndDebtExamples(): BridgeEvent[] {
+  return [
     createEvent(
       DETAIL_TYPES.DisbursementRecorded,
       base(['M10042', '2025-03-03T00:00:00', '39.9'], '2025-03-02T13:00:00.000Z', {
@@ -211,6 +167,12 @@ export function exampleEvents(): Record<DetailType, BridgeEvent> {
         amount: 119.7,
       },
     ),
+  ];
+}
+
+/** Member and prospect changes, and a class attendance. */
+function memberAndProspectExamples(): BridgeEvent[] {
+  return [
     createEvent(
       DETAIL_TYPES.MemberJoined,
       base(['M10042', 'joined'], '2025-03-04T22:10:00.000Z', { subject: { memberNumber: 'M10042' } }),
@@ -265,6 +227,12 @@ export function exampleEvents(): Record<DetailType, BridgeEvent> {
         experimental: true,
       },
     ),
+  ];
+}
+
+/** The bridge's own events about a club. */
+function operationalExamples(): BridgeEvent[] {
+  return [
     createEvent(
       DETAIL_TYPES.ClubCredentialsRejected,
       base(['credentials', '3'], '2025-03-04T22:00:00.000Z'),
@@ -308,5 +276,4 @@ export function exampleEvents(): Record<DetailType, BridgeEvent> {
       },
     ),
   ];
-  return Object.fromEntries(examples.map((e) => [e.detailType, e])) as Record<DetailType, BridgeEvent>;
 }
