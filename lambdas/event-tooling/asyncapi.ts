@@ -54,26 +54,48 @@ export function exampleDeliveredEvent(
 /** The AsyncAPI message id of a detail-type: its `DETAIL_TYPES` key ('Payment Failed' -> 'PaymentFailed'). */
 export const messageId = (detailType: DetailType): string => detailTypeKey(detailType);
 
-export function buildAsyncApiDocument(version: string): Record<string, unknown> {
+/** The document's `info`: title, version and what the events are. */
+function documentInfo(version: string): Record<string, unknown> {
+  return {
+    title: 'gym-bridge events',
+    version,
+    description: [
+      'The events gym-bridge publishes to its Amazon EventBridge bus: changes it detects by polling a gym',
+      'club reporting API (visits, payments, POS transactions, disbursements, debt collection, members,',
+      'prospects, class attendance) and operational events about the clubs it polls.',
+      '',
+      `Generated from the zod catalog (lambdas/events/catalog.ts), like the event catalog page docs/events.md; eventVersion ${EVENT_VERSION}.`,
+      'Every payload is the whole EventBridge event as a rule target receives it; `detail` follows the',
+      'JSON Schema (draft-04) of its detail-type. Delivery is at least once: de-duplicate on',
+      '`detail.eventId`. Tolerate new fields; a breaking change bumps `detail.eventVersion`',
+      '(docs/events-versioning.md).',
+    ].join('\n'),
+  };
+}
+
+/** One message per detail-type: the EventBridge event's JSON Schema and an example of it. */
+function componentMessages(): Record<string, unknown> {
   const examples = exampleEvents();
+  return Object.fromEntries(
+    ALL_DETAIL_TYPES.map((detailType) => [
+      messageId(detailType),
+      {
+        name: detailType,
+        title: detailType,
+        summary: EVENT_DESCRIPTIONS[detailType],
+        contentType: 'application/json',
+        payload: { schemaFormat: PAYLOAD_SCHEMA_FORMAT, schema: eventBridgeEventJsonSchema(detailType) },
+        examples: [{ name: messageId(detailType), payload: exampleDeliveredEvent(examples[detailType]) }],
+      },
+    ]),
+  );
+}
+
+export function buildAsyncApiDocument(version: string): Record<string, unknown> {
   const refs = ALL_DETAIL_TYPES.map((t) => [messageId(t), { $ref: `#/components/messages/${messageId(t)}` }]);
   return {
     asyncapi: ASYNCAPI_VERSION,
-    info: {
-      title: 'gym-bridge events',
-      version,
-      description: [
-        'The events gym-bridge publishes to its Amazon EventBridge bus: changes it detects by polling a gym',
-        'club reporting API (visits, payments, POS transactions, disbursements, debt collection, members,',
-        'prospects, class attendance) and operational events about the clubs it polls.',
-        '',
-        `Generated from the zod catalog (lambdas/events/catalog.ts), like the event catalog page docs/events.md; eventVersion ${EVENT_VERSION}.`,
-        'Every payload is the whole EventBridge event as a rule target receives it; `detail` follows the',
-        'JSON Schema (draft-04) of its detail-type. Delivery is at least once: de-duplicate on',
-        '`detail.eventId`. Tolerate new fields; a breaking change bumps `detail.eventVersion`',
-        '(docs/events-versioning.md).',
-      ].join('\n'),
-    },
+    info: documentInfo(version),
     defaultContentType: 'application/json',
     channels: {
       bus: {
@@ -100,19 +122,7 @@ export function buildAsyncApiDocument(version: string): Record<string, unknown> 
       },
     },
     components: {
-      messages: Object.fromEntries(
-        ALL_DETAIL_TYPES.map((detailType) => [
-          messageId(detailType),
-          {
-            name: detailType,
-            title: detailType,
-            summary: EVENT_DESCRIPTIONS[detailType],
-            contentType: 'application/json',
-            payload: { schemaFormat: PAYLOAD_SCHEMA_FORMAT, schema: eventBridgeEventJsonSchema(detailType) },
-            examples: [{ name: messageId(detailType), payload: exampleDeliveredEvent(examples[detailType]) }],
-          },
-        ]),
-      ),
+      messages: componentMessages(),
     },
   };
 }

@@ -2,7 +2,7 @@
  * Builds `@gym-bridge/events` as a package a consumer outside this repository installs
  * (`npm run build:events`, i.e. `schemas --package dist/events`):
  *
- * - `index.js`: lambdas/events/consumer.ts and its small graph bundled by esbuild (ESM, ES2022,
+ * - `index.js`: lambdas/event-tooling/consumer.ts and its small graph bundled by esbuild (ESM, ES2022,
  *   platform neutral), zod left as an import: it is a peer dependency, shared with Powertools Parser.
  * - `index.d.ts` and `types/`: the declarations, from `tsc --emitDeclarationOnly` on the same files.
  * - `schemas/<detail-type>.json`: the JSON Schema (draft-04) of every detail; `asyncapi.json`.
@@ -33,7 +33,15 @@ export async function buildEventsPackage(outDir: string): Promise<BuiltPackage> 
   await rm(dir, { recursive: true, force: true });
   await mkdir(join(dir, 'schemas'), { recursive: true });
   const files: string[] = [];
+  files.push(await bundleModule(dir));
+  files.push(...(await emitDeclarations(dir)));
+  files.push(...(await writeSchemas(dir)));
+  files.push(await writePackageJson(dir));
+  return { dir, files };
+}
 
+/** `index.js`: the consumer module and its small graph bundled by esbuild, zod left as an import. */
+async function bundleModule(dir: string): Promise<string> {
   const { build } = await import('esbuild');
   await build({
     entryPoints: [ENTRY],
@@ -46,10 +54,13 @@ export async function buildEventsPackage(outDir: string): Promise<BuiltPackage> 
     legalComments: 'none',
     logLevel: 'silent',
   });
-  files.push('index.js');
+  return 'index.js';
+}
 
-  // Declarations: a throw-away tsconfig next to the output, extending the repository's one. No
-  // `types`: the module uses no Node API, so its declarations need no @types/node.
+/** `index.d.ts` and `types/`: the declarations of the same files. */
+async function emitDeclarations(dir: string): Promise<string[]> {
+  // A throw-away tsconfig next to the output, extending the repository's one. No `types`: the
+  // module uses no Node API, so its declarations need no @types/node.
   const tsconfig = join(dir, 'tsconfig.build.json');
   await writeFile(
     tsconfig,
@@ -79,8 +90,12 @@ export async function buildEventsPackage(outDir: string): Promise<BuiltPackage> 
   }
   await addJsExtensions(join(dir, 'types'));
   await writeFile(join(dir, 'index.d.ts'), "export * from './types/lambdas/event-tooling/consumer.js';\n");
-  files.push('index.d.ts', 'types/');
+  return ['index.d.ts', 'types/'];
+}
 
+/** `schemas/<detail-type>.json` (each detail's JSON Schema) and `asyncapi.json`. */
+async function writeSchemas(dir: string): Promise<string[]> {
+  const files: string[] = [];
   for (const [detailType, schema] of Object.entries(allEventJsonSchemas())) {
     const file = `schemas/${detailTypeFileName(detailType as DetailType)}.json`;
     await writeFile(join(dir, file), `${JSON.stringify(schema, null, 2)}\n`);
@@ -88,7 +103,11 @@ export async function buildEventsPackage(outDir: string): Promise<BuiltPackage> 
   }
   await writeFile(join(dir, 'asyncapi.json'), renderAsyncApiJson());
   files.push('asyncapi.json');
+  return files;
+}
 
+/** `package.json`: `@gym-bridge/events` at the bridge's version, zod 4 as a peer dependency. */
+async function writePackageJson(dir: string): Promise<string> {
   const root = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
     version: string;
     dependencies?: Record<string, string>;
@@ -108,8 +127,7 @@ export async function buildEventsPackage(outDir: string): Promise<BuiltPackage> 
     peerDependencies: { zod: root.dependencies?.zod ?? '^4.0.0' },
   };
   await writeFile(join(dir, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
-  files.push('package.json');
-  return { dir, files };
+  return 'package.json';
 }
 
 /**

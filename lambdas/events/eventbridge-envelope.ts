@@ -15,7 +15,15 @@ import type { JsonSchema } from './catalog';
 const ANY_SOURCE = z
   .string()
   .min(1)
-  .describe('The event source of the deployment ("gym-bridge" unless configured)');
+  .describe('The bridge deployment\'s event source ("gym-bridge" unless configured)');
+
+/**
+ * The same in the JSON Schemas: their published wording (docs/asyncapi.json, the package's
+ * schemas) differs from the zod schema's description, and both are kept as published.
+ */
+const ANY_SOURCE_JSON = ANY_SOURCE.describe(
+  'The event source of the deployment ("gym-bridge" unless configured)',
+);
 
 /** `source` pinned to one deployment's value (the registry's schemas). */
 const pinnedSource = (source: string) => z.literal(source).describe('The event source of the deployment');
@@ -78,7 +86,7 @@ export function eventBridgeEventJsonSchemaParts(
   detailJson: JsonSchema,
   options: EnvelopeJsonSchemaOptions = {},
 ): { properties: JsonSchema; required: string[] } {
-  const source = options.source === undefined ? ANY_SOURCE : pinnedSource(options.source);
+  const source = options.source === undefined ? ANY_SOURCE_JSON : pinnedSource(options.source);
   let schema: z.ZodObject = envelopeObject(detailType, z.object({}), source);
   if (options.replayName === false) schema = schema.omit({ 'replay-name': true });
   const json = z.toJSONSchema(schema, { target: 'draft-04', io: 'output' }) as {
