@@ -21,10 +21,7 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   DEFAULT_SOURCE_OVERDUE_MINUTES,
@@ -32,6 +29,7 @@ import {
 } from '../../lambdas/common/deployment-contract';
 import { type BridgeAlarms, createAlarms } from './monitoring/alarms';
 import { createDashboard } from './monitoring/dashboard';
+import type { MonitoredPoller } from './monitoring/monitored-poller';
 import {
   type BridgeQueries,
   type BridgeQueryNames,
@@ -44,15 +42,7 @@ export type { BridgeAlarms } from './monitoring/alarms';
 export { CLUB_ACTIVITY_QUERY, CLUB_QUOTA_QUERY, OVERDUE_SOURCES_QUERY } from './monitoring/queries';
 export { DEFAULT_SOURCE_OVERDUE_MINUTES, SOURCE_OVERDUE_LOG_MESSAGE };
 
-export interface MonitoringProps {
-  readonly dispatchFunction: lambda.IFunction;
-  readonly pollFunction: lambda.IFunction;
-  readonly pollQueue: sqs.IQueue;
-  readonly deadLetterQueue: sqs.IQueue;
-  /** The dispatch function's log group: the overdue-sources query and dashboard widget read it. */
-  readonly dispatchLogGroup: logs.ILogGroup;
-  /** The poll function's log group: the per-club activity query reads its EMF lines. */
-  readonly pollLogGroup: logs.ILogGroup;
+export interface MonitoringProps extends MonitoredPoller {
   /** How often the dispatcher runs (sizes the DispatchNotRunning window). @default Duration.minutes(1) */
   readonly pollRate?: Duration;
   /** Powertools service name: the `service` dimension of every metric. @default 'gym-bridge' */

@@ -12,11 +12,10 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { METRIC, OVERDUE_CADENCE_FACTOR } from '../../../lambdas/common/deployment-contract';
+import type { MonitoredPoller } from './monitored-poller';
 import { FIVE_MINUTES, type ServiceMetric } from './service-metric';
 
 /** The alarms, by what they watch. */
@@ -30,9 +29,7 @@ export interface BridgeAlarms {
   readonly dispatchNotRunning: cloudwatch.IAlarm;
 }
 
-export interface BridgeAlarmsProps {
-  readonly dispatchFunction: lambda.IFunction;
-  readonly deadLetterQueue: sqs.IQueue;
+export interface BridgeAlarmsProps extends Pick<MonitoredPoller, 'dispatchFunction' | 'deadLetterQueue'> {
   readonly serviceMetric: ServiceMetric;
   /** How often the dispatcher runs (sizes the SourceOverdue period and the DispatchNotRunning window). */
   readonly pollRate: Duration;

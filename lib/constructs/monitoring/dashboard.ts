@@ -6,22 +6,14 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import type * as logs from 'aws-cdk-lib/aws-logs';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { METRIC } from '../../../lambdas/common/deployment-contract';
 import type { BridgeAlarms } from './alarms';
+import type { MonitoredPoller } from './monitored-poller';
 import { type BridgeQueryNames, CLUB_QUOTA_QUERY, OVERDUE_SOURCES_QUERY } from './queries';
 import { FIVE_MINUTES, type ServiceMetric } from './service-metric';
 
-export interface BridgeDashboardProps {
-  readonly dispatchFunction: lambda.IFunction;
-  readonly pollFunction: lambda.IFunction;
-  readonly pollQueue: sqs.IQueue;
-  readonly deadLetterQueue: sqs.IQueue;
-  readonly dispatchLogGroup: logs.ILogGroup;
-  readonly pollLogGroup: logs.ILogGroup;
+export interface BridgeDashboardProps extends MonitoredPoller {
   readonly serviceMetric: ServiceMetric;
   /** Shown in the alarm status widget, in this order. */
   readonly alarms: BridgeAlarms;

@@ -78,12 +78,8 @@ export function queryNamesFor(service: string): BridgeQueryNames {
   };
 }
 
-export interface SavedQueriesProps {
+export interface SavedQueriesProps extends Pick<MonitoredPoller, 'dispatchLogGroup' | 'pollLogGroup'> {
   readonly names: BridgeQueryNames;
-  /** The dispatch function's log group: the overdue-sources query reads it. */
-  readonly dispatchLogGroup: logs.ILogGroup;
-  /** The poll function's log group: the club activity and quota queries read its EMF lines. */
-  readonly pollLogGroup: logs.ILogGroup;
 }
 
 /** Saves the three queries in `scope`. */
