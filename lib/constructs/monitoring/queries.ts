@@ -11,6 +11,7 @@ import {
   METRIC_PROPERTY,
   SOURCE_OVERDUE_LOG_MESSAGE,
 } from '../../../lambdas/common/deployment-contract';
+import type { MonitoredPoller } from './monitored-poller';
 
 /**
  * Logs Insights (on the dispatch function's log group): the club/sources behind SourceOverdue, one
