@@ -17,62 +17,28 @@
  * CancelReplay on a COMPLETED replay. The script reports those instead of failing on them.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import {
   CreateArchiveCommand,
   CreateEventBusCommand,
-  EventBridgeClient,
   PutRuleCommand,
   PutTargetsCommand,
   StartReplayCommand,
 } from '@aws-sdk/client-eventbridge';
-import {
-  CreateQueueCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { sampleEvents } from '../../lambdas/cli/sample-events';
 import { logger } from '../../lambdas/common/logger';
-import type { BridgeEvent } from '../../lambdas/events/catalog';
-import { EventBridgeSink } from '../../lambdas/events/publisher';
 import {
   describeArchive,
   findBusArchive,
   ReplayInputError,
   startArchiveReplay,
-} from '../../lambdas/events/replay';
-import { formatProgress, watchReplay } from '../../lambdas/events/replay-watch';
+} from '../../lambdas/event-tooling/replay';
+import { formatProgress, watchReplay } from '../../lambdas/event-tooling/replay-watch';
+import type { BridgeEvent } from '../../lambdas/events/catalog';
+import { EventBridgeSink } from '../../lambdas/events/publisher';
+import { startMoto } from './moto-server';
 
 logger.setLogLevel('SILENT');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function startMoto(): Promise<{ endpoint: string; child?: ChildProcess }> {
-  if (process.env.MOTO_ENDPOINT) return { endpoint: process.env.MOTO_ENDPOINT };
-  const port = await freePort();
-  const child = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
-  const endpoint = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    if (child.exitCode !== null)
-      throw new Error('moto_server exited: is it installed (pip install "moto[server]")?');
-    const ok = await fetch(`${endpoint}/moto-api/`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return { endpoint, child };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error(`moto_server did not answer on ${endpoint}`);
-}
 
 const findings: string[] = [];
 const note = (line: string) => {
@@ -83,13 +49,7 @@ const note = (line: string) => {
 async function main(): Promise<void> {
   const moto = await startMoto();
   try {
-    const config = {
-      region: 'us-east-1',
-      endpoint: moto.endpoint,
-      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-    };
-    const eb = new EventBridgeClient(config);
-    const sqs = new SQSClient(config);
+    const { eventBridge: eb, sqs } = moto;
     const bus = `gym-bridge-check-${Date.now()}`;
     const { EventBusArn } = await eb.send(new CreateEventBusCommand({ Name: bus }));
     const { ArchiveArn } = await eb.send(
@@ -251,7 +211,7 @@ async function main(): Promise<void> {
       );
     note('cross-check passed');
   } finally {
-    moto.child?.kill();
+    moto.close();
   }
 }
 

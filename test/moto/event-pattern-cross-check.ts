@@ -25,51 +25,17 @@
  * wildcards and a non-list `$or`, and answers HTTP 500 at PutEvents for a non-string prefix or a
  * non-numeric bound.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import {
   CreateEventBusCommand,
-  EventBridgeClient,
   PutEventsCommand,
   PutRuleCommand,
   PutTargetsCommand,
   TestEventPatternCommand,
 } from '@aws-sdk/client-eventbridge';
-import {
-  CreateQueueCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
-import { matchesEventPattern } from '../../lambdas/events/event-pattern';
+import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { matchesEventPattern } from '../../lambdas/event-tooling/event-pattern';
 import { baseEvent, invalidPatterns, matchCases } from '../unit/events/event-pattern-corpus';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function startMoto(): Promise<{ endpoint: string; child?: ChildProcess }> {
-  if (process.env.MOTO_ENDPOINT) return { endpoint: process.env.MOTO_ENDPOINT };
-  const port = await freePort();
-  const child = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
-  const endpoint = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    if (child.exitCode !== null)
-      throw new Error('moto_server exited: is it installed (pip install "moto[server]")?');
-    const ok = await fetch(`${endpoint}/moto-api/`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return { endpoint, child };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error(`moto_server did not answer on ${endpoint}`);
-}
+import { startMoto } from './moto-server';
 
 type Answer = boolean | `error: ${string}`;
 
@@ -81,13 +47,7 @@ async function main(): Promise<void> {
   let offlineWrong = 0;
   const differences: string[] = [];
   try {
-    const config = {
-      region: 'us-east-1',
-      endpoint: moto.endpoint,
-      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-    };
-    const eb = new EventBridgeClient(config);
-    const sqs = new SQSClient(config);
+    const { eventBridge: eb, sqs } = moto;
 
     // TestEventPattern first: moto 5.2 has the operation but does not implement it (no Result).
     const probe = await eb
@@ -194,7 +154,7 @@ async function main(): Promise<void> {
     if (differences.length)
       process.stdout.write(`Differences:\n${differences.map((d) => `  ${d}`).join('\n')}\n`);
   } finally {
-    moto.child?.kill();
+    moto.close();
   }
   process.exitCode = offlineWrong ? 1 : 0;
 }
