@@ -14,7 +14,7 @@ import { DynamoDbStateStore, MemoryStateStore, type StateStore } from '../lambda
 import { createStateTable } from '../lambdas/state/table';
 import type { BigClub } from './big-club';
 import { CountingSink, type SinkCounts } from './counting-sink';
-import { CountingStateStore, type StoreCounts } from './counting-store';
+import { type CountingStateStore, countingStore, type StoreCounts } from './counting-store';
 import { HostProcess } from './hosts/rpc';
 import { CountingClientFactory } from './sim-clients';
 import { cpuMsSince } from './stats';
@@ -114,7 +114,7 @@ async function backfill(
   const rig: BackfillRig = {
     big,
     kind,
-    store: new CountingStateStore(inner),
+    store: countingStore(inner),
     sink: new CountingSink(),
     clients,
     client: clients.forClub(big.club, () => {}),

@@ -10,7 +10,7 @@ import { MemoryStateStore } from '../lambdas/state';
 import { SANDBOX_HOST, type SandboxInfo } from './big-club';
 import type { ClubSimulationOptions } from './club-simulation';
 import { CountingSink } from './counting-sink';
-import { CountingStateStore } from './counting-store';
+import { type CountingStateStore, countingStore } from './counting-store';
 import { FreshnessTracker } from './freshness';
 import { HostProcess } from './hosts/rpc';
 import { CountingRegistry, CountingSecretsClient, ProductionPath } from './production-path';
@@ -64,7 +64,7 @@ export async function startTypicalClub(options: ClubSimulationOptions): Promise<
     unstatedZone: 'local',
     unstatedZoneConfirmed: options.zoneConfirmed ?? true,
   };
-  const store = new CountingStateStore(new MemoryStateStore());
+  const store = countingStore(new MemoryStateStore());
   const tracker = new FreshnessTracker();
   const clock = { nowMs: info.nowMs };
   const pollStart: PollStart = { sim: clock.nowMs, wall: performance.now() };

@@ -8,7 +8,7 @@ import { dispatchDueClubs } from '../../lambdas/engine/dispatch/dispatch-due-clu
 import { DynamoDbStateStore, MemoryStateStore } from '../../lambdas/state';
 import type { Cursor } from '../../lambdas/state/store';
 import { createStateTable } from '../../lambdas/state/table';
-import { CountingStateStore, type StoreCounts } from '../counting-store';
+import { type CountingStateStore, countingStore, type StoreCounts } from '../counting-store';
 import { CollectingQueue, CountingRegistry } from '../production-path';
 import { cpuMsSince } from '../stats';
 import type { DynaliteContext } from '../throughput';
@@ -68,7 +68,7 @@ export async function dispatchInMemory(
   const { records, cursors } = syntheticFleet(clubs, template, nowMs);
   const inner = new MemoryStateStore();
   await seedCursors(inner, cursors, 1);
-  const store = new CountingStateStore(inner);
+  const store = countingStore(inner);
   const registry = new CountingRegistry(records, () => nowMs);
   const out: DispatchRun[] = [];
   for (let r = 0; r < runs; r++)
@@ -98,7 +98,7 @@ export async function dispatchOnDynalite(
   await forEachLimited(records, 32, (r) => registry.put(r));
   await seedCursors(inner, cursors, 32);
   const seedMs = performance.now() - t0;
-  const store = new CountingStateStore(inner);
+  const store = countingStore(inner);
   const out: DispatchRun[] = [];
   for (let r = 0; r < runs; r++)
     out.push(await runDispatch('dynalite', registry, store, nowMs + r * MINUTE, clubs));

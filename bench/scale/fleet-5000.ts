@@ -7,7 +7,7 @@ import type { PollMessage } from '../../lambdas/common/deployment-contract';
 import { dispatchDueClubs } from '../../lambdas/engine/dispatch/dispatch-due-clubs';
 import { MemoryStateStore } from '../../lambdas/state';
 import type { Cursor } from '../../lambdas/state/store';
-import { CountingStateStore } from '../counting-store';
+import { type CountingStateStore, countingStore } from '../counting-store';
 import { CountingRegistry } from '../production-path';
 import { cpuMsSince } from '../stats';
 import { seedCursors, syntheticFleet } from './synthetic-fleet';
@@ -114,7 +114,7 @@ export async function fleet5000(input: Fleet5000Input): Promise<Fleet5000Result>
   const { records, cursors } = syntheticFleet(input.clubs, input.template, input.nowMs);
   const inner = new MemoryStateStore();
   await seedCursors(inner, cursors, 1);
-  const store = new CountingStateStore(inner);
+  const store = countingStore(inner);
   const registry = new CountingRegistry(records, () => input.nowMs);
   const run = await timedDispatch(registry, store, input.nowMs);
   const cpuStretch = Math.max(1, 1769 / input.dispatchMemoryMb);

@@ -10,7 +10,7 @@ import type { PollMessage } from '../../lambdas/common/deployment-contract';
 import { MemoryStateStore } from '../../lambdas/state';
 import { SANDBOX_HOST, type SandboxInfo } from '../big-club';
 import { CountingSink } from '../counting-sink';
-import { CountingStateStore, type StoreCounts } from '../counting-store';
+import { type CountingStateStore, countingStore, type StoreCounts } from '../counting-store';
 import { HostProcess } from '../hosts/rpc';
 import { CountingRegistry, CountingSecretsClient, ProductionPath } from '../production-path';
 import { CountingClientFactory } from '../sim-clients';
@@ -98,7 +98,7 @@ function fleetRig(info: SandboxInfo, pollDeadlineMs: number): FleetRig {
   const secrets = new CountingSecretsClient(
     new Map(configs.map((c) => [`${prefix}${c.clubId}`, JSON.stringify(c.credentials)])),
   );
-  const store = new CountingStateStore(new MemoryStateStore());
+  const store = countingStore(new MemoryStateStore());
   const sink = new CountingSink();
   const clients = new CountingClientFactory();
   const path = new ProductionPath({

@@ -38,7 +38,7 @@ import { injectDynamoDbThrottling } from '../support/fault-dynamodb';
 import { faultyFetch } from '../support/fault-fetch';
 import { type Counters, FaultInjector, SimulatedCrashError } from '../support/fault-injector';
 import { FaultySink } from '../support/fault-sink';
-import { FaultyStateStore } from '../support/fault-store';
+import { faultyStore } from '../support/fault-store';
 import { RecentWrites, StaleReadStore } from '../support/stale-reads';
 import { checkAgainstJournal, type JournalCheck } from './journal-check';
 import { accountPoison, type PoisonFigures } from './poison-check';
@@ -414,7 +414,7 @@ class ChaosRun {
     return {
       process,
       clients,
-      store: new FaultyStateStore(stale, process),
+      store: faultyStore(stale, process),
       sink: new FaultySink(this.wiring.sink, process),
     };
   }

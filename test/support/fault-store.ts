@@ -7,18 +7,11 @@
  * committed (seen keys, time-ordered seen entries or snapshots written), and shifts the lease clock so a killed poller's lease
  * can expire without the test waiting for it.
  */
+import { decorateStore, type StoreMethod } from '../../lambdas/state/decorate-store';
 import {
   type ClubSession,
-  type ClubStateSummary,
   ConcurrentModificationError,
   type Cursor,
-  type FilterSeenOptions,
-  type QuarantinedRecord,
-  type SeenAt,
-  type SeenEntry,
-  type SeenSinceOptions,
-  type Snapshot,
-  type SnapshotKind,
   type SourceName,
   type StateStore,
   StoreError,
@@ -101,153 +94,80 @@ class FaultyClubSession implements ClubSession {
   }
 }
 
-export class FaultyStateStore implements StateStore {
-  constructor(
-    private readonly inner: StateStore,
-    private readonly process: PollerProcess,
-  ) {}
+/** The crash target of each port method that is a store step of its own. */
+const STEP_TARGET: Partial<Record<StoreMethod, CrashTarget>> = {
+  getCursor: 'getCursor',
+  listCursors: 'listCursors',
+  readClubStates: 'listCursors',
+  filterSeen: 'filterSeen',
+  seenSince: 'seenSince',
+  // The same Query as seenSince, so the same crash target and faults.
+  seenEntriesSince: 'seenSince',
+  getSnapshots: 'getSnapshots',
+  addQuotaUsage: 'addQuotaUsage',
+  putQuarantined: 'putQuarantined',
+};
 
-  get #injector() {
-    return this.process.injector;
-  }
-
-  #step<T>(target: CrashTarget, run: () => Promise<T>, half?: () => Promise<unknown>): Promise<T> {
-    return faultyStep(this.process, target, run, half);
-  }
-
-  getCursor(clubId: string, source: SourceName): Promise<Cursor> {
-    return this.#step('getCursor', () => this.inner.getCursor(clubId, source));
-  }
-
-  listCursors(clubId: string): Promise<Cursor[]> {
-    return this.#step('listCursors', () => this.inner.listCursors(clubId));
-  }
-
-  putCursor(cursor: Cursor): Promise<Cursor> {
-    return conflictingPut(this.process, cursor, () => this.inner.putCursor(cursor));
-  }
-
-  /** The club's lease taken (crash target `acquireLease`); the session's steps are faulty too. */
-  async openClub(
-    clubId: string,
-    owner: string,
-    ttlMs: number,
-    nowMs: number,
-  ): Promise<ClubSession | undefined> {
-    const session = await this.#step('acquireLease', async () => {
-      if (this.#injector.roll(this.#injector.rates.leaseConflictRate)) {
-        this.#injector.count('lease-conflict');
-        return undefined;
-      }
-      return this.inner.openClub(clubId, owner, ttlMs, nowMs + this.#injector.leaseClockOffsetMs);
-    });
-    return session && new FaultyClubSession(session, this.process);
-  }
-
-  readClubStates(clubIds: readonly string[], month: string): Promise<Map<string, ClubStateSummary>> {
-    return this.#step('listCursors', () => this.inner.readClubStates(clubIds, month));
-  }
-
-  filterSeen(
-    clubId: string,
-    source: SourceName,
-    fingerprints: string[],
-    nowSec: number,
-    options?: FilterSeenOptions,
-  ): Promise<Set<string>> {
-    return this.#step('filterSeen', () =>
-      this.inner.filterSeen(clubId, source, fingerprints, nowSec, options),
-    );
-  }
-
-  async putSeen(
-    clubId: string,
-    source: SourceName,
-    fingerprints: string[],
-    expiresAtSec: number,
-  ): Promise<void> {
-    await this.#step(
-      'putSeen',
-      () => this.inner.putSeen(clubId, source, fingerprints, expiresAtSec),
-      () => this.inner.putSeen(clubId, source, firstHalf(fingerprints), expiresAtSec),
-    );
-    this.process.committed(source);
-  }
-
-  seenSince(
-    clubId: string,
-    source: SourceName,
-    fromAt: string,
-    nowSec: number,
-    options?: SeenSinceOptions,
-  ): Promise<Set<string>> {
-    return this.#step('seenSince', () => this.inner.seenSince(clubId, source, fromAt, nowSec, options));
-  }
-
-  /** The same Query as seenSince, so the same crash target and faults. */
-  seenEntriesSince(
-    clubId: string,
-    source: SourceName,
-    fromAt: string,
-    nowSec: number,
-    options?: SeenSinceOptions,
-  ): Promise<SeenEntry[]> {
-    return this.#step('seenSince', () =>
-      this.inner.seenEntriesSince(clubId, source, fromAt, nowSec, options),
-    );
-  }
-
-  async putSeenAt(
-    clubId: string,
-    source: SourceName,
-    entries: readonly SeenAt[],
-    expiresAtSec: number,
-  ): Promise<void> {
-    await this.#step(
-      'putSeenAt',
-      () => this.inner.putSeenAt(clubId, source, entries, expiresAtSec),
-      () => this.inner.putSeenAt(clubId, source, firstHalf(entries), expiresAtSec),
-    );
-    this.process.committed(source);
-  }
-
-  getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>> {
-    return this.#step('getSnapshots', () => this.inner.getSnapshots(clubId, kind, ids));
-  }
-
-  async putSnapshots(clubId: string, kind: SnapshotKind, snapshots: Snapshot[]): Promise<void> {
-    await this.#step(
-      'putSnapshots',
-      () => this.inner.putSnapshots(clubId, kind, snapshots),
-      () => this.inner.putSnapshots(clubId, kind, firstHalf(snapshots)),
-    );
-    this.process.committed(kind === 'MEMBER' ? 'members' : 'prospects');
-  }
-
-  addQuotaUsage(clubId: string, month: string, requests: number): Promise<number> {
-    return this.#step('addQuotaUsage', () => this.inner.addQuotaUsage(clubId, month, requests));
-  }
-
-  getQuotaUsage(clubId: string, month: string): Promise<number> {
-    this.process.assertAlive('getQuotaUsage');
-    return this.inner.getQuotaUsage(clubId, month);
-  }
-
-  putQuarantined(
-    clubId: string,
-    source: SourceName,
-    records: QuarantinedRecord[],
-    expiresAtSec: number,
-  ): Promise<void> {
-    return this.#step('putQuarantined', () =>
-      this.inner.putQuarantined(clubId, source, records, expiresAtSec),
-    );
-  }
-
-  listQuarantined(clubId: string, source: SourceName, limit?: number): Promise<QuarantinedRecord[]> {
-    this.process.assertAlive('listQuarantined');
-    return this.inner.listQuarantined(clubId, source, limit);
-  }
+/**
+ * The store with the faults of `process`: each step's faults (STEP_TARGET; getQuotaUsage and
+ * listQuarantined fail only in a dead process); cursor writes that may conflict; the lease taken
+ * (crash target `acquireLease`) with a faulty session; batch writes that can be cut in half, and
+ * that tell the process its events are committed.
+ */
+export function faultyStore(inner: StateStore, process: PollerProcess): StateStore {
+  const injector = process.injector;
+  const batchWrite = async (
+    target: CrashTarget,
+    full: () => Promise<void>,
+    half: () => Promise<void>,
+    committed: string,
+  ): Promise<void> => {
+    await faultyStep(process, target, full, half);
+    process.committed(committed);
+  };
+  return decorateStore(
+    inner,
+    (method, _args, call) => {
+      const target = STEP_TARGET[method];
+      if (target !== undefined) return faultyStep(process, target, call);
+      process.assertAlive(method);
+      return call();
+    },
+    {
+      putCursor: (cursor) => conflictingPut(process, cursor, () => inner.putCursor(cursor)),
+      openClub: async (clubId, owner, ttlMs, nowMs) => {
+        const session = await faultyStep(process, 'acquireLease', async () => {
+          if (injector.roll(injector.rates.leaseConflictRate)) {
+            injector.count('lease-conflict');
+            return undefined;
+          }
+          return inner.openClub(clubId, owner, ttlMs, nowMs + injector.leaseClockOffsetMs);
+        });
+        return session && new FaultyClubSession(session, process);
+      },
+      putSeen: (clubId, source, fingerprints, expiresAtSec) =>
+        batchWrite(
+          'putSeen',
+          () => inner.putSeen(clubId, source, fingerprints, expiresAtSec),
+          () => inner.putSeen(clubId, source, firstHalf(fingerprints), expiresAtSec),
+          source,
+        ),
+      putSeenAt: (clubId, source, entries, expiresAtSec) =>
+        batchWrite(
+          'putSeenAt',
+          () => inner.putSeenAt(clubId, source, entries, expiresAtSec),
+          () => inner.putSeenAt(clubId, source, firstHalf(entries), expiresAtSec),
+          source,
+        ),
+      putSnapshots: (clubId, kind, snapshots) =>
+        batchWrite(
+          'putSnapshots',
+          () => inner.putSnapshots(clubId, kind, snapshots),
+          () => inner.putSnapshots(clubId, kind, firstHalf(snapshots)),
+          kind === 'MEMBER' ? 'members' : 'prospects',
+        ),
+    },
+  );
 }
 
 function firstHalf<T>(items: readonly T[]): T[] {

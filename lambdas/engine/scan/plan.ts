@@ -6,7 +6,7 @@
 import { toFilterValue } from '../../sources/record-time';
 import { type ClubContext, type SourceDefinition, tailLookbackFor } from '../../sources/source';
 import type { Cursor } from '../../state/store';
-import { type EngineScan, iso } from './scan-types';
+import { type EngineScan, iso, storedScan } from './scan-types';
 
 /** A backfill start that cannot be honoured (later than the poll's start, or not a time). */
 export class BackfillRangeError extends Error {
@@ -29,7 +29,7 @@ export function checkBackfillStart(fromMs: number | undefined, startMs: number):
  * 'backfill'): it becomes a pending backfill, started again with the new semantics.
  */
 export function upgradeCursor(cursor: Cursor): Cursor {
-  const scan = cursor.scan as EngineScan | undefined;
+  const scan = storedScan(cursor.scan);
   if (scan?.mode !== 'backfill') return cursor;
   const { scan: _old, ...rest } = cursor;
   const from =
@@ -52,7 +52,7 @@ export function planRegularScan(
   /** The sweep period the quota pays for (schedule/sweep-budget.ts); the source's own by default. */
   sweepEveryMs?: number,
 ): EngineScan {
-  const inProgress = cursor.scan as EngineScan | undefined;
+  const inProgress = storedScan(cursor.scan);
   if (inProgress?.mode) return { ...inProgress };
   const base = { nextOffset: 0, startedAt: iso(startMs), pages: 0, records: 0 };
   const filter = (ms: number) => toFilterValue(ms, source.filterZone, ctx);
@@ -86,7 +86,7 @@ export function planBackfillScan(
   startMs: number,
 ): EngineScan {
   const backfillFromMs = Date.parse(cursor.backfillFrom);
-  const inProgress = cursor.backfillScan as EngineScan | undefined;
+  const inProgress = storedScan(cursor.backfillScan);
   if (inProgress?.mode === 'backfill' && inProgress.backfillFromMs === backfillFromMs)
     return { ...inProgress };
   const base = { nextOffset: 0, startedAt: iso(startMs), pages: 0, records: 0 };

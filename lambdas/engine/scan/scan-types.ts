@@ -1,7 +1,8 @@
 /** The shapes the scan modules share: the scan as stored in the cursor, outcomes, lanes. */
 import type { ScanProgress } from '../../state/store';
 
-export type ScanMode = 'baseline' | 'backfill' | 'sweep' | 'tail';
+export const SCAN_MODES = ['baseline', 'backfill', 'sweep', 'tail'] as const;
+export type ScanMode = (typeof SCAN_MODES)[number];
 
 /** Scan progress as the engine stores it in the cursor. */
 export interface EngineScan extends ScanProgress {
@@ -18,6 +19,18 @@ export interface EngineScan extends ScanProgress {
   /** Rows of the current attempt that had no identity, and repeats inside one page. */
   unidentified?: number;
   repeats?: number;
+}
+
+/**
+ * The engine's reading of a scan stored in a cursor (the state module stores it as it was given):
+ * the scan when it is one of the engine's, undefined when there is none or it is not usable.
+ */
+export function storedScan(progress: ScanProgress | undefined): EngineScan | undefined {
+  return progress !== undefined && isEngineScan(progress) ? progress : undefined;
+}
+
+function isEngineScan(progress: ScanProgress): progress is EngineScan {
+  return 'mode' in progress && (SCAN_MODES as readonly unknown[]).includes(progress.mode);
 }
 
 export type SourceOutcome = 'completed' | 'partial' | 'incomplete' | 'skipped';

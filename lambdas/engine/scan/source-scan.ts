@@ -1,7 +1,7 @@
 /**
  * One lane's scan of one source (the regular polls' or the backfill's): page through the
- * operation, detect and publish per page, re-read after offset drift, save progress, and move the
- * cursor with the scan's outcome (cursor-transition.ts).
+ * operation, detect and publish per page, re-read after offset drift (drift-check.ts), save
+ * progress, and move the cursor with the scan's outcome (cursor/cursor-life.ts).
  */
 import { logger } from '../../common/logger';
 import type { BridgeEvent } from '../../events/catalog';
@@ -11,13 +11,14 @@ import type { ClubContext, SourceDefinition } from '../../sources/source';
 import type { Cursor } from '../../state/store';
 import { cursorAfterBackfill, cursorAfterRegularScan, type ScanResult } from '../cursor/cursor-life';
 import { AppendDetection } from './append-detection';
+import { attemptCovered } from './drift-check';
 import { isRawRowIdentity, PageReader } from './page-reader';
 import { planBackfillScan, planRegularScan } from './plan';
 import type { PollSourceDeps, PollSourceOptions, SourceReport } from './poll-types';
 import { type PageEvents, publishPageEvents } from './publish-commit';
 import { type QuarantineEntry, quarantineOnce } from './quarantine';
 import { markRead, notReadBefore } from './read-marks';
-import { proveRepeats, steadyOversizedRepeats } from './repeat-proof';
+import { proveRepeats } from './repeat-proof';
 import { ScanProgress } from './scan-progress';
 import { ScanTally } from './scan-tally';
 import type { Attempt, EngineScan, Lane, SourceOutcome } from './scan-types';
@@ -82,12 +83,9 @@ export class SourceScan {
         break;
       }
       attempts.push(attempt);
-      if (
-        tally.covers(attempt.rowsCounted, attempt.unidentified) ||
-        (await this.#verifyRepeats(scan, tally, attempt)) ||
-        (this.#attempts === maxAttempts &&
-          tally.covers(attempt.rowsCounted, attempt.unidentified + steadyOversizedRepeats(attempts)))
-      ) {
+      const last = this.#attempts === maxAttempts;
+      const proveRepeats = () => this.#verifyRepeats(scan, tally, attempt);
+      if (await attemptCovered({ tally, attempt, attempts, last, proveRepeats })) {
         outcome = 'completed';
         break;
       }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CountingSink } from '../../../bench/counting-sink';
-import { CountingStateStore, queryCost } from '../../../bench/counting-store';
+import { type CountingStateStore, countingStore, queryCost } from '../../../bench/counting-store';
 import { itemBytes } from '../../../bench/dynamo-units';
 import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
 import { createEvent } from '../../../lambdas/events/envelope';
@@ -9,7 +9,7 @@ import { MemoryStateStore } from '../../../lambdas/state';
 describe('CountingStateStore', () => {
   it('passes calls through and counts the DynamoDB requests and units they would cost', async () => {
     // Prepare
-    const store = new CountingStateStore(new MemoryStateStore());
+    const store = countingStore(new MemoryStateStore());
     const keys = Array.from({ length: 230 }, (_, i) => `fp-${i}`);
 
     // Act
@@ -28,7 +28,7 @@ describe('CountingStateStore', () => {
   });
 
   it('counts half a read unit per key for an eventually consistent seen check', async () => {
-    const store = new CountingStateStore(new MemoryStateStore());
+    const store = countingStore(new MemoryStateStore());
     await store.filterSeen('club-1', 'visits', ['a', 'b', 'c', 'd'], 1_000_000_000, {
       consistentRead: false,
     });
@@ -37,7 +37,7 @@ describe('CountingStateStore', () => {
 
   it('counts time-ordered seen writes as BatchWriteItem per 25 and a write unit per small item', async () => {
     // Prepare
-    const store = new CountingStateStore(new MemoryStateStore());
+    const store = countingStore(new MemoryStateStore());
     const at = (i: number) => new Date(Date.UTC(2026, 10, 22) + i).toISOString();
     const entries = Array.from({ length: 60 }, (_, i) => ({ fingerprint: `fp-${i}`, at: at(i) }));
 
@@ -57,7 +57,7 @@ describe('CountingStateStore', () => {
   it('counts a seen range as one Query per 1 MB page, 4 KB per read unit, halved when eventually consistent', async () => {
     // Prepare: 12,000 entries of 95 bytes (27-character fingerprints, as the engine makes them):
     // 11,038 fill the first page to 1,048,610 bytes (257 units), 962 the second (91,390 bytes, 23 units)
-    const store = new CountingStateStore(new MemoryStateStore());
+    const store = countingStore(new MemoryStateStore());
     const at = (i: number) => new Date(Date.UTC(2026, 10, 22) + i).toISOString();
     const fp = (i: number) => `fp${String(i).padStart(25, '0')}`;
     const entries = Array.from({ length: 12_000 }, (_, i) => ({ fingerprint: fp(i), at: at(i) }));
@@ -90,7 +90,7 @@ describe('CountingStateStore', () => {
   });
 
   it('reports a versioned cursor write conflict as the wrapped store does', async () => {
-    const store = new CountingStateStore(new MemoryStateStore());
+    const store = countingStore(new MemoryStateStore());
     const cursor = await store.getCursor('club-1', 'members');
     await store.putCursor(cursor);
     await expect(store.putCursor(cursor)).rejects.toThrow(/no longer at version 0/);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryStateStore } from '../../../lambdas/state/memory-store';
 import { StoreError } from '../../../lambdas/state/store';
 import { FaultInjector, NO_FAULT_RATES, SimulatedCrashError } from '../../support/fault-injector';
-import { FaultyStateStore } from '../../support/fault-store';
+import { faultyStore } from '../../support/fault-store';
 
 const at = (second: number) => new Date(Date.UTC(2026, 10, 22) + second * 1_000).toISOString();
 const entries = Array.from({ length: 10 }, (_, i) => ({ fingerprint: `fp-${i}`, at: at(i) }));
@@ -14,7 +14,7 @@ const entries = Array.from({ length: 10 }, (_, i) => ({ fingerprint: `fp-${i}`, 
 function setUp(injector: FaultInjector) {
   const inner = new MemoryStateStore();
   const process = injector.newProcess('poller');
-  return { inner, process, store: new FaultyStateStore(inner, process) };
+  return { inner, process, store: faultyStore(inner, process) };
 }
 
 describe('FaultyStateStore time-ordered seen set', () => {

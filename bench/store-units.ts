@@ -1,0 +1,216 @@
+/**
+ * What each call of the state store port costs in DynamoDB, as the DynamoDB adapter makes it: the
+ * API requests, the items and the read and write request units (dynamo-units.ts), from the sizes
+ * of the items the call reads or writes. BatchGetItem per 100 keys, BatchWriteItem per 25 items, a
+ * Query per 1 MB page; outside a poll, the club state item costs a GetItem (and a conditional
+ * UpdateItem to write), each billed on the whole item's size.
+ */
+import { clubStateItemBytes } from '../lambdas/state/club-state';
+import type { StoreMethod } from '../lambdas/state/decorate-store';
+import type {
+  ClubSession,
+  ClubStateSummary,
+  Cursor,
+  FilterSeenOptions,
+  QuarantinedRecord,
+  SeenAt,
+  SeenEntry,
+  SeenSinceOptions,
+  Snapshot,
+  SnapshotKind,
+  SourceName,
+  StateStore,
+} from '../lambdas/state/store';
+import { itemBytes, readUnits, writeUnits } from './dynamo-units';
+
+/** API requests, items and request units of one side (read or write) of a call. */
+export interface Usage {
+  readonly requests: number;
+  readonly items: number;
+  readonly units: number;
+}
+
+export interface Bill {
+  readonly read?: Usage;
+  readonly write?: Usage;
+}
+
+/** The club state item's size with these cursors, a live lease and a counter (as a poll writes it). */
+export function stateBytes(clubId: string, cursors: readonly Cursor[]): number {
+  return clubStateItemBytes(clubId, {
+    version: 123456,
+    leaseOwner: `poll:${'x'.repeat(36)}:${'y'.repeat(36)}`,
+    leaseExpiresAtMs: 1e12,
+    cursors: [...cursors],
+    quotaMonth: '2026-01',
+    quotaRequests: 123456,
+  });
+}
+
+const seenItem = (clubId: string, source: string, fp: string) => ({
+  pk: `CLUB#${clubId}#SEEN#${source}`,
+  sk: fp,
+  expiresAt: 1e9,
+});
+/**
+ * A time-ordered seen item; every `at` is 24 characters, so only the fingerprint and the optional
+ * group and value (`g`, `v`: payments' Id hash and Response) vary its size.
+ */
+const seenAtItem = (
+  clubId: string,
+  source: string,
+  fp: string,
+  tag?: { readonly group?: string; readonly value?: string },
+) => ({
+  pk: `CLUB#${clubId}#SEENT#${source}`,
+  sk: `${'0'.repeat(24)}#${fp}`,
+  expiresAt: 1e9,
+  ...(tag?.group === undefined ? {} : { g: tag.group, v: tag.value ?? '' }),
+});
+/** DynamoDB ends a Query page once it has read 1 MB. */
+const QUERY_PAGE_BYTES = 1024 * 1024;
+
+/**
+ * Requests and read units of a Query that reads items of these sizes: a page per 1 MB read (as
+ * dynalite pages: an item starts a new page once the current one holds 1 MB or more), each page's
+ * bytes rounded up to 4 KB units (at least 1), halved when eventually consistent.
+ */
+export function queryCost(
+  sizes: Iterable<number>,
+  consistentRead: boolean,
+): { requests: number; units: number } {
+  const pages: number[] = [0];
+  for (const size of sizes) {
+    if ((pages[pages.length - 1] as number) >= QUERY_PAGE_BYTES) pages.push(0);
+    pages[pages.length - 1] = (pages[pages.length - 1] as number) + size;
+  }
+  // A full last page still carries a LastEvaluatedKey: one more (empty) page says it was the end.
+  if ((pages[pages.length - 1] as number) >= QUERY_PAGE_BYTES) pages.push(0);
+  let units = 0;
+  for (const bytes of pages) units += readUnits(bytes) * (consistentRead ? 1 : 0.5);
+  return { requests: pages.length, units };
+}
+
+const snapshotItem = (clubId: string, kind: string, s: Snapshot) => ({
+  pk: `CLUB#${clubId}#${kind}`,
+  sk: s.id,
+  ...s,
+});
+
+const usage = (requests: number, items: number, units: number): Usage => ({ requests, items, units });
+
+/** The club state item read whole (a GetItem), and written back when `write`. */
+async function stateItem(inner: StateStore, clubId: string, write: boolean): Promise<Bill> {
+  const bytes = stateBytes(clubId, await inner.listCursors(clubId));
+  return {
+    read: usage(1, 1, readUnits(bytes)),
+    ...(write ? { write: usage(1, 1, writeUnits(bytes)) } : {}),
+  };
+}
+
+/** A Query of the time-ordered seen set over these items (none when its range is empty). */
+function seenQuery(args: readonly unknown[], sizes: number[]): Bill {
+  const [, , fromAt, , options] = args as [string, SourceName, string, number, SeenSinceOptions?];
+  if (options?.toAt !== undefined && options.toAt <= fromAt) return {}; // answered without a request
+  const { requests, units } = queryCost(sizes, options?.consistentRead === true);
+  return { read: usage(requests, sizes.length, units) };
+}
+
+type Rule = (inner: StateStore, args: readonly unknown[], result: unknown) => Bill | Promise<Bill>;
+
+/**
+ * The cost of each port method, from its arguments and its result. Expired seen items still inside
+ * a range are read (and billed) by DynamoDB too, but a wrapper cannot see them; the engine's
+ * windows are far younger than the TTL.
+ */
+const RULES: Record<StoreMethod, Rule> = {
+  getCursor: (inner, [clubId]) => stateItem(inner, clubId as string, false),
+  listCursors: (inner, [clubId]) => stateItem(inner, clubId as string, false),
+  putCursor: (inner, [cursor]) => stateItem(inner, (cursor as Cursor).clubId, true),
+  addQuotaUsage: (inner, [clubId]) => stateItem(inner, clubId as string, true),
+  getQuotaUsage: (inner, [clubId]) => stateItem(inner, clubId as string, false),
+  /** One conditional UpdateItem (ReturnValues ALL_NEW: the read comes with it). */
+  openClub: async (_inner, [clubId], session) => {
+    const cursors = session ? await (session as ClubSession).listCursors(clubId as string) : [];
+    return { write: usage(1, 1, writeUnits(stateBytes(clubId as string, cursors))) };
+  },
+  /** BatchGetItem, 100 keys a call, eventually consistent (half a unit per 4 KB item). */
+  readClubStates: (_inner, [clubIds], states) => {
+    let units = 0;
+    for (const [clubId, state] of states as Map<string, ClubStateSummary>)
+      units += readUnits(stateBytes(clubId, state.cursors)) * 0.5;
+    const n = (clubIds as readonly string[]).length;
+    return { read: usage(Math.ceil(n / 100), n, units) };
+  },
+  /** Every key costs a read, found or not: 1 RRU strongly consistent, 0.5 eventually consistent. */
+  filterSeen: (_inner, [, , fingerprints, , options]) => {
+    const unique = new Set(fingerprints as string[]).size;
+    const perKey = (options as FilterSeenOptions | undefined)?.consistentRead === false ? 0.5 : 1;
+    return { read: usage(Math.ceil(unique / 100), unique, unique * perKey) };
+  },
+  putSeen: (_inner, [clubId, source, fingerprints]) => {
+    const unique = [...new Set(fingerprints as string[])];
+    let units = 0;
+    for (const fp of unique) units += writeUnits(itemBytes(seenItem(clubId as string, source as string, fp)));
+    return { write: usage(Math.ceil(unique.length / 25), unique.length, units) };
+  },
+  seenSince: (_inner, args, seen) => {
+    const [clubId, source] = args as [string, string];
+    return seenQuery(
+      args,
+      [...(seen as Set<string>)].map((fp) => itemBytes(seenAtItem(clubId, source, fp))),
+    );
+  },
+  /** The same Query as seenSince, sized with each item's group and value. */
+  seenEntriesSince: (_inner, args, entries) => {
+    const [clubId, source] = args as [string, string];
+    const sizes = (entries as SeenEntry[]).map((e) =>
+      itemBytes(seenAtItem(clubId, source, e.fingerprint, e)),
+    );
+    return seenQuery(args, sizes);
+  },
+  putSeenAt: (_inner, [clubId, source, entries]) => {
+    const unique = new Map((entries as readonly SeenAt[]).map((e) => [`${e.at}#${e.fingerprint}`, e]));
+    let units = 0;
+    for (const e of unique.values())
+      units += writeUnits(itemBytes(seenAtItem(clubId as string, source as string, e.fingerprint, e)));
+    return { write: usage(Math.ceil(unique.size / 25), unique.size, units) };
+  },
+  /** Eventually consistent: half a unit per 4 KB item, found or not. */
+  getSnapshots: (_inner, [clubId, kind, ids], found) => {
+    const unique = new Set(ids as string[]).size;
+    const snapshots = found as Map<string, Snapshot>;
+    let units = (unique - snapshots.size) * 0.5;
+    for (const s of snapshots.values())
+      units += readUnits(itemBytes(snapshotItem(clubId as string, kind as SnapshotKind, s))) * 0.5;
+    return { read: usage(Math.ceil(unique / 100), unique, units) };
+  },
+  putSnapshots: (_inner, [clubId, kind, snapshots]) => {
+    const byId = new Map((snapshots as Snapshot[]).map((s) => [s.id, s]));
+    let units = 0;
+    for (const s of byId.values())
+      units += writeUnits(itemBytes(snapshotItem(clubId as string, kind as SnapshotKind, s)));
+    return { write: usage(Math.ceil(byId.size / 25), byId.size, units) };
+  },
+  putQuarantined: (_inner, [clubId, , records]) => {
+    let units = 0;
+    for (const r of records as QuarantinedRecord[])
+      units += writeUnits(itemBytes({ pk: clubId, sk: r.at + r.key, ...r, raw: JSON.stringify(r.raw) }));
+    const n = (records as QuarantinedRecord[]).length;
+    return { write: usage(Math.ceil(n / 25), n, units) };
+  },
+  listQuarantined: (_inner, _args, records) => {
+    const n = (records as QuarantinedRecord[]).length;
+    return { read: usage(1, n, readUnits(n * 1024)) };
+  },
+};
+
+/** What a call of `method` cost, from its arguments and result (`inner` answers the sizes). */
+export function billOf(method: StoreMethod, inner: StateStore, args: readonly unknown[], result: unknown) {
+  return RULES[method](inner, args, result);
+}
+
+/** A session's own write (checkpoint or close): one conditional UpdateItem of the whole item. */
+export function sessionWriteBill(clubId: string, cursors: readonly Cursor[]): Bill {
+  return { write: usage(1, 1, writeUnits(stateBytes(clubId, cursors))) };
+}
