@@ -1,13 +1,31 @@
 /**
- * The CLI as a user runs it: a child process of `lambdas/cli/main.ts` (through tsx), with its output
- * collected, a way to wait for a line, and its exit.
+ * The CLI as a user runs it: a child process of `lambdas/cli/main.ts` (through tsx) in the
+ * repository's root, with its output collected. Two shapes:
  *
- *   const cli = spawnCli(['local-aws', '--port', '0']);
- *   await cli.waitFor(/export AWS_REGION=/);
- *   cli.child.kill('SIGINT');
- *   expect(await cli.exit).toBe(0);
+ * - `spawnCli` for a command that runs until stopped: wait for a line, send a signal, await the exit.
+ *
+ *     const cli = spawnCli(['local-aws', '--port', '0']);
+ *     await cli.waitFor(/export AWS_REGION=/);
+ *     cli.child.kill('SIGINT');
+ *     expect(await cli.exit).toBe(0);
+ *
+ * - `runCli` for a command that ends by itself: resolves with its exit code and whole output, never
+ *   rejects (a run past its timeout is killed); `runCliOk` rejects unless the exit code is 0.
+ *
+ *     const { code, stderr } = await runCli(['poll', '--clubs', file], localAwsEnv(db.endpoint));
+ *
+ * `localAwsEnv` is the environment of a CLI that talks to local AWS endpoints only (dummy
+ * credentials, us-east-1, DynamoDB at the given endpoint).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface CliOptions {
+  /** Node's own flags before the script, e.g. `--max-old-space-size=200`. */
+  readonly nodeArgs?: readonly string[];
+}
 
 export interface CliProcess {
   readonly child: ChildProcess;
@@ -17,16 +35,49 @@ export interface CliProcess {
   stderr(): string;
   /** Resolves with the exit code (null when killed by a signal that it did not handle). */
   readonly exit: Promise<number | null>;
+  /** Resolves with the exit code and signal once stdout and stderr are closed too (all output read). */
+  readonly closed: Promise<CliExit>;
   /** Resolves when stdout matches `pattern`; rejects on exit or after `timeoutMs`. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
 }
 
-export function spawnCli(args: string[], env: Record<string, string> = {}): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lambdas/cli/main.ts', ...args], {
-    cwd: process.cwd(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
+export interface CliExit {
+  /** The exit code; null when the process ended by a signal. */
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+export interface CliResult extends CliExit {
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Dummy credentials and region, for a CLI that only meets local endpoints. */
+export const DUMMY_AWS_ENV: Readonly<Record<string, string>> = {
+  AWS_ACCESS_KEY_ID: 'x',
+  AWS_SECRET_ACCESS_KEY: 'x',
+  AWS_REGION: 'us-east-1',
+};
+
+/** DUMMY_AWS_ENV with the state table's DynamoDB at `dynamoDbEndpoint` (e.g. dynalite's). */
+export function localAwsEnv(dynamoDbEndpoint: string): Record<string, string> {
+  return { ...DUMMY_AWS_ENV, AWS_ENDPOINT_URL_DYNAMODB: dynamoDbEndpoint };
+}
+
+export function spawnCli(
+  args: string[],
+  env: Record<string, string> = {},
+  options: CliOptions = {},
+): CliProcess {
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), '--import', 'tsx', 'lambdas/cli/main.ts', ...args],
+    {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    },
+  );
   let out = '';
   let err = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -36,40 +87,86 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): CliP
     err += chunk.toString();
   });
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const closed = new Promise<CliExit>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     stdout: () => out,
     stderr: () => err,
     exit,
-    waitFor(pattern, timeoutMs = 25_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const m = out.match(pattern);
-          if (!m) return false;
-          done();
-          resolve(m);
-          return true;
-        };
-        const timer = setTimeout(() => {
-          done();
-          reject(new Error(`timed out waiting for ${pattern}\nstdout: ${out}\nstderr: ${err}`));
-        }, timeoutMs);
-        const onExit = (code: number | null) => {
-          if (check()) return;
-          done();
-          reject(new Error(`exited ${code} before ${pattern}\nstdout: ${out}\nstderr: ${err}`));
-        };
-        const done = () => {
-          clearTimeout(timer);
-          child.stdout?.off('data', check);
-          child.off('exit', onExit);
-        };
-        child.stdout?.on('data', check);
-        child.once('exit', onExit);
-        check();
-      });
-    },
+    closed,
+    waitFor: (pattern, timeoutMs = 25_000) =>
+      waitForOutput(child, { out: () => out, err: () => err }, pattern, timeoutMs),
   };
+}
+
+function waitForOutput(
+  child: ChildProcess,
+  output: { out(): string; err(): string },
+  pattern: RegExp,
+  timeoutMs: number,
+): Promise<RegExpMatchArray> {
+  const seen = () => `\nstdout: ${output.out()}\nstderr: ${output.err()}`;
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const m = output.out().match(pattern);
+      if (!m) return false;
+      done();
+      resolve(m);
+      return true;
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`timed out waiting for ${pattern}${seen()}`));
+    }, timeoutMs);
+    const onExit = (code: number | null) => {
+      if (check()) return;
+      done();
+      reject(new Error(`exited ${code} before ${pattern}${seen()}`));
+    };
+    const done = () => {
+      clearTimeout(timer);
+      child.stdout?.off('data', check);
+      child.off('exit', onExit);
+    };
+    child.stdout?.on('data', check);
+    child.once('exit', onExit);
+    check();
+  });
+}
+
+/**
+ * Runs a command to its end: its exit and whole output. Killed (SIGKILL) after `timeoutMs`, which
+ * then shows as `signal`. Never rejects.
+ */
+export async function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  options: CliOptions & { readonly timeoutMs?: number } = {},
+): Promise<CliResult> {
+  const cli = spawnCli(args, env, options);
+  const timer = setTimeout(() => cli.child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+  try {
+    const { code, signal } = await cli.closed;
+    return { code, signal, stdout: cli.stdout(), stderr: cli.stderr() };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** runCli, rejecting (with the output in the message) unless the command exits 0. */
+export async function runCliOk(
+  args: string[],
+  env: Record<string, string> = {},
+  options: CliOptions & { readonly timeoutMs?: number } = {},
+): Promise<CliResult> {
+  const result = await runCli(args, env, options);
+  if (result.code !== 0) {
+    const how = result.signal ? `killed by ${result.signal}` : `exit ${result.code}`;
+    throw new Error(`cli ${args.join(' ')}: ${how}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+  }
+  return result;
 }
 
 /** Kills the child if it still runs (a failed test must not leave servers behind). */

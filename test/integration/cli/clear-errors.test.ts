@@ -3,43 +3,15 @@
  * README's exit code: `sandbox` on a port in use (1, as `start` and `local-aws`), `status` on a table
  * that does not exist (2) or at an endpoint where nothing answers (1). Child processes, real sockets.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DUMMY_AWS_ENV, runCli } from '../../support/cli-process';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
 
-interface Result {
-  readonly code: number | string;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-const cli = (args: string[], env: Record<string, string> = {}) =>
-  new Promise<Result>((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'lambdas/cli/main.ts', ...args],
-      {
-        cwd: process.cwd(),
-        env: {
-          ...process.env,
-          AWS_ACCESS_KEY_ID: 'x',
-          AWS_SECRET_ACCESS_KEY: 'x',
-          AWS_REGION: 'us-east-1',
-          ...env,
-        },
-        timeout: 60_000,
-        killSignal: 'SIGKILL',
-      },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : String(err.code ?? err.signal)) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { ...DUMMY_AWS_ENV, ...env });
 
 /** Exactly one line on stderr, and no stack trace. */
 function oneLine(stderr: string): string {

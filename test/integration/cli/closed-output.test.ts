@@ -3,27 +3,21 @@
  * ends quietly with exit 0, no EPIPE stack trace. The reader's end of the pipe is closed before the
  * command writes anything, so each command's first write meets EPIPE (no timing involved).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type CliProcess, killCli, spawnCli } from '../../support/cli-process';
 
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+const children: CliProcess[] = [];
+afterEach(async () => {
+  await Promise.all(children.splice(0).map(killCli));
 });
 
 /** Runs the CLI with its stdout's reader gone; resolves with the exit code and stderr. */
-function runWithClosedStdout(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lambdas/cli/main.ts', ...args], {
-    cwd: process.cwd(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  child.stdout?.destroy();
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    stderr += d.toString();
-  });
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stderr })));
+async function runWithClosedStdout(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const cli = spawnCli(args);
+  children.push(cli);
+  cli.child.stdout?.destroy();
+  const { code } = await cli.closed;
+  return { code, stderr: cli.stderr() };
 }
 
 describe('stdout closed early', () => {

@@ -3,7 +3,6 @@
  * credentials that get rejected and then fixed, a deployed stage's event source, logs kept apart
  * from the report. The CLI runs as a child process; the sandbox and dynalite over real sockets.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,15 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CLUB_PAUSED } from '../../../lambdas/cli/commands/poll';
 import { startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { localAwsEnv, runCli } from '../../support/cli-process';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
 
 const MINUTE = 60_000;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 interface ClubsFile {
   clubs: { clubId: string; sources?: string[]; credentials: { password: string } }[];
@@ -53,26 +47,7 @@ describe('poll at first contact', () => {
   });
 
   const cli = (args: string[], env: Record<string, string> = {}) =>
-    new Promise<Run>((done) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', 'lambdas/cli/main.ts', ...args],
-        {
-          cwd: process.cwd(),
-          env: {
-            ...process.env,
-            AWS_ACCESS_KEY_ID: 'x',
-            AWS_SECRET_ACCESS_KEY: 'x',
-            AWS_REGION: 'us-east-1',
-            AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
-            ...env,
-          },
-          timeout: 60_000,
-        },
-        (err, stdout, stderr) =>
-          done({ code: err ? ((err as { code?: number }).code ?? -1) : 0, stdout, stderr }),
-      );
-    });
+    runCli(args, { ...localAwsEnv(db.endpoint), ...env });
 
   const writeClubs = async (file: string, edit: (c: ClubsFile['clubs'][number]) => void) => {
     const json = JSON.parse(await readFile(clubsFile, 'utf8')) as ClubsFile;

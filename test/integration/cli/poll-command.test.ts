@@ -3,17 +3,15 @@
  * a DynamoDB endpoint given by AWS_ENDPOINT_URL_DYNAMODB, events to a JSON-lines file or to an
  * EventBridge endpoint given by AWS_ENDPOINT_URL_EVENTBRIDGE. Then `status` reads the state back.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { DUMMY_AWS_ENV, runCli, runCliOk } from '../../support/cli-process';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
 
-const run = promisify(execFile);
 const MINUTE = 60_000;
 
 describe('poll --once from the command line', () => {
@@ -46,18 +44,7 @@ describe('poll --once from the command line', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const cli = (args: string[], env: Record<string, string>) =>
-    run(process.execPath, ['--import', 'tsx', 'lambdas/cli/main.ts', ...args], {
-      cwd: process.cwd(),
-      env: {
-        ...process.env,
-        AWS_ACCESS_KEY_ID: 'x',
-        AWS_SECRET_ACCESS_KEY: 'x',
-        AWS_REGION: 'us-east-1',
-        ...env,
-      },
-      timeout: 60_000,
-    });
+  const cli = (args: string[], env: Record<string, string>) => runCliOk(args, { ...DUMMY_AWS_ENV, ...env });
 
   it('writes events to a JSON-lines file, and status shows the watermarks', async () => {
     const eventsFile = join(dir, 'events.jsonl');
@@ -111,10 +98,7 @@ describe('poll --once from the command line', () => {
 
       // Every request refused: a clear failure, non-zero exit.
       sandbox.faults.errorRate5xx = 1;
-      const failed = await cli([...poll, '--deadline', '6'], env).then(
-        () => undefined,
-        (err: { code: number; stdout: string; stderr: string }) => err,
-      );
+      const failed = await runCli([...poll, '--deadline', '6'], { ...DUMMY_AWS_ENV, ...env });
       sandbox.faults.errorRate5xx = 0;
       expect(failed?.code).toBe(1);
       expect(failed?.stderr).toMatch(/poll failed for club-1, club-2/);

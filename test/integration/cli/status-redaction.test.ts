@@ -3,17 +3,15 @@
  * before the redaction of echoed credentials (a `lastError` quoting the API key, the password and
  * the Basic value) is not shown by `status`, in the table or in JSON.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbStateStore } from '../../../lambdas/state';
 import { createStateTable } from '../../../lambdas/state/table';
+import { localAwsEnv, runCliOk } from '../../support/cli-process';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
 
-const run = promisify(execFile);
 const API_KEY = 'live-key-0123456789abcdef';
 const PASSWORD = 'S3cret-pa55word';
 
@@ -56,30 +54,9 @@ describe('status shows no credential, whatever the table holds', () => {
   });
 
   it.each([[[]], [['--json']]])('status %j', async (extra) => {
-    const out = await run(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'lambdas/cli/main.ts',
-        'status',
-        '--clubs',
-        clubsFile,
-        '--table',
-        'status-redaction',
-        ...extra,
-      ],
-      {
-        cwd: process.cwd(),
-        env: {
-          ...process.env,
-          AWS_ACCESS_KEY_ID: 'x',
-          AWS_SECRET_ACCESS_KEY: 'x',
-          AWS_REGION: 'us-east-1',
-          AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
-        },
-        timeout: 60_000,
-      },
+    const out = await runCliOk(
+      ['status', '--clubs', clubsFile, '--table', 'status-redaction', ...extra],
+      localAwsEnv(db.endpoint),
     );
     const text = out.stdout + out.stderr;
     expect(text).toMatch(/\[redacted\]/);

@@ -1,12 +1,8 @@
 /**
- * CLI flags: `--backfill-from` parsing, parseFlags/intFlag errors, and a few runs of the real CLI
- * as a child process for the usage errors (exit 2) that happen before any AWS call.
+ * CLI flags: `--backfill-from` parsing, parseFlags/intFlag errors. The usage errors of the real CLI
+ * as a child process are in test/integration/cli/poll-flags.test.ts.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CliUsageError, intFlag, parseFlags } from '../../../lambdas/cli/args';
 import { backfillInstant } from '../../../lambdas/cli/commands/poll';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
@@ -175,80 +171,5 @@ describe('intFlag', () => {
     expect(() => intFlag('page-size', '501', { min: 1, max: 500 })).toThrow(
       new CliUsageError('--page-size must be <= 500, got 501'),
     );
-  });
-});
-
-describe.concurrent('the CLI as a child process', () => {
-  const root = resolve(__dirname, '../../..');
-  let dir: string;
-  let clubsFile: string;
-
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'cli-poll-'));
-    clubsFile = join(dir, 'clubs.json');
-    await writeFile(clubsFile, JSON.stringify({ clubs: [club('Australia/Sydney')] }));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  const cli = (...args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', 'lambdas/cli/main.ts', ...args],
-        { cwd: root, timeout: 20_000 },
-        (err, stdout, stderr) => {
-          done({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr });
-        },
-      );
-    });
-
-  it('no arguments: exit 2 with the usage', async () => {
-    const { code, stdout } = await cli();
-    expect(code).toBe(2);
-    expect(stdout).toContain('usage: npm run --silent cli -- <command>');
-    expect(stdout).toContain('  poll');
-  });
-
-  it('an unknown command: exit 2, named', async () => {
-    const { code, stderr } = await cli('frobnicate');
-    expect(code).toBe(2);
-    expect(stderr).toContain("unknown command 'frobnicate'");
-  });
-
-  it('poll without --clubs: exit 2 with a clear message', async () => {
-    const { code, stderr } = await cli('poll', '--events-file', join(dir, 'events.jsonl'), '--once');
-    expect(code).toBe(2);
-    expect(stderr).toContain('gym-bridge poll: --clubs FILE is required');
-  });
-
-  it('poll with a missing clubs file: exit 2, clubs file not found', async () => {
-    const missing = join(dir, 'nope.json');
-    const { code, stderr } = await cli(
-      'poll',
-      '--clubs',
-      missing,
-      '--events-file',
-      join(dir, 'e.jsonl'),
-      '--once',
-    );
-    expect(code).toBe(2);
-    expect(stderr).toContain(`clubs file not found: ${missing}`);
-  });
-
-  it('poll with both --bus and --events-file: exit 2', async () => {
-    const { code, stderr } = await cli(
-      'poll',
-      '--clubs',
-      clubsFile,
-      '--bus',
-      'gym-bridge',
-      '--events-file',
-      join(dir, 'e.jsonl'),
-      '--once',
-    );
-    expect(code).toBe(2);
-    expect(stderr).toContain('give either --bus or --events-file, not both');
   });
 });
