@@ -3,19 +3,13 @@
  * end with a message that says what is wrong (never echoing a credential), exit code 2, and nothing
  * written: no events file, no state table, even with --create-table.
  */
-import { execFile } from 'node:child_process';
 import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localAwsEnv, runCli } from '../../support/cli-process';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
-
-interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 const SECRET_PASSWORD = 'hunter2-Sup3rSecret';
 const SECRET_KEY = 'k-7f3a9c1e5b2d4f60';
@@ -44,28 +38,7 @@ describe('bad config and bad flags: a clear message, exit 2, nothing written', (
     await rm(dir, { recursive: true, force: true });
   });
 
-  const cli = (args: string[]) =>
-    new Promise<CliResult>((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', 'lambdas/cli/main.ts', ...args],
-        {
-          cwd: process.cwd(),
-          env: {
-            ...process.env,
-            AWS_ACCESS_KEY_ID: 'x',
-            AWS_SECRET_ACCESS_KEY: 'x',
-            AWS_REGION: 'us-east-1',
-            AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
-          },
-          timeout: 60_000,
-        },
-        (err, stdout, stderr) => {
-          const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-          resolve({ code, stdout, stderr });
-        },
-      );
-    });
+  const cli = (args: string[]) => runCli(args, localAwsEnv(db.endpoint));
 
   const exists = (path: string) =>
     access(path).then(

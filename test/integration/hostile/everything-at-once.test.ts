@@ -13,11 +13,9 @@
  *   call it ok;
  * - no credential appears in any output, event, or item of the state table.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,9 +23,9 @@ import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { SOURCE_ORDER } from '../../../lambdas/sources';
 import { checkAgainstJournal } from '../../chaos/journal-check';
+import { localAwsEnv, runCli } from '../../support/cli-process';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
 
-const execFileP = promisify(execFile);
 const MINUTE = 60_000;
 
 interface CliRun {
@@ -68,37 +66,15 @@ describe('an API that does everything a poison-proof bridge must survive, at onc
     await rm(dir, { recursive: true, force: true });
   });
 
-  const env = () => ({
-    ...process.env,
-    AWS_ACCESS_KEY_ID: 'x',
-    AWS_SECRET_ACCESS_KEY: 'x',
-    AWS_REGION: 'us-east-1',
-    AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
-  });
-
   /** The CLI as a user runs it, with the heap of a small function; never throws. */
   async function cli(args: string[], heapMb = 200): Promise<CliRun> {
-    const argv = [`--max-old-space-size=${heapMb}`, '--import', 'tsx', 'lambdas/cli/main.ts', ...args];
-    try {
-      const out = await execFileP(process.execPath, argv, {
-        cwd: process.cwd(),
-        env: env(),
-        timeout: 110_000,
-      });
-      const text = out.stdout + out.stderr;
-      outputs.push(text);
-      return { code: 0, signal: null, text };
-    } catch (err) {
-      const e = err as {
-        code?: number | null;
-        signal?: NodeJS.Signals | null;
-        stdout?: string;
-        stderr?: string;
-      };
-      const text = `${e.stdout ?? ''}${e.stderr ?? ''}`;
-      outputs.push(text);
-      return { code: typeof e.code === 'number' ? e.code : null, signal: e.signal ?? null, text };
-    }
+    const out = await runCli(args, localAwsEnv(db.endpoint), {
+      nodeArgs: [`--max-old-space-size=${heapMb}`],
+      timeoutMs: 110_000,
+    });
+    const text = out.stdout + out.stderr;
+    outputs.push(text);
+    return { code: out.code, signal: out.signal, text };
   }
   const poll = (...extra: string[]) =>
     cli(['poll', '--clubs', clubsFile, '--table', 'all', '--events-file', eventsFile, '--once', ...extra]);

@@ -4,18 +4,16 @@
  * cap), the club's other sources complete, and `status` shows which is which. A proxy in front of the
  * sandbox streams the huge page (it never holds it) for every visits request, whatever the limit.
  */
-import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { localAwsEnv, runCli, runCliOk } from '../../support/cli-process';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
 
-const run = promisify(execFile);
 const HUGE_BYTES = 100 * 1024 * 1024;
 const CHUNK = 'x'.repeat(64 * 1024);
 
@@ -91,33 +89,14 @@ describe('a ~100 MB page against a 200 MB heap', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const env = () => ({
-    ...process.env,
-    AWS_ACCESS_KEY_ID: 'x',
-    AWS_SECRET_ACCESS_KEY: 'x',
-    AWS_REGION: 'us-east-1',
-    AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
-  });
-
   it('poll --once lives, fails the visits source with the cap as its reason, and completes the others', async () => {
     // Act: the CLI with a 200 MB heap (a 256 MB Lambda has less than that for the heap)
     const args = ['poll', '--clubs', clubsFile, '--table', 'huge', '--create-table'];
     args.push('--events-file', join(dir, 'events.jsonl'), '--once');
-    const child = spawn(
-      process.execPath,
-      ['--max-old-space-size=200', '--import', 'tsx', 'lambdas/cli/main.ts', ...args],
-      { cwd: process.cwd(), env: env(), stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      out += c.toString();
-    });
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
-      child.once('exit', (c, s) => resolve([c, s])),
-    );
+    const env = localAwsEnv(db.endpoint);
+    const poll = await runCli(args, env, { nodeArgs: ['--max-old-space-size=200'], timeoutMs: 115_000 });
+    const out = poll.stdout + poll.stderr;
+    const { code, signal } = poll;
     // Assess: a failed poll (exit 1), not a crash (134 / SIGABRT: heap out of memory)
     expect(signal, out).toBeNull();
     expect(code, out).toBe(1);
@@ -126,11 +105,7 @@ describe('a ~100 MB page against a 200 MB heap', () => {
     // a bounded number of requests, each cut near the cap (8 MiB, plus what the sockets buffered)
     expect(streamed.requests).toBeLessThanOrEqual(25);
     expect(streamed.bytes / streamed.requests).toBeLessThan(HUGE_BYTES / 4);
-    const status = await run(
-      process.execPath,
-      ['--import', 'tsx', 'lambdas/cli/main.ts', 'status', '--clubs', clubsFile, '--table', 'huge', '--json'],
-      { cwd: process.cwd(), env: env(), timeout: 60_000 },
-    );
+    const status = await runCliOk(['status', '--clubs', clubsFile, '--table', 'huge', '--json'], env);
     type Health = { lastError?: { message: string }; lastSuccessAt?: string };
     const report = JSON.parse(status.stdout) as {
       sources: { source: string; state: string; health: Health | null }[];

@@ -8,7 +8,6 @@
  * No form of any credential may appear in a log line, an event, the state table, a poll report,
  * `status` or the CLI's output.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import {
   createServer,
@@ -20,7 +19,6 @@ import {
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,10 +28,10 @@ import { type ClubReport, pollClub } from '../../../lambdas/engine/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { DynamoDbStateStore } from '../../../lambdas/state';
+import { localAwsEnv, runCli } from '../../support/cli-process';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 import { captureLogs } from '../../support/log-capture';
 
-const run = promisify(execFile);
 const USERNAME = 'chain-integrator';
 const PASSWORD = 'S3cret pa$$/wörd"&+';
 
@@ -208,25 +206,9 @@ describe('credentials echoed by the upstream never leave', () => {
     echoes.token = 0;
     echoes.data = 0;
     echoes.recordsOn = false;
-    const env = {
-      ...process.env,
-      AWS_ACCESS_KEY_ID: 'x',
-      AWS_SECRET_ACCESS_KEY: 'x',
-      AWS_REGION: 'us-east-1',
-      AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
-    };
     const cli = async (args: string[]) => {
-      try {
-        const out = await run(process.execPath, ['--import', 'tsx', 'lambdas/cli/main.ts', ...args], {
-          cwd: process.cwd(),
-          env,
-          timeout: 60_000,
-        });
-        return out.stdout + out.stderr;
-      } catch (err) {
-        const e = err as { stdout?: string; stderr?: string };
-        return `${e.stdout ?? ''}${e.stderr ?? ''}`;
-      }
+      const out = await runCli(args, localAwsEnv(db.endpoint));
+      return out.stdout + out.stderr;
     };
     const table = ['--table', 'echo-cli', '--create-table'];
     for (let i = 0; i < 3; i++) {

@@ -7,11 +7,9 @@
  * PII policy no event carries an email, phone, address or date of birth of any member or prospect,
  * and class attendance events carry only the allow-listed fields (no instructor's name).
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
@@ -27,6 +25,7 @@ import type { FetchFn } from '../../../lambdas/gym-api';
 import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { DynamoDbStateStore } from '../../../lambdas/state';
+import { localAwsEnv, runCli } from '../../support/cli-process';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 
 const HOUR = 3_600_000;
@@ -330,13 +329,8 @@ describe('no secret in logs, events or state; no personal data in minimal-policy
       file.clubs[0]!.credentials.password = WRONG_PASSWORD;
       file.clubs[1]!.credentials.apiKey = WRONG_API_KEY;
       await writeFile(join(dir, 'clubs.json'), JSON.stringify(file));
-      const run = promisify(execFile);
-      const outcome = await run(
-        process.execPath,
+      const outcome = await runCli(
         [
-          '--import',
-          'tsx',
-          'lambdas/cli/main.ts',
           'poll',
           '--clubs',
           join(dir, 'clubs.json'),
@@ -349,21 +343,7 @@ describe('no secret in logs, events or state; no personal data in minimal-policy
           '--deadline',
           '10',
         ],
-        {
-          cwd: process.cwd(),
-          env: {
-            ...process.env,
-            LOG_LEVEL: 'DEBUG',
-            AWS_ACCESS_KEY_ID: 'x',
-            AWS_SECRET_ACCESS_KEY: 'x',
-            AWS_REGION: 'us-east-1',
-            AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
-          },
-          timeout: 60_000,
-        },
-      ).then(
-        () => ({ code: 0, stdout: '', stderr: '' }),
-        (err: { code: number; stdout: string; stderr: string }) => err,
+        { LOG_LEVEL: 'DEBUG', ...localAwsEnv(db.endpoint) },
       );
       expect(outcome.code).toBe(1);
       const text = outcome.stdout + outcome.stderr;
