@@ -123,11 +123,21 @@ export function localToUtc(local: string, zone: string): LocalToUtcResult {
     : { instantMs: naive - rule.offsetMin * 60_000 };
 }
 
-function resolveLocal(zone: string, naive: number): { offsetMin: number; flag?: 'gap' | 'ambiguous' } {
-  const before = offsetMinutesAt(zone, naive - 14 * HOUR_MS);
-  const after = offsetMinutesAt(zone, naive + 14 * HOUR_MS);
+/**
+ * The offset (minutes) that reads naive local milliseconds (`naiveMs`) in `zone` as an instant,
+ * with the policy described at the top of this file: in a gap the offset before it (`gap`), in a
+ * repeated hour the larger offset, which gives the earlier instant (`ambiguous`). `offsetAt` gives
+ * the zone's offsets (the sandbox passes its own cache of them); by default offsetMinutesAt.
+ */
+export function resolveLocal(
+  zone: string,
+  naive: number,
+  offsetAt: (zone: string, instantMs: number) => number = offsetMinutesAt,
+): { offsetMin: number; flag?: 'gap' | 'ambiguous' } {
+  const before = offsetAt(zone, naive - 14 * HOUR_MS);
+  const after = offsetAt(zone, naive + 14 * HOUR_MS);
   const candidates = before === after ? [before] : [before, after];
-  const valid = candidates.filter((o) => offsetMinutesAt(zone, naive - o * 60_000) === o);
+  const valid = candidates.filter((o) => offsetAt(zone, naive - o * 60_000) === o);
   if (valid.length === 0) return { offsetMin: before, flag: 'gap' };
   if (valid.length === 1) return { offsetMin: valid[0]! };
   // Both readings exist: the repeated hour. The earlier instant has the larger offset.

@@ -4,7 +4,12 @@
  * A naive value is kept as the epoch milliseconds it would have if it were read as UTC
  * (`Date.UTC` of its fields). That makes every date-time field of the API, local or UTC, sortable
  * and comparable as a plain number, and a `fromdate` filter is a numeric `>=`.
+ *
+ * The zone arithmetic itself (offsets from the runtime's tz database, the gap and repeated-hour
+ * policy) is the bridge's own, common/zoned-time.ts; TimeZone puts it in the sandbox's terms
+ * (offsets in ms, naive ms in and out) and keeps the offsets it met.
  */
+import { assertTimeZone, InvalidTimeZoneError, offsetMinutesAt, resolveLocal } from '../common/zoned-time';
 
 export const MS_SECOND = 1000;
 export const MS_MINUTE = 60 * MS_SECOND;
@@ -49,25 +54,19 @@ export function floorToSecond(ms: number): number {
 const OFFSET_BUCKET_MS = 15 * MS_MINUTE;
 
 /**
- * An IANA time zone with cached UTC offsets (one Intl call per 15-minute bucket, which is exact
+ * An IANA time zone with cached UTC offsets (one lookup per 15-minute bucket, which is exact
  * because every real transition falls on a quarter hour), so millions of conversions stay cheap.
  */
 export class TimeZone {
-  private readonly format: Intl.DateTimeFormat;
   private readonly offsets = new Map<number, number>();
 
   constructor(readonly name: string) {
-    // Throws RangeError for an unknown zone: fail at start-up, not at the first request.
-    this.format = new Intl.DateTimeFormat('en-US', {
-      timeZone: name,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
+    // Throws Intl's RangeError for an unknown zone: fail at start-up, not at the first request.
+    try {
+      assertTimeZone(name);
+    } catch (err) {
+      throw err instanceof InvalidTimeZoneError && err.cause instanceof RangeError ? err.cause : err;
+    }
   }
 
   /** Offset of local time from UTC at the instant, in ms (Sydney summer: +11h). */
@@ -75,20 +74,7 @@ export class TimeZone {
     const bucket = Math.floor(utcMs / OFFSET_BUCKET_MS);
     const cached = this.offsets.get(bucket);
     if (cached !== undefined) return cached;
-    const at = bucket * OFFSET_BUCKET_MS;
-    const parts: Record<string, number> = {};
-    for (const p of this.format.formatToParts(new Date(at))) {
-      if (p.type !== 'literal') parts[p.type] = Number(p.value);
-    }
-    const local = Date.UTC(
-      parts.year ?? 1970,
-      (parts.month ?? 1) - 1,
-      parts.day ?? 1,
-      parts.hour ?? 0,
-      parts.minute ?? 0,
-      parts.second ?? 0,
-    );
-    const offset = local - at;
+    const offset = offsetMinutesAt(this.name, bucket * OFFSET_BUCKET_MS) * MS_MINUTE;
     this.offsets.set(bucket, offset);
     return offset;
   }
@@ -104,11 +90,8 @@ export class TimeZone {
    * (02:30 on a 02:00->03:00 night becomes 03:30), as JavaScript's Temporal does by default.
    */
   fromNaive(naiveMs: number): number {
-    const before = this.offsetMs(naiveMs - MS_DAY);
-    const after = this.offsetMs(naiveMs + MS_DAY);
-    const candidates = [naiveMs - before, naiveMs - after].filter((utc) => this.toNaive(utc) === naiveMs);
-    if (candidates.length > 0) return Math.min(...candidates);
-    return naiveMs - before;
+    const offsetAt = (_zone: string, utcMs: number) => this.offsetMs(utcMs) / MS_MINUTE;
+    return naiveMs - resolveLocal(this.name, naiveMs, offsetAt).offsetMin * MS_MINUTE;
   }
 
   /** Local midnight of the day that contains the instant, as naive ms. */
