@@ -162,6 +162,28 @@ export interface ApiDisbursementBreakdown {
   PtNoShow: number;
 }
 
+/** A breakdown of zeros, its fields in the API's order (the order they are served in). */
+export function zeroDisbursementBreakdown(): ApiDisbursementBreakdown {
+  return {
+    Membership: 0,
+    AccessCard: 0,
+    Surcharge: 0,
+    Joining: 0,
+    Setup: 0,
+    Transaction: 0,
+    Subscription: 0,
+    Arrears: 0,
+    Prorata: 0,
+    Dishonour: 0,
+    Suspension: 0,
+    Pos: 0,
+    AddOn: 0,
+    Cancellation: 0,
+    ClassNoShow: 0,
+    PtNoShow: 0,
+  };
+}
+
 export interface ApiDisbursement {
   DisbursementDate: string;
   TransactionDate: string;

@@ -4,7 +4,12 @@
  */
 
 import { oneLineAddress } from '../people';
-import type { ApiDisbursementBreakdown, FeeField, PaymentRecord } from '../records';
+import {
+  type ApiDisbursementBreakdown,
+  type FeeField,
+  type PaymentRecord,
+  zeroDisbursementBreakdown,
+} from '../records';
 import { floorToSecond, formatNaive, MS_DAY } from '../zoned-time';
 import { round2, type SimulationContext } from './context';
 import type { Payments, Reversal } from './payments';
@@ -31,24 +36,7 @@ const FEE_TO_DISBURSEMENT: Partial<Record<FeeField, keyof ApiDisbursementBreakdo
 
 /** A payment's fees as the disbursement's breakdown; `sign` -1 for a reversal. */
 export function disbursementBreakdown(payment: PaymentRecord, sign: 1 | -1): ApiDisbursementBreakdown {
-  const out: ApiDisbursementBreakdown = {
-    Membership: 0,
-    AccessCard: 0,
-    Surcharge: 0,
-    Joining: 0,
-    Setup: 0,
-    Transaction: 0,
-    Subscription: 0,
-    Arrears: 0,
-    Prorata: 0,
-    Dishonour: 0,
-    Suspension: 0,
-    Pos: 0,
-    AddOn: 0,
-    Cancellation: 0,
-    ClassNoShow: 0,
-    PtNoShow: 0,
-  };
+  const out = zeroDisbursementBreakdown();
   const targets = Object.entries(FEE_TO_DISBURSEMENT) as [FeeField, keyof ApiDisbursementBreakdown][];
   for (const line of payment.api.FeeBreakdown) {
     for (const [fee, target] of targets) out[target] = round2(out[target] + sign * line[fee]);

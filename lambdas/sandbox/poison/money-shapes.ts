@@ -2,6 +2,7 @@
 
 import { FEE_BREAKDOWN_FIELDS as FEE_FIELDS } from '../../gym-api/schemas';
 import { oneLineAddress } from '../people';
+import { zeroDisbursementBreakdown } from '../records';
 import { formatNaive } from '../zoned-time';
 import {
   ambiguousKey,
@@ -126,24 +127,7 @@ export const disbursements: RecordShape = {
     MemberNumber: `${poisonNumber(s.n)}${s.marker}`,
     Department: 'Membership',
     PaymentType: 'CC',
-    Breakdown: {
-      Membership: 25,
-      AccessCard: 0,
-      Surcharge: 0,
-      Joining: 0,
-      Setup: 0,
-      Transaction: 0,
-      Subscription: 0,
-      Arrears: 0,
-      Prorata: 0,
-      Dishonour: 0,
-      Suspension: 0,
-      Pos: 0,
-      AddOn: 0,
-      Cancellation: 0,
-      ClassNoShow: 0,
-      PtNoShow: 0,
-    },
+    Breakdown: { ...zeroDisbursementBreakdown(), Membership: 25 },
   }),
 };
 
