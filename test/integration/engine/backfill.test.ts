@@ -4,17 +4,15 @@
  * and it leaves the regular polls' cursor (watermark, scan, sweep timing) alone, also when it runs
  * over many invocations.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
-import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import { BackfillRangeError, pollSource } from '../../../lambdas/engine/poll-source';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { SOURCES } from '../../../lambdas/sources';
-import { type Cursor, DynamoDbStateStore } from '../../../lambdas/state';
-import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
+import type { Cursor, DynamoDbStateStore } from '../../../lambdas/state';
+import { clubContext, useEngineRig } from '../../support/engine-rig';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -33,43 +31,24 @@ const regular = (c: Cursor) => ({
 });
 
 describe('backfill', () => {
-  let db: Dynalite;
-  let sandbox: Sandbox;
-  let club: ClubConfig;
-  const clients = new GymApiClientFactory();
-  const now = () => sandbox.clock.now().getTime();
-  const deadline = () => Date.now() + 60_000;
-
-  beforeAll(async () => {
-    db = await startDynalite();
-  });
-  afterAll(async () => {
-    await db.close();
-  });
-  beforeEach(async () => {
-    sandbox = await startSandbox({
+  const rig = useEngineRig({
+    sandbox: {
       seed: 5,
       clubs: 1,
       members: 150,
       historyDays: 4,
       startTime: '2026-05-04T08:00:00Z',
       activityScale: 6,
-    });
-    club = { ...parseClubsFile(sandbox.clubsFile())[0]!, piiPolicy: 'full' };
+    },
   });
-  afterEach(async () => {
-    await sandbox.close();
-  });
-
-  const ctx = () => ({
-    clubId: club.clubId,
-    timeZone: club.timeZone,
-    unstatedZone: club.unstatedZone,
-    piiPolicy: club.piiPolicy,
+  const { clients, now, deadline } = rig;
+  let club: ClubConfig;
+  beforeEach(() => {
+    club = { ...rig.firstClub(), piiPolicy: 'full' };
   });
 
-  const table = async (name: string) =>
-    new DynamoDbStateStore({ client: db.client, tableName: await createTestTable(db.client, name), now });
+  const ctx = () => clubContext(club);
+  const table = (name: string) => rig.newStore(name);
 
   const poll = (store: DynamoDbStateStore, sink: MemorySink, backfillFromMs?: number) =>
     pollClub({ store, sink, clients, owner: 't', now }, club, {
@@ -127,7 +106,7 @@ describe('backfill', () => {
     const subject = await table('bf-subject');
     await poll(control, new MemorySink());
     await poll(subject, new MemorySink());
-    sandbox.advance(3 * 60 * MINUTE);
+    rig.sandbox.advance(3 * 60 * MINUTE);
     const firstControl = new MemorySink();
     const firstSubject = new MemorySink();
     await poll(control, firstControl);
@@ -149,7 +128,7 @@ describe('backfill', () => {
     expect(dataEvents(backfilled.events).filter((e) => !BACKFILLED_TYPES.has(e.detailType))).toEqual([]);
     expect((await subject.listCursors(club.clubId)).map(regular)).toEqual(regularBefore);
     // Act: the next regular polls, after more activity.
-    sandbox.advance(3 * 60 * MINUTE);
+    rig.sandbox.advance(3 * 60 * MINUTE);
     const nextControl = new MemorySink();
     const nextSubject = new MemorySink();
     await poll(control, nextControl);
@@ -181,7 +160,7 @@ describe('backfill', () => {
     await pollSource(deps(subject, sink), ctx(), source, { deadlineMs: deadline() });
     const baseline = regular(await subject.getCursor(club.clubId, 'visits'));
     const from = now() - 3 * DAY;
-    const wanted = sandbox.records(club.clubId, 'visits', {
+    const wanted = rig.sandbox.records(club.clubId, 'visits', {
       fromdate: new Date(from + 12 * 60 * MINUTE).toISOString().slice(0, 19),
     });
     // Act: invocations with little time each; half-way, an hour of new visits.
@@ -191,7 +170,7 @@ describe('backfill', () => {
     for (let i = 0; i < 400; i++) {
       if (!advanced && outcomes.filter((o) => o === 'partial').length === 5) {
         advanced = true;
-        sandbox.advance(60 * MINUTE);
+        rig.sandbox.advance(60 * MINUTE);
         await pollSource(deps(control, controlSink), ctx(), source, { deadlineMs: deadline() });
       }
       const report = await pollSource(deps(subject, sink), ctx(), source, {
@@ -310,7 +289,7 @@ describe('backfill', () => {
     expect(resumed.backfillScan!.pages).toBe(started.pages + again.backfill!.pages);
     // Another start: the backfill begins again from it.
     const later = from + DAY;
-    sandbox.advance(MINUTE);
+    rig.sandbox.advance(MINUTE);
     const restarted = await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, {
       deadlineMs: deadline(),
       pageSize: 20,
@@ -325,14 +304,14 @@ describe('backfill', () => {
   it('publishes a record once per invocation when offset drift makes it re-read the scan', async () => {
     const store = await table('bf-drift');
     await pollSource(sourceDeps(store, new MemorySink()), ctx(), SOURCES.visits, { deadlineMs: deadline() });
-    sandbox.faults.unstableOrdering = true;
+    rig.sandbox.faults.unstableOrdering = true;
     const sink = new MemorySink();
     const report = await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, {
       deadlineMs: deadline(),
       pageSize: 20,
       backfillFromMs: now() - 2 * DAY,
     });
-    sandbox.faults.unstableOrdering = false;
+    rig.sandbox.faults.unstableOrdering = false;
     expect(report.attempts).toBeGreaterThan(1);
     const eventIds = sink.events.map((e) => e.detail.eventId);
     expect(eventIds.length).toBeGreaterThan(100);

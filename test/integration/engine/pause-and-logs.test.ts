@@ -2,18 +2,16 @@
  * A paused club is visible and reversible, and every log line of a failing poll keeps its reason
  * (issue 12). The sandbox over real HTTP, state in dynalite, the runtime logger captured.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { run as clubsCommand } from '../../../lambdas/cli/commands/clubs';
 import { clubStatus, renderStatus } from '../../../lambdas/cli/commands/status';
-import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
-import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
+import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { type ClubReport, pollClub, UNAVAILABLE_RETRY_MS } from '../../../lambdas/engine/poll-club';
 import { resumeClub } from '../../../lambdas/engine/resume-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { SOURCE_ORDER } from '../../../lambdas/sources';
 import { DynamoDbStateStore, type SourceName, type StateStore, StoreError } from '../../../lambdas/state';
-import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
+import { useEngineRig } from '../../support/engine-rig';
 import {
   captureLogs,
   type LogCapture,
@@ -53,46 +51,38 @@ function failingWrites<T extends object>(inner: T, failing: () => boolean): T {
 }
 
 describe('failing polls: the pause is visible and reversible, every log line keeps its reason', () => {
-  let db: Dynalite;
-  let sandbox: Sandbox;
-  let tableName: string;
-  let store: DynamoDbStateStore;
-  let club: ClubConfig;
-  let logs: LogCapture | undefined;
-  const clients = new GymApiClientFactory({
-    retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 2, maxQuotaDelayMs: 0 },
-  });
-
-  beforeAll(async () => {
-    db = await startDynalite();
-  });
-  afterAll(async () => {
-    await db.close();
-  });
-  beforeEach(async () => {
-    sandbox = await startSandbox({
+  const rig = useEngineRig({
+    sandbox: () => ({
       seed: 31,
       clubs: [{ clubId: 'club-1', timeZone: 'Europe/London', members: 50, open24h: true }],
       historyDays: 1,
       // Real time: the CLI (clubs resume) judges the pause with the real clock.
       startTime: new Date(Math.floor(Date.now() / 1000) * 1000).toISOString(),
       activityScale: 6,
-    });
-    tableName = await createTestTable(db.client, 'pause');
-    store = new DynamoDbStateStore({ client: db.client, tableName });
-    club = parseClubsFile(sandbox.clubsFile())[0]!;
+    }),
+    clients: { retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 2, maxQuotaDelayMs: 0 } },
+    pollMs: 30_000,
   });
-  afterEach(async () => {
+  const { clients, now, deadline } = rig;
+  let tableName: string;
+  let store: DynamoDbStateStore;
+  let club: ClubConfig;
+  let logs: LogCapture | undefined;
+
+  beforeEach(async () => {
+    tableName = await rig.newTable('pause');
+    store = new DynamoDbStateStore({ client: rig.db.client, tableName });
+    club = rig.firstClub();
+  });
+  afterEach(() => {
     logs?.stop();
     logs = undefined;
     vi.unstubAllEnvs();
-    await sandbox.close();
   });
 
-  const now = () => sandbox.clock.now().getTime();
   const poll = (c: ClubConfig, s: StateStore = store, sources?: SourceName[]): Promise<ClubReport> =>
     pollClub({ store: s, sink: new MemorySink(), clients, owner: 'pause', now }, c, {
-      deadlineMs: Date.now() + 30_000,
+      deadlineMs: deadline(),
       ...(sources ? { sources } : {}),
     });
   const failureLines = (lines: readonly LogLine[]) =>
@@ -101,7 +91,7 @@ describe('failing polls: the pause is visible and reversible, every log line kee
   it('rejected credentials: the report and status say why and until when; clubs resume clears it at once', async () => {
     // Prepare: a baseline, then the club's API key is rotated upstream (ours is now wrong)
     expect((await poll(club)).outcome).toBe('ok');
-    sandbox.advance(5 * MINUTE);
+    rig.sandbox.advance(5 * MINUTE);
     const wrongKey = { ...club, credentials: { ...club.credentials, apiKey: 'rotated-elsewhere' } };
     logs = captureLogs();
 
@@ -141,7 +131,7 @@ describe('failing polls: the pause is visible and reversible, every log line kee
     );
 
     // Act: the operator fixes the key and resumes through the CLI (the deployed table's command)
-    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', db.endpoint);
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', rig.db.endpoint);
     vi.stubEnv('AWS_REGION', 'us-east-1');
     vi.stubEnv('AWS_ACCESS_KEY_ID', 'x');
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'x');
@@ -175,10 +165,10 @@ describe('failing polls: the pause is visible and reversible, every log line kee
   it('resumeClub: versioned, says what it cleared, and clears unavailable marks only when asked', async () => {
     // Prepare: classAttendance listed and missing (404), then a 429 pauses the club
     const all = { ...club, sources: [...SOURCE_ORDER] };
-    sandbox.failNext(1, 404, { pathPrefix: '/members/attendance/classes' });
+    rig.sandbox.failNext(1, 404, { pathPrefix: '/members/attendance/classes' });
     await poll(all);
-    sandbox.advance(5 * MINUTE);
-    sandbox.failNext(1, 429, { pathPrefix: '/members' });
+    rig.sandbox.advance(5 * MINUTE);
+    rig.sandbox.failNext(1, 429, { pathPrefix: '/members' });
     const limited = await poll(all);
     expect(limited.pause).toMatchObject({ kind: 'quota' });
     const before = await store.listCursors(club.clubId);
@@ -214,13 +204,13 @@ describe('failing polls: the pause is visible and reversible, every log line kee
   it('an API that answers 5xx: every ERROR/WARN line carries the upstream error', async () => {
     // Prepare
     await poll(club);
-    sandbox.advance(5 * MINUTE);
-    sandbox.faults.errorRate5xx = 1;
+    rig.sandbox.advance(5 * MINUTE);
+    rig.sandbox.faults.errorRate5xx = 1;
     logs = captureLogs();
     // Act
     const report = await poll(club, store, ['visits', 'paymentHistory']);
     // Assess
-    sandbox.faults.errorRate5xx = 0;
+    rig.sandbox.faults.errorRate5xx = 0;
     expect(report.outcome).toBe('failed');
     expect(report.failures.map((f) => f.kind)).toEqual(['unavailable', 'unavailable']);
     const failed = logs.lines.filter((l) => l.message === 'source poll failed');
@@ -232,7 +222,7 @@ describe('failing polls: the pause is visible and reversible, every log line kee
   it('a store that cannot write: the poll fails with the store error, in the log too', async () => {
     // Prepare
     await poll(club);
-    sandbox.advance(30 * MINUTE);
+    rig.sandbox.advance(30 * MINUTE);
     let failing = true;
     const broken = failingWrites(store, () => failing);
     logs = captureLogs();

@@ -9,7 +9,7 @@
  *   line with the reason; `status` shows it; the next polls do not ask the endpoint before its
  *   retryAt nor announce it again; after retryAt a working endpoint clears the mark.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { clubStatus, renderStatus } from '../../../lambdas/cli/commands/status';
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
 import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
@@ -21,10 +21,9 @@ import {
 } from '../../../lambdas/engine/poll-club';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { DEFAULT_SOURCES, SOURCE_ORDER } from '../../../lambdas/sources';
 import { DynamoDbStateStore, type SourceName } from '../../../lambdas/state';
-import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
+import { useEngineRig } from '../../support/engine-rig';
 import { actualKeys, compare, expectedKeys } from '../../support/ground-truth';
 import { captureLogs, type LogCapture, logProblems } from '../../support/log-capture';
 
@@ -32,38 +31,29 @@ const MINUTE = 60_000;
 const CLASSES = '/members/attendance/classes';
 
 describe('a source whose endpoint is missing for the club', () => {
-  let db: Dynalite;
-  let sandbox: Sandbox;
-  let store: DynamoDbStateStore;
-  let sink: MemorySink;
-  let requested: string[];
-  let logs: LogCapture | undefined;
-
-  beforeAll(async () => {
-    db = await startDynalite();
-  });
-  afterAll(async () => {
-    await db.close();
-  });
-  beforeEach(async () => {
-    sandbox = await startSandbox({
+  const rig = useEngineRig({
+    sandbox: {
       seed: 23,
       clubs: [{ clubId: 'club-1', timeZone: 'Australia/Sydney', members: 80, open24h: true }],
       historyDays: 1,
       startTime: '2026-05-04T08:00:00Z',
       activityScale: 12,
-    });
-    store = new DynamoDbStateStore({
-      client: db.client,
-      tableName: await createTestTable(db.client, 'unavail'),
-    });
+    },
+    pollMs: 30_000,
+  });
+  let store: DynamoDbStateStore;
+  let sink: MemorySink;
+  let requested: string[];
+  let logs: LogCapture | undefined;
+
+  beforeEach(async () => {
+    store = new DynamoDbStateStore({ client: rig.db.client, tableName: await rig.newTable('unavail') });
     sink = new MemorySink();
     requested = [];
   });
-  afterEach(async () => {
+  afterEach(() => {
     logs?.stop();
     logs = undefined;
-    await sandbox.close();
   });
 
   const clients = () =>
@@ -75,16 +65,15 @@ describe('a source whose endpoint is missing for the club', () => {
       },
     });
   const poll = (club: ClubConfig, sources?: SourceName[]): Promise<ClubReport> =>
-    pollClub(
-      { store, sink, clients: clients(), owner: 'unavail', now: () => sandbox.clock.now().getTime() },
-      club,
-      { deadlineMs: Date.now() + 30_000, ...(sources ? { sources } : {}) },
-    );
+    pollClub({ store, sink, clients: clients(), owner: 'unavail', now: rig.now }, club, {
+      deadlineMs: rig.deadline(),
+      ...(sources ? { sources } : {}),
+    });
   const classRequests = () => requested.filter((p) => p.endsWith(CLASSES)).length;
   const opsEvents = () => sink.events.filter((e) => e.detailType === 'Club Source Unavailable');
   /** The journal's expected data events (class attendance excluded) against what was published. */
   const compareData = (sinceSeq: number, boundaries: number[], events: readonly BridgeEvent[]) => {
-    const expected = expectedKeys(sandbox.journal.entries(sinceSeq), boundaries);
+    const expected = expectedKeys(rig.sandbox.journal.entries(sinceSeq), boundaries);
     for (const key of [...expected.keys()]) if (key.startsWith('CA|')) expected.delete(key);
     return compare(
       expected,
@@ -94,13 +83,13 @@ describe('a source whose endpoint is missing for the club', () => {
 
   it('default sources: classAttendance is not polled, every other source publishes, the club is ok', async () => {
     // Prepare: a club as the clubs file gives it (no `sources`), the classes endpoint missing
-    const club = parseClubsFile(sandbox.clubsFile())[0]!;
+    const club = parseClubsFile(rig.sandbox.clubsFile())[0]!;
     expect(club.sources).toBeUndefined();
-    sandbox.failNext(Number.POSITIVE_INFINITY, 404, { pathPrefix: CLASSES });
+    rig.sandbox.failNext(Number.POSITIVE_INFINITY, 404, { pathPrefix: CLASSES });
     const baseline = await poll(club);
-    const seq = sandbox.journal.lastSeq;
-    sandbox.advance(45 * MINUTE);
-    const boundary = sandbox.journal.lastSeq;
+    const seq = rig.sandbox.journal.lastSeq;
+    rig.sandbox.advance(45 * MINUTE);
+    const boundary = rig.sandbox.journal.lastSeq;
     // Act
     const report = await poll(club);
     // Assess
@@ -121,20 +110,20 @@ describe('a source whose endpoint is missing for the club', () => {
   it('listed and polled first on its own: marked unavailable once, the club ok, re-tried only after retryAt', async () => {
     // Prepare: every source listed; the others have a baseline, so classAttendance (never polled)
     // goes first, alone, in the next poll.
-    const club = { ...parseClubsFile(sandbox.clubsFile())[0]!, sources: [...SOURCE_ORDER] };
+    const club = { ...parseClubsFile(rig.sandbox.clubsFile())[0]!, sources: [...SOURCE_ORDER] };
     await poll(
       club,
       SOURCE_ORDER.filter((s) => s !== 'classAttendance'),
     );
-    const seq = sandbox.journal.lastSeq;
-    sandbox.advance(60 * MINUTE);
-    const boundary = sandbox.journal.lastSeq;
-    sandbox.failNext(1, 404, { pathPrefix: CLASSES });
+    const seq = rig.sandbox.journal.lastSeq;
+    rig.sandbox.advance(60 * MINUTE);
+    const boundary = rig.sandbox.journal.lastSeq;
+    rig.sandbox.failNext(1, 404, { pathPrefix: CLASSES });
     logs = captureLogs();
 
     // Act 1: the endpoint answers 404
     const first = await poll(club);
-    const firstAt = sandbox.clock.now().getTime();
+    const firstAt = rig.sandbox.clock.now().getTime();
 
     // Assess 1
     expect(first.outcome).toBe('ok');
@@ -176,7 +165,7 @@ describe('a source whose endpoint is missing for the club', () => {
     expect(logProblems(logs.lines)).toEqual([]);
 
     // status shows it (table and JSON model)
-    const statusNow = sandbox.clock.now().getTime();
+    const statusNow = rig.sandbox.clock.now().getTime();
     const status = await clubStatus(store, [club], statusNow);
     const classes = status[0]!.sources.find((s) => s.source === 'classAttendance')!;
     expect(classes).toMatchObject({ state: 'unavailable', experimental: true, enabled: true });
@@ -187,10 +176,10 @@ describe('a source whose endpoint is missing for the club', () => {
     expect(table).toContain(`classAttendance until ${unavailable.unavailable.retryAt}`);
 
     // Act 2: half an hour later (a 404 is queued again: a request would consume it)
-    sandbox.failNext(1, 404, { pathPrefix: CLASSES });
+    rig.sandbox.failNext(1, 404, { pathPrefix: CLASSES });
     const requestsBefore = classRequests();
     logs.lines.length = 0;
-    sandbox.advance(30 * MINUTE);
+    rig.sandbox.advance(30 * MINUTE);
     const second = await poll(club);
 
     // Assess 2: not asked, not announced, not logged, still ok
@@ -204,7 +193,7 @@ describe('a source whose endpoint is missing for the club', () => {
     expect(logs.lines.filter((l) => l.level === 'WARN' || l.level === 'ERROR')).toEqual([]);
 
     // Act 3: after retryAt the endpoint is asked again and still answers 404 (the queued one)
-    sandbox.advance(UNAVAILABLE_RETRY_MS);
+    rig.sandbox.advance(UNAVAILABLE_RETRY_MS);
     const third = await poll(club);
 
     // Assess 3: same episode: no second event, no second WARN, a later retryAt
@@ -220,7 +209,7 @@ describe('a source whose endpoint is missing for the club', () => {
     expect(logs.lines.filter((l) => l.level === 'WARN' || l.level === 'ERROR')).toEqual([]);
 
     // Act 4: after the next retryAt the endpoint works
-    sandbox.advance(UNAVAILABLE_RETRY_MS + MINUTE);
+    rig.sandbox.advance(UNAVAILABLE_RETRY_MS + MINUTE);
     const fourth = await poll(club);
 
     // Assess 4: polled (its silent baseline), the mark cleared, said once at INFO
@@ -235,14 +224,14 @@ describe('a source whose endpoint is missing for the club', () => {
 
   it('a non-experimental source: 404 marks it unavailable, but a 400 stays a failure of the club', async () => {
     // Prepare
-    const club = parseClubsFile(sandbox.clubsFile())[0]!;
+    const club = parseClubsFile(rig.sandbox.clubsFile())[0]!;
     await poll(club);
-    sandbox.advance(10 * MINUTE);
-    sandbox.failNext(1, 404, { pathPrefix: '/financial/disbursements' });
+    rig.sandbox.advance(10 * MINUTE);
+    rig.sandbox.failNext(1, 404, { pathPrefix: '/financial/disbursements' });
     // Act
     const missing = await poll(club);
-    sandbox.advance(10 * MINUTE);
-    sandbox.failNext(1, 400, { pathPrefix: '/financial/debtcollection' });
+    rig.sandbox.advance(10 * MINUTE);
+    rig.sandbox.failNext(1, 400, { pathPrefix: '/financial/debtcollection' });
     const bad = await poll(club);
     // Assess
     expect(missing.outcome).toBe('ok');
@@ -259,7 +248,7 @@ describe('a source whose endpoint is missing for the club', () => {
   }, 60_000);
   it('experimental: a 400 or a body that is not a page marks it unavailable; a bare 403 does for any source', async () => {
     // Prepare: classAttendance listed; a baseline of everything
-    const club = { ...parseClubsFile(sandbox.clubsFile())[0]!, sources: [...SOURCE_ORDER] };
+    const club = { ...parseClubsFile(rig.sandbox.clubsFile())[0]!, sources: [...SOURCE_ORDER] };
     expect((await poll(club)).outcome).toBe('ok');
     const cases = [
       { source: 'classAttendance', path: CLASSES, status: 400, body: undefined, kind: 'bad-request' },
@@ -279,14 +268,14 @@ describe('a source whose endpoint is missing for the club', () => {
       },
     ] as const;
     for (const c of cases) {
-      sandbox.advance(10 * MINUTE);
-      sandbox.failNext(1, c.status, {
+      rig.sandbox.advance(10 * MINUTE);
+      rig.sandbox.failNext(1, c.status, {
         pathPrefix: c.path,
         ...(c.body ? { body: c.body, contentType: 'application/json' } : {}),
       });
       // Act (retryUnavailable: a source marked by the case before is asked again at once)
       const report = await pollClub(
-        { store, sink, clients: clients(), owner: 'unavail', now: () => sandbox.clock.now().getTime() },
+        { store, sink, clients: clients(), owner: 'unavail', now: () => rig.sandbox.clock.now().getTime() },
         club,
         { deadlineMs: Date.now() + 30_000, retryUnavailable: true },
       );

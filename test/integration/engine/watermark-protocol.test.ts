@@ -3,7 +3,7 @@
  * club/source, publish-then-commit (a crash re-publishes the same eventIds, nothing is lost),
  * resumable scans, an explicit backfill, and a failed poll advancing nothing.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
 import { type ClientFactory, GymApiClientFactory } from '../../../lambdas/engine/client-factory';
 import { pollClub } from '../../../lambdas/engine/poll-club';
@@ -15,52 +15,33 @@ import { SOURCE_ORDER, SOURCES } from '../../../lambdas/sources';
 import { toFilterValue } from '../../../lambdas/sources/record-time';
 import { DynamoDbStateStore, type StateStore, StoreError } from '../../../lambdas/state';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
+import { clubContext, useEngineRig } from '../../support/engine-rig';
 import { actualKeys, compare, expectedKeys } from '../../support/ground-truth';
 
 const MINUTE = 60_000;
 
 describe('watermark protocol', () => {
-  let db: Dynalite;
-  let sandbox: Sandbox;
-  let store: DynamoDbStateStore;
-  let club: ClubConfig;
-  const clients = new GymApiClientFactory();
-  const now = () => sandbox.clock.now().getTime();
-  const deadline = () => Date.now() + 60_000;
-
-  beforeAll(async () => {
-    db = await startDynalite();
-  });
-  afterAll(async () => {
-    await db.close();
-  });
-  beforeEach(async () => {
-    sandbox = await startSandbox({
+  const rig = useEngineRig({
+    sandbox: {
       seed: 3,
       clubs: 1,
       members: 150,
       historyDays: 2,
       startTime: '2026-05-04T08:00:00Z',
       activityScale: 6,
-    });
-    store = new DynamoDbStateStore({
-      client: db.client,
-      tableName: await createTestTable(db.client, 'wm'),
-      now,
-    });
-    // Every source, the experimental classAttendance too (opt-in: not in the default sources).
-    club = { ...parseClubsFile(sandbox.clubsFile())[0]!, piiPolicy: 'full', sources: [...SOURCE_ORDER] };
+    },
   });
-  afterEach(async () => {
-    await sandbox.close();
+  const { clients, now, deadline } = rig;
+  let store: DynamoDbStateStore;
+  let club: ClubConfig;
+
+  beforeEach(async () => {
+    store = await rig.newStore('wm');
+    // Every source, the experimental classAttendance too (opt-in: not in the default sources).
+    club = { ...rig.firstClub(), piiPolicy: 'full', sources: [...SOURCE_ORDER] };
   });
 
-  const ctx = () => ({
-    clubId: club.clubId,
-    timeZone: club.timeZone,
-    unstatedZone: club.unstatedZone,
-    piiPolicy: club.piiPolicy,
-  });
+  const ctx = () => clubContext(club);
 
   it('lets exactly one of two racing pollers scan a club/source', async () => {
     // Prepare: both pollers use the same store; the club lease decides (one poller per club).
@@ -87,10 +68,10 @@ describe('watermark protocol', () => {
     // Prepare: a baseline, then activity.
     const sink = new MemorySink();
     await pollClub({ store, sink, clients, owner: 't', now }, club, { deadlineMs: deadline() });
-    const baselineSeq = sandbox.journal.lastSeq;
+    const baselineSeq = rig.sandbox.journal.lastSeq;
     const baselineWatermarks = (await store.listCursors(club.clubId)).map((c) => [c.source, c.watermark]);
-    sandbox.advance(90 * MINUTE);
-    const boundary = sandbox.journal.lastSeq;
+    rig.sandbox.advance(90 * MINUTE);
+    const boundary = rig.sandbox.journal.lastSeq;
     // A store whose seen/snapshot writes fail once: the "crash" after PutEvents succeeded.
     let failWrites = true;
     const crashing: StateStore = new Proxy(store, {
@@ -130,7 +111,7 @@ describe('watermark protocol', () => {
     // Nothing missing, nothing made up (duplicates carry identical ids).
     const unique = new Map(sink.events.map((e) => [e.detail.eventId, e] as const));
     const result = compare(
-      expectedKeys(sandbox.journal.entries(baselineSeq), [boundary]),
+      expectedKeys(rig.sandbox.journal.entries(baselineSeq), [boundary]),
       actualKeys([...unique.values()]),
     );
     expect(result.missing).toEqual([]);
@@ -141,7 +122,7 @@ describe('watermark protocol', () => {
     const sink = new MemorySink();
     await pollClub({ store, sink, clients, owner: 't', now }, club, { deadlineMs: deadline() });
     const before = await store.getCursor(club.clubId, 'visits');
-    sandbox.advance(30 * MINUTE);
+    rig.sandbox.advance(30 * MINUTE);
     const failing: EventSink = {
       publish: async (events: readonly BridgeEvent[]) => {
         if (events.length)
@@ -183,7 +164,7 @@ describe('watermark protocol', () => {
     // Assess: several partial invocations, then completion; every visit since the date, once.
     expect(outcomes.at(-1)).toBe('completed');
     expect(outcomes.filter((o) => o === 'partial').length).toBeGreaterThan(1);
-    const visits = sandbox.records(club.clubId, 'visits', {
+    const visits = rig.sandbox.records(club.clubId, 'visits', {
       fromdate: new Date(backfillFromMs + 60_000).toISOString().slice(0, 19),
     });
     const published = new Set(
@@ -217,9 +198,9 @@ describe('watermark protocol', () => {
       ScanSource: 'Kiosk',
       VisitDateTime: '04/05/2026 18:02',
     };
-    const body = JSON.stringify({ href: `${sandbox.url}/members/attendance/visits`, data: [good, bad] });
+    const body = JSON.stringify({ href: `${rig.sandbox.url}/members/attendance/visits`, data: [good, bad] });
     const forced = { body, contentType: 'application/json', pathPrefix: '/members/attendance/visits' };
-    sandbox.failNext(2, 200, forced);
+    rig.sandbox.failNext(2, 200, forced);
     // Act: two polls see the same bad record.
     const first = await pollSource(deps, ctx(), SOURCES.visits, { deadlineMs: deadline() });
     const second = await pollSource(deps, ctx(), SOURCES.visits, { deadlineMs: deadline() });
@@ -246,8 +227,11 @@ describe('watermark protocol', () => {
       ScanSource: 'Kiosk',
       VisitDateTime: '2026-05-04T18:01:02',
     };
-    const body = JSON.stringify({ href: `${sandbox.url}/members/attendance/visits`, data: [visit, visit] });
-    sandbox.failNext(2, 200, {
+    const body = JSON.stringify({
+      href: `${rig.sandbox.url}/members/attendance/visits`,
+      data: [visit, visit],
+    });
+    rig.sandbox.failNext(2, 200, {
       body,
       contentType: 'application/json',
       pathPrefix: '/members/attendance/visits',

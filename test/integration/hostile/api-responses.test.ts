@@ -5,16 +5,15 @@
  * moves past data that was not processed; and a later good response loses nothing.
  */
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { EventBridgeSink } from '../../../lambdas/events/publisher';
 import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
-import { DynamoDbStateStore, type SourceName } from '../../../lambdas/state';
-import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
+import type { DynamoDbStateStore, SourceName } from '../../../lambdas/state';
+import { useEngineRig } from '../../support/engine-rig';
 import { eventKey } from '../../support/ground-truth';
 import { sendJson, startLocalServer } from '../gym-api/local-server';
 
@@ -23,16 +22,24 @@ const VISITS = '/members/attendance/visits';
 const PAYMENTS = '/members/payment/history';
 
 describe('hostile API responses', () => {
-  let db: Dynalite;
+  const rig = useEngineRig({
+    sandbox: {
+      seed: 11,
+      clubs: [{ clubId: 'club-1', timeZone: 'Australia/Sydney', members: 60, open24h: true }],
+      historyDays: 1,
+      startTime: '2026-05-04T08:00:00Z',
+      activityScale: 4,
+    },
+    clients: { retry: { baseDelayMs: 1, maxDelayMs: 5 } },
+    pollMs: 20_000,
+  });
+  const { clients } = rig;
   let bus: LocalEventBridge;
   let eventBridge: EventBridgeClient;
-  let sandbox: Sandbox;
   let store: DynamoDbStateStore;
   let club: ClubConfig;
-  const clients = new GymApiClientFactory({ retry: { baseDelayMs: 1, maxDelayMs: 5 } });
 
   beforeAll(async () => {
-    db = await startDynalite();
     bus = await startLocalEventBridge();
     eventBridge = new EventBridgeClient({
       endpoint: bus.endpoint,
@@ -43,26 +50,11 @@ describe('hostile API responses', () => {
   afterAll(async () => {
     eventBridge.destroy();
     await bus.close();
-    await db.close();
   });
   beforeEach(async () => {
     bus.events.length = 0;
-    sandbox = await startSandbox({
-      seed: 11,
-      clubs: [{ clubId: 'club-1', timeZone: 'Australia/Sydney', members: 60, open24h: true }],
-      historyDays: 1,
-      startTime: '2026-05-04T08:00:00Z',
-      activityScale: 4,
-    });
-    store = new DynamoDbStateStore({
-      client: db.client,
-      tableName: await createTestTable(db.client, 'hostile'),
-      now: () => sandbox.clock.now().getTime(), // quarantine expiry is in sandbox time
-    });
-    club = parseClubsFile(sandbox.clubsFile())[0]!;
-  });
-  afterEach(async () => {
-    await sandbox.close();
+    store = await rig.newStore('hostile'); // quarantine expiry is in sandbox time
+    club = rig.firstClub();
   });
 
   /** A local upstream: tokens on POST, `serve` gives the records of each data request. */
@@ -79,9 +71,9 @@ describe('hostile API responses', () => {
   const sink = () => new EventBridgeSink({ client: eventBridge, busName: 'hostile', baseDelayMs: 1 });
   const poll = (sources: SourceName[], pageSize?: number) =>
     pollClub(
-      { store, sink: sink(), clients, owner: 'hostile', now: () => sandbox.clock.now().getTime() },
+      { store, sink: sink(), clients, owner: 'hostile', now: () => rig.sandbox.clock.now().getTime() },
       club,
-      { deadlineMs: Date.now() + 20_000, sources, ...(pageSize ? { pageSize } : {}) },
+      { deadlineMs: rig.deadline(), sources, ...(pageSize ? { pageSize } : {}) },
     );
   const delivered = () =>
     bus.events.map((e) => ({ detailType: e.detailType, detail: e.detail }) as BridgeEvent);
@@ -93,7 +85,7 @@ describe('hostile API responses', () => {
     );
   const journalVisitKeys = (sinceSeq: number) =>
     new Set(
-      sandbox.journal
+      rig.sandbox.journal
         .entries(sinceSeq)
         .flatMap((e) =>
           e.kind === 'visit' ? [`V|${e.clubId}|${e.memberNumber}|${e.visitDateTime}|${e.door}`] : [],
@@ -104,8 +96,8 @@ describe('hostile API responses', () => {
   /** A baseline of visits, then 45 simulated minutes of activity: the visits a poll must deliver. */
   async function baselineThenActivity() {
     await poll(['visits']);
-    const before = { seq: sandbox.journal.lastSeq, watermark: await watermark('visits') };
-    sandbox.advance(45 * MINUTE);
+    const before = { seq: rig.sandbox.journal.lastSeq, watermark: await watermark('visits') };
+    rig.sandbox.advance(45 * MINUTE);
     expect(journalVisitKeys(before.seq).size).toBeGreaterThan(3);
     return before;
   }
@@ -118,7 +110,7 @@ describe('hostile API responses', () => {
     ...extra,
   });
   const envelope = (path: string, data: unknown[], next?: string) =>
-    JSON.stringify({ href: `${sandbox.url}${path}`, ...(next ? { next } : {}), data });
+    JSON.stringify({ href: `${rig.sandbox.url}${path}`, ...(next ? { next } : {}), data });
 
   const HTML =
     '<!DOCTYPE html><html><head><title>Maintenance</title></head><body><h1>Back soon</h1></body></html>';
@@ -154,7 +146,7 @@ describe('hostile API responses', () => {
       // Prepare
       const before = await baselineThenActivity();
       // A 5xx is retried (5 attempts): every attempt gets it. The others are not retried.
-      sandbox.failNext(status >= 500 ? 5 : 1, status, { body, contentType, pathPrefix: VISITS });
+      rig.sandbox.failNext(status >= 500 ? 5 : 1, status, { body, contentType, pathPrefix: VISITS });
       // Act
       const failed = await poll(['visits']);
       const watermarkAfterFailure = await watermark('visits');
@@ -175,7 +167,7 @@ describe('hostile API responses', () => {
       const before = await baselineThenActivity();
       const page = Array.from({ length: 5 }, (_, i) => visit(`10000${i}`, `2026-05-04T18:0${i}:00`));
       const body = envelope(VISITS, page, `${elsewhere.origin}/v1${VISITS}?offset=5&limit=5`);
-      sandbox.failNext(1, 200, { body, contentType: 'application/json', pathPrefix: VISITS });
+      rig.sandbox.failNext(1, 200, { body, contentType: 'application/json', pathPrefix: VISITS });
       // Act
       const failed = await poll(['visits'], 5);
       const recovered = await poll(['visits'], 5);
@@ -204,9 +196,9 @@ describe('hostile API responses', () => {
         },
       ),
     );
-    const body = envelope(VISITS, huge, `${sandbox.url}${VISITS}?offset=2000&limit=500`);
+    const body = envelope(VISITS, huge, `${rig.sandbox.url}${VISITS}?offset=2000&limit=500`);
     expect(body.length).toBeGreaterThan(2_000_000);
-    sandbox.failNext(1, 200, { body, contentType: 'application/json', pathPrefix: VISITS });
+    rig.sandbox.failNext(1, 200, { body, contentType: 'application/json', pathPrefix: VISITS });
     // Act
     const first = await poll(['visits']);
     const second = await poll(['visits']);
@@ -221,12 +213,12 @@ describe('hostile API responses', () => {
   it('a record whose event would exceed 256 KB is quarantined once; the rest of the page is published', async () => {
     // Prepare: the real page plus one visit with a 300 KB field, served on every poll.
     const before = await baselineThenActivity();
-    const real = sandbox.records(club.clubId, 'visits', { fromdate: '2026-05-04T17:00:00' });
+    const real = rig.sandbox.records(club.clubId, 'visits', { fromdate: '2026-05-04T17:00:00' });
     const body = envelope(VISITS, [
       ...real,
       visit('100099', '2026-05-04T18:30:00', { Door: 'x'.repeat(300_000) }),
     ]);
-    sandbox.failNext(2, 200, { body, contentType: 'application/json', pathPrefix: VISITS });
+    rig.sandbox.failNext(2, 200, { body, contentType: 'application/json', pathPrefix: VISITS });
     // Act
     const first = await poll(['visits']);
     const second = await poll(['visits']);
@@ -244,7 +236,7 @@ describe('hostile API responses', () => {
   it('wrong types, dates off the pattern and ids beyond int64 are quarantined; int64 beyond 2^53 is carried exactly', async () => {
     // Prepare: one page of payments mixing good and bad records (ids as bare JSON integers).
     await poll(['paymentHistory']);
-    const template = sandbox.records(club.clubId, 'paymentHistory').at(-1)!;
+    const template = rig.sandbox.records(club.clubId, 'paymentHistory').at(-1)!;
     const payment = (id: string, extra: Record<string, unknown>) => ({
       ...template,
       Id: `__${id}__`,
@@ -261,7 +253,7 @@ describe('hostile API responses', () => {
     ];
     const body = envelope(PAYMENTS, records).replace(/"__(\d+)__"/g, '$1');
     expect(body).toContain('"Id":9223372036854775807');
-    sandbox.failNext(2, 200, { body, contentType: 'application/json', pathPrefix: PAYMENTS });
+    rig.sandbox.failNext(2, 200, { body, contentType: 'application/json', pathPrefix: PAYMENTS });
     const watermarkBefore = await watermark('paymentHistory');
     // Act
     const first = await poll(['paymentHistory']);
@@ -284,22 +276,22 @@ describe('hostile API responses', () => {
       expect(reasons).toContain(field);
     // The watermark is capped at the poll's start: a record time never pushes it further.
     expect(Date.parse((await watermark('paymentHistory'))!)).toBeLessThanOrEqual(
-      sandbox.clock.now().getTime(),
+      rig.sandbox.clock.now().getTime(),
     );
     expect(watermarkBefore).toBeDefined();
   });
 
   it('a record time far in the future does not move the watermark past the poll start', async () => {
     const before = await baselineThenActivity();
-    const real = sandbox.records(club.clubId, 'visits', { fromdate: '2026-05-04T17:00:00' });
+    const real = rig.sandbox.records(club.clubId, 'visits', { fromdate: '2026-05-04T17:00:00' });
     const body = envelope(VISITS, [...real, visit('100098', '2099-01-01T00:00:00')]);
-    sandbox.failNext(1, 200, { body, contentType: 'application/json', pathPrefix: VISITS });
-    const startMs = sandbox.clock.now().getTime();
+    rig.sandbox.failNext(1, 200, { body, contentType: 'application/json', pathPrefix: VISITS });
+    const startMs = rig.sandbox.clock.now().getTime();
     await poll(['visits']);
     expect(Date.parse((await watermark('visits'))!)).toBeLessThanOrEqual(startMs);
     // More activity after it is still read.
-    const seq = sandbox.journal.lastSeq;
-    sandbox.advance(30 * MINUTE);
+    const seq = rig.sandbox.journal.lastSeq;
+    rig.sandbox.advance(30 * MINUTE);
     await poll(['visits']);
     for (const k of journalVisitKeys(seq)) expect(visitKeys()).toContain(k);
     expect(before.watermark).toBeDefined();
@@ -331,7 +323,13 @@ describe('hostile API responses', () => {
     });
     try {
       const local = { ...club, baseUrl: `${server.origin}/v1` };
-      const deps = { store, sink: sink(), clients, owner: 'dup', now: () => sandbox.clock.now().getTime() };
+      const deps = {
+        store,
+        sink: sink(),
+        clients,
+        owner: 'dup',
+        now: () => rig.sandbox.clock.now().getTime(),
+      };
       // Act
       const report = await pollClub(deps, local, {
         deadlineMs: Date.now() + 20_000,
@@ -385,7 +383,7 @@ describe('hostile API responses', () => {
         sink: sink(),
         clients: small,
         owner: 'cap',
-        now: () => sandbox.clock.now().getTime(),
+        now: () => rig.sandbox.clock.now().getTime(),
       };
       // Act
       const report = await pollClub(deps, local, {
@@ -431,7 +429,7 @@ describe('hostile API responses', () => {
         sink: sink(),
         clients: small,
         owner: 'cap2',
-        now: () => sandbox.clock.now().getTime(),
+        now: () => rig.sandbox.clock.now().getTime(),
       };
       // Act
       const report = await pollClub(deps, local, {
@@ -483,7 +481,13 @@ describe('hostile API responses', () => {
     });
     try {
       const local = { ...club, baseUrl: `${server.origin}/v1` };
-      const deps = { store, sink: sink(), clients, owner: 'min', now: () => sandbox.clock.now().getTime() };
+      const deps = {
+        store,
+        sink: sink(),
+        clients,
+        owner: 'min',
+        now: () => rig.sandbox.clock.now().getTime(),
+      };
       // Act
       const report = await pollClub(deps, local, {
         deadlineMs: Date.now() + 20_000,
@@ -525,7 +529,13 @@ describe('hostile API responses', () => {
     });
     try {
       const local = { ...club, baseUrl: `${server.origin}/v1` };
-      const deps = { store, sink: sink(), clients, owner: 'cut', now: () => sandbox.clock.now().getTime() };
+      const deps = {
+        store,
+        sink: sink(),
+        clients,
+        owner: 'cut',
+        now: () => rig.sandbox.clock.now().getTime(),
+      };
       // Act
       const report = await pollClub(deps, local, {
         deadlineMs: Date.now() + 20_000,

@@ -7,16 +7,14 @@
  * next poll is clean. Paging that makes no progress stops within a few requests and is a failure.
  */
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
-import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { EventBridgeSink } from '../../../lambdas/events/publisher';
 import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
-import { DynamoDbStateStore, type SourceName } from '../../../lambdas/state';
-import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
+import type { DynamoDbStateStore, SourceName } from '../../../lambdas/state';
+import { useEngineRig } from '../../support/engine-rig';
 
 const MINUTE = 60_000;
 const MEMBERS = '/members';
@@ -25,16 +23,24 @@ const PAYMENTS = '/members/payment/history';
 const PROSPECTS = '/prospects';
 
 describe('poison records and paging habits', () => {
-  let db: Dynalite;
+  const rig = useEngineRig({
+    sandbox: {
+      seed: 17,
+      clubs: [{ clubId: 'club-1', timeZone: 'Australia/Sydney', members: 40, open24h: true }],
+      historyDays: 1,
+      startTime: '2026-05-04T08:00:00Z',
+      activityScale: 4,
+    },
+    clients: { retry: { baseDelayMs: 1, maxDelayMs: 5 } },
+    pollMs: 20_000,
+  });
+  const { clients } = rig;
   let bus: LocalEventBridge;
   let eventBridge: EventBridgeClient;
-  let sandbox: Sandbox;
   let store: DynamoDbStateStore;
   let club: ClubConfig;
-  const clients = new GymApiClientFactory({ retry: { baseDelayMs: 1, maxDelayMs: 5 } });
 
   beforeAll(async () => {
-    db = await startDynalite();
     bus = await startLocalEventBridge();
     eventBridge = new EventBridgeClient({
       endpoint: bus.endpoint,
@@ -45,35 +51,20 @@ describe('poison records and paging habits', () => {
   afterAll(async () => {
     eventBridge.destroy();
     await bus.close();
-    await db.close();
   });
   beforeEach(async () => {
     bus.events.length = 0;
-    sandbox = await startSandbox({
-      seed: 17,
-      clubs: [{ clubId: 'club-1', timeZone: 'Australia/Sydney', members: 40, open24h: true }],
-      historyDays: 1,
-      startTime: '2026-05-04T08:00:00Z',
-      activityScale: 4,
-    });
-    store = new DynamoDbStateStore({
-      client: db.client,
-      tableName: await createTestTable(db.client, 'poison'),
-      now: () => sandbox.clock.now().getTime(),
-    });
-    club = parseClubsFile(sandbox.clubsFile())[0]!;
-  });
-  afterEach(async () => {
-    await sandbox.close();
+    store = await rig.newStore('poison');
+    club = rig.firstClub();
   });
 
   const sink = () => new EventBridgeSink({ client: eventBridge, busName: 'poison', baseDelayMs: 1 });
   const poll = (sources: SourceName[], options: { pageSize?: number; deadlineMs?: number } = {}) =>
     pollClub(
-      { store, sink: sink(), clients, owner: 'poison', now: () => sandbox.clock.now().getTime() },
+      { store, sink: sink(), clients, owner: 'poison', now: () => rig.sandbox.clock.now().getTime() },
       club,
       {
-        deadlineMs: options.deadlineMs ?? Date.now() + 20_000,
+        deadlineMs: options.deadlineMs ?? rig.deadline(),
         sources,
         ...(options.pageSize ? { pageSize: options.pageSize } : {}),
       },
@@ -81,16 +72,16 @@ describe('poison records and paging habits', () => {
   const delivered = () =>
     bus.events.map((e) => ({ detailType: e.detailType, detail: e.detail }) as BridgeEvent);
   const envelope = (path: string, data: unknown[], next?: string) =>
-    JSON.stringify({ href: `${sandbox.url}${path}`, ...(next ? { next } : {}), data });
+    JSON.stringify({ href: `${rig.sandbox.url}${path}`, ...(next ? { next } : {}), data });
   const serve = (count: number, path: string, body: string) =>
-    sandbox.failNext(count, 200, { body, contentType: 'application/json', pathPrefix: path });
+    rig.sandbox.failNext(count, 200, { body, contentType: 'application/json', pathPrefix: path });
   const cursor = (source: SourceName) => store.getCursor(club.clubId, source);
 
   it('members whose numbers the store cannot key as they are: blank ones quarantined, odd ones published, the source moves on', async () => {
     // Prepare: a baseline of members, then a page of the real members plus poison ones.
     const baseline = await poll(['members']);
     expect(baseline.failures).toEqual([]);
-    const template = sandbox.records(club.clubId, 'members')[0]!;
+    const template = rig.sandbox.records(club.clubId, 'members')[0]!;
     const member = (n: string) => ({
       ...template,
       Number: n,
@@ -99,10 +90,10 @@ describe('poison records and paging habits', () => {
     });
     const odd = ['7\u0000x', 'lone-\ud800', '#123#CLUB#club-2', '~h~abc', 'n'.repeat(600), ' 42 '];
     const blank = ['', '   ', 'x'.repeat(1100), 'é'.repeat(600)];
-    const real = sandbox.records(club.clubId, 'members');
+    const real = rig.sandbox.records(club.clubId, 'members');
     const page = envelope(MEMBERS, [...real, ...[...odd, ...blank].map(member)]);
     serve(2, MEMBERS, page);
-    sandbox.advance(15 * MINUTE);
+    rig.sandbox.advance(15 * MINUTE);
     const before = (await cursor('members')).watermark;
     // Act
     const first = await poll(['members']);
@@ -131,10 +122,10 @@ describe('poison records and paging habits', () => {
   it('a record nested 6,000 levels deep is quarantined with a cut copy; the rest of the page is published', async () => {
     // Prepare
     await poll(['visits']);
-    sandbox.advance(30 * MINUTE);
+    rig.sandbox.advance(30 * MINUTE);
     // The JSON text is built as text: JSON.stringify itself cannot write a value this deep.
     const deep = `${'{"n":['.repeat(3000)}"bottom"${']}'.repeat(3000)}`;
-    const real = sandbox.records(club.clubId, 'visits', { fromdate: '2026-05-04T17:00:00' });
+    const real = rig.sandbox.records(club.clubId, 'visits', { fromdate: '2026-05-04T17:00:00' });
     const poison = {
       MemberNumber: '100099',
       Door: 'Main Entrance',
@@ -165,7 +156,7 @@ describe('poison records and paging habits', () => {
   it('an int64 id written as 9007199254740993.0 or 9.007199254740993e15 is quarantined, never published rounded', async () => {
     // Prepare
     await poll(['paymentHistory']);
-    const template = sandbox.records(club.clubId, 'paymentHistory').at(-1)!;
+    const template = rig.sandbox.records(club.clubId, 'paymentHistory').at(-1)!;
     const payment = (marker: string) => ({
       ...template,
       Id: marker,
@@ -177,7 +168,7 @@ describe('poison records and paging habits', () => {
       .replace('"__B__"', '9.007199254740993e15')
       .replace('"__C__"', '9007199254740993');
     serve(1, PAYMENTS, body);
-    sandbox.advance(30 * MINUTE);
+    rig.sandbox.advance(30 * MINUTE);
     // Act
     const report = await poll(['paymentHistory']);
     // Assess: the plain literal is carried exactly; the two others are refused, not rounded
@@ -194,8 +185,8 @@ describe('poison records and paging habits', () => {
     // Prepare: a baseline of prospects, then a scan of pages of 2 where a bad record (a time as a
     // number) moves down a place between the first and the second page: B is never on a page.
     await poll(['prospects']);
-    sandbox.advance(15 * MINUTE);
-    const template = sandbox.records(club.clubId, 'prospects')[0]!;
+    rig.sandbox.advance(15 * MINUTE);
+    const template = rig.sandbox.records(club.clubId, 'prospects')[0]!;
     const prospect = (n: string) => ({ ...template, Number: n, Status: 'Enquiry' });
     const [a, b, c, d] = ['P900001', 'P900002', 'P900003', 'P900004'].map(prospect);
     const bad = { ...prospect('P900099'), CreatedDateUtc: 1762068817000 };
@@ -225,7 +216,7 @@ describe('poison records and paging habits', () => {
     // Prepare: a baseline, then every visits request answered with the same full page of 10
     await poll(['visits']);
     const successBefore = (await cursor('visits')).health.lastSuccessAt;
-    sandbox.advance(5 * MINUTE);
+    rig.sandbox.advance(5 * MINUTE);
     const rows = Array.from({ length: 10 }, (_, i) => ({
       MemberNumber: String(100100 + i),
       Door: 'Main Entrance',
@@ -252,7 +243,7 @@ describe('poison records and paging habits', () => {
   it('an upstream that ignores offset while records arrive: the scan stops within a few pages, not at the deadline', async () => {
     // Prepare: each request serves the first page shifted by one newer visit
     await poll(['visits']);
-    sandbox.advance(5 * MINUTE);
+    rig.sandbox.advance(5 * MINUTE);
     let served = 0;
     const pageAt = (shift: number) =>
       Array.from({ length: 10 }, (_, i) => ({
