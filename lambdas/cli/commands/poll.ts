@@ -142,61 +142,34 @@ function cliEventSource(flag: string | undefined, stage: string | undefined): st
   }
 }
 
+type Flags = NonNullable<ReturnType<typeof parseFlags<typeof FLAGS>>>;
+
+/** What the flags ask for, checked before anything is opened. */
+interface PollSettings {
+  readonly clubs: ClubConfig[];
+  readonly sources: SourceName[];
+  readonly eventSource: string;
+  readonly intervalSec: number;
+  readonly deadlineSec: number;
+  readonly pageSize: number | undefined;
+  /** Each club's backfill start, while it is still to be recorded. */
+  readonly backfillByClub: Map<string, number | undefined>;
+}
+
 export async function run(argv: string[]): Promise<number> {
   const flags = parseFlags(argv, FLAGS, HELP);
   if (!flags) return 0;
-  if (!flags.clubs) throw new CliUsageError(`--clubs FILE is required\n\n${HELP}`);
-  if (flags.bus && flags['events-file'])
-    throw new CliUsageError('give either --bus or --events-file, not both');
-  if (!flags.bus && !flags['events-file']) throw new CliUsageError('give --bus NAME or --events-file FILE');
-  const sources = (flags.source ?? []).map((s) => {
-    if (!isSourceName(s))
-      throw new CliUsageError(`unknown --source '${s}' (one of ${SOURCE_NAMES.join(', ')})`);
-    return s as SourceName;
-  });
-  const eventSource = cliEventSource(flags['event-source'], flags.stage);
-  const intervalSec = intFlag('interval', flags.interval, { min: 1, max: 86_400, default: 60 });
-  const deadlineSec = intFlag('deadline', flags.deadline, { min: 5, max: 3600, default: 240 });
-  const pageSize = intFlag('page-size', flags['page-size'], { min: 1, max: 500 });
-  let clubs: ClubConfig[];
-  try {
-    clubs = await readClubsFile(flags.clubs);
-  } catch (err) {
-    if (err instanceof ClubConfigError) throw new CliUsageError(err.message);
-    throw err;
-  }
-  if (flags.club?.length) {
-    const unknown = flags.club.filter((id) => !clubs.some((c) => c.clubId === id));
-    if (unknown.length)
-      throw new CliUsageError(`unknown --club ${unknown.join(', ')} (not in ${flags.clubs})`);
-    clubs = clubs.filter((c) => flags.club!.includes(c.clubId));
-  }
-  const backfill = flags['backfill-from'];
-  const backfillByClub = new Map(
-    clubs.map((c) => [c.clubId, backfill ? backfillInstant(backfill, c) : undefined]),
-  );
-
-  const tableName = flags.table ?? 'gym-bridge-state';
-  // What can be checked before the first API request is checked now (preflight.ts).
-  checkTableName(tableName);
-  if (flags.bus) checkBusName(flags.bus);
-  if (flags['events-file']) await checkEventsFile(flags['events-file']);
-  const dynamo = dynamoDbClient();
-  if (flags['create-table']) await createStateTable(dynamo, tableName);
-  else await checkTableExists(dynamo, tableName);
-  const store = new DynamoDbStateStore({ client: dynamo, tableName });
-  const sink: EventSink = flags.bus
-    ? new EventBridgeSink({ client: eventBridgeClient(), busName: flags.bus, source: eventSource })
-    : new JsonLinesFileSink(flags['events-file']!, { source: eventSource });
+  const settings = await readSettings(flags);
+  const { store, sink } = await openState(flags, settings);
   const clients = new GymApiClientFactory();
   const owner = `cli-${randomUUID()}`;
   if (flags.resume) {
-    for (const club of clubs) {
+    for (const club of settings.clubs) {
       const result = await resumeClub(store, club.clubId, Date.now(), { retryUnavailable: true });
       if (result.resumed.length) process.stdout.write(formatResume(result));
     }
   }
-
+  const { clubs, sources, deadlineSec, pageSize, backfillByClub } = settings;
   const pollAll = async (): Promise<ClubReport[]> =>
     Promise.all(
       clubs.map((club) => {
@@ -210,14 +183,78 @@ export async function run(argv: string[]): Promise<number> {
         });
       }),
     );
-
   if (flags.once) {
     const reports = await pollAll();
     for (const r of reports) process.stdout.write(`${formatClubReport(r)}\n`);
     return onceExitCode(reports);
   }
-  // Ctrl-C lets the current round finish (its events published, its state written), however many
-  // times it arrives (stop-signal.ts).
+  await pollUntilStopped(pollAll, settings);
+  return 0;
+}
+
+/** The flags checked: the clubs file read, the sources, times and backfill start understood. */
+async function readSettings(flags: Flags): Promise<PollSettings> {
+  if (!flags.clubs) throw new CliUsageError(`--clubs FILE is required\n\n${HELP}`);
+  if (flags.bus && flags['events-file'])
+    throw new CliUsageError('give either --bus or --events-file, not both');
+  if (!flags.bus && !flags['events-file']) throw new CliUsageError('give --bus NAME or --events-file FILE');
+  const sources = (flags.source ?? []).map((s) => {
+    if (!isSourceName(s))
+      throw new CliUsageError(`unknown --source '${s}' (one of ${SOURCE_NAMES.join(', ')})`);
+    return s as SourceName;
+  });
+  const eventSource = cliEventSource(flags['event-source'], flags.stage);
+  const intervalSec = intFlag('interval', flags.interval, { min: 1, max: 86_400, default: 60 });
+  const deadlineSec = intFlag('deadline', flags.deadline, { min: 5, max: 3600, default: 240 });
+  const pageSize = intFlag('page-size', flags['page-size'], { min: 1, max: 500 });
+  const clubs = await selectedClubs(flags.clubs, flags.club);
+  const backfill = flags['backfill-from'];
+  const backfillByClub = new Map(
+    clubs.map((c) => [c.clubId, backfill ? backfillInstant(backfill, c) : undefined]),
+  );
+  return { clubs, sources, eventSource, intervalSec, deadlineSec, pageSize, backfillByClub };
+}
+
+/** The clubs of the file, only those `--club` names when it is given. */
+async function selectedClubs(file: string, only: readonly string[] | undefined): Promise<ClubConfig[]> {
+  let clubs: ClubConfig[];
+  try {
+    clubs = await readClubsFile(file);
+  } catch (err) {
+    if (err instanceof ClubConfigError) throw new CliUsageError(err.message);
+    throw err;
+  }
+  if (!only?.length) return clubs;
+  const unknown = only.filter((id) => !clubs.some((c) => c.clubId === id));
+  if (unknown.length) throw new CliUsageError(`unknown --club ${unknown.join(', ')} (not in ${file})`);
+  return clubs.filter((c) => only.includes(c.clubId));
+}
+
+/** The state table and the events' destination, checked before the first API request (preflight.ts). */
+async function openState(
+  flags: Flags,
+  settings: PollSettings,
+): Promise<{ store: DynamoDbStateStore; sink: EventSink }> {
+  const tableName = flags.table ?? 'gym-bridge-state';
+  checkTableName(tableName);
+  if (flags.bus) checkBusName(flags.bus);
+  if (flags['events-file']) await checkEventsFile(flags['events-file']);
+  const dynamo = dynamoDbClient();
+  if (flags['create-table']) await createStateTable(dynamo, tableName);
+  else await checkTableExists(dynamo, tableName);
+  const store = new DynamoDbStateStore({ client: dynamo, tableName });
+  const source = settings.eventSource;
+  const sink: EventSink = flags.bus
+    ? new EventBridgeSink({ client: eventBridgeClient(), busName: flags.bus, source })
+    : new JsonLinesFileSink(flags['events-file']!, { source });
+  return { store, sink };
+}
+
+/**
+ * Polls every `--interval` until Ctrl-C, which lets the current round finish (its events
+ * published, its state written), however many times it arrives (stop-signal.ts).
+ */
+async function pollUntilStopped(pollAll: () => Promise<ClubReport[]>, settings: PollSettings): Promise<void> {
   const stop = watchStop({
     command: 'gym-bridge poll',
     stopping: 'stopping after the current poll, once its events are published and its state written',
@@ -228,13 +265,12 @@ export async function run(argv: string[]): Promise<number> {
       const reports = await pollAll();
       // A backfill is asked for until every source of the club has recorded it (a source left out
       // of a round for lack of time has not); recorded, it carries on by itself until done.
-      for (const r of reports) if (backfillRecorded(r)) backfillByClub.delete(r.clubId);
+      for (const r of reports) if (backfillRecorded(r)) settings.backfillByClub.delete(r.clubId);
       for (const r of reports) process.stdout.write(`${new Date().toISOString()} ${formatClubReport(r)}\n`);
-      await stop.sleep(intervalSec * 1000);
+      await stop.sleep(settings.intervalSec * 1000);
     }
     process.stderr.write('gym-bridge poll: stopped\n');
   } finally {
     stop.release();
   }
-  return 0;
 }

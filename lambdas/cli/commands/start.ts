@@ -7,15 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { type ClubConfig, parseClubsFile } from '../../clubs/club-config';
 import { GymApiClientFactory } from '../../engine/client-factory';
 import type { ClubReport } from '../../engine/poll-club';
-import type { BridgeEvent } from '../../events/catalog';
-import type { EventSink } from '../../events/publisher';
 import { JsonLinesFileSink } from '../../events/publisher';
 import { type Sandbox, startSandbox } from '../../sandbox';
 import { DynamoDbStateStore } from '../../state';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../state/embedded-dynamodb';
 import { createStateTable } from '../../state/table';
 import { intFlag, parseFlags } from '../args';
-import { describeEvent } from '../format';
+import { bold, dim, PrintingSink, statusHeading, statusLine } from '../demo-output';
 import { ListenError, listenError } from '../listen-error';
 import { pollFileClub } from '../poll-file-club';
 import { checkEventsFile } from '../preflight';
@@ -46,85 +44,6 @@ const FLAGS = {
   'events-file': { type: 'string' },
   pii: { type: 'string' },
 } as const;
-
-const tty = process.stdout.isTTY === true;
-const paint = (code: number, text: string) => (tty ? `\u001b[${code}m${text}\u001b[0m` : text);
-const dim = (t: string) => paint(2, t);
-const bold = (t: string) => paint(1, t);
-
-const COLOURS: Record<string, number> = {
-  'Payment Failed': 31,
-  'Member Status Changed': 33,
-  'Member Sent To Debt Collection': 31,
-  'Prospect Created': 36,
-  'Prospect Status Changed': 36,
-  'Member Joined': 32,
-  'Payment Succeeded': 32,
-  'Club Credentials Rejected': 35,
-  'Club Quota Low': 35,
-  'Club Data Stale': 35,
-};
-
-/** Prints each event as it is published, then passes it on. */
-class PrintingSink implements EventSink {
-  total = 0;
-  readonly byType = new Map<string, number>();
-  readonly byClub = new Map<string, number>();
-  constructor(
-    private readonly next: EventSink | undefined,
-    private readonly zoneOf: (clubId: string) => string,
-  ) {}
-
-  async publish(events: readonly BridgeEvent[]): Promise<void> {
-    if (this.next) await this.next.publish(events);
-    for (const e of events) {
-      this.total++;
-      this.byType.set(e.detailType, (this.byType.get(e.detailType) ?? 0) + 1);
-      this.byClub.set(e.detail.clubId, (this.byClub.get(e.detail.clubId) ?? 0) + 1);
-      const d = e.detail;
-      const when = d.occurredAtLocal ?? localClock(d.occurredAt, this.zoneOf(d.clubId));
-      const type = paint(COLOURS[e.detailType] ?? 0, e.detailType.padEnd(34));
-      process.stdout.write(
-        `${dim(when.replace('T', ' '))}  ${d.clubId.padEnd(7)} ${type} ${describeEvent(e)}\n`,
-      );
-    }
-  }
-}
-
-function localClock(iso: string, zone: string): string {
-  return new Date(iso).toLocaleString('sv-SE', { timeZone: zone }).replace(' ', 'T');
-}
-
-/**
- * One status line per club, on one clock: the simulated one (the clock the events' times come
- * from), as the club's local time. The wall clock of the machine running the demo never appears.
- */
-export function statusLine(
-  club: Pick<ClubConfig, 'clubId' | 'timeZone'>,
-  report: Pick<ClubReport, 'outcome' | 'failures' | 'requests'> | undefined,
-  events: number,
-  simNowMs: number,
-): string {
-  if (!report) return `${club.clubId}: starting`;
-  const failures = report.failures.map((f) => `${f.source}: ${f.kind}`).join(', ');
-  const local = localClock(new Date(simNowMs).toISOString(), club.timeZone).replace('T', ' ');
-  return [
-    bold(club.clubId.padEnd(7)),
-    report.outcome === 'ok' ? paint(32, 'ok') : paint(31, report.outcome),
-    `simulated ${local} ${club.timeZone}`,
-    `${events} events`,
-    `${report.requests} API requests last poll`,
-    failures,
-  ]
-    .filter(Boolean)
-    .join('  ');
-}
-
-/** The heading above the status lines: the simulated clock in UTC, labelled as such. */
-export function statusHeading(simNowMs: number, totalEvents: number): string {
-  const utc = new Date(simNowMs).toISOString().slice(0, 19).replace('T', ' ');
-  return `-- simulated ${utc} UTC, ${totalEvents} events so far`;
-}
 
 /** Starts one server; on failure, closes what was started before it and throws a ListenError. */
 async function startOrRelease<T>(
@@ -188,24 +107,51 @@ interface DemoSettings {
 }
 
 async function runDemo(settings: DemoSettings, stop: StopWatch): Promise<number> {
-  const { clubCount, seed, speed, activity, intervalSec, durationSec, port, pii, eventsFile } = settings;
   process.stdout.write(
     bold('gym-bridge local demo') + dim('  (sandbox + embedded DynamoDB + bridge; Ctrl-C to stop)\n'),
   );
-  // A server that cannot listen (the --port taken) ends the command at once, non-zero, with what
-  // was already started closed: nothing may keep the process alive.
-  const started: (() => Promise<void>)[] = [];
-  let db: EmbeddedDynamoDb;
-  let sandbox: Sandbox;
+  const servers = await startServers(settings);
+  if (typeof servers === 'string') {
+    process.stderr.write(`gym-bridge start: ${servers}\n`);
+    return 1;
+  }
+  const { db, sandbox } = servers;
   try {
-    db = await startOrRelease(
+    const bridge = await demoBridge(settings, db, sandbox);
+    sandbox.startLive({ speed: settings.speed });
+    await pollRounds(bridge, settings, stop);
+    const { sink } = bridge;
+    process.stdout.write(`\n${bold('stopped.')} ${sink.total} events:\n`);
+    for (const [type, n] of [...sink.byType].sort((x, y) => y[1] - x[1])) {
+      process.stdout.write(`  ${String(n).padStart(6)}  ${type}\n`);
+    }
+    return 0;
+  } finally {
+    sandbox.stopLive();
+    await sandbox.close();
+    await db.close();
+  }
+}
+
+/**
+ * The embedded DynamoDB and the sandbox, or why they could not listen. A server that cannot listen
+ * (the --port taken) ends the command at once, non-zero, with what was already started closed:
+ * nothing may keep the process alive.
+ */
+async function startServers(
+  settings: DemoSettings,
+): Promise<{ db: EmbeddedDynamoDb; sandbox: Sandbox } | string> {
+  const { clubCount, seed, activity, port } = settings;
+  const started: (() => Promise<void>)[] = [];
+  try {
+    const db = await startOrRelease(
       () => startEmbeddedDynamoDb(),
       (err) => listenError(err, 'the embedded DynamoDB', 0, '--port'),
       started,
     );
     started.push(() => db.close());
     // 24-hour clubs, so that every club has activity whatever the hour the demo runs at.
-    sandbox = await startOrRelease(
+    const sandbox = await startOrRelease(
       () =>
         startSandbox({
           port,
@@ -216,75 +162,82 @@ async function runDemo(settings: DemoSettings, stop: StopWatch): Promise<number>
       (err) => listenError(err, 'the sandbox', port, '--port'),
       started,
     );
+    return { db, sandbox };
   } catch (err) {
     if (!(err instanceof ListenError)) throw err;
-    process.stderr.write(`gym-bridge start: ${err.message}\n`);
-    return 1;
+    return err.message;
   }
-  const cleanup = async () => {
-    sandbox.stopLive();
-    await sandbox.close();
-    await db.close();
-  };
-  try {
-    const tableName = 'gym-bridge-demo';
-    await createStateTable(db.client, tableName);
-    const store = new DynamoDbStateStore({ client: db.client, tableName });
-    const file = parseClubsFile(sandbox.clubsFile(), 'sandbox clubs');
-    const clubs = file.map((c) => ({ ...c, piiPolicy: pii }));
-    const zones = new Map(clubs.map((c) => [c.clubId, c.timeZone]));
-    const sink = new PrintingSink(
-      eventsFile === undefined ? undefined : new JsonLinesFileSink(eventsFile),
-      (id) => zones.get(id) ?? 'UTC',
-    );
-    const clients = new GymApiClientFactory();
-    const owner = `demo-${randomUUID()}`;
-    const now = () => sandbox.clock.now().getTime();
+}
 
-    process.stdout.write(dim(`sandbox ${sandbox.url}  state table ${tableName} on ${db.endpoint}\n`));
-    for (const c of clubs) process.stdout.write(dim(`  ${c.clubId}  ${c.timeZone}  ${c.plan} plan\n`));
-    process.stdout.write(
-      dim(`simulated time runs ${speed}x; first poll is a silent baseline, then changes print as events\n\n`),
-    );
+interface DemoBridge {
+  readonly clubs: ClubConfig[];
+  readonly sink: PrintingSink;
+  readonly poll: (club: ClubConfig) => Promise<ClubReport>;
+  /** The sandbox's clock (simulated time). */
+  readonly now: () => number;
+}
 
-    const endAt = durationSec ? Date.now() + durationSec * 1000 : Number.POSITIVE_INFINITY;
-    const reports = new Map<string, ClubReport>();
-    let round = 0;
-    sandbox.startLive({ speed });
-    while (!stop.requested && Date.now() < endAt) {
-      round++;
-      const results = await Promise.all(
-        clubs.map((club) =>
-          pollFileClub({ store, sink, clients, now }, club, { owner, deadlineMs: Date.now() + 60_000 }).catch(
-            (err: unknown) => {
-              process.stderr.write(
-                `${club.clubId}: poll crashed: ${err instanceof Error ? err.message : err}\n`,
-              );
-              return undefined;
-            },
-          ),
-        ),
-      );
-      results.forEach((r, i) => {
-        if (r) reports.set(clubs[i]!.clubId, r);
-      });
-      if (round === 1) process.stdout.write(dim('baseline recorded; watching for changes...\n'));
-      if (round % 10 === 0 || round === 1) {
-        const simNow = now();
-        process.stdout.write(dim(`${statusHeading(simNow, sink.total)}\n`));
-        for (const club of clubs)
-          process.stdout.write(
-            `   ${statusLine(club, reports.get(club.clubId), sink.byClub.get(club.clubId) ?? 0, simNow)}\n`,
-          );
-      }
-      await stop.sleep(Math.min(intervalSec * 1000, Math.max(0, endAt - Date.now())));
+/** The bridge over the sandbox: its state table, its clubs, a sink that prints, the poll of a club. */
+async function demoBridge(
+  settings: DemoSettings,
+  db: EmbeddedDynamoDb,
+  sandbox: Sandbox,
+): Promise<DemoBridge> {
+  const tableName = 'gym-bridge-demo';
+  await createStateTable(db.client, tableName);
+  const store = new DynamoDbStateStore({ client: db.client, tableName });
+  const file = parseClubsFile(sandbox.clubsFile(), 'sandbox clubs');
+  const clubs = file.map((c) => ({ ...c, piiPolicy: settings.pii }));
+  const zones = new Map(clubs.map((c) => [c.clubId, c.timeZone]));
+  const { eventsFile } = settings;
+  const sink = new PrintingSink(
+    eventsFile === undefined ? undefined : new JsonLinesFileSink(eventsFile),
+    (id) => zones.get(id) ?? 'UTC',
+  );
+  const clients = new GymApiClientFactory();
+  const owner = `demo-${randomUUID()}`;
+  const now = () => sandbox.clock.now().getTime();
+  process.stdout.write(dim(`sandbox ${sandbox.url}  state table ${tableName} on ${db.endpoint}\n`));
+  for (const c of clubs) process.stdout.write(dim(`  ${c.clubId}  ${c.timeZone}  ${c.plan} plan\n`));
+  process.stdout.write(
+    dim(
+      `simulated time runs ${settings.speed}x; first poll is a silent baseline, then changes print as events\n\n`,
+    ),
+  );
+  const poll = (club: ClubConfig) =>
+    pollFileClub({ store, sink, clients, now }, club, { owner, deadlineMs: Date.now() + 60_000 });
+  return { clubs, sink, poll, now };
+}
+
+/** Polls every club each `--interval` until Ctrl-C or `--duration`, with a status every ten rounds. */
+async function pollRounds(bridge: DemoBridge, settings: DemoSettings, stop: StopWatch): Promise<void> {
+  const { clubs, sink, now } = bridge;
+  const { intervalSec, durationSec } = settings;
+  const endAt = durationSec ? Date.now() + durationSec * 1000 : Number.POSITIVE_INFINITY;
+  const reports = new Map<string, ClubReport>();
+  let round = 0;
+  while (!stop.requested && Date.now() < endAt) {
+    round++;
+    const results = await Promise.all(
+      clubs.map((club) =>
+        bridge.poll(club).catch((err: unknown) => {
+          process.stderr.write(`${club.clubId}: poll crashed: ${err instanceof Error ? err.message : err}\n`);
+          return undefined;
+        }),
+      ),
+    );
+    results.forEach((r, i) => {
+      if (r) reports.set(clubs[i]!.clubId, r);
+    });
+    if (round === 1) process.stdout.write(dim('baseline recorded; watching for changes...\n'));
+    if (round % 10 === 0 || round === 1) {
+      const simNow = now();
+      process.stdout.write(dim(`${statusHeading(simNow, sink.total)}\n`));
+      for (const club of clubs)
+        process.stdout.write(
+          `   ${statusLine(club, reports.get(club.clubId), sink.byClub.get(club.clubId) ?? 0, simNow)}\n`,
+        );
     }
-    process.stdout.write(`\n${bold('stopped.')} ${sink.total} events:\n`);
-    for (const [type, n] of [...sink.byType].sort((a, b) => b[1] - a[1])) {
-      process.stdout.write(`  ${String(n).padStart(6)}  ${type}\n`);
-    }
-    return 0;
-  } finally {
-    await cleanup();
+    await stop.sleep(Math.min(intervalSec * 1000, Math.max(0, endAt - Date.now())));
   }
 }
