@@ -1,9 +1,11 @@
 /**
- * House rule 12 of the style guide, measured: in the engine, the handlers and the state adapters a
- * file is read whole (at most 300 lines) and a function fits on a screen (at most 60 lines); the
- * poll handler, the busiest entry point, stays under 80 lines. The TypeScript parser finds every
- * function: declarations, methods, accessors, constructors, arrow functions and function
- * expressions, nested ones measured on their own.
+ * House rule 12 of the style guide, measured over all the code that ships or measures: lambdas/,
+ * lib/ and bench/. A file is read whole (at most 300 lines; a data-only word list is the one named
+ * exception) and a function fits on a screen (at most 60 lines). The handlers stay thin: each
+ * Lambda's record or event handler under 60 lines, the folder under 400 lines in all (the engine
+ * owns the decisions). The TypeScript parser finds every function: declarations, methods,
+ * accessors, constructors, arrow functions and function expressions, nested ones measured on their
+ * own.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -11,11 +13,19 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
-const FOLDERS = ['lambdas/engine', 'lambdas/handlers', 'lambdas/state'];
+const FOLDERS = ['lambdas', 'lib', 'bench'];
 const MAX_FILE_LINES = 300;
 const MAX_FUNCTION_LINES = 60;
-const POLL_HANDLER = 'lambdas/handlers/poll.ts';
-const MAX_POLL_HANDLER_LINES = 79;
+/** Files of data only (word lists of the sandbox's synthetic people), exempt from the file size. */
+const DATA_ONLY = ['lambdas/sandbox/vocabulary.ts'];
+const HANDLERS = 'lambdas/handlers';
+const MAX_HANDLERS_LINES = 400;
+/** The functions that handle one SQS record and one dispatch run: the Lambdas' domain entry points. */
+const ENTRY_FUNCTIONS = [
+  { file: 'lambdas/handlers/poll-record.ts', name: 'pollRecord' },
+  { file: 'lambdas/handlers/dispatch-handler.ts', name: 'createDispatchHandler' },
+  { file: 'lambdas/handlers/poll-handler.ts', name: 'createPollHandler' },
+];
 
 function tsFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
@@ -59,20 +69,27 @@ function functionSpans(path: string, text: string): FunctionSpan[] {
   return spans;
 }
 
-describe('size limits of the engine, the handlers and the state adapters', () => {
+describe('size limits of lambdas/, lib/ and bench/', () => {
   const files = FOLDERS.flatMap(tsFiles);
+  const lines = (file: string) => lineCount(readFileSync(join(ROOT, file), 'utf8'));
 
   it('finds the files it measures', () => {
-    expect(files.length).toBeGreaterThan(10);
-    expect(files).toContain(POLL_HANDLER);
+    expect(files.length).toBeGreaterThan(300);
+    for (const f of [...DATA_ONLY, ...ENTRY_FUNCTIONS.map((e) => e.file)]) expect(files).toContain(f);
   });
 
-  it(`keeps every file at or under ${MAX_FILE_LINES} lines`, () => {
+  it(`keeps every file at or under ${MAX_FILE_LINES} lines (data-only word lists excepted)`, () => {
     const over = files
-      .map((file) => ({ file, lines: lineCount(readFileSync(join(ROOT, file), 'utf8')) }))
+      .filter((file) => !DATA_ONLY.includes(file))
+      .map((file) => ({ file, lines: lines(file) }))
       .filter(({ lines }) => lines > MAX_FILE_LINES)
       .map(({ file, lines }) => `${file}: ${lines} lines`);
     expect(over).toEqual([]);
+  });
+
+  it('exempts only files that hold data: no function in a data-only file', () => {
+    for (const file of DATA_ONLY)
+      expect(functionSpans(file, readFileSync(join(ROOT, file), 'utf8'))).toEqual([]);
   });
 
   it(`keeps every function at or under ${MAX_FUNCTION_LINES} lines`, () => {
@@ -84,10 +101,14 @@ describe('size limits of the engine, the handlers and the state adapters', () =>
     expect(over).toEqual([]);
   });
 
-  it(`keeps the poll handler under ${MAX_POLL_HANDLER_LINES + 1} lines`, () => {
-    expect(lineCount(readFileSync(join(ROOT, POLL_HANDLER), 'utf8'))).toBeLessThanOrEqual(
-      MAX_POLL_HANDLER_LINES,
-    );
+  it(`keeps the handlers thin: under ${MAX_HANDLERS_LINES} lines in all, each entry function under 60`, () => {
+    const handlers = files.filter((f) => f.startsWith(`${HANDLERS}/`));
+    expect(handlers.reduce((n, f) => n + lines(f), 0)).toBeLessThan(MAX_HANDLERS_LINES);
+    for (const { file, name } of ENTRY_FUNCTIONS) {
+      const span = functionSpans(file, readFileSync(join(ROOT, file), 'utf8')).find((s) => s.name === name);
+      expect(span, `${file}: ${name}`).toBeDefined();
+      expect(span!.lines, `${file}: ${name}`).toBeLessThan(60);
+    }
   });
 
   it('measures a function as the parser sees it (a planted 61-line function is caught)', () => {
