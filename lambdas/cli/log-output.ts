@@ -52,6 +52,14 @@ export function configureCliLogs(level: CliLogLevel): void {
   // The logger keeps its console in an instance field set at construction; replacing it is the only
   // way to choose the stream (Powertools has no option for it).
   Reflect.set(logger, 'console', toStderr);
+  // A child logger (one per poll message: engine/poll-message) builds its own console: it gets the
+  // same stream.
+  const createChild = logger.createChild.bind(logger);
+  Reflect.set(logger, 'createChild', (...args: Parameters<typeof logger.createChild>) => {
+    const child = createChild(...args);
+    Reflect.set(child, 'console', toStderr);
+    return child;
+  });
   logger.setLogLevel(
     level === 'silent' ? 'SILENT' : (level.toUpperCase() as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR'),
   );

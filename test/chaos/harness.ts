@@ -23,6 +23,7 @@ import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config';
 import { GymApiClientFactory } from '../../lambdas/engine/client-factory';
+import { clubContext } from '../../lambdas/engine/club-poll/club-context';
 import { type ClubReport, pollClub } from '../../lambdas/engine/poll-club';
 import { pollSource } from '../../lambdas/engine/poll-source';
 import type { BridgeEvent } from '../../lambdas/events/catalog';
@@ -468,13 +469,7 @@ class ChaosRun {
     const { process, clients, store, sink } = this.#process(label);
     const club = this.#club;
     const client = clients.forClub(club, () => {});
-    const ctx = {
-      clubId: club.clubId,
-      timeZone: club.timeZone,
-      unstatedZone: club.unstatedZone,
-      unstatedZoneConfirmed: club.unstatedZoneConfirmed,
-      piiPolicy: club.piiPolicy,
-    };
+    const ctx = clubContext(club);
     try {
       // As pollClub does: the sources are polled under the club's lease (one poller per club); a
       // lease another poller holds (or an injected conflict) skips this poll.

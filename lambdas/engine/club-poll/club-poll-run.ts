@@ -15,6 +15,7 @@ import { activePause, type ClubPause, isPauseKind, type PauseKind, unavailabilit
 import { monthOf, pauseEvent } from '../operational-events';
 import { pollSource } from '../poll-source';
 import type { SweepIntervals } from '../schedule/sweep-budget';
+import { clubContext } from './club-context';
 import {
   type ClubSourceReport,
   type PollClubDeps,
@@ -126,14 +127,7 @@ export class ClubPollRun implements ClubPollScope {
 
   #pollSource(name: SourceName, cursor: Cursor | undefined) {
     const { deps, club, options } = this;
-    const ctx = {
-      clubId: club.clubId,
-      timeZone: club.timeZone,
-      unstatedZone: club.unstatedZone,
-      unstatedZoneConfirmed: club.unstatedZoneConfirmed,
-      piiPolicy: club.piiPolicy,
-      ...(club.paymentRules ? { paymentRules: club.paymentRules } : {}),
-    };
+    const ctx = clubContext(club);
     const sourceDeps = {
       store: deps.store,
       sink: deps.sink,
