@@ -1,6 +1,6 @@
 /**
  * Whether a scan's pages make progress through the upstream's records (the engine's half of the
- * paging checks; the client's half is PageProgress in gym-api/page-reader.ts).
+ * paging checks; the client's half is PageProgress in gym-api/paging-checks.ts).
  */
 import { createHash } from 'node:crypto';
 import { type Page, PagingStalledError } from '../../gym-api';
