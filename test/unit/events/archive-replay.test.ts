@@ -1,5 +1,5 @@
 /**
- * Archive replays (lambdas/events/replay.ts) against a mocked EventBridge client: archive replays
+ * Archive replays (lambdas/event-tooling/replay.ts) against a mocked EventBridge client: archive replays
  * cannot be produced locally (the local endpoint has no archives), so aws-sdk-client-mock stands
  * in for the service here (and moto_server cross-checks the same code outside npm test, see
  * docs/publishing.md). The request shapes (StartReplay: the archive ARN as EventSourceArn, the
