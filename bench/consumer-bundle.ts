@@ -57,7 +57,8 @@ export const FORBIDDEN_INPUTS: readonly RegExp[] = [
   /node_modules\/@smithy\//,
   /^lambdas\/(engine|state|sandbox|sources|handlers|clubs|cli|local-aws|common\/logger)/,
   /^lambdas\/gym-api\/(?!schemas\.ts$)/,
-  /^lambdas\/events\/(publisher|event-id|envelope|pii|examples)\.ts$/,
+  /^lambdas\/events\/(publisher|event-id|envelope|pii)\.ts$/,
+  /^lambdas\/event-tooling\/(examples|example-records|replay|replay-watch|build-package|asyncapi|events-file)\.ts$/,
   /^(lib|bin|bench)\//,
 ];
 

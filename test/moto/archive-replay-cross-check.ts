@@ -1,5 +1,5 @@
 /**
- * Cross-check of the archive replay code (lambdas/events/replay.ts, what `events replay --archive`
+ * Cross-check of the archive replay code (lambdas/event-tooling/replay.ts, what `events replay --archive`
  * runs) against a second implementation of EventBridge: moto_server (Python, `pip install
  * "moto[server]"`), which has archives and replays. NOT part of `npm test` (which must not need
  * Python): run it by hand.
