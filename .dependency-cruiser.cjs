@@ -3,9 +3,10 @@
  * (`npm run lint:imports`, part of `npm test`). docs/architecture.md explains it in words; this file
  * is the rule.
  *
- * PARTS are the folders (the boxes of the design's drawing of the house, plus lambdas/local-aws).
- * MAY is an allow-list: a part imports itself and the parts listed, nothing else in lambdas/, lib/
- * or bin/. NEVER gives the reasons of the arrows the drawing forbids outright. A wrong-way import
+ * PARTS are the folders: the boxes of the design's drawing of the house (../shared/house.json),
+ * every one of them. MAY is an allow-list: a part imports itself and the parts listed, nothing else
+ * in lambdas/, lib/, bin/ or bench/; its arrows are the drawing's arrows, each one an import the
+ * code makes. NEVER gives the reasons of the arrows the drawing forbids outright. A wrong-way import
  * fails with its rule's name and reason, whether or not anyone wrote a rule for that pair: an arrow
  * missing from MAY fails as `<part>-may-import-only`.
  *
@@ -32,6 +33,7 @@ const PARTS = {
   LocalAws: { paths: ['lambdas/local-aws/'], says: 'local AWS endpoints for the CLI, tests and bench' },
   Cli: { paths: ['lambdas/cli/'], says: 'the CLI and the local demo' },
   Cdk: { paths: ['lib/', 'bin/'], says: 'constructs and the stack' },
+  Bench: { paths: ['bench/'], says: 'benchmarks: cost, scale, freshness, throughput' },
 };
 
 /** The allowed arrows: what each part may import besides itself (the drawing's arrows). */
@@ -65,7 +67,10 @@ const MAY = {
     'LocalAws',
   ],
   // Not drawn: a subscription construct types its pattern with the pattern matcher's JSON type.
-  Cdk: ['Common', 'Events', 'EventTooling', 'Sources', 'State'],
+  Cdk: ['Common', 'Events', 'EventTooling', 'State'],
+  // The bench runs the deployed path in process (the engine's use case, not the handlers) and
+  // reads the stage settings of the CDK app.
+  Bench: ['Common', 'GymApi', 'Sandbox', 'Events', 'Sources', 'State', 'Clubs', 'Engine', 'LocalAws', 'Cdk'],
 };
 
 /** The arrows the drawing forbids, with their reasons (each is also outside MAY). */
@@ -92,6 +97,9 @@ const NEVER = [
   ['GymApi', 'EventTooling', 'the client knows nothing of events'],
   ['Handlers', 'Cdk', 'runtime never imports the CDK'],
   ['Engine', 'Cdk', 'runtime never imports the CDK'],
+  ['Engine', 'Bench', 'runtime never imports the bench'],
+  ['Cli', 'Bench', 'runtime never imports the bench'],
+  ['Handlers', 'Bench', 'runtime never imports the bench'],
 ];
 
 /** Local AWS endpoints are test and demo plumbing: no Lambda code path may load them. */
