@@ -1,5 +1,5 @@
 /**
- * A club's configuration, and the clubs file of the CLI (README, "Clubs file"):
+ * A club's configuration, and the clubs file of the CLI (docs/cli.md, "Clubs file"):
  * { "clubs": [ { clubId, baseUrl, timeZone, plan, credentials: { username, password, apiKey } } ] }
  * Validation errors name the club and the field, and never echo a credential.
  */

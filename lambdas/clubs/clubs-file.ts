@@ -1,5 +1,5 @@
 /**
- * Reads the CLI's clubs file (README, "Clubs file") from disk. The schema and its messages are in
+ * Reads the CLI's clubs file (docs/cli.md, "Clubs file") from disk. The schema and its messages are in
  * ./club-config.ts; this file only adds the reading and the JSON parse, neither of which echoes a
  * credential.
  */

@@ -13,7 +13,7 @@ export interface SandboxClub {
   readonly plan: PlanName;
 }
 
-/** The clubs file (README, "Clubs file"), read by `poll --clubs FILE`. */
+/** The clubs file (docs/cli.md, "Clubs file"), read by `poll --clubs FILE`. */
 export interface ClubsFile {
   clubs: {
     clubId: string;

@@ -26,7 +26,7 @@ export const summary = 'poll clubs with the real engine (DynamoDB state, EventBr
 
 const HELP = `usage: npm run --silent cli -- poll --clubs FILE [flags]
 
-  --clubs FILE            clubs file (JSON, see README)                      (required)
+  --clubs FILE            clubs file (JSON, see docs/cli.md)                 (required)
   --club ID               only this club (repeatable)
   --source NAME           only this source (repeatable): ${SOURCE_NAMES.join(', ')}
   --once                  one poll of every enabled source of every club, then exit:

@@ -24,7 +24,7 @@ export const HELP = `usage: npm run --silent cli -- clubs <add|list|disable|resu
       the times whose zone it does not state (docs/operations.md); polls then re-read an hour
       behind their watermark instead of 15 hours or more.
   clubs add --from-clubs-file FILE [--table NAME] [--secret-prefix PREFIX] [--shared-secret NAME]
-      Adds (or updates) every club of a clubs file (JSON, see README).
+      Adds (or updates) every club of a clubs file (JSON, see docs/cli.md).
   --shared-secret NAME: the clubs' API keys go into ONE secret, <prefix>NAME, with their integrator
       login (created if missing, the other clubs in it kept): the form for a fleet, since a secret
       costs $0.40 a month. All clubs of one shared secret share one login; about 600 fit in one
