@@ -1,6 +1,7 @@
 /** Point of sale: one sale (or refund) at a till, of one to three product lines. */
+
+import { PRODUCTS, TILLS } from '../products';
 import type { ApiPosItem } from '../records';
-import { PRODUCTS, TILLS } from '../vocabulary';
 import { floorToSecond, formatNaive } from '../zoned-time';
 import { round2, type SimulationContext } from './context';
 

@@ -1,7 +1,7 @@
 /**
  * House rule 12 of the style guide, measured over all the code that ships or measures: lambdas/,
- * lib/ and bench/. A file is read whole (at most 300 lines; a data-only word list is the one named
- * exception) and a function fits on a screen (at most 60 lines). The handlers stay thin: each
+ * lib/ and bench/. A file is read whole (at most 300 lines, no exception) and a function fits on a
+ * screen (at most 60 lines). The handlers stay thin: each
  * Lambda's record or event handler under 60 lines, the folder under 400 lines in all (the engine
  * owns the decisions). The TypeScript parser finds every function: declarations, methods,
  * accessors, constructors, arrow functions and function expressions, nested ones measured on their
@@ -16,8 +16,6 @@ const ROOT = join(import.meta.dirname, '..', '..', '..');
 const FOLDERS = ['lambdas', 'lib', 'bench'];
 const MAX_FILE_LINES = 300;
 const MAX_FUNCTION_LINES = 60;
-/** Files of data only (word lists of the sandbox's synthetic people), exempt from the file size. */
-const DATA_ONLY = ['lambdas/sandbox/vocabulary.ts'];
 const HANDLERS = 'lambdas/handlers';
 const MAX_HANDLERS_LINES = 400;
 /** The functions that handle one SQS record and one dispatch run: the Lambdas' domain entry points. */
@@ -75,21 +73,15 @@ describe('size limits of lambdas/, lib/ and bench/', () => {
 
   it('finds the files it measures', () => {
     expect(files.length).toBeGreaterThan(300);
-    for (const f of [...DATA_ONLY, ...ENTRY_FUNCTIONS.map((e) => e.file)]) expect(files).toContain(f);
+    for (const f of ENTRY_FUNCTIONS.map((e) => e.file)) expect(files).toContain(f);
   });
 
-  it(`keeps every file at or under ${MAX_FILE_LINES} lines (data-only word lists excepted)`, () => {
+  it(`keeps every file at or under ${MAX_FILE_LINES} lines`, () => {
     const over = files
-      .filter((file) => !DATA_ONLY.includes(file))
       .map((file) => ({ file, lines: lines(file) }))
       .filter(({ lines }) => lines > MAX_FILE_LINES)
       .map(({ file, lines }) => `${file}: ${lines} lines`);
     expect(over).toEqual([]);
-  });
-
-  it('exempts only files that hold data: no function in a data-only file', () => {
-    for (const file of DATA_ONLY)
-      expect(functionSpans(file, readFileSync(join(ROOT, file), 'utf8'))).toEqual([]);
   });
 
   it(`keeps every function at or under ${MAX_FUNCTION_LINES} lines`, () => {
