@@ -75,6 +75,19 @@ describe('hostile API responses', () => {
       club,
       { deadlineMs: rig.deadline(), sources, ...(pageSize ? { pageSize } : {}) },
     );
+  /** One poll of `sources` against a local upstream at `origin` instead of the sandbox. */
+  const pollUpstream = (
+    origin: string,
+    owner: string,
+    sources: SourceName[],
+    pageSize: number,
+    via: typeof clients = clients,
+  ) =>
+    pollClub(
+      { store, sink: sink(), clients: via, owner, now: () => rig.sandbox.clock.now().getTime() },
+      { ...club, baseUrl: `${origin}/v1` },
+      { deadlineMs: Date.now() + 20_000, sources, pageSize },
+    );
   const delivered = () =>
     bus.events.map((e) => ({ detailType: e.detailType, detail: e.detail }) as BridgeEvent);
   const visitKeys = () =>
@@ -322,20 +335,8 @@ describe('hostile API responses', () => {
       sendJson(res, { data: matching.slice(offset, offset + limit) });
     });
     try {
-      const local = { ...club, baseUrl: `${server.origin}/v1` };
-      const deps = {
-        store,
-        sink: sink(),
-        clients,
-        owner: 'dup',
-        now: () => rig.sandbox.clock.now().getTime(),
-      };
       // Act
-      const report = await pollClub(deps, local, {
-        deadlineMs: Date.now() + 20_000,
-        sources: ['visits'],
-        pageSize: 5,
-      });
+      const report = await pollUpstream(server.origin, 'dup', ['visits'], 5);
       // Assess
       expect(report.failures).toEqual([]);
       expect(report.sources[0]).toMatchObject({ outcome: 'completed', attempts: 1 });
@@ -377,20 +378,8 @@ describe('hostile API responses', () => {
       maxResponseBytes: 64 * 1024,
     });
     try {
-      const local = { ...club, baseUrl: `${server.origin}/v1` };
-      const deps = {
-        store,
-        sink: sink(),
-        clients: small,
-        owner: 'cap',
-        now: () => rig.sandbox.clock.now().getTime(),
-      };
       // Act
-      const report = await pollClub(deps, local, {
-        deadlineMs: Date.now() + 20_000,
-        sources: ['visits'],
-        pageSize: 5,
-      });
+      const report = await pollUpstream(server.origin, 'cap', ['visits'], 5, small);
       // Assess
       expect(report.failures).toEqual([]);
       expect(report.sources[0]).toMatchObject({ outcome: 'completed', attempts: 2 });
@@ -423,20 +412,8 @@ describe('hostile API responses', () => {
       maxResponseBytes: 64 * 1024,
     });
     try {
-      const local = { ...club, baseUrl: `${server.origin}/v1` };
-      const deps = {
-        store,
-        sink: sink(),
-        clients: small,
-        owner: 'cap2',
-        now: () => rig.sandbox.clock.now().getTime(),
-      };
       // Act
-      const report = await pollClub(deps, local, {
-        deadlineMs: Date.now() + 20_000,
-        sources: ['visits'],
-        pageSize: 5,
-      });
+      const report = await pollUpstream(server.origin, 'cap2', ['visits'], 5, small);
       // Assess
       expect(report.failures).toEqual([]);
       expect(report.sources[0]).toMatchObject({ outcome: 'completed', attempts: 3 });
@@ -480,20 +457,8 @@ describe('hostile API responses', () => {
       return data.slice(offset, offset + limit);
     });
     try {
-      const local = { ...club, baseUrl: `${server.origin}/v1` };
-      const deps = {
-        store,
-        sink: sink(),
-        clients,
-        owner: 'min',
-        now: () => rig.sandbox.clock.now().getTime(),
-      };
       // Act
-      const report = await pollClub(deps, local, {
-        deadlineMs: Date.now() + 20_000,
-        sources: ['posTransactions'],
-        pageSize: 2,
-      });
+      const report = await pollUpstream(server.origin, 'min', ['posTransactions'], 2);
       // Assess
       expect(report.failures).toEqual([]);
       expect(report.sources[0]).toMatchObject({ outcome: 'completed' });
@@ -528,20 +493,8 @@ describe('hostile API responses', () => {
       return rows.filter((r) => r.VisitDateTime >= from).slice(offset, offset + limit);
     });
     try {
-      const local = { ...club, baseUrl: `${server.origin}/v1` };
-      const deps = {
-        store,
-        sink: sink(),
-        clients,
-        owner: 'cut',
-        now: () => rig.sandbox.clock.now().getTime(),
-      };
       // Act
-      const report = await pollClub(deps, local, {
-        deadlineMs: Date.now() + 20_000,
-        sources: ['visits'],
-        pageSize: 2,
-      });
+      const report = await pollUpstream(server.origin, 'cut', ['visits'], 2);
       // Assess
       expect(report.failures).toEqual([]);
       expect(report.sources[0]).toMatchObject({ outcome: 'completed', attempts: 2 });
