@@ -62,22 +62,23 @@ export interface CountingStateStore extends StateStore {
   take(): StoreCounts;
 }
 
+/** Each side of a bill, with the totals it adds to. */
+const SIDES = [
+  ['read', 'itemsRead', 'readUnits'],
+  ['write', 'itemsWritten', 'writeUnits'],
+] as const;
+
 /** Adds a call's bill to the counts, under `name`. */
 function record(counts: StoreCounts, name: string, bill: Bill): void {
   const m = entryOf(counts.byMethod, name, () => ({ items: 0, readUnits: 0, writeUnits: 0 }));
-  if (bill.read) {
-    counts.apiRequests += bill.read.requests;
-    counts.itemsRead += bill.read.items;
-    counts.readUnits += bill.read.units;
-    m.items += bill.read.items;
-    m.readUnits += bill.read.units;
-  }
-  if (bill.write) {
-    counts.apiRequests += bill.write.requests;
-    counts.itemsWritten += bill.write.items;
-    counts.writeUnits += bill.write.units;
-    m.items += bill.write.items;
-    m.writeUnits += bill.write.units;
+  for (const [side, items, units] of SIDES) {
+    const usage = bill[side];
+    if (!usage) continue;
+    counts.apiRequests += usage.requests;
+    counts[items] += usage.items;
+    counts[units] += usage.units;
+    m.items += usage.items;
+    m[units] += usage.units;
   }
 }
 
