@@ -65,8 +65,10 @@ describe('start stopped with Ctrl-C, more than once', () => {
     expect(code, `stdout: ${cli.stdout()}\nstderr: ${cli.stderr()}`).toBe(0);
     expect(cli.child.signalCode).toBeNull();
     expect(cli.stdout()).toMatch(/\nstopped\. \d+ events:\n/);
-    expect(cli.stderr()).toContain(
-      'gym-bridge start: Ctrl-C: stopping after the current poll: then the summary, and the sandbox and the embedded DynamoDB are closed',
+    // The first signal handled says it stops: Node may hand the burst's SIGTERM over before its
+    // first SIGINT (seen once, on a fresh clone), so either may be the one that speaks.
+    expect(cli.stderr()).toMatch(
+      /gym-bridge start: (Ctrl-C|SIGTERM): stopping after the current poll: then the summary, and the sandbox and the embedded DynamoDB are closed/,
     );
     expect(cli.stderr()).toContain('gym-bridge start: already stopping');
     expect(cli.stderr()).not.toMatch(/exiting now/);
