@@ -73,6 +73,40 @@ const memberTracked = (m: Member) => ({
   optOutSms: m.Contact?.OptOutSms ?? null,
 });
 
+/**
+ * The record as of the state an event announces. A poll that lost its lease after storing its
+ * intent leaves the states it was about to publish; the next poll publishes them again with the
+ * record it reads then, which may have moved on. The event's `data` takes the announced state's
+ * tracked fields (status, cancellation date, contact preferences), so a Joined published late does
+ * not carry preferences a later Contact Preferences Changed says it changed from. Fields equal to
+ * the record's (or absent from an older snapshot) leave the record untouched.
+ */
+function memberAsOf(m: Member, state: Snapshot): Member {
+  const now = memberTracked(m);
+  const f = state.fields;
+  const differs = (k: keyof typeof now) => k in f && f[k] !== now[k];
+  if (!(['status', 'cancellationDate', 'optOutEmail', 'optOutSms'] as const).some(differs)) return m;
+  const str = (v: unknown) => (typeof v === 'string' ? v : null);
+  const bool = (v: unknown) => (typeof v === 'boolean' ? v : null);
+  return {
+    ...m,
+    ...(differs('status') ? { Status: str(f.status) } : {}),
+    ...(differs('cancellationDate')
+      ? { Membership: { ...m.Membership, CancellationDate: str(f.cancellationDate) } as Member['Membership'] }
+      : {}),
+    ...(differs('optOutEmail') || differs('optOutSms')
+      ? {
+          // A record that no longer has a contact keeps the preferences only (no Email to carry).
+          Contact: {
+            ...m.Contact,
+            OptOutEmail: bool(f.optOutEmail),
+            OptOutSms: bool(f.optOutSms),
+          } as Member['Contact'],
+        }
+      : {}),
+  };
+}
+
 function memberEnvelope(m: Member, id: string, identity: string[], ctx: ClubContext) {
   return envelopeFor(
     ctx,
@@ -89,7 +123,7 @@ function memberEnvelope(m: Member, id: string, identity: string[], ctx: ClubCont
 function memberJoined(m: Member, next: Snapshot, ctx: ClubContext): BridgeEvent {
   const status = announcedStatus(next);
   return createEvent(DETAIL_TYPES.MemberJoined, memberEnvelope(m, next.id, ['joined', status ?? ''], ctx), {
-    data: m,
+    data: memberAsOf(m, next),
     ...(status ? { status } : {}),
     ...(m.Membership?.Name ? { membershipName: m.Membership.Name } : {}),
   });
@@ -105,7 +139,7 @@ function memberCancelled(m: Member, before: Snapshot | undefined, next: Snapshot
   if (typeof date !== 'string' || before?.fields.cancellationDate === date) return [];
   return [
     createEvent(DETAIL_TYPES.MembershipCancelled, memberEnvelope(m, next.id, ['cancelled', date], ctx), {
-      data: m,
+      data: memberAsOf(m, next),
       cancellationDate: date,
     }),
   ];
@@ -141,7 +175,7 @@ export const membersSource: StateSource<'members'> = {
           DETAIL_TYPES.MemberStatusChanged,
           memberEnvelope(m, next.id, ['status', seq, now.status], ctx),
           {
-            data: m,
+            data: memberAsOf(m, next),
             previousStatus: typeof before.status === 'string' ? before.status : null,
             status: now.status,
           },
@@ -158,7 +192,7 @@ export const membersSource: StateSource<'members'> = {
         createEvent(
           DETAIL_TYPES.MemberContactPreferencesChanged,
           memberEnvelope(m, next.id, ['contact', seq, `${now.optOutEmail},${now.optOutSms}`], ctx),
-          { data: m, previous: prefs(before), current: prefs(now) },
+          { data: memberAsOf(m, next), previous: prefs(before), current: prefs(now) },
         ),
       );
     }
@@ -169,6 +203,13 @@ export const membersSource: StateSource<'members'> = {
     return start && toInstant(start, 'local', ctx) >= fromMs ? [memberJoined(m, next, ctx)] : [];
   },
 };
+
+/** The prospect as of the state an event announces (see memberAsOf). */
+function prospectAsOf(p: Prospect, state: Snapshot): Prospect {
+  const f = state.fields;
+  if (!('status' in f) || f.status === (p.Status ?? null)) return p;
+  return { ...p, Status: typeof f.status === 'string' ? f.status : null };
+}
 
 function prospectCreated(p: Prospect, next: Snapshot, ctx: ClubContext): BridgeEvent {
   const pid = next.id;
@@ -181,7 +222,7 @@ function prospectCreated(p: Prospect, next: Snapshot, ctx: ClubContext): BridgeE
       { value: p.CreatedDateUtc, zone: 'utc' },
       { prospectNumber: pid },
     ),
-    { data: p, ...(status ? { status } : {}) },
+    { data: prospectAsOf(p, next), ...(status ? { status } : {}) },
   );
 }
 
@@ -212,7 +253,7 @@ export const prospectsSource: StateSource<'prospects'> = {
           { prospectNumber: next.id },
         ),
         {
-          data: p,
+          data: prospectAsOf(p, next),
           previousStatus: typeof previous.fields.status === 'string' ? previous.fields.status : null,
           status: next.fields.status,
         },

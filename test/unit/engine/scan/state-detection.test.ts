@@ -68,4 +68,27 @@ describe('StateDetection', () => {
     expect(sink.events.length).toBeGreaterThan(0);
     expect(splitIntent(after).published).toHaveLength(0);
   });
+
+  it('a Joined published again from an intent carries the state it announces, not the record moved on since', async () => {
+    // Prepare: first seen Active with e-mail opted out, and the publish fails after the intent.
+    const { sink, detection, failNextPublish } = setup();
+    const contact = { Email: 'alex@example.com', OptOutEmail: true, OptOutSms: false };
+    const first = member({ Number: 'M1', Status: 'Active', Contact: contact });
+    const moved = member({ Number: 'M1', Status: 'PaymentIssue', Contact: { ...contact, OptOutSms: true } });
+    failNextPublish();
+    await expect(detection.detect([{ id: 'M1', item: first }], scanOf('tail'), [])).rejects.toThrow();
+    // Act: the next poll reads the record after it moved on (status and SMS preference).
+    await detection.detect([{ id: 'M1', item: moved }], scanOf('tail'), []);
+    // Assess
+    type Detail = { status?: string; previous?: unknown; data: { Status?: string; Contact?: object } };
+    const byType = (t: string) => sink.events.find((e) => e.detailType === t)?.detail as unknown as Detail;
+    const joined = byType('Member Joined');
+    expect(joined.status).toBe('Active');
+    expect(joined.data.Status).toBe('Active');
+    expect(joined.data.Contact).toMatchObject({ OptOutEmail: true, OptOutSms: false });
+    const prefs = byType('Member Contact Preferences Changed');
+    expect(prefs.previous).toEqual({ optOutEmail: true, optOutSms: false });
+    expect(prefs.data.Contact).toMatchObject({ OptOutEmail: true, OptOutSms: true });
+    expect(byType('Member Status Changed').data.Status).toBe('PaymentIssue');
+  });
 });
