@@ -75,5 +75,7 @@ export {
   EventPatternError,
   type EventPatternJson,
   eventPatternMatcher,
+  explainEventPattern,
   matchesEventPattern,
+  type PatternMismatch,
 } from './event-pattern';

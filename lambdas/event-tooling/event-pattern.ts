@@ -49,6 +49,34 @@ export function matchesEventPattern(pattern: EventPatternJson | string, event: u
   return matchObject(compiled, value);
 }
 
+/** Where an event fails a pattern: the first field of the pattern that does not match. */
+export interface PatternMismatch {
+  /** Dotted path of the field (`detail.data.Status`), as in the pattern. */
+  readonly path: string;
+  /** The pattern's values for it, as written (e.g. `["Active"]`, `[{ "prefix": "A" }]`). */
+  readonly expected: unknown;
+  /** The event's value there (undefined: the field is missing). */
+  readonly actual: unknown;
+  readonly reason: string;
+}
+
+/**
+ * Whether `pattern` matches `event` and, when it does not, the first field that fails (in the
+ * pattern's order): for "why didn't my rule fire?". Throws `EventPatternError` on an invalid pattern.
+ */
+export function explainEventPattern(
+  pattern: EventPatternJson | string,
+  event: unknown,
+): { readonly matches: true } | { readonly matches: false; readonly mismatch: PatternMismatch } {
+  const compiled = compileObject(typeof pattern === 'string' ? parsePatternJson(pattern) : pattern, '', true);
+  const mismatch = mismatchObject(
+    compiled,
+    typeof event === 'string' ? (JSON.parse(event) as unknown) : event,
+    '',
+  );
+  return mismatch ? { matches: false, mismatch } : { matches: true };
+}
+
 /** Throws `EventPatternError` when `pattern` is not a valid EventBridge event pattern. */
 export function assertValidEventPattern(pattern: EventPatternJson | string): void {
   compileObject(typeof pattern === 'string' ? parsePatternJson(pattern) : pattern, '', true);
@@ -78,6 +106,8 @@ interface ObjectNode {
 
 interface LeafNode {
   readonly leaf: true;
+  /** The pattern's list of values, as written: what a mismatch reports as expected. */
+  readonly expected: readonly unknown[];
   /** `exists: true/false` tests, checked against the whole field. */
   readonly exists?: boolean;
   /** Value tests; the field matches when any leaf value passes any of them. */
@@ -145,21 +175,44 @@ function compileLeaf(values: unknown[], path: string): LeafNode {
       throw new EventPatternError(at, `unsupported value ${JSON.stringify(option)}`);
     }
   });
-  return exists === undefined ? { leaf: true, tests } : { leaf: true, exists, tests };
+  return exists === undefined
+    ? { leaf: true, expected: values, tests }
+    : { leaf: true, expected: values, exists, tests };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Matching
 
 function matchObject(node: ObjectNode, value: unknown): boolean {
-  if (Array.isArray(value)) return value.some((element) => matchObject(node, element));
+  return mismatchObject(node, value, '') === undefined;
+}
+
+/**
+ * The first field of the pattern the event fails, in the pattern's order (undefined: it matches).
+ * An array in the event fails when no element matches: the first element's failure is reported.
+ */
+function mismatchObject(node: ObjectNode, value: unknown, path: string): PatternMismatch | undefined {
+  if (Array.isArray(value)) {
+    const failures = value.map((element) => mismatchObject(node, element, path));
+    return failures.some((f) => f === undefined)
+      ? undefined
+      : (failures[0] ?? { path, expected: 'an object', actual: value, reason: 'an empty list' });
+  }
   const object = isObject(value) ? value : undefined;
   for (const [key, child] of node.fields) {
+    const at = joinPath(path, key);
     const field = object && Object.hasOwn(object, key) ? object[key] : undefined;
-    const ok = 'leaf' in child ? matchLeaf(child, field) : matchObject(child, field);
-    if (!ok) return false;
+    const failed = 'leaf' in child ? mismatchLeaf(child, field, at) : mismatchObject(child, field, at);
+    if (failed) return failed;
   }
-  return node.or ? node.or.some((sub) => matchObject(sub, value)) : true;
+  if (!node.or) return undefined;
+  const alternatives = node.or.map((sub) => mismatchObject(sub, value, path));
+  if (alternatives.some((f) => f === undefined)) return undefined;
+  const first = alternatives[0]!;
+  return {
+    ...first,
+    reason: `none of the ${alternatives.length} $or alternatives matches; the first: ${first.reason}`,
+  };
 }
 
 /** The leaf values of a field: arrays flattened, objects dropped (they are not leaves). */
@@ -173,8 +226,20 @@ function leaves(value: unknown, out: Json[] = []): Json[] {
   return out;
 }
 
-function matchLeaf(node: LeafNode, value: unknown): boolean {
+function mismatchLeaf(node: LeafNode, value: unknown, path: string): PatternMismatch | undefined {
   const values = leaves(value);
-  if (node.exists !== undefined) return node.exists ? values.length > 0 : values.length === 0;
-  return values.some((v) => node.tests.some((test) => test(v)));
+  const actual = value === undefined ? undefined : (value as Json);
+  if (node.exists !== undefined) {
+    if (node.exists === values.length > 0) return undefined;
+    const reason = node.exists ? 'the field is missing (or not a value)' : 'the field is present';
+    return { path, expected: node.expected, actual, reason };
+  }
+  if (values.some((v) => node.tests.some((test) => test(v)))) return undefined;
+  const reason =
+    value === undefined
+      ? 'the event has no such field'
+      : values.length === 0
+        ? 'the field holds no value (an object or an empty list)'
+        : 'no value of the pattern matches the field';
+  return { path, expected: node.expected, actual, reason };
 }

@@ -1,5 +1,5 @@
 /**
- * `events sample|replay`: for the teams downstream of the bus.
+ * `events sample|replay|match`: for the teams downstream of the bus.
  *
  * - `events sample --type T`: realistic events of one detail-type, produced by the real engine
  *   against an in-process sandbox (lambdas/cli/sample-events/), printed one JSON a line as a
@@ -8,6 +8,8 @@
  *   bus's archive, limited to rules (their patterns), with progress; Ctrl-C cancels it.
  * - `events replay --file events.jsonl --bus NAME`: an events file (`poll --events-file`) onto a
  *   bus, validated whole first, then PutEvents in batches of 10 with retries, with progress.
+ * - `events match --pattern FILE --event FILE`: whether a rule pattern matches events, and the
+ *   first field that fails when it does not.
  *
  * This file holds the help and the dispatch; each subcommand is in ./events/.
  */
@@ -17,6 +19,7 @@ import { ALL_DETAIL_TYPES } from '../../events/catalog';
 import { CliUsageError, parseFlags } from '../args';
 import { MAX_SAMPLE_COUNT, SAMPLE_METHODS, SAMPLE_START } from '../sample-events';
 import { FLAGS, type Flags } from './events/flags';
+import { match } from './events/match';
 import { replayArchive } from './events/replay-archive';
 import { replayFile } from './events/replay-file';
 import { sample } from './events/sample';
@@ -24,11 +27,11 @@ import { sample } from './events/sample';
 export { parseInstant } from './events/replay-archive';
 
 export const summary =
-  "sample events for consumers' tests (real engine, sandbox); replay history to a bus (archive or events file)";
+  "sample events for consumers' tests (real engine, sandbox); replay history to a bus (archive or events file); check a rule pattern against events";
 
 const typeList = ALL_DETAIL_TYPES.map((t) => `    ${t.padEnd(36)} ${SAMPLE_METHODS[t]}`).join('\n');
 
-const HELP = `usage: npm run --silent cli -- events <sample|replay> [flags]
+const HELP = `usage: npm run --silent cli -- events <sample|replay|match> [flags]
 
 events sample --type TYPE [--count N] [--seed N] [--format eventbridge|detail|putevents]
               [--event-source SOURCE | --stage NAME] [--pii minimal|full] [--account ID]
@@ -102,14 +105,29 @@ events replay --file FILE --bus NAME|ARN [--type TYPE]... [--pattern JSON]
                          does not replace it)
   --dry-run              say what would be sent, send nothing
 
-AWS (replay): AWS_REGION, AWS_ENDPOINT_URL_EVENTBRIDGE and the usual credentials.
-Exit: 0 done, 1 failed (AWS refused, a replay FAILED or CANCELLED, events not delivered),
-2 bad flags, file or archive/window, 130 stopped waiting with Ctrl-C.`;
+events match --pattern FILE|JSON --event FILE|JSON [--json]
+  Says whether an EventBridge rule pattern matches each event and, when it does not, the first
+  field of the pattern that fails, with the values the pattern wants and the value the event has
+  ("why didn't my rule fire?"). Offline: the matcher of @gym-bridge/events (EventBridge's content
+  filtering), no AWS.
+  --pattern FILE|JSON  the pattern, or a rule holding it: aws events describe-rule output or a
+                       template's AWS::Events::Rule (their EventPattern); inline if it starts with {
+  --event FILE|JSON    one event, a JSON array or JSON lines, each as a rule target receives it
+                       (events sample), a line of an events file (poll --events-file) or a
+                       PutEvents entry; the last two get account ${SAMPLE_ACCOUNT} and region
+                       ${SAMPLE_REGION}, so a pattern on those fields needs the delivered form
+  --json               one JSON a line: { event, detailType, matches, mismatch? }
 
-const MODE_FLAGS: Record<'sample' | 'archive' | 'file', readonly (keyof Flags)[]> = {
+AWS (replay): AWS_REGION, AWS_ENDPOINT_URL_EVENTBRIDGE and the usual credentials.
+Exit: 0 done (match: every event matches), 1 failed (AWS refused, a replay FAILED or
+CANCELLED, events not delivered; match: an event does not match), 2 bad flags, file, pattern or
+archive/window, 130 stopped waiting with Ctrl-C.`;
+
+const MODE_FLAGS: Record<'sample' | 'archive' | 'file' | 'match', readonly (keyof Flags)[]> = {
   sample: ['type', 'count', 'seed', 'format', 'event-source', 'stage', 'pii', 'account', 'region', 'bus'],
   archive: ['archive', 'from', 'to', 'bus', 'rule', 'name', 'interval', 'detach'],
   file: ['file', 'bus', 'type', 'pattern', 'event-source', 'stage', 'dry-run'],
+  match: ['pattern', 'event', 'json'],
 };
 
 export async function run(argv: string[]): Promise<number> {
@@ -119,14 +137,15 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(`${HELP}\n`);
       return 0;
     }
-    throw new CliUsageError(`a subcommand is required: sample or replay\n\n${HELP}`);
+    throw new CliUsageError(`a subcommand is required: sample, replay or match\n\n${HELP}`);
   }
-  if (subcommand !== 'sample' && subcommand !== 'replay')
-    throw new CliUsageError(`unknown subcommand '${subcommand}' (sample or replay)\n\n${HELP}`);
+  if (subcommand !== 'sample' && subcommand !== 'replay' && subcommand !== 'match')
+    throw new CliUsageError(`unknown subcommand '${subcommand}' (sample, replay or match)\n\n${HELP}`);
   const flags = parseFlags(rest, FLAGS, HELP);
   if (!flags) return 0;
   let mode: keyof typeof MODE_FLAGS;
   if (subcommand === 'sample') mode = 'sample';
+  else if (subcommand === 'match') mode = 'match';
   else if (flags.archive !== undefined && flags.file !== undefined)
     throw new CliUsageError('events replay: give either --archive or --file, not both');
   else if (flags.archive !== undefined) mode = 'archive';
@@ -140,10 +159,11 @@ export async function run(argv: string[]): Promise<number> {
   const allowed = MODE_FLAGS[mode];
   const misplaced = (Object.keys(flags) as (keyof Flags)[]).filter((f) => !allowed.includes(f));
   if (misplaced.length > 0) {
-    const what = mode === 'sample' ? 'events sample' : `events replay --${mode}`;
+    const what = mode === 'sample' || mode === 'match' ? `events ${mode}` : `events replay --${mode}`;
     throw new CliUsageError(`${what} does not take ${misplaced.map((f) => `--${f}`).join(', ')}`);
   }
   if (mode === 'sample') return sample(flags);
+  if (mode === 'match') return match(flags);
   if (mode === 'archive') return replayArchive(flags);
   return replayFile(flags);
 }

@@ -1,5 +1,5 @@
 /**
- * The flags of `events sample|replay` (../events.ts) and the two the subcommands read alike: a
+ * The flags of `events sample|replay|match` (../events.ts) and the two the subcommands read alike: a
  * detail-type (`--type`) and the event source (`--event-source`, `--stage`).
  */
 import { ALL_DETAIL_TYPES, type DetailType, isDetailType } from '../../../events/catalog';
@@ -27,6 +27,8 @@ export const FLAGS = {
   file: { type: 'string' },
   pattern: { type: 'string' },
   'dry-run': { type: 'boolean' },
+  event: { type: 'string' },
+  json: { type: 'boolean' },
 } as const;
 
 export type Flags = NonNullable<ReturnType<typeof parseFlags<typeof FLAGS>>>;
