@@ -1,0 +1,184 @@
+/**
+ * The time-based lifecycle rules (docs/lifecycle.md) as pure functions of what the bridge knows:
+ * its facts (status, membership dates, trial end), what it has seen (last visit, payment outcomes),
+ * what it has announced, the start of tracking, the clock and the club's zone. They return facts,
+ * each with the parts of its eventId: whichever poll or evaluation finds a fact, it finds the same.
+ *
+ * All local times are the club's wall clock (./local-time.ts). Strings compare as times once
+ * normalised to whole seconds (`normalLocal`).
+ */
+import {
+  addLocalDays,
+  calendarDaysBetween,
+  HOUR_MS,
+  instantOf,
+  latestLocal,
+  localAt,
+  normalLocal,
+  wholeDaysBetween,
+} from './local-time';
+
+export interface LifecycleSettings {
+  /** Days without a visit after which an Active member is announced inactive. */
+  readonly inactiveDays: number;
+  /** Days before an ExpiryDate or MinimumTermDate that Membership Expiring is announced. */
+  readonly expiringDays: number;
+  /** Hours before an OnTrial prospect's TrialEndDate that Prospect Trial Ending is announced. */
+  readonly trialEndingHours: number;
+}
+
+export const LIFECYCLE_DEFAULTS: LifecycleSettings = {
+  inactiveDays: 14,
+  expiringDays: 14,
+  trialEndingHours: 24,
+};
+
+export const ACTIVE = 'Active';
+export const ON_TRIAL = 'OnTrial';
+
+/** What the member record says (membership dates in gym local time). */
+export interface MemberFacts {
+  readonly status: string | null;
+  readonly startDate?: string | null;
+  readonly expiryDate?: string | null;
+  readonly minimumTermDate?: string | null;
+  readonly cancellationDate?: string | null;
+}
+
+/** A lapse: the time it counts from, the last visit then (null: none seen), and whether announced. */
+export interface Lapse {
+  readonly from: string;
+  readonly lastVisitAt: string | null;
+  /** False for a lapse recorded silently (baseline): its return is not announced either. */
+  readonly announced: boolean;
+}
+
+/** What the bridge keeps of a member for the rules. */
+export interface MemberLife {
+  /** The latest visit seen (local). */
+  readonly lastVisitAt?: string;
+  /** The membership start whose first visit was announced (or passed silently). */
+  readonly firstVisitOf?: string;
+  readonly lapse?: Lapse;
+  /** `expiry|<date>` and `minimumTerm|<date>` announced (or passed silently). */
+  readonly expiring?: readonly string[];
+}
+
+export type ExpiringKind = 'expiry' | 'minimumTerm';
+
+export type MemberDue =
+  | {
+      readonly rule: 'inactive';
+      readonly from: string;
+      readonly lastVisitAt: string | null;
+      readonly inactiveDays: number;
+      readonly thresholdDays: number;
+      readonly momentMs: number;
+    }
+  | {
+      readonly rule: 'expiring';
+      readonly kind: ExpiringKind;
+      readonly date: string;
+      readonly daysLeft: number;
+      readonly momentMs: number;
+    };
+
+export interface Evaluation<D> {
+  /** Facts whose moment has come and that were not announced yet. */
+  readonly due: D[];
+  /** The next moment a rule can fire for this subject as things stand (none: undefined). */
+  readonly nextAtMs?: number;
+}
+
+/** The time an Active member's lapse counts from: the last visit, the membership start or tracking. */
+export function lapseFrom(facts: MemberFacts, life: MemberLife, trackedSince: string): string {
+  return latestLocal(life.lastVisitAt, facts.startDate, trackedSince)!;
+}
+
+/** The time-based rules of a member at `nowMs`: Member Inactive and Membership Expiring. */
+export function evaluateMember(
+  facts: MemberFacts,
+  life: MemberLife,
+  trackedSince: string,
+  nowMs: number,
+  zone: string,
+  settings: LifecycleSettings,
+): Evaluation<MemberDue> {
+  const due: MemberDue[] = [];
+  let nextAtMs: number | undefined;
+  const later = (ms: number) => {
+    nextAtMs = nextAtMs === undefined ? ms : Math.min(nextAtMs, ms);
+  };
+  if (facts.status !== ACTIVE) return { due };
+  const nowLocal = localAt(nowMs, zone);
+  const from = lapseFrom(facts, life, trackedSince);
+  if (life.lapse?.from !== from) {
+    const momentMs = instantOf(addLocalDays(from, settings.inactiveDays), zone);
+    if (nowMs < momentMs) later(momentMs);
+    else {
+      const lastVisitAt = life.lastVisitAt ? normalLocal(life.lastVisitAt) : null;
+      const inactiveDays = Math.max(settings.inactiveDays, wholeDaysBetween(lastVisitAt ?? from, nowLocal));
+      due.push({
+        rule: 'inactive',
+        from,
+        lastVisitAt,
+        inactiveDays,
+        thresholdDays: settings.inactiveDays,
+        momentMs,
+      });
+    }
+  }
+  if (facts.cancellationDate) return nextAtMs === undefined ? { due } : { due, nextAtMs };
+  const dates: [ExpiringKind, string | null | undefined][] = [
+    ['expiry', facts.expiryDate],
+    ['minimumTerm', facts.minimumTermDate],
+  ];
+  for (const [kind, value] of dates) {
+    if (!value) continue;
+    const date = normalLocal(value);
+    if (life.expiring?.includes(`${kind}|${date}`)) continue;
+    const endMs = instantOf(date, zone);
+    const momentMs = instantOf(addLocalDays(date, -settings.expiringDays), zone);
+    if (nowMs >= endMs) continue;
+    if (nowMs < momentMs) later(momentMs);
+    else due.push({ rule: 'expiring', kind, date, daysLeft: calendarDaysBetween(nowLocal, date), momentMs });
+  }
+  return nextAtMs === undefined ? { due } : { due, nextAtMs };
+}
+
+export interface ProspectFacts {
+  readonly status: string | null;
+  readonly trialEndDate?: string | null;
+}
+
+export interface TrialEndingDue {
+  readonly rule: 'trialEnding';
+  readonly trialEndDate: string;
+  readonly hoursLeft: number;
+  readonly momentMs: number;
+}
+
+/** Prospect Trial Ending at `nowMs`; `announced` holds the trial ends already announced. */
+export function evaluateProspect(
+  facts: ProspectFacts,
+  announced: readonly string[],
+  nowMs: number,
+  zone: string,
+  settings: LifecycleSettings,
+): Evaluation<TrialEndingDue> {
+  if (facts.status !== ON_TRIAL || !facts.trialEndDate) return { due: [] };
+  const trialEndDate = normalLocal(facts.trialEndDate);
+  if (announced.includes(trialEndDate)) return { due: [] };
+  const endMs = instantOf(trialEndDate, zone);
+  const momentMs = endMs - settings.trialEndingHours * HOUR_MS;
+  if (nowMs >= endMs) return { due: [] };
+  if (nowMs < momentMs) return { due: [], nextAtMs: momentMs };
+  const hoursLeft = Math.floor((endMs - nowMs) / HOUR_MS);
+  return { due: [{ rule: 'trialEnding', trialEndDate, hoursLeft, momentMs }] };
+}
+
+/**
+ * Silent facts: those whose moment came before the bridge began tracking the club. They are
+ * recorded as announced and never published (docs/lifecycle.md, "Baseline").
+ */
+export const isBaseline = (momentMs: number, trackedSinceMs: number): boolean => momentMs <= trackedSinceMs;
