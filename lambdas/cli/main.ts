@@ -45,6 +45,7 @@ const COMMANDS: Record<string, () => Promise<CliCommand>> = {
   'local-aws': () => import('./commands/local-aws'),
   poll: () => import('./commands/poll'),
   status: () => import('./commands/status'),
+  explain: () => import('./commands/explain'),
   schemas: () => import('./commands/schemas'),
   clubs: () => import('./commands/clubs'),
   events: () => import('./commands/events'),

@@ -9,6 +9,7 @@ import type { ClubContext, StateSource } from '../../sources/source';
 import type { Snapshot, SnapshotStore } from '../../state/store';
 import type { IdentifiedRecord } from './append-detection';
 import { addEvents, emptyPageEvents, type PageEvents, type PublishPage } from './publish-commit';
+import { withPublished } from './published-log';
 import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './quarantine';
 import type { EngineScan } from './scan-types';
 import { splitIntent, withIntent } from './snapshot-intent';
@@ -123,8 +124,9 @@ export class StateDetection {
     }
     addEvents(work, built, item);
     if (!stored && built.length > 0) {
-      work.intents.push(withIntent(undefined, [next]));
-      work.changed.push(next);
+      const logged = withPublished(next, undefined, built);
+      work.intents.push(withIntent(undefined, [logged]));
+      work.changed.push(logged);
     }
   }
 
@@ -144,9 +146,9 @@ export class StateDetection {
     const { snapshotOf, diff } = this.#fns;
     const { committed, published } = splitIntent(stored);
     const last = published.at(-1) ?? committed;
-    const next = snapshotOf(item, id, last, this.ctx);
-    if (published.length === 0 && committed && committed.hash === next.hash) return;
-    const moved = !last || last.hash !== next.hash;
+    const seen = snapshotOf(item, id, last, this.ctx);
+    if (published.length === 0 && committed && committed.hash === seen.hash) return;
+    const moved = !last || last.hash !== seen.hash;
     const built: BridgeEvent[] = [];
     const transitions = (before: Snapshot | undefined, state: Snapshot): BridgeEvent[] =>
       scan.mode === 'baseline' ? [] : diff(before, item, state, this.ctx);
@@ -156,11 +158,13 @@ export class StateDetection {
         built.push(...transitions(before, state));
         before = state;
       }
-      if (moved) built.push(...transitions(last, next));
+      if (moved) built.push(...transitions(last, seen));
     } catch (err) {
       quarantine.push(quarantineEntry(item, eventErrorReason(err)));
     }
     addEvents(work, built, item);
+    // The snapshot carries the events last published for the subject (explain reads them).
+    const next = withPublished(seen, last, built);
     if (built.length > 0) work.intents.push(withIntent(committed, moved ? [...published, next] : published));
     work.changed.push(next);
   }

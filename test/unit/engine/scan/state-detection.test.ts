@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { publishPageEvents } from '../../../../lambdas/engine/scan/publish-commit';
+import { publishedOf } from '../../../../lambdas/engine/scan/published-log';
 import type { EngineScan, ScanMode } from '../../../../lambdas/engine/scan/scan-types';
 import { splitIntent } from '../../../../lambdas/engine/scan/snapshot-intent';
 import { StateDetection } from '../../../../lambdas/engine/scan/state-detection';
@@ -90,5 +91,29 @@ describe('StateDetection', () => {
     expect(prefs.previous).toEqual({ optOutEmail: true, optOutSms: false });
     expect(prefs.data.Contact).toMatchObject({ OptOutEmail: true, OptOutSms: true });
     expect(byType('Member Status Changed').data.Status).toBe('PaymentIssue');
+  });
+
+  it('the snapshot keeps the events last published for the subject, once each, newest first, five at most', async () => {
+    // Prepare
+    const { store, sink, detection, failNextPublish } = setup();
+    await detection.detect(rec('Active'), scanOf('baseline'), []);
+    failNextPublish();
+    await expect(detection.detect(rec('PaymentIssue'), scanOf('tail'), [])).rejects.toThrow();
+    // Act: the failed poll's event again (from its intent), then six more transitions.
+    await detection.detect(rec('PaymentIssue'), scanOf('tail'), []);
+    const once = (await store.getSnapshots(sydney.clubId, 'MEMBER', ['M1'])).get('M1');
+    for (const status of ['Active', 'Frozen', 'Active', 'Frozen', 'Active', 'Cancelled'])
+      await detection.detect(rec(status), scanOf('tail'), []);
+    const after = (await store.getSnapshots(sydney.clubId, 'MEMBER', ['M1'])).get('M1');
+    // Assess
+    expect(publishedOf(once)).toEqual([
+      {
+        eventId: sink.events[0]!.detail.eventId,
+        detailType: 'Member Status Changed',
+        observedAt: sink.events[0]!.detail.observedAt,
+      },
+    ]);
+    const ids = sink.events.map((e) => e.detail.eventId);
+    expect(publishedOf(after).map((e) => e.eventId)).toEqual(ids.slice(-5).reverse());
   });
 });

@@ -1,0 +1,88 @@
+/**
+ * `explain --clubs FILE --club ID (--member N | --prospect N | --payment ID)`: why did (or didn't)
+ * an event fire? What the state table holds of the subject (./../explain/subject-facts.ts) and
+ * what it means, in words (./../explain/subject-words.ts) or as JSON.
+ */
+import { readClubsFile } from '../../clubs/clubs-file';
+import { DynamoDbStateStore } from '../../state';
+import { CliUsageError, parseFlags } from '../args';
+import { dynamoDbClient } from '../aws-env';
+import { type SubjectRef, subjectFacts } from '../explain/subject-facts';
+import { renderExplanation } from '../explain/subject-words';
+import { checkTableExists, checkTableName } from '../preflight';
+
+export const summary = "why an event fired or didn't: what the bridge knows of a member, prospect or payment";
+
+const HELP = `usage: npm run --silent cli -- explain --clubs FILE --club ID
+         (--member N | --prospect N | --payment ID) [--table NAME] [--json]
+
+Prints what the bridge knows of one member, prospect or payment of a club, from the state table,
+and what it means for its events, in words:
+  - the snapshot the bridge compares the subject with, and since when;
+  - the events last published for it (eventId, detail-type, the poll that published them);
+  - a poll that stopped between publishing and its commit (its events come again, same ids);
+  - quarantined records that name it, and why;
+  - the source that sees its next change: watermark, what every poll re-reads, last success,
+    failures, a pause of the club, an unavailable endpoint.
+A payment: the Responses it was seen with (within its source's window) and the eventIds they gave.
+
+  --clubs FILE      clubs file (JSON): the club's zone, sources and payment rules   (required)
+  --club ID         the club                                                        (required)
+  --member N        a member number
+  --prospect N      a prospect number
+  --payment ID      a payment history Id
+  --table NAME      DynamoDB state table (default gym-bridge-state); a local run: the
+                    environment local-aws prints, as for status
+  --json            print the facts as JSON instead of words
+
+AWS: AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB and the usual credentials (read only).
+Exit: 0 explained (also when the bridge knows nothing of the subject: it says so), 2 bad flags,
+clubs file or table.`;
+
+const FLAGS = {
+  clubs: { type: 'string' },
+  club: { type: 'string' },
+  member: { type: 'string' },
+  prospect: { type: 'string' },
+  payment: { type: 'string' },
+  table: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+/** The one subject the flags name. */
+export function subjectOf(flags: { member?: string; prospect?: string; payment?: string }): SubjectRef {
+  const given = (['member', 'prospect', 'payment'] as const).filter((k) => flags[k] !== undefined);
+  if (given.length !== 1)
+    throw new CliUsageError(`give exactly one of --member, --prospect, --payment\n\n${HELP}`);
+  const kind = given[0]!;
+  const id = flags[kind]!.trim();
+  if (id === '' || id.length > 64) throw new CliUsageError(`--${kind} must be 1 to 64 characters`);
+  if (kind === 'payment' && !/^\d{1,20}$/.test(id))
+    throw new CliUsageError(`--payment must be a payment history Id (digits), got '${id}'`);
+  return { kind, id };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const flags = parseFlags(argv, FLAGS, HELP);
+  if (!flags) return 0;
+  if (!flags.clubs || !flags.club)
+    throw new CliUsageError(`--clubs FILE and --club ID are required\n\n${HELP}`);
+  const subject = subjectOf(flags);
+  const clubs = await readClubsFile(flags.clubs).catch((err: Error) => {
+    throw new CliUsageError(err.message);
+  });
+  const club = clubs.find((c) => c.clubId === flags.club);
+  if (!club)
+    throw new CliUsageError(
+      `club '${flags.club}' is not in ${flags.clubs} (${clubs.map((c) => c.clubId).join(', ')})`,
+    );
+  const tableName = flags.table ?? 'gym-bridge-state';
+  checkTableName(tableName);
+  const client = dynamoDbClient();
+  await checkTableExists(client, tableName, {
+    whenMissing: 'nothing has been polled into it; check --table and AWS_REGION / AWS_ENDPOINT_URL_DYNAMODB',
+  });
+  const facts = await subjectFacts(new DynamoDbStateStore({ client, tableName }), club, subject, Date.now());
+  process.stdout.write(flags.json ? `${JSON.stringify(facts, null, 2)}\n` : renderExplanation(facts));
+  return 0;
+}

@@ -1,0 +1,123 @@
+/**
+ * The answer to "why did (or didn't) an event fire?" in words, from what the bridge knows of a
+ * subject (./subject-facts.ts): each sentence states a fact of the state table and what it means
+ * for the subject's next event. Pure: the same facts give the same text.
+ */
+import { redactKnownSecrets } from '../../common/redact';
+import type { SourceFacts, SubjectFacts } from './subject-facts';
+
+const minutes = (ms: number) => {
+  const m = Math.round(ms / 60_000);
+  if (m % (24 * 60) === 0) return `${m / (24 * 60)} day${m === 24 * 60 ? '' : 's'}`;
+  if (m % 60 === 0) return `${m / 60} hour${m === 60 ? '' : 's'}`;
+  return `${m} minutes`;
+};
+
+const what = (f: SubjectFacts) => `${f.subject.kind} ${f.subject.id}`;
+
+/** What the source's state means for the subject's next change. */
+function sourceWords(s: SourceFacts, f: SubjectFacts): string[] {
+  const out: string[] = [];
+  if (!s.enabled)
+    out.push(
+      `The ${s.source} source is not enabled for club ${f.clubId}: nothing about ${what(f)} is published.`,
+    );
+  if (f.pause) {
+    const why = f.pause.kind === 'auth' ? 'its credentials were rejected' : 'its API quota is spent';
+    out.push(
+      `The club is paused until ${f.pause.until} (${why} on ${f.pause.source}): nothing is polled before then; the polls after it catch up from the watermarks.`,
+    );
+  }
+  if (!s.polled) {
+    out.push(`The ${s.source} source has never been polled for this club.`);
+    return out;
+  }
+  const u = s.health?.unavailable;
+  if (u)
+    out.push(
+      `The ${s.source} endpoint has been unavailable for this club since ${u.since} (${u.kind}: ${redactKnownSecrets(u.reason).slice(0, 160)}); it is tried again at ${u.retryAt}.`,
+    );
+  if (!s.baselineDone)
+    out.push(
+      `The ${s.source} source has not finished its silent baseline: what it sees until then is recorded, not announced.`,
+    );
+  const failures = s.health?.consecutiveFailures ?? 0;
+  const last = s.health?.lastError;
+  if (failures > 0 && last)
+    out.push(
+      `Its last ${failures} poll${failures === 1 ? '' : 's'} failed; the last error (${last.at}): ${last.kind}: ${redactKnownSecrets(last.message).slice(0, 160)}.`,
+    );
+  const success = s.health?.lastSuccessAt
+    ? `last succeeded ${s.health.lastSuccessAt}`
+    : 'has not succeeded yet';
+  out.push(
+    `The ${s.source} source ${success}; its watermark is ${s.watermark ?? 'not set'} and every poll re-reads the ${minutes(s.lookbackMs)} before it${s.sweep ? `, with a sweep of the last ${minutes(s.sweep.windowMs)} every ${minutes(s.sweep.everyMs)}` : ''}.`,
+  );
+  return out;
+}
+
+function snapshotWords(f: SubjectFacts): string[] {
+  const out: string[] = [];
+  const snap = f.snapshot;
+  if (!snap) {
+    out.push(
+      f.intent.length > 0
+        ? `The bridge has seen ${what(f)} once, in a poll that stopped before its commit: the next poll that reads the ${f.subject.kind} publishes what it was publishing (same eventIds) and records it.`
+        : `The bridge has no snapshot of ${what(f)}: it has not seen the ${f.subject.kind} yet (a ${f.subject.kind} is read when its ${f.subject.kind === 'member' ? 'LastUpdatedUtcDateTime' : 'last status update'} moves past the watermark).`,
+    );
+    return out;
+  }
+  const fields = Object.entries(snap.fields)
+    .map(([k, v]) => `${k} ${v === null ? 'none' : JSON.stringify(v)}`)
+    .join(', ');
+  out.push(
+    `The bridge compares ${what(f)} with the snapshot taken ${snap.takenAt}: ${fields}; ${snap.changes} change${snap.changes === 1 ? '' : 's'} seen since it was first seen${snap.firstStatus ? ` (in status ${snap.firstStatus})` : ''}.`,
+  );
+  out.push(
+    'A change is published by the first poll that reads it; a status that changes and changes back between two polls is not seen (polling sees states, not history).',
+  );
+  if (f.intent.length > 0)
+    out.push(
+      `A poll stopped after publishing ${f.intent.length === 1 ? 'a change' : `${f.intent.length} changes`} and before its commit: the next poll that reads the ${f.subject.kind} publishes it again with the same eventIds, then records it.`,
+    );
+  if (f.published.length === 0)
+    out.push(
+      snap.changes === 0
+        ? 'No event is on record for it: it was first seen silently (the baseline) and has not changed since, or its last events were published before this log existed.'
+        : 'No event is on record for it (its events were published before the bridge kept this log).',
+    );
+  return out;
+}
+
+function paymentWords(f: SubjectFacts): string[] {
+  if (f.payments.length === 0)
+    return [
+      `The bridge has no sighting of payment ${f.subject.id} in its window (the last ${minutes((10 + 3) * 86_400_000)}): not seen yet, or older than the window.`,
+    ];
+  return f.payments.map((p) =>
+    p.eventId
+      ? `Payment ${f.subject.id} was seen with Response ${JSON.stringify(p.response)} (payment time ${p.at}): ${p.detailType} ${p.eventId}.`
+      : `Payment ${f.subject.id} was seen with Response ${JSON.stringify(p.response)} (payment time ${p.at}): pending, no event until its Response settles.`,
+  );
+}
+
+/** The sentences of an explanation, in the order they are printed. */
+export function subjectWords(f: SubjectFacts): string[] {
+  const out = f.subject.kind === 'payment' ? paymentWords(f) : snapshotWords(f);
+  for (const q of f.quarantined)
+    out.push(
+      `A record naming ${what(f)} was quarantined at ${q.at}: ${redactKnownSecrets(q.reason).slice(0, 200)}. Its events wait until the record is valid.`,
+    );
+  return [...out, ...sourceWords(f.source, f)];
+}
+
+/** The whole explanation as text: the published events, then the sentences. */
+export function renderExplanation(f: SubjectFacts): string {
+  const lines = [`club ${f.clubId}, ${what(f)} (as of ${f.observedAt})`];
+  if (f.published.length > 0) {
+    lines.push('  published (newest first, the last five kept; the time is the poll that published it):');
+    for (const e of f.published) lines.push(`    ${e.observedAt}  ${e.detailType.padEnd(34)} ${e.eventId}`);
+  }
+  for (const sentence of subjectWords(f)) lines.push(`  - ${sentence}`);
+  return `${lines.join('\n')}\n`;
+}
