@@ -168,7 +168,7 @@ export async function subjectFacts(
     const { committed, published: states } = splitIntent(stored);
     if (committed) snapshot = snapshotFacts(committed.fields, committed.updatedAt);
     intent = states.map((s) => snapshotFacts(s.fields, s.updatedAt).fields);
-    published = publishedOf(states.at(-1) ?? committed);
+    published = publishedOf(committed);
   }
   return {
     clubId: club.clubId,

@@ -9,7 +9,7 @@ import type { ClubContext, StateSource } from '../../sources/source';
 import type { Snapshot, SnapshotStore } from '../../state/store';
 import type { IdentifiedRecord } from './append-detection';
 import { addEvents, emptyPageEvents, type PageEvents, type PublishPage } from './publish-commit';
-import { withPublished } from './published-log';
+import { withoutPublished, withPublished } from './published-log';
 import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './quarantine';
 import type { EngineScan } from './scan-types';
 import { splitIntent, withIntent } from './snapshot-intent';
@@ -163,9 +163,11 @@ export class StateDetection {
       quarantine.push(quarantineEntry(item, eventErrorReason(err)));
     }
     addEvents(work, built, item);
-    // The snapshot carries the events last published for the subject (explain reads them).
-    const next = withPublished(seen, last, built);
-    if (built.length > 0) work.intents.push(withIntent(committed, moved ? [...published, next] : published));
+    // The snapshot carries the events last published for the subject (explain reads them): the
+    // committed log and this poll's events (which include any an intent left: rebuilt above).
+    const next = withPublished(seen, committed, built);
+    const states = moved ? [...published, seen] : published;
+    if (built.length > 0) work.intents.push(withIntent(committed, states.map(withoutPublished)));
     work.changed.push(next);
   }
 }
