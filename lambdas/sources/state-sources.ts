@@ -66,11 +66,18 @@ function makeSnapshot(
   };
 }
 
+/**
+ * What a member snapshot tracks: the fields whose change is an event, and the membership dates the
+ * lifecycle rules read (docs/lifecycle.md; a change of those alone is recorded, not announced).
+ */
 const memberTracked = (m: Member) => ({
   status: m.Status ?? null,
   cancellationDate: m.Membership?.CancellationDate ?? null,
   optOutEmail: m.Contact?.OptOutEmail ?? null,
   optOutSms: m.Contact?.OptOutSms ?? null,
+  startDate: m.Membership?.StartDate ?? null,
+  expiryDate: m.Membership?.ExpiryDate ?? null,
+  minimumTermDate: m.Membership?.MinimumTermDate ?? null,
 });
 
 /**
@@ -239,7 +246,9 @@ export const prospectsSource: StateSource<'prospects'> = {
   tailLookbackMs: HOUR_MS,
   unconfirmedZoneLookbackMs: DAY_MS,
   identity: (p) => p.Number ?? undefined,
-  snapshot: (p, pid, previous, ctx) => makeSnapshot(pid, { status: p.Status ?? null }, previous, ctx),
+  // The trial end is kept for the lifecycle rules (a change of it alone is recorded, not announced).
+  snapshot: (p, pid, previous, ctx) =>
+    makeSnapshot(pid, { status: p.Status ?? null, trialEndDate: p.TrialEndDate ?? null }, previous, ctx),
   diff: (previous, p, next, ctx) => {
     if (!previous) return [prospectCreated(p, next, ctx)];
     if (previous.fields.status === next.fields.status || typeof next.fields.status !== 'string') return [];
