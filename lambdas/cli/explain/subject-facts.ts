@@ -64,7 +64,7 @@ export interface SubjectFacts {
   readonly snapshot: SnapshotFacts | null;
   /** States a poll was publishing when it stopped before its commit (published again next poll). */
   readonly intent: Record<string, unknown>[];
-  /** Newest first, the last five the polls kept on the snapshot. */
+  /** Newest first, the last three the polls kept on the snapshot. */
   readonly published: PublishedEntry[];
   readonly payments: PaymentSighting[];
   readonly quarantined: { readonly at: string; readonly reason: string }[];

@@ -115,7 +115,7 @@ export function subjectWords(f: SubjectFacts): string[] {
 export function renderExplanation(f: SubjectFacts): string {
   const lines = [`club ${f.clubId}, ${what(f)} (as of ${f.observedAt})`];
   if (f.published.length > 0) {
-    lines.push('  published (newest first, the last five kept; the time is the poll that published it):');
+    lines.push('  published (newest first, the last three kept; the time is the poll that published it):');
     for (const e of f.published) lines.push(`    ${e.observedAt}  ${e.detailType.padEnd(34)} ${e.eventId}`);
   }
   for (const sentence of subjectWords(f)) lines.push(`  - ${sentence}`);

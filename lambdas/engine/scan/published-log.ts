@@ -8,7 +8,7 @@ import type { BridgeEvent } from '../../events/catalog';
 import type { Snapshot } from '../../state/store';
 
 const PUBLISHED_FIELD = 'published';
-export const PUBLISHED_KEPT = 5;
+export const PUBLISHED_KEPT = 3;
 
 /** One published event: its eventId, detail-type and the poll's observedAt (UTC ISO). */
 export interface PublishedEntry {

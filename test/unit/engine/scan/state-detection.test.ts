@@ -93,7 +93,7 @@ describe('StateDetection', () => {
     expect(byType('Member Status Changed').data.Status).toBe('PaymentIssue');
   });
 
-  it('the snapshot keeps the events last published for the subject, once each, newest first, five at most', async () => {
+  it('the snapshot keeps the events last published for the subject, once each, newest first, three at most', async () => {
     // Prepare
     const { store, sink, detection, failNextPublish } = setup();
     await detection.detect(rec('Active'), scanOf('baseline'), []);
@@ -114,6 +114,6 @@ describe('StateDetection', () => {
       },
     ]);
     const ids = sink.events.map((e) => e.detail.eventId);
-    expect(publishedOf(after).map((e) => e.eventId)).toEqual(ids.slice(-5).reverse());
+    expect(publishedOf(after).map((e) => e.eventId)).toEqual(ids.slice(-3).reverse());
   });
 });
