@@ -86,7 +86,9 @@ export function foldPayments(
   life: PaymentLife,
   outcomes: readonly PaymentOutcome[],
 ): { life: PaymentLife; recovered: Recovered[] } {
-  const order = (o: PaymentOutcome) => `${normalLocal(o.at)}|${o.paymentId.padStart(20, '0')}`;
+  // By date, then id; one payment's success before its failure (Approved, later Dishonoured).
+  const order = (o: PaymentOutcome) =>
+    `${normalLocal(o.at)}|${o.paymentId.padStart(20, '0')}|${o.outcome === 'succeeded' ? 0 : 1}`;
   const sorted = [...outcomes].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
   const recovered: Recovered[] = [];
   let next = life;
