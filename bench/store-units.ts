@@ -192,6 +192,14 @@ const RULES: Record<StoreMethod, Rule> = {
       units += writeUnits(itemBytes(snapshotItem(clubId as string, kind as SnapshotKind, s)));
     return { write: usage(Math.ceil(byId.size / 25), byId.size, units) };
   },
+  /** One Query of the kind's partition, eventually consistent, billed by the bytes read. */
+  listSnapshots: (_inner, [clubId, kind], found) => {
+    const sizes = [...(found as Map<string, Snapshot>).values()].map((s) =>
+      itemBytes(snapshotItem(clubId as string, kind as SnapshotKind, s)),
+    );
+    const { requests, units } = queryCost(sizes, false);
+    return { read: usage(requests, sizes.length, units) };
+  },
   putQuarantined: (_inner, [clubId, , records]) => {
     let units = 0;
     for (const r of records as QuarantinedRecord[])

@@ -65,6 +65,9 @@ export class ComposedStateStore implements StateStore {
   putSnapshots(...args: Args<SnapshotStore, 'putSnapshots'>) {
     return this.ports.snapshots.putSnapshots(...args);
   }
+  listSnapshots(...args: Args<SnapshotStore, 'listSnapshots'>) {
+    return this.ports.snapshots.listSnapshots(...args);
+  }
   addQuotaUsage(...args: Args<QuotaStore, 'addQuotaUsage'>) {
     return this.ports.quota.addQuotaUsage(...args);
   }
@@ -102,6 +105,7 @@ export function sessionStore(base: StateStore, session: ClubSession): StateStore
   const snapshots: SnapshotStore = {
     getSnapshots: (...args) => base.getSnapshots(...args),
     putSnapshots: fenced((...args: Args<SnapshotStore, 'putSnapshots'>) => base.putSnapshots(...args)),
+    listSnapshots: (...args) => base.listSnapshots(...args),
   };
   const quarantine: QuarantineStore = {
     listQuarantined: (...args) => base.listQuarantined(...args),

@@ -1,5 +1,5 @@
 /**
- * One generic way to decorate the state store port without restating its sixteen methods: every
+ * One generic way to decorate the state store port without restating its seventeen methods: every
  * call goes through `around` (which sees the method and its arguments and runs the call), unless
  * an override takes that method over. The test suite's fault-injecting store and the bench's
  * counting store are decorations; a method added to the port is decorated at once (the list below
@@ -23,6 +23,7 @@ export const STATE_STORE_METHODS = [
   'putSeenAt',
   'getSnapshots',
   'putSnapshots',
+  'listSnapshots',
   'addQuotaUsage',
   'getQuotaUsage',
   'putQuarantined',

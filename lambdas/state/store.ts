@@ -93,10 +93,8 @@ export interface SeenAt {
   /** The record's instant as UTC ISO with milliseconds and Z, e.g. 2026-11-22T10:00:00.000Z (24 chars). */
   readonly at: string;
   /**
-   * Optional, stored on the item and returned by `seenEntriesSince`: a short key shared by the
-   * entries of one record (e.g. a hash of a payment's Id) and the value that made this entry
-   * (e.g. the payment's Response), so a poll learns a record's earlier value from the window Query
-   * it runs anyway. Both or neither; at most 64 and 256 UTF-8 bytes.
+   * Optional, returned by `seenEntriesSince`: a key shared by one record's entries (a hash of a
+   * payment's Id) and the value that made this one (its Response). Both or neither; <= 64/256 bytes.
    */
   readonly group?: string;
   readonly value?: string;
@@ -228,6 +226,8 @@ export interface SnapshotStore {
   getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>>;
   /** Writes (replaces) snapshots; for a repeated id the last one wins. */
   putSnapshots(clubId: string, kind: SnapshotKind, snapshots: Snapshot[]): Promise<void>;
+  /** Every snapshot of the club's kind by id: one Query, eventually consistent (docs/state.md). */
+  listSnapshots(clubId: string, kind: SnapshotKind): Promise<Map<string, Snapshot>>;
 }
 
 /** The monthly request counter per club (in the club state item). */

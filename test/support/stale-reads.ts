@@ -107,6 +107,11 @@ export class StaleReadStore implements StateStore {
     return found;
   }
 
+  /** Listed as the store has them (the engine's polls do not list; the lifecycle evaluation will). */
+  listSnapshots(clubId: string, kind: SnapshotKind): Promise<Map<string, Snapshot>> {
+    return this.inner.listSnapshots(clubId, kind);
+  }
+
   async putSnapshots(clubId: string, kind: SnapshotKind, snapshots: Snapshot[]): Promise<void> {
     const map = this.#mine.snapshotsBefore;
     const fresh = snapshots.map((s) => s.id).filter((id) => !map.has(`${kind}|${id}`));

@@ -1,5 +1,5 @@
 /** SnapshotStore on the state table: one item per record, read and written in batches. */
-import { snapshotKey, snapshotPk } from '../keys';
+import { ENCODED_ID_PREFIX, snapshotKey, snapshotPk } from '../keys';
 import type { Snapshot, SnapshotKind, SnapshotStore } from '../store';
 import { toStorable } from '../stored-values';
 import type { Item, StateTableClient } from './state-table-client';
@@ -20,12 +20,22 @@ export class DynamoDbSnapshotStore implements SnapshotStore {
     for (const item of items) {
       const id = idBySk.get(String(item.sk));
       if (id === undefined) continue;
-      out.set(id, {
-        id,
-        hash: String(item.hash),
-        fields: (item.fields ?? {}) as Record<string, unknown>,
-        updatedAt: String(item.updatedAt),
-      });
+      out.set(id, snapshotOf(id, item));
+    }
+    return out;
+  }
+
+  async listSnapshots(clubId: string, kind: SnapshotKind): Promise<Map<string, Snapshot>> {
+    const items = await this.table.queryAll(
+      { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': snapshotPk(clubId, kind) } },
+      Number.POSITIVE_INFINITY,
+      false,
+    );
+    const out = new Map<string, Snapshot>();
+    for (const item of items) {
+      const sk = String(item.sk);
+      const id = typeof item.id === 'string' ? item.id : sk.startsWith(ENCODED_ID_PREFIX) ? undefined : sk;
+      if (id !== undefined) out.set(id, snapshotOf(id, item));
     }
     return out;
   }
@@ -34,8 +44,11 @@ export class DynamoDbSnapshotStore implements SnapshotStore {
     const pk = snapshotPk(clubId, kind);
     const byId = new Map<string, Item>();
     for (const s of snapshots) {
+      const key = snapshotKey(pk, s.id);
       byId.set(s.id, {
-        ...snapshotKey(pk, s.id),
+        ...key,
+        // An id that is not its own sort key is kept, so that listSnapshots can name it.
+        ...(key.sk === s.id ? {} : { id: s.id }),
         hash: String(s.hash),
         fields: toStorable(s.fields, `snapshot ${s.id} fields`),
         updatedAt: String(s.updatedAt),
@@ -43,4 +56,13 @@ export class DynamoDbSnapshotStore implements SnapshotStore {
     }
     await this.table.batchWrite([...byId.values()]);
   }
+}
+
+function snapshotOf(id: string, item: Item): Snapshot {
+  return {
+    id,
+    hash: String(item.hash),
+    fields: (item.fields ?? {}) as Record<string, unknown>,
+    updatedAt: String(item.updatedAt),
+  };
 }

@@ -19,6 +19,13 @@ export class MemorySnapshotStore implements SnapshotStore {
     return out;
   }
 
+  async listSnapshots(clubId: string, kind: SnapshotKind): Promise<Map<string, Snapshot>> {
+    const partition = this.items.get(snapshotPk(clubId, kind));
+    const out = new Map<string, Snapshot>();
+    for (const stored of partition?.values() ?? []) out.set(stored.id, copyOf(stored));
+    return out;
+  }
+
   async putSnapshots(clubId: string, kind: SnapshotKind, snapshots: Snapshot[]): Promise<void> {
     const pk = snapshotPk(clubId, kind);
     const prepared = snapshots.map((s) => ({

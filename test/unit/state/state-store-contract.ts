@@ -705,6 +705,27 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         expect(read.has('1')).toBe(false);
       });
 
+      it('lists every snapshot of a club and kind, odd record numbers included, across Query pages', async () => {
+        // Prepare: more than one page of items (1 MB a Query page) and an id that is not its own key.
+        const padding = 'x'.repeat(4000);
+        const many = Array.from({ length: 300 }, (_, i) =>
+          snapshot(String(5000 + i), `h${i}`, { i, padding }),
+        );
+        const odd = snapshot('~h~looks encoded', 'odd', { odd: true });
+        await store.putSnapshots(CLUB, 'MEMBER', [...many, odd]);
+        await store.putSnapshots(CLUB, 'PROSPECT', [snapshot('5000', 'p', {})]);
+        await store.putSnapshots(OTHER_CLUB, 'MEMBER', [snapshot('1', 'o', {})]);
+
+        // Act
+        const listed = await store.listSnapshots(CLUB, 'MEMBER');
+
+        // Assess
+        expect(listed.size).toBe(301);
+        expect(listed.get('5299')).toEqual(snapshot('5299', 'h299', { i: 299, padding }));
+        expect(listed.get('~h~looks encoded')).toEqual(odd);
+        expect((await store.listSnapshots(OTHER_CLUB, 'PROSPECT')).size).toBe(0);
+      });
+
       it('replaces on put, last one wins within a call, and keeps kinds and clubs apart', async () => {
         // Prepare
         await store.putSnapshots(CLUB, 'MEMBER', [snapshot('7', 'old', { a: 1, b: 2 })]);
