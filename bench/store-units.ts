@@ -60,12 +60,13 @@ const seenAtItem = (
   clubId: string,
   source: string,
   fp: string,
-  tag?: { readonly group?: string; readonly value?: string },
+  tag?: { readonly group?: string; readonly value?: string; readonly memo?: string },
 ) => ({
   pk: `CLUB#${clubId}#SEENT#${source}`,
   sk: `${'0'.repeat(24)}#${fp}`,
   expiresAt: 1e9,
   ...(tag?.group === undefined ? {} : { g: tag.group, v: tag.value ?? '' }),
+  ...(tag?.memo === undefined ? {} : { m: tag.memo }),
 });
 /** DynamoDB ends a Query page once it has read 1 MB. */
 const QUERY_PAGE_BYTES = 1024 * 1024;

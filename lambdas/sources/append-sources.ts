@@ -1,23 +1,14 @@
 /**
  * The append sources: a record (or one facet of it) becomes an event the first time its key is
- * seen. Keys are the record's identity plus the fields whose later change matters.
+ * seen. Keys are the record's identity plus the fields whose later change matters. The payment
+ * history source is in ./payment-source.ts.
  */
 import { DETAIL_TYPES } from '../events/catalog';
 import { createEvent } from '../events/envelope';
-import type { ItemOf } from '../gym-api/operations';
 import { DATE_TIME_PATTERN } from '../gym-api/schemas';
-import { classifyPayment, paymentAmount } from './payment-classifier';
+import { join, memo, subjectOf, usable } from './append-keys';
 import { envelopeFor } from './record-time';
-import { type AppendSource, type ClubContext, DAY_MS, type Facet, HOUR_MS } from './source';
-
-const join = (...parts: (string | number | boolean | null | undefined)[]) =>
-  parts.map((p) => p ?? '').join('|');
-
-/** A member number that names someone: not empty, not blank (a blank one names nobody). */
-const usable = (memberNumber: string | null | undefined): memberNumber is string =>
-  typeof memberNumber === 'string' && memberNumber.trim() !== '';
-
-const subjectOf = (memberNumber: string | null | undefined) => (usable(memberNumber) ? { memberNumber } : {});
+import { type AppendSource, DAY_MS, type Facet, HOUR_MS } from './source';
 
 export const visitsSource: AppendSource<'visits'> = {
   kind: 'append',
@@ -35,6 +26,8 @@ export const visitsSource: AppendSource<'visits'> = {
   facets: (v, id): Facet[] => [
     {
       key: id,
+      // Who visited: the lifecycle evaluation reads it back with the visit's time.
+      ...memo(v.MemberNumber ?? ''),
       events: (ctx) => [
         createEvent(
           DETAIL_TYPES.MemberVisitRecorded,
@@ -44,103 +37,6 @@ export const visitsSource: AppendSource<'visits'> = {
       ],
     },
   ],
-};
-
-/**
- * The earlier Response of the same payment that was a success (Approved, later Dishonoured), from
- * the Responses the bridge saw before for this payment Id; undefined when none was a success (a
- * payment first seen as declined, or seen before the bridge kept Responses). Several: the first
- * in sort order, so a re-publication carries the same one.
- */
-function earlierSuccess(
-  p: Pick<ItemOf<'paymentHistory'>, 'Response' | 'PaymentType' | 'FeeBreakdown'>,
-  earlier: readonly string[] | undefined,
-  ctx: ClubContext,
-): string | undefined {
-  const current = p.Response ?? '';
-  return [...(earlier ?? [])]
-    .filter(
-      (r) =>
-        r !== current && classifyPayment({ ...p, Response: r }, ctx.paymentRules).outcome === 'succeeded',
-    )
-    .sort()[0];
-}
-
-export const paymentHistorySource: AppendSource<'paymentHistory'> = {
-  kind: 'append',
-  name: 'paymentHistory',
-  operation: 'paymentHistory',
-  filterParam: 'fromdate',
-  filterZone: 'unstated',
-  recordTime: (p) => p.PaymentDate,
-  // Payments are posted when they happen: the last hour absorbs late posting and clock skew. The zone
-  // of PaymentDate is not stated: until the club's reading is confirmed, 15 h absorbs either one.
-  // A direct debit can come back dishonoured days later and a refund can follow: the sweep re-reads
-  // 10 days hourly.
-  tailLookbackMs: HOUR_MS,
-  unconfirmedZoneLookbackMs: 15 * HOUR_MS,
-  sweep: { windowMs: 10 * DAY_MS, everyMs: HOUR_MS },
-  identity: (p) => (p.Id ? p.Id : undefined),
-  facets: (p, id): Facet[] => {
-    const response = p.Response ?? '';
-    const facets: Facet[] = [
-      {
-        key: join('R', id, response),
-        track: { group: id, value: response },
-        events: (ctx, earlier) => {
-          const outcome = classifyPayment(p, ctx.paymentRules);
-          if (outcome.outcome === 'pending') return [];
-          const base = envelopeFor(
-            ctx,
-            [id, 'response', response],
-            { value: p.PaymentDate, zone: 'unstated' },
-            subjectOf(p.Number),
-          );
-          const amount = paymentAmount(p);
-          const fields = {
-            data: p,
-            paymentId: id,
-            ...(p.PaymentType ? { paymentType: p.PaymentType } : {}),
-            response,
-            ...(amount === undefined ? {} : { amount }),
-            ...(outcome.isDishonourFee ? { isDishonourFee: true } : {}),
-          };
-          if (outcome.outcome === 'succeeded')
-            return [createEvent(DETAIL_TYPES.PaymentSucceeded, base, fields)];
-          const previousResponse = earlierSuccess(p, earlier, ctx);
-          return [
-            createEvent(DETAIL_TYPES.PaymentFailed, base, {
-              ...fields,
-              reason: outcome.reason ?? 'unknown-response',
-              ...(previousResponse === undefined ? {} : { previousResponse }),
-            }),
-          ];
-        },
-      },
-    ];
-    if (p.Refund?.IsRefunded) {
-      facets.push({
-        key: join('REFUND', id),
-        events: (ctx) => [
-          createEvent(
-            DETAIL_TYPES.PaymentRefunded,
-            envelopeFor(
-              ctx,
-              [id, 'refunded'],
-              { value: p.PaymentDate, zone: 'unstated' },
-              subjectOf(p.Number),
-            ),
-            {
-              data: p,
-              paymentId: id,
-              ...(p.Refund?.RefundedPaymentId ? { refundedPaymentId: p.Refund.RefundedPaymentId } : {}),
-            },
-          ),
-        ],
-      });
-    }
-    return facets;
-  },
 };
 
 export const posTransactionsSource: AppendSource<'posTransactions'> = {

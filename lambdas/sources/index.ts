@@ -4,10 +4,10 @@ import {
   classAttendanceSource,
   debtCollectionSource,
   disbursementsSource,
-  paymentHistorySource,
   posTransactionsSource,
   visitsSource,
 } from './append-sources';
+import { paymentHistorySource } from './payment-source';
 import type { SourceDefinition } from './source';
 import { membersSource, prospectsSource } from './state-sources';
 

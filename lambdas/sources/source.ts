@@ -77,6 +77,11 @@ export interface Facet {
    * before it (`earlier`), from the window Query it runs anyway.
    */
   readonly track?: { readonly group: string; readonly value: string };
+  /**
+   * What the lifecycle evaluation needs of the record, filed with its seen entry (at most 256
+   * UTF-8 bytes; a longer one is not filed): a visit's member number, a payment's member and Id.
+   */
+  readonly memo?: string;
   readonly events: (ctx: ClubContext, earlier?: readonly string[]) => BridgeEvent[];
 }
 

@@ -172,6 +172,17 @@ export function seenAtTag(entry: {
   return { group, value };
 }
 
+/** A seen entry's memo, checked: a string of at most MAX_SEEN_VALUE_BYTES, or none. */
+export function seenAtMemo(entry: { readonly memo?: string }): string | undefined {
+  const { memo } = entry;
+  if (memo === undefined) return undefined;
+  if (typeof memo !== 'string') throw new StoreError('a seen entry memo is a string');
+  if (Buffer.byteLength(memo, 'utf8') > MAX_SEEN_VALUE_BYTES) {
+    throw new StoreError(`seen entry memo is longer than ${MAX_SEEN_VALUE_BYTES} bytes`);
+  }
+  return memo;
+}
+
 /** The fingerprint part of a time-ordered seen sort key. */
 export function fingerprintOfSeenAtSk(sk: string): string {
   return sk.slice(SEEN_AT_LENGTH + 1);

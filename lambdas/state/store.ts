@@ -98,14 +98,17 @@ export interface SeenAt {
    */
   readonly group?: string;
   readonly value?: string;
+  /** Optional, returned by `seenEntriesSince`: what a later reader needs of the record (<= 256 bytes). */
+  readonly memo?: string;
 }
 
-/** An entry of the time-ordered seen set as read back, with its group and value when it has them. */
+/** An entry of the time-ordered seen set as read back, with its group, value and memo when it has them. */
 export interface SeenEntry {
   readonly fingerprint: string;
   readonly at: string;
   readonly group?: string;
   readonly value?: string;
+  readonly memo?: string;
 }
 
 export interface SeenSinceOptions {

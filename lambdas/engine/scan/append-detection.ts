@@ -103,7 +103,12 @@ export class AppendDetection {
       }
       if (backfill && at < reach) continue;
       const tag = facet.track ? seenTag(facet.track) : undefined;
-      timed.push(tag ? { fingerprint: key, at, ...tag } : { fingerprint: key, at });
+      timed.push({
+        fingerprint: key,
+        at,
+        ...(tag ?? {}),
+        ...(facet.memo === undefined ? {} : { memo: facet.memo }),
+      });
       this.#seen.add(key, tag);
     }
     for (const key of untimed) this.#seen.add(key);

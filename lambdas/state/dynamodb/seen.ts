@@ -7,6 +7,7 @@ import {
   atOfSeenAtSk,
   fingerprintOfSeenAtSk,
   seenAtKey,
+  seenAtMemo,
   seenAtPk,
   seenAtTag,
   seenKey,
@@ -76,11 +77,16 @@ export class DynamoDbSeenStore implements SeenStore {
     nowSec: number,
     options: SeenSinceOptions = {},
   ): Promise<SeenEntry[]> {
-    // `g` and `v` cost nothing extra to project: a Query is billed by the size of the items read.
-    const items = await this.querySeenAt(clubId, source, fromAt, nowSec, options, 'sk, expiresAt, #g, #v', {
-      '#g': 'g',
-      '#v': 'v',
-    });
+    // `g`, `v` and `m` cost nothing extra to project: a Query is billed by the size of the items read.
+    const items = await this.querySeenAt(
+      clubId,
+      source,
+      fromAt,
+      nowSec,
+      options,
+      'sk, expiresAt, #g, #v, #m',
+      { '#g': 'g', '#v': 'v', '#m': 'm' },
+    );
     return items.map((item) => {
       const sk = String(item.sk);
       const tagged = typeof item.g === 'string' && typeof item.v === 'string';
@@ -88,6 +94,7 @@ export class DynamoDbSeenStore implements SeenStore {
         fingerprint: fingerprintOfSeenAtSk(sk),
         at: atOfSeenAtSk(sk),
         ...(tagged ? { group: item.g as string, value: item.v as string } : {}),
+        ...(typeof item.m === 'string' ? { memo: item.m } : {}),
       };
     });
   }
@@ -104,7 +111,13 @@ export class DynamoDbSeenStore implements SeenStore {
     for (const entry of entries) {
       const key = seenAtKey(pk, entry.at, entry.fingerprint);
       const tag = seenAtTag(entry);
-      bySk.set(key.sk, tag ? { ...key, expiresAt, g: tag.group, v: tag.value } : { ...key, expiresAt });
+      const memo = seenAtMemo(entry);
+      bySk.set(key.sk, {
+        ...key,
+        expiresAt,
+        ...(tag ? { g: tag.group, v: tag.value } : {}),
+        ...(memo === undefined ? {} : { m: memo }),
+      });
     }
     await this.table.batchWrite([...bySk.values()]);
   }

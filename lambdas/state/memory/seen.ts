@@ -7,6 +7,7 @@ import {
   atOfSeenAtSk,
   fingerprintOfSeenAtSk,
   seenAtKey,
+  seenAtMemo,
   seenAtPk,
   seenAtTag,
   seenKey,
@@ -17,10 +18,12 @@ import type { FilterSeenOptions, SeenAt, SeenEntry, SeenSinceOptions, SeenStore,
 import { validateSeenRange } from '../validation';
 import { partitionOf } from './partitions';
 
+/** An entry with more than its expiry: a group and value, a memo, or both. */
 interface TaggedSeenAt {
   readonly expiresAt: number;
-  readonly group: string;
-  readonly value: string;
+  readonly group?: string;
+  readonly value?: string;
+  readonly memo?: string;
 }
 
 const expiryOf = (stored: number | TaggedSeenAt) => (typeof stored === 'number' ? stored : stored.expiresAt);
@@ -88,7 +91,16 @@ export class MemorySeenStore implements SeenStore {
     const out: SeenEntry[] = [];
     for (const [sk, stored] of this.seenAtRange(clubId, source, fromAt, nowSec, options)) {
       const entry = { fingerprint: fingerprintOfSeenAtSk(sk), at: atOfSeenAtSk(sk) };
-      out.push(typeof stored === 'number' ? entry : { ...entry, group: stored.group, value: stored.value });
+      if (typeof stored === 'number') {
+        out.push(entry);
+        continue;
+      }
+      const { group, value, memo } = stored;
+      out.push({
+        ...entry,
+        ...(group === undefined ? {} : { group, value: value ?? '' }),
+        ...(memo === undefined ? {} : { memo }),
+      });
     }
     return out;
   }
@@ -123,12 +135,16 @@ export class MemorySeenStore implements SeenStore {
     const items = entries.map((entry) => ({
       key: seenAtKey(pk, entry.at, entry.fingerprint),
       tag: seenAtTag(entry),
+      memo: seenAtMemo(entry),
     }));
     let partition = this.seenAt.get(pk);
     if (!partition) {
       partition = new SortedStringMap<number | TaggedSeenAt>();
       this.seenAt.set(pk, partition);
     }
-    for (const { key, tag } of items) partition.set(key.sk, tag ? { expiresAt, ...tag } : expiresAt);
+    for (const { key, tag, memo } of items) {
+      const extra = { ...(tag ?? {}), ...(memo === undefined ? {} : { memo }) };
+      partition.set(key.sk, Object.keys(extra).length > 0 ? { expiresAt, ...extra } : expiresAt);
+    }
   }
 }

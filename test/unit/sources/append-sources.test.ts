@@ -8,11 +8,11 @@ import {
   classAttendanceSource,
   debtCollectionSource,
   disbursementsSource,
-  paymentHistorySource,
   posTransactionsSource,
   stableJson,
   visitsSource,
 } from '../../../lambdas/sources/append-sources';
+import { paymentHistorySource } from '../../../lambdas/sources/payment-source';
 import type { AppendSource, ClubContext } from '../../../lambdas/sources/source';
 import {
   classAttendance,
@@ -112,6 +112,17 @@ describe('paymentHistory', () => {
     expect(paymentHistorySource.recordTime?.(payment({ PaymentDate: '2025-06-09T10:00:00' }))).toBe(
       '2025-06-09T10:00:00',
     );
+  });
+
+  it("files the member and the Id with the Response's seen entry, a visit its member (when they fit)", () => {
+    // Act
+    const paid = paymentHistorySource.facets(payment({ Number: '100042' }), '9007199254740993');
+    const visited = visitsSource.facets(visit({ MemberNumber: '100042' }), 'k');
+    const huge = visitsSource.facets(visit({ MemberNumber: '9'.repeat(300) }), 'k');
+    // Assess
+    expect(paid[0]!.memo).toBe('["100042","9007199254740993"]');
+    expect(visited[0]!.memo).toBe('100042');
+    expect(huge[0]!.memo).toBeUndefined();
   });
 
   it('a changed Response is a new facet key (a dishonour after an approval is seen again)', () => {

@@ -615,6 +615,27 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         );
       });
 
+      it("keeps an entry's memo, with or without a group; refuses one over 256 bytes, writing nothing", async () => {
+        // Prepare
+        const entries: SeenAt[] = [
+          { fingerprint: 'visit', at: at(1), memo: '100042' },
+          { fingerprint: 'pay', at: at(2), group: 'g', value: 'Approved', memo: '["100042","77"]' },
+          { fingerprint: 'max', at: at(3), memo: 'é'.repeat(128) },
+        ];
+        // Act
+        await store.putSeenAt(CLUB, 'visits', entries, 10_000);
+        const bad = store.putSeenAt(
+          CLUB,
+          'visits',
+          [{ fingerprint: 'long', at: at(4), memo: 'é'.repeat(129) }],
+          10_000,
+        );
+        // Assess
+        expect(await store.seenEntriesSince(CLUB, 'visits', at(0), 1)).toEqual(entries);
+        await expect(bad).rejects.toBeInstanceOf(StoreError);
+        expect((await store.seenSince(CLUB, 'visits', at(0), 1)).has('long')).toBe(false);
+      });
+
       it('re-putting an entry with or without a group replaces it (last write wins)', async () => {
         await store.putSeenAt(
           CLUB,

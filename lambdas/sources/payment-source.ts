@@ -1,0 +1,110 @@
+/**
+ * The payment history source: each Response a payment is seen with is a facet (Approved, later
+ * Dishonoured: two events), a refund another; the classification is ./payment-classifier.ts.
+ */
+import { DETAIL_TYPES } from '../events/catalog';
+import { createEvent } from '../events/envelope';
+import type { ItemOf } from '../gym-api/operations';
+import { join, memo, subjectOf } from './append-keys';
+import { classifyPayment, paymentAmount } from './payment-classifier';
+import { envelopeFor } from './record-time';
+import { type AppendSource, type ClubContext, DAY_MS, type Facet, HOUR_MS } from './source';
+
+/**
+ * The earlier Response of the same payment that was a success (Approved, later Dishonoured), from
+ * the Responses the bridge saw before for this payment Id; undefined when none was a success (a
+ * payment first seen as declined, or seen before the bridge kept Responses). Several: the first
+ * in sort order, so a re-publication carries the same one.
+ */
+function earlierSuccess(
+  p: Pick<ItemOf<'paymentHistory'>, 'Response' | 'PaymentType' | 'FeeBreakdown'>,
+  earlier: readonly string[] | undefined,
+  ctx: ClubContext,
+): string | undefined {
+  const current = p.Response ?? '';
+  return [...(earlier ?? [])]
+    .filter(
+      (r) =>
+        r !== current && classifyPayment({ ...p, Response: r }, ctx.paymentRules).outcome === 'succeeded',
+    )
+    .sort()[0];
+}
+
+export const paymentHistorySource: AppendSource<'paymentHistory'> = {
+  kind: 'append',
+  name: 'paymentHistory',
+  operation: 'paymentHistory',
+  filterParam: 'fromdate',
+  filterZone: 'unstated',
+  recordTime: (p) => p.PaymentDate,
+  // Payments are posted when they happen: the last hour absorbs late posting and clock skew. The zone
+  // of PaymentDate is not stated: until the club's reading is confirmed, 15 h absorbs either one.
+  // A direct debit can come back dishonoured days later and a refund can follow: the sweep re-reads
+  // 10 days hourly.
+  tailLookbackMs: HOUR_MS,
+  unconfirmedZoneLookbackMs: 15 * HOUR_MS,
+  sweep: { windowMs: 10 * DAY_MS, everyMs: HOUR_MS },
+  identity: (p) => (p.Id ? p.Id : undefined),
+  facets: (p, id): Facet[] => {
+    const response = p.Response ?? '';
+    const facets: Facet[] = [
+      {
+        key: join('R', id, response),
+        track: { group: id, value: response },
+        // Whose payment, and its Id (the seen entry's group is a hash of it): for Payment Recovered.
+        ...memo(JSON.stringify([p.Number ?? null, id])),
+        events: (ctx, earlier) => {
+          const outcome = classifyPayment(p, ctx.paymentRules);
+          if (outcome.outcome === 'pending') return [];
+          const base = envelopeFor(
+            ctx,
+            [id, 'response', response],
+            { value: p.PaymentDate, zone: 'unstated' },
+            subjectOf(p.Number),
+          );
+          const amount = paymentAmount(p);
+          const fields = {
+            data: p,
+            paymentId: id,
+            ...(p.PaymentType ? { paymentType: p.PaymentType } : {}),
+            response,
+            ...(amount === undefined ? {} : { amount }),
+            ...(outcome.isDishonourFee ? { isDishonourFee: true } : {}),
+          };
+          if (outcome.outcome === 'succeeded')
+            return [createEvent(DETAIL_TYPES.PaymentSucceeded, base, fields)];
+          const previousResponse = earlierSuccess(p, earlier, ctx);
+          return [
+            createEvent(DETAIL_TYPES.PaymentFailed, base, {
+              ...fields,
+              reason: outcome.reason ?? 'unknown-response',
+              ...(previousResponse === undefined ? {} : { previousResponse }),
+            }),
+          ];
+        },
+      },
+    ];
+    if (p.Refund?.IsRefunded) {
+      facets.push({
+        key: join('REFUND', id),
+        events: (ctx) => [
+          createEvent(
+            DETAIL_TYPES.PaymentRefunded,
+            envelopeFor(
+              ctx,
+              [id, 'refunded'],
+              { value: p.PaymentDate, zone: 'unstated' },
+              subjectOf(p.Number),
+            ),
+            {
+              data: p,
+              paymentId: id,
+              ...(p.Refund?.RefundedPaymentId ? { refundedPaymentId: p.Refund.RefundedPaymentId } : {}),
+            },
+          ),
+        ],
+      });
+    }
+    return facets;
+  },
+};
