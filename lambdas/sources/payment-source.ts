@@ -2,7 +2,7 @@
  * The payment history source: each Response a payment is seen with is a facet (Approved, later
  * Dishonoured: two events), a refund another; the classification is ./payment-classifier.ts.
  */
-import { DETAIL_TYPES } from '../events/catalog';
+import { type BridgeEvent, DETAIL_TYPES } from '../events/catalog';
 import { createEvent } from '../events/envelope';
 import type { ItemOf } from '../gym-api/operations';
 import { join, memo, subjectOf } from './append-keys';
@@ -30,6 +30,42 @@ function earlierSuccess(
     .sort()[0];
 }
 
+/** Payment Succeeded or Failed for the Response a payment is seen with (none while pending). */
+function responseEvents(
+  p: ItemOf<'paymentHistory'>,
+  id: string,
+  ctx: ClubContext,
+  earlier: readonly string[] | undefined,
+): BridgeEvent[] {
+  const response = p.Response ?? '';
+  const outcome = classifyPayment(p, ctx.paymentRules);
+  if (outcome.outcome === 'pending') return [];
+  const base = envelopeFor(
+    ctx,
+    [id, 'response', response],
+    { value: p.PaymentDate, zone: 'unstated' },
+    subjectOf(p.Number),
+  );
+  const amount = paymentAmount(p);
+  const fields = {
+    data: p,
+    paymentId: id,
+    ...(p.PaymentType ? { paymentType: p.PaymentType } : {}),
+    response,
+    ...(amount === undefined ? {} : { amount }),
+    ...(outcome.isDishonourFee ? { isDishonourFee: true } : {}),
+  };
+  if (outcome.outcome === 'succeeded') return [createEvent(DETAIL_TYPES.PaymentSucceeded, base, fields)];
+  const previousResponse = earlierSuccess(p, earlier, ctx);
+  return [
+    createEvent(DETAIL_TYPES.PaymentFailed, base, {
+      ...fields,
+      reason: outcome.reason ?? 'unknown-response',
+      ...(previousResponse === undefined ? {} : { previousResponse }),
+    }),
+  ];
+}
+
 export const paymentHistorySource: AppendSource<'paymentHistory'> = {
   kind: 'append',
   name: 'paymentHistory',
@@ -53,35 +89,7 @@ export const paymentHistorySource: AppendSource<'paymentHistory'> = {
         track: { group: id, value: response },
         // Whose payment, and its Id (the seen entry's group is a hash of it): for Payment Recovered.
         ...memo(JSON.stringify([p.Number ?? null, id])),
-        events: (ctx, earlier) => {
-          const outcome = classifyPayment(p, ctx.paymentRules);
-          if (outcome.outcome === 'pending') return [];
-          const base = envelopeFor(
-            ctx,
-            [id, 'response', response],
-            { value: p.PaymentDate, zone: 'unstated' },
-            subjectOf(p.Number),
-          );
-          const amount = paymentAmount(p);
-          const fields = {
-            data: p,
-            paymentId: id,
-            ...(p.PaymentType ? { paymentType: p.PaymentType } : {}),
-            response,
-            ...(amount === undefined ? {} : { amount }),
-            ...(outcome.isDishonourFee ? { isDishonourFee: true } : {}),
-          };
-          if (outcome.outcome === 'succeeded')
-            return [createEvent(DETAIL_TYPES.PaymentSucceeded, base, fields)];
-          const previousResponse = earlierSuccess(p, earlier, ctx);
-          return [
-            createEvent(DETAIL_TYPES.PaymentFailed, base, {
-              ...fields,
-              reason: outcome.reason ?? 'unknown-response',
-              ...(previousResponse === undefined ? {} : { previousResponse }),
-            }),
-          ];
-        },
+        events: (ctx, earlier) => responseEvents(p, id, ctx, earlier),
       },
     ];
     if (p.Refund?.IsRefunded) {
