@@ -7,6 +7,7 @@
  */
 import { clubStateItemBytes } from '../lambdas/state/club-state';
 import type { StoreMethod } from '../lambdas/state/decorate-store';
+import { encodeLifecycle, LIFECYCLE_SK, type StoredLifecycle } from '../lambdas/state/lifecycle-store';
 import type {
   ClubSession,
   ClubStateSummary,
@@ -119,6 +120,12 @@ function seenQuery(args: readonly unknown[], sizes: number[]): Bill {
 
 type Rule = (inner: StateStore, args: readonly unknown[], result: unknown) => Bill | Promise<Bill>;
 
+/** The lifecycle item: its keys, the version and the gzipped document (binary: its length). */
+const lifecycleItemBytes = (clubId: string, doc: unknown, version: number) =>
+  itemBytes({ pk: `CLUB#${clubId}`, sk: LIFECYCLE_SK, v: version }) +
+  1 +
+  encodeLifecycle(clubId, doc, 0).length;
+
 /**
  * The cost of each port method, from its arguments and its result. Expired seen items still inside
  * a range are read (and billed) by DynamoDB too, but a wrapper cannot see them; the engine's
@@ -201,6 +208,16 @@ const RULES: Record<StoreMethod, Rule> = {
     const { requests, units } = queryCost(sizes, false);
     return { read: usage(requests, sizes.length, units) };
   },
+  /** GetItem, strongly consistent: a unit per 4 KB (half a unit for an absent item). */
+  getLifecycle: (_inner, [clubId], found) => {
+    const stored = found as StoredLifecycle | undefined;
+    const units = stored ? readUnits(lifecycleItemBytes(clubId as string, stored.doc, stored.version)) : 0.5;
+    return { read: usage(1, stored ? 1 : 0, units) };
+  },
+  /** One conditional PutItem: a unit per 1 KB written. */
+  putLifecycle: (_inner, [clubId, doc, expected]) => ({
+    write: usage(1, 1, writeUnits(lifecycleItemBytes(clubId as string, doc, (expected as number) + 1))),
+  }),
   putQuarantined: (_inner, [clubId, , records]) => {
     let units = 0;
     for (const r of records as QuarantinedRecord[])

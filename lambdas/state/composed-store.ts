@@ -4,6 +4,7 @@
  * MemoryStateStore are this, with their own adapters; `sessionStore` is this with a poll's session
  * serving the cursors and the counter.
  */
+import type { LifecycleStore } from './lifecycle-store';
 import type {
   ClubSession,
   ClubStateStore,
@@ -22,6 +23,7 @@ export interface StatePorts {
   readonly seen: SeenStore;
   readonly snapshots: SnapshotStore;
   readonly quarantine: QuarantineStore;
+  readonly lifecycle: LifecycleStore;
 }
 
 type Args<P, K extends keyof P> = P[K] extends (...args: infer A) => unknown ? A : never;
@@ -80,6 +82,12 @@ export class ComposedStateStore implements StateStore {
   listQuarantined(...args: Args<QuarantineStore, 'listQuarantined'>) {
     return this.ports.quarantine.listQuarantined(...args);
   }
+  getLifecycle(...args: Args<LifecycleStore, 'getLifecycle'>) {
+    return this.ports.lifecycle.getLifecycle(...args);
+  }
+  putLifecycle(...args: Args<LifecycleStore, 'putLifecycle'>) {
+    return this.ports.lifecycle.putLifecycle(...args);
+  }
 }
 
 /**
@@ -113,6 +121,10 @@ export function sessionStore(base: StateStore, session: ClubSession): StateStore
       base.putQuarantined(...args),
     ),
   };
+  const lifecycle: LifecycleStore = {
+    getLifecycle: (...args) => base.getLifecycle(...args),
+    putLifecycle: fenced((...args: Args<LifecycleStore, 'putLifecycle'>) => base.putLifecycle(...args)),
+  };
   return new ComposedStateStore({
     clubs: base,
     cursors: session,
@@ -120,5 +132,6 @@ export function sessionStore(base: StateStore, session: ClubSession): StateStore
     seen,
     snapshots,
     quarantine,
+    lifecycle,
   });
 }

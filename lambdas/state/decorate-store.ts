@@ -1,5 +1,5 @@
 /**
- * One generic way to decorate the state store port without restating its seventeen methods: every
+ * One generic way to decorate the state store port without restating its nineteen methods: every
  * call goes through `around` (which sees the method and its arguments and runs the call), unless
  * an override takes that method over. The test suite's fault-injecting store and the bench's
  * counting store are decorations; a method added to the port is decorated at once (the list below
@@ -28,6 +28,8 @@ export const STATE_STORE_METHODS = [
   'getQuotaUsage',
   'putQuarantined',
   'listQuarantined',
+  'getLifecycle',
+  'putLifecycle',
 ] as const satisfies readonly StoreMethod[];
 
 // The list names every method of the port: a method missing from it is a type error here.

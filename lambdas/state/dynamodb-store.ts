@@ -18,6 +18,7 @@ import { sleep as realSleep } from '../common/backoff';
 import { ClubStates } from './club-states';
 import { ComposedStateStore, type StatePorts } from './composed-store';
 import { DynamoDbClubItems } from './dynamodb/club-items';
+import { DynamoDbLifecycleStore } from './dynamodb/lifecycle';
 import { DynamoDbQuarantineStore } from './dynamodb/quarantine';
 import { DynamoDbSeenStore } from './dynamodb/seen';
 import { DynamoDbSnapshotStore } from './dynamodb/snapshots';
@@ -75,6 +76,7 @@ export class DynamoDbStateStore extends ComposedStateStore {
       seen: new DynamoDbSeenStore(table),
       snapshots: new DynamoDbSnapshotStore(table),
       quarantine: new DynamoDbQuarantineStore(table, options.now ?? Date.now),
+      lifecycle: new DynamoDbLifecycleStore(table),
     };
   }
 }

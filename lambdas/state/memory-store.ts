@@ -8,6 +8,7 @@
 import { ClubStates } from './club-states';
 import { ComposedStateStore } from './composed-store';
 import { MemoryClubItems } from './memory/club-items';
+import { MemoryLifecycleStore } from './memory/lifecycle';
 import { MemoryQuarantineStore } from './memory/quarantine';
 import { MemorySeenStore } from './memory/seen';
 import { MemorySnapshotStore } from './memory/snapshots';
@@ -27,6 +28,7 @@ export class MemoryStateStore extends ComposedStateStore {
       seen: new MemorySeenStore(),
       snapshots: new MemorySnapshotStore(),
       quarantine: new MemoryQuarantineStore(options.now ?? Date.now),
+      lifecycle: new MemoryLifecycleStore(),
     });
   }
 }

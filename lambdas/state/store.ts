@@ -9,6 +9,7 @@
 
 import type { SourceName } from '../common/source-names';
 import type { Snapshot, SnapshotKind } from '../common/subject-snapshot';
+import type { LifecycleStore } from './lifecycle-store';
 
 export { isSourceName, SOURCE_NAMES, type SourceName } from '../common/source-names';
 export type { Snapshot, SnapshotKind } from '../common/subject-snapshot';
@@ -260,7 +261,8 @@ export interface StateStore
     SeenStore,
     SnapshotStore,
     QuotaStore,
-    QuarantineStore {}
+    QuarantineStore,
+    LifecycleStore {}
 
 /** A fresh, never-stored cursor (version 0): what `getCursor` returns when there is none. */
 export function newCursor(clubId: string, source: SourceName): Cursor {

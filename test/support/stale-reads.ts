@@ -24,6 +24,7 @@ import type {
   SourceName,
   StateStore,
 } from '../../lambdas/state';
+import type { StoredLifecycle } from '../../lambdas/state/lifecycle-store';
 import type { ClubSession, ClubStateSummary } from '../../lambdas/state/store';
 import type { PollerProcess } from './fault-injector';
 
@@ -105,6 +106,15 @@ export class StaleReadStore implements StateStore {
     }
     if (changed) this.#served();
     return found;
+  }
+
+  /** Read and written as the store has it (strongly consistent: no stale read to serve). */
+  getLifecycle(clubId: string): Promise<StoredLifecycle | undefined> {
+    return this.inner.getLifecycle(clubId);
+  }
+
+  putLifecycle(clubId: string, doc: unknown, expectedVersion: number): Promise<number> {
+    return this.inner.putLifecycle(clubId, doc, expectedVersion);
   }
 
   /** Listed as the store has them (the engine's polls do not list; the lifecycle evaluation will). */

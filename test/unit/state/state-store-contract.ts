@@ -6,7 +6,9 @@
  * seen set's ranges, batched reads and writes beyond one call's limit, snapshot round trips, quota
  * counters that never lose a count, quarantine.
  */
+import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { LifecycleConflictError } from '../../../lambdas/state/lifecycle-store';
 import {
   ConcurrentModificationError,
   type Cursor,
@@ -682,6 +684,40 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
           '',
           'é'.repeat(128),
         ]);
+      });
+    });
+
+    describe('lifecycle document', () => {
+      it('puts with a version condition, reads back what was put, keeps clubs apart', async () => {
+        // Prepare
+        const doc = {
+          version: 1,
+          members: { '100042': { lastVisitAt: '2026-06-01T08:00:00' } },
+          n: [1, 2.5, null],
+        };
+        // Act
+        const absent = await store.getLifecycle(CLUB);
+        const v1 = await store.putLifecycle(CLUB, doc, 0);
+        const v2 = await store.putLifecycle(CLUB, { ...doc, n: [] }, 1);
+        const stale = store.putLifecycle(CLUB, doc, 1);
+        const again = store.putLifecycle(CLUB, doc, 0);
+        // Assess
+        expect(absent).toBeUndefined();
+        expect([v1, v2]).toEqual([1, 2]);
+        await expect(stale).rejects.toBeInstanceOf(LifecycleConflictError);
+        await expect(again).rejects.toBeInstanceOf(LifecycleConflictError);
+        expect(await store.getLifecycle(CLUB)).toEqual({ doc: { ...doc, n: [] }, version: 2 });
+        expect(await store.getLifecycle(OTHER_CLUB)).toBeUndefined();
+      });
+
+      it('refuses a document over 350 KB gzipped or not JSON, writing nothing', async () => {
+        // Act
+        const huge = store.putLifecycle(CLUB, { noise: randomBytes(400_000).toString('base64') }, 0);
+        const notJson = store.putLifecycle(CLUB, undefined, 0);
+        // Assess
+        await expect(huge).rejects.toBeInstanceOf(StoreError);
+        await expect(notJson).rejects.toBeInstanceOf(StoreError);
+        expect(await store.getLifecycle(CLUB)).toBeUndefined();
       });
     });
 

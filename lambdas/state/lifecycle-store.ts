@@ -1,0 +1,63 @@
+/**
+ * The club's lifecycle document (docs/lifecycle.md): what the lifecycle evaluation keeps between
+ * evaluations, stored whole in one item (`CLUB#<id>` / `LIFECYCLE`: `v` the version, `d` the
+ * document as gzipped JSON), written with a version condition. The document is opaque here: the
+ * evaluation owns its shape (lambdas/sources/lifecycle/evaluate.ts).
+ */
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { StoreError } from './store-errors';
+
+export const LIFECYCLE_SK = 'LIFECYCLE';
+/** The largest gzipped document stored: well inside DynamoDB's 400 KB item. */
+export const MAX_LIFECYCLE_BYTES = 350 * 1024;
+
+export interface StoredLifecycle {
+  /** The document as it was put (a JSON value). */
+  readonly doc: unknown;
+  /** 1 after the first put, +1 each put. */
+  readonly version: number;
+}
+
+export interface LifecycleStore {
+  /** The club's lifecycle document, undefined when none was put. Strongly consistent. */
+  getLifecycle(clubId: string): Promise<StoredLifecycle | undefined>;
+  /**
+   * Puts the document if the stored version is still `expectedVersion` (0: none stored); returns
+   * the new version. LifecycleConflictError when another writer put one in between.
+   */
+  putLifecycle(clubId: string, doc: unknown, expectedVersion: number): Promise<number>;
+}
+
+/** A lifecycle put lost its version condition: re-read, never overwrite. */
+export class LifecycleConflictError extends Error {
+  override readonly name = 'LifecycleConflictError';
+  constructor(
+    readonly clubId: string,
+    readonly expectedVersion: number,
+  ) {
+    super(
+      `lifecycle document of ${clubId} is no longer at version ${expectedVersion}: another writer put one`,
+    );
+  }
+}
+
+export function encodeLifecycle(clubId: string, doc: unknown, expectedVersion: number): Uint8Array {
+  if (!Number.isInteger(expectedVersion) || expectedVersion < 0)
+    throw new StoreError(`lifecycle expectedVersion must be a whole number >= 0, got ${expectedVersion}`);
+  const json = JSON.stringify(doc);
+  if (json === undefined) throw new StoreError(`lifecycle document of ${clubId} is not a JSON value`);
+  const bytes = gzipSync(json, { level: 6 });
+  if (bytes.length > MAX_LIFECYCLE_BYTES)
+    throw new StoreError(
+      `lifecycle document of ${clubId} is ${bytes.length} bytes gzipped, over ${MAX_LIFECYCLE_BYTES}`,
+    );
+  return bytes;
+}
+
+export function decodeLifecycle(clubId: string, bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(gunzipSync(bytes).toString('utf8'));
+  } catch (cause) {
+    throw new StoreError(`lifecycle document of ${clubId} is not readable gzipped JSON`, { cause });
+  }
+}
