@@ -87,8 +87,9 @@ export const paymentHistorySource: AppendSource<'paymentHistory'> = {
       {
         key: join('R', id, response),
         track: { group: id, value: response },
-        // Whose payment, and its Id (the seen entry's group is a hash of it): for Payment Recovered.
-        ...memo(JSON.stringify([p.Number ?? null, id])),
+        // Whose payment, its Id (the entry's group is a hash of it) and type (the classification reads
+        // it): what the lifecycle evaluation needs for Payment Recovered.
+        ...memo(JSON.stringify([p.Number ?? null, id, p.PaymentType ?? null])),
         events: (ctx, earlier) => responseEvents(p, id, ctx, earlier),
       },
     ];

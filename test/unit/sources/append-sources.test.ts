@@ -120,7 +120,9 @@ describe('paymentHistory', () => {
     const visited = visitsSource.facets(visit({ MemberNumber: '100042' }), 'k');
     const huge = visitsSource.facets(visit({ MemberNumber: '9'.repeat(300) }), 'k');
     // Assess
-    expect(paid[0]!.memo).toBe('["100042","9007199254740993"]');
+    expect(paid[0]!.memo).toBe(
+      `["100042","9007199254740993",${JSON.stringify(payment().PaymentType ?? null)}]`,
+    );
     expect(visited[0]!.memo).toBe('100042');
     expect(huge[0]!.memo).toBeUndefined();
   });
