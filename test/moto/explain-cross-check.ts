@@ -1,0 +1,128 @@
+/**
+ * Cross-check of `explain` and of the state store's new methods (listSnapshots, the seen entries'
+ * memos, the lifecycle document) against a second implementation of DynamoDB: moto_server. NOT
+ * part of `npm test` (which must not need Python): run it by hand.
+ *
+ *   npx tsx test/moto/explain-cross-check.ts
+ *   MOTO_ENDPOINT=http://127.0.0.1:5000 npx tsx test/moto/explain-cross-check.ts
+ *
+ * The CLI polls a sandbox into a table on moto (a baseline, three hours, a second poll), as it
+ * would a deployed table; `explain --json` then names the events that poll published for a member
+ * and a payment. The store is read directly too: every member listed, a memo on every visit
+ * entry, a lifecycle document put, read back and refused on a stale version.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { startSandbox } from '../../lambdas/sandbox';
+import { DynamoDbStateStore } from '../../lambdas/state';
+import { LifecycleConflictError } from '../../lambdas/state/lifecycle-store';
+import { localAwsEnv, runCli } from '../support/cli-process';
+import { startMoto } from './moto-server';
+
+interface Line {
+  detailType: string;
+  detail: { eventId: string; source: string; subject: { memberNumber?: string }; paymentId?: string };
+}
+
+async function main(): Promise<void> {
+  const moto = await startMoto();
+  const sandbox = await startSandbox({
+    seed: 21,
+    clubs: [{ clubId: 'club-1', timeZone: 'Australia/Sydney', open24h: true }],
+    members: 120,
+    historyDays: 2,
+    activityScale: 40,
+  });
+  const dir = await mkdtemp(join(tmpdir(), 'gym-bridge-explain-moto-'));
+  try {
+    const clubs = join(dir, 'clubs.json');
+    await sandbox.writeClubsFile(clubs);
+    const env = localAwsEnv(moto.endpoint);
+    const file = join(dir, 'events.jsonl');
+    const poll = ['poll', '--clubs', clubs, '--table', 'explain-moto', '--events-file', file, '--once'];
+    const first = await runCli([...poll, '--create-table'], env, { timeoutMs: 120_000 });
+    assert.equal(first.code, 0, first.stderr);
+    sandbox.advance(3 * 3_600_000);
+    const second = await runCli(poll, env, { timeoutMs: 120_000 });
+    assert.equal(second.code, 0, second.stderr);
+    const events = (await readFile(file, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Line);
+
+    const member = events.find((e) => e.detail.source === 'members');
+    assert.ok(member, 'a member event in the second poll');
+    const number = member.detail.subject.memberNumber!;
+    const explain = (...args: string[]) =>
+      runCli(['explain', '--clubs', clubs, '--club', 'club-1', '--table', 'explain-moto', ...args], env);
+    const json = await explain('--member', number, '--json');
+    assert.equal(json.code, 0, json.stderr);
+    const facts = JSON.parse(json.stdout) as {
+      published: { eventId: string }[];
+      source: { polled: boolean };
+    };
+    const mine = events.filter(
+      (e) => e.detail.source === 'members' && e.detail.subject.memberNumber === number,
+    );
+    assert.deepEqual(
+      facts.published.map((e) => e.eventId).sort(),
+      mine
+        .map((e) => e.detail.eventId)
+        .slice(-3)
+        .sort(),
+    );
+    assert.equal(facts.source.polled, true);
+    const payment = events.find(
+      (e) => e.detailType === 'Payment Succeeded' || e.detailType === 'Payment Failed',
+    );
+    assert.ok(payment, 'a payment event in the second poll');
+    const paid = await explain('--payment', payment.detail.paymentId!);
+    assert.ok(paid.stdout.includes(`${payment.detailType} ${payment.detail.eventId}`), paid.stdout);
+    console.log(
+      `explain on moto: member ${number} (${mine.length} events), payment ${payment.detail.paymentId}: ok`,
+    );
+
+    const store = new DynamoDbStateStore({
+      client: new DynamoDBClient({
+        endpoint: moto.endpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+      }),
+      tableName: 'explain-moto',
+    });
+    const listed = await store.listSnapshots('club-1', 'MEMBER');
+    assert.ok(listed.has(number) && listed.size >= 100, `listSnapshots: ${listed.size}`);
+    const visits = await store.seenEntriesSince(
+      'club-1',
+      'visits',
+      '2000-01-01T00:00:00.000Z',
+      Math.floor(Date.now() / 1000),
+    );
+    assert.ok(
+      visits.length > 0 && visits.every((v) => typeof v.memo === 'string' && v.memo !== ''),
+      'visit memos',
+    );
+    const doc = {
+      version: 1,
+      members: Object.fromEntries([...listed.keys()].map((k) => [k, { lastVisitAt: '2026-06-01T08:00:00' }])),
+    };
+    assert.equal(await store.putLifecycle('club-1', doc, 0), 1);
+    assert.deepEqual(await store.getLifecycle('club-1'), { doc, version: 1 });
+    await assert.rejects(store.putLifecycle('club-1', doc, 0), LifecycleConflictError);
+    console.log(
+      `store on moto: ${listed.size} members listed, ${visits.length} visit entries with a memo, lifecycle document v1: ok`,
+    );
+  } finally {
+    await sandbox.close();
+    moto.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
