@@ -112,6 +112,16 @@ function sourceFacts(club: ClubConfig, cursor: Cursor | undefined, name: SourceN
   };
 }
 
+/** The PaymentType a payment entry's memo holds (entries filed before memos have none). */
+function paymentTypeOf(memo: string | undefined): string | undefined {
+  try {
+    const parsed = JSON.parse(memo ?? '') as unknown;
+    return Array.isArray(parsed) && typeof parsed[2] === 'string' ? parsed[2] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The Responses a payment was seen with, from the seen entries of its source's window. */
 async function paymentSightings(store: StateStore, club: ClubConfig, id: string, nowMs: number) {
   const window = SOURCES.paymentHistory.sweep?.windowMs ?? DAY_MS;
@@ -128,7 +138,10 @@ async function paymentSightings(store: StateStore, club: ClubConfig, id: string,
     .filter((e) => e.group === group && e.value !== undefined)
     .map((e): PaymentSighting => {
       const response = e.value!;
-      const outcome = classifyPayment({ Response: response }, ctx.paymentRules).outcome;
+      // The memo (`["<member>","<Id>","<PaymentType>"]`) gives the type the classification reads.
+      const type = paymentTypeOf(e.memo);
+      const record = { Response: response, ...(type === undefined ? {} : { PaymentType: type }) };
+      const outcome = classifyPayment(record, ctx.paymentRules).outcome;
       // As the payment source classifies it (sources/append-sources.ts): pending publishes nothing,
       // anything but a success is a failure (an unknown Response one with reason unknown-response).
       const detailType =
