@@ -191,13 +191,17 @@ function copyObject(
   put(out);
   const keys = Object.keys(obj);
   const n = Math.min(keys.length, l.maxMembers);
-  for (let i = 0; i < n; i++) out[keys[i]!.slice(0, l.maxStringChars)] = null;
+  // Defined, not assigned: a member named `__proto__` (JSON.parse makes it an own property) stays a
+  // member of the copy instead of setting the copy's prototype or vanishing.
+  const set = (key: string, x: unknown) =>
+    Object.defineProperty(out, key, { value: x, enumerable: true, writable: true, configurable: true });
+  for (let i = 0; i < n; i++) set(keys[i]!.slice(0, l.maxStringChars), null);
   for (let i = n - 1; i >= 0; i--) {
     const key = keys[i]!.slice(0, l.maxStringChars);
     jobs.push({
       value: (obj as Record<string, unknown>)[keys[i]!],
       depth: depth + 1,
-      put: (x) => (out[key] = x),
+      put: (x) => set(key, x),
       cost: key.length + 4,
     });
   }

@@ -153,6 +153,11 @@ describe('bounded walks', () => {
     expect(text).toMatch(/"Field29":"\[omitted: size limit\]"\}$/);
   });
 
+  it('keep a member named __proto__ as a member (JSON.parse makes it an own property)', () => {
+    const text = '{"__proto__":"","":0,"n":{"__proto__":{"x":1}}}';
+    expect(safeStringify(JSON.parse(text))).toBe(text);
+  });
+
   it('keep a value within the limits exactly as JSON.stringify writes it', () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 5 }), (v) => {
