@@ -191,10 +191,14 @@ function copyObject(
   put(out);
   const keys = Object.keys(obj);
   const n = Math.min(keys.length, l.maxMembers);
-  // Defined, not assigned: a member named `__proto__` (JSON.parse makes it an own property) stays a
-  // member of the copy instead of setting the copy's prototype or vanishing.
-  const set = (key: string, x: unknown) =>
-    Object.defineProperty(out, key, { value: x, enumerable: true, writable: true, configurable: true });
+  // A member named `__proto__` (JSON.parse makes it an own property) is defined, not assigned, so it
+  // stays a member of the copy instead of setting the copy's prototype or vanishing; the others are
+  // assigned (several times faster: this runs for every record a page fingerprints).
+  const set = (key: string, x: unknown) => {
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: x, enumerable: true, writable: true, configurable: true });
+    else out[key] = x;
+  };
   for (let i = 0; i < n; i++) set(keys[i]!.slice(0, l.maxStringChars), null);
   for (let i = n - 1; i >= 0; i--) {
     const key = keys[i]!.slice(0, l.maxStringChars);
