@@ -30,6 +30,31 @@ function earlierSuccess(
     .sort()[0];
 }
 
+/** The identity of a payment's Response event (its eventId's parts): also what `explain` recomputes. */
+export const responseIdentity = (id: string, response: string): string[] => [id, 'response', response];
+
+/** The memo a payment's seen entry carries: `["<member>","<Id>","<PaymentType>"]` (JSON). */
+export const encodePaymentMemo = (member: string | null, id: string, type: string | null): string =>
+  JSON.stringify([member, id, type]);
+
+/** A payment entry's memo read back; undefined for none, or one not written this way. */
+export function decodePaymentMemo(
+  memo: string | undefined,
+): { member: string; id: string; type?: string } | undefined {
+  try {
+    const parsed = JSON.parse(memo ?? '') as unknown;
+    if (Array.isArray(parsed) && typeof parsed[0] === 'string' && typeof parsed[1] === 'string')
+      return {
+        member: parsed[0],
+        id: parsed[1],
+        ...(typeof parsed[2] === 'string' ? { type: parsed[2] } : {}),
+      };
+  } catch {
+    // not a memo this release wrote
+  }
+  return undefined;
+}
+
 /** Payment Succeeded or Failed for the Response a payment is seen with (none while pending). */
 function responseEvents(
   p: ItemOf<'paymentHistory'>,
@@ -42,7 +67,7 @@ function responseEvents(
   if (outcome.outcome === 'pending') return [];
   const base = envelopeFor(
     ctx,
-    [id, 'response', response],
+    responseIdentity(id, response),
     { value: p.PaymentDate, zone: 'unstated' },
     subjectOf(p.Number),
   );
@@ -89,7 +114,7 @@ export const paymentHistorySource: AppendSource<'paymentHistory'> = {
         track: { group: id, value: response },
         // Whose payment, its Id (the entry's group is a hash of it) and type (the classification reads
         // it): what the lifecycle evaluation needs for Payment Recovered.
-        ...memo(JSON.stringify([p.Number ?? null, id, p.PaymentType ?? null])),
+        ...memo(encodePaymentMemo(p.Number ?? null, id, p.PaymentType ?? null)),
         events: (ctx, earlier) => responseEvents(p, id, ctx, earlier),
       },
     ];

@@ -15,6 +15,7 @@ import { DETAIL_TYPES } from '../../events/catalog';
 import { makeEventId } from '../../events/event-id';
 import { enabledSources, SOURCES } from '../../sources';
 import { classifyPayment } from '../../sources/payment-classifier';
+import { decodePaymentMemo, responseIdentity } from '../../sources/payment-source';
 import { DAY_MS, tailLookbackFor } from '../../sources/source';
 import type { Cursor, SourceName, StateStore } from '../../state/store';
 
@@ -112,16 +113,6 @@ function sourceFacts(club: ClubConfig, cursor: Cursor | undefined, name: SourceN
   };
 }
 
-/** The PaymentType a payment entry's memo holds (entries filed before memos have none). */
-function paymentTypeOf(memo: string | undefined): string | undefined {
-  try {
-    const parsed = JSON.parse(memo ?? '') as unknown;
-    return Array.isArray(parsed) && typeof parsed[2] === 'string' ? parsed[2] : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The Responses a payment was seen with, from the seen entries of its source's window. */
 async function paymentSightings(store: StateStore, club: ClubConfig, id: string, nowMs: number) {
   const window = SOURCES.paymentHistory.sweep?.windowMs ?? DAY_MS;
@@ -139,7 +130,7 @@ async function paymentSightings(store: StateStore, club: ClubConfig, id: string,
     .map((e): PaymentSighting => {
       const response = e.value!;
       // The memo (`["<member>","<Id>","<PaymentType>"]`) gives the type the classification reads.
-      const type = paymentTypeOf(e.memo);
+      const type = decodePaymentMemo(e.memo)?.type;
       const record = { Response: response, ...(type === undefined ? {} : { PaymentType: type }) };
       const outcome = classifyPayment(record, ctx.paymentRules).outcome;
       // As the payment source classifies it (sources/append-sources.ts): pending publishes nothing,
@@ -151,7 +142,7 @@ async function paymentSightings(store: StateStore, club: ClubConfig, id: string,
             ? DETAIL_TYPES.PaymentSucceeded
             : DETAIL_TYPES.PaymentFailed;
       const eventId = detailType
-        ? makeEventId(club.clubId, 'paymentHistory', detailType, id, 'response', response)
+        ? makeEventId(club.clubId, 'paymentHistory', detailType, ...responseIdentity(id, response))
         : null;
       return { at: e.at, response, detailType, eventId };
     });

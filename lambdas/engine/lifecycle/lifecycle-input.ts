@@ -8,7 +8,8 @@ import { utcToLocal } from '../../common/zoned-time';
 import type { PaymentOutcome } from '../../sources/lifecycle/folds';
 import type { MemberFacts, ProspectFacts } from '../../sources/lifecycle/rules';
 import { classifyPayment, type PaymentRuleOverrides } from '../../sources/payment-classifier';
-import type { SeenEntry, Snapshot, StateStore } from '../../state/store';
+import { decodePaymentMemo } from '../../sources/payment-source';
+import type { Snapshot, StateStore } from '../../state/store';
 import { splitIntent } from '../scan/snapshot-intent';
 
 export interface LifecycleReads {
@@ -42,22 +43,6 @@ function push<T>(map: Map<string, T[]>, key: string, value: T): void {
   const list = map.get(key);
   if (list) list.push(value);
   else map.set(key, [value]);
-}
-
-/** A payment entry's memo `["<member>","<Id>","<PaymentType>"|null]`, or undefined (none, or older). */
-function paymentMemo(entry: SeenEntry): { member: string; id: string; type?: string } | undefined {
-  try {
-    const parsed = JSON.parse(entry.memo ?? '') as unknown;
-    if (Array.isArray(parsed) && typeof parsed[0] === 'string' && typeof parsed[1] === 'string')
-      return {
-        member: parsed[0],
-        id: parsed[1],
-        ...(typeof parsed[2] === 'string' ? { type: parsed[2] } : {}),
-      };
-  } catch {
-    // not a memo this release wrote
-  }
-  return undefined;
 }
 
 /**
@@ -98,7 +83,7 @@ export async function gatherLifecycleInput(
     out.prospects.set(id, { status: text(f.status), trialEndDate: text(f.trialEndDate) });
   for (const entry of visitEntries) if (entry.memo) push(out.visits, entry.memo, local(entry.at));
   for (const entry of paymentEntries) {
-    const memo = paymentMemo(entry);
+    const memo = decodePaymentMemo(entry.memo);
     if (!memo || entry.value === undefined) continue;
     const record = { Response: entry.value, ...(memo.type === undefined ? {} : { PaymentType: memo.type }) };
     const { outcome } = classifyPayment(record, club.paymentRules);

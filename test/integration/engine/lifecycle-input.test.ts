@@ -21,20 +21,24 @@ describe('seen entries with a memo', () => {
     },
   });
 
-  it('every visit and payment a poll files carries its member (and the payment its Id)', async () => {
-    // Prepare: a baseline, then two hours of the club.
-    const store = await rig.newStore('memo');
+  /** A baseline poll, two hours of the club, a second poll: its events and a window back to before the baseline. */
+  async function baselineThenTwoHours(table: string) {
+    const store = await rig.newStore(table);
     const club = rig.firstClub();
     const poll = (sink: MemorySink) =>
       pollClub({ store, sink, clients: rig.clients, owner: 't', now: rig.now }, club, {
         deadlineMs: rig.deadline(),
       });
     await poll(new MemorySink());
-    const from = new Date(rig.now() - 2 * 86_400_000).toISOString();
     rig.sandbox.advance(2 * 3_600_000);
-    // Act
     const sink = new MemorySink();
     await poll(sink);
+    return { store, club, sink, from: new Date(rig.now() - 2 * 86_400_000).toISOString() };
+  }
+
+  it('every visit and payment a poll files carries its member (and the payment its Id)', async () => {
+    // Prepare and act: a baseline, then two hours of the club.
+    const { store, club, sink, from } = await baselineThenTwoHours('memo');
     const nowSec = Math.floor(rig.now() / 1000);
     const visits = await store.seenEntriesSince(club.clubId, 'visits', from, nowSec);
     const payments = await store.seenEntriesSince(club.clubId, 'paymentHistory', from, nowSec);
@@ -61,17 +65,7 @@ describe('seen entries with a memo', () => {
 
   it('gathers the members, prospects, visits and payment outcomes the polls left, in local time', async () => {
     // Prepare
-    const store = await rig.newStore('gather');
-    const club = rig.firstClub();
-    const poll = (sink: MemorySink) =>
-      pollClub({ store, sink, clients: rig.clients, owner: 't', now: rig.now }, club, {
-        deadlineMs: rig.deadline(),
-      });
-    await poll(new MemorySink());
-    rig.sandbox.advance(2 * 3_600_000);
-    const sink = new MemorySink();
-    await poll(sink);
-    const from = new Date(rig.now() - 2 * 86_400_000).toISOString();
+    const { store, club, sink, from } = await baselineThenTwoHours('gather');
     // Act
     const input = await gatherLifecycleInput(store, club, rig.now(), {
       visitsFrom: from,
