@@ -22,7 +22,7 @@ import {
 } from '../events/catalog';
 import { DEFAULT_PAYMENT_RULES } from '../sources/payment-classifier';
 import { FIELD_HEADER, fieldRows } from './catalog-field-rows';
-import { piiPolicySection } from './catalog-pii-section';
+import { lifecycleTypes, piiPolicySection } from './catalog-pii-section';
 import { anchor, compactJson, firstSentence, markdownTable } from './markdown-format';
 
 export { compactJson, markdownTable } from './markdown-format';
@@ -39,6 +39,11 @@ const EXAMPLE_RULE_DETAIL: Partial<Record<DetailType, Record<string, unknown>>> 
   [DETAIL_TYPES.MemberContactPreferencesChanged]: { current: { optOutSms: [true] } },
   [DETAIL_TYPES.ProspectCreated]: { data: { Contact: { OptOutEmail: [false] } } },
   [DETAIL_TYPES.ProspectStatusChanged]: { status: ['OnTrial', 'Sale'] },
+  [DETAIL_TYPES.MemberInactive]: { inactiveDays: [{ numeric: ['>=', 30] }] },
+  [DETAIL_TYPES.MemberReturned]: { inactiveDays: [{ numeric: ['>=', 30] }] },
+  [DETAIL_TYPES.MembershipExpiring]: { kind: ['expiry'] },
+  [DETAIL_TYPES.PaymentRecovered]: { failedResponse: [{ prefix: 'Dishonour' }] },
+  [DETAIL_TYPES.ProspectTrialEnding]: { hoursLeft: [{ numeric: ['<=', 24] }] },
   [DETAIL_TYPES.ClubQuotaLow]: { share: [{ numeric: ['>=', 0.9] }] },
   [DETAIL_TYPES.ClubDataStale]: { staleSource: ['visits', 'paymentHistory'] },
   [DETAIL_TYPES.ClubSourceUnavailable]: { kind: ['not-found', 'forbidden'] },
@@ -67,6 +72,7 @@ export function renderEventCatalogMarkdown(): string {
   const examples = exampleEvents();
   return [
     ...introSection(examples),
+    ...lifecycleSection(),
     ...envelopeSection(),
     '',
     ...piiPolicySection(),
@@ -119,6 +125,28 @@ function introSection(examples: Record<DetailType, BridgeEvent>): string[] {
   ];
 }
 
+/** The lifecycle events in a few lines, with where their design is (docs/lifecycle.md). */
+function lifecycleSection(): string[] {
+  return [
+    '',
+    '## Lifecycle events',
+    '',
+    'The lifecycle events (`detail.source` `lifecycle`) are facts the bridge derives from what it',
+    'already reads (member and prospect snapshots, visits, payments), with no extra API request.',
+    'They carry no API record: only the member or prospect number (always set in `subject`),',
+    'gym-local dates and counts. `occurredAt` is the moment of the fact in UTC (the visit or the',
+    'payment; for Member Inactive, Membership Expiring and Prospect Trial Ending the moment the',
+    'threshold was crossed), `occurredAtLocal` the same in gym local time. Each fact is published',
+    'once (a stable `eventId`), within an hour of its moment; what is already underway when the',
+    'bridge begins tracking a club is part of its silent baseline, and they are never backfilled.',
+    "A club's `lifecycle` settings: `enabled` (default true), `inactiveDays` (14), `expiringDays`",
+    '(14), `trialEndingHours` (24); the rules: [lifecycle.md](lifecycle.md).',
+    `The events: ${lifecycleTypes()
+      .map((t) => `[${t}](#${anchor(t)})`)
+      .join(', ')}.`,
+  ];
+}
+
 /** The envelope's fields (every detail has them). */
 function envelopeSection(): string[] {
   const envelopeRows = fieldRows(eventJsonSchema(DETAIL_TYPES.ClubDataStale), ENVELOPE_FIELDS).map((cells) =>
@@ -127,7 +155,7 @@ function envelopeSection(): string[] {
           '`source`',
           BRIDGE_SOURCES.map((s) => `"${s}"`).join(' | '),
           'yes',
-          'The data source of the record, or "bridge" for operational events (fixed per detail-type, see the table above)',
+          'The data source of the record, "bridge" for operational events, "lifecycle" for lifecycle events (fixed per detail-type, see the table above)',
         ]
       : cells,
   );

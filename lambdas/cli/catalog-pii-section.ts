@@ -2,6 +2,7 @@
  * The "PII policy" section of docs/events.md (./catalog-markdown.ts): the rule, then the
  * allow-list of every kind of record (lambdas/events/pii-allow-lists.ts).
  */
+import { ALL_DETAIL_TYPES, EVENT_SCHEMAS } from '../events/catalog';
 import {
   type AllowList,
   CLASS_ATTENDANCE_ALLOWED,
@@ -69,6 +70,10 @@ export function piiPolicySection(): string[] {
     '',
     ...Object.entries(CLASS_ATTENDANCE_ALLOWED).map(([group, names]) => `- ${group}: ${codeList(names)}`),
     '',
+    `Events without \`data\` are untouched by the policy. The lifecycle events (${lifecycleTypes().join(', ')})`,
+    'carry only member or prospect numbers, dates and counts (Payment Recovered also the failed',
+    "payment's `Response`, the text Payment Failed carries); the operational events name no person.",
+    '',
     'The lists are part of the contract ([events-versioning.md](events-versioning.md)): adding a',
     'documented field to a list is additive; taking one off is breaking for consumers of `minimal`',
     'clubs, although the schemas keep it (optional, as `full` carries it). Fields no schema declares',
@@ -77,6 +82,11 @@ export function piiPolicySection(): string[] {
     'Tokens, passwords and API keys never appear in events, whatever the policy. The examples below',
     'use `full` and fictitious people.',
   ];
+}
+
+/** The detail-types whose `detail.source` is 'lifecycle' (docs/lifecycle.md). */
+export function lifecycleTypes(): string[] {
+  return ALL_DETAIL_TYPES.filter((t) => EVENT_SCHEMAS[t].shape.source.value === 'lifecycle');
 }
 
 /** `Number`, `Contact.{OptOutEmail, State}`, `FeeBreakdown[].{DishonourFee}`: what an allow-list lets through. */

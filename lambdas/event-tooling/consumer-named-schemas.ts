@@ -105,6 +105,42 @@ export type ClassAttendanceRecorded = EventDetail<typeof DETAIL_TYPES.ClassAtten
 export const ClassAttendanceRecordedEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.ClassAttendanceRecorded] =
   EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.ClassAttendanceRecorded];
 export type ClassAttendanceRecordedEvent = EventBridgeEvent<typeof DETAIL_TYPES.ClassAttendanceRecorded>;
+export const MemberFirstVisitDetail: EventSchemas[typeof DETAIL_TYPES.MemberFirstVisit] =
+  EVENT_SCHEMAS[DETAIL_TYPES.MemberFirstVisit];
+export type MemberFirstVisit = EventDetail<typeof DETAIL_TYPES.MemberFirstVisit>;
+export const MemberFirstVisitEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.MemberFirstVisit] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.MemberFirstVisit];
+export type MemberFirstVisitEvent = EventBridgeEvent<typeof DETAIL_TYPES.MemberFirstVisit>;
+export const MemberInactiveDetail: EventSchemas[typeof DETAIL_TYPES.MemberInactive] =
+  EVENT_SCHEMAS[DETAIL_TYPES.MemberInactive];
+export type MemberInactive = EventDetail<typeof DETAIL_TYPES.MemberInactive>;
+export const MemberInactiveEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.MemberInactive] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.MemberInactive];
+export type MemberInactiveEvent = EventBridgeEvent<typeof DETAIL_TYPES.MemberInactive>;
+export const MemberReturnedDetail: EventSchemas[typeof DETAIL_TYPES.MemberReturned] =
+  EVENT_SCHEMAS[DETAIL_TYPES.MemberReturned];
+export type MemberReturned = EventDetail<typeof DETAIL_TYPES.MemberReturned>;
+export const MemberReturnedEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.MemberReturned] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.MemberReturned];
+export type MemberReturnedEvent = EventBridgeEvent<typeof DETAIL_TYPES.MemberReturned>;
+export const MembershipExpiringDetail: EventSchemas[typeof DETAIL_TYPES.MembershipExpiring] =
+  EVENT_SCHEMAS[DETAIL_TYPES.MembershipExpiring];
+export type MembershipExpiring = EventDetail<typeof DETAIL_TYPES.MembershipExpiring>;
+export const MembershipExpiringEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.MembershipExpiring] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.MembershipExpiring];
+export type MembershipExpiringEvent = EventBridgeEvent<typeof DETAIL_TYPES.MembershipExpiring>;
+export const PaymentRecoveredDetail: EventSchemas[typeof DETAIL_TYPES.PaymentRecovered] =
+  EVENT_SCHEMAS[DETAIL_TYPES.PaymentRecovered];
+export type PaymentRecovered = EventDetail<typeof DETAIL_TYPES.PaymentRecovered>;
+export const PaymentRecoveredEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.PaymentRecovered] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.PaymentRecovered];
+export type PaymentRecoveredEvent = EventBridgeEvent<typeof DETAIL_TYPES.PaymentRecovered>;
+export const ProspectTrialEndingDetail: EventSchemas[typeof DETAIL_TYPES.ProspectTrialEnding] =
+  EVENT_SCHEMAS[DETAIL_TYPES.ProspectTrialEnding];
+export type ProspectTrialEnding = EventDetail<typeof DETAIL_TYPES.ProspectTrialEnding>;
+export const ProspectTrialEndingEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.ProspectTrialEnding] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.ProspectTrialEnding];
+export type ProspectTrialEndingEvent = EventBridgeEvent<typeof DETAIL_TYPES.ProspectTrialEnding>;
 export const ClubCredentialsRejectedDetail: EventSchemas[typeof DETAIL_TYPES.ClubCredentialsRejected] =
   EVENT_SCHEMAS[DETAIL_TYPES.ClubCredentialsRejected];
 export type ClubCredentialsRejected = EventDetail<typeof DETAIL_TYPES.ClubCredentialsRejected>;

@@ -50,6 +50,8 @@ export {
   eventJsonSchema,
   isDetailType,
   type JsonSchema,
+  MEMBERSHIP_EXPIRING_KINDS,
+  type MembershipExpiringKind,
   PAYMENT_FAILURE_REASONS,
   type PaymentFailureReason,
   QUOTA_LOW_REASONS,

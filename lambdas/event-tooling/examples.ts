@@ -2,11 +2,12 @@
  * One realistic example per event, built with `createEvent` (so each is valid by construction and
  * its eventId is the real derivation). Used by the generated catalog page and by tests. The
  * records are fictitious (./example-records.ts); they use the `full` PII policy to show every field
- * a record can carry.
+ * a record can carry. The lifecycle events' examples are in ./lifecycle-examples.ts.
  */
 import { type BridgeEvent, DETAIL_TYPES, type DetailType } from '../events/catalog';
 import { createEvent } from '../events/envelope';
 import { base, member, payment, prospect } from './example-records';
+import { lifecycleExamples } from './lifecycle-examples';
 
 export function exampleEvents(): Record<DetailType, BridgeEvent> {
   const examples: BridgeEvent[] = [
@@ -14,6 +15,7 @@ export function exampleEvents(): Record<DetailType, BridgeEvent> {
     ...refundAndSaleExamples(),
     ...disbursementAndDebtExamples(),
     ...memberAndProspectExamples(),
+    ...lifecycleExamples(),
     ...operationalExamples(),
   ];
   return Object.fromEntries(examples.map((e) => [e.detailType, e])) as Record<DetailType, BridgeEvent>;

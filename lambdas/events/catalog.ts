@@ -9,9 +9,10 @@
  * - Types come from `z.infer`; JSON Schema (draft-04, for the EventBridge schema registry) from
  *   `z.toJSONSchema`.
  *
- * The names are in ./event-names.ts, the detail schemas in ./event-details.ts and the descriptions
- * in ./event-descriptions.ts (all re-exported here); this module gathers them into `EVENT_SCHEMAS`,
- * validates events and gives their JSON Schemas.
+ * The names are in ./event-names.ts, the detail schemas in ./event-details.ts (record and
+ * operational events) and ./lifecycle-details.ts (lifecycle events, docs/lifecycle.md), the
+ * descriptions in ./event-descriptions.ts (all re-exported here); this module gathers them into
+ * `EVENT_SCHEMAS`, validates events and gives their JSON Schemas.
  */
 
 import { z } from 'zod';
@@ -43,10 +44,19 @@ import {
   type DetailTypeKey,
   EVENT_VERSION,
 } from './event-names';
+import {
+  MemberFirstVisitDetail,
+  MemberInactiveDetail,
+  MemberReturnedDetail,
+  MembershipExpiringDetail,
+  PaymentRecoveredDetail,
+  ProspectTrialEndingDetail,
+} from './lifecycle-details';
 
 export * from './event-descriptions';
 export * from './event-details';
 export * from './event-names';
+export * from './lifecycle-details';
 
 // ---------------------------------------------------------------------------------------------
 // The catalog
@@ -66,6 +76,12 @@ export const EVENT_SCHEMAS = {
   [DETAIL_TYPES.ProspectCreated]: ProspectCreatedDetail,
   [DETAIL_TYPES.ProspectStatusChanged]: ProspectStatusChangedDetail,
   [DETAIL_TYPES.ClassAttendanceRecorded]: ClassAttendanceRecordedDetail,
+  [DETAIL_TYPES.MemberFirstVisit]: MemberFirstVisitDetail,
+  [DETAIL_TYPES.MemberInactive]: MemberInactiveDetail,
+  [DETAIL_TYPES.MemberReturned]: MemberReturnedDetail,
+  [DETAIL_TYPES.MembershipExpiring]: MembershipExpiringDetail,
+  [DETAIL_TYPES.PaymentRecovered]: PaymentRecoveredDetail,
+  [DETAIL_TYPES.ProspectTrialEnding]: ProspectTrialEndingDetail,
   [DETAIL_TYPES.ClubCredentialsRejected]: ClubCredentialsRejectedDetail,
   [DETAIL_TYPES.ClubQuotaLow]: ClubQuotaLowDetail,
   [DETAIL_TYPES.ClubDataStale]: ClubDataStaleDetail,

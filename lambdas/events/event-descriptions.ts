@@ -4,6 +4,10 @@
  */
 import { DETAIL_TYPES, type DetailType } from './event-names';
 
+/** What the six lifecycle events (docs/lifecycle.md) have in common, said after each one's rule. */
+const LIFECYCLE =
+  'A lifecycle event (docs/lifecycle.md): derived from what the bridge already reads (no extra API request), evaluated when the club-local hour turns, so it lands within an hour of its moment. Once per fact (a stable eventId); what is already underway when the bridge begins tracking a club is part of its silent baseline, and lifecycle events are never backfilled.';
+
 /** When each event is emitted: used by the generated catalog page and as rule descriptions. */
 export const EVENT_DESCRIPTIONS: Record<DetailType, string> = {
   [DETAIL_TYPES.MemberVisitRecorded]:
@@ -33,6 +37,12 @@ export const EVENT_DESCRIPTIONS: Record<DetailType, string> = {
     "A prospect's Status differs from the stored snapshot, for example Tour -> OnTrial.",
   [DETAIL_TYPES.ClassAttendanceRecorded]:
     'A group-class attendance record appeared (GET /members/attendance/classes). Experimental: the API document does not show the shape of these records, so `data` is carried as given (under the minimal PII policy: only fields that name no person) and may change.',
+  [DETAIL_TYPES.MemberFirstVisit]: `A member made the first visit of a new membership (at or after its StartDate). Only for a membership that started after the bridge began tracking the club: earlier memberships' first visits are history the bridge never saw. Once per membership start; visitedAt is the earliest such visit seen when it announces. occurredAt is the visit (UTC), occurredAtLocal the same in gym local time. ${LIFECYCLE}`,
+  [DETAIL_TYPES.MemberInactive]: `An Active member has not visited for the club's lifecycle.inactiveDays setting (default 14). Counted from the last visit the bridge has seen, or, when it has seen none since, from the membership start or the start of tracking, whichever is latest (lastVisitAt is then null). Once per lapse; not for a member whose status is anything but Active. occurredAt is the moment the threshold was crossed (UTC), occurredAtLocal the same in gym local time. ${LIFECYCLE}`,
+  [DETAIL_TYPES.MemberReturned]: `A member visited after an announced Member Inactive. inactiveDays is the whole days between lastVisitAt and visitedAt. A visit that reaches the bridge late, dated before the moment of the announced Inactive, shows the lapse was not one: it is published as Member Returned all the same, with inactiveDays below the threshold (how a consumer tells a correction from a return). occurredAt is the visit (UTC), occurredAtLocal the same in gym local time. ${LIFECYCLE}`,
+  [DETAIL_TYPES.MembershipExpiring]: `An Active member's Membership.ExpiryDate (kind expiry) or Membership.MinimumTermDate (kind minimumTerm) is within the club's lifecycle.expiringDays setting (default 14). Once per kind and date (a date that moves is a new fact); not for a membership with a CancellationDate, nor for a member whose status is not Active. occurredAt is the moment the window was entered (UTC), occurredAtLocal the same in gym local time. ${LIFECYCLE}`,
+  [DETAIL_TYPES.PaymentRecovered]: `A payment succeeded for a member whose previous payment outcome (by PaymentDate) was a failure (declined or dishonoured). An unrecognised Response is not an outcome. Once per failed payment: failedPaymentId is the latest failure before the success; a failure that arrives late, dated before a success that already recovered the member, opens nothing. occurredAt is the successful payment (UTC), occurredAtLocal the same in gym local time. ${LIFECYCLE}`,
+  [DETAIL_TYPES.ProspectTrialEnding]: `An OnTrial prospect's TrialEndDate is within the club's lifecycle.trialEndingHours setting (default 24, real hours). Once per trial end; not once the prospect is in any other status. occurredAt is the moment the window was entered (UTC), occurredAtLocal the same in gym local time. ${LIFECYCLE}`,
   [DETAIL_TYPES.ClubCredentialsRejected]:
     'The API answered 401 for the club (token or API key refused). Polling of the club pauses with back-off until pausedUntil.',
   [DETAIL_TYPES.ClubQuotaLow]:

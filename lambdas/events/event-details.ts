@@ -1,10 +1,12 @@
 /**
- * The zod schema of every event's detail, for the catalog (./catalog.ts): the shared envelope
- * (eventId, eventVersion, clubId, source, times, subject) plus the fields of each type. Strict
- * objects, so a producer cannot publish a misspelt field; the API records in `data` stay loose.
+ * The zod schema of every record and operational event's detail, for the catalog (./catalog.ts):
+ * the shared envelope (./detail-envelope.ts: eventId, eventVersion, clubId, source, times, subject)
+ * plus the fields of each type. Strict objects, so a producer cannot publish a misspelt field; the
+ * API records in `data` stay loose. The lifecycle events' details are in ./lifecycle-details.ts.
  */
 import { z } from 'zod';
 import { dateTime as localDateTime } from '../gym-api/schemas';
+import { detailEnvelope as envelope, utcDateTime } from './detail-envelope';
 import {
   ClassAttendanceData,
   DebtCollectionData,
@@ -16,39 +18,9 @@ import {
   PosTransactionData,
   ProspectData,
 } from './event-data';
-import { EVENT_ID_PATTERN } from './event-id-pattern';
-import { type BridgeSource, DATA_SOURCES, EVENT_VERSION } from './event-names';
+import { DATA_SOURCES } from './event-names';
 
-// ---------------------------------------------------------------------------------------------
-// Envelope
-
-const utcDateTime = z.iso.datetime().describe('UTC, ISO 8601 with Z');
-
-export const SubjectSchema = z
-  .strictObject({
-    memberNumber: z.string().optional().describe('Member number, when the event is about a member'),
-    prospectNumber: z.string().optional().describe('Prospect number, when the event is about a prospect'),
-  })
-  .describe('Who the event is about');
-export type Subject = z.infer<typeof SubjectSchema>;
-
-function envelope<S extends BridgeSource>(source: S) {
-  return {
-    eventId: z
-      .string()
-      .regex(EVENT_ID_PATTERN)
-      .describe('Deterministic id (32 hex): the same change always has the same id; de-duplicate on it'),
-    eventVersion: z.literal(EVENT_VERSION).describe('Version of this detail layout'),
-    clubId: z.string().min(1).describe('The club the event belongs to'),
-    source: z.literal(source).describe('The bridge source that produced the event'),
-    occurredAt: utcDateTime.describe('When it happened, UTC (converted with the club time zone)'),
-    occurredAtLocal: localDateTime
-      .optional()
-      .describe('The original zone-less gym-local value, when the API gave local time'),
-    observedAt: utcDateTime.describe('When the bridge saw it, UTC'),
-    subject: SubjectSchema,
-  };
-}
+export { type Subject, SubjectSchema } from './detail-envelope';
 
 // ---------------------------------------------------------------------------------------------
 // Details

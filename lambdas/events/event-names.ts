@@ -1,7 +1,8 @@
 /**
  * The names of the event catalog (./catalog.ts): the default EventBridge `source`, the detail
  * layout version, the detail-types and the data sources. Constants only, imported by the detail
- * schemas (./event-details.ts), the descriptions (./event-descriptions.ts) and the catalog.
+ * schemas (./event-details.ts, ./lifecycle-details.ts), the descriptions (./event-descriptions.ts)
+ * and the catalog.
  */
 import { SOURCE_NAMES } from '../common/source-names';
 
@@ -26,6 +27,12 @@ export const DETAIL_TYPES = {
   ProspectCreated: 'Prospect Created',
   ProspectStatusChanged: 'Prospect Status Changed',
   ClassAttendanceRecorded: 'Class Attendance Recorded',
+  MemberFirstVisit: 'Member First Visit',
+  MemberInactive: 'Member Inactive',
+  MemberReturned: 'Member Returned',
+  MembershipExpiring: 'Membership Expiring',
+  PaymentRecovered: 'Payment Recovered',
+  ProspectTrialEnding: 'Prospect Trial Ending',
   ClubCredentialsRejected: 'Club Credentials Rejected',
   ClubQuotaLow: 'Club Quota Low',
   ClubDataStale: 'Club Data Stale',
@@ -41,6 +48,9 @@ export const ALL_DETAIL_TYPES = Object.values(DETAIL_TYPES) as DetailType[];
 export const DATA_SOURCES = SOURCE_NAMES;
 export type DataSource = (typeof DATA_SOURCES)[number];
 
-/** `detail.source`: the data source of a record event, or 'bridge' for operational events. */
-export const BRIDGE_SOURCES = [...DATA_SOURCES, 'bridge'] as const;
+/**
+ * `detail.source`: the data source of a record event, 'bridge' for operational events, or
+ * 'lifecycle' for the lifecycle events the bridge derives from what it reads (docs/lifecycle.md).
+ */
+export const BRIDGE_SOURCES = [...DATA_SOURCES, 'bridge', 'lifecycle'] as const;
 export type BridgeSource = (typeof BRIDGE_SOURCES)[number];

@@ -173,6 +173,35 @@ describe('a subscription matches the events the bridge publishes of its detail-t
     expect(matchedTypes(dishonoured)).toEqual(['Payment Failed']);
     expect(matchedTypes(declined)).toEqual([]);
   });
+
+  it('lifecycle events: a count, an enum and source "lifecycle" narrow the match', () => {
+    const lapsed = bridgePattern({
+      detailType: [DETAIL_TYPES.MemberInactive, DETAIL_TYPES.MemberReturned],
+      detail: { inactiveDays: [{ numeric: ['>=', 30] }] },
+    });
+    expect(matchedTypes(toEventPatternJson(lapsed))).toEqual(['Member Inactive', 'Member Returned']);
+    const corrections = bridgePattern({
+      detailType: DETAIL_TYPES.MemberReturned,
+      detail: { inactiveDays: [{ numeric: ['<', 30] }] },
+    });
+    expect(matchedTypes(toEventPatternJson(corrections))).toEqual([]);
+    for (const [kind, matched] of [
+      ['expiry', ['Membership Expiring']],
+      ['minimumTerm', []],
+    ] as const) {
+      const expiring = bridgePattern({ detailType: 'Membership Expiring', detail: { kind: [kind] } });
+      expect(matchedTypes(toEventPatternJson(expiring))).toEqual(matched);
+    }
+    const lifecycle = { source: [DEFAULT_EVENT_SOURCE], detail: { source: ['lifecycle'] } };
+    expect(matchedTypes(lifecycle)).toEqual([
+      'Member First Visit',
+      'Member Inactive',
+      'Member Returned',
+      'Membership Expiring',
+      'Payment Recovered',
+      'Prospect Trial Ending',
+    ]);
+  });
 });
 
 describe('the stack example rules', () => {

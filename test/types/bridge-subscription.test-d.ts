@@ -103,3 +103,28 @@ bridgePattern({ detailType: ['Payment Failed', 'Payment Succeeded'], detail: { p
 // 5. Shared specs are checked where they are written.
 // @ts-expect-error `staus` is not a field of Member Status Changed
 subscriptionSpec({ detailType: 'Member Status Changed', detail: { staus: ['PaymentIssue'] } });
+
+// 6. Lifecycle events: their fields, enums and counts are typed like the others'.
+bridgePattern({
+  detailType: [DETAIL_TYPES.MemberInactive, DETAIL_TYPES.MemberReturned],
+  detail: { inactiveDays: [{ numeric: ['>=', 30] }], lastVisitAt: [null], subject: { memberNumber: ['1'] } },
+});
+bridgePattern({
+  detailType: 'Membership Expiring',
+  detail: { kind: ['expiry'], daysLeft: [{ numeric: ['<=', 7] }] },
+});
+bridgePattern({
+  detailType: 'Membership Expiring',
+  // @ts-expect-error 'renewal' is not one of kind's values (expiry, minimumTerm)
+  detail: { kind: ['renewal'] },
+});
+bridgePattern({
+  detailType: 'Prospect Trial Ending',
+  // @ts-expect-error hoursLeft is a number, not a string
+  detail: { hoursLeft: ['24'] },
+});
+bridgePattern({
+  detailType: 'Payment Recovered',
+  // @ts-expect-error lifecycle events carry no API record in `data`
+  detail: { data: { Response: ['Approved'] } },
+});

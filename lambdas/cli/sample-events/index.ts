@@ -21,6 +21,18 @@ export const SAMPLE_METHODS: Record<DetailType, string> = {
   [DETAIL_TYPES.ProspectCreated]: 'prospects polled as the sandbox clock moves on',
   [DETAIL_TYPES.ProspectStatusChanged]: 'prospects polled as the sandbox clock moves on',
   [DETAIL_TYPES.ClassAttendanceRecorded]: 'classAttendance enabled explicitly (opt-in) and polled',
+  [DETAIL_TYPES.MemberFirstVisit]:
+    'the hourly lifecycle evaluation of a club polled as the sandbox clock moves on (days)',
+  [DETAIL_TYPES.MemberInactive]:
+    'the hourly lifecycle evaluation of a club polled as the sandbox clock moves on (days)',
+  [DETAIL_TYPES.MemberReturned]:
+    'the hourly lifecycle evaluation of a club polled as the sandbox clock moves on (days)',
+  [DETAIL_TYPES.MembershipExpiring]:
+    'the hourly lifecycle evaluation of a club polled as the sandbox clock moves on (days)',
+  [DETAIL_TYPES.PaymentRecovered]:
+    'the hourly lifecycle evaluation of a club polled as the sandbox clock moves on (days)',
+  [DETAIL_TYPES.ProspectTrialEnding]:
+    'the hourly lifecycle evaluation of a club polled as the sandbox clock moves on (days)',
   [DETAIL_TYPES.ClubCredentialsRejected]: 'a wrong API key or password: the sandbox answers 401',
   [DETAIL_TYPES.ClubQuotaLow]: "usage put near 80% of the plan, then the sandbox's quota spent (429)",
   [DETAIL_TYPES.ClubDataStale]: 'an endpoint answering 503 for over 30 simulated minutes',

@@ -18,7 +18,13 @@ function matches(pattern: unknown, value: unknown): boolean {
         const [op, bound] = p.numeric as [string, number];
         if (typeof value !== 'number') return false;
         return (
-          { '>': value > bound, '>=': value >= bound, '<': value < bound, '=': value === bound }[op] ?? false
+          {
+            '>': value > bound,
+            '>=': value >= bound,
+            '<': value < bound,
+            '<=': value <= bound,
+            '=': value === bound,
+          }[op] ?? false
         );
       }
       return false;

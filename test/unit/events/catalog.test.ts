@@ -61,6 +61,24 @@ const BREAKERS: Record<DetailType, (d: Detail) => void> = {
   [DETAIL_TYPES.ClassAttendanceRecorded]: (d) => {
     d.experimental = false;
   },
+  [DETAIL_TYPES.MemberFirstVisit]: (d) => {
+    d.visitedAt = '2025-03-05T08:31:45+11:00';
+  },
+  [DETAIL_TYPES.MemberInactive]: (d) => {
+    d.thresholdDays = 0;
+  },
+  [DETAIL_TYPES.MemberReturned]: (d) => {
+    delete d.lastVisitAt;
+  },
+  [DETAIL_TYPES.MembershipExpiring]: (d) => {
+    d.kind = 'renewal';
+  },
+  [DETAIL_TYPES.PaymentRecovered]: (d) => {
+    d.failedPaymentId = 12345;
+  },
+  [DETAIL_TYPES.ProspectTrialEnding]: (d) => {
+    d.hoursLeft = 1.5;
+  },
   [DETAIL_TYPES.ClubCredentialsRejected]: (d) => {
     d.consecutiveFailures = 0;
   },
@@ -102,8 +120,8 @@ const clone = (event: BridgeEvent): { detailType: DetailType; detail: Detail } =
   structuredClone(event) as never;
 
 describe('event catalog', () => {
-  it('defines 18 detail-types, each with a schema, a description and an example', () => {
-    expect(ALL_DETAIL_TYPES).toHaveLength(18);
+  it('defines 24 detail-types, each with a schema, a description and an example', () => {
+    expect(ALL_DETAIL_TYPES).toHaveLength(24);
     expect(Object.keys(EVENT_SCHEMAS).sort()).toEqual([...ALL_DETAIL_TYPES].sort());
     for (const detailType of ALL_DETAIL_TYPES) {
       expect(EVENT_DESCRIPTIONS[detailType].length).toBeGreaterThan(20);

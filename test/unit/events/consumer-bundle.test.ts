@@ -28,12 +28,14 @@ describe('consumer bundle of @gym-bridge/events', () => {
       'lambdas/event-tooling/event-pattern-types.ts',
       'lambdas/event-tooling/event-pattern.ts',
       'lambdas/events/catalog.ts',
+      'lambdas/events/detail-envelope.ts',
       'lambdas/events/event-data.ts',
       'lambdas/events/event-descriptions.ts',
       'lambdas/events/event-details.ts',
       'lambdas/events/event-id-pattern.ts',
       'lambdas/events/event-names.ts',
       'lambdas/events/eventbridge-envelope.ts',
+      'lambdas/events/lifecycle-details.ts',
       'lambdas/gym-api/schemas.ts',
     ]);
     expect(forbiddenInputs(moduleOnly)).toEqual([]);
