@@ -147,5 +147,7 @@ function countingSession(
       countWrite('closeClub', cursors);
     },
     assertLeaseHeld: () => inner.assertLeaseHeld(),
+    lifecycleHour: () => inner.lifecycleHour(),
+    markLifecycleHour: (hour: number) => inner.markLifecycleHour(hour),
   };
 }

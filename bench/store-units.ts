@@ -200,12 +200,13 @@ const RULES: Record<StoreMethod, Rule> = {
       units += writeUnits(itemBytes(snapshotItem(clubId as string, kind as SnapshotKind, s)));
     return { write: usage(Math.ceil(byId.size / 25), byId.size, units) };
   },
-  /** One Query of the kind's partition, eventually consistent, billed by the bytes read. */
-  listSnapshots: (_inner, [clubId, kind], found) => {
+  /** One Query of the kind's partition, billed by the bytes read (strongly consistent: twice). */
+  listSnapshots: (_inner, [clubId, kind, options], found) => {
     const sizes = [...(found as Map<string, Snapshot>).values()].map((s) =>
       itemBytes(snapshotItem(clubId as string, kind as SnapshotKind, s)),
     );
-    const { requests, units } = queryCost(sizes, false);
+    const consistent = (options as { consistentRead?: boolean } | undefined)?.consistentRead === true;
+    const { requests, units } = queryCost(sizes, consistent);
     return { read: usage(requests, sizes.length, units) };
   },
   /** GetItem, strongly consistent: a unit per 4 KB (half a unit for an absent item). */

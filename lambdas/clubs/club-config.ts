@@ -76,6 +76,22 @@ const rulePattern = z.string().refine((source) => {
   }
 }, 'not a valid regular expression');
 
+/**
+ * The lifecycle events' settings (docs/lifecycle.md). Absent: on, with the defaults. The bounds
+ * keep a typo from announcing every member (0 days) or none for years.
+ */
+export const LifecycleConfigSchema = z.strictObject({
+  /** @default true */
+  enabled: z.boolean().default(true),
+  /** Days without a visit after which an Active member is announced inactive. @default 14 */
+  inactiveDays: z.number().int().min(1).max(365).default(14),
+  /** Days before an ExpiryDate or MinimumTermDate that Membership Expiring is announced. @default 14 */
+  expiringDays: z.number().int().min(1).max(365).default(14),
+  /** Hours before a TrialEndDate that Prospect Trial Ending is announced. @default 24 */
+  trialEndingHours: z.number().int().min(1).max(720).default(24),
+});
+export type LifecycleConfig = z.infer<typeof LifecycleConfigSchema>;
+
 export const ClubConfigSchema = z.strictObject({
   clubId: z
     .string()
@@ -113,6 +129,8 @@ export const ClubConfigSchema = z.strictObject({
       pending: z.array(rulePattern).optional(),
     })
     .optional(),
+  /** Lifecycle events (Member Inactive, Membership Expiring, ...). @default on, 14 / 14 days, 24 hours */
+  lifecycle: LifecycleConfigSchema.optional(),
 });
 export type ClubConfig = z.infer<typeof ClubConfigSchema>;
 

@@ -25,7 +25,7 @@ import type { ClubConfig } from '../clubs/club-config';
 import { logger } from '../common/logger';
 import { enabledSources } from '../sources';
 import { sessionStore } from '../state/composed-store';
-import type { SourceName } from '../state/store';
+import type { ClubSession, SourceName } from '../state/store';
 import { ClubPollRun } from './club-poll/club-poll-run';
 import {
   type ClubReport,
@@ -37,6 +37,7 @@ import {
 import { pollOrder } from './club-poll/poll-order';
 import { countQuotaUsage } from './club-poll/quota-check';
 import { activePause } from './failure-policy';
+import { type LifecycleReport, runClubLifecycle } from './lifecycle/club-lifecycle';
 import { monthOf } from './operational-events';
 import { sweepIntervals } from './schedule/sweep-budget';
 
@@ -63,6 +64,8 @@ export {
 
 /** Lease name of a club poll in the per-source layout of earlier releases (docs/state.md, "Upgrading"). */
 export const CLUB_LEASE = 'CLUB';
+/** The lifecycle evaluation is not started this close to the poll's deadline. */
+const LIFECYCLE_MARGIN_MS = 5000;
 
 export async function pollClub(
   deps: PollClubDeps,
@@ -100,7 +103,7 @@ export async function pollClub(
       const store = sessionStore(deps.store, session);
       const run = new ClubPollRun({ ...deps, store }, club, options, startMs, sweeps);
       await run.pollSources(order, new Map(cursors.map((c) => [c.source, c])));
-      report = await clubReport(run, order);
+      report = await clubReport(run, order, await lifecycleOf(run, session));
     }
   } catch (err) {
     await session.close().catch((closeErr: unknown) => {
@@ -122,7 +125,33 @@ function describe(err: unknown): string {
   return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
 
-async function clubReport(run: ClubPollRun, order: readonly SourceName[]): Promise<ClubReport> {
+/**
+ * The hour's lifecycle evaluation (engine/lifecycle/club-lifecycle.ts), after the sources: not in a
+ * poll the club's pause stopped, nor in a backfill (lifecycle events are never backfilled), nor
+ * past the deadline's margin.
+ */
+async function lifecycleOf(run: ClubPollRun, session: ClubSession): Promise<LifecycleReport | undefined> {
+  const { options } = run;
+  if (run.pause() || options.backfillFromMs !== undefined) return undefined;
+  if (Date.now() > options.deadlineMs - LIFECYCLE_MARGIN_MS) return undefined;
+  const reports = [...run.reports.values()];
+  const poll = {
+    polled: new Set(reports.map((r) => r.source as SourceName)),
+    completed: new Set(
+      reports
+        .filter((r) => r.outcome === 'completed' || r.outcome === 'partial')
+        .map((r) => r.source as SourceName),
+    ),
+  };
+  const deps = { store: run.deps.store, sink: run.deps.sink, session, nowMs: run.now(), poll };
+  return runClubLifecycle(deps, run.club, await session.listCursors(run.club.clubId));
+}
+
+async function clubReport(
+  run: ClubPollRun,
+  order: readonly SourceName[],
+  lifecycle?: LifecycleReport,
+): Promise<ClubReport> {
   const sources = order.flatMap((name) => run.reports.get(name) ?? []);
   const quotaUsed = await countQuotaUsage(
     {
@@ -145,5 +174,6 @@ async function clubReport(run: ClubPollRun, order: readonly SourceName[]): Promi
     ...(quotaUsed === undefined ? {} : { quotaUsed }),
     ...(pause ? { pausedUntil: pause.until, pause } : {}),
     operationalEvents: run.operationalEvents,
+    ...(lifecycle ? { lifecycle } : {}),
   };
 }

@@ -55,6 +55,17 @@ export function decodePaymentMemo(
   return undefined;
 }
 
+/**
+ * The detail-type a Response's outcome publishes: none while pending, Payment Succeeded for a
+ * success, Payment Failed for anything else (an unknown Response too: never taken for a success).
+ */
+export function responseDetailType(
+  outcome: ReturnType<typeof classifyPayment>['outcome'],
+): typeof DETAIL_TYPES.PaymentSucceeded | typeof DETAIL_TYPES.PaymentFailed | undefined {
+  if (outcome === 'pending') return undefined;
+  return outcome === 'succeeded' ? DETAIL_TYPES.PaymentSucceeded : DETAIL_TYPES.PaymentFailed;
+}
+
 /** Payment Succeeded or Failed for the Response a payment is seen with (none while pending). */
 function responseEvents(
   p: ItemOf<'paymentHistory'>,
@@ -64,7 +75,8 @@ function responseEvents(
 ): BridgeEvent[] {
   const response = p.Response ?? '';
   const outcome = classifyPayment(p, ctx.paymentRules);
-  if (outcome.outcome === 'pending') return [];
+  const detailType = responseDetailType(outcome.outcome);
+  if (!detailType) return [];
   const base = envelopeFor(
     ctx,
     responseIdentity(id, response),
@@ -80,7 +92,7 @@ function responseEvents(
     ...(amount === undefined ? {} : { amount }),
     ...(outcome.isDishonourFee ? { isDishonourFee: true } : {}),
   };
-  if (outcome.outcome === 'succeeded') return [createEvent(DETAIL_TYPES.PaymentSucceeded, base, fields)];
+  if (detailType === DETAIL_TYPES.PaymentSucceeded) return [createEvent(detailType, base, fields)];
   const previousResponse = earlierSuccess(p, earlier, ctx);
   return [
     createEvent(DETAIL_TYPES.PaymentFailed, base, {

@@ -50,6 +50,7 @@ export class ClubSessionImpl implements ClubSession {
   readonly #cursors: Map<SourceName, Cursor>;
   #version: number;
   #quota: { month: string; requests: number } | undefined;
+  #lifecycleHour: number | undefined;
   /** Changes made / changes written: the state is dirty while they differ. */
   #changes: number;
   #written = 0;
@@ -70,6 +71,7 @@ export class ClubSessionImpl implements ClubSession {
     this.#changes = options.dirty ? 1 : 0;
     const { quotaMonth, quotaRequests } = options.state;
     this.#quota = quotaMonth === undefined ? undefined : { month: quotaMonth, requests: quotaRequests ?? 0 };
+    this.#lifecycleHour = options.state.lifecycleHour;
     this.#lastWriteMs = options.now();
     this.#leaseExpiresAtMs = options.state.leaseExpiresAtMs;
   }
@@ -126,6 +128,18 @@ export class ClubSessionImpl implements ClubSession {
     return quota.requests;
   }
 
+  lifecycleHour(): number | undefined {
+    return this.#lifecycleHour;
+  }
+
+  markLifecycleHour(hour: number): void {
+    if (!Number.isSafeInteger(hour) || hour < 0)
+      throw new StoreError(`lifecycle hour must be a whole number >= 0, got ${hour}`);
+    if (hour === this.#lifecycleHour) return;
+    this.#lifecycleHour = hour;
+    this.#changes++;
+  }
+
   async checkpoint(): Promise<void> {
     if (this.#closed) throw new StoreError(`club ${this.clubId}: the poll's session is closed`);
     await this.#write(false);
@@ -156,6 +170,7 @@ export class ClubSessionImpl implements ClubSession {
       version,
       cursors: sortCursors([...this.#cursors.values()]),
       ...(this.#quota ? { quota: { ...this.#quota } } : {}),
+      ...(this.#lifecycleHour === undefined ? {} : { lifecycleHour: this.#lifecycleHour }),
       condition: {
         kind: 'lease',
         owner: this.#owner,

@@ -26,6 +26,8 @@ export interface StoredClubState {
   readonly cursors?: Cursor[];
   readonly quotaMonth?: string;
   readonly quotaRequests?: number;
+  /** The UTC hour (epoch hours) of the club's last lifecycle evaluation (docs/lifecycle.md). */
+  readonly lifecycleHour?: number;
 }
 
 /** One conditional write of the club state. */
@@ -36,6 +38,7 @@ export interface ClubWrite {
   /** All the club's cursors, when they changed. */
   readonly cursors?: readonly Cursor[];
   readonly quota?: { readonly month: string; readonly requests: number };
+  readonly lifecycleHour?: number;
   /**
    * The write's condition: `lease` = the owner still holds the lease, unexpired at `nowMs`, and the
    * item is still at `expectVersion` (the version the session read or last wrote): a poller whose

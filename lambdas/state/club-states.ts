@@ -84,8 +84,9 @@ export class ClubStates implements ClubStateStore, CursorStore, QuotaStore {
     const out = new Map<string, ClubStateSummary>();
     for (const clubId of clubIds) {
       const state = states.get(clubId);
+      const hour = state?.lifecycleHour === undefined ? {} : { lifecycleHour: state.lifecycleHour };
       if (state?.cursors !== undefined) {
-        out.set(clubId, { cursors: state.cursors, quotaUsed: quotaOf(state, month) });
+        out.set(clubId, { cursors: state.cursors, quotaUsed: quotaOf(state, month), ...hour });
       } else {
         out.set(clubId, {
           cursors: await this.#cursors(clubId, state),

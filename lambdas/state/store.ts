@@ -158,6 +158,8 @@ export interface ClubStateStore {
 export interface ClubStateSummary {
   readonly cursors: readonly Cursor[];
   readonly quotaUsed: number;
+  /** The UTC hour (epoch hours) of the club's last lifecycle evaluation, if any. */
+  readonly lifecycleHour?: number;
 }
 
 /**
@@ -171,6 +173,10 @@ export interface ClubSession extends CursorStore, QuotaStore {
   close(): Promise<void>;
   /** Throws (a StoreError) when the session's lease has run out: the poll must not write more. */
   assertLeaseHeld(): void;
+  /** The UTC hour (epoch ms / 3,600,000, floored) of the club's last lifecycle evaluation, if any. */
+  lifecycleHour(): number | undefined;
+  /** Records this poll's lifecycle evaluation: written with the session's state (checkpoint, close). */
+  markLifecycleHour(hour: number): void;
 }
 
 /** The seen set of append sources: fingerprints by key, and the time-ordered entries. */
@@ -230,8 +236,15 @@ export interface SnapshotStore {
   getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>>;
   /** Writes (replaces) snapshots; for a repeated id the last one wins. */
   putSnapshots(clubId: string, kind: SnapshotKind, snapshots: Snapshot[]): Promise<void>;
-  /** Every snapshot of the club's kind by id: one Query, eventually consistent (docs/state.md). */
-  listSnapshots(clubId: string, kind: SnapshotKind): Promise<Map<string, Snapshot>>;
+  /**
+   * Every snapshot of the club's kind by id: one Query (docs/state.md), eventually consistent
+   * unless `consistentRead: true` (twice the read units).
+   */
+  listSnapshots(
+    clubId: string,
+    kind: SnapshotKind,
+    options?: { readonly consistentRead?: boolean },
+  ): Promise<Map<string, Snapshot>>;
 }
 
 /** The monthly request counter per club (in the club state item). */

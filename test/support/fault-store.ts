@@ -92,6 +92,12 @@ class FaultyClubSession implements ClubSession {
   assertLeaseHeld(): void {
     this.inner.assertLeaseHeld();
   }
+  lifecycleHour(): number | undefined {
+    return this.inner.lifecycleHour();
+  }
+  markLifecycleHour(hour: number): void {
+    this.inner.markLifecycleHour(hour);
+  }
 }
 
 /** The crash target of each port method that is a store step of its own. */

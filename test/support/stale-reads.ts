@@ -117,9 +117,23 @@ export class StaleReadStore implements StateStore {
     return this.inner.putLifecycle(clubId, doc, expectedVersion);
   }
 
-  /** Listed as the store has them (the engine's polls do not list; the lifecycle evaluation will). */
-  listSnapshots(clubId: string, kind: SnapshotKind): Promise<Map<string, Snapshot>> {
-    return this.inner.listSnapshots(clubId, kind);
+  /**
+   * Listed as the store has them when asked consistently (the lifecycle evaluation is); an
+   * eventually consistent list may miss what this process wrote, as the other reads do.
+   */
+  async listSnapshots(
+    clubId: string,
+    kind: SnapshotKind,
+    options?: { readonly consistentRead?: boolean },
+  ): Promise<Map<string, Snapshot>> {
+    const found = await this.inner.listSnapshots(clubId, kind, options);
+    if (options?.consistentRead === true) return found;
+    return this.getSnapshots(clubId, kind, [...found.keys()]).then((stale) => {
+      // What getSnapshots serves stale for the listed ids (a snapshot this process wrote, as before it).
+      for (const id of found.keys()) if (!stale.has(id)) found.delete(id);
+      for (const [id, s] of stale) found.set(id, s);
+      return found;
+    });
   }
 
   async putSnapshots(clubId: string, kind: SnapshotKind, snapshots: Snapshot[]): Promise<void> {

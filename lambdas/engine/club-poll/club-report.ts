@@ -9,6 +9,7 @@ import type { EventSink } from '../../events/event-sink';
 import type { SourceName, SourceUnavailable, StateStore } from '../../state/store';
 import type { ClientFactory } from '../client-factory';
 import type { ClubPause, FailureKind } from '../failure-policy';
+import type { LifecycleReport } from '../lifecycle/club-lifecycle';
 import type { SourceReport } from '../poll-source';
 
 export interface PollClubDeps {
@@ -72,6 +73,8 @@ export interface ClubReport {
   readonly pause?: ClubPause;
   /** Operational events (credentials, quota, staleness) published during this poll. */
   readonly operationalEvents: BridgeEvent[];
+  /** The lifecycle evaluation of this poll (absent: off, or already done this hour). */
+  readonly lifecycle?: LifecycleReport;
 }
 
 /** A report of a poll that made no request (disabled, paused, or the lease held elsewhere). */

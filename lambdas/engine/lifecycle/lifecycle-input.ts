@@ -57,11 +57,14 @@ export async function gatherLifecycleInput(
   window: LifecycleWindow,
 ): Promise<LifecycleReads> {
   const nowSec = Math.floor(nowMs / 1000);
+  // Strongly consistent: the evaluation runs right after the poll's sources wrote these, and must
+  // see what they wrote (a visit filed a moment ago closes a lapse; a status changed ends one).
+  const consistentRead = true;
   const [members, prospects, visitEntries, paymentEntries] = await Promise.all([
-    store.listSnapshots(club.clubId, 'MEMBER'),
-    store.listSnapshots(club.clubId, 'PROSPECT'),
-    store.seenEntriesSince(club.clubId, 'visits', window.visitsFrom, nowSec),
-    store.seenEntriesSince(club.clubId, 'paymentHistory', window.paymentsFrom, nowSec),
+    store.listSnapshots(club.clubId, 'MEMBER', { consistentRead }),
+    store.listSnapshots(club.clubId, 'PROSPECT', { consistentRead }),
+    store.seenEntriesSince(club.clubId, 'visits', window.visitsFrom, nowSec, { consistentRead }),
+    store.seenEntriesSince(club.clubId, 'paymentHistory', window.paymentsFrom, nowSec, { consistentRead }),
   ]);
   const local = (at: string) => utcToLocal(Date.parse(at), club.timeZone);
   const out: LifecycleReads = {

@@ -1,7 +1,8 @@
 /**
  * The club state item on the state table (`CLUB#<id>` / `STATE`, layout in ../club-state.ts):
  * attributes `v` (version), `lo`/`le` (lease owner, lease end in epoch ms), `c` (gzipped cursors),
- * `qm`/`qn` (the month and its request count). Every write is one conditional UpdateItem.
+ * `qm`/`qn` (the month and its request count), `lh` (the hour of the last lifecycle evaluation).
+ * Every write is one conditional UpdateItem.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
@@ -81,6 +82,10 @@ export class DynamoDbClubItems implements ClubItemBackend {
       values[':qm'] = change.quota.month;
       values[':qn'] = change.quota.requests;
     }
+    if (change.lifecycleHour !== undefined) {
+      sets.push('lh = :lh');
+      values[':lh'] = change.lifecycleHour;
+    }
     let condition: string;
     if (change.condition.kind === 'lease') {
       // Fenced: the owner, a lease not yet expired, and no write by anyone since this session's.
@@ -145,5 +150,6 @@ function stateOf(clubId: string, item: Item): StoredClubState {
     ...(bytes ? { cursors: decodeCursors(clubId, bytes) } : {}),
     ...(typeof item.qm === 'string' ? { quotaMonth: item.qm } : {}),
     ...(item.qn !== undefined ? { quotaRequests: Number(item.qn) } : {}),
+    ...(item.lh !== undefined ? { lifecycleHour: Number(item.lh) } : {}),
   };
 }

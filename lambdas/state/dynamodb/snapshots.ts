@@ -25,11 +25,15 @@ export class DynamoDbSnapshotStore implements SnapshotStore {
     return out;
   }
 
-  async listSnapshots(clubId: string, kind: SnapshotKind): Promise<Map<string, Snapshot>> {
+  async listSnapshots(
+    clubId: string,
+    kind: SnapshotKind,
+    options: { readonly consistentRead?: boolean } = {},
+  ): Promise<Map<string, Snapshot>> {
     const items = await this.table.queryAll(
       { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': snapshotPk(clubId, kind) } },
       Number.POSITIVE_INFINITY,
-      false,
+      options.consistentRead === true,
     );
     const out = new Map<string, Snapshot>();
     for (const item of items) {

@@ -18,6 +18,7 @@ interface MemoryItem {
   cursors?: Uint8Array;
   quotaMonth?: string;
   quotaRequests?: number;
+  lifecycleHour?: number;
 }
 
 export class MemoryClubItems implements ClubItemBackend {
@@ -59,6 +60,7 @@ export class MemoryClubItems implements ClubItemBackend {
       next.quotaMonth = change.quota.month;
       next.quotaRequests = change.quota.requests;
     }
+    if (change.lifecycleHour !== undefined) next.lifecycleHour = change.lifecycleHour;
     if (condition.kind === 'lease' && condition.release) {
       delete next.leaseOwner;
       delete next.leaseExpiresAtMs;
@@ -94,5 +96,6 @@ function stateOf(clubId: string, item: MemoryItem): StoredClubState {
     ...(item.cursors ? { cursors: decodeCursors(clubId, item.cursors) } : {}),
     ...(item.quotaMonth === undefined ? {} : { quotaMonth: item.quotaMonth }),
     ...(item.quotaRequests === undefined ? {} : { quotaRequests: item.quotaRequests }),
+    ...(item.lifecycleHour === undefined ? {} : { lifecycleHour: item.lifecycleHour }),
   };
 }

@@ -19,7 +19,12 @@ export class MemorySnapshotStore implements SnapshotStore {
     return out;
   }
 
-  async listSnapshots(clubId: string, kind: SnapshotKind): Promise<Map<string, Snapshot>> {
+  /** Listed as stored (memory is always consistent; the option is the DynamoDB adapter's). */
+  async listSnapshots(
+    clubId: string,
+    kind: SnapshotKind,
+    _options?: { readonly consistentRead?: boolean },
+  ): Promise<Map<string, Snapshot>> {
     const partition = this.items.get(snapshotPk(clubId, kind));
     const out = new Map<string, Snapshot>();
     for (const stored of partition?.values() ?? []) out.set(stored.id, copyOf(stored));

@@ -82,15 +82,22 @@ describe('clubs CLI', () => {
   it('adds a club with the password from the environment or stdin, keeps credentials out of the table and output, lists it', async () => {
     // Act
     const fromEnv = await cli(
-      [...addFlags('club-a'), '--api-key', 'key-aaaa', '--source', 'visits', '--source', 'members'],
+      [
+        ...addFlags('club-a'),
+        ...['--api-key', 'key-aaaa', '--source', 'visits', '--source', 'members'],
+        ...['--inactive-days', '21', '--trial-ending-hours', '48'],
+      ],
       {
         env: { GYM_BRIDGE_PASSWORD: 'env-pass-123' },
       },
     );
-    const fromStdin = await cli([...addFlags('club-b'), '--password-stdin', '--pii-policy', 'full'], {
-      env: { GYM_BRIDGE_API_KEY: 'key-bbbb' },
-      stdin: 'stdin-pass-456\n',
-    });
+    const fromStdin = await cli(
+      [...addFlags('club-b'), '--password-stdin', '--pii-policy', 'full', '--lifecycle', 'off'],
+      {
+        env: { GYM_BRIDGE_API_KEY: 'key-bbbb' },
+        stdin: 'stdin-pass-456\n',
+      },
+    );
     const again = await cli([...addFlags('club-b'), '--password-stdin'], {
       env: { GYM_BRIDGE_API_KEY: 'key-bbbb2' },
       stdin: 'stdin-pass-789\n',
@@ -118,7 +125,12 @@ describe('clubs CLI', () => {
     const item = await DynamoDBDocumentClient.from(db.client).send(
       new GetCommand({ TableName: tableName, Key: { pk: 'CLUB#club-a', sk: 'CONFIG' } }),
     );
-    expect(item.Item).toMatchObject({ sources: ['visits', 'members'], enabled: true, plan: 'advanced' });
+    expect(item.Item).toMatchObject({
+      sources: ['visits', 'members'],
+      enabled: true,
+      plan: 'advanced',
+      lifecycle: { enabled: true, inactiveDays: 21, expiringDays: 14, trialEndingHours: 48 },
+    });
     expect(JSON.stringify(item.Item)).not.toMatch(/pass-|key-a|integrator-1/);
     expect(listed.stdout.split('\n')[0]).toMatch(/^CLUB\s+ENABLED\s+PLAN\s+TIME ZONE\s+PII\s+SOURCES/);
     expect(listed.stdout).toMatch(/club-a\s+yes\s+advanced\s+Australia\/Sydney\s+default\s+visits,members/);
@@ -256,9 +268,21 @@ describe('clubs CLI', () => {
       ),
       cli(['remove', '--club-id', 'x']),
       cli(['list', '--club-id', 'x']),
+      cli([...addFlags('bad-5'), '--api-key', 'k', '--lifecycle', 'maybe'], {
+        env: { GYM_BRIDGE_PASSWORD: 'p' },
+      }),
+      cli([...addFlags('bad-6'), '--api-key', 'k', '--inactive-days', '2w'], {
+        env: { GYM_BRIDGE_PASSWORD: 'p' },
+      }),
+      cli([...addFlags('bad-7'), '--api-key', 'k', '--trial-ending-hours', '0'], {
+        env: { GYM_BRIDGE_PASSWORD: 'p' },
+      }),
     ]);
     // Assess
-    const [passwordFlag, noPassword, missing, plainHttp, unknownSub, misplaced] = results;
+    const [passwordFlag, noPassword, missing, plainHttp, unknownSub, misplaced, onOff, days, hours] = results;
+    expect(onOff!.stderr).toContain("--lifecycle must be on or off, got 'maybe'");
+    expect(days!.stderr).toContain("--inactive-days must be a whole number, got '2w'");
+    expect(hours!.stderr).toContain('lifecycle.trialEndingHours');
     for (const r of results) expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(passwordFlag!.stderr).toMatch(/Unknown option '--password'/);
     expect(noPassword!.stderr).toContain('$GYM_BRIDGE_PASSWORD');

@@ -218,6 +218,24 @@ describe('parseClubsFile: each bad field names the club and the field', () => {
     expect(message).toContain('regular expression');
   });
 
+  it('lifecycle settings: absent is on with the defaults; partial gets the defaults; out of range names the field', () => {
+    const [plain] = parseClubsFile({ clubs: [club()] });
+    const [partial] = parseClubsFile({ clubs: [club({ lifecycle: { inactiveDays: 30 } })] });
+    expect(plain!.lifecycle).toBeUndefined();
+    expect(partial!.lifecycle).toEqual({
+      enabled: true,
+      inactiveDays: 30,
+      expiringDays: 14,
+      trialEndingHours: 24,
+    });
+    const message = errorOf({
+      clubs: [club({ lifecycle: { inactiveDays: 0, trialEndingHours: 1.5, typo: true } })],
+    });
+    expect(message).toContain("club 'club-1' lifecycle.inactiveDays:");
+    expect(message).toContain("club 'club-1' lifecycle.trialEndingHours:");
+    expect(message).toMatch(/lifecycle: Unrecognized key.*typo/);
+  });
+
   it('duplicate club ids', () => {
     expect(errorOf({ clubs: [club(), club({ timeZone: 'UTC' })] })).toContain(
       "club 'club-1' is listed twice",

@@ -298,6 +298,26 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         expect(written.version).toBe(1);
       });
 
+      it("keeps the hour of the club's lifecycle evaluation with the session's state, through writes outside a poll", async () => {
+        // Prepare
+        const first = await store.openClub(CLUB, 'owner-a', 60_000, T0);
+        expect(first!.lifecycleHour()).toBeUndefined();
+
+        // Act
+        first!.markLifecycleHour(493_000);
+        await first!.close();
+        await store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: 'w' }); // unleased write
+        const second = await store.openClub(CLUB, 'owner-b', 60_000, T0 + 1);
+
+        // Assess
+        expect(second!.lifecycleHour()).toBe(493_000);
+        expect(() => second!.markLifecycleHour(-1)).toThrow(StoreError);
+        expect(() => second!.markLifecycleHour(1.5)).toThrow(StoreError);
+        second!.markLifecycleHour(493_000); // unchanged: nothing to write
+        await second!.close();
+        expect((await store.getCursor(CLUB, 'visits')).version).toBe(1);
+      });
+
       it('a session that changed nothing only releases the club', async () => {
         // Prepare
         await store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: 'w' });
@@ -778,6 +798,8 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         expect(listed.get('5299')).toEqual(snapshot('5299', 'h299', { i: 299, padding }));
         expect(listed.get('~h~looks encoded')).toEqual(odd);
         expect((await store.listSnapshots(OTHER_CLUB, 'PROSPECT')).size).toBe(0);
+        // Strongly consistent on request (the lifecycle evaluation's read), with the same answer.
+        expect(await store.listSnapshots(CLUB, 'MEMBER', { consistentRead: true })).toEqual(listed);
       });
 
       it('replaces on put, last one wins within a call, and keeps kinds and clubs apart', async () => {

@@ -44,6 +44,7 @@ export async function clubFromFlags(flags: Flags): Promise<ClubConfig> {
     ...(flags['pii-policy'] ? { piiPolicy: flags['pii-policy'] } : {}),
     ...(flags['unstated-zone'] ? { unstatedZone: flags['unstated-zone'] } : {}),
     ...(flags['unstated-zone-confirmed'] ? { unstatedZoneConfirmed: true } : {}),
+    ...lifecycleFromFlags(flags),
   };
   try {
     return parseClubsFile({ clubs: [raw] }, 'the flags')[0]!;
@@ -51,6 +52,30 @@ export async function clubFromFlags(flags: Flags): Promise<ClubConfig> {
     if (err instanceof ClubConfigError) throw new CliUsageError(err.message);
     throw err;
   }
+}
+
+const LIFECYCLE_NUMBERS = [
+  ['inactive-days', 'inactiveDays'],
+  ['expiring-days', 'expiringDays'],
+  ['trial-ending-hours', 'trialEndingHours'],
+] as const;
+
+/** `lifecycle` of the club from --lifecycle and the threshold flags (absent: the defaults). */
+function lifecycleFromFlags(flags: Flags): { lifecycle?: Record<string, unknown> } {
+  const out: Record<string, unknown> = {};
+  const switched = flags.lifecycle;
+  if (switched !== undefined) {
+    if (switched !== 'on' && switched !== 'off')
+      throw new CliUsageError(`--lifecycle must be on or off, got '${switched}'`);
+    out.enabled = switched === 'on';
+  }
+  for (const [flag, field] of LIFECYCLE_NUMBERS) {
+    const value = flags[flag];
+    if (value === undefined) continue;
+    if (!/^\d{1,4}$/.test(value)) throw new CliUsageError(`--${flag} must be a whole number, got '${value}'`);
+    out[field] = Number(value);
+  }
+  return Object.keys(out).length > 0 ? { lifecycle: out } : {};
 }
 
 export async function clubsFromFile(path: string): Promise<ClubToAdd[]> {

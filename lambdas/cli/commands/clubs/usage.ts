@@ -17,12 +17,15 @@ export const HELP = `usage: npm run --silent cli -- clubs <add|list|disable|resu
   clubs add --club-id ID --base-url URL --time-zone ZONE --plan basic|advanced --username USER
             [--api-key KEY] [--password-stdin] [--source NAME]... [--pii-policy minimal|full]
             [--unstated-zone local|utc [--unstated-zone-confirmed]] [--table NAME]
+            [--lifecycle on|off] [--inactive-days N] [--expiring-days N] [--trial-ending-hours N]
             [--secret-prefix PREFIX] [--shared-secret NAME]
       Adds (or updates) one club. The integrator password comes from $${PASSWORD_ENV} or, with
       --password-stdin, from standard input; never from a flag. The API key comes from --api-key
       or $${API_KEY_ENV}. --unstated-zone-confirmed: you have checked how the club's API writes
       the times whose zone it does not state (docs/operations.md); polls then re-read an hour
-      behind their watermark instead of 15 hours or more.
+      behind their watermark instead of 15 hours or more. --lifecycle off: no lifecycle events
+      (docs/lifecycle.md) for the club; their thresholds: --inactive-days (1..365, default 14),
+      --expiring-days (1..365, default 14), --trial-ending-hours (1..720, default 24).
   clubs add --from-clubs-file FILE [--table NAME] [--secret-prefix PREFIX] [--shared-secret NAME]
       Adds (or updates) every club of a clubs file (JSON, see docs/cli.md).
   --shared-secret NAME: the clubs' API keys go into ONE secret, <prefix>NAME, with their integrator
@@ -65,6 +68,10 @@ export const FLAGS = {
   'pii-policy': { type: 'string' },
   'unstated-zone': { type: 'string' },
   'unstated-zone-confirmed': { type: 'boolean' },
+  lifecycle: { type: 'string' },
+  'inactive-days': { type: 'string' },
+  'expiring-days': { type: 'string' },
+  'trial-ending-hours': { type: 'string' },
   'from-clubs-file': { type: 'string' },
   all: { type: 'boolean' },
   json: { type: 'boolean' },
@@ -89,6 +96,10 @@ export const SUBCOMMAND_FLAGS: Record<string, readonly (keyof Flags)[]> = {
     'pii-policy',
     'unstated-zone',
     'unstated-zone-confirmed',
+    'lifecycle',
+    'inactive-days',
+    'expiring-days',
+    'trial-ending-hours',
     'from-clubs-file',
   ],
   list: ['table', 'all', 'json'],

@@ -1,0 +1,98 @@
+/**
+ * The events of lifecycle facts (docs/lifecycle.md): one fact of an evaluation in, one catalog
+ * event out. The eventId derives from the fact's identity (member or prospect, the fact, what it
+ * is about), never from the evaluation that found it: a retry or a crash publishes the same id.
+ */
+import { type BridgeEvent, DETAIL_TYPES } from '../../events/catalog';
+import { createEvent } from '../../events/envelope';
+import type { LifecycleFact } from '../../sources/lifecycle/evaluate';
+import { instantOf, localAt } from '../../sources/lifecycle/local-time';
+
+export interface LifecycleEventContext {
+  readonly clubId: string;
+  readonly zone: string;
+  readonly nowMs: number;
+}
+
+/** `occurredAt` (UTC) and `occurredAtLocal` of a fact at a local time, or at an instant. */
+function when(ctx: LifecycleEventContext, at: { local: string } | { ms: number }) {
+  const local = 'local' in at ? at.local : localAt(at.ms, ctx.zone);
+  const ms = 'local' in at ? instantOf(at.local, ctx.zone) : at.ms;
+  return { occurredAt: new Date(ms), occurredAtLocal: local, observedAt: new Date(ctx.nowMs) };
+}
+
+type FactOf<K extends LifecycleFact['fact']> = Extract<LifecycleFact, { fact: K }>;
+
+/** Member Inactive or Membership Expiring: a time-based fact, at its moment. */
+function dueEvent(ctx: LifecycleEventContext, fact: FactOf<'due'>): BridgeEvent {
+  const { member, found: due } = fact;
+  const envelope = {
+    clubId: ctx.clubId,
+    subject: { memberNumber: member },
+    ...when(ctx, { ms: due.momentMs }),
+  };
+  if (due.rule === 'inactive') {
+    return createEvent(
+      DETAIL_TYPES.MemberInactive,
+      { ...envelope, identity: [member, 'inactive', due.from] },
+      { lastVisitAt: due.lastVisitAt, inactiveDays: due.inactiveDays, thresholdDays: due.thresholdDays },
+    );
+  }
+  return createEvent(
+    DETAIL_TYPES.MembershipExpiring,
+    { ...envelope, identity: [member, 'expiring', due.kind, due.date] },
+    { kind: due.kind, date: due.date, daysLeft: due.daysLeft },
+  );
+}
+
+/** Member First Visit, Member Returned or Payment Recovered: a fact a record shows, at its time. */
+function recordEvent(ctx: LifecycleEventContext, fact: FactOf<'firstVisit' | 'returned' | 'recovered'>) {
+  const { member } = fact;
+  const envelope = (identity: string[], local: string) => ({
+    clubId: ctx.clubId,
+    identity: [member, ...identity],
+    subject: { memberNumber: member },
+    ...when(ctx, { local }),
+  });
+  if (fact.fact === 'firstVisit') {
+    const { membershipStartDate, visitedAt } = fact.found;
+    return createEvent(
+      DETAIL_TYPES.MemberFirstVisit,
+      envelope(['firstVisit', membershipStartDate], visitedAt),
+      { visitedAt, membershipStartDate },
+    );
+  }
+  if (fact.fact === 'returned') {
+    const { from, lastVisitAt, visitedAt, inactiveDays } = fact.found;
+    return createEvent(DETAIL_TYPES.MemberReturned, envelope(['returned', from], visitedAt), {
+      visitedAt,
+      lastVisitAt,
+      inactiveDays,
+    });
+  }
+  const { paymentId, recoveredAt, failedPaymentId, failedResponse, failedAt } = fact.found;
+  return createEvent(DETAIL_TYPES.PaymentRecovered, envelope(['recovered', failedPaymentId], recoveredAt), {
+    paymentId,
+    failedPaymentId,
+    failedResponse,
+    failedAt,
+    recoveredAt,
+  });
+}
+
+/** The event of one lifecycle fact. */
+export function lifecycleEvent(ctx: LifecycleEventContext, fact: LifecycleFact): BridgeEvent {
+  if (fact.fact === 'due') return dueEvent(ctx, fact);
+  if (fact.fact !== 'trialEnding') return recordEvent(ctx, fact);
+  const { trialEndDate, hoursLeft, momentMs } = fact.found;
+  return createEvent(
+    DETAIL_TYPES.ProspectTrialEnding,
+    {
+      clubId: ctx.clubId,
+      identity: [fact.prospect, 'trialEnding', trialEndDate],
+      subject: { prospectNumber: fact.prospect },
+      ...when(ctx, { ms: momentMs }),
+    },
+    { trialEndDate, hoursLeft },
+  );
+}

@@ -1,0 +1,168 @@
+/**
+ * The lifecycle evaluation in the club poll (docs/lifecycle.md, "State and schedule"): once per
+ * hour, after the sources, silent the first time, never in a poll whose lifecycle sources did not
+ * complete, never when the club turns it off, and the same eventIds again after a failure between
+ * publishing and keeping the document. Sandbox over HTTP, dynalite over a socket, the real SDK.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ClubConfig } from '../../../lambdas/clubs/club-config';
+import { pollClub } from '../../../lambdas/engine/poll-club';
+import { MemorySink } from '../../../lambdas/events/publisher';
+import { HOUR_MS } from '../../../lambdas/sources/lifecycle/local-time';
+import { type StateStore, StoreError } from '../../../lambdas/state';
+import { useEngineRig } from '../../support/engine-rig';
+
+const LIFECYCLE_SOURCES: ClubConfig['sources'] = ['members', 'prospects', 'visits', 'paymentHistory'];
+
+describe('the lifecycle evaluation of a club poll', () => {
+  const rig = useEngineRig({
+    sandbox: {
+      seed: 19,
+      clubs: [{ clubId: 'club-1', timeZone: 'America/New_York', members: 200 }],
+      historyDays: 2,
+      startTime: '2026-03-05T14:20:00Z', // DST starts in New York on 2026-03-08
+      activityScale: 4,
+    },
+  });
+
+  const clubWith = (lifecycle: ClubConfig['lifecycle'], sources = LIFECYCLE_SOURCES): ClubConfig => ({
+    ...rig.firstClub(),
+    sources,
+    ...(lifecycle ? { lifecycle } : {}),
+  });
+  const poll = (store: StateStore, sink: MemorySink, club: ClubConfig, extra = {}) =>
+    pollClub({ store, sink, clients: rig.clients, owner: 't', now: rig.now }, club, {
+      deadlineMs: rig.deadline(),
+      ...extra,
+    });
+  const lifecycleEvents = (sink: MemorySink) => sink.events.filter((e) => e.detail.source === 'lifecycle');
+
+  it('evaluates silently first, once an hour after, and publishes the facts as they come due', async () => {
+    // Prepare
+    const store = await rig.newStore('hourly');
+    const sink = new MemorySink();
+    const club = clubWith({ enabled: true, inactiveDays: 2, expiringDays: 14, trialEndingHours: 24 });
+
+    // Act: the baseline poll, a second poll in the same hour, then 4 days polled every 3 hours.
+    const first = await poll(store, sink, club);
+    rig.sandbox.advance(10 * 60_000);
+    const sameHour = await poll(store, sink, club);
+    const reports = [];
+    for (let i = 0; i < 32; i++) {
+      rig.sandbox.advance(3 * HOUR_MS);
+      reports.push(await poll(store, sink, club));
+    }
+
+    // Assess
+    expect(first.lifecycle).toEqual({
+      outcome: 'evaluated',
+      published: 0,
+      ms: expect.any(Number),
+      nextAtMs: expect.any(Number),
+    });
+    expect(sameHour.lifecycle).toBeUndefined();
+    expect(reports.every((r) => r.lifecycle?.outcome === 'evaluated')).toBe(true);
+    const events = lifecycleEvents(sink);
+    const types = new Set(events.map((e) => e.detailType));
+    expect(types).toContain('Member Inactive');
+    expect(types).toContain('Member Returned');
+    expect(new Set(events.map((e) => e.detail.eventId)).size).toBe(events.length);
+    const journal = rig.sandbox.journal.entries();
+    const reactivated = (member: string | undefined, fromMs: number, toMs: number) =>
+      journal.some(
+        (j) =>
+          j.kind === 'memberStatusChanged' &&
+          j.memberNumber === member &&
+          j.current === 'Active' &&
+          Date.parse(j.at) > fromMs &&
+          Date.parse(j.at) <= toMs,
+      );
+    for (const e of events.filter((x) => x.detailType === 'Member Inactive')) {
+      // Announced by the first evaluation after its moment (the 3 hours between two polls), or by
+      // the first after the member became Active again.
+      const [occurred, observed] = [Date.parse(e.detail.occurredAt), Date.parse(e.detail.observedAt)];
+      expect(observed).toBeGreaterThanOrEqual(occurred);
+      if (!reactivated(e.detail.subject.memberNumber, occurred, observed))
+        expect(observed - occurred).toBeLessThanOrEqual(3 * HOUR_MS);
+      expect(e.detail).toMatchObject({ thresholdDays: 2 });
+    }
+    const stored = await store.getLifecycle(club.clubId);
+    expect(stored?.doc).toMatchObject({ version: 1, trackedSince: expect.any(String) });
+  });
+
+  it('after a failure between publishing and keeping the document, publishes the same eventIds again, no other', async () => {
+    // Prepare: a store whose lifecycle document cannot be written once its events are kept (the
+    // write after publishing) while `broken` is set.
+    const base = await rig.newStore('retry');
+    let broken = false;
+    const store = new Proxy(base, {
+      get(target, key, receiver) {
+        if (key === 'putLifecycle' && broken)
+          return (clubId: string, doc: { pending?: unknown[] }, version: number) =>
+            doc.pending
+              ? target.putLifecycle(clubId, doc, version)
+              : Promise.reject(new StoreError('injected'));
+        const value = Reflect.get(target, key, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }) as StateStore;
+    const club = clubWith({ enabled: true, inactiveDays: 1, expiringDays: 14, trialEndingHours: 24 });
+    await poll(store, new MemorySink(), club);
+    rig.sandbox.advance(26 * HOUR_MS);
+    const failedSink = new MemorySink();
+
+    // Act
+    broken = true;
+    const failed = await poll(store, failedSink, club);
+    broken = false;
+    rig.sandbox.advance(60_000); // the same hour: not marked evaluated, so evaluated again
+    const retrySink = new MemorySink();
+    const retried = await poll(store, retrySink, club);
+
+    // Assess
+    expect(failed.lifecycle).toMatchObject({ outcome: 'failed', error: expect.stringContaining('injected') });
+    expect(failed.outcome).toBe('ok');
+    const ids = (sink: MemorySink) => lifecycleEvents(sink).map((e) => e.detail.eventId);
+    expect(ids(failedSink).length).toBeGreaterThan(0);
+    expect(retried.lifecycle?.outcome).toBe('evaluated');
+    // The retry finds the same facts; it may find more (visits of the minute), never another id for them.
+    expect(ids(retrySink)).toEqual(expect.arrayContaining(ids(failedSink)));
+    expect((await base.getLifecycle(club.clubId))?.doc).not.toHaveProperty('pending');
+    const again = new MemorySink();
+    rig.sandbox.advance(HOUR_MS);
+    await poll(store, again, club);
+    expect(ids(again).filter((id) => ids(retrySink).includes(id))).toEqual([]);
+  });
+
+  it('waits while a source it reads is missing or has not completed; never runs when the club turns it off or in a backfill', async () => {
+    // Prepare
+    const store = await rig.newStore('ready');
+    const sink = new MemorySink();
+
+    // Act
+    const noVisits = await poll(store, sink, clubWith(undefined, ['members', 'prospects']));
+    const off = await poll(
+      store,
+      sink,
+      clubWith({ enabled: false, inactiveDays: 14, expiringDays: 14, trialEndingHours: 24 }),
+    );
+    const backfill = await poll(store, sink, clubWith(undefined), { backfillFromMs: rig.now() - 86_400_000 });
+    rig.sandbox.failNext(20, 503, { pathPrefix: '/members/attendance/visits' });
+    const visitsFailing = await poll(store, sink, clubWith(undefined));
+    rig.sandbox.clearFailures();
+
+    // Assess
+    expect(noVisits.lifecycle).toEqual({
+      outcome: 'waiting',
+      reason: 'lifecycle events need the members and visits sources',
+    });
+    expect(off.lifecycle).toBeUndefined();
+    expect(backfill.lifecycle).toBeUndefined();
+    expect(visitsFailing.lifecycle).toMatchObject({
+      outcome: 'waiting',
+      reason: expect.stringMatching(/visits/),
+    });
+    expect(await store.getLifecycle(rig.firstClub().clubId)).toBeUndefined();
+    expect(lifecycleEvents(sink)).toEqual([]);
+  });
+});
