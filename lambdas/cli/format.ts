@@ -85,6 +85,26 @@ export function groupFailures(failures: readonly SourceFailure[]): FailureGroup[
 }
 
 /** The change an event reports, in a few words. */
+/** The change a lifecycle event announces, in a few words (docs/lifecycle.md). */
+function lifecycleChange(detailType: string, d: Record<string, unknown>): string | undefined {
+  switch (detailType) {
+    case 'Member First Visit':
+      return `first visit ${d.visitedAt} (started ${d.membershipStartDate})`;
+    case 'Member Inactive':
+      return `no visit for ${d.inactiveDays} days (last ${d.lastVisitAt ?? 'none seen'})`;
+    case 'Member Returned':
+      return `back ${d.visitedAt} after ${d.inactiveDays} days`;
+    case 'Membership Expiring':
+      return `${d.kind === 'expiry' ? 'expires' : 'minimum term ends'} ${d.date} (${d.daysLeft} days left)`;
+    case 'Payment Recovered':
+      return `payment ${d.paymentId} after ${d.failedResponse} ${d.failedPaymentId}`;
+    case 'Prospect Trial Ending':
+      return `trial ends ${d.trialEndDate} (${d.hoursLeft} h left)`;
+    default:
+      return undefined;
+  }
+}
+
 export function describeEvent(e: BridgeEvent): string {
   const d = e.detail as Record<string, unknown>;
   const subject = (d.subject as { memberNumber?: string; prospectNumber?: string } | undefined) ?? {};
@@ -94,6 +114,8 @@ export function describeEvent(e: BridgeEvent): string {
       ? `prospect ${subject.prospectNumber}`
       : '';
   const change = (() => {
+    const lifecycle = d.source === 'lifecycle' ? lifecycleChange(e.detailType, d) : undefined;
+    if (lifecycle !== undefined) return lifecycle;
     if ('previousStatus' in d) return `${d.previousStatus ?? '-'} -> ${d.status}`;
     if ('reason' in d && 'paymentId' in d) return `${d.reason} "${d.response}" payment ${d.paymentId}`;
     if ('paymentId' in d) return `payment ${d.paymentId}${d.amount === undefined ? '' : ` ${d.amount}`}`;

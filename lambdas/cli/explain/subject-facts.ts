@@ -11,13 +11,13 @@ import { activePause, type ClubPause } from '../../engine/failure-policy';
 import { type PublishedEntry, publishedOf } from '../../engine/scan/published-log';
 import { seenTag } from '../../engine/scan/seen-window';
 import { splitIntent } from '../../engine/scan/snapshot-intent';
-import { DETAIL_TYPES } from '../../events/catalog';
 import { makeEventId } from '../../events/event-id';
 import { enabledSources, SOURCES } from '../../sources';
 import { classifyPayment } from '../../sources/payment-classifier';
-import { decodePaymentMemo, responseIdentity } from '../../sources/payment-source';
+import { decodePaymentMemo, responseDetailType, responseIdentity } from '../../sources/payment-source';
 import { DAY_MS, tailLookbackFor } from '../../sources/source';
 import type { Cursor, SourceName, StateStore } from '../../state/store';
+import { type LifecycleFacts, lifecycleFacts } from './lifecycle-facts';
 
 export type SubjectKind = 'member' | 'prospect' | 'payment';
 
@@ -71,6 +71,8 @@ export interface SubjectFacts {
   readonly quarantined: { readonly at: string; readonly reason: string }[];
   readonly source: SourceFacts;
   readonly pause: ClubPause | null;
+  /** Its lifecycle state (docs/lifecycle.md); null for a payment. */
+  readonly lifecycle: LifecycleFacts | null;
 }
 
 const SOURCE_OF: Record<SubjectKind, SourceName> = {
@@ -132,15 +134,8 @@ async function paymentSightings(store: StateStore, club: ClubConfig, id: string,
       // The memo (`["<member>","<Id>","<PaymentType>"]`) gives the type the classification reads.
       const type = decodePaymentMemo(e.memo)?.type;
       const record = { Response: response, ...(type === undefined ? {} : { PaymentType: type }) };
-      const outcome = classifyPayment(record, ctx.paymentRules).outcome;
-      // As the payment source classifies it (sources/append-sources.ts): pending publishes nothing,
-      // anything but a success is a failure (an unknown Response one with reason unknown-response).
-      const detailType =
-        outcome === 'pending'
-          ? null
-          : outcome === 'succeeded'
-            ? DETAIL_TYPES.PaymentSucceeded
-            : DETAIL_TYPES.PaymentFailed;
+      // As the payment source decides it (one function for both).
+      const detailType = responseDetailType(classifyPayment(record, ctx.paymentRules).outcome) ?? null;
       const eventId = detailType
         ? makeEventId(club.clubId, 'paymentHistory', detailType, ...responseIdentity(id, response))
         : null;
@@ -174,6 +169,8 @@ export async function subjectFacts(
     intent = states.map((s) => snapshotFacts(s.fields, s.updatedAt).fields);
     published = publishedOf(committed);
   }
+  const latestFields = subject.kind === 'payment' ? undefined : (intent.at(-1) ?? snapshot?.fields);
+  const lifecycle = await lifecycleFacts(store, club, subject, latestFields, nowMs);
   return {
     clubId: club.clubId,
     subject,
@@ -191,5 +188,6 @@ export async function subjectFacts(
       sourceName,
     ),
     pause: activePause(cursors, nowMs) ?? null,
+    lifecycle,
   };
 }

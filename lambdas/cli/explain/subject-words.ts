@@ -101,9 +101,49 @@ function paymentWords(f: SubjectFacts): string[] {
   );
 }
 
+function lifecycleWords(f: SubjectFacts): string[] {
+  const l = f.lifecycle;
+  if (!l) return [];
+  if (!l.enabled) return [`Lifecycle events are off for club ${f.clubId} (lifecycle.enabled is false).`];
+  if (!l.trackedSince)
+    return [
+      'No lifecycle evaluation has run for this club yet: the first one waits for a complete poll of members, prospects, visits and payment history, and is silent (what is underway then is the baseline).',
+    ];
+  const out = [
+    `Lifecycle events are tracked since ${l.trackedSince} (club local time); what was underway then is the baseline and is not announced.`,
+  ];
+  if (l.lastEvaluation)
+    out.push(
+      `The rules were last evaluated in the hour from ${l.lastEvaluation}; the next evaluation is the first complete poll from ${l.nextEvaluation} on (an evaluation waits for a poll in which members, prospects, visits and payment history all completed).`,
+    );
+  const kept = l.kept
+    ? Object.entries(l.kept)
+        .map(([k, v]) => `${k} ${JSON.stringify(v)}`)
+        .join(', ')
+    : '';
+  out.push(
+    kept
+      ? `The lifecycle document (kept ${l.keptAt ?? 'never'}) holds for ${what(f)}: ${kept}. Visits seen since it was kept are read from the seen set at each evaluation.`
+      : `The lifecycle document holds nothing for ${what(f)} yet (no visit, payment outcome or announcement recorded).`,
+  );
+  for (const r of l.recorded)
+    out.push(
+      `${r.detailType} for ${r.about} is recorded as announced (or passed silently at the baseline): eventId ${r.eventId}.`,
+    );
+  if (l.nextDueAt)
+    out.push(
+      `As things stand, the next time-based event for ${what(f)} comes due at ${l.nextDueAt} and is announced by the first evaluation after it (within the hour).`,
+    );
+  else
+    out.push(
+      `No time-based event is due for ${what(f)} as things stand (${f.subject.kind === 'member' ? 'Member Inactive and Membership Expiring need status Active, and no CancellationDate for an expiry' : 'Prospect Trial Ending needs status OnTrial and a TrialEndDate ahead'}).`,
+    );
+  return out;
+}
+
 /** The sentences of an explanation, in the order they are printed. */
 export function subjectWords(f: SubjectFacts): string[] {
-  const out = f.subject.kind === 'payment' ? paymentWords(f) : snapshotWords(f);
+  const out = f.subject.kind === 'payment' ? paymentWords(f) : [...snapshotWords(f), ...lifecycleWords(f)];
   for (const q of f.quarantined)
     out.push(
       `A record naming ${what(f)} was quarantined at ${q.at}: ${redactKnownSecrets(q.reason).slice(0, 200)}. Its events wait until the record is valid.`,

@@ -1,5 +1,6 @@
 import { type BridgeEvent, DETAIL_TYPES, type DetailType, validateEvent } from '../../events/catalog';
 import type { SourceName } from '../../state';
+import { LIFECYCLE_TYPES, lifecycleEvents } from './lifecycle';
 import { credentialsRejected, dataStale, quotaLow, sourceUnavailable } from './operational';
 import { collect, HOUR, MAX_SAMPLE_COUNT, type SampleOptions, withRig } from './rig';
 
@@ -98,6 +99,7 @@ export async function sampleEvents(options: SampleOptions): Promise<BridgeEvent[
   const source = RECORD_SOURCE[options.detailType];
   let events: BridgeEvent[];
   if (source) events = await recordEvents(options, source);
+  else if (LIFECYCLE_TYPES.includes(options.detailType)) events = await lifecycleEvents(options);
   else if (options.detailType === DETAIL_TYPES.ClubCredentialsRejected)
     events = await credentialsRejected(options);
   else if (options.detailType === DETAIL_TYPES.ClubQuotaLow) events = await quotaLow(options);

@@ -97,6 +97,15 @@ describe('explain', () => {
     expect(words.stdout).toContain(prospect.detail.eventId);
     expect(words.stdout).toContain('a status that changes and changes back between two polls is not seen');
     expect(words.stdout).toMatch(/The prospects source last succeeded .*; its watermark is /);
+    // The lifecycle part: tracking began with the first poll's (silent) evaluation.
+    expect(facts.lifecycle).toMatchObject({
+      enabled: true,
+      settings: { inactiveDays: 14, expiringDays: 14, trialEndingHours: 24 },
+      trackedSince: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
+      lastEvaluation: expect.stringMatching(/:00:00\.000Z$/),
+    });
+    expect(words.stdout).toMatch(/Lifecycle events are tracked since .* \(club local time\)/);
+    expect(words.stdout).toMatch(/The rules were last evaluated in the hour from /);
   });
 
   it('a payment: the Responses it was seen with and their eventIds; a member never seen; bad flags', async () => {

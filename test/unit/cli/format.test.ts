@@ -3,9 +3,10 @@
  * listed, and a baseline named as such.
  */
 import { describe, expect, it } from 'vitest';
-import { formatClubReport, groupFailures } from '../../../lambdas/cli/format';
+import { describeEvent, formatClubReport, groupFailures } from '../../../lambdas/cli/format';
 import type { ClubReport, SourceFailure } from '../../../lambdas/engine/poll-club';
 import type { SourceReport } from '../../../lambdas/engine/poll-source';
+import { exampleEvents } from '../../../lambdas/event-tooling/examples';
 
 const source = (name: string, over: Partial<SourceReport> = {}): SourceReport => ({
   source: name,
@@ -114,5 +115,22 @@ describe('formatClubReport', () => {
       report({ sources: [source('members', { mode: 'tail', backfill: lane('completed', 3) })] }),
     );
     expect(done).toContain('backfill from 2026-11-20T00:00:00.000Z: 3 events, done');
+  });
+});
+
+describe('describeEvent: lifecycle events', () => {
+  it('says what each lifecycle event announces, with its subject', () => {
+    const lines = Object.fromEntries(
+      Object.entries(exampleEvents())
+        .filter(([, e]) => e.detail.source === 'lifecycle')
+        .map(([type, e]) => [type, describeEvent(e)]),
+    );
+    expect(Object.keys(lines)).toHaveLength(6);
+    expect(lines['Member Inactive']).toMatch(/^member \S+ {2}no visit for \d+ days \(last /);
+    expect(lines['Member First Visit']).toMatch(/first visit \d{4}-.* \(started /);
+    expect(lines['Member Returned']).toMatch(/back .* after \d+ days/);
+    expect(lines['Membership Expiring']).toMatch(/(expires|minimum term ends) .* \(\d+ days left\)/);
+    expect(lines['Payment Recovered']).toMatch(/payment \d+ after .* \d+$/);
+    expect(lines['Prospect Trial Ending']).toMatch(/^prospect \S+ {2}trial ends .* \(\d+ h left\)/);
   });
 });
