@@ -42,6 +42,8 @@ import { FaultySink } from '../support/fault-sink';
 import { faultyStore } from '../support/fault-store';
 import { RecentWrites, StaleReadStore } from '../support/stale-reads';
 import { checkAgainstJournal, type JournalCheck } from './journal-check';
+import { checkLifecycle, type LifecycleCheck } from './lifecycle-check';
+import type { ApiRecord } from './lifecycle-truth';
 import { accountPoison, type PoisonFigures } from './poison-check';
 import { type Scenario, scenarioFor } from './scenario';
 
@@ -76,6 +78,8 @@ export interface ChaosRunResult {
   /** Why the run failed (empty when ok): missing, spurious, unexplained duplicates, errors. */
   readonly failures: string[];
   readonly check: JournalCheck;
+  /** The lifecycle events against the facts the records and journal imply. */
+  readonly lifecycle: LifecycleCheck;
   /** What poison mode stored and served, and what the bridge did with it. */
   readonly poison: PoisonFigures;
   /** Faults actually injected in this run, by kind. */
@@ -185,6 +189,7 @@ export async function runChaos(
     const explained = new Set([...injector.uncommittedEventIds, ...injector.staleReadEventIds]);
     const check = checkAgainstJournal(journal, delivered, explained);
     options.inspect?.({ delivered, journal, uncommittedEventIds: explained });
+    const lifecycle = await run.checkLifecycle(delivered, poison.eventsOfPoison, journal, failures);
     if (check.missing.length) failures.push(`missing: ${check.missing.slice(0, 10).join('; ')}`);
     if (check.spurious.length) failures.push(`spurious: ${check.spurious.slice(0, 10).join('; ')}`);
     if (check.unexplainedDuplicates.length) {
@@ -199,6 +204,7 @@ export async function runChaos(
       ok: failures.length === 0,
       failures,
       check,
+      lifecycle,
       poison: poison.figures,
       injected: injector.injected,
       polls: run.polls,
@@ -225,6 +231,14 @@ interface RunWiring {
 class ChaosRun {
   baselineSeq = 0;
   polls = 0;
+  /** The clock of each poll whose lifecycle evaluation completed (from its report). */
+  readonly evaluations: { label: string; atMs: number }[] = [];
+  /** The API's members, prospects and payments when the baseline ended, and the clock then. */
+  #baseline: { members: ApiRecord[]; prospects: ApiRecord[]; payments: ApiRecord[] } | undefined;
+  #baselineMs = 0;
+  #settleStarted = false;
+  /** The lifecycle rounds: every fault on but slow responses (they only make the long rounds long). */
+  #quick = false;
 
   /** The club as polled, and the table read around the faults: for the poison accounting. */
   get club(): ClubConfig {
@@ -250,6 +264,12 @@ class ChaosRun {
       ...club,
       // Every source, the experimental classAttendance too (opt-in: not in the default sources).
       sources: [...SOURCE_ORDER],
+      lifecycle: {
+        enabled: true,
+        inactiveDays: scenario.lifecycle.inactiveDays,
+        expiringDays: scenario.lifecycle.expiringDays,
+        trialEndingHours: scenario.lifecycle.trialEndingHours,
+      },
       unstatedZone: scenario.club.unstatedZone,
       unstatedZoneConfirmed: scenario.club.unstatedZoneConfirmed,
       piiPolicy: scenario.club.piiPolicy,
@@ -278,12 +298,24 @@ class ChaosRun {
       failures.push(`the baseline did not complete with faults off (${state.join('; ')})`);
     }
     this.baselineSeq = sandbox.journal.lastSeq;
+    this.#baselineMs = this.#now();
+    const records = (operation: 'members' | 'prospects' | 'paymentHistory') => this.#realRecords(operation);
+    this.#baseline = {
+      members: records('members'),
+      prospects: records('prospects'),
+      payments: records('paymentHistory'),
+    };
 
     // 2. Activity and polls with every fault on.
     this.#faultsOn({ changeData: true });
     injector.active = true;
-    for (let round = 1; round <= scenario.rounds; round++) {
-      sandbox.advance(scenario.stepMinutes * MINUTE);
+    const { longRounds, longStepMinutes } = scenario.lifecycle;
+    for (let round = 1; round <= scenario.rounds + longRounds; round++) {
+      if (round === scenario.rounds + 1) {
+        this.#quick = true;
+        Object.assign(sandbox.faults, { latencyMs: 0, latencyJitterMs: 0 });
+      }
+      sandbox.advance((round > scenario.rounds ? longStepMinutes : scenario.stepMinutes) * MINUTE);
       const before = sandbox.journal.lastSeq;
       const dice = injector.random();
       if (dice < scenario.raceRate) {
@@ -304,6 +336,7 @@ class ChaosRun {
 
     // 3. Faults off; the clock moves on (sweeps due, pauses over); poll until nothing new comes.
     this.#faultsOff();
+    this.#settleStarted = true;
     sandbox.advance(SETTLE_ADVANCE_MS);
     await this.#waitOutPausesAndRetries();
     let quiet = false;
@@ -323,6 +356,55 @@ class ChaosRun {
         `no quiet, complete poll within ${MAX_SETTLE_POLLS} polls with faults off (last: ${last})`,
       );
     }
+  }
+
+  /** The API's records of an operation without poison mode's bad records (their markers). */
+  #realRecords(operation: 'members' | 'prospects' | 'paymentHistory'): ApiRecord[] {
+    return this.sandbox
+      .records(this.#club.clubId, operation)
+      .filter((r) => this.sandbox.poison.findIn(r).length === 0);
+  }
+
+  /**
+   * The lifecycle verdict (lifecycle-check.ts): the events delivered against the facts of the
+   * records and journal, up to the last evaluation of the settling polls.
+   */
+  async checkLifecycle(
+    delivered: readonly BridgeEvent[],
+    ofPoison: ReadonlySet<BridgeEvent>,
+    journal: readonly JournalEntry[],
+    failures: string[],
+  ): Promise<LifecycleCheck> {
+    const empty: LifecycleCheck = { checked: 0, byType: {}, required: 0, missing: [], spurious: [] };
+    const events = delivered.filter((e) => e.detail.source === 'lifecycle');
+    const settled = this.evaluations.filter((e) => e.label.startsWith('settle')).at(-1);
+    const stored = await this.wiring.inspectionStore.getLifecycle(this.#club.clubId);
+    const doc = stored?.doc as { trackedSince?: string; trackedSinceMs?: number } | undefined;
+    if (!settled || !doc?.trackedSince || doc.trackedSinceMs === undefined || !this.#baseline) {
+      failures.push(
+        `lifecycle: no evaluation while settling, or no document (${this.evaluations.length} evaluations)`,
+      );
+      return empty;
+    }
+    const loose = new Set([...ofPoison].flatMap((e) => e.detail.subject.memberNumber ?? []));
+    const { lifecycle } = this.scenario;
+    const check = checkLifecycle({
+      clubId: this.#club.clubId,
+      zone: this.#club.timeZone,
+      settings: lifecycle,
+      trackedSince: doc.trackedSince,
+      trackedSinceMs: doc.trackedSinceMs,
+      endMs: settled.atMs,
+      baseline: this.#baseline,
+      baselineMs: this.#baselineMs,
+      final: { members: this.#realRecords('members'), prospects: this.#realRecords('prospects') },
+      journal,
+      events,
+      loose,
+    });
+    if (check.missing.length) failures.push(`lifecycle missing: ${check.missing.slice(0, 10).join('; ')}`);
+    if (check.spurious.length) failures.push(`lifecycle spurious: ${check.spurious.slice(0, 10).join('; ')}`);
+    return check;
   }
 
   /**
@@ -400,7 +482,9 @@ class ChaosRun {
         jumpClock: () => this.sandbox.advance(this.scenario.api.clockJumpSec * 1000),
       }),
       // Short timeouts are a fault: the settling polls use the client's default.
-      ...(this.injector.active ? { requestTimeoutMs: this.scenario.api.requestTimeoutMs } : {}),
+      ...(this.injector.active && !this.#quick
+        ? { requestTimeoutMs: this.scenario.api.requestTimeoutMs }
+        : {}),
       // Fast retries; a 429 (Retry-After: 1 s) is not waited for but reported, so the club pauses.
       retry: { baseDelayMs: 1, maxDelayMs: 8, quotaDelayMs: 1, maxQuotaDelayMs: 50 },
       maxResponseBytes: CHAOS_RESPONSE_CAP,
@@ -453,6 +537,9 @@ class ChaosRun {
           failures.push(`${label}: ${f.source} failed with an unexpected error: ${f.message}`);
         }
       }
+      if (report.lifecycle?.outcome === 'evaluated') this.evaluations.push({ label, atMs: this.#now() });
+      if (report.lifecycle?.outcome === 'failed' && this.#settleStarted)
+        failures.push(`${label}: the lifecycle evaluation failed with faults off: ${report.lifecycle.error}`);
       return report;
     } catch (err) {
       if (!isExpectedFailure(err)) failures.push(`${label}: poll threw ${describe(err)}`);

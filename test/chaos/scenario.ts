@@ -91,6 +91,11 @@ export interface Scenario {
    * data changes (they stay in the data after, as a real bad record does), and response habits
    * with the other API faults. Off while settling: the next clean poll must publish every change.
    */
+  /**
+   * The club's lifecycle settings (docs/lifecycle.md), small enough that lapses, expiries and trial
+   * ends come due within the run, and the rounds hours apart (faults on) that let them.
+   */
+  readonly lifecycle: LifecycleScenario;
   readonly poison:
     | false
     | {
@@ -100,6 +105,26 @@ export interface Scenario {
         readonly habits: Readonly<Record<ResponsePoisonKind, number>>;
       };
 }
+
+export interface LifecycleScenario {
+  readonly inactiveDays: number;
+  readonly expiringDays: number;
+  readonly trialEndingHours: number;
+  /** Rounds after the fault rounds, `longStepMinutes` apart, with faults on. */
+  readonly longRounds: number;
+  readonly longStepMinutes: number;
+}
+
+const lifecycleArbitrary: fc.Arbitrary<LifecycleScenario> = fc.record({
+  inactiveDays: fc.constantFrom(1, 1, 2),
+  expiringDays: fc.integer({ min: 1, max: 90 }),
+  trialEndingHours: fc.integer({ min: 6, max: 168 }),
+  longRounds: fc.oneof(
+    { weight: 1, arbitrary: fc.constant(0) },
+    { weight: 1, arbitrary: fc.integer({ min: 3, max: 4 }) },
+  ),
+  longStepMinutes: fc.integer({ min: 420, max: 600 }),
+});
 
 /** 0 in about half the runs, otherwise uniform in (0, max] (fc.double favours tiny values). */
 const sometimes = (max: number) =>
@@ -239,6 +264,14 @@ export const scenarioArbitrary = (seed: number): fc.Arbitrary<Scenario> =>
         staleReadRate: round3(d.staleReadRate),
         staleAcrossPolls: process.env.CHAOS_STALE_ACROSS_POLLS === '1',
         poison: poisonOf(d.poison),
+        // Drawn apart (scenarioFor): a seed's other draws stay what they were before lifecycle events.
+        lifecycle: {
+          inactiveDays: 14,
+          expiringDays: 14,
+          trialEndingHours: 24,
+          longRounds: 0,
+          longStepMinutes: 120,
+        },
       }),
     );
 
@@ -268,5 +301,11 @@ export function scenarioFor(seed: number): Scenario {
   // Unbiased: fast-check's bias toward small values would stack every rate at its minimum.
   const [scenario] = fc.sample(scenarioArbitrary(seed), { seed: spread(seed), numRuns: 1, unbiased: true });
   if (!scenario) throw new Error(`fast-check produced no scenario for seed ${seed}`);
-  return scenario;
+  const [lifecycle] = fc.sample(lifecycleArbitrary, {
+    seed: spread(seed ^ 0x5bd1e995),
+    numRuns: 1,
+    unbiased: true,
+  });
+  if (!lifecycle) throw new Error(`fast-check produced no lifecycle settings for seed ${seed}`);
+  return { ...scenario, lifecycle };
 }
