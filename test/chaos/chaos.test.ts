@@ -37,15 +37,22 @@ describe('chaos: the engine under injected faults against the journal', () => {
     await db.close();
   });
 
-  it.each(seeds)('seed %i: nothing missing, nothing made up, duplicates only after a crash', async (seed) => {
-    const result = await runChaos(seed, { dynamoEndpoint: db.endpoint });
-    results.push(result);
-    expect(result.failures, `replay with CHAOS_SEED=${seed} npx vitest run test/chaos/chaos.test.ts`).toEqual(
-      [],
-    );
-    expect(result.check.missing).toEqual([]);
-    expect(result.check.spurious).toEqual([]);
-  });
+  it.each(seeds)(
+    'seed %i: nothing missing, nothing made up, duplicates only after a crash',
+    async (seed) => {
+      const result = await runChaos(seed, { dynamoEndpoint: db.endpoint });
+      results.push(result);
+      expect(
+        result.failures,
+        `replay with CHAOS_SEED=${seed} npx vitest run test/chaos/chaos.test.ts`,
+      ).toEqual([]);
+      expect(result.check.missing).toEqual([]);
+      expect(result.check.spurious).toEqual([]);
+      expect(result.lifecycle.missing).toEqual([]);
+      expect(result.lifecycle.spurious).toEqual([]);
+    },
+    120_000,
+  );
 
   it.skipIf(replaySeed !== undefined)('injects faults of every layer across the profile', () => {
     const injected = new Map<string, number>();
@@ -58,6 +65,8 @@ describe('chaos: the engine under injected faults against the journal', () => {
     );
     expect(kinds.some((k) => k.startsWith('crash:'))).toBe(true);
     expect(results.reduce((n, r) => n + r.check.checked, 0)).toBeGreaterThan(100);
+    // Lifecycle facts came due and were checked against the journal's.
+    expect(results.reduce((n, r) => n + r.lifecycle.required, 0)).toBeGreaterThan(10);
   });
 
   it('fails a run whose events are not all delivered (the verdict is not vacuous)', async () => {
@@ -77,5 +86,5 @@ describe('chaos: the engine under injected faults against the journal', () => {
     expect(droppedId).toBeDefined();
     expect(result.ok).toBe(false);
     expect(result.check.missing.filter((k) => k.startsWith('V|'))).toHaveLength(1);
-  });
+  }, 120_000);
 });
