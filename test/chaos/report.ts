@@ -26,6 +26,14 @@ export interface RunSummary {
   readonly traits: string[];
   /** The poison accounting (poison-check.ts); absent in summaries kept before it existed. */
   readonly poison?: PoisonFigures;
+  /** The lifecycle verdict (lifecycle-check.ts); absent in summaries kept before it existed. */
+  readonly lifecycle?: {
+    readonly checked: number;
+    readonly required: number;
+    readonly missing: number;
+    readonly spurious: number;
+    readonly byType: Record<string, number>;
+  };
 }
 
 export function summarise(result: ChaosRunResult): RunSummary {
@@ -41,6 +49,7 @@ export function summarise(result: ChaosRunResult): RunSummary {
     ...(s.api.tokenLifetimeSec < 3600 ? ['short-lived tokens'] : []),
     ...(s.faultsInBaseline ? ['faults during the baseline'] : []),
     ...(s.poison ? ['poison mode (bad records stored, responses bent)'] : []),
+    ...(s.lifecycle.longRounds > 0 ? ['lifecycle: rounds hours apart (lapses come due)'] : []),
     ...(s.staleReadRate > 0
       ? [
           s.staleAcrossPolls
@@ -66,6 +75,13 @@ export function summarise(result: ChaosRunResult): RunSummary {
     durationMs: result.durationMs,
     traits,
     poison: result.poison,
+    lifecycle: {
+      checked: result.lifecycle.checked,
+      required: result.lifecycle.required,
+      missing: result.lifecycle.missing.length,
+      spurious: result.lifecycle.spurious.length,
+      byType: result.lifecycle.byType,
+    },
   };
 }
 
@@ -153,8 +169,34 @@ export function renderReport(report: LongRunReport): string {
           fmt(sum(runs, (r) => r.unexplainedDuplicates)),
         ],
         ['one eventId for two different changes', fmt(sum(runs, (r) => r.idConflicts))],
+        [
+          'lifecycle events checked (distinct eventIds compared with the facts)',
+          fmt(sum(runs, (r) => r.lifecycle?.checked ?? 0)),
+        ],
+        [
+          'lifecycle facts required (due by the last evaluation)',
+          fmt(sum(runs, (r) => r.lifecycle?.required ?? 0)),
+        ],
+        ['lifecycle missing', fmt(sum(runs, (r) => r.lifecycle?.missing ?? 0))],
+        ['lifecycle spurious', fmt(sum(runs, (r) => r.lifecycle?.spurious ?? 0))],
         ['polls', fmt(sum(runs, (r) => r.polls))],
       ],
+    ),
+    '',
+    '## Lifecycle events',
+    '',
+    `Each run's club has lifecycle events on with thresholds drawn per seed (inactiveDays 1-2, expiringDays 1-90, trialEndingHours 6-168); in the quieter clubs, half the runs add 3-4 rounds 7-10 hours apart so that lapses come due. The verdict (\`test/chaos/lifecycle-check.ts\`) computes the facts the sandbox's records and journal imply by the rules of docs/lifecycle.md, without the bridge's code, and compares them by eventId with the lifecycle events on the bus: every fact due by the last evaluation published (missing otherwise), none that could not have been (spurious).`,
+    '',
+    ...markdownTable(
+      ['detail-type', 'distinct events checked'],
+      Object.entries(
+        runs.reduce<Record<string, number>>((acc, r) => {
+          for (const [t, n] of Object.entries(r.lifecycle?.byType ?? {})) acc[t] = (acc[t] ?? 0) + n;
+          return acc;
+        }, {}),
+      )
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([t, n]) => [t, fmt(n)]),
     ),
     '',
     '## Poison (bad records and upstream habits)',
