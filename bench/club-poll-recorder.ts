@@ -50,6 +50,8 @@ export class ClubPollRecorder {
   readonly bySource: Record<string, SourceTotals> = {};
   readonly emf = new EmfCapture();
   readonly logs = new LogCapture();
+  /** The lifecycle evaluations the polls made (their reports), what they published and took. */
+  readonly lifecycle = { evaluations: 0, published: 0, ms: 0, waiting: 0 };
   failures = 0;
 
   constructor(private readonly rig: TypicalClubRig) {}
@@ -76,6 +78,11 @@ export class ClubPollRecorder {
       nowMs: rig.clock.nowMs,
     });
     if (report.failures.length > 0) this.failures += report.failures.length;
+    if (report.lifecycle?.outcome === 'evaluated') {
+      this.lifecycle.evaluations++;
+      this.lifecycle.published += report.lifecycle.published;
+      this.lifecycle.ms += report.lifecycle.ms;
+    } else if (report.lifecycle?.outcome === 'waiting') this.lifecycle.waiting++;
     this.polls.push({
       simMs: rig.clock.nowMs,
       wallMs,
@@ -119,6 +126,7 @@ export class ClubPollRecorder {
     Object.assign(this.pollStore, emptyStoreCounts());
     Object.assign(this.sinkTotals, emptySinkCounts());
     for (const key of Object.keys(this.bySource)) delete this.bySource[key];
+    Object.assign(this.lifecycle, { evaluations: 0, published: 0, ms: 0, waiting: 0 });
   }
 }
 

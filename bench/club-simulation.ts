@@ -10,6 +10,7 @@ import type { ClubConfig } from '../lambdas/clubs/club-config';
 import type { PollMessage } from '../lambdas/common/deployment-contract';
 import type { JournalEntry } from '../lambdas/sandbox';
 import { enabledSources, SOURCE_ORDER, SOURCES } from '../lambdas/sources';
+import { encodeLifecycle } from '../lambdas/state/lifecycle-store';
 import type { Cursor } from '../lambdas/state/store';
 import { ClubPollRecorder, type PollSample, type SourceTotals } from './club-poll-recorder';
 import type { SinkCounts } from './counting-sink';
@@ -41,6 +42,8 @@ export interface ClubSimulationOptions {
    * those times in the club's local zone, as the club reads them. @default true
    */
   readonly zoneConfirmed?: boolean;
+  /** The club's lifecycle events (docs/lifecycle.md) with their defaults; false: off. @default true */
+  readonly lifecycle?: boolean;
 }
 
 export interface ClubSimulationResult {
@@ -86,6 +89,14 @@ export interface ClubSimulationResult {
   /** The club's cursors at the end: a steady-state template for the scale benchmark. */
   readonly cursors: Cursor[];
   readonly endSimMs: number;
+  /** The lifecycle evaluations after the baseline, and the club's lifecycle document at the end. */
+  readonly lifecycle: {
+    evaluations: number;
+    published: number;
+    ms: number;
+    waiting: number;
+    docBytes: number;
+  };
 }
 
 /** The operations a full read of the club's data reads: one per source, in poll order. */
@@ -202,6 +213,7 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
   const sandboxCpuMs = (await host.cpuMs()) - sandboxCpu0;
   const fullEnd = await fullReadRows(host, club.clubId);
   const cursors = await rig.store.listCursors(club.clubId);
+  const doc = await rig.store.getLifecycle(club.clubId);
   rig.store.take();
   const stateRecords =
     (await host.call<number>('count', club.clubId, 'members')) +
@@ -239,5 +251,6 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
     lastSeq: span.lastSeq,
     cursors,
     endSimMs: rig.clock.nowMs,
+    lifecycle: { ...recorder.lifecycle, docBytes: doc ? encodeLifecycle(club.clubId, doc.doc, 0).length : 0 },
   };
 }

@@ -13,6 +13,8 @@ export interface BenchPlan {
   readonly typicalClub: { members: number; visitsPerDay: number; historyDays: number };
   readonly simDays: number;
   readonly simSeeds: readonly number[];
+  /** Simulated days of the lifecycle on/off pair (bench/lifecycle-cost.ts). */
+  readonly lifecycleDays: number;
   readonly naiveCycles: number;
   /** Span of the every-source-every-minute comparison run, hours. */
   readonly altScheduleHours: number;
@@ -38,6 +40,7 @@ export const FULL_PLAN: BenchPlan = {
   typicalClub: { members: 3000, visitsPerDay: 1500, historyDays: 30 },
   simDays: 3, // x 3 seeds: keeps `npm run bench` well under 15 minutes on 2 cores with every-minute polling
   simSeeds: [5, 6, 7],
+  lifecycleDays: 2,
   naiveCycles: 10,
   altScheduleHours: 12,
   dispatchClubs: 5000,
@@ -56,6 +59,7 @@ export const QUICK_PLAN: BenchPlan = {
   typicalClub: { members: 3000, visitsPerDay: 1500, historyDays: 30 },
   simDays: 0.5,
   simSeeds: [5],
+  lifecycleDays: 0.25,
   naiveCycles: 3,
   altScheduleHours: 2,
   dispatchClubs: 500,

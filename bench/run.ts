@@ -23,7 +23,7 @@ import { writeReport } from './report/write-report';
 import { measureCosts } from './steps/cost-step';
 import { measureEngine } from './steps/engine-step';
 import { measureFleet5000, measureScale } from './steps/scale-step';
-import { measureTypicalClub } from './steps/typical-club-step';
+import { measureLifecycle, measureTypicalClub } from './steps/typical-club-step';
 
 const HELP = `usage: npm run bench -- [--quick] [--cpu-prof] [--out DIR] [--render FILE]
 
@@ -87,6 +87,7 @@ async function main(): Promise<number> {
   );
   const engine = await measureEngine(plan, flags['cpu-prof'] ? join(ROOT, 'bench', 'profiles') : undefined);
   const typical = await measureTypicalClub(plan, deployment);
+  const lifecycle = await measureLifecycle(plan, deployment);
   const scale = await measureScale(plan, deployment, typical);
   const cost = measureCosts(plan, deployment, typical, scale.dispatchMemory);
   const fleetOf5000 = await measureFleet5000(plan, deployment, typical, cost);
@@ -102,6 +103,7 @@ async function main(): Promise<number> {
     profile: engine.profile,
     fingerprintHashing: await measureFingerprintHashing(),
     typical: { runs: typical.runs, unconfirmedZone: typical.unconfirmedZone },
+    lifecycle,
     scale: { ...scale, fleet5000: fleetOf5000 },
     cost: cost.costs,
   };

@@ -63,6 +63,9 @@ export async function startTypicalClub(options: ClubSimulationOptions): Promise<
     ...parseClubsFile(info.clubsFile, 'bench sandbox')[0]!,
     unstatedZone: 'local',
     unstatedZoneConfirmed: options.zoneConfirmed ?? true,
+    ...(options.lifecycle === false
+      ? { lifecycle: { enabled: false, inactiveDays: 14, expiringDays: 14, trialEndingHours: 24 } }
+      : {}),
   };
   const store = countingStore(new MemoryStateStore());
   const tracker = new FreshnessTracker();

@@ -30,6 +30,15 @@ export function rawJson(r: BenchResults): string {
       lateChanges: h.lateChangeN,
     },
     quota: { basicShare: h.quotaShare },
+    ...(r.lifecycle
+      ? {
+          lifecycleAdded: {
+            addedApiRequests: r.lifecycle.added.apiRequests,
+            addedCostPerClubMonthUsd: r.lifecycle.usd.total,
+            addedCostPerClubMonthUsdBound: r.lifecycle.usd.totalBound,
+          },
+        }
+      : {}),
   };
   const scale = {
     clubs: f.clubs,

@@ -5,6 +5,7 @@ import { efficiencySection } from './efficiency-section';
 import { secs } from './format';
 import { freshnessSection } from './freshness-section';
 import { headlineTable } from './headline-section';
+import { lifecycleSection } from './lifecycle-section';
 import { nextStepsSection } from './next-steps-section';
 import { profileSection } from './profile-section';
 import type { BenchResults } from './results';
@@ -34,6 +35,7 @@ ${backfillSection(r)}
 ${efficiencySection(r)}
 ${freshnessSection(r)}
 ${costSection(r)}
+${lifecycleSection(r)}
 ${scaleSection(r)}
 ${profileSection(r)}
 ${nextStepsSection(r)}

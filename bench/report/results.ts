@@ -2,6 +2,7 @@
 import type { BackfillRun, FetchLoopRun } from '../backfill';
 import type { ClubCost } from '../cost';
 import type { DeploymentSettings } from '../deployment';
+import type { LifecycleCostFigures } from '../lifecycle-cost';
 import type { MachineInfo } from '../machine';
 import type { BenchPlan } from '../plan';
 import type { HashMicro, ProfileSummary } from '../profile';
@@ -27,6 +28,8 @@ export interface BenchResults {
   readonly profile: ProfileSummary;
   readonly fingerprintHashing: HashMicro;
   readonly typical: { runs: TypicalClubRun[]; unconfirmedZone: TypicalClubRun };
+  /** What lifecycle events add to the typical club (absent in reports from before them). */
+  readonly lifecycle?: LifecycleCostFigures;
   readonly scale: {
     dispatchMemory: DispatchRun[];
     dispatchDynalite: { runs: DispatchRun[]; seedMs: number };

@@ -6,6 +6,7 @@
 import type { Cursor } from '../../lambdas/state/store';
 import { type ClubSimulationOptions, simulateClub } from '../club-simulation';
 import type { DeploymentSettings } from '../deployment';
+import { measureLifecycleCost } from '../lifecycle-cost';
 import { runNaivePoller } from '../naive-poller';
 import type { BenchPlan } from '../plan';
 import { say } from '../progress';
@@ -65,6 +66,23 @@ function simulationOptions(plan: BenchPlan, deployment: DeploymentSettings, seed
     pollDeadlineMs: deployment.pollDeadlineMs ?? 100_000,
     startTime: '2026-03-02T00:00:00Z',
   } satisfies Partial<ClubSimulationOptions>;
+}
+
+/** Lifecycle events' share of the typical club's month: the same club with them on and off. */
+export async function measureLifecycle(plan: BenchPlan, deployment: DeploymentSettings) {
+  const seed = plan.simSeeds[0]!;
+  const figures = await measureLifecycleCost(
+    {
+      ...simulationOptions(plan, deployment, seed),
+      spanMs: plan.lifecycleDays * 86_400_000,
+      stepMs: deployment.scheduleRateMinutes * 60_000,
+    },
+    deployment,
+  );
+  say(
+    `lifecycle events, seed ${seed}: ${figures.evaluations} evaluations in ${plan.lifecycleDays} days, ${figures.msPerEvaluation.toFixed(0)} ms each, +${figures.added.apiRequests} API requests, +$${figures.usd.total.toFixed(4)} a club-month (bound $${figures.usd.totalBound.toFixed(4)})`,
+  );
+  return figures;
 }
 
 /** The club before its reading of the API's unstated zone is confirmed (longer lookbacks). */
