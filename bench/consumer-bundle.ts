@@ -16,6 +16,7 @@
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
+import { ALL_DETAIL_TYPES } from '../lambdas/events/event-names';
 import { machineInfo } from './machine';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -149,7 +150,7 @@ export function renderReport(bundles: Record<ConsumerVariant, ConsumerBundle>): 
     row(bundles['module-only'], "the module's `parseBridgeEvent`, no Powertools"),
     '',
     'zod is most of every bundle: Powertools Parser needs it anyway, so the module adds the catalog',
-    '(all 18 detail schemas and the API record schemas they embed; zod schemas are not tree-shaken',
+    `(all ${ALL_DETAIL_TYPES.length} detail schemas and the API record schemas they embed; zod schemas are not tree-shaken`,
     'per detail) and nothing else. `node:zlib` is imported by Powertools Parser (its helpers), not by',
     'the module.',
     '',
