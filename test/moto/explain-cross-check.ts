@@ -63,7 +63,13 @@ async function main(): Promise<void> {
     const facts = JSON.parse(json.stdout) as {
       published: { eventId: string }[];
       source: { polled: boolean };
+      lifecycle: { trackedSince: string | null; lastEvaluation: string | null } | null;
     };
+    // The polls evaluated the lifecycle rules (silently, the first time) and explain reads it back.
+    assert.ok(
+      facts.lifecycle?.trackedSince && facts.lifecycle.lastEvaluation,
+      JSON.stringify(facts.lifecycle),
+    );
     const mine = events.filter(
       (e) => e.detail.source === 'members' && e.detail.subject.memberNumber === number,
     );
@@ -105,15 +111,19 @@ async function main(): Promise<void> {
       visits.length > 0 && visits.every((v) => typeof v.memo === 'string' && v.memo !== ''),
       'visit memos',
     );
-    const doc = {
-      version: 1,
-      members: Object.fromEntries([...listed.keys()].map((k) => [k, { lastVisitAt: '2026-06-01T08:00:00' }])),
-    };
-    assert.equal(await store.putLifecycle('club-1', doc, 0), 1);
-    assert.deepEqual(await store.getLifecycle('club-1'), { doc, version: 1 });
-    await assert.rejects(store.putLifecycle('club-1', doc, 0), LifecycleConflictError);
+    // The document the polls kept: put again on its version, refused on a stale one.
+    const kept = await store.getLifecycle('club-1');
+    assert.ok(
+      kept && (kept.doc as { version?: number }).version === 1,
+      'the polls kept a lifecycle document',
+    );
+    assert.equal(await store.putLifecycle('club-1', kept.doc, kept.version), kept.version + 1);
+    assert.deepEqual(await store.getLifecycle('club-1'), { doc: kept.doc, version: kept.version + 1 });
+    await assert.rejects(store.putLifecycle('club-1', kept.doc, kept.version), LifecycleConflictError);
+    const consistent = await store.listSnapshots('club-1', 'MEMBER', { consistentRead: true });
+    assert.equal(consistent.size, listed.size, 'a strongly consistent list');
     console.log(
-      `store on moto: ${listed.size} members listed, ${visits.length} visit entries with a memo, lifecycle document v1: ok`,
+      `store on moto: ${listed.size} members listed (also strongly consistent), ${visits.length} visit entries with a memo, the polls' lifecycle document v${kept.version} put again and refused on a stale version: ok`,
     );
   } finally {
     await sandbox.close();
