@@ -40,7 +40,7 @@ export const FULL_PLAN: BenchPlan = {
   typicalClub: { members: 3000, visitsPerDay: 1500, historyDays: 30 },
   simDays: 3, // x 3 seeds: keeps `npm run bench` well under 15 minutes on 2 cores with every-minute polling
   simSeeds: [5, 6, 7],
-  lifecycleDays: 2,
+  lifecycleDays: 1,
   naiveCycles: 10,
   altScheduleHours: 12,
   dispatchClubs: 5000,
