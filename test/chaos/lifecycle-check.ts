@@ -14,9 +14,9 @@
  *   API did not show that visit before the moment: late data, docs/lifecycle.md);
  * - spurious when published and not allowed: a fact that never was, a baseline fact announced, a
  *   fact of a subject in the wrong status, or a second id for one fact.
- * Payment Recovered depends on which outcomes one evaluation reads together: required when both
- * extreme readings agree (each outcome alone in the order the API showed it, and all of them at
- * once in date order), allowed when either finds it.
+ * Payment Recovered depends on which outcomes one evaluation reads together: required when every
+ * way the evaluations could have grouped a member's outcomes (consecutive runs, in the order the
+ * API showed them) finds it, allowed when one does.
  */
 import type { BridgeEvent } from '../../lambdas/events/catalog';
 import { makeEventId } from '../../lambdas/events/event-id';
@@ -192,48 +192,88 @@ function trialFacts(input: LifecycleCheckInput, facts: Facts): void {
 
 interface PayState {
   last?: string;
+  tied?: string[];
   open?: Observation;
 }
 
-/** Folds outcomes by the documented rule; the recoveries (member|failed id) it finds. */
+/**
+ * Folds one evaluation's new outcomes by the documented rule (by date, then id, a success first;
+ * none dated before the latest taken; each outcome at that date once); the recoveries
+ * (member|failed id) it finds.
+ */
 function fold(states: Map<string, PayState>, batch: readonly Observation[], found?: Set<string>): void {
   const order = (o: Observation) =>
     `${o.date}|${o.paymentId.padStart(20, '0')}|${o.outcome === 'succeeded' ? 0 : 1}`;
   for (const o of [...batch].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0))) {
     const state = states.get(o.member) ?? {};
+    const key = `${o.paymentId}|${o.outcome}`;
     if (state.last && o.date < state.last) continue;
-    if (o.outcome === 'failed') states.set(o.member, { last: o.date, open: o });
+    if (state.last === o.date && state.tied?.includes(key)) continue;
+    const tied = state.last === o.date ? [...(state.tied ?? []), key] : [key];
+    if (o.outcome === 'failed') states.set(o.member, { last: o.date, tied, open: o });
     else {
       if (state.open && state.open.paymentId !== o.paymentId)
         found?.add(`${o.member}|${state.open.paymentId}`);
-      states.set(o.member, { last: o.date });
+      states.set(o.member, { last: o.date, tied });
     }
   }
 }
 
-function recoveredFacts(input: LifecycleCheckInput, facts: Facts): void {
-  // What the API showed by the first evaluation is the baseline: folded, never announced.
-  const all = paymentObservations(input);
-  const before = [...all.before, ...all.after.filter((o) => o.shownMs <= input.trackedSinceMs)];
-  const after = all.after.filter((o) => o.shownMs > input.trackedSinceMs);
-  const start = () => {
-    const states = new Map<string, PayState>();
-    fold(states, before);
-    return states;
+/** Outcomes past this many a member are not split every way (2^(n-1) ways): any reading is allowed. */
+const MAX_SPLIT = 12;
+
+/**
+ * The recoveries of one member under every way the evaluations could have grouped its outcomes
+ * (consecutive runs in the order the API showed them): found by all (required) or by some (allowed).
+ */
+function memberRecoveries(start: PayState, outcomes: readonly Observation[]) {
+  const all = new Set<string>();
+  let every: Set<string> | undefined;
+  const n = outcomes.length;
+  const splits = n <= MAX_SPLIT ? 2 ** Math.max(0, n - 1) : 0;
+  const run = (cuts: (i: number) => boolean) => {
+    const states = new Map([[outcomes[0]!.member, { ...start }]]);
+    const found = new Set<string>();
+    let batch: Observation[] = [];
+    outcomes.forEach((o, i) => {
+      batch.push(o);
+      if (i === n - 1 || cuts(i)) {
+        fold(states, batch, found);
+        batch = [];
+      }
+    });
+    for (const k of found) all.add(k);
+    every = every ? new Set([...every].filter((k) => found.has(k))) : found;
   };
-  const oneByOne = new Set<string>();
-  const arrival = start();
-  for (const o of after) fold(arrival, [o], oneByOne);
-  const together = new Set<string>();
-  fold(start(), after, together);
-  for (const key of new Set([...oneByOne, ...together])) {
-    const [member, failed] = key.split('|') as [string, string];
-    const required = oneByOne.has(key) && together.has(key) && !input.loose.has(member);
-    facts.add(
-      `Recovered ${member} after ${failed}`,
-      facts.id('Payment Recovered', member, 'recovered', failed),
-      required,
-    );
+  if (splits === 0) {
+    run(() => true);
+    run(() => false);
+    return { all, every: new Set<string>() };
+  }
+  for (let mask = 0; mask < splits; mask++) run((i) => ((mask >> i) & 1) === 1);
+  return { all, every: every ?? new Set<string>() };
+}
+
+function recoveredFacts(input: LifecycleCheckInput, facts: Facts): void {
+  // What the API showed by the first evaluation is the baseline: folded at once, never announced.
+  const observed = paymentObservations(input);
+  const before = [...observed.before, ...observed.after.filter((o) => o.shownMs <= input.trackedSinceMs)];
+  const states = new Map<string, PayState>();
+  fold(states, before);
+  const byMember = new Map<string, Observation[]>();
+  for (const o of observed.after.filter((x) => x.shownMs > input.trackedSinceMs))
+    byMember.set(o.member, [...(byMember.get(o.member) ?? []), o]);
+  for (const [member, outcomes] of byMember) {
+    const { all, every } = memberRecoveries(states.get(member) ?? {}, outcomes);
+    for (const key of all) {
+      const failed = key.slice(key.indexOf('|') + 1);
+      const required = every.has(key) && !input.loose.has(member);
+      facts.add(
+        `Recovered ${member} after ${failed}`,
+        facts.id('Payment Recovered', member, 'recovered', failed),
+        required,
+      );
+    }
   }
 }
 

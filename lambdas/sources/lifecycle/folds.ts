@@ -65,6 +65,11 @@ export interface PaymentOutcome {
 export interface PaymentLife {
   /** The latest payment outcome's date: an outcome dated before it is history, not news. */
   readonly lastOutcomeAt?: string;
+  /**
+   * The outcomes taken at that date (`<paymentId>|<outcome>`): another evaluation reads them again
+   * (its window overlaps) and must not take them twice, in an order it could not have known.
+   */
+  readonly tied?: readonly string[];
   /** The open failure: the latest outcome was this failure. */
   readonly openFailure?: { readonly paymentId: string; readonly response: string; readonly at: string };
 }
@@ -80,7 +85,9 @@ export interface Recovered {
 /**
  * A member's payment outcomes (any order) folded into what the bridge keeps: Payment Recovered for
  * a success whose previous outcome (by PaymentDate, then id) was a failure. Outcomes dated before
- * the latest one already kept change nothing (a late failure does not reopen a recovered debt).
+ * the latest one already kept change nothing (a late failure does not reopen a recovered debt);
+ * outcomes at that same date are taken once each, in the order they reached the bridge (those of
+ * one evaluation by id, a success first), so reading them again changes nothing.
  */
 export function foldPayments(
   life: PaymentLife,
@@ -94,9 +101,12 @@ export function foldPayments(
   let next = life;
   for (const o of sorted) {
     const at = normalLocal(o.at);
+    const key = `${o.paymentId}|${o.outcome}`;
     if (next.lastOutcomeAt && at < next.lastOutcomeAt) continue;
+    if (next.lastOutcomeAt === at && next.tied?.includes(key)) continue;
+    const tied = next.lastOutcomeAt === at ? [...(next.tied ?? []), key] : [key];
     if (o.outcome === 'failed') {
-      next = { lastOutcomeAt: at, openFailure: { paymentId: o.paymentId, response: o.response, at } };
+      next = { lastOutcomeAt: at, tied, openFailure: { paymentId: o.paymentId, response: o.response, at } };
     } else {
       const open = next.openFailure;
       if (open && open.paymentId !== o.paymentId) {
@@ -108,7 +118,7 @@ export function foldPayments(
           failedAt: open.at,
         });
       }
-      next = { lastOutcomeAt: at };
+      next = { lastOutcomeAt: at, tied };
     }
   }
   return { life: next, recovered };

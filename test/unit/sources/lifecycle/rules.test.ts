@@ -293,7 +293,7 @@ describe('payments: Payment Recovered', () => {
         failedAt: '2026-03-02T09:00:00',
       },
     ]);
-    expect(life).toEqual({ lastOutcomeAt: '2026-03-03T09:00:00' });
+    expect(life).toEqual({ lastOutcomeAt: '2026-03-03T09:00:00', tied: ['30|succeeded'] });
   });
 
   it('a late failure dated before the recovery does not reopen it; a success after a success recovers nothing', () => {
@@ -312,5 +312,25 @@ describe('payments: Payment Recovered', () => {
       response: 'Declined',
       at: '2026-03-05T09:00:00',
     });
+  });
+
+  it('outcomes at one date are taken once each, in the order they arrived: reading them again changes nothing', () => {
+    // Prepare: a success at 09:00, then (next evaluation) a failure at the same minute with a higher id.
+    const first = foldPayments({}, [out('20', '2026-03-03T09:00:00', 'succeeded')]);
+    const second = foldPayments(first.life, [
+      out('20', '2026-03-03T09:00:00', 'succeeded'), // read again: its window overlaps
+      out('30', '2026-03-03T09:00:00', 'failed'),
+    ]);
+    // Act: every later evaluation reads both again; then a success the day after.
+    const again = foldPayments(second.life, [
+      out('20', '2026-03-03T09:00:00', 'succeeded'),
+      out('30', '2026-03-03T09:00:00', 'failed'),
+    ]);
+    const later = foldPayments(again.life, [out('40', '2026-03-04T09:00:00', 'succeeded')]);
+    // Assess: the failure came after the success, so it is open, and only the next success recovers it.
+    expect(second.recovered).toEqual([]);
+    expect(again.recovered).toEqual([]);
+    expect(again.life).toEqual(second.life);
+    expect(later.recovered.map((r) => [r.paymentId, r.failedPaymentId])).toEqual([['40', '30']]);
   });
 });
