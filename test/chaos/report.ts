@@ -185,7 +185,7 @@ export function renderReport(report: LongRunReport): string {
     '',
     '## Lifecycle events',
     '',
-    `Each run's club has lifecycle events on with thresholds drawn per seed (inactiveDays 1-2, expiringDays 1-90, trialEndingHours 6-168); in the quieter clubs, half the runs add 3-4 rounds 7-10 hours apart so that lapses come due. The verdict (\`test/chaos/lifecycle-check.ts\`) computes the facts the sandbox's records and journal imply by the rules of docs/lifecycle.md, without the bridge's code, and compares them by eventId with the lifecycle events on the bus: every fact due by the last evaluation published (missing otherwise), none that could not have been (spurious).`,
+    `Each run's club has lifecycle events on with thresholds drawn per seed (inactiveDays 1-2, expiringDays 1-90, trialEndingHours 6-168); in the quietest clubs (activity 2), half the runs add 3-4 rounds 7-10 hours apart, polling the four sources the lifecycle reads, so that lapses come due. The verdict (\`test/chaos/lifecycle-check.ts\`) computes the facts the sandbox's records and journal imply by the rules of docs/lifecycle.md, without the bridge's code, and compares them by eventId with the lifecycle events on the bus: every fact due by the last evaluation published (missing otherwise), none that could not have been (spurious).`,
     '',
     ...markdownTable(
       ['detail-type', 'distinct events checked'],
