@@ -5,7 +5,9 @@
  * thresholds are its defaults; only Member Inactive and Member Returned get a shorter lapse
  * (`inactiveDays` 3) so that a sample does not need weeks of simulated polls.
  */
+import { LIFECYCLE_SOURCES } from '../../engine/lifecycle/club-lifecycle';
 import { type BridgeEvent, DETAIL_TYPES, type DetailType } from '../../events/catalog';
+import { LIFECYCLE_DEFAULTS } from '../../sources/lifecycle/rules';
 import { collect, HOUR, type SampleOptions, withRig } from './rig';
 
 export const LIFECYCLE_TYPES: readonly DetailType[] = [
@@ -27,31 +29,25 @@ export async function lifecycleEvents(options: SampleOptions): Promise<BridgeEve
   const lapses =
     options.detailType === DETAIL_TYPES.MemberInactive || options.detailType === DETAIL_TYPES.MemberReturned;
   const club = {
-    sources: ['members', 'prospects', 'visits', 'paymentHistory'] as const,
+    sources: [...LIFECYCLE_SOURCES],
     lifecycle: {
+      ...LIFECYCLE_DEFAULTS,
       enabled: true,
-      inactiveDays: lapses ? SAMPLE_INACTIVE_DAYS : 14,
-      expiringDays: 14,
-      trialEndingHours: 24,
+      ...(lapses ? { inactiveDays: SAMPLE_INACTIVE_DAYS } : {}),
     },
   };
-  return withRig(
-    options,
-    { members: 400, activityScale: 2 },
-    { ...club, sources: [...club.sources] },
-    async (rig) => {
-      await rig.poll(); // the silent baseline, and the first (silent) evaluation
-      const step = options.detailType === DETAIL_TYPES.MembershipExpiring ? EXPIRY_STEP_MS : STEP_MS;
-      return collect(
-        rig,
-        options,
-        async () => {
-          rig.sandbox.advance(step);
-          await rig.poll();
-        },
-        // 60 simulated days at most.
-        (60 * 24 * HOUR) / step,
-      );
-    },
-  );
+  return withRig(options, { members: 400, activityScale: 2 }, club, async (rig) => {
+    await rig.poll(); // the silent baseline, and the first (silent) evaluation
+    const step = options.detailType === DETAIL_TYPES.MembershipExpiring ? EXPIRY_STEP_MS : STEP_MS;
+    return collect(
+      rig,
+      options,
+      async () => {
+        rig.sandbox.advance(step);
+        await rig.poll();
+      },
+      // 60 simulated days at most.
+      (60 * 24 * HOUR) / step,
+    );
+  });
 }

@@ -6,13 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
+import { LIFECYCLE_SOURCES as FOUR_SOURCES } from '../../../lambdas/engine/lifecycle/club-lifecycle';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { HOUR_MS } from '../../../lambdas/sources/lifecycle/local-time';
 import { type StateStore, StoreError } from '../../../lambdas/state';
 import { useEngineRig } from '../../support/engine-rig';
 
-const LIFECYCLE_SOURCES: ClubConfig['sources'] = ['members', 'prospects', 'visits', 'paymentHistory'];
+const LIFECYCLE_SOURCES: ClubConfig['sources'] = [...FOUR_SOURCES];
 
 describe('the lifecycle evaluation of a club poll', () => {
   const rig = useEngineRig({

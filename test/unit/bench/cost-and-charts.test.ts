@@ -1,27 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { barChart } from '../../../bench/charts';
 import { clubCost, type MonthlyClubCounts } from '../../../bench/cost';
-import type { DeploymentSettings } from '../../../bench/deployment';
 import { PRICES } from '../../../bench/prices';
 import { pollConcurrencyFor } from '../../../lib/stage-config';
+import { benchDeployment } from '../../support/bench-deployment';
 
-const deployment: DeploymentSettings = {
-  stage: 'prod',
-  dispatch: { memoryMb: 256, architecture: 'arm64', timeoutSec: 50 },
-  poll: { memoryMb: 1024, architecture: 'arm64', timeoutSec: 120 },
-  scheduleRateMinutes: 1,
-  pollBatchSize: 1,
-  pollMaxConcurrency: 10,
-  handlersPresent: true,
-  fixed: {
-    alarms: 7,
-    dashboards: 1,
-    kmsKeys: 1,
-    tablePitr: true,
-    archiveRetentionDays: 365,
-    logRetentionDays: 90,
-  },
-};
+const deployment = benchDeployment();
 
 const counts: MonthlyClubCounts = {
   pollInvocations: 1000,

@@ -4,27 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { emptyStoreCounts } from '../../../bench/counting-store';
-import type { DeploymentSettings } from '../../../bench/deployment';
 import { lifecycleCost } from '../../../bench/lifecycle-cost';
 import { PRICES } from '../../../bench/prices';
+import { benchDeployment } from '../../support/bench-deployment';
 
-const deployment: DeploymentSettings = {
-  stage: 'prod',
-  dispatch: { memoryMb: 256, architecture: 'arm64', timeoutSec: 50 },
-  poll: { memoryMb: 1769, architecture: 'arm64', timeoutSec: 120 },
-  scheduleRateMinutes: 1,
-  pollBatchSize: 1,
-  pollMaxConcurrency: 10,
-  handlersPresent: true,
-  fixed: {
-    alarms: 7,
-    dashboards: 1,
-    kmsKeys: 1,
-    tablePitr: false,
-    archiveRetentionDays: 365,
-    logRetentionDays: 90,
-  },
-};
+const deployment = benchDeployment({ poll: { memoryMb: 1769 }, fixed: { tablePitr: false } });
 
 const store = (readUnits: number, writeUnits: number, calls: Record<string, number>) => ({
   ...emptyStoreCounts(),
