@@ -96,6 +96,8 @@ export interface ClubSimulationResult {
     ms: number;
     waiting: number;
     docBytes: number;
+    /** The delta item's bytes gzipped at the end. */
+    deltaBytes: number;
   };
 }
 
@@ -214,6 +216,7 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
   const fullEnd = await fullReadRows(host, club.clubId);
   const cursors = await rig.store.listCursors(club.clubId);
   const doc = await rig.store.getLifecycle(club.clubId);
+  const delta = await rig.store.getLifecycle(club.clubId, 'delta');
   rig.store.take();
   const stateRecords =
     (await host.call<number>('count', club.clubId, 'members')) +
@@ -251,6 +254,10 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
     lastSeq: span.lastSeq,
     cursors,
     endSimMs: rig.clock.nowMs,
-    lifecycle: { ...recorder.lifecycle, docBytes: doc ? encodeLifecycle(club.clubId, doc.doc, 0).length : 0 },
+    lifecycle: {
+      ...recorder.lifecycle,
+      docBytes: doc ? encodeLifecycle(club.clubId, doc.doc, 0).length : 0,
+      deltaBytes: delta ? encodeLifecycle(club.clubId, delta.doc, 0).length : 0,
+    },
   };
 }

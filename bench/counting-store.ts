@@ -5,6 +5,7 @@
  * every call is passed through unchanged.
  */
 import { decorateStore, type StoreMethod } from '../lambdas/state/decorate-store';
+import type { LifecycleNotes } from '../lambdas/state/lifecycle-notes';
 import type { ClubSession, Cursor, SourceName, StateStore } from '../lambdas/state/store';
 import { entryOf } from './stats';
 import { type Bill, billOf, sessionWriteBill } from './store-units';
@@ -98,9 +99,9 @@ export function countingStore(inner: StateStore): CountingStateStore {
       const result = await call();
       record(counter.counts, name, await billOf(method, inner, args, result));
       if (method !== 'openClub' || result === undefined) return result;
-      return countingSession(result as ClubSession, (write, cursors) => {
+      return countingSession(result as ClubSession, (write, cursors, notes) => {
         countCall(write);
-        record(counter.counts, write, sessionWriteBill((result as ClubSession).clubId, cursors));
+        record(counter.counts, write, sessionWriteBill((result as ClubSession).clubId, cursors, notes));
       });
     } finally {
       counter.counts.wallMs += performance.now() - started;
@@ -128,7 +129,7 @@ export function countingStore(inner: StateStore): CountingStateStore {
  */
 function countingSession(
   inner: ClubSession,
-  countWrite: (write: 'checkpoint' | 'closeClub', cursors: readonly Cursor[]) => void,
+  countWrite: (write: 'checkpoint' | 'closeClub', cursors: readonly Cursor[], notes: LifecycleNotes) => void,
 ): ClubSession {
   return {
     clubId: inner.clubId,
@@ -139,15 +140,19 @@ function countingSession(
     getQuotaUsage: (clubId: string, month: string) => inner.getQuotaUsage(clubId, month),
     checkpoint: async () => {
       await inner.checkpoint();
-      countWrite('checkpoint', await inner.listCursors(inner.clubId));
+      countWrite('checkpoint', await inner.listCursors(inner.clubId), inner.lifecycleNotes());
     },
     close: async () => {
       const cursors = await inner.listCursors(inner.clubId);
+      const notes = inner.lifecycleNotes();
       await inner.close();
-      countWrite('closeClub', cursors);
+      countWrite('closeClub', cursors, notes);
     },
     assertLeaseHeld: () => inner.assertLeaseHeld(),
     lifecycleHour: () => inner.lifecycleHour(),
     markLifecycleHour: (hour: number) => inner.markLifecycleHour(hour),
+    lifecycleNotes: () => inner.lifecycleNotes(),
+    noteLifecycle: (more: LifecycleNotes) => inner.noteLifecycle(more),
+    clearLifecycleNotes: () => inner.clearLifecycleNotes(),
   };
 }

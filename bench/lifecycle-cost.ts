@@ -6,9 +6,10 @@
  * reports, and all of it is priced as the cost model prices the rest (prices.ts).
  *
  * Two lines depend on a month longer than the span: lifecycle events (no member lapses within a few
- * simulated days of the baseline) and document writes (written when a fact or mark changes, at
- * least every 12 hours). Both are stated measured and as a bound: every evaluation writes the
- * document, and every member has two lifecycle events a month (a lapse and a return).
+ * simulated days of the baseline) and the delta's writes (written when what it holds changes).
+ * Both are stated measured and as a bound: the base rewritten every 12 hours and the delta at
+ * every evaluation, at their sizes at the end of the span; every member has two lifecycle events a
+ * month (a lapse and a return).
  */
 import { type ClubSimulationOptions, type ClubSimulationResult, simulateClub } from './club-simulation';
 import { LAMBDA_FULL_VCPU_MB } from './cost-model';
@@ -29,6 +30,8 @@ export interface LifecycleCostFigures {
   readonly published: number;
   readonly msPerEvaluation: number;
   readonly docBytes: number;
+  /** The delta item's bytes gzipped at the end. */
+  readonly deltaBytes: number;
   /** Per month, lifecycle on minus off. */
   readonly added: {
     readonly apiRequests: number;
@@ -47,7 +50,7 @@ export interface LifecycleCostFigures {
     readonly events: number;
     readonly eventsBound: number;
     readonly total: number;
-    /** With the document written at every evaluation and two events per member a month. */
+    /** With the base written every 12 hours, the delta at every evaluation, and two events per member a month. */
     readonly totalBound: number;
   };
 }
@@ -88,14 +91,15 @@ function dollars(on: OnRun, off: OffRun, deployment: DeploymentSettings, perMont
     deployment.poll.architecture === 'arm64' ? PRICES.lambdaArmGbSecond.usd : PRICES.lambdaX86GbSecond.usd;
   const eventUsd = (n: number) =>
     n * (PRICES.eventBridgeEvent.usd + (EVENT_BYTES / 1e9) * PRICES.eventBridgeArchiveGb.usd);
-  const docWriteUnits = Math.ceil(Math.max(1, l.docBytes) / 1024);
+  const units = (bytes: number) => Math.ceil(Math.max(1, bytes) / 1024);
+  const writesBound = (HOURS_A_MONTH / 12) * units(l.docBytes) + HOURS_A_MONTH * units(l.deltaBytes);
   const storedGbPrice =
     PRICES.dynamoStorageGbMonth.usd + (deployment.fixed.tablePitr ? PRICES.dynamoPitrGbMonth.usd : 0);
   const usd = {
     dynamoReads: readUnits * PRICES.dynamoReadUnit.usd,
     dynamoWrites: writeUnits * PRICES.dynamoWriteUnit.usd,
-    dynamoWritesBound: HOURS_A_MONTH * docWriteUnits * PRICES.dynamoWriteUnit.usd,
-    storage: (l.docBytes / 1e9) * storedGbPrice,
+    dynamoWritesBound: writesBound * PRICES.dynamoWriteUnit.usd,
+    storage: ((l.docBytes + l.deltaBytes) / 1e9) * storedGbPrice,
     lambda: gbSeconds * gbPrice,
     events: eventUsd(l.published * perMonth),
     eventsBound: eventUsd(2 * on.options.members),
@@ -125,6 +129,7 @@ export function lifecycleCost(on: OnRun, off: OffRun, deployment: DeploymentSett
     published: l.published,
     msPerEvaluation: d.msPerEvaluation,
     docBytes: l.docBytes,
+    deltaBytes: l.deltaBytes,
     added: {
       // Data requests (token requests follow the wall clock the bench caches tokens on, not the club).
       apiRequests: (on.requests.data - off.requests.data) * perMonth,

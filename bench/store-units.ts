@@ -7,6 +7,7 @@
  */
 import { clubStateItemBytes } from '../lambdas/state/club-state';
 import type { StoreMethod } from '../lambdas/state/decorate-store';
+import type { LifecycleNotes } from '../lambdas/state/lifecycle-notes';
 import { encodeLifecycle, LIFECYCLE_SK, type StoredLifecycle } from '../lambdas/state/lifecycle-store';
 import type {
   ClubSession,
@@ -37,8 +38,9 @@ export interface Bill {
 }
 
 /** The club state item's size with these cursors, a live lease and a counter (as a poll writes it). */
-export function stateBytes(clubId: string, cursors: readonly Cursor[]): number {
+export function stateBytes(clubId: string, cursors: readonly Cursor[], notes?: LifecycleNotes): number {
   return clubStateItemBytes(clubId, {
+    ...(notes ? { lifecycleNotes: notes } : {}),
     version: 123456,
     leaseOwner: `poll:${'x'.repeat(36)}:${'y'.repeat(36)}`,
     leaseExpiresAtMs: 1e12,
@@ -140,7 +142,8 @@ const RULES: Record<StoreMethod, Rule> = {
   /** One conditional UpdateItem (ReturnValues ALL_NEW: the read comes with it). */
   openClub: async (_inner, [clubId], session) => {
     const cursors = session ? await (session as ClubSession).listCursors(clubId as string) : [];
-    return { write: usage(1, 1, writeUnits(stateBytes(clubId as string, cursors))) };
+    const notes = session ? (session as ClubSession).lifecycleNotes() : undefined;
+    return { write: usage(1, 1, writeUnits(stateBytes(clubId as string, cursors, notes))) };
   },
   /** BatchGetItem, 100 keys a call, eventually consistent (half a unit per 4 KB item). */
   readClubStates: (_inner, [clubIds], states) => {
@@ -185,12 +188,13 @@ const RULES: Record<StoreMethod, Rule> = {
     return { write: usage(Math.ceil(unique.size / 25), unique.size, units) };
   },
   /** Eventually consistent: half a unit per 4 KB item, found or not. */
-  getSnapshots: (_inner, [clubId, kind, ids], found) => {
+  getSnapshots: (_inner, [clubId, kind, ids, options], found) => {
     const unique = new Set(ids as string[]).size;
     const snapshots = found as Map<string, Snapshot>;
-    let units = (unique - snapshots.size) * 0.5;
+    const share = (options as { consistentRead?: boolean } | undefined)?.consistentRead === true ? 1 : 0.5;
+    let units = (unique - snapshots.size) * share;
     for (const s of snapshots.values())
-      units += readUnits(itemBytes(snapshotItem(clubId as string, kind as SnapshotKind, s))) * 0.5;
+      units += readUnits(itemBytes(snapshotItem(clubId as string, kind as SnapshotKind, s))) * share;
     return { read: usage(Math.ceil(unique / 100), unique, units) };
   },
   putSnapshots: (_inner, [clubId, kind, snapshots]) => {
@@ -238,6 +242,6 @@ export function billOf(method: StoreMethod, inner: StateStore, args: readonly un
 }
 
 /** A session's own write (checkpoint or close): one conditional UpdateItem of the whole item. */
-export function sessionWriteBill(clubId: string, cursors: readonly Cursor[]): Bill {
-  return { write: usage(1, 1, writeUnits(stateBytes(clubId, cursors))) };
+export function sessionWriteBill(clubId: string, cursors: readonly Cursor[], notes?: LifecycleNotes): Bill {
+  return { write: usage(1, 1, writeUnits(stateBytes(clubId, cursors, notes))) };
 }

@@ -37,7 +37,7 @@ import {
 import { pollOrder } from './club-poll/poll-order';
 import { countQuotaUsage } from './club-poll/quota-check';
 import { activePause } from './failure-policy';
-import { type LifecycleReport, runClubLifecycle } from './lifecycle/club-lifecycle';
+import { type LifecycleReport, lifecycleSettingsOf, runClubLifecycle } from './lifecycle/club-lifecycle';
 import { monthOf } from './operational-events';
 import { sweepIntervals } from './schedule/sweep-budget';
 
@@ -101,6 +101,8 @@ export async function pollClub(
         nowMs: startMs,
       });
       const store = sessionStore(deps.store, session);
+      // With lifecycle events off nothing evaluates the notes: once on again, the first reads everything.
+      if (!lifecycleSettingsOf(club)) session.noteLifecycle({ full: true });
       const run = new ClubPollRun({ ...deps, store }, club, options, startMs, sweeps);
       await run.pollSources(order, new Map(cursors.map((c) => [c.source, c])));
       report = await clubReport(run, order, await lifecycleOf(run, session));

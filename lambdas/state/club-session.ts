@@ -8,6 +8,7 @@
  */
 import { type ClubItemBackend, type StoredClubState, sortCursors } from './club-state';
 import { assertSourceName } from './keys';
+import { addNotes, isEmptyNotes, type LifecycleNotes } from './lifecycle-notes';
 import {
   type ClubSession,
   ConcurrentModificationError,
@@ -51,6 +52,7 @@ export class ClubSessionImpl implements ClubSession {
   #version: number;
   #quota: { month: string; requests: number } | undefined;
   #lifecycleHour: number | undefined;
+  #notes: LifecycleNotes;
   /** Changes made / changes written: the state is dirty while they differ. */
   #changes: number;
   #written = 0;
@@ -72,6 +74,9 @@ export class ClubSessionImpl implements ClubSession {
     const { quotaMonth, quotaRequests } = options.state;
     this.#quota = quotaMonth === undefined ? undefined : { month: quotaMonth, requests: quotaRequests ?? 0 };
     this.#lifecycleHour = options.state.lifecycleHour;
+    // A poll that stopped without its closing write may have changed subjects it never noted.
+    this.#notes = options.state.uncleanStop ? { full: true } : (options.state.lifecycleNotes ?? {});
+    if (options.state.uncleanStop && !options.state.lifecycleNotes?.full) this.#changes++;
     this.#lastWriteMs = options.now();
     this.#leaseExpiresAtMs = options.state.leaseExpiresAtMs;
   }
@@ -140,6 +145,23 @@ export class ClubSessionImpl implements ClubSession {
     this.#changes++;
   }
 
+  lifecycleNotes(): LifecycleNotes {
+    return this.#notes;
+  }
+
+  noteLifecycle(more: LifecycleNotes): void {
+    const next = addNotes(this.#notes, more);
+    if (JSON.stringify(next) === JSON.stringify(this.#notes)) return;
+    this.#notes = next;
+    this.#changes++;
+  }
+
+  clearLifecycleNotes(): void {
+    if (isEmptyNotes(this.#notes)) return;
+    this.#notes = {};
+    this.#changes++;
+  }
+
   async checkpoint(): Promise<void> {
     if (this.#closed) throw new StoreError(`club ${this.clubId}: the poll's session is closed`);
     await this.#write(false);
@@ -171,6 +193,7 @@ export class ClubSessionImpl implements ClubSession {
       cursors: sortCursors([...this.#cursors.values()]),
       ...(this.#quota ? { quota: { ...this.#quota } } : {}),
       ...(this.#lifecycleHour === undefined ? {} : { lifecycleHour: this.#lifecycleHour }),
+      lifecycleNotes: this.#notes,
       condition: {
         kind: 'lease',
         owner: this.#owner,

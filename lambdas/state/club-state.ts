@@ -1,7 +1,7 @@
 /**
  * The club state item: one item per club (`CLUB#<id>` / `STATE`) holding what every poll reads and
  * writes: the club lease, the cursors of all its sources and the month's request counter. A poll
- * takes the lease and reads the rest in ONE conditional write (ReturnValues ALL_NEW), and writes what
+ * takes the lease and reads the rest in ONE conditional write (ReturnValues ALL_OLD), and writes what
  * changed and releases the lease in ONE more (conditional on still holding it): two writes a poll,
  * where the per-source layout wrote a cursor per source, a lease twice and a counter.
  *
@@ -11,6 +11,7 @@
  * and dynamodb/club-items.ts, memory/club-items.ts the two backends.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { encodeNotes, isEmptyNotes, type LifecycleNotes } from './lifecycle-notes';
 import { type Cursor, isSourceName, type SourceName, StoreError } from './store';
 import { storableCursor } from './stored-values';
 
@@ -28,6 +29,13 @@ export interface StoredClubState {
   readonly quotaRequests?: number;
   /** The UTC hour (epoch hours) of the club's last lifecycle evaluation (docs/lifecycle.md). */
   readonly lifecycleHour?: number;
+  /** What the polls changed since that evaluation (lifecycle-notes.ts); absent: nothing. */
+  readonly lifecycleNotes?: LifecycleNotes;
+  /**
+   * Set by `take` only: the item still held a lease when it was taken (expired, or the taker's own),
+   * so the poll that held it stopped without its closing write and its notes may be lost.
+   */
+  readonly uncleanStop?: boolean;
 }
 
 /** One conditional write of the club state. */
@@ -39,6 +47,8 @@ export interface ClubWrite {
   readonly cursors?: readonly Cursor[];
   readonly quota?: { readonly month: string; readonly requests: number };
   readonly lifecycleHour?: number;
+  /** The notes as they are now (empty: none); written with every write. */
+  readonly lifecycleNotes?: LifecycleNotes;
   /**
    * The write's condition: `lease` = the owner still holds the lease, unexpired at `nowMs`, and the
    * item is still at `expectVersion` (the version the session read or last wrote): a poller whose
@@ -60,7 +70,8 @@ export interface ClubWrite {
 export interface ClubItemBackend {
   /**
    * Takes the lease if absent, expired (expiresAtMs <= nowMs) or already the owner's, in one
-   * conditional write, and returns the state after it; 'held' when another owner holds it.
+   * conditional write, and returns the state after it (`uncleanStop` when the item still held a
+   * lease); 'held' when another owner holds it.
    */
   take(clubId: string, owner: string, expiresAtMs: number, nowMs: number): Promise<StoredClubState | 'held'>;
   /** Drops the owner's lease without writing anything else (a poll that found nothing to do). */
@@ -147,6 +158,8 @@ export function clubStateItemBytes(clubId: string, state: StoredClubState): numb
   for (const [name, value] of numbers)
     if (value !== undefined) bytes += name.length + String(value).length + 1;
   if (state.cursors) bytes += 1 + encodeCursors(state.cursors).byteLength;
+  if (state.lifecycleNotes && !isEmptyNotes(state.lifecycleNotes))
+    bytes += 2 + Buffer.byteLength(encodeNotes(state.lifecycleNotes));
   return bytes;
 }
 

@@ -11,8 +11,10 @@ import type {
   CursorStore,
   QuarantineStore,
   QuotaStore,
+  SeenAt,
   SeenStore,
   SnapshotStore,
+  SourceName,
   StateStore,
 } from './store';
 
@@ -24,6 +26,18 @@ export interface StatePorts {
   readonly snapshots: SnapshotStore;
   readonly quarantine: QuarantineStore;
   readonly lifecycle: LifecycleStore;
+}
+
+/** Notes the earliest instant of the visits or payments a poll files (what the evaluation re-reads). */
+function noteSeenAt(session: ClubSession, source: SourceName, entries: readonly SeenAt[]): void {
+  if (source !== 'visits' && source !== 'paymentHistory') return;
+  let fromMs = Number.POSITIVE_INFINITY;
+  for (const entry of entries) {
+    const ms = Date.parse(entry.at);
+    if (ms < fromMs) fromMs = ms;
+  }
+  if (!Number.isFinite(fromMs)) return;
+  session.noteLifecycle(source === 'visits' ? { visitsFromMs: fromMs } : { paymentsFromMs: fromMs });
 }
 
 type Args<P, K extends keyof P> = P[K] extends (...args: infer A) => unknown ? A : never;
@@ -94,7 +108,9 @@ export class ComposedStateStore implements StateStore {
  * The store a poll works with while it holds `session`: its cursors and counter are the session's,
  * and every other write (seen set, snapshots, quarantine) first checks that the session's lease is
  * still held, so a poller that outlived its lease stops writing (the state item's own writes are
- * conditional on the lease in the table).
+ * conditional on the lease in the table). The snapshots of members and prospects it writes, and
+ * the visits and payments it files in the seen set, are noted in the session first
+ * (lifecycle-notes.ts): the next lifecycle evaluation reads those, not everything.
  */
 export function sessionStore(base: StateStore, session: ClubSession): StateStore {
   const fenced =
@@ -108,11 +124,18 @@ export function sessionStore(base: StateStore, session: ClubSession): StateStore
     seenSince: (...args) => base.seenSince(...args),
     seenEntriesSince: (...args) => base.seenEntriesSince(...args),
     putSeen: fenced((...args: Args<SeenStore, 'putSeen'>) => base.putSeen(...args)),
-    putSeenAt: fenced((...args: Args<SeenStore, 'putSeenAt'>) => base.putSeenAt(...args)),
+    putSeenAt: fenced((...args: Args<SeenStore, 'putSeenAt'>) => {
+      noteSeenAt(session, args[1], args[2]);
+      return base.putSeenAt(...args);
+    }),
   };
   const snapshots: SnapshotStore = {
     getSnapshots: (...args) => base.getSnapshots(...args),
-    putSnapshots: fenced((...args: Args<SnapshotStore, 'putSnapshots'>) => base.putSnapshots(...args)),
+    putSnapshots: fenced((...args: Args<SnapshotStore, 'putSnapshots'>) => {
+      const ids = args[2].map((s) => s.id);
+      if (ids.length > 0) session.noteLifecycle(args[1] === 'MEMBER' ? { members: ids } : { prospects: ids });
+      return base.putSnapshots(...args);
+    }),
     listSnapshots: (...args) => base.listSnapshots(...args),
   };
   const quarantine: QuarantineStore = {

@@ -1,13 +1,20 @@
 /**
- * The club's lifecycle document (docs/lifecycle.md): what the lifecycle evaluation keeps between
- * evaluations, stored whole in one item (`CLUB#<id>` / `LIFECYCLE`: `v` the version, `d` the
- * document as gzipped JSON), written with a version condition. The document is opaque here: the
- * evaluation owns its shape (lambdas/sources/lifecycle/evaluate.ts).
+ * The club's lifecycle documents (docs/lifecycle.md): what the lifecycle evaluation keeps between
+ * evaluations, in two items, each stored whole (`v` the version, `d` the document as gzipped JSON)
+ * and written with a version condition: the base (`CLUB#<id>` / `LIFECYCLE`), rewritten every
+ * few hours, and the delta (`LIFECYCLE#DELTA`), what changed since, rewritten when it changes.
+ * The documents are opaque here: the evaluation owns their shape (engine/lifecycle/lifecycle-keep.ts).
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { StoreError } from './store-errors';
 
 export const LIFECYCLE_SK = 'LIFECYCLE';
+
+/** Which of the club's two lifecycle items. */
+export type LifecyclePart = 'base' | 'delta';
+
+export const lifecycleSk = (part: LifecyclePart): string =>
+  part === 'base' ? LIFECYCLE_SK : `${LIFECYCLE_SK}#DELTA`;
 /** The largest gzipped document stored: well inside DynamoDB's 400 KB item. */
 export const MAX_LIFECYCLE_BYTES = 350 * 1024;
 
@@ -19,13 +26,13 @@ export interface StoredLifecycle {
 }
 
 export interface LifecycleStore {
-  /** The club's lifecycle document, undefined when none was put. Strongly consistent. */
-  getLifecycle(clubId: string): Promise<StoredLifecycle | undefined>;
+  /** The club's lifecycle document (`part`: base by default), undefined when none was put. Strongly consistent. */
+  getLifecycle(clubId: string, part?: LifecyclePart): Promise<StoredLifecycle | undefined>;
   /**
    * Puts the document if the stored version is still `expectedVersion` (0: none stored); returns
    * the new version. LifecycleConflictError when another writer put one in between.
    */
-  putLifecycle(clubId: string, doc: unknown, expectedVersion: number): Promise<number>;
+  putLifecycle(clubId: string, doc: unknown, expectedVersion: number, part?: LifecyclePart): Promise<number>;
 }
 
 /** A lifecycle put lost its version condition: re-read, never overwrite. */

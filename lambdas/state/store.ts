@@ -9,6 +9,7 @@
 
 import type { SourceName } from '../common/source-names';
 import type { Snapshot, SnapshotKind } from '../common/subject-snapshot';
+import type { LifecycleNotes } from './lifecycle-notes';
 import type { LifecycleStore } from './lifecycle-store';
 
 export { isSourceName, SOURCE_NAMES, type SourceName } from '../common/source-names';
@@ -177,6 +178,12 @@ export interface ClubSession extends CursorStore, QuotaStore {
   lifecycleHour(): number | undefined;
   /** Records this poll's lifecycle evaluation: written with the session's state (checkpoint, close). */
   markLifecycleHour(hour: number): void;
+  /** What the club's polls changed since its last lifecycle evaluation (lifecycle-notes.ts). */
+  lifecycleNotes(): LifecycleNotes;
+  /** Adds to the notes (written with the session's state). */
+  noteLifecycle(more: LifecycleNotes): void;
+  /** Empties the notes: an evaluation took them into account. */
+  clearLifecycleNotes(): void;
 }
 
 /** The seen set of append sources: fingerprints by key, and the time-ordered entries. */
@@ -231,9 +238,15 @@ export interface SeenStore {
 export interface SnapshotStore {
   /**
    * The stored snapshots among `ids`, keyed by id; unknown ids are absent from the map. Eventually
-   * consistent (half the read units): a stale read can only repeat a transition (same eventId).
+   * consistent (half the read units): a stale read can only repeat a transition (same eventId);
+   * strongly consistent with `consistentRead: true` (the lifecycle evaluation's read).
    */
-  getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>>;
+  getSnapshots(
+    clubId: string,
+    kind: SnapshotKind,
+    ids: string[],
+    options?: { readonly consistentRead?: boolean },
+  ): Promise<Map<string, Snapshot>>;
   /** Writes (replaces) snapshots; for a repeated id the last one wins. */
   putSnapshots(clubId: string, kind: SnapshotKind, snapshots: Snapshot[]): Promise<void>;
   /**

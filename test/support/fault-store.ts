@@ -8,6 +8,7 @@
  * can expire without the test waiting for it.
  */
 import { decorateStore, type StoreMethod } from '../../lambdas/state/decorate-store';
+import type { LifecycleNotes } from '../../lambdas/state/lifecycle-notes';
 import {
   type ClubSession,
   ConcurrentModificationError,
@@ -97,6 +98,15 @@ class FaultyClubSession implements ClubSession {
   }
   markLifecycleHour(hour: number): void {
     this.inner.markLifecycleHour(hour);
+  }
+  lifecycleNotes(): LifecycleNotes {
+    return this.inner.lifecycleNotes();
+  }
+  noteLifecycle(more: LifecycleNotes): void {
+    this.inner.noteLifecycle(more);
+  }
+  clearLifecycleNotes(): void {
+    this.inner.clearLifecycleNotes();
   }
 }
 

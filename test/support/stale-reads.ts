@@ -24,7 +24,7 @@ import type {
   SourceName,
   StateStore,
 } from '../../lambdas/state';
-import type { StoredLifecycle } from '../../lambdas/state/lifecycle-store';
+import type { LifecyclePart, StoredLifecycle } from '../../lambdas/state/lifecycle-store';
 import type { ClubSession, ClubStateSummary } from '../../lambdas/state/store';
 import type { PollerProcess } from './fault-injector';
 
@@ -93,9 +93,14 @@ export class StaleReadStore implements StateStore {
     return kept;
   }
 
-  async getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>> {
-    const found = await this.inner.getSnapshots(clubId, kind, ids);
-    if (this.recent.empty || !this.#stale()) return found;
+  async getSnapshots(
+    clubId: string,
+    kind: SnapshotKind,
+    ids: string[],
+    options?: { readonly consistentRead?: boolean },
+  ): Promise<Map<string, Snapshot>> {
+    const found = await this.inner.getSnapshots(clubId, kind, ids, options);
+    if (options?.consistentRead === true || this.recent.empty || !this.#stale()) return found;
     let changed = false;
     for (const id of ids) {
       const before = this.recent.snapshotBefore(`${kind}|${id}`);
@@ -109,12 +114,12 @@ export class StaleReadStore implements StateStore {
   }
 
   /** Read and written as the store has it (strongly consistent: no stale read to serve). */
-  getLifecycle(clubId: string): Promise<StoredLifecycle | undefined> {
-    return this.inner.getLifecycle(clubId);
+  getLifecycle(clubId: string, part?: LifecyclePart): Promise<StoredLifecycle | undefined> {
+    return this.inner.getLifecycle(clubId, part);
   }
 
-  putLifecycle(clubId: string, doc: unknown, expectedVersion: number): Promise<number> {
-    return this.inner.putLifecycle(clubId, doc, expectedVersion);
+  putLifecycle(clubId: string, doc: unknown, expectedVersion: number, part?: LifecyclePart): Promise<number> {
+    return this.inner.putLifecycle(clubId, doc, expectedVersion, part);
   }
 
   /**

@@ -6,6 +6,7 @@
  */
 import type { ClubConfig } from '../../clubs/club-config';
 import { hourOf, type KeptLifecycle, lifecycleSettingsOf } from '../../engine/lifecycle/club-lifecycle';
+import { readKeptLifecycle } from '../../engine/lifecycle/lifecycle-keep';
 import { DETAIL_TYPES } from '../../events/catalog';
 import { makeEventId } from '../../events/event-id';
 import { HOUR_MS } from '../../sources/lifecycle/local-time';
@@ -116,12 +117,11 @@ export async function lifecycleFacts(
   if (subject.kind === 'payment') return null;
   const settings = lifecycleSettingsOf(club) ?? null;
   const month = iso(nowMs).slice(0, 7);
-  const [stored, states] = await Promise.all([
-    store.getLifecycle(club.clubId),
+  const [doc, states] = await Promise.all([
+    readKeptLifecycle(store, club.clubId),
     store.readClubStates([club.clubId], month),
   ]);
   const hour = states.get(club.clubId)?.lifecycleHour;
-  const doc = stored?.doc as KeptLifecycle | undefined;
   const kept = (subject.kind === 'member' ? doc?.members[subject.id] : doc?.prospects[subject.id]) ?? null;
   const keptView =
     subject.kind === 'prospect' && kept ? { ends: kept } : (kept as Record<string, unknown> | null);

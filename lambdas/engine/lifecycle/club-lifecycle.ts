@@ -13,22 +13,18 @@ import { logger } from '../../common/logger';
 import { validateEvent } from '../../events/catalog';
 import type { EventSink } from '../../events/event-sink';
 import { enabledSources, SOURCES } from '../../sources';
-import { evaluateLifecycle, type LifecycleDoc } from '../../sources/lifecycle/evaluate';
+import { evaluateLifecycle } from '../../sources/lifecycle/evaluate';
 import { HOUR_MS } from '../../sources/lifecycle/local-time';
 import { LIFECYCLE_DEFAULTS, type LifecycleSettings } from '../../sources/lifecycle/rules';
 import { DAY_MS, tailLookbackFor } from '../../sources/source';
+import type { LifecycleNotes } from '../../state/lifecycle-notes';
 import type { ClubSession, Cursor, SourceName, StateStore } from '../../state/store';
 import { clubContext } from '../club-poll/club-context';
 import { lifecycleEvent } from './lifecycle-events';
-import { gatherLifecycleInput } from './lifecycle-input';
+import { gatherLifecycleInput, type LifecycleWindow, type SubjectReads } from './lifecycle-input';
+import { type KeptLifecycle, keepLifecycle, MAX_DELTA_SIZE, readKeptLifecycle } from './lifecycle-keep';
 
-/** What the engine keeps: the evaluation's document and when it was last written. */
-export interface KeptLifecycle extends LifecycleDoc {
-  /** When the document was last written (epoch ms): the visits read must reach back to it. */
-  readonly writtenAtMs?: number;
-  /** Events of facts the document records as announced, kept until they are surely published. */
-  readonly pending?: readonly unknown[];
-}
+export type { KeptLifecycle } from './lifecycle-keep';
 
 export type LifecycleReport =
   | {
@@ -36,6 +32,8 @@ export type LifecycleReport =
       readonly published: number;
       /** How long the evaluation took (reads, rules, publishing, the document), ms. */
       readonly ms: number;
+      /** Everything (the first evaluation, a rebase) or the kept state and what was noted since. */
+      readonly read: 'all' | 'noted';
       readonly nextAtMs?: number;
     }
   | { readonly outcome: 'waiting'; readonly reason: string }
@@ -43,8 +41,11 @@ export type LifecycleReport =
 
 /** The sources whose baselines an evaluation waits for, when the club polls them. */
 export const LIFECYCLE_SOURCES: readonly SourceName[] = ['members', 'prospects', 'visits', 'paymentHistory'];
-/** The document is written at least this often, so that the visits it did not keep are still in the window. */
-export const KEEP_EVERY_MS = 12 * HOUR_MS;
+/**
+ * An evaluation reads everything and rewrites the base at least this often: the notes' safety net,
+ * and the visits re-read since the base stay a few hours' worth.
+ */
+export const REBASE_EVERY_MS = 12 * HOUR_MS;
 
 /** The club's lifecycle settings, or undefined when its lifecycle events are off. */
 export function lifecycleSettingsOf(club: ClubConfig): LifecycleSettings | undefined {
@@ -91,39 +92,71 @@ export function notReady(
   return behind.length > 0 ? `${behind.join(', ')} not current (failed or incomplete)` : undefined;
 }
 
-/** How far back a source's seen entries are read: its re-read window and a day, or to the last write. */
-function readFrom(
+/** The seen set keeps a source's entries its re-read window and a day: never read past that. */
+function windowMs(club: ClubConfig, name: SourceName): number {
+  const source = SOURCES[name];
+  return Math.max(tailLookbackFor(source, clubContext(club)), source.sweep?.windowMs ?? 0) + DAY_MS;
+}
+
+const isoAt = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The stretch of the seen set an evaluation reads. Reading everything: each source's re-read
+ * window and a day (late records land anywhere in it), and back to the base. Otherwise: the visits
+ * since the base was written (the kept last visits may be that old) or the earliest one filed since
+ * the last evaluation, whichever is earlier; the payments filed since the last evaluation, if any.
+ */
+function stretchOf(
   club: ClubConfig,
-  name: SourceName,
   nowMs: number,
   kept: KeptLifecycle | undefined,
-): string {
-  const source = SOURCES[name];
-  const window = Math.max(tailLookbackFor(source, clubContext(club)), source.sweep?.windowMs ?? 0) + DAY_MS;
-  const fromMs = Math.min(nowMs - window, (kept?.writtenAtMs ?? nowMs) - 3 * HOUR_MS);
-  // Never past what the seen set keeps (the window and 2 days after the entry was filed).
-  return new Date(Math.max(fromMs, nowMs - window - DAY_MS)).toISOString();
+  notes: LifecycleNotes | undefined,
+): LifecycleWindow {
+  const floor = (name: SourceName, fromMs: number) =>
+    isoAt(Math.max(fromMs, nowMs - windowMs(club, name) - DAY_MS));
+  const sinceBase = (kept?.baseWrittenAtMs ?? nowMs) - 3 * HOUR_MS;
+  if (!notes) {
+    return {
+      visitsFrom: floor('visits', Math.min(nowMs - windowMs(club, 'visits'), sinceBase)),
+      paymentsFrom: floor('paymentHistory', Math.min(nowMs - windowMs(club, 'paymentHistory'), sinceBase)),
+    };
+  }
+  const visitsFrom = floor('visits', Math.min(sinceBase, lateVisitsFrom(kept, notes) ?? sinceBase));
+  return notes.paymentsFromMs === undefined
+    ? { visitsFrom }
+    : { visitsFrom, paymentsFrom: floor('paymentHistory', notes.paymentsFromMs) };
 }
 
-/** The document without the members' last visits: what only a new fact or mark changes. */
-function marks(doc: LifecycleDoc): string {
-  const members = Object.entries(doc.members).map(([n, { lastVisitAt: _v, ...rest }]) => [n, rest]);
-  return JSON.stringify([members, doc.prospects, doc.trackedSince]);
+/**
+ * The earliest visit noted since the base that lies before the visits re-read from it (a late one):
+ * the delta keeps it, so every evaluation until the next rebase reads back to it (its fold may
+ * change a last visit alone, which the delta does not keep).
+ */
+function lateVisitsFrom(kept: KeptLifecycle | undefined, notes: LifecycleNotes): number | undefined {
+  const sinceBase = (kept?.baseWrittenAtMs ?? 0) - 3 * HOUR_MS;
+  const earliest = Math.min(kept?.visitsFromMs ?? Infinity, notes.visitsFromMs ?? Infinity);
+  return earliest < sinceBase ? earliest : undefined;
 }
 
-function keptDoc(stored: unknown): KeptLifecycle | undefined {
-  if (stored === undefined) return undefined;
-  const doc = stored as Partial<KeptLifecycle> | null;
-  if (doc?.version !== 1 || typeof doc.members !== 'object' || typeof doc.prospects !== 'object')
-    throw new Error('the stored lifecycle document is not a version 1 document');
-  return doc as KeptLifecycle;
+/** Why this evaluation reads everything and rewrites the base, or undefined when the notes suffice. */
+function readsAll(kept: KeptLifecycle | undefined, notes: LifecycleNotes, nowMs: number): string | undefined {
+  if (!kept) return 'the first evaluation';
+  if (!kept.view || kept.baseWrittenAtMs === undefined) return 'a document of an earlier release';
+  if (notes.full) return 'the notes do not tell what changed';
+  if (nowMs - kept.baseWrittenAtMs >= REBASE_EVERY_MS) return 'the base is due';
+  if ((kept.stored.base.pending ?? []).length > 0) return 'the base holds pending events';
+  if (kept.deltaSize > MAX_DELTA_SIZE) return 'the delta outgrew its bound';
+  return undefined;
 }
 
 export interface LifecycleRunDeps {
   /** The poll's store (fenced by its session). */
   readonly store: StateStore;
   readonly sink: EventSink;
-  readonly session: Pick<ClubSession, 'lifecycleHour' | 'markLifecycleHour'>;
+  readonly session: Pick<
+    ClubSession,
+    'lifecycleHour' | 'markLifecycleHour' | 'lifecycleNotes' | 'clearLifecycleNotes'
+  >;
   readonly nowMs: number;
   /** What this poll did with the club's sources. */
   readonly poll: PolledSources;
@@ -157,35 +190,42 @@ async function evaluateClub(
 ): Promise<LifecycleReport> {
   const { store, nowMs } = deps;
   const started = performance.now();
-  const stored = await store.getLifecycle(club.clubId);
-  const kept = keptDoc(stored?.doc);
-  const input = await gatherLifecycleInput(store, club, nowMs, {
-    visitsFrom: readFrom(club, 'visits', nowMs, kept),
-    paymentsFrom: readFrom(club, 'paymentHistory', nowMs, kept),
-  });
+  const kept = await readKeptLifecycle(store, club.clubId, deps.session.lifecycleHour());
+  const notes = deps.session.lifecycleNotes();
+  const all = readsAll(kept, notes, nowMs) !== undefined;
+  const subjects: SubjectReads =
+    all || !kept?.view
+      ? { full: true }
+      : { full: false, view: kept.view, members: notes.members ?? [], prospects: notes.prospects ?? [] };
+  const input = await gatherLifecycleInput(
+    store,
+    club,
+    nowMs,
+    subjects,
+    stretchOf(club, nowMs, kept, all ? undefined : notes),
+  );
   // Events an evaluation kept and may not have published (it stopped after keeping them): first.
   const pending = (kept?.pending ?? []).map((e) => validateEvent(e));
   if (pending.length > 0) await deps.sink.publish(pending);
   const outcome = evaluateLifecycle({ doc: kept, nowMs, zone: club.timeZone, settings, ...input });
   const ctx = { clubId: club.clubId, zone: club.timeZone, nowMs };
   const events = outcome.facts.map((fact) => lifecycleEvent(ctx, fact));
-  const next: KeptLifecycle = { ...outcome.doc, writtenAtMs: nowMs };
-  let version = stored?.version ?? 0;
-  if (events.length > 0) {
-    // Kept with the facts as announced before they are published, the events with them: a stop
-    // after this write publishes them again next time (same ids), new data or not.
-    version = await store.putLifecycle(club.clubId, { ...next, pending: events }, version);
-    await deps.sink.publish(events);
-    await store.putLifecycle(club.clubId, next, version);
-  } else if (
-    !kept ||
-    pending.length > 0 ||
-    nowMs - (kept.writtenAtMs ?? 0) >= KEEP_EVERY_MS ||
-    marks(kept) !== marks(next)
-  ) {
-    await store.putLifecycle(club.clubId, next, version);
-  }
+  const view = {
+    members: Object.fromEntries(input.members),
+    prospects: Object.fromEntries(input.prospects),
+  };
+  const publish = (list: typeof events) => deps.sink.publish(list);
+  const keep = { store, clubId: club.clubId, nowMs, hour, publish };
+  const late = all ? undefined : lateVisitsFrom(kept, notes);
+  const next = { life: outcome.doc, view, ...(late === undefined ? {} : { visitsFromMs: late }) };
+  await keepLifecycle(keep, kept, next, events, all);
   deps.session.markLifecycleHour(hour);
-  const report = { outcome: 'evaluated', published: events.length, ms: performance.now() - started } as const;
+  deps.session.clearLifecycleNotes();
+  const report = {
+    outcome: 'evaluated',
+    published: events.length,
+    ms: performance.now() - started,
+    read: all ? 'all' : 'noted',
+  } as const;
   return outcome.nextAtMs === undefined ? report : { ...report, nextAtMs: outcome.nextAtMs };
 }

@@ -1,8 +1,9 @@
 /**
  * What one lifecycle evaluation of a club reads (docs/lifecycle.md), gathered from the state
  * table: the members' and prospects' latest known states (their snapshots, an intent's last state
- * first), and the visits and payment outcomes of a window of the seen set, read back from the
- * memos the visits and payment sources file. No API request.
+ * first: all of them, or the kept view and the subjects noted since), and the visits and payment
+ * outcomes of a stretch of the seen set, read back from the memos the visits and payment sources
+ * file. No API request.
  */
 import { utcToLocal } from '../../common/zoned-time';
 import type { PaymentOutcome } from '../../sources/lifecycle/folds';
@@ -11,6 +12,7 @@ import { classifyPayment, type PaymentRuleOverrides } from '../../sources/paymen
 import { decodePaymentMemo } from '../../sources/payment-source';
 import type { Snapshot, StateStore } from '../../state/store';
 import { splitIntent } from '../scan/snapshot-intent';
+import type { LifecycleView } from './lifecycle-keep';
 
 export interface LifecycleReads {
   readonly members: Map<string, MemberFacts>;
@@ -22,8 +24,8 @@ export interface LifecycleReads {
 export interface LifecycleWindow {
   /** Seen entries of visits from this instant (UTC ISO, ms) on. */
   readonly visitsFrom: string;
-  /** Seen entries of payments from this instant on. */
-  readonly paymentsFrom: string;
+  /** Seen entries of payments from this instant on; undefined: none filed since the last evaluation. */
+  readonly paymentsFrom?: string;
 }
 
 const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
@@ -45,6 +47,76 @@ function push<T>(map: Map<string, T[]>, key: string, value: T): void {
   else map.set(key, [value]);
 }
 
+/** Where an evaluation's subjects come from: every snapshot, or the view and the noted subjects. */
+export type SubjectReads =
+  | { readonly full: true }
+  | {
+      readonly full: false;
+      readonly view: LifecycleView;
+      readonly members: readonly string[];
+      readonly prospects: readonly string[];
+    };
+
+const memberFacts = (f: Record<string, unknown>): MemberFacts => ({
+  status: text(f.status),
+  startDate: text(f.startDate),
+  expiryDate: text(f.expiryDate),
+  minimumTermDate: text(f.minimumTermDate),
+  cancellationDate: text(f.cancellationDate),
+});
+
+const prospectFacts = (f: Record<string, unknown>): ProspectFacts => ({
+  status: text(f.status),
+  trialEndDate: text(f.trialEndDate),
+});
+
+/**
+ * The subjects' facts: every snapshot listed, or the view with the noted subjects read again (a
+ * noted subject without a snapshot leaves it). Strongly consistent: the evaluation runs right after
+ * the poll's sources wrote these, and must see what they wrote (a status changed ends a lapse).
+ */
+async function subjectFacts(
+  store: StateStore,
+  clubId: string,
+  reads: SubjectReads,
+): Promise<Pick<LifecycleReads, 'members' | 'prospects'>> {
+  const consistentRead = true;
+  if (reads.full) {
+    const [members, prospects] = await Promise.all([
+      store.listSnapshots(clubId, 'MEMBER', { consistentRead }),
+      store.listSnapshots(clubId, 'PROSPECT', { consistentRead }),
+    ]);
+    return {
+      members: new Map([...latest(members)].map(([id, f]) => [id, memberFacts(f)])),
+      prospects: new Map([...latest(prospects)].map(([id, f]) => [id, prospectFacts(f)])),
+    };
+  }
+  const [members, prospects] = await Promise.all([
+    reads.members.length > 0
+      ? store.getSnapshots(clubId, 'MEMBER', [...reads.members], { consistentRead })
+      : new Map<string, Snapshot>(),
+    reads.prospects.length > 0
+      ? store.getSnapshots(clubId, 'PROSPECT', [...reads.prospects], { consistentRead })
+      : new Map<string, Snapshot>(),
+  ]);
+  const out = {
+    members: new Map(Object.entries(reads.view.members)),
+    prospects: new Map(Object.entries(reads.view.prospects)),
+  };
+  const fresh = { members: latest(members), prospects: latest(prospects) };
+  for (const id of reads.members) {
+    const f = fresh.members.get(id);
+    if (f) out.members.set(id, memberFacts(f));
+    else out.members.delete(id);
+  }
+  for (const id of reads.prospects) {
+    const f = fresh.prospects.get(id);
+    if (f) out.prospects.set(id, prospectFacts(f));
+    else out.prospects.delete(id);
+  }
+  return out;
+}
+
 /**
  * The evaluation's input, as of `nowMs`. Times come back as the club's local wall clock (the seen
  * set files the instant). A payment Response the rules call neither a success nor a failure
@@ -54,36 +126,23 @@ export async function gatherLifecycleInput(
   store: StateStore,
   club: { readonly clubId: string; readonly timeZone: string; readonly paymentRules?: PaymentRuleOverrides },
   nowMs: number,
+  subjects: SubjectReads,
   window: LifecycleWindow,
 ): Promise<LifecycleReads> {
   const nowSec = Math.floor(nowMs / 1000);
-  // Strongly consistent: the evaluation runs right after the poll's sources wrote these, and must
-  // see what they wrote (a visit filed a moment ago closes a lapse; a status changed ends one).
+  // Strongly consistent, as the subjects: a visit filed a moment ago closes a lapse.
   const consistentRead = true;
-  const [members, prospects, visitEntries, paymentEntries] = await Promise.all([
-    store.listSnapshots(club.clubId, 'MEMBER', { consistentRead }),
-    store.listSnapshots(club.clubId, 'PROSPECT', { consistentRead }),
+  const [facts, visitEntries, paymentEntries] = await Promise.all([
+    subjectFacts(store, club.clubId, subjects),
     store.seenEntriesSince(club.clubId, 'visits', window.visitsFrom, nowSec, { consistentRead }),
-    store.seenEntriesSince(club.clubId, 'paymentHistory', window.paymentsFrom, nowSec, { consistentRead }),
+    window.paymentsFrom === undefined
+      ? []
+      : store.seenEntriesSince(club.clubId, 'paymentHistory', window.paymentsFrom, nowSec, {
+          consistentRead,
+        }),
   ]);
   const local = (at: string) => utcToLocal(Date.parse(at), club.timeZone);
-  const out: LifecycleReads = {
-    members: new Map(),
-    prospects: new Map(),
-    visits: new Map(),
-    payments: new Map(),
-  };
-  for (const [id, f] of latest(members)) {
-    out.members.set(id, {
-      status: text(f.status),
-      startDate: text(f.startDate),
-      expiryDate: text(f.expiryDate),
-      minimumTermDate: text(f.minimumTermDate),
-      cancellationDate: text(f.cancellationDate),
-    });
-  }
-  for (const [id, f] of latest(prospects))
-    out.prospects.set(id, { status: text(f.status), trialEndDate: text(f.trialEndDate) });
+  const out: LifecycleReads = { ...facts, visits: new Map(), payments: new Map() };
   for (const entry of visitEntries) if (entry.memo) push(out.visits, entry.memo, local(entry.at));
   for (const entry of paymentEntries) {
     const memo = decodePaymentMemo(entry.memo);

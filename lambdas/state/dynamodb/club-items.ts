@@ -1,7 +1,8 @@
 /**
  * The club state item on the state table (`CLUB#<id>` / `STATE`, layout in ../club-state.ts):
  * attributes `v` (version), `lo`/`le` (lease owner, lease end in epoch ms), `c` (gzipped cursors),
- * `qm`/`qn` (the month and its request count), `lh` (the hour of the last lifecycle evaluation).
+ * `qm`/`qn` (the month and its request count), `lh` (the hour of the last lifecycle evaluation),
+ * `ln` (what the polls changed since it: ../lifecycle-notes.ts).
  * Every write is one conditional UpdateItem.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -14,6 +15,7 @@ import {
   type StoredClubState,
 } from '../club-state';
 import { clubPk, type ItemKey } from '../keys';
+import { decodeNotes, encodeNotes, isEmptyNotes } from '../lifecycle-notes';
 import { StoreError } from '../store';
 import { DynamoDbPreviousLayout } from './previous-layout';
 import { type Item, isConditionalCheckFailed, type StateTableClient } from './state-table-client';
@@ -42,11 +44,18 @@ export class DynamoDbClubItems implements ClubItemBackend {
             UpdateExpression: 'SET lo = :owner, le = :until',
             ConditionExpression: LEASE_FREE,
             ExpressionAttributeValues: { ':owner': owner, ':until': expiresAtMs, ':now': nowMs },
-            ReturnValues: 'ALL_NEW',
+            // The item before: a lease still on it is a poll that stopped without its closing write.
+            ReturnValues: 'ALL_OLD',
           }),
         ),
       );
-      return stateOf(clubId, out.Attributes ?? {});
+      const before = out.Attributes ?? {};
+      return {
+        ...stateOf(clubId, before),
+        leaseOwner: owner,
+        leaseExpiresAtMs: expiresAtMs,
+        ...(before.lo === undefined ? {} : { uncleanStop: true }),
+      };
     } catch (err) {
       if (isConditionalCheckFailed(err)) return 'held' as const;
       throw err;
@@ -85,6 +94,13 @@ export class DynamoDbClubItems implements ClubItemBackend {
     if (change.lifecycleHour !== undefined) {
       sets.push('lh = :lh');
       values[':lh'] = change.lifecycleHour;
+    }
+    if (change.lifecycleNotes !== undefined) {
+      if (isEmptyNotes(change.lifecycleNotes)) removes.push('ln');
+      else {
+        sets.push('ln = :ln');
+        values[':ln'] = encodeNotes(change.lifecycleNotes);
+      }
     }
     let condition: string;
     if (change.condition.kind === 'lease') {
@@ -151,5 +167,6 @@ function stateOf(clubId: string, item: Item): StoredClubState {
     ...(typeof item.qm === 'string' ? { quotaMonth: item.qm } : {}),
     ...(item.qn !== undefined ? { quotaRequests: Number(item.qn) } : {}),
     ...(item.lh !== undefined ? { lifecycleHour: Number(item.lh) } : {}),
+    ...(item.ln !== undefined ? { lifecycleNotes: decodeNotes(item.ln) } : {}),
   };
 }

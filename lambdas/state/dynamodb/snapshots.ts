@@ -7,15 +7,20 @@ import type { Item, StateTableClient } from './state-table-client';
 export class DynamoDbSnapshotStore implements SnapshotStore {
   constructor(private readonly table: StateTableClient) {}
 
-  async getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>> {
+  async getSnapshots(
+    clubId: string,
+    kind: SnapshotKind,
+    ids: string[],
+    options: { readonly consistentRead?: boolean } = {},
+  ): Promise<Map<string, Snapshot>> {
     const pk = snapshotPk(clubId, kind);
     // The sort key of an odd record number is a hash of it (keys.ts): read back by that key.
     const idBySk = new Map<string, string>();
     for (const id of ids) idBySk.set(snapshotKey(pk, id).sk, id);
     const keys = [...idBySk.keys()].map((sk) => ({ pk, sk }));
-    // Eventually consistent (half the read units): a snapshot is written a poll before it is read
-    // again; a stale one at worst re-publishes a transition under the same eventId (docs/state.md).
-    const items = await this.table.batchGet(keys, undefined, false);
+    // Eventually consistent by default (half the read units): a snapshot is written a poll before it
+    // is read again; a stale one at worst re-publishes a transition under the same eventId (docs/state.md).
+    const items = await this.table.batchGet(keys, undefined, options.consistentRead === true);
     const out = new Map<string, Snapshot>();
     for (const item of items) {
       const id = idBySk.get(String(item.sk));

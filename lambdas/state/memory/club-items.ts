@@ -10,6 +10,7 @@ import {
   encodeCursors,
   type StoredClubState,
 } from '../club-state';
+import { isEmptyNotes, type LifecycleNotes } from '../lifecycle-notes';
 
 interface MemoryItem {
   version: number;
@@ -19,6 +20,7 @@ interface MemoryItem {
   quotaMonth?: string;
   quotaRequests?: number;
   lifecycleHour?: number;
+  lifecycleNotes?: LifecycleNotes;
 }
 
 export class MemoryClubItems implements ClubItemBackend {
@@ -33,7 +35,7 @@ export class MemoryClubItems implements ClubItemBackend {
       leaseExpiresAtMs: expiresAtMs,
     };
     this.items.set(clubId, next);
-    return stateOf(clubId, next);
+    return { ...stateOf(clubId, next), ...(item?.leaseOwner === undefined ? {} : { uncleanStop: true }) };
   }
 
   async drop(clubId: string, owner: string): Promise<void> {
@@ -61,6 +63,10 @@ export class MemoryClubItems implements ClubItemBackend {
       next.quotaRequests = change.quota.requests;
     }
     if (change.lifecycleHour !== undefined) next.lifecycleHour = change.lifecycleHour;
+    if (change.lifecycleNotes !== undefined) {
+      if (isEmptyNotes(change.lifecycleNotes)) delete next.lifecycleNotes;
+      else next.lifecycleNotes = change.lifecycleNotes;
+    }
     if (condition.kind === 'lease' && condition.release) {
       delete next.leaseOwner;
       delete next.leaseExpiresAtMs;
@@ -97,5 +103,6 @@ function stateOf(clubId: string, item: MemoryItem): StoredClubState {
     ...(item.quotaMonth === undefined ? {} : { quotaMonth: item.quotaMonth }),
     ...(item.quotaRequests === undefined ? {} : { quotaRequests: item.quotaRequests }),
     ...(item.lifecycleHour === undefined ? {} : { lifecycleHour: item.lifecycleHour }),
+    ...(item.lifecycleNotes === undefined ? {} : { lifecycleNotes: item.lifecycleNotes }),
   };
 }

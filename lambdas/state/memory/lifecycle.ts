@@ -1,24 +1,31 @@
-/** LifecycleStore in process memory: the encoded document and its version per club. */
+/** LifecycleStore in process memory: the encoded documents (base, delta) and their versions per club. */
 import { clubPk } from '../keys';
 import {
   decodeLifecycle,
   encodeLifecycle,
   LifecycleConflictError,
+  type LifecyclePart,
   type LifecycleStore,
+  lifecycleSk,
   type StoredLifecycle,
 } from '../lifecycle-store';
 
 export class MemoryLifecycleStore implements LifecycleStore {
   private readonly items = new Map<string, { bytes: Uint8Array; version: number }>();
 
-  async getLifecycle(clubId: string): Promise<StoredLifecycle | undefined> {
-    const item = this.items.get(clubPk(clubId));
+  async getLifecycle(clubId: string, part: LifecyclePart = 'base'): Promise<StoredLifecycle | undefined> {
+    const item = this.items.get(`${clubPk(clubId)}|${lifecycleSk(part)}`);
     return item ? { doc: decodeLifecycle(clubId, item.bytes), version: item.version } : undefined;
   }
 
-  async putLifecycle(clubId: string, doc: unknown, expectedVersion: number): Promise<number> {
+  async putLifecycle(
+    clubId: string,
+    doc: unknown,
+    expectedVersion: number,
+    part: LifecyclePart = 'base',
+  ): Promise<number> {
     const bytes = encodeLifecycle(clubId, doc, expectedVersion);
-    const key = clubPk(clubId);
+    const key = `${clubPk(clubId)}|${lifecycleSk(part)}`;
     if ((this.items.get(key)?.version ?? 0) !== expectedVersion)
       throw new LifecycleConflictError(clubId, expectedVersion);
     this.items.set(key, { bytes, version: expectedVersion + 1 });

@@ -8,7 +8,12 @@ export class MemorySnapshotStore implements SnapshotStore {
   /** Partition key -> record id -> snapshot. */
   private readonly items = new Map<string, Map<string, Snapshot>>();
 
-  async getSnapshots(clubId: string, kind: SnapshotKind, ids: string[]): Promise<Map<string, Snapshot>> {
+  async getSnapshots(
+    clubId: string,
+    kind: SnapshotKind,
+    ids: string[],
+    _options?: { readonly consistentRead?: boolean },
+  ): Promise<Map<string, Snapshot>> {
     const pk = snapshotPk(clubId, kind);
     const partition = this.items.get(pk);
     const out = new Map<string, Snapshot>();

@@ -67,10 +67,16 @@ describe('seen entries with a memo', () => {
     // Prepare
     const { store, club, sink, from } = await baselineThenTwoHours('gather');
     // Act
-    const input = await gatherLifecycleInput(store, club, rig.now(), {
-      visitsFrom: from,
-      paymentsFrom: from,
-    });
+    const input = await gatherLifecycleInput(
+      store,
+      club,
+      rig.now(),
+      { full: true },
+      {
+        visitsFrom: from,
+        paymentsFrom: from,
+      },
+    );
     // Assess
     expect(input.members.size).toBeGreaterThan(50);
     const anyMember = [...input.members.values()][0]!;

@@ -11,6 +11,7 @@ import { pollClub } from '../../../lambdas/engine/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { HOUR_MS } from '../../../lambdas/sources/lifecycle/local-time';
 import { type StateStore, StoreError } from '../../../lambdas/state';
+import type { LifecyclePart } from '../../../lambdas/state/lifecycle-store';
 import { useEngineRig } from '../../support/engine-rig';
 
 const LIFECYCLE_SOURCES: ClubConfig['sources'] = [...FOUR_SOURCES];
@@ -59,10 +60,14 @@ describe('the lifecycle evaluation of a club poll', () => {
       outcome: 'evaluated',
       published: 0,
       ms: expect.any(Number),
+      read: 'all',
       nextAtMs: expect.any(Number),
     });
     expect(sameHour.lifecycle).toBeUndefined();
     expect(reports.every((r) => r.lifecycle?.outcome === 'evaluated')).toBe(true);
+    // What the polls noted in between, and everything every 12 hours (the 4th poll 3 hours apart).
+    const reads = reports.map((r) => (r.lifecycle?.outcome === 'evaluated' ? r.lifecycle.read : '?'));
+    expect(reads.join(' ')).toBe(Array.from({ length: 8 }, () => 'noted noted noted all').join(' '));
     const events = lifecycleEvents(sink);
     const types = new Set(events.map((e) => e.detailType));
     expect(types).toContain('Member Inactive');
@@ -99,9 +104,9 @@ describe('the lifecycle evaluation of a club poll', () => {
     const store = new Proxy(base, {
       get(target, key, receiver) {
         if (key === 'putLifecycle' && broken)
-          return (clubId: string, doc: { pending?: unknown[] }, version: number) =>
+          return (clubId: string, doc: { pending?: unknown[] }, version: number, part?: LifecyclePart) =>
             doc.pending
-              ? target.putLifecycle(clubId, doc, version)
+              ? target.putLifecycle(clubId, doc, version, part)
               : Promise.reject(new StoreError('injected'));
         const value = Reflect.get(target, key, receiver);
         return typeof value === 'function' ? value.bind(target) : value;
@@ -129,6 +134,7 @@ describe('the lifecycle evaluation of a club poll', () => {
     // The retry finds the same facts; it may find more (visits of the minute), never another id for them.
     expect(ids(retrySink)).toEqual(expect.arrayContaining(ids(failedSink)));
     expect((await base.getLifecycle(club.clubId))?.doc).not.toHaveProperty('pending');
+    expect((await base.getLifecycle(club.clubId, 'delta'))?.doc).not.toHaveProperty('pending');
     const again = new MemorySink();
     rig.sandbox.advance(HOUR_MS);
     await poll(store, again, club);

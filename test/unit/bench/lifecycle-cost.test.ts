@@ -32,7 +32,7 @@ describe('lifecycleCost', () => {
       options: { seed: 5, members: 3000, spanMs: days * 86_400_000 } as never,
       requests: { data: 1000, token: 9, reauth401: 0, dataWallMs: 0, bySource: {} },
       pollStore: store(1000 + 144, 500 + 36, { getLifecycle: 72, putSnapshots: 40 }),
-      lifecycle: { evaluations: 72, published: 6, ms: 72 * 20, waiting: 3, docBytes: 3000 },
+      lifecycle: { evaluations: 72, published: 6, ms: 72 * 20, waiting: 3, docBytes: 3000, deltaBytes: 500 },
     };
     const off = {
       requests: { data: 1000, token: 7, reauth401: 0, dataWallMs: 0, bySource: {} },

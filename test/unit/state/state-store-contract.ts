@@ -318,6 +318,40 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         expect((await store.getCursor(CLUB, 'visits')).version).toBe(1);
       });
 
+      it('keeps the lifecycle notes with the state, and marks them full after a poll that stopped before its close', async () => {
+        // Prepare
+        const first = await store.openClub(CLUB, 'owner-a', 60_000, T0);
+        expect(first!.lifecycleNotes()).toEqual({});
+
+        // Act: a poll notes and closes; the next notes more and stops without its close.
+        first!.noteLifecycle({ members: ['100042'], visitsFromMs: T0 - 5_000 });
+        first!.noteLifecycle({ members: ['100042', '7'], visitsFromMs: T0 - 9_000, paymentsFromMs: T0 });
+        await first!.close();
+        const second = await store.openClub(CLUB, 'owner-b', 60_000, T0 + 1);
+        const carried = second!.lifecycleNotes();
+        second!.clearLifecycleNotes();
+        second!.noteLifecycle({ prospects: ['55'] });
+        await second!.checkpoint();
+        const third = await store.openClub(CLUB, 'owner-c', 60_000, T0 + 120_000); // the lease expired
+        const afterStop = third!.lifecycleNotes();
+        await third!.close();
+        const fourth = await store.openClub(CLUB, 'owner-d', 60_000, T0 + 200_000);
+
+        // Assess
+        expect(carried).toEqual({
+          members: ['100042', '7'],
+          visitsFromMs: T0 - 9_000,
+          paymentsFromMs: T0,
+        });
+        expect(afterStop).toEqual({ full: true });
+        expect(fourth!.lifecycleNotes()).toEqual({ full: true }); // written by the close
+        fourth!.clearLifecycleNotes();
+        await fourth!.close();
+        const fifth = await store.openClub(CLUB, 'owner-e', 60_000, T0 + 300_000);
+        expect(fifth!.lifecycleNotes()).toEqual({});
+        await fifth!.close();
+      });
+
       it('a session that changed nothing only releases the club', async () => {
         // Prepare
         await store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: 'w' });
@@ -729,6 +763,21 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         expect(await store.getLifecycle(OTHER_CLUB)).toBeUndefined();
       });
 
+      it('keeps the base and the delta apart, each with its own version', async () => {
+        // Act
+        await store.putLifecycle(CLUB, { base: 1 }, 0);
+        await store.putLifecycle(CLUB, { base: 2 }, 1, 'base');
+        const delta = await store.putLifecycle(CLUB, { delta: 1 }, 0, 'delta');
+        // Assess
+        expect(delta).toBe(1);
+        await expect(store.putLifecycle(CLUB, { delta: 2 }, 2, 'delta')).rejects.toBeInstanceOf(
+          LifecycleConflictError,
+        );
+        expect(await store.getLifecycle(CLUB)).toEqual({ doc: { base: 2 }, version: 2 });
+        expect(await store.getLifecycle(CLUB, 'delta')).toEqual({ doc: { delta: 1 }, version: 1 });
+        expect(await store.getLifecycle(OTHER_CLUB, 'delta')).toBeUndefined();
+      });
+
       it('refuses a document over 350 KB gzipped or not JSON, writing nothing', async () => {
         // Act and assess
         const huge = { noise: randomBytes(400_000).toString('base64') };
@@ -800,6 +849,11 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         expect((await store.listSnapshots(OTHER_CLUB, 'PROSPECT')).size).toBe(0);
         // Strongly consistent on request (the lifecycle evaluation's read), with the same answer.
         expect(await store.listSnapshots(CLUB, 'MEMBER', { consistentRead: true })).toEqual(listed);
+        const some = await store.getSnapshots(CLUB, 'MEMBER', ['5001', '~h~looks encoded', 'absent'], {
+          consistentRead: true,
+        });
+        expect([...some.keys()].sort()).toEqual(['5001', '~h~looks encoded']);
+        expect(some.get('5001')).toEqual(listed.get('5001'));
       });
 
       it('replaces on put, last one wins within a call, and keeps kinds and clubs apart', async () => {

@@ -1,0 +1,270 @@
+/**
+ * What the lifecycle evaluation keeps between evaluations (docs/lifecycle.md, "State and
+ * schedule"), in the club's two lifecycle items:
+ * - the base: the rules' document (evaluate.ts), the facts of every member and prospect the rules
+ *   need (the view) and when it was written; rewritten by a full evaluation (the first one, every
+ *   REBASE_EVERY_MS, or when the notes cannot tell what changed);
+ * - the delta: every subject whose kept state differs from the base's (a later last visit alone
+ *   does not count: the visits since the base are read again), rewritten when that set changes.
+ * The delta written with new facts carries their events (`pending`) and the evaluation's hour: they
+ * are surely published once the club state item records that hour as evaluated (its closing
+ * write follows the publishing), else the next evaluation publishes them again (same eventIds).
+ * A delta names the base version it applies to: one written before a rebase is ignored (its
+ * pending events were published before the base was rewritten).
+ */
+import type { LifecycleDoc } from '../../sources/lifecycle/evaluate';
+import type { MemberFacts, ProspectFacts } from '../../sources/lifecycle/rules';
+import type { LifecycleStore } from '../../state/lifecycle-store';
+
+/** The facts of every member and prospect the rules read (status and dates), by number. */
+export interface LifecycleView {
+  readonly members: Readonly<Record<string, MemberFacts>>;
+  readonly prospects: Readonly<Record<string, ProspectFacts>>;
+}
+
+type MemberEntry = LifecycleDoc['members'][string];
+
+/** The base item's document: the rules' document, the view and when it was written. */
+interface BaseDoc extends LifecycleDoc {
+  readonly writtenAtMs?: number;
+  /** Absent in a document of an earlier release: the next evaluation reads everything. */
+  readonly view?: LifecycleView;
+  readonly pending?: readonly unknown[];
+}
+
+interface DeltaEntries {
+  /**
+   * The earliest visit (epoch ms) noted since the base that is older than the visits re-read from
+   * the base: a late visit whose fold the delta does not keep (a last visit alone) is read again.
+   */
+  readonly visitsFromMs?: number;
+  readonly members: Readonly<Record<string, MemberEntry | null>>;
+  readonly prospects: Readonly<Record<string, readonly string[] | null>>;
+  readonly viewMembers: Readonly<Record<string, MemberFacts | null>>;
+  readonly viewProspects: Readonly<Record<string, ProspectFacts | null>>;
+}
+
+interface DeltaDoc extends DeltaEntries {
+  readonly delta: 1;
+  readonly baseVersion: number;
+  readonly writtenAtMs: number;
+  readonly pending?: readonly unknown[];
+  /** The hour (epoch hours) of the evaluation that found the pending events. */
+  readonly pendingHour?: number;
+}
+
+/** The base with its delta applied: what the evaluation and `explain` read. */
+export interface KeptLifecycle extends LifecycleDoc {
+  /** When either item was last written (epoch ms). */
+  readonly writtenAtMs?: number;
+  /** When the base was written: the visits read must reach back to it. */
+  readonly baseWrittenAtMs?: number;
+  /** The earliest late visit noted since the base (the delta's), if any: read back to it too. */
+  readonly visitsFromMs?: number;
+  readonly view?: LifecycleView;
+  /**
+   * Events of facts recorded as announced and maybe not published: those of the delta unless the
+   * club's last evaluated hour (`lastHour` of the read) is at or past the hour that found them, and
+   * those of a base of an earlier release.
+   */
+  readonly pending: readonly unknown[];
+  /** Subjects the delta holds. */
+  readonly deltaSize: number;
+  readonly stored: {
+    readonly base: BaseDoc;
+    readonly baseVersion: number;
+    readonly deltaVersion: number;
+    /** The delta's entries as they stand (canonical), to tell whether they changed. */
+    readonly deltaKey: string;
+  };
+}
+
+/** What an evaluation leaves: the rules' document and the view it evaluated with. */
+export interface NextLifecycle {
+  readonly life: LifecycleDoc;
+  readonly view: LifecycleView;
+  /** The earliest visit read again that lies before the base's re-read (kept until the rebase). */
+  readonly visitsFromMs?: number;
+}
+
+/** JSON with object keys sorted: two equal states give the same text. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+/** A member's kept state without its last visit: what the delta follows. */
+const memberKey = (entry: MemberEntry | undefined): string => {
+  if (!entry) return '{}';
+  const { lastVisitAt: _visit, ...rest } = entry;
+  return canonical(rest);
+};
+
+function changed<T>(
+  base: Readonly<Record<string, T>>,
+  next: Readonly<Record<string, T>>,
+  key: (value: T | undefined) => string,
+): Record<string, T | null> {
+  const out: Record<string, T | null> = {};
+  for (const [id, value] of Object.entries(next)) if (key(base[id]) !== key(value)) out[id] = value;
+  for (const id of Object.keys(base)) if (!(id in next) && key(base[id]) !== key(undefined)) out[id] = null;
+  return out;
+}
+
+const plain = <T>(value: T | undefined): string => (value === undefined ? '' : canonical(value));
+
+/** Every subject whose kept state differs from the base's. */
+export function deltaOf(base: BaseDoc, next: NextLifecycle): DeltaEntries {
+  return {
+    ...(next.visitsFromMs === undefined ? {} : { visitsFromMs: next.visitsFromMs }),
+    members: changed(base.members, next.life.members, memberKey),
+    prospects: changed(base.prospects, next.life.prospects, plain),
+    viewMembers: changed(base.view?.members ?? {}, next.view.members, plain),
+    viewProspects: changed(base.view?.prospects ?? {}, next.view.prospects, plain),
+  };
+}
+
+const sizeOf = (d: DeltaEntries): number =>
+  Object.keys(d.members).length +
+  Object.keys(d.prospects).length +
+  Object.keys(d.viewMembers).length +
+  Object.keys(d.viewProspects).length;
+
+const keyOf = (d: DeltaEntries): string =>
+  canonical({
+    v: d.visitsFromMs ?? null,
+    m: Object.fromEntries(Object.entries(d.members).map(([id, e]) => [id, e && memberKey(e)])),
+    p: d.prospects,
+    vm: d.viewMembers,
+    vp: d.viewProspects,
+  });
+
+const EMPTY: DeltaEntries = { members: {}, prospects: {}, viewMembers: {}, viewProspects: {} };
+
+function applied<T>(base: Readonly<Record<string, T>>, delta: Readonly<Record<string, T | null>>) {
+  const out: Record<string, T> = { ...base };
+  for (const [id, value] of Object.entries(delta)) {
+    if (value === null) delete out[id];
+    else out[id] = value;
+  }
+  return out;
+}
+
+function baseOf(stored: unknown): BaseDoc {
+  const doc = stored as Partial<BaseDoc> | null;
+  if (doc?.version !== 1 || typeof doc.members !== 'object' || typeof doc.prospects !== 'object')
+    throw new Error('the stored lifecycle document is not a version 1 document');
+  return doc as BaseDoc;
+}
+
+function deltaFor(stored: unknown, baseVersion: number): DeltaDoc | undefined {
+  const doc = stored as Partial<DeltaDoc> | null;
+  if (doc?.delta !== 1 || typeof doc.members !== 'object' || typeof doc.viewMembers !== 'object')
+    throw new Error('the stored lifecycle delta is not a version 1 delta');
+  // A delta of an earlier base was written before a rebase that stopped before replacing it.
+  return doc.baseVersion === baseVersion ? (doc as DeltaDoc) : undefined;
+}
+
+const published = (delta: DeltaDoc, lastHour: number | undefined) =>
+  delta.pendingHour !== undefined && lastHour !== undefined && lastHour >= delta.pendingHour;
+
+/** The kept state: the base with its delta applied, or undefined before the first evaluation. */
+export async function readKeptLifecycle(
+  store: Pick<LifecycleStore, 'getLifecycle'>,
+  clubId: string,
+  lastHour?: number,
+): Promise<KeptLifecycle | undefined> {
+  const [storedBase, storedDelta] = await Promise.all([
+    store.getLifecycle(clubId, 'base'),
+    store.getLifecycle(clubId, 'delta'),
+  ]);
+  if (!storedBase) return undefined;
+  const base = baseOf(storedBase.doc);
+  const delta = storedDelta ? deltaFor(storedDelta.doc, storedBase.version) : undefined;
+  const entries = delta ?? EMPTY;
+  const view = base.view && {
+    members: applied(base.view.members, entries.viewMembers),
+    prospects: applied(base.view.prospects, entries.viewProspects),
+  };
+  const writtenAtMs = Math.max(base.writtenAtMs ?? 0, delta?.writtenAtMs ?? 0);
+  return {
+    version: 1,
+    trackedSince: base.trackedSince,
+    trackedSinceMs: base.trackedSinceMs,
+    members: applied(base.members, entries.members),
+    prospects: applied(base.prospects, entries.prospects),
+    ...(writtenAtMs > 0 ? { writtenAtMs } : {}),
+    ...(base.writtenAtMs === undefined ? {} : { baseWrittenAtMs: base.writtenAtMs }),
+    ...(delta?.visitsFromMs === undefined ? {} : { visitsFromMs: delta.visitsFromMs }),
+    ...(view ? { view } : {}),
+    pending: [
+      ...(base.pending ?? []),
+      ...(delta && !published(delta, lastHour) ? (delta.pending ?? []) : []),
+    ],
+    deltaSize: sizeOf(entries),
+    stored: {
+      base,
+      baseVersion: storedBase.version,
+      deltaVersion: storedDelta?.version ?? 0,
+      deltaKey: keyOf(entries),
+    },
+  };
+}
+
+export interface KeepDeps<E> {
+  readonly store: Pick<LifecycleStore, 'putLifecycle'>;
+  readonly clubId: string;
+  readonly nowMs: number;
+  /** The evaluation's hour (epoch hours): recorded with pending events. */
+  readonly hour: number;
+  readonly publish: (events: E[]) => Promise<void>;
+}
+
+/**
+ * Keeps the evaluation's outcome and publishes its events, in an order a stop anywhere survives:
+ * the facts are recorded with their events pending (the delta, with the hour) before they are
+ * published; the hour the session then records says they were. A rebase (`rebase`) then writes the
+ * whole state as the new base and empties the delta. Nothing is written when nothing the delta
+ * follows changed.
+ */
+export async function keepLifecycle<E>(
+  deps: KeepDeps<E>,
+  kept: KeptLifecycle | undefined,
+  next: NextLifecycle,
+  events: E[],
+  rebase: boolean,
+): Promise<void> {
+  const { store, clubId, nowMs } = deps;
+  const baseVersion = kept?.stored.baseVersion ?? 0;
+  let deltaVersion = kept?.stored.deltaVersion ?? 0;
+  const entries = kept ? deltaOf(kept.stored.base, next) : EMPTY;
+  const deltaDoc = (more: Partial<DeltaDoc> = {}): DeltaDoc => ({
+    delta: 1,
+    baseVersion,
+    writtenAtMs: nowMs,
+    ...entries,
+    ...more,
+  });
+  if (events.length > 0) {
+    if (!kept) throw new Error('lifecycle facts found before the first evaluation was kept');
+    const pending = { pending: events, pendingHour: deps.hour };
+    deltaVersion = await store.putLifecycle(clubId, deltaDoc(pending), deltaVersion, 'delta');
+    await deps.publish(events);
+  }
+  if (rebase || !kept) {
+    const base: BaseDoc = { ...next.life, view: next.view, writtenAtMs: nowMs };
+    const version = await store.putLifecycle(clubId, base, baseVersion, 'base');
+    if (deltaVersion > 0) {
+      const emptied: DeltaDoc = { delta: 1, baseVersion: version, writtenAtMs: nowMs, ...EMPTY };
+      await store.putLifecycle(clubId, emptied, deltaVersion, 'delta');
+    }
+  } else if (events.length === 0 && keyOf(entries) !== kept.stored.deltaKey) {
+    await store.putLifecycle(clubId, deltaDoc(), deltaVersion, 'delta');
+  }
+}
+
+/** Subjects in the delta past which the next evaluation rebases (the delta stays a few KB). */
+export const MAX_DELTA_SIZE = 1500;

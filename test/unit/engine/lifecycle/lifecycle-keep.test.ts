@@ -1,0 +1,130 @@
+/**
+ * What the lifecycle evaluation keeps (lambdas/engine/lifecycle/lifecycle-keep.ts): the base and
+ * the delta written in an order a stop anywhere survives, read back merged. On the memory store
+ * (the adapters' parts are in the state store contract).
+ */
+import { describe, expect, it } from 'vitest';
+import { keepLifecycle, readKeptLifecycle } from '../../../../lambdas/engine/lifecycle/lifecycle-keep';
+import type { LifecycleDoc } from '../../../../lambdas/sources/lifecycle/evaluate';
+import { MemoryStateStore } from '../../../../lambdas/state';
+
+const CLUB = 'club-1';
+const life = (members: LifecycleDoc['members'], prospects: LifecycleDoc['prospects'] = {}): LifecycleDoc => ({
+  version: 1,
+  trackedSince: '2026-03-01T00:00:00',
+  trackedSinceMs: 1_000,
+  members,
+  prospects,
+});
+const view = (status: string) => ({
+  members: { '1': { status }, '2': { status: 'Active' } },
+  prospects: { '9': { status: 'OnTrial', trialEndDate: '2026-03-09T00:00:00' } },
+});
+
+function rig() {
+  const store = new MemoryStateStore();
+  const published: string[][] = [];
+  const writes: string[] = [];
+  const counted = {
+    getLifecycle: store.getLifecycle.bind(store),
+    putLifecycle: (clubId: string, doc: unknown, version: number, part?: 'base' | 'delta') => {
+      writes.push(part ?? 'base');
+      return store.putLifecycle(clubId, doc, version, part);
+    },
+  };
+  const keep = (nowMs: number, hour: number, publish = async (e: string[]) => void published.push(e)) => ({
+    store: counted,
+    clubId: CLUB,
+    nowMs,
+    hour,
+    publish,
+  });
+  return { store: counted, published, writes, keep };
+}
+
+describe('the kept lifecycle state', () => {
+  it('writes the base first, then only what differs from it, and nothing when that did not change', async () => {
+    // Prepare
+    const { store, writes, keep } = rig();
+    await keepLifecycle(
+      keep(10, 1),
+      undefined,
+      { life: life({ '1': { lastVisitAt: 'a' } }), view: view('Active') },
+      [],
+      true,
+    );
+    const kept1 = await readKeptLifecycle(store, CLUB, 1);
+
+    // Act: a later visit alone; then a lapse and a status change; then the same again.
+    await keepLifecycle(
+      keep(20, 2),
+      kept1,
+      { life: life({ '1': { lastVisitAt: 'b' } }), view: view('Active') },
+      [],
+      false,
+    );
+    const lapsed = life({
+      '1': { lastVisitAt: 'b', lapse: { from: 'b', lastVisitAt: 'b', announced: false } },
+    });
+    await keepLifecycle(keep(30, 3), kept1, { life: lapsed, view: view('Frozen') }, [], false);
+    const kept3 = await readKeptLifecycle(store, CLUB, 3);
+    await keepLifecycle(keep(40, 4), kept3, { life: lapsed, view: view('Frozen') }, [], false);
+
+    // Assess
+    expect(writes).toEqual(['base', 'delta']);
+    expect(kept3).toMatchObject({ baseWrittenAtMs: 10, writtenAtMs: 30, deltaSize: 2, pending: [] });
+    expect(kept3?.members['1']?.lapse).toEqual({ from: 'b', lastVisitAt: 'b', announced: false });
+    expect(kept3?.view?.members['1']).toEqual({ status: 'Frozen' });
+    expect(kept3?.view?.prospects['9']).toEqual(view('x').prospects['9']);
+  });
+
+  it('keeps new facts pending until the club records the hour that published them', async () => {
+    // Prepare
+    const { store, published, keep } = rig();
+    await keepLifecycle(keep(10, 1), undefined, { life: life({}), view: view('Active') }, [], true);
+    const kept = await readKeptLifecycle(store, CLUB, 1);
+    const next = { life: life({ '1': { firstVisitOf: 's' } }), view: view('Active') };
+
+    // Act: the publish fails after the delta holds the facts
+    const failing = keep(20, 2, async () => Promise.reject(new Error('bus down')));
+    await expect(keepLifecycle(failing, kept, next, ['event-1'], false)).rejects.toThrow('bus down');
+    const notYet = await readKeptLifecycle(store, CLUB, 1);
+    await keepLifecycle(keep(21, 2), notYet, next, ['event-1'], false);
+
+    // Assess
+    expect(notYet?.pending).toEqual(['event-1']);
+    expect(notYet?.members['1']).toEqual({ firstVisitOf: 's' });
+    expect(published).toEqual([['event-1']]);
+    expect((await readKeptLifecycle(store, CLUB, 2))?.pending).toEqual([]); // hour 2 recorded
+    expect((await readKeptLifecycle(store, CLUB, 1))?.pending).toEqual(['event-1']); // it was not
+  });
+
+  it('rebases after publishing and empties the delta; a delta of an earlier base is ignored', async () => {
+    // Prepare
+    const { store, published, writes, keep } = rig();
+    await keepLifecycle(keep(10, 1), undefined, { life: life({}), view: view('Active') }, [], true);
+    const kept = await readKeptLifecycle(store, CLUB, 1);
+    const next = { life: life({ '1': { firstVisitOf: 's' } }), view: view('Gone') };
+
+    // Act
+    await keepLifecycle(keep(20, 2), kept, next, ['event-1'], true);
+    const rebased = await readKeptLifecycle(store, CLUB, 1);
+    // A stale delta (written for the first base) put back over the emptied one:
+    const stale = await store.getLifecycle(CLUB, 'delta');
+    await store.putLifecycle(
+      CLUB,
+      { ...(stale?.doc as object), baseVersion: 1, pending: ['old'] },
+      stale!.version,
+      'delta',
+    );
+    const ignoring = await readKeptLifecycle(store, CLUB, 1);
+
+    // Assess
+    expect(writes).toEqual(['base', 'delta', 'base', 'delta', 'delta']);
+    expect(published).toEqual([['event-1']]);
+    expect(rebased).toMatchObject({ baseWrittenAtMs: 20, deltaSize: 0, pending: [] });
+    expect(rebased?.members['1']).toEqual({ firstVisitOf: 's' });
+    expect(ignoring).toMatchObject({ deltaSize: 0, pending: [] });
+    expect(ignoring?.view?.members['1']).toEqual({ status: 'Gone' });
+  });
+});
