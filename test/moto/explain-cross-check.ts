@@ -16,6 +16,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { readKeptLifecycle } from '../../lambdas/engine/lifecycle/lifecycle-keep';
 import { startSandbox } from '../../lambdas/sandbox';
 import { DynamoDbStateStore } from '../../lambdas/state';
 import { LifecycleConflictError } from '../../lambdas/state/lifecycle-store';
@@ -122,8 +123,22 @@ async function main(): Promise<void> {
     await assert.rejects(store.putLifecycle('club-1', kept.doc, kept.version), LifecycleConflictError);
     const consistent = await store.listSnapshots('club-1', 'MEMBER', { consistentRead: true });
     assert.equal(consistent.size, listed.size, 'a strongly consistent list');
+    const got = await store.getSnapshots('club-1', 'MEMBER', [number], { consistentRead: true });
+    assert.deepEqual(got.get(number), listed.get(number), 'a strongly consistent BatchGetItem');
+    // The kept state as the evaluation reads it (base and delta), and the delta's own version.
+    const merged = await readKeptLifecycle(store, 'club-1');
+    assert.ok(merged?.view && Object.keys(merged.view.members).length >= 100, 'the base keeps the view');
+    const delta = await store.putLifecycle('club-1', { note: 'moto' }, 0, 'delta').catch(() => 'exists');
+    assert.ok(delta === 1 || delta === 'exists', 'the delta is an item of its own');
+    // A session that stops without its close: the next one (after its lease) reads the notes as full.
+    const stopped = await store.openClub('club-1', 'moto-a', 1_000, Date.now());
+    stopped?.noteLifecycle({ members: [number] });
+    await stopped?.checkpoint();
+    const next = await store.openClub('club-1', 'moto-b', 60_000, Date.now() + 5_000);
+    assert.deepEqual(next?.lifecycleNotes(), { full: true }, 'a stop is seen by the next session');
+    await next?.close();
     console.log(
-      `store on moto: ${listed.size} members listed (also strongly consistent), ${visits.length} visit entries with a memo, the polls' lifecycle document v${kept.version} put again and refused on a stale version: ok`,
+      `store on moto: ${listed.size} members listed (also strongly consistent), ${visits.length} visit entries with a memo, the polls' lifecycle base v${kept.version} put again and refused on a stale version, its view and delta read back, a stopped session's notes read as full: ok`,
     );
   } finally {
     await sandbox.close();
