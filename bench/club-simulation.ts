@@ -11,7 +11,7 @@ import type { PollMessage } from '../lambdas/common/deployment-contract';
 import type { JournalEntry } from '../lambdas/sandbox';
 import { enabledSources, SOURCE_ORDER, SOURCES } from '../lambdas/sources';
 import { encodeLifecycle } from '../lambdas/state/lifecycle-store';
-import type { Cursor } from '../lambdas/state/store';
+import type { Cursor, StateStore } from '../lambdas/state/store';
 import { ClubPollRecorder, type PollSample, type SourceTotals } from './club-poll-recorder';
 import type { SinkCounts } from './counting-sink';
 import { addStoreCounts, emptyStoreCounts, type StoreCounts } from './counting-store';
@@ -44,6 +44,8 @@ export interface ClubSimulationOptions {
   readonly zoneConfirmed?: boolean;
   /** The club's lifecycle events (docs/lifecycle.md) with their defaults; false: off. @default true */
   readonly lifecycle?: boolean;
+  /** The state store to poll into (the caller's, e.g. DynamoDB on dynalite); default in memory. */
+  readonly stateStore?: StateStore;
 }
 
 export interface ClubSimulationResult {

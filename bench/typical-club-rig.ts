@@ -67,7 +67,7 @@ export async function startTypicalClub(options: ClubSimulationOptions): Promise<
       ? { lifecycle: { enabled: false, inactiveDays: 14, expiringDays: 14, trialEndingHours: 24 } }
       : {}),
   };
-  const store = countingStore(new MemoryStateStore());
+  const store = countingStore(options.stateStore ?? new MemoryStateStore());
   const tracker = new FreshnessTracker();
   const clock = { nowMs: info.nowMs };
   const pollStart: PollStart = { sim: clock.nowMs, wall: performance.now() };

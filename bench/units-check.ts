@@ -1,0 +1,72 @@
+/**
+ * The bench's DynamoDB unit model (store-units.ts: units computed from item sizes) checked against
+ * what a DynamoDB-compatible server reports (issue 20): the typical club polled into the real
+ * DynamoDB adapter on dynalite, every call asked for its consumed capacity, the model's totals over
+ * the same calls set beside the server's. The report states the error of each side.
+ */
+import { DynamoDbStateStore } from '../lambdas/state';
+import { startEmbeddedDynamoDb } from '../lambdas/state/embedded-dynamodb';
+import { createStateTable } from '../lambdas/state/table';
+import { type ClubSimulationOptions, simulateClub } from './club-simulation';
+import { trackConsumedCapacity } from './consumed-capacity';
+import { addStoreCounts, emptyStoreCounts } from './counting-store';
+
+export interface UnitsCheck {
+  readonly simulatedHours: number;
+  readonly model: {
+    readonly readUnits: number;
+    readonly writeUnits: number;
+    readonly byMethod: Record<string, { calls: number; readUnits: number; writeUnits: number }>;
+  };
+  readonly server: {
+    readonly readUnits: number;
+    readonly writeUnits: number;
+    readonly byCommand: Record<string, { calls: number; units: number }>;
+    readonly unreported: number;
+  };
+  /** (model - server) / server, per side and over both sides priced (a write unit is 5 reads). */
+  readonly error: { readonly read: number; readonly write: number; readonly priced: number };
+}
+
+const TABLE = 'bench-units-check';
+
+/** Relative error of the model against the server (0 when both are 0). */
+export function relativeError(model: number, server: number): number {
+  if (server === 0) return model === 0 ? 0 : Number.POSITIVE_INFINITY;
+  return (model - server) / server;
+}
+
+/** Simulates the typical club into DynamoDB on dynalite and compares the model with the server. */
+export async function checkUnitModel(options: Omit<ClubSimulationOptions, 'stateStore'>): Promise<UnitsCheck> {
+  const db = await startEmbeddedDynamoDb();
+  try {
+    await createStateTable(db.client, TABLE);
+    const consumed = trackConsumedCapacity(db.client);
+    const store = new DynamoDbStateStore({ client: db.client, tableName: TABLE });
+    const sim = await simulateClub({ ...options, stateStore: store });
+    await sim.host.close();
+    const counts = emptyStoreCounts();
+    for (const part of [sim.baseline.store, sim.pollStore, sim.dispatchStore]) addStoreCounts(counts, part);
+    const byMethod = Object.fromEntries(
+      Object.entries(counts.byMethod).map(([m, u]) => [
+        m,
+        { calls: counts.calls[m] ?? 0, readUnits: u.readUnits, writeUnits: u.writeUnits },
+      ]),
+    );
+    const model = { readUnits: counts.readUnits, writeUnits: counts.writeUnits, byMethod };
+    const server = { ...consumed, byCommand: { ...consumed.byCommand } };
+    const priced = (u: { readUnits: number; writeUnits: number }) => u.readUnits + 5 * u.writeUnits;
+    return {
+      simulatedHours: options.spanMs / 3_600_000,
+      model,
+      server,
+      error: {
+        read: relativeError(model.readUnits, server.readUnits),
+        write: relativeError(model.writeUnits, server.writeUnits),
+        priced: relativeError(priced(model), priced(server)),
+      },
+    };
+  } finally {
+    await db.close();
+  }
+}
