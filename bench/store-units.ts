@@ -135,11 +135,14 @@ const lifecycleItemBytes = (clubId: string, doc: unknown, version: number) =>
  */
 const RULES: Record<StoreMethod, Rule> = {
   getCursor: (inner, [clubId]) => stateItem(inner, clubId as string, false),
-  listCursors: (inner, [clubId]) => stateItem(inner, clubId as string, false),
+  // Sized from its own answer: no read of the item to bill it (a units check counts every read).
+  listCursors: (_inner, [clubId], cursors) => ({
+    read: usage(1, 1, readUnits(stateBytes(clubId as string, cursors as Cursor[]))),
+  }),
   putCursor: (inner, [cursor]) => stateItem(inner, (cursor as Cursor).clubId, true),
   addQuotaUsage: (inner, [clubId]) => stateItem(inner, clubId as string, true),
   getQuotaUsage: (inner, [clubId]) => stateItem(inner, clubId as string, false),
-  /** One conditional UpdateItem (ReturnValues ALL_NEW: the read comes with it). */
+  /** One conditional UpdateItem (ReturnValues ALL_OLD: the read comes with it). */
   openClub: async (_inner, [clubId], session) => {
     const cursors = session ? await (session as ClubSession).listCursors(clubId as string) : [];
     const notes = session ? (session as ClubSession).lifecycleNotes() : undefined;
@@ -216,7 +219,8 @@ const RULES: Record<StoreMethod, Rule> = {
   /** GetItem, strongly consistent: a unit per 4 KB (half a unit for an absent item). */
   getLifecycle: (_inner, [clubId], found) => {
     const stored = found as StoredLifecycle | undefined;
-    const units = stored ? readUnits(lifecycleItemBytes(clubId as string, stored.doc, stored.version)) : 0.5;
+    // Strongly consistent: an absent item costs a whole unit too.
+    const units = stored ? readUnits(lifecycleItemBytes(clubId as string, stored.doc, stored.version)) : 1;
     return { read: usage(1, stored ? 1 : 0, units) };
   },
   /** One conditional PutItem: a unit per 1 KB written. */
