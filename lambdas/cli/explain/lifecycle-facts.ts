@@ -1,8 +1,8 @@
 /**
- * `explain`'s lifecycle part (docs/lifecycle.md): what the lifecycle document keeps of a member or
- * prospect, the eventIds of the facts it records as announced, when the club was last evaluated
- * and the next moment a time-based rule can fire for the subject as things stand. Read from the
- * state table; the words are in ./subject-words.ts.
+ * `explain`'s lifecycle part (docs/lifecycle.md): what the lifecycle state (base and delta) keeps
+ * of a member or prospect, the eventIds of the facts it records as announced, when the club was
+ * last evaluated and the next moment a time-based rule can fire for the subject as things stand.
+ * Read from the state table; the words are in ./subject-words.ts.
  */
 import type { ClubConfig } from '../../clubs/club-config';
 import { hourOf, type KeptLifecycle, lifecycleSettingsOf } from '../../engine/lifecycle/club-lifecycle';

@@ -123,8 +123,8 @@ function lifecycleWords(f: SubjectFacts): string[] {
     : '';
   out.push(
     kept
-      ? `The lifecycle document (kept ${l.keptAt ?? 'never'}) holds for ${what(f)}: ${kept}. Visits seen since it was kept are read from the seen set at each evaluation.`
-      : `The lifecycle document holds nothing for ${what(f)} yet (no visit, payment outcome or announcement recorded).`,
+      ? `The lifecycle state (last kept ${l.keptAt ?? 'never'}) holds for ${what(f)}: ${kept}. Visits seen since its base was written (at most 12 hours before) are read from the seen set at each evaluation.`
+      : `The lifecycle state holds nothing for ${what(f)} yet (no visit, payment outcome or announcement recorded).`,
   );
   for (const r of l.recorded)
     out.push(
