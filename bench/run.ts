@@ -24,6 +24,7 @@ import { measureCosts } from './steps/cost-step';
 import { measureEngine } from './steps/engine-step';
 import { measureFleet5000, measureScale } from './steps/scale-step';
 import { measureLifecycle, measureTypicalClub } from './steps/typical-club-step';
+import { measureUnits } from './steps/units-step';
 
 const HELP = `usage: npm run bench -- [--quick] [--cpu-prof] [--out DIR] [--render FILE]
 
@@ -88,6 +89,7 @@ async function main(): Promise<number> {
   const engine = await measureEngine(plan, flags['cpu-prof'] ? join(ROOT, 'bench', 'profiles') : undefined);
   const typical = await measureTypicalClub(plan, deployment);
   const lifecycle = await measureLifecycle(plan, deployment);
+  const units = await measureUnits(plan, deployment);
   const scale = await measureScale(plan, deployment, typical);
   const cost = measureCosts(plan, deployment, typical, scale.dispatchMemory);
   const fleetOf5000 = await measureFleet5000(plan, deployment, typical, cost);
@@ -104,6 +106,7 @@ async function main(): Promise<number> {
     fingerprintHashing: await measureFingerprintHashing(),
     typical: { runs: typical.runs, unconfirmedZone: typical.unconfirmedZone },
     lifecycle,
+    units,
     scale: { ...scale, fleet5000: fleetOf5000 },
     cost: cost.costs,
   };

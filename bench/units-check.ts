@@ -37,7 +37,9 @@ export function relativeError(model: number, server: number): number {
 }
 
 /** Simulates the typical club into DynamoDB on dynalite and compares the model with the server. */
-export async function checkUnitModel(options: Omit<ClubSimulationOptions, 'stateStore'>): Promise<UnitsCheck> {
+export async function checkUnitModel(
+  options: Omit<ClubSimulationOptions, 'stateStore'>,
+): Promise<UnitsCheck> {
   const db = await startEmbeddedDynamoDb();
   try {
     await createStateTable(db.client, TABLE);
@@ -69,4 +71,17 @@ export async function checkUnitModel(options: Omit<ClubSimulationOptions, 'state
   } finally {
     await db.close();
   }
+}
+
+/** The bar the model must meet against the server to stand for measured units (issue 20). */
+export const CHECKED_ERROR_BOUND = 0.02;
+
+/** What `costPerClubMonthUsd` says of its units: model-checked within the bound, else the model alone. */
+export function unitsSource(check: UnitsCheck | undefined): {
+  unitsSource: 'model-checked' | 'model';
+  unitsCheckedError?: number;
+} {
+  if (!check) return { unitsSource: 'model' };
+  const error = Math.max(Math.abs(check.error.read), Math.abs(check.error.write));
+  return { unitsSource: error < CHECKED_ERROR_BOUND ? 'model-checked' : 'model', unitsCheckedError: error };
 }

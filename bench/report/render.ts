@@ -11,6 +11,7 @@ import { profileSection } from './profile-section';
 import type { BenchResults } from './results';
 import { scaleSection } from './scale-section';
 import { throughputSection } from './throughput-section';
+import { unitsSection } from './units-section';
 
 export function renderReport(r: BenchResults): string {
   const m = r.machine;
@@ -35,6 +36,7 @@ ${backfillSection(r)}
 ${efficiencySection(r)}
 ${freshnessSection(r)}
 ${costSection(r)}
+${unitsSection(r)}
 ${lifecycleSection(r)}
 ${scaleSection(r)}
 ${profileSection(r)}

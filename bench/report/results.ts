@@ -11,6 +11,7 @@ import type { Fleet5000Result } from '../scale/fleet-5000';
 import type { FleetHourResult } from '../scale/fleet-hour';
 import type { PublishSdkRun, ThroughputRun } from '../throughput';
 import type { TypicalClubRun } from '../typical-club';
+import type { UnitsCheck } from '../units-check';
 
 export interface BenchResults {
   readonly generatedAt: string;
@@ -30,6 +31,8 @@ export interface BenchResults {
   readonly typical: { runs: TypicalClubRun[]; unconfirmedZone: TypicalClubRun };
   /** What lifecycle events add to the typical club (absent in reports from before them). */
   readonly lifecycle?: LifecycleCostFigures;
+  /** The unit model checked against a DynamoDB-compatible server (absent in earlier reports). */
+  readonly units?: UnitsCheck;
   readonly scale: {
     dispatchMemory: DispatchRun[];
     dispatchDynalite: { runs: DispatchRun[]; seedMs: number };

@@ -1,0 +1,23 @@
+/** The bench's DynamoDB unit model checked against what dynalite says each call consumed (issue 20). */
+import type { DeploymentSettings } from '../deployment';
+import type { BenchPlan } from '../plan';
+import { say } from '../progress';
+import { checkUnitModel, type UnitsCheck } from '../units-check';
+
+const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
+
+export async function measureUnits(plan: BenchPlan, deployment: DeploymentSettings): Promise<UnitsCheck> {
+  const { hours, ...club } = plan.unitsCheck;
+  const check = await checkUnitModel({
+    seed: plan.simSeeds[0]!,
+    ...club,
+    spanMs: hours * 3_600_000,
+    stepMs: deployment.scheduleRateMinutes * 60_000,
+    pollDeadlineMs: deployment.pollDeadlineMs ?? 100_000,
+    startTime: '2026-03-02T00:00:00Z',
+  });
+  say(
+    `unit model vs dynalite's consumed capacity, ${hours} h of a ${club.members}-member club: reads ${pct(check.error.read)}, writes ${pct(check.error.write)}, priced ${pct(check.error.priced)}`,
+  );
+  return check;
+}
