@@ -24,6 +24,8 @@ export function formatClubReport(r: ClubReport): string {
   if (baseline && r.failures.length === 0) parts.push('baseline recorded, no events by design');
   const backfill = backfillSummary(r);
   if (backfill) parts.push(backfill);
+  const lifecycle = lifecycleSummary(r);
+  if (lifecycle) parts.push(lifecycle);
   const lines = [parts.join(', ')];
   for (const s of r.sources)
     if (s.outcome === 'unavailable') lines.push(`  ${s.source} unavailable: ${s.reason}`);
@@ -35,6 +37,16 @@ export function formatClubReport(r: ClubReport): string {
     lines.push(`  ${where} failed (${group.kind}): ${group.message}`);
   }
   return lines.join('\n');
+}
+
+/** The hour's lifecycle evaluation in one phrase (docs/lifecycle.md), when this poll ran one. */
+function lifecycleSummary(r: ClubReport): string | undefined {
+  const l = r.lifecycle;
+  if (!l) return undefined;
+  if (l.outcome === 'evaluated')
+    return `lifecycle evaluated (${l.read === 'all' ? 'read everything' : 'read what was noted'}): ${l.published} events`;
+  if (l.outcome === 'waiting') return `lifecycle waiting: ${l.reason}`;
+  return `lifecycle failed: ${l.error}`;
 }
 
 /** A backfill's progress in one phrase: its events this poll, and whether it carries on. */

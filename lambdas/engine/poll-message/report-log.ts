@@ -57,5 +57,23 @@ export function logReport(log: Log, report: ClubReport, nowMs: number): void {
       ? { operationalEvents: report.operationalEvents.map((e) => e.detailType) }
       : {}),
     ...(report.pausedUntil ? { pausedUntil: report.pausedUntil } : {}),
+    ...lifecycleFields(report),
   });
+}
+
+/** The hour's lifecycle evaluation, when this poll ran one or waited for it (docs/operations.md). */
+function lifecycleFields(report: ClubReport): Record<string, unknown> {
+  const l = report.lifecycle;
+  if (!l) return {};
+  if (l.outcome === 'evaluated')
+    return {
+      lifecycle: l.outcome,
+      lifecycleEvents: l.published,
+      lifecycleRead: l.read,
+      lifecycleMs: Math.round(l.ms),
+    };
+  // A failure has its own ERROR line with the reason.
+  return l.outcome === 'waiting'
+    ? { lifecycle: l.outcome, lifecycleWaiting: l.reason }
+    : { lifecycle: l.outcome };
 }

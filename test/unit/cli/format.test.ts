@@ -116,6 +116,22 @@ describe('formatClubReport', () => {
     );
     expect(done).toContain('backfill from 2026-11-20T00:00:00.000Z: 3 events, done');
   });
+
+  it("says what the hour's lifecycle evaluation did, when the poll ran one", () => {
+    const evaluated = (read: 'all' | 'noted') =>
+      formatClubReport(report({ lifecycle: { outcome: 'evaluated', published: 2, ms: 31, read } }));
+    expect(evaluated('noted')).toMatch(/, lifecycle evaluated \(read what was noted\): 2 events$/);
+    expect(evaluated('all')).toContain('lifecycle evaluated (read everything): 2 events');
+    const waiting = report({
+      lifecycle: { outcome: 'waiting', reason: 'visits not current (failed or incomplete)' },
+    });
+    expect(formatClubReport(waiting)).toContain(
+      'lifecycle waiting: visits not current (failed or incomplete)',
+    );
+    const failed = report({ lifecycle: { outcome: 'failed', error: 'StoreError: throttled' } });
+    expect(formatClubReport(failed)).toContain('lifecycle failed: StoreError: throttled');
+    expect(formatClubReport(report({}))).not.toContain('lifecycle');
+  });
 });
 
 describe('describeEvent: lifecycle events', () => {

@@ -69,5 +69,35 @@ describe('the log of a club poll', () => {
     ]);
     expect(byLevel('WARN')[0]).toMatchObject({ message: 'source failed', error: 'HTTP 503 from the API' });
     expect(logProblems(logs.lines)).toEqual([]);
+    expect(byLevel('INFO')[0]).not.toHaveProperty('lifecycle');
+  });
+
+  it("adds the hour's lifecycle evaluation to the summary: its events and reads, or why it waits", () => {
+    // Prepare
+    logs = captureLogs();
+    const child = logger.createChild({ persistentKeys: { clubId: 'club-1' } });
+    // Act
+    logReport(
+      child,
+      { ...report, lifecycle: { outcome: 'evaluated', published: 3, ms: 41.6, read: 'noted' } },
+      NOW,
+    );
+    logReport(
+      child,
+      { ...report, lifecycle: { outcome: 'waiting', reason: 'waiting for the first poll of visits' } },
+      NOW,
+    );
+    // Assess
+    const [evaluated, waiting] = logs.lines.filter((l) => l.level === 'INFO');
+    expect(evaluated).toMatchObject({
+      lifecycle: 'evaluated',
+      lifecycleEvents: 3,
+      lifecycleRead: 'noted',
+      lifecycleMs: 42,
+    });
+    expect(waiting).toMatchObject({
+      lifecycle: 'waiting',
+      lifecycleWaiting: 'waiting for the first poll of visits',
+    });
   });
 });
