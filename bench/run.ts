@@ -3,7 +3,7 @@
  * docs/benchmarks.json (raw figures) and docs/charts/*.svg. See docs/benchmarks.md for what each
  * figure means and how it is measured.
  *
- *   npm run bench                      # the full run (about 10 minutes on 2 cores)
+ *   npm run bench                      # the full run (about 45 minutes on 2 cores)
  *   npm run bench -- --quick           # small sizes, one run each: a smoke test of the harness
  *   npm run bench -- --cpu-prof        # also keep the raw .cpuprofile (bench/profiles/)
  *   npm run bench -- --out DIR         # write the report elsewhere (default: docs)
