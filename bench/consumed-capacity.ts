@@ -45,7 +45,8 @@ export function trackConsumedCapacity(client: DynamoDBClient): ConsumedUnits {
       }
       if (READS.has(command)) totals.readUnits += units;
       else totals.writeUnits += units;
-      const entry = (totals.byCommand[command] ??= { calls: 0, units: 0 });
+      const entry = totals.byCommand[command] ?? { calls: 0, units: 0 };
+      totals.byCommand[command] = entry;
       entry.calls++;
       entry.units += units;
       return result;
