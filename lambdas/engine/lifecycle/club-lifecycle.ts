@@ -146,6 +146,7 @@ function readsAll(kept: KeptLifecycle | undefined, notes: LifecycleNotes, nowMs:
   if (nowMs - kept.baseWrittenAtMs >= REBASE_EVERY_MS) return 'the base is due';
   if ((kept.stored.base.pending ?? []).length > 0) return 'the base holds pending events';
   if (kept.deltaSize > MAX_DELTA_SIZE) return 'the delta outgrew its bound';
+  if (kept.deltaUnreadable) return 'the delta could not be read';
   return undefined;
 }
 
@@ -193,6 +194,10 @@ async function evaluateClub(
   const kept = await readKeptLifecycle(store, club.clubId, deps.session.lifecycleHour());
   const notes = deps.session.lifecycleNotes();
   const all = readsAll(kept, notes, nowMs) !== undefined;
+  if (kept?.deltaUnreadable)
+    logger.warn('the lifecycle delta could not be read: ignored, this evaluation reads everything', {
+      clubId: club.clubId,
+    });
   const subjects: SubjectReads =
     all || !kept?.view
       ? { full: true }

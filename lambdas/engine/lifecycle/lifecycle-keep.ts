@@ -70,6 +70,8 @@ export interface KeptLifecycle extends LifecycleDoc {
   readonly pending: readonly unknown[];
   /** Subjects the delta holds. */
   readonly deltaSize: number;
+  /** The stored delta could not be read (ignored): the next evaluation reads everything. */
+  readonly deltaUnreadable?: true;
   readonly stored: {
     readonly base: BaseDoc;
     readonly baseVersion: number;
@@ -160,11 +162,22 @@ function baseOf(stored: unknown): BaseDoc {
   return doc as BaseDoc;
 }
 
-function deltaFor(stored: unknown, baseVersion: number): DeltaDoc | undefined {
+const isRecord = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The delta if it applies to this base; undefined for one of an earlier base (written before a
+ * rebase that stopped before replacing it) and 'unreadable' for one this release cannot read: it
+ * is then ignored and the evaluation reads everything and rebases, rather than fail every hour.
+ */
+function deltaFor(stored: unknown, baseVersion: number): DeltaDoc | undefined | 'unreadable' {
   const doc = stored as Partial<DeltaDoc> | null;
-  if (doc?.delta !== 1 || typeof doc.members !== 'object' || typeof doc.viewMembers !== 'object')
-    throw new Error('the stored lifecycle delta is not a version 1 delta');
-  // A delta of an earlier base was written before a rebase that stopped before replacing it.
+  const entries = [doc?.members, doc?.prospects, doc?.viewMembers, doc?.viewProspects];
+  if (
+    doc?.delta !== 1 ||
+    !entries.every(isRecord) ||
+    (doc.pending !== undefined && !Array.isArray(doc.pending))
+  )
+    return 'unreadable';
   return doc.baseVersion === baseVersion ? (doc as DeltaDoc) : undefined;
 }
 
@@ -183,7 +196,8 @@ export async function readKeptLifecycle(
   ]);
   if (!storedBase) return undefined;
   const base = baseOf(storedBase.doc);
-  const delta = storedDelta ? deltaFor(storedDelta.doc, storedBase.version) : undefined;
+  const found = storedDelta ? deltaFor(storedDelta.doc, storedBase.version) : undefined;
+  const delta = found === 'unreadable' ? undefined : found;
   const entries = delta ?? EMPTY;
   const view = base.view && {
     members: applied(base.view.members, entries.viewMembers),
@@ -205,6 +219,7 @@ export async function readKeptLifecycle(
       ...(delta && !published(delta, lastHour) ? (delta.pending ?? []) : []),
     ],
     deltaSize: sizeOf(entries),
+    ...(found === 'unreadable' ? { deltaUnreadable: true } : {}),
     stored: {
       base,
       baseVersion: storedBase.version,

@@ -127,4 +127,22 @@ describe('the kept lifecycle state', () => {
     expect(ignoring).toMatchObject({ deltaSize: 0, pending: [] });
     expect(ignoring?.view?.members['1']).toEqual({ status: 'Gone' });
   });
+
+  it('ignores a delta it cannot read, and the rebase that follows replaces it', async () => {
+    // Prepare
+    const { store, keep } = rig();
+    await keepLifecycle(keep(10, 1), undefined, { life: life({}), view: view('Active') }, [], true);
+    await store.putLifecycle(CLUB, { delta: 2, members: 'not entries' }, 0, 'delta');
+
+    // Act
+    const unreadable = await readKeptLifecycle(store, CLUB, 1);
+    await keepLifecycle(keep(20, 2), unreadable, { life: life({}), view: view('Frozen') }, [], true);
+    const after = await readKeptLifecycle(store, CLUB, 2);
+
+    // Assess
+    expect(unreadable).toMatchObject({ deltaUnreadable: true, deltaSize: 0, pending: [] });
+    expect(unreadable?.view?.members['1']).toEqual({ status: 'Active' });
+    expect(after).not.toHaveProperty('deltaUnreadable');
+    expect(after?.view?.members['1']).toEqual({ status: 'Frozen' });
+  });
 });
