@@ -6,6 +6,7 @@
  */
 import type { ClubConfig } from '../../clubs/club-config';
 import { hourOf, type KeptLifecycle, lifecycleSettingsOf } from '../../engine/lifecycle/club-lifecycle';
+import { memberFacts, prospectFacts } from '../../engine/lifecycle/lifecycle-input';
 import { readKeptLifecycle } from '../../engine/lifecycle/lifecycle-keep';
 import { DETAIL_TYPES } from '../../events/catalog';
 import { makeEventId } from '../../events/event-id';
@@ -90,20 +91,12 @@ function nextDue(
   nowMs: number,
 ): number | undefined {
   if (!fields) return undefined;
-  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
   if (subject.kind === 'prospect') {
-    const facts = { status: text(fields.status), trialEndDate: text(fields.trialEndDate) };
-    return evaluateProspect(facts, doc.prospects[subject.id] ?? [], nowMs, club.timeZone, settings).nextAtMs;
+    const ends = doc.prospects[subject.id] ?? [];
+    return evaluateProspect(prospectFacts(fields), ends, nowMs, club.timeZone, settings).nextAtMs;
   }
-  const facts = {
-    status: text(fields.status),
-    startDate: text(fields.startDate),
-    expiryDate: text(fields.expiryDate),
-    minimumTermDate: text(fields.minimumTermDate),
-    cancellationDate: text(fields.cancellationDate),
-  };
   const life = doc.members[subject.id] ?? {};
-  return evaluateMember(facts, life, doc.trackedSince, nowMs, club.timeZone, settings).nextAtMs;
+  return evaluateMember(memberFacts(fields), life, doc.trackedSince, nowMs, club.timeZone, settings).nextAtMs;
 }
 
 /** The lifecycle facts of a member or prospect (null for a payment). */

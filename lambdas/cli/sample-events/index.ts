@@ -2,7 +2,7 @@ import { type BridgeEvent, DETAIL_TYPES, type DetailType, validateEvent } from '
 import type { SourceName } from '../../state';
 import { LIFECYCLE_TYPES, lifecycleEvents } from './lifecycle';
 import { credentialsRejected, dataStale, quotaLow, sourceUnavailable } from './operational';
-import { collect, HOUR, MAX_SAMPLE_COUNT, type SampleOptions, withRig } from './rig';
+import { collect, HOUR, MAX_SAMPLE_COUNT, pollEvery, type SampleOptions, withRig } from './rig';
 
 export { MAX_SAMPLE_COUNT, SAMPLE_START, SampleError, type SampleOptions } from './rig';
 
@@ -77,15 +77,7 @@ async function recordEvents(options: SampleOptions, source: SourceName): Promise
   const members = RECORD_MEMBERS[options.detailType];
   return withRig(options, members ? { members } : {}, { sources: [source] }, async (rig) => {
     await rig.poll(); // the silent baseline
-    return collect(
-      rig,
-      options,
-      async () => {
-        rig.sandbox.advance(step);
-        await rig.poll();
-      },
-      400,
-    );
+    return collect(rig, options, pollEvery(rig, step), 400);
   });
 }
 

@@ -8,7 +8,7 @@
 import { LIFECYCLE_SOURCES } from '../../engine/lifecycle/club-lifecycle';
 import { type BridgeEvent, DETAIL_TYPES, type DetailType } from '../../events/catalog';
 import { LIFECYCLE_DEFAULTS } from '../../sources/lifecycle/rules';
-import { collect, HOUR, type SampleOptions, withRig } from './rig';
+import { collect, HOUR, pollEvery, type SampleOptions, withRig } from './rig';
 
 export const LIFECYCLE_TYPES: readonly DetailType[] = [
   DETAIL_TYPES.MemberFirstVisit,
@@ -39,15 +39,6 @@ export async function lifecycleEvents(options: SampleOptions): Promise<BridgeEve
   return withRig(options, { members: 400, activityScale: 2 }, club, async (rig) => {
     await rig.poll(); // the silent baseline, and the first (silent) evaluation
     const step = options.detailType === DETAIL_TYPES.MembershipExpiring ? EXPIRY_STEP_MS : STEP_MS;
-    return collect(
-      rig,
-      options,
-      async () => {
-        rig.sandbox.advance(step);
-        await rig.poll();
-      },
-      // 60 simulated days at most.
-      (60 * 24 * HOUR) / step,
-    );
+    return collect(rig, options, pollEvery(rig, step), (60 * 24 * HOUR) / step); // 60 simulated days at most
   });
 }

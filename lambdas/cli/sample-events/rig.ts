@@ -103,6 +103,12 @@ export async function withRig<T>(
   }
 }
 
+/** A round of `collect`: the sandbox's clock moved on by `stepMs`, then the club polled. */
+export const pollEvery = (rig: Rig, stepMs: number) => async (): Promise<void> => {
+  rig.sandbox.advance(stepMs);
+  await rig.poll();
+};
+
 /**
  * Runs `round` until the sink holds `count` events of the type (or the budget is spent), and
  * returns the first `count` of them.

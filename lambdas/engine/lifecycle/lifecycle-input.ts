@@ -57,7 +57,8 @@ export type SubjectReads =
       readonly prospects: readonly string[];
     };
 
-const memberFacts = (f: Record<string, unknown>): MemberFacts => ({
+/** The facts the rules read from a member snapshot's fields (explain reads them the same way). */
+export const memberFacts = (f: Record<string, unknown>): MemberFacts => ({
   status: text(f.status),
   startDate: text(f.startDate),
   expiryDate: text(f.expiryDate),
@@ -65,7 +66,8 @@ const memberFacts = (f: Record<string, unknown>): MemberFacts => ({
   cancellationDate: text(f.cancellationDate),
 });
 
-const prospectFacts = (f: Record<string, unknown>): ProspectFacts => ({
+/** The facts the rules read from a prospect snapshot's fields. */
+export const prospectFacts = (f: Record<string, unknown>): ProspectFacts => ({
   status: text(f.status),
   trialEndDate: text(f.trialEndDate),
 });
