@@ -3,6 +3,7 @@
  * which live in Secrets Manager). Adapters: `DynamoDbClubRegistry` (the state table) and
  * `MemoryClubRegistry` (tests, benchmarks).
  */
+import type { DispatchShard } from '../common/club-shard';
 import type { ClubRecord } from './club-record';
 
 export interface ClubListing {
@@ -12,8 +13,11 @@ export interface ClubListing {
 }
 
 export interface ClubRegistry {
-  /** Enabled clubs, ordered by club id. */
-  listEnabled(): Promise<ClubListing>;
+  /**
+   * Enabled clubs, ordered by club id: those of one dispatch shard (common/club-shard.ts), every
+   * club by default. An adapter reads only the shard's part of the directory.
+   */
+  listEnabled(shard?: DispatchShard): Promise<ClubListing>;
   /** Every club, disabled ones included, ordered by club id. */
   listAll(): Promise<ClubListing>;
   /** The authoritative record of one club (strongly consistent), or undefined. */

@@ -1,35 +1,64 @@
 /**
  * The club registry in the state table.
  *
- * | item                | pk          | sk        | holds                                   |
- * | ------------------- | ----------- | --------- | --------------------------------------- |
- * | club config         | `CLUB#<id>` | `CONFIG`  | the ClubRecord (authoritative)          |
- * | club directory entry| `CLUBS`     | `<id>`    | a copy of the same record, for listing  |
+ * | item                 | pk               | sk        | holds                                   |
+ * | -------------------- | ---------------- | --------- | --------------------------------------- |
+ * | club config          | `CLUB#<id>`      | `CONFIG`  | the ClubRecord (authoritative)          |
+ * | club directory entry | `CLUBS#<bucket>` | `<id>`    | a copy of the same record, for listing  |
  *
- * Why a directory partition: the dispatcher lists the clubs every minute. The table has no index
- * on `sk`, so finding every `CONFIG` item would be a Scan of the whole table (millions of seen keys
- * and snapshots), read every minute. One Query on `pk = CLUBS` reads only the club entries (about
- * 2,000 clubs per 1 MB page). `get` reads the authoritative CONFIG item; `put` and `disable` write
- * CONFIG first and the directory entry second, so a failure in between leaves the CONFIG item
- * right and the next `clubs add` (idempotent) repairs the copy; the poller always re-checks CONFIG.
+ * Why a directory: the dispatcher lists the clubs every minute. The table has no index on `sk`, so
+ * finding every `CONFIG` item would be a Scan of the whole table (millions of seen keys and
+ * snapshots), read every minute. Queries on the directory read only the club entries (about 2,000
+ * clubs per 1 MB page).
+ *
+ * Why in buckets: a deployment runs N dispatch shards side by side (common/club-shard.ts). Each
+ * shard queries only its buckets (`clubBucket(id) mod N = shard`), so the fleet's directory is
+ * read once a minute in all, spread over CLUB_DIRECTORY_BUCKETS partition keys, instead of N times
+ * from one partition (at 50,000 clubs, 20 MB a shard and the one partition's 3,000 RCU/s limit).
+ * The buckets do not depend on N: changing the shard count rewrites nothing.
+ *
+ * Entries written before the buckets (pk `CLUBS`) are still listed, each by the shard of its
+ * bucket, until `put` or `disable` rewrites the club (it moves the entry: a new one, then the old
+ * one deleted); `clubs add` again migrates a fleet.
+ *
+ * `get` reads the authoritative CONFIG item; `put` and `disable` write CONFIG first and the
+ * directory entry second, so a failure in between leaves the CONFIG item right and the next
+ * `clubs add` (idempotent) repairs the copy; the poller always re-checks CONFIG.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import {
+  bucketsOfShard,
+  CLUB_DIRECTORY_BUCKETS,
+  clubBucket,
+  type DispatchShard,
+  inShard,
+  WHOLE_FLEET,
+} from '../common/club-shard';
+import { mapWithConcurrency } from '../common/concurrency';
 import { logger } from '../common/logger';
 import { type ClubRecord, ClubRecordSchema, parseClubRecord } from './club-record';
 import { type ClubListing, type ClubRegistry, ClubRegistryError } from './club-registry';
 
-export const CLUB_DIRECTORY_PK = 'CLUBS';
+/** The directory partition of entries written before the buckets: read until rewritten. */
+export const LEGACY_CLUB_DIRECTORY_PK = 'CLUBS';
 export const CLUB_CONFIG_SK = 'CONFIG';
+/** Directory partitions queried side by side in one listing. */
+const LIST_CONCURRENCY = 16;
 
+/** `CLUBS#07`: the directory partition of a bucket. */
+export const clubDirectoryPk = (bucket: number) =>
+  `${LEGACY_CLUB_DIRECTORY_PK}#${String(bucket).padStart(String(CLUB_DIRECTORY_BUCKETS - 1).length, '0')}`;
 export const clubConfigKey = (clubId: string) => ({ pk: `CLUB#${clubId}`, sk: CLUB_CONFIG_SK });
-export const clubDirectoryKey = (clubId: string) => ({ pk: CLUB_DIRECTORY_PK, sk: clubId });
+export const clubDirectoryKey = (clubId: string) => ({ pk: clubDirectoryPk(clubBucket(clubId)), sk: clubId });
+const legacyDirectoryKey = (clubId: string) => ({ pk: LEGACY_CLUB_DIRECTORY_PK, sk: clubId });
 
 export interface DynamoDbClubRegistryOptions {
   readonly client: DynamoDBClient | DynamoDBDocumentClient;
@@ -55,12 +84,12 @@ export class DynamoDbClubRegistry implements ClubRegistry {
     this.#now = options.now ?? Date.now;
   }
 
-  listEnabled(): Promise<ClubListing> {
-    return this.#list(true);
+  listEnabled(shard: DispatchShard = WHOLE_FLEET): Promise<ClubListing> {
+    return this.#list(true, shard);
   }
 
   listAll(): Promise<ClubListing> {
-    return this.#list(false);
+    return this.#list(false, WHOLE_FLEET);
   }
 
   async get(clubId: string): Promise<ClubRecord | undefined> {
@@ -105,16 +134,38 @@ export class DynamoDbClubRegistry implements ClubRegistry {
     return true;
   }
 
+  /** Writes the club's entry in its bucket, then deletes its entry of before the buckets, if any. */
   async #putDirectoryEntry(record: ClubRecord): Promise<void> {
     await this.#call('PutItem', () =>
       this.#doc.send(
         new PutCommand({ TableName: this.#table, Item: { ...record, ...clubDirectoryKey(record.clubId) } }),
       ),
     );
+    await this.#call('DeleteItem', () =>
+      this.#doc.send(new DeleteCommand({ TableName: this.#table, Key: legacyDirectoryKey(record.clubId) })),
+    );
   }
 
-  async #list(enabledOnly: boolean): Promise<ClubListing> {
-    const clubs: ClubRecord[] = [];
+  /** The shard's buckets and the entries of before the buckets that fall in them, side by side. */
+  async #list(enabledOnly: boolean, shard: DispatchShard): Promise<ClubListing> {
+    const partitions = [LEGACY_CLUB_DIRECTORY_PK, ...bucketsOfShard(shard).map(clubDirectoryPk)];
+    const pages = await mapWithConcurrency(partitions, LIST_CONCURRENCY, (pk) => this.#queryPartition(pk));
+    const byId = new Map<string, ClubRecord>();
+    // The legacy partition comes first: an entry in a bucket replaces it.
+    for (const [i, { records }] of pages.entries()) {
+      for (const record of records) {
+        if (i === 0 && !inShard(record.clubId, shard)) continue;
+        byId.set(record.clubId, record);
+      }
+    }
+    const clubs = [...byId.values()].filter((r) => !enabledOnly || r.enabled);
+    clubs.sort((a, b) => (a.clubId < b.clubId ? -1 : a.clubId > b.clubId ? 1 : 0));
+    return { clubs, requests: pages.reduce((n, p) => n + p.requests, 0) };
+  }
+
+  /** Every valid entry of one directory partition, page by page. */
+  async #queryPartition(pk: string): Promise<{ records: ClubRecord[]; requests: number }> {
+    const records: ClubRecord[] = [];
     let requests = 0;
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -123,7 +174,7 @@ export class DynamoDbClubRegistry implements ClubRegistry {
           new QueryCommand({
             TableName: this.#table,
             KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': CLUB_DIRECTORY_PK },
+            ExpressionAttributeValues: { ':pk': pk },
             ...(startKey ? { ExclusiveStartKey: startKey } : {}),
           }),
         ),
@@ -131,8 +182,7 @@ export class DynamoDbClubRegistry implements ClubRegistry {
       requests++;
       for (const item of out.Items ?? []) {
         try {
-          const record = parseClubRecord(item);
-          if (!enabledOnly || record.enabled) clubs.push(record);
+          records.push(parseClubRecord(item));
         } catch (err) {
           // One bad entry must not stop every other club from being polled.
           logger.error('club directory entry skipped', { clubId: item.sk, err });
@@ -140,8 +190,7 @@ export class DynamoDbClubRegistry implements ClubRegistry {
       }
       startKey = out.LastEvaluatedKey;
     } while (startKey);
-    clubs.sort((a, b) => (a.clubId < b.clubId ? -1 : a.clubId > b.clubId ? 1 : 0));
-    return { clubs, requests };
+    return { records, requests };
   }
 
   async #call<T>(operation: string, send: () => Promise<T>): Promise<T> {

@@ -28,11 +28,12 @@ export {
 } from './club-secrets';
 export {
   CLUB_CONFIG_SK,
-  CLUB_DIRECTORY_PK,
   clubConfigKey,
   clubDirectoryKey,
+  clubDirectoryPk,
   DynamoDbClubRegistry,
   type DynamoDbClubRegistryOptions,
+  LEGACY_CLUB_DIRECTORY_PK,
 } from './dynamodb-club-registry';
 export { type LoadClubDeps, type LoadedClub, loadClub } from './load-club';
 export { MemoryClubRegistry } from './memory-club-registry';

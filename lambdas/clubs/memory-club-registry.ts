@@ -1,4 +1,5 @@
 /** The club registry in memory: same behaviour as the DynamoDB adapter, for unit tests and benchmarks. */
+import { type DispatchShard, inShard, WHOLE_FLEET } from '../common/club-shard';
 import { type ClubRecord, ClubRecordSchema } from './club-record';
 import type { ClubListing, ClubRegistry } from './club-registry';
 
@@ -12,8 +13,8 @@ export class MemoryClubRegistry implements ClubRegistry {
     for (const r of records) this.#clubs.set(r.clubId, ClubRecordSchema.parse(r));
   }
 
-  async listEnabled(): Promise<ClubListing> {
-    return { clubs: this.#sorted().filter((c) => c.enabled), requests: 1 };
+  async listEnabled(shard: DispatchShard = WHOLE_FLEET): Promise<ClubListing> {
+    return { clubs: this.#sorted((c) => c.enabled && inShard(c.clubId, shard)), requests: 1 };
   }
 
   async listAll(): Promise<ClubListing> {
@@ -37,8 +38,9 @@ export class MemoryClubRegistry implements ClubRegistry {
     return true;
   }
 
-  #sorted(): ClubRecord[] {
+  #sorted(keep: (record: ClubRecord) => boolean = () => true): ClubRecord[] {
     return [...this.#clubs.values()]
+      .filter(keep)
       .sort((a, b) => (a.clubId < b.clubId ? -1 : a.clubId > b.clubId ? 1 : 0))
       .map((r) => structuredClone(r));
   }

@@ -4,7 +4,7 @@
  */
 
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type ClubRecord,
@@ -18,6 +18,8 @@ import {
   SecretsManagerClubSecrets,
 } from '../../../lambdas/clubs';
 import { parseClubsFile } from '../../../lambdas/clubs/club-config';
+import { clubDirectoryPk, LEGACY_CLUB_DIRECTORY_PK } from '../../../lambdas/clubs/dynamodb-club-registry';
+import { CLUB_DIRECTORY_BUCKETS, clubBucket, clubShardIndex } from '../../../lambdas/common/club-shard';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 import { type LocalSecretsManager, startLocalSecretsManager } from '../../support/local-secrets-manager';
 
@@ -76,7 +78,8 @@ describe('DynamoDbClubRegistry', () => {
     );
     // Assess
     expect(enabled.clubs.map((c) => c.clubId)).toEqual(['club-a', 'club-b']);
-    expect(enabled.requests).toBe(1);
+    // One Query per directory bucket, and one of the partition of before the buckets.
+    expect(enabled.requests).toBe(CLUB_DIRECTORY_BUCKETS + 1);
     expect(all.clubs.map((c) => [c.clubId, c.enabled])).toEqual([
       ['club-a', true],
       ['club-b', true],
@@ -110,6 +113,74 @@ describe('DynamoDbClubRegistry', () => {
     expect((await registry.listEnabled()).clubs).toEqual([]);
     expect((await registry.listAll()).clubs.map((c) => c.enabled)).toEqual([false]);
     expect(await registry.get('club-zz')).toBeUndefined();
+  });
+
+  it("lists a shard's clubs only, from its buckets only: every club in exactly one shard", async () => {
+    // Prepare: 40 clubs, written through the registry.
+    const ids = Array.from({ length: 40 }, (_, i) => `club-${String(i).padStart(2, '0')}`);
+    for (const id of ids) await registry.put(record(id));
+    const doc = DynamoDBDocumentClient.from(db.client);
+    // Act
+    const shards = [0, 1, 2].map((index) => registry.listEnabled({ index, count: 3 }));
+    const listings = await Promise.all(shards);
+    const entry = await doc.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: { pk: clubDirectoryPk(clubBucket('club-07')), sk: 'club-07' },
+      }),
+    );
+    // Assess: disjoint, complete, each club in the shard of its bucket.
+    const listed = listings.flatMap((l) => l.clubs.map((c) => c.clubId));
+    expect([...listed].sort()).toEqual(ids);
+    for (const [index, listing] of listings.entries()) {
+      expect(listing.clubs.length).toBeGreaterThan(0);
+      for (const c of listing.clubs) expect(clubShardIndex(c.clubId, 3)).toBe(index);
+      // Shard 0 of 3 owns buckets 0, 3, ..., 63 (22 of 64), the others 21; plus the legacy partition.
+      expect(listing.requests).toBe((index === 0 ? 22 : 21) + 1);
+    }
+    expect(entry.Item?.clubId).toBe('club-07');
+    await expect(registry.listEnabled({ index: 3, count: 3 })).rejects.toThrow(
+      /shard must be an integer in 0\.\.2/,
+    );
+  });
+
+  it('lists an entry written before the buckets in its shard until put or disable moves it', async () => {
+    // Prepare: two clubs in the partition of before the buckets (as the previous release wrote them).
+    const doc = DynamoDBDocumentClient.from(db.client);
+    for (const id of ['old-a', 'old-b']) {
+      for (const key of [
+        { pk: LEGACY_CLUB_DIRECTORY_PK, sk: id },
+        { pk: `CLUB#${id}`, sk: 'CONFIG' },
+      ]) {
+        await doc.send(new PutCommand({ TableName: tableName, Item: { ...key, ...record(id) } }));
+      }
+    }
+    const legacyEntries = async () =>
+      (
+        await doc.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': LEGACY_CLUB_DIRECTORY_PK },
+          }),
+        )
+      ).Items?.map((i) => i.sk);
+    const shardOf = (id: string) => ({ index: clubShardIndex(id, 4), count: 4 });
+    const otherShard = (id: string) => ({ index: (clubShardIndex(id, 4) + 1) % 4, count: 4 });
+    // Act + Assess: listed by its own shard only, before and after it moves.
+    expect((await registry.listEnabled(shardOf('old-a'))).clubs.map((c) => c.clubId)).toContain('old-a');
+    expect((await registry.listEnabled(otherShard('old-a'))).clubs.map((c) => c.clubId)).not.toContain(
+      'old-a',
+    );
+    await registry.put(record('old-a'));
+    expect(await registry.disable('old-b')).toBe(true);
+    expect(await legacyEntries()).toEqual([]);
+    expect((await registry.listEnabled(shardOf('old-a'))).clubs.map((c) => c.clubId)).toContain('old-a');
+    expect((await registry.listEnabled()).clubs.map((c) => c.clubId)).toEqual(['old-a']);
+    expect((await registry.listAll()).clubs.map((c) => [c.clubId, c.enabled])).toEqual([
+      ['old-a', true],
+      ['old-b', false],
+    ]);
   });
 
   it('pages through a large directory and skips an invalid entry instead of failing the listing', async () => {
