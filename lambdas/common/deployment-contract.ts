@@ -18,6 +18,11 @@ export const ENV = {
   eventSource: 'EVENT_SOURCE',
   /** SQS queue URL the dispatcher sends poll messages to. */
   pollQueueUrl: 'POLL_QUEUE_URL',
+  /**
+   * Dispatcher, optional: seconds of each dispatch period the polls are spread over (0..900, SQS
+   * DelaySeconds; engine/dispatch/spread.ts). Unset or 0: every message is visible at once.
+   */
+  dispatchSpreadSeconds: 'DISPATCH_SPREAD_SECONDS',
   /** Secrets Manager name prefix of club secrets: `<prefix><clubId>`. */
   clubSecretPrefix: 'CLUB_SECRET_PREFIX',
   /** Default PII policy for clubs that do not set one: 'minimal' | 'full'. */
@@ -58,6 +63,19 @@ export const DEFAULT_SOURCE_OVERDUE_MINUTES = 15;
 export const SOURCE_OVERDUE_LOG_MESSAGE = 'source overdue';
 /** A source is allowed this many of its (stretched) cadence intervals without a success. */
 export const OVERDUE_CADENCE_FACTOR = 3;
+
+/**
+ * The input of each dispatch schedule (one per shard): which shard of how many this run
+ * dispatches, and the run's scheduled time (EventBridge Scheduler's `<aws.scheduler.scheduled-time>`),
+ * from which the period's moments count. Every field is optional: an empty event (a run by hand)
+ * dispatches every club, its period starting when it runs.
+ */
+export interface DispatchInput {
+  readonly shard?: number;
+  readonly shards?: number;
+  /** ISO 8601, UTC. */
+  readonly scheduledAt?: string;
+}
 
 /** One SQS message per club due: the sources to poll now. */
 export interface PollMessage {

@@ -1,6 +1,8 @@
 /**
  * Sends poll messages to the SQS poll queue: SendMessageBatch with up to 10 entries per call, up to
- * five calls in flight.
+ * five calls in flight. A message with a `notBeforeMs` (the dispatcher's spread of the period) gets
+ * the DelaySeconds that makes it visible then, counted from when its request is built (at most
+ * SQS's 900 s; none once the moment has passed).
  * A request throttled, answered 5xx or lost in transport is retried by the client's own retry
  * strategy (`common/aws-clients.ts`); when it still fails, its messages are not queued. Entries SQS
  * reports as failed (not the sender's fault) are resubmitted alone by the one partial-failure loop
@@ -18,9 +20,16 @@ import { logger } from './logger';
 import { serializePollMessage } from './poll-message';
 import { PartialFailureError, resubmitFailedEntries } from './retry-partial';
 
+/** One message to queue, and when it may become visible. */
+export interface PollQueueEntry {
+  readonly message: PollMessage;
+  /** Epoch ms before which the message is not delivered. @default at once */
+  readonly notBeforeMs?: number;
+}
+
 export interface PollQueue {
   /** Resolves when every message is queued; otherwise throws PollQueueError. */
-  sendBatch(messages: readonly PollMessage[]): Promise<void>;
+  sendBatch(entries: readonly PollQueueEntry[]): Promise<void>;
 }
 
 export class PollQueueError extends Error {
@@ -46,9 +55,19 @@ export interface SqsPollQueueOptions {
   readonly maxDelayMs?: number;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly random?: () => number;
+  /** The clock `notBeforeMs` is counted on. @default Date.now */
+  readonly now?: () => number;
 }
 
 export const SQS_BATCH_MAX_ENTRIES = 10;
+/** SQS's largest DelaySeconds. */
+export const SQS_MAX_DELAY_SECONDS = 900;
+
+/** The DelaySeconds that makes a message visible at `notBeforeMs` (0..900; 0 once it has passed). */
+export function delaySecondsUntil(notBeforeMs: number | undefined, nowMs: number): number {
+  if (notBeforeMs === undefined) return 0;
+  return Math.max(0, Math.min(SQS_MAX_DELAY_SECONDS, Math.ceil((notBeforeMs - nowMs) / 1000)));
+}
 /** SendMessageBatch calls in flight at once. */
 export const SEND_CONCURRENCY = 5;
 
@@ -62,11 +81,12 @@ export class SqsPollQueue implements PollQueue {
       maxDelayMs: 2000,
       sleep: realSleep,
       random: Math.random,
+      now: Date.now,
       ...options,
     };
   }
 
-  async sendBatch(messages: readonly PollMessage[]): Promise<void> {
+  async sendBatch(messages: readonly PollQueueEntry[]): Promise<void> {
     const failed: string[] = [];
     let lastCause: unknown;
     // Up to SEND_CONCURRENCY calls in flight: a fleet's minute is hundreds of calls.
@@ -88,19 +108,27 @@ export class SqsPollQueue implements PollQueue {
     }
   }
 
-  async #sendChunk(chunk: readonly PollMessage[]): Promise<{ failed: string[]; cause?: unknown }> {
-    const { client, queueUrl, maxAttempts, baseDelayMs, maxDelayMs, sleep, random } = this.#options;
+  async #sendChunk(chunk: readonly PollQueueEntry[]): Promise<{ failed: string[]; cause?: unknown }> {
+    const { client, queueUrl, maxAttempts, baseDelayMs, maxDelayMs, sleep, random, now } = this.#options;
     const entries: SendMessageBatchRequestEntry[] = chunk.map((m, index) => ({
       Id: String(index),
-      MessageBody: serializePollMessage(m),
+      MessageBody: serializePollMessage(m.message),
     }));
-    const clubOf = (id: string | undefined) => chunk[Number(id)]?.clubId ?? '?';
+    const clubOf = (id: string | undefined) => chunk[Number(id)]?.message.clubId ?? '?';
+    // Each request (a retry too) counts the delay from when it is built.
+    const withDelays = (pending: readonly SendMessageBatchRequestEntry[]) => {
+      const nowMs = now();
+      return pending.map((e) => {
+        const delay = delaySecondsUntil(chunk[Number(e.Id)]?.notBeforeMs, nowMs);
+        return delay > 0 ? { ...e, DelaySeconds: delay } : e;
+      });
+    };
     const permanent: string[] = [];
     let inFlight: readonly SendMessageBatchRequestEntry[] = entries;
     const send = async (pending: readonly SendMessageBatchRequestEntry[]) => {
       inFlight = pending;
       const out = await client.send(
-        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: [...pending] }),
+        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: withDelays(pending) }),
       );
       const retry = new Set<string>();
       for (const f of out.Failed ?? []) {

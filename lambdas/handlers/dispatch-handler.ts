@@ -1,7 +1,8 @@
 /**
- * The dispatch handler of a runtime (EventBridge Scheduler, every minute): runs the engine's
- * dispatcher (engine/dispatch/dispatch-due-clubs.ts), which queues one SQS poll message per club
- * with any source due, and publishes its metrics. The Lambda entry point (dispatch.ts) builds it
+ * The dispatch handler of a runtime (EventBridge Scheduler, every minute, one schedule per shard):
+ * runs the engine's dispatcher (engine/dispatch/dispatch-due-clubs.ts) over the shard its event
+ * names (dispatch-event.ts), which queues one SQS poll message per club with any source due, spread
+ * over the period from the event's scheduled time, and publishes its metrics. The Lambda entry point (dispatch.ts) builds it
  * once with the runtime from the environment; tests build it with their own runtime.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -10,6 +11,7 @@ import type { Context } from 'aws-lambda';
 import { logger } from '../common/logger';
 import { publishDispatchMetrics } from '../common/metrics';
 import { type DispatchSummary, runDispatch } from '../engine/dispatch/dispatch-due-clubs';
+import { parseDispatchEvent } from '../engine/dispatch/dispatch-input';
 import type { DispatchRuntime } from './dispatch-runtime';
 
 /** Time kept between the last club read and the end of the invocation. */
@@ -18,23 +20,27 @@ export const DISPATCH_SAFETY_MS = 5_000;
 export function createDispatchHandler(rt: DispatchRuntime) {
   return middy<unknown, DispatchSummary>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .handler(async (_event, context: Pick<Context, 'getRemainingTimeInMillis'>) => {
+    .handler(async (event, context: Pick<Context, 'getRemainingTimeInMillis'>) => {
+      const { shard, periodStartMs } = parseDispatchEvent(event);
       const nowMs = Date.now();
       // Clubs are read and queued a hundred at a time: stopping 5 s before the timeout still
       // queues every club read so far, and the summary says how many were not reached.
       const deadlineMs = nowMs + Math.max(0, context.getRemainingTimeInMillis() - DISPATCH_SAFETY_MS);
-      const { registry, store, queue, reserve, overdueMinimumMs } = rt;
+      const { registry, store, queue, reserve, overdueMinimumMs, spreadSeconds } = rt;
       const run = await runDispatch({
         registry,
         store,
         queue,
         now: nowMs,
+        shard,
+        spreadSeconds,
+        ...(periodStartMs === undefined ? {} : { periodStartMs }),
         reserve,
         overdueMinimumMs,
         deadlineMs,
       });
       publishDispatchMetrics(rt.metrics, { ...run.summary, ...quotaShare(run.quotaUsedShareMax) });
-      logger.info('dispatch done', { ...run.summary });
+      logger.info('dispatch done', { ...run.summary, shard: shard.index, shards: shard.count });
       return run.summary;
     });
 }

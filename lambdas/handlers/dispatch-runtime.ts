@@ -10,13 +10,20 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { ClubRegistry } from '../clubs/club-registry';
 import { DynamoDbClubRegistry } from '../clubs/dynamodb-club-registry';
 import { awsClientConfig } from '../common/aws-clients';
+import { MAX_SPREAD_SECONDS } from '../common/club-shard';
 import { DEFAULT_SOURCE_OVERDUE_MINUTES, ENV } from '../common/deployment-contract';
 import { createMetrics } from '../common/metrics';
 import { type PollQueue, SqsPollQueue } from '../common/poll-queue';
 import { DEFAULT_QUOTA_RESERVE } from '../engine/scheduling';
 import { DynamoDbStateStore } from '../state/dynamodb-store';
 import type { StateStore } from '../state/store';
-import { type Env, quotaReserveEnv, requiredEnv, sourceOverdueMinutesEnv } from './runtime-env';
+import {
+  type Env,
+  InvalidEnvironmentError,
+  quotaReserveEnv,
+  requiredEnv,
+  sourceOverdueMinutesEnv,
+} from './runtime-env';
 
 export interface DispatchRuntime {
   readonly registry: ClubRegistry;
@@ -24,7 +31,22 @@ export interface DispatchRuntime {
   readonly queue: PollQueue;
   readonly reserve: number;
   readonly overdueMinimumMs: number;
+  /** Seconds of each period the polls are spread over (0: none). */
+  readonly spreadSeconds: number;
   readonly metrics: Metrics;
+}
+
+/** `DISPATCH_SPREAD_SECONDS`: whole seconds in 0..900, 0 when unset. */
+export function spreadSecondsEnv(env: Env): number {
+  const raw = env[ENV.dispatchSpreadSeconds]?.trim();
+  if (!raw) return 0;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > MAX_SPREAD_SECONDS) {
+    throw new InvalidEnvironmentError(
+      `environment variable ${ENV.dispatchSpreadSeconds} is '${raw}': it must hold the seconds of each dispatch period the polls are spread over, a whole number in 0..${MAX_SPREAD_SECONDS}`,
+    );
+  }
+  return n;
 }
 
 /** The dispatch handler's runtime from the environment (every variable read here, at load). */
@@ -33,6 +55,7 @@ export function dispatchRuntimeFromEnv(env: Env): DispatchRuntime {
   const queueUrl = requiredEnv(env, ENV.pollQueueUrl);
   const reserve = quotaReserveEnv(env, DEFAULT_QUOTA_RESERVE);
   const overdueMinimumMs = sourceOverdueMinutesEnv(env, DEFAULT_SOURCE_OVERDUE_MINUTES) * 60_000;
+  const spreadSeconds = spreadSecondsEnv(env);
   const dynamo = new DynamoDBClient(awsClientConfig());
   return {
     registry: new DynamoDbClubRegistry({ client: dynamo, tableName }),
@@ -40,6 +63,7 @@ export function dispatchRuntimeFromEnv(env: Env): DispatchRuntime {
     queue: new SqsPollQueue({ client: new SQSClient(awsClientConfig()), queueUrl }),
     reserve,
     overdueMinimumMs,
+    spreadSeconds,
     metrics: createMetrics(),
   };
 }

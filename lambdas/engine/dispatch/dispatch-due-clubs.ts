@@ -1,10 +1,18 @@
 /**
- * The dispatcher's decision: reads the enabled clubs, then their state items a hundred at a time
- * (one BatchGetItem: cursors and quota counter), asks the scheduler (engine/scheduling.ts) which
- * sources are due, and queues ONE poll message per club with any source due, as it goes: each
- * hundred's messages are sent while the next hundred is read, so a dispatcher stopped half-way (its
- * deadline, a timeout) has queued what it found. Its dependencies are passed in, so tests and
- * benchmarks run it in process; the Lambda entry point is dispatch.ts.
+ * The dispatcher's decision: reads the enabled clubs of its shard (common/club-shard.ts: a
+ * deployment runs N shards side by side, each club in exactly one), then their state items a
+ * hundred at a time (one BatchGetItem: cursors and quota counter), asks the scheduler
+ * (engine/scheduling.ts) which sources are due, and queues ONE poll message per club with any
+ * source due, as it goes: each hundred's messages are sent while the next hundred is read, so a
+ * dispatcher stopped half-way (its deadline, a timeout) has queued what it found. Its work is
+ * linear in its shard's clubs: one listing of its directory buckets, one read per hundred clubs,
+ * one SendMessageBatch per ten messages.
+ *
+ * With a spread (spread.ts), each club is decided as of its own moment of the period and its
+ * message is queued to become visible then, in the order the moments come.
+ *
+ * Its dependencies are passed in, so tests and benchmarks run it in process; the Lambda entry
+ * point is dispatch.ts.
  *
  * Overlap: two polls of the same club never run at once because pollClub takes the club lease (a
  * conditional write) before it reads anything; a second message for a club being polled finds the
@@ -12,14 +20,16 @@
  */
 import type { ClubRecord } from '../../clubs/club-record';
 import type { ClubRegistry } from '../../clubs/club-registry';
+import { type DispatchShard, WHOLE_FLEET } from '../../common/club-shard';
 import { chunk } from '../../common/concurrency';
 import { DEFAULT_SOURCE_OVERDUE_MINUTES, type PollMessage } from '../../common/deployment-contract';
 import { logger } from '../../common/logger';
 import { PLAN_QUOTAS } from '../../common/plans';
-import type { PollQueue } from '../../common/poll-queue';
+import type { PollQueue, PollQueueEntry } from '../../common/poll-queue';
 import type { ClubStateStore, ClubStateSummary, Cursor, SourceName } from '../../state/store';
 import { type ClubSchedule, monthBounds, scheduleClub } from '../scheduling';
 import { assessOverdue, type ClubOverdueAssessment, SOURCE_OVERDUE_LOG_MESSAGE } from './source-overdue';
+import { inPhaseOrder, pollMomentMs } from './spread';
 
 export interface DispatchDeps {
   readonly registry: ClubRegistry;
@@ -27,6 +37,15 @@ export interface DispatchDeps {
   readonly queue: PollQueue;
   /** The dispatch time: epoch ms, or a clock. @default Date.now */
   readonly now?: number | (() => number);
+  /** The shard this run dispatches. @default WHOLE_FLEET (one dispatcher for every club) */
+  readonly shard?: DispatchShard;
+  /**
+   * Seconds of the period the polls are spread over (spread.ts; at most SQS's 900). 0: every
+   * message is visible at once and every club is decided as of `now`. @default 0
+   */
+  readonly spreadSeconds?: number;
+  /** When the run's period starts (its scheduled time), epoch ms: the moments count from it. @default now */
+  readonly periodStartMs?: number;
   /** Share of each plan's quota kept free. @default DEFAULT_QUOTA_RESERVE */
   readonly reserve?: number;
   /**
@@ -79,18 +98,33 @@ export class DispatchError extends Error {
 /** What the summary keeps of one club's decision (not its cursors: a fleet is thousands of clubs). */
 interface ClubOutcome {
   readonly clubId: string;
+  /** The moment the club was decided as of, and its poll may start (epoch ms). */
+  readonly momentMs: number;
   readonly due: readonly SourceName[];
   readonly overdue: number;
   readonly oldestSuccessAgeSeconds?: number;
 }
 
-/** One club's decision from its state. */
+/** When each club of the run is decided and polled: its moment of the period, never before the run. */
+interface RunClock {
+  readonly nowMs: number;
+  readonly periodStartMs: number;
+  readonly spreadSeconds: number;
+}
+
+const momentOf = (clock: RunClock, clubId: string) =>
+  clock.spreadSeconds > 1
+    ? Math.max(clock.nowMs, pollMomentMs(clubId, clock.periodStartMs, clock.spreadSeconds))
+    : clock.nowMs;
+
+/** One club's decision from its state, as of its moment. */
 function decideClub(
   deps: DispatchDeps,
   record: ClubRecord,
   state: ClubStateSummary,
-  nowMs: number,
+  clock: RunClock,
 ): ClubOutcome {
+  const nowMs = momentOf(clock, record.clubId);
   const { cursors, quotaUsed } = state;
   const schedule = scheduleClub({
     plan: record.plan,
@@ -109,6 +143,7 @@ function decideClub(
   const age = overdue.oldestSuccessAgeSeconds;
   return {
     clubId: record.clubId,
+    momentMs: nowMs,
     due: schedule.due,
     overdue: overdue.overdue.length,
     ...(age === undefined ? {} : { oldestSuccessAgeSeconds: age }),
@@ -119,13 +154,13 @@ function decideClub(
 async function decideChunk(
   deps: DispatchDeps,
   records: readonly ClubRecord[],
-  nowMs: number,
+  clock: RunClock,
 ): Promise<ClubOutcome[] | undefined> {
   let states: Map<string, ClubStateSummary>;
   try {
     states = await deps.store.readClubStates(
       records.map((r) => r.clubId),
-      monthBounds(nowMs).month,
+      monthBounds(clock.nowMs).month,
     );
   } catch (err) {
     logger.error('club state unreadable: not dispatched this run', {
@@ -135,15 +170,30 @@ async function decideChunk(
     return undefined;
   }
   const empty: ClubStateSummary = { cursors: [], quotaUsed: 0 };
-  return records.map((record) => decideClub(deps, record, states.get(record.clubId) ?? empty, nowMs));
+  return records.map((record) => decideClub(deps, record, states.get(record.clubId) ?? empty, clock));
 }
 
-/** Picks the clubs with any source due and queues one poll message per club, as it goes. */
-export async function dispatchDueClubs(deps: DispatchDeps): Promise<DispatchSummary> {
+/** The run's clock: now, the period's start and its spread. */
+function runClock(deps: DispatchDeps): RunClock {
   const nowMs = typeof deps.now === 'function' ? deps.now() : (deps.now ?? Date.now());
-  const dispatchedAt = new Date(nowMs).toISOString();
-  const listing = await deps.registry.listEnabled();
-  const chunks = chunk(listing.clubs, Math.max(1, Math.min(100, deps.readChunk ?? 100)));
+  const spreadSeconds = Math.max(0, Math.min(900, Math.floor(deps.spreadSeconds ?? 0)));
+  return { nowMs, periodStartMs: deps.periodStartMs ?? nowMs, spreadSeconds };
+}
+
+/** A club's poll message, queued to become visible at its moment when the period is spread. */
+function queueEntry(outcome: ClubOutcome, dispatchedAt: string, clock: RunClock): PollQueueEntry {
+  const message: PollMessage = { clubId: outcome.clubId, sources: outcome.due, dispatchedAt };
+  return clock.spreadSeconds > 1 ? { message, notBeforeMs: outcome.momentMs } : { message };
+}
+
+/** Picks the clubs of its shard with any source due and queues one poll message per club, as it goes. */
+export async function dispatchDueClubs(deps: DispatchDeps): Promise<DispatchSummary> {
+  const clock = runClock(deps);
+  // When the state was read: a poll that succeeded after it makes the message stale (stale-message.ts).
+  const dispatchedAt = new Date(clock.nowMs).toISOString();
+  const listing = await deps.registry.listEnabled(deps.shard ?? WHOLE_FLEET);
+  const ordered = inPhaseOrder(listing.clubs, clock.spreadSeconds);
+  const chunks = chunk(ordered, Math.max(1, Math.min(100, deps.readChunk ?? 100)));
   const decided: ClubOutcome[] = [];
   let failed = 0;
   let reads = 0;
@@ -155,15 +205,13 @@ export async function dispatchDueClubs(deps: DispatchDeps): Promise<DispatchSumm
     if (deps.deadlineMs !== undefined && Date.now() >= deps.deadlineMs) break;
     const records = chunks[next] ?? [];
     reads++;
-    const outcomes = await decideChunk(deps, records, nowMs);
+    const outcomes = await decideChunk(deps, records, clock);
     if (!outcomes) {
       failed += records.length;
       continue;
     }
     decided.push(...outcomes);
-    const batch: PollMessage[] = outcomes
-      .filter((o) => o.due.length > 0)
-      .map((o) => ({ clubId: o.clubId, sources: o.due, dispatchedAt }));
+    const batch = outcomes.filter((o) => o.due.length > 0).map((o) => queueEntry(o, dispatchedAt, clock));
     if (batch.length === 0) continue;
     messages += batch.length;
     // This hundred's messages go while the next hundred is read; sends stay in order.

@@ -6,15 +6,16 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awsClientConfig } from '../../../lambdas/common/aws-clients';
 import type { PollMessage } from '../../../lambdas/common/deployment-contract';
-import { PollQueueError, SqsPollQueue } from '../../../lambdas/common/poll-queue';
+import { type PollQueueEntry, PollQueueError, SqsPollQueue } from '../../../lambdas/common/poll-queue';
 import { type LocalSqs, startLocalSqs } from '../../support/local-sqs';
 
-const messages = (n: number): PollMessage[] =>
-  Array.from({ length: n }, (_, i) => ({
-    clubId: `club-${String(i).padStart(2, '0')}`,
-    sources: ['visits'],
-    dispatchedAt: '2026-06-10T12:00:00.000Z',
-  }));
+const message = (i: number): PollMessage => ({
+  clubId: `club-${String(i).padStart(2, '0')}`,
+  sources: ['visits'],
+  dispatchedAt: '2026-06-10T12:00:00.000Z',
+});
+const messages = (n: number): PollQueueEntry[] =>
+  Array.from({ length: n }, (_, i) => ({ message: message(i) }));
 
 describe('SqsPollQueue', () => {
   let sqs: LocalSqs;
@@ -45,8 +46,37 @@ describe('SqsPollQueue', () => {
     await queue.sendBatch(messages(23));
     // Assess: every message exactly once; 3 batches plus retry calls for the failed entries.
     const bodies = sqs.queue('retries').messages.map((m) => JSON.parse(m.body).clubId as string);
-    expect(bodies.sort()).toEqual(messages(23).map((m) => m.clubId));
+    expect(bodies.sort()).toEqual(messages(23).map((m) => m.message.clubId));
     expect((sqs.calls.get('SendMessageBatch') ?? 0) - callsBefore).toBe(4);
+  });
+
+  it('delays a message until its moment, counted when each request (a retry too) is built, at most 900 s', async () => {
+    // Prepare: a clock that moves 4 s between the first request and its retry.
+    const clock = { nowMs: 1_000_000 };
+    const queue = new SqsPollQueue({
+      client,
+      queueUrl: sqs.createQueue('delays').url,
+      sleep: async () => {
+        clock.nowMs += 4000;
+      },
+      now: () => clock.nowMs,
+    });
+    sqs.failNextEntries(1); // the first entry (club-00) is retried
+    // Act
+    await queue.sendBatch([
+      { message: message(0), notBeforeMs: clock.nowMs + 20_000 },
+      { message: message(1), notBeforeMs: clock.nowMs + 12_300 },
+      { message: message(2), notBeforeMs: clock.nowMs - 5000 },
+      { message: message(3) },
+      { message: message(4), notBeforeMs: clock.nowMs + 3_600_000 },
+    ]);
+    // Assess: each message visible after its DelaySeconds (the local SQS keeps when).
+    const delays = Object.fromEntries(
+      sqs
+        .queue('delays')
+        .messages.map((m) => [JSON.parse(m.body).clubId, Math.round((m.visibleAtMs - m.sentAtMs) / 1000)]),
+    );
+    expect(delays).toEqual({ 'club-00': 16, 'club-01': 13, 'club-02': 0, 'club-03': 0, 'club-04': 900 });
   });
 
   it('survives a 5xx answer to the whole request', async () => {

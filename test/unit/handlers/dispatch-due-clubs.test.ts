@@ -2,6 +2,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { type ClubRecord, MemoryClubRegistry } from '../../../lambdas/clubs';
 import type { PollMessage } from '../../../lambdas/common/deployment-contract';
+import type { PollQueueEntry } from '../../../lambdas/common/poll-queue';
 import { DispatchError, dispatchDueClubs } from '../../../lambdas/engine/dispatch/dispatch-due-clubs';
 import { DEFAULT_SOURCES, SOURCE_ORDER } from '../../../lambdas/sources';
 import { MemoryStateStore, newCursor, type StateStore } from '../../../lambdas/state';
@@ -21,8 +22,10 @@ const club = (clubId: string, extra: Partial<ClubRecord> = {}): ClubRecord => ({
 
 class RecordingQueue {
   readonly batches: PollMessage[][] = [];
-  async sendBatch(messages: readonly PollMessage[]): Promise<void> {
-    this.batches.push([...messages]);
+  readonly entries: PollQueueEntry[] = [];
+  async sendBatch(entries: readonly PollQueueEntry[]): Promise<void> {
+    this.batches.push(entries.map((e) => e.message));
+    this.entries.push(...entries);
   }
 }
 
@@ -168,10 +171,10 @@ describe('dispatchDueClubs', () => {
     });
     const queue = {
       batches: [] as PollMessage[][],
-      async sendBatch(messages: readonly PollMessage[]) {
-        order.push(`send ${messages.length}`);
+      async sendBatch(entries: readonly PollQueueEntry[]) {
+        order.push(`send ${entries.length}`);
         await new Promise((r) => setTimeout(r, 1));
-        this.batches.push([...messages]);
+        this.batches.push(entries.map((e) => e.message));
       },
     };
     // Act
