@@ -73,6 +73,8 @@ export class GymBridgeStack extends Stack {
       pollRate: Duration.minutes(config.pollRateMinutes),
       maxConcurrency: config.pollMaxConcurrency,
       batchSize: config.pollBatchSize,
+      dispatchShards: config.dispatchShards,
+      dispatchMemoryMb: config.dispatchMemoryMb,
       piiPolicyDefault: config.piiPolicyDefault,
       quotaReserve: config.quotaReserve,
       sourceOverdueAfter: Duration.minutes(config.sourceOverdueMinutes),

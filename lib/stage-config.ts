@@ -3,8 +3,10 @@
  *
  *   npx cdk deploy -c stage=prod -c alarmEmail=ops@example.com -c clubs=2500
  *
- * The poll function's concurrency is sized from the club count (`pollConcurrencyFor`, docs/deploy.md
- * "Sizing for a fleet") unless `pollMaxConcurrency` is given.
+ * The club count (`clubs`) sizes the poll function's concurrency, the dispatch shards and the
+ * dispatcher's memory (lib/fleet-sizing.ts, docs/deploy.md "Sizing for a fleet") unless
+ * `pollMaxConcurrency`, `dispatchShards` or `dispatchMemoryMb` is given; a fleet one deployment
+ * cannot poll, or shards too few for it, are refused with the reason.
  *
  * Every key of `StageConfig` except `stage` can be given as a context value (a string on the command
  * line, or any JSON type in cdk.json). Values are validated as they are read (the readers are in
@@ -25,8 +27,15 @@ import {
   readString,
   StageConfigError,
 } from './context-values';
+import { POLL_INVOCATION_SECONDS_P95, pollConcurrencyFor } from './fleet-sizing';
+import { checkFleetSize, readDispatchSizing } from './fleet-sizing-context';
 
 export { type ContextReader, StageConfigError } from './context-values';
+export {
+  POLL_CONCURRENCY_HEADROOM,
+  POLL_INVOCATION_SECONDS_P95,
+  pollConcurrencyFor,
+} from './fleet-sizing';
 
 /** The stages, and each one's event source, come from lambdas/events/event-source.ts (shared with the CLI). */
 export const STAGES = DEPLOYMENT_STAGES;
@@ -44,6 +53,10 @@ export interface StageConfig {
   readonly pollBatchSize: number;
   /** Most poll Lambdas running at once (2..1000): `pollConcurrencyFor(clubs, pollBatchSize)` by default. */
   readonly pollMaxConcurrency: number;
+  /** Dispatch shards, a schedule each (1..64): `dispatchShardsFor(clubs)` by default. */
+  readonly dispatchShards: number;
+  /** The dispatch Lambda's memory, MB (128..10240): DISPATCH_MEMORY_MB by default. */
+  readonly dispatchMemoryMb: number;
   /** PII policy for clubs that do not set their own. */
   readonly piiPolicyDefault: PiiPolicy;
   /** Share of each plan's monthly quota kept free (0 <= x < 1). */
@@ -76,32 +89,9 @@ export const EXAMPLE_RULES_EMAIL_DETAILS = [
   'full',
 ] as const satisfies readonly ExampleRulesEmailDetail[];
 
-/**
- * Seconds a poll invocation of a full batch lasts at its 95th percentile, for sizing: the clubs
- * of a batch are polled side by side, so an invocation lasts about its slowest club (a first
- * request, then the other sources side by side, a few pages, at 400 ms a request against a distant
- * API, plus the batch's CPU at the function's share of a vCPU). docs/benchmarks.md measures it.
- */
-export const POLL_INVOCATION_SECONDS_P95 = 8;
-/** Headroom over the concurrency the steady state needs: bursts after the minute's dispatch, retries, slow clubs. */
-export const POLL_CONCURRENCY_HEADROOM = 2;
+type Sized = 'stage' | 'pollMaxConcurrency' | 'dispatchShards' | 'dispatchMemoryMb';
 
-/**
- * The poll function's maximum concurrency for `clubs` clubs polled every minute in batches of
- * `batchSize`: invocations a minute x seconds each / 60, times the headroom, within the SQS event
- * source's 2..1000.
- */
-export function pollConcurrencyFor(
-  clubs: number,
-  batchSize: number,
-  invocationSeconds: number = POLL_INVOCATION_SECONDS_P95,
-  rateMinutes = 1,
-): number {
-  const steady = (Math.ceil(clubs / batchSize) * invocationSeconds) / (60 * rateMinutes);
-  return Math.min(1000, Math.max(2, Math.ceil(steady * POLL_CONCURRENCY_HEADROOM)));
-}
-
-const DEFAULTS: Record<Stage, Omit<StageConfig, 'stage' | 'pollMaxConcurrency'>> = {
+const DEFAULTS: Record<Stage, Omit<StageConfig, Sized>> = {
   dev: {
     eventSource: eventSourceForStage('dev'),
     pollRateMinutes: 1,
@@ -271,14 +261,17 @@ export function resolveStageConfig(read: ContextReader): StageConfig {
   const piiPolicyDefault = readPiiPolicy(read, d.piiPolicyDefault);
   const alarmTargets = readAlarmTargets(read);
   const cadence = readPollCadence(read, d);
+  checkFleetSize(cadence);
   const eventSource = readEventSource(read, d.eventSource);
   const pollMaxConcurrency = readPollMaxConcurrency(read, cadence);
+  const dispatch = readDispatchSizing(read, cadence);
   const { quotaReserve, ...operations } = readOperations(read, d);
   return {
     stage,
     eventSource,
     ...cadence,
     pollMaxConcurrency,
+    ...dispatch,
     piiPolicyDefault,
     quotaReserve,
     ...alarmTargets,

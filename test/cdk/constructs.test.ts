@@ -52,6 +52,12 @@ describe('Poller settings', () => {
     [{ maxReceiveCount: 0 }, /maxReceiveCount/],
     [{ quotaReserve: 1 }, /quotaReserve/],
     [{ pollTimeout: Duration.seconds(25) }, /pollTimeout .* must exceed pollDeadlineMargin/],
+    [
+      { dispatchShards: 0 },
+      /dispatchShards must be an integer in 1\.\.64 \(the club directory's buckets\), got 0/,
+    ],
+    [{ dispatchShards: 65 }, /dispatchShards must be an integer in 1\.\.64/],
+    [{ dispatchMemoryMb: 100 }, /dispatchMemoryMb must be an integer in 128\.\.10240/],
   ])('rejects %o before building anything', (overrides, message) => {
     const stack = newStack();
     expect(() => new Poller(stack, 'Poller', pollerProps(stack, overrides))).toThrow(PollerConfigError);

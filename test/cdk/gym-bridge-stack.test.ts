@@ -25,10 +25,12 @@ import {
 const ALARM_EMAIL = 'ops@example.com';
 let prod: Template;
 let dev: Template;
+let fleet: Template;
 
 beforeAll(() => {
   prod = synthStack({ stage: 'prod', alarmEmail: ALARM_EMAIL }).template;
   dev = synthStack({ stage: 'dev', exampleRules: 'false', pollRateMinutes: '2' }).template;
+  fleet = synthStack({ stage: 'prod', clubs: '50000' }).template;
 });
 
 const getAtt = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
@@ -96,6 +98,12 @@ describe('functions', () => {
   });
 });
 
+/** Each dispatch schedule's input, parsed. */
+const scheduleInputs = (template: Template) =>
+  Object.values(template.findResources('AWS::Scheduler::Schedule')).map(
+    (r) => JSON.parse(String((r.Properties.Target as { Input: string }).Input)) as Record<string, unknown>,
+  );
+
 describe('poller', () => {
   it('runs the dispatcher on a one-minute schedule, without retries of stale runs', () => {
     prod.hasResourceProperties('AWS::Scheduler::Schedule', {
@@ -107,6 +115,42 @@ describe('poller', () => {
       },
     });
     dev.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'rate(2 minutes)' });
+  });
+
+  it('runs one schedule per dispatch shard, each naming its shard and stamping its scheduled time', () => {
+    // 1,000 clubs (prod's default): one shard; 50,000 clubs: ten, shards 0..9 of 10.
+    expect(scheduleInputs(prod)).toEqual([
+      { shard: 0, shards: 1, scheduledAt: '<aws.scheduler.scheduled-time>' },
+    ]);
+    const inputs = scheduleInputs(fleet);
+    expect(inputs.map((i) => i.shard).sort((a, b) => Number(a) - Number(b))).toEqual(
+      Array.from({ length: 10 }, (_, i) => i),
+    );
+    for (const input of inputs)
+      expect(input).toMatchObject({ shards: 10, scheduledAt: '<aws.scheduler.scheduled-time>' });
+    fleet.resourcePropertiesCountIs(
+      'AWS::Scheduler::Schedule',
+      {
+        ScheduleExpression: 'rate(1 minute)',
+        Target: {
+          Arn: getAtt(bridgeFunction(fleet, 'dispatch').id),
+          RetryPolicy: { MaximumRetryAttempts: 0 },
+        },
+      },
+      10,
+    );
+  });
+
+  it('spreads the polls over the dispatch period, and gives the dispatcher a vCPU share sized for its shard', () => {
+    expect(envOf(bridgeFunction(prod, 'dispatch').resource)[ENV.dispatchSpreadSeconds]).toBe('60');
+    expect(envOf(bridgeFunction(dev, 'dispatch').resource)[ENV.dispatchSpreadSeconds]).toBe('120');
+    const dispatch = bridgeFunction(fleet, 'dispatch').resource.Properties;
+    expect(dispatch.MemorySize).toBe(1024);
+    expect(dispatch.Timeout).toBe(50);
+    // 50,000 clubs need more poll Lambdas than 1,000 clubs; one event source runs at most 1,000.
+    fleet.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      ScalingConfig: { MaximumConcurrency: 1000 },
+    });
   });
 
   it('the poll queue redrives to the DLQ and hides a message longer than a poll can run', () => {

@@ -56,6 +56,37 @@ describe('resolveStageConfig', () => {
     );
   });
 
+  it('sizes the dispatch shards from the club count, a shard per 5,000 clubs, unless given', () => {
+    const fleet = (values: Record<string, unknown>) =>
+      resolveStageConfig(context({ stage: 'prod', ...values }));
+    expect(fleet({ clubs: '1000' })).toMatchObject({ dispatchShards: 1, dispatchMemoryMb: 1024 });
+    expect(fleet({ clubs: '5001' }).dispatchShards).toBe(2);
+    expect(fleet({ clubs: '50000' })).toMatchObject({ dispatchShards: 10, pollMaxConcurrency: 1000 });
+    expect(fleet({ clubs: '50000', dispatchShards: '16', dispatchMemoryMb: 1769 })).toMatchObject({
+      dispatchShards: 16,
+      dispatchMemoryMb: 1769,
+    });
+  });
+
+  it('refuses too few shards for the fleet, more shards than the directory has buckets, and a fleet one deployment cannot poll', () => {
+    const fleet = (values: Record<string, unknown>) => () =>
+      resolveStageConfig(context({ stage: 'prod', ...values }));
+    expect(fleet({ clubs: '50000', dispatchShards: '4' })).toThrow(StageConfigError);
+    expect(fleet({ clubs: '50000', dispatchShards: '4' })).toThrow(
+      /context dispatchShards="4": must be an integer in 5\.\.64 for 50000 clubs \(a shard dispatches at most 10000 clubs/,
+    );
+    expect(fleet({ dispatchShards: '65' })).toThrow(/dispatchShards="65": must be an integer in 1\.\.64/);
+    expect(fleet({ dispatchShards: '0' })).toThrow(/dispatchShards="0"/);
+    expect(fleet({ dispatchMemoryMb: '64' })).toThrow(
+      /dispatchMemoryMb="64": must be an integer in 128\.\.10240/,
+    );
+    expect(fleet({ clubs: '80000' })).toThrow(
+      /context clubs=80000: one deployment polls at most 75000 clubs at pollBatchSize 10 every 1 min .* split the fleet over two deployments/,
+    );
+    expect(fleet({ clubs: '80000', pollBatchSize: '5' })).toThrow(/at most 37500 clubs/);
+    expect(fleet({ clubs: '80000', pollRateMinutes: '2' })).not.toThrow();
+  });
+
   it('takes overrides as command-line strings (-c key=value) and as JSON values (cdk.json)', () => {
     const config = resolveStageConfig(
       context({
@@ -83,6 +114,8 @@ describe('resolveStageConfig', () => {
       clubs: 3000,
       pollBatchSize: 5,
       pollMaxConcurrency: 20,
+      dispatchShards: 1,
+      dispatchMemoryMb: 1024,
       piiPolicyDefault: 'full',
       quotaReserve: 0.25,
       alarmEmail: 'ops@example.com',
