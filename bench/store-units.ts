@@ -128,6 +128,10 @@ const lifecycleItemBytes = (clubId: string, doc: unknown, version: number) =>
   1 +
   encodeLifecycle(clubId, doc, 0).length;
 
+/** The seen digest item: its keys, the expiry and the digest (binary: its length). */
+const seenDigestItemBytes = (clubId: string, source: string, digest: Uint8Array) =>
+  itemBytes({ pk: `CLUB#${clubId}`, sk: `SEENDIGEST#${source}`, expiresAt: 1e9 }) + 1 + digest.length;
+
 /**
  * The cost of each port method, from its arguments and its result. Expired seen items still inside
  * a range are read (and billed) by DynamoDB too, but a wrapper cannot see them; the engine's
@@ -190,6 +194,18 @@ const RULES: Record<StoreMethod, Rule> = {
       units += writeUnits(itemBytes(seenAtItem(clubId as string, source as string, e.fingerprint, e)));
     return { write: usage(Math.ceil(unique.size / 25), unique.size, units) };
   },
+  /** One eventually consistent GetItem: half a unit per 4 KB, found or not. */
+  getSeenDigest: (_inner, [clubId, source], digest) => {
+    const bytes = digest ? seenDigestItemBytes(clubId as string, source as string, digest as Uint8Array) : 0;
+    return { read: usage(1, 1, readUnits(bytes) * 0.5) };
+  },
+  putSeenDigest: (_inner, [clubId, source, digest]) => ({
+    write: usage(
+      1,
+      1,
+      writeUnits(seenDigestItemBytes(clubId as string, source as string, digest as Uint8Array)),
+    ),
+  }),
   /** Eventually consistent: half a unit per 4 KB item, found or not. */
   getSnapshots: (_inner, [clubId, kind, ids, options], found) => {
     const unique = new Set(ids as string[]).size;

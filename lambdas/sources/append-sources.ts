@@ -81,6 +81,7 @@ export const disbursementsSource: AppendSource<'disbursements'> = {
   tailLookbackMs: 32 * HOUR_MS,
   unconfirmedZoneLookbackMs: 36 * HOUR_MS,
   sweep: { windowMs: 7 * DAY_MS, everyMs: 6 * HOUR_MS },
+  seenDigest: true,
   // No id in the API: two disbursements identical in every one of these fields are one event.
   identity: (d) =>
     d.TransactionDate || d.DisbursementDate

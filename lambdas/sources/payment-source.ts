@@ -117,6 +117,7 @@ export const paymentHistorySource: AppendSource<'paymentHistory'> = {
   tailLookbackMs: HOUR_MS,
   unconfirmedZoneLookbackMs: 15 * HOUR_MS,
   sweep: { windowMs: 10 * DAY_MS, everyMs: HOUR_MS },
+  seenDigest: true,
   identity: (p) => (p.Id ? p.Id : undefined),
   facets: (p, id): Facet[] => {
     const response = p.Response ?? '';

@@ -88,6 +88,13 @@ export interface Facet {
 export interface AppendSource<N extends OperationName = OperationName> extends SourceBase<N> {
   readonly kind: 'append';
   readonly facets: (item: ItemOf<N>, identity: string) => Facet[];
+  /**
+   * Tails and sweeps keep a seen digest (engine/scan/seen-digest.ts) and read the seen entries only
+   * of the hours it does not vouch for: worth it where a window is long and mostly unchanged
+   * (disbursements' 32 h tail, payments' 10-day sweep); a digest put costs a write each time new
+   * rows come, more than the reads it saves on a short, busy window. @default false
+   */
+  readonly seenDigest?: boolean;
 }
 
 export interface StateSource<N extends OperationName = OperationName> extends SourceBase<N> {

@@ -75,6 +75,12 @@ export class ComposedStateStore implements StateStore {
   putSeenAt(...args: Args<SeenStore, 'putSeenAt'>) {
     return this.ports.seen.putSeenAt(...args);
   }
+  getSeenDigest(...args: Args<SeenStore, 'getSeenDigest'>) {
+    return this.ports.seen.getSeenDigest(...args);
+  }
+  putSeenDigest(...args: Args<SeenStore, 'putSeenDigest'>) {
+    return this.ports.seen.putSeenDigest(...args);
+  }
   getSnapshots(...args: Args<SnapshotStore, 'getSnapshots'>) {
     return this.ports.snapshots.getSnapshots(...args);
   }
@@ -128,6 +134,8 @@ export function sessionStore(base: StateStore, session: ClubSession): StateStore
       noteSeenAt(session, args[1], args[2]);
       return base.putSeenAt(...args);
     }),
+    getSeenDigest: (...args) => base.getSeenDigest(...args),
+    putSeenDigest: fenced((...args: Args<SeenStore, 'putSeenDigest'>) => base.putSeenDigest(...args)),
   };
   const snapshots: SnapshotStore = {
     getSnapshots: (...args) => base.getSnapshots(...args),

@@ -21,6 +21,8 @@ export const STATE_STORE_METHODS = [
   'seenSince',
   'seenEntriesSince',
   'putSeenAt',
+  'getSeenDigest',
+  'putSeenDigest',
   'getSnapshots',
   'putSnapshots',
   'listSnapshots',

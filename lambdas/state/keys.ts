@@ -115,6 +115,23 @@ export function seenKey(pk: string, fingerprint: string): ItemKey {
   return checked(pk, fingerprint, 'fingerprint');
 }
 
+/** The source's seen digest: one item in the club's partition (docs/state.md). */
+export function seenDigestKey(clubId: string, source: SourceName): ItemKey {
+  assertSourceName(source);
+  return checked(clubPk(clubId), `SEENDIGEST#${source}`, 'seen digest sort key');
+}
+
+/** The largest seen digest stored (a digest holds a few hundred buckets at most: ~13 bytes each). */
+export const MAX_SEEN_DIGEST_BYTES = 16 * 1024;
+
+export function assertSeenDigest(digest: Uint8Array): Uint8Array {
+  if (!(digest instanceof Uint8Array) || digest.length === 0)
+    throw new StoreError('a seen digest is a non-empty byte array');
+  if (digest.length > MAX_SEEN_DIGEST_BYTES)
+    throw new StoreError(`seen digest is ${digest.length} bytes, over ${MAX_SEEN_DIGEST_BYTES}`);
+  return digest;
+}
+
 /**
  * A record instant in the one format whose string order is its time order: UTC, milliseconds, `Z`
  * (what `Date.prototype.toISOString` gives for years 0000-9999). Anything else would sort wrongly.

@@ -30,6 +30,8 @@ export const CRASH_TARGETS = [
   'publish',
   'seenSince',
   'putSeenAt',
+  'getSeenDigest',
+  'putSeenDigest',
 ] as const;
 export type CrashTarget = (typeof CRASH_TARGETS)[number];
 

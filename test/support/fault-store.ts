@@ -120,6 +120,8 @@ const STEP_TARGET: Partial<Record<StoreMethod, CrashTarget>> = {
   // The same Query as seenSince, so the same crash target and faults.
   seenEntriesSince: 'seenSince',
   getSnapshots: 'getSnapshots',
+  getSeenDigest: 'getSeenDigest',
+  putSeenDigest: 'putSeenDigest',
   addQuotaUsage: 'addQuotaUsage',
   putQuarantined: 'putQuarantined',
 };

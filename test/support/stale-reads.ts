@@ -34,13 +34,21 @@ import type { PollerProcess } from './fault-injector';
  * the minute between two polls: rare, but DynamoDB does not bound it).
  */
 export class RecentWrites {
-  readonly #polls: { snapshotsBefore: Map<string, Snapshot | undefined>; seen: Set<string> }[] = [];
+  readonly #polls: {
+    snapshotsBefore: Map<string, Snapshot | undefined>;
+    seen: Set<string>;
+    digestsBefore: Map<string, Uint8Array | undefined>;
+  }[] = [];
 
   constructor(readonly previousPolls = 0) {}
 
   /** A new poll starts: its writes are recorded apart; the oldest beyond the window are forgotten. */
   newPoll() {
-    const poll = { snapshotsBefore: new Map<string, Snapshot | undefined>(), seen: new Set<string>() };
+    const poll = {
+      snapshotsBefore: new Map<string, Snapshot | undefined>(),
+      seen: new Set<string>(),
+      digestsBefore: new Map<string, Uint8Array | undefined>(),
+    };
     this.#polls.unshift(poll);
     this.#polls.length = Math.min(this.#polls.length, 1 + this.previousPolls);
     return poll;
@@ -55,12 +63,23 @@ export class RecentWrites {
     return { found: false };
   }
 
+  /** The seen digest before the oldest put in the window (found: false when none was put). */
+  digestBefore(key: string): { found: boolean; value?: Uint8Array } {
+    for (let i = this.#polls.length - 1; i >= 0; i--) {
+      const map = this.#polls[i]!.digestsBefore;
+      if (map.has(key)) return { found: true, ...(map.get(key) ? { value: map.get(key)! } : {}) };
+    }
+    return { found: false };
+  }
+
   seenWritten(fingerprint: string): boolean {
     return this.#polls.some((p) => p.seen.has(fingerprint));
   }
 
   get empty(): boolean {
-    return this.#polls.every((p) => p.snapshotsBefore.size === 0 && p.seen.size === 0);
+    return this.#polls.every(
+      (p) => p.snapshotsBefore.size === 0 && p.seen.size === 0 && p.digestsBefore.size === 0,
+    );
   }
 }
 
@@ -111,6 +130,31 @@ export class StaleReadStore implements StateStore {
     }
     if (changed) this.#served();
     return found;
+  }
+
+  /**
+   * The digest as the store has it, or (a stale read) the one before this process's puts: a
+   * digest is put after the keys it vouches for, so an older one vouches for fewer, never wrongly.
+   */
+  async getSeenDigest(clubId: string, source: SourceName, nowSec: number): Promise<Uint8Array | undefined> {
+    const digest = await this.inner.getSeenDigest(clubId, source, nowSec);
+    if (this.recent.empty || !this.#stale()) return digest;
+    const before = this.recent.digestBefore(`${clubId}|${source}`);
+    if (!before.found) return digest;
+    this.#served();
+    return before.value;
+  }
+
+  async putSeenDigest(
+    clubId: string,
+    source: SourceName,
+    digest: Uint8Array,
+    expiresAtSec: number,
+  ): Promise<void> {
+    const key = `${clubId}|${source}`;
+    if (!this.#mine.digestsBefore.has(key))
+      this.#mine.digestsBefore.set(key, await this.inner.getSeenDigest(clubId, source, 0));
+    return this.inner.putSeenDigest(clubId, source, digest, expiresAtSec);
   }
 
   /** Read and written as the store has it (strongly consistent: no stale read to serve). */

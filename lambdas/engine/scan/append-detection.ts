@@ -4,7 +4,14 @@
  * it. Backfill lane: every facet is published, seen or not (same eventIds); those the seen set
  * lacks and the regular polls can still meet are filed in it, so the next regular poll does not
  * publish them again. Facets with a `track` learn their group's earlier values from the seen set.
+ *
+ * Sources with a seen digest (`seenDigest`), in tails and sweeps: pages are held (up to
+ * DIGEST_BUFFER_ROWS rows) and detected together when the scan flushes (before a checkpoint and
+ * at its end), so each hour's keys are summed whole and compared with the digest (seen-digest.ts);
+ * only the hours it does not vouch for have their seen entries read. The scan's end puts the
+ * digest of what it read, when it changed.
  */
+import { logger } from '../../common/logger';
 import { toInstant } from '../../sources/record-time';
 import { type AppendSource, type ClubContext, type Facet, tailLookbackFor } from '../../sources/source';
 import type { SeenAt, SeenStore } from '../../state/store';
@@ -12,7 +19,18 @@ import { fingerprint } from './fingerprint';
 import { addEvents, emptyPageEvents, type PublishPage } from './publish-commit';
 import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './quarantine';
 import { iso, type ScanMode } from './scan-types';
+import {
+  type DigestBucket,
+  decodeSeenDigest,
+  encodeSeenDigest,
+  HourSums,
+  nextSeenDigest,
+  vouchedHours,
+} from './seen-digest';
 import { SeenWindow, seenTag } from './seen-window';
+
+/** Rows a digest scan holds before it detects them (a few MB at most: a sweep is flushed in parts). */
+export const DIGEST_BUFFER_ROWS = 5_000;
 
 /** Seen keys outlive the regular polls' window by this margin (a zone misreading). */
 const SEEN_MARGIN_MS = 2 * 86_400_000;
@@ -28,8 +46,18 @@ export interface IdentifiedRecord {
   readonly item: unknown;
 }
 
+/** A digest scan's state: the stored digest (read once), the sums of what it read, its held rows. */
+interface DigestScan {
+  readonly mode: ScanMode;
+  stored?: { readonly bytes: Uint8Array; readonly buckets: DigestBucket[] };
+  read: boolean;
+  readonly sums: HourSums;
+  held: IdentifiedRecord[];
+}
+
 export class AppendDetection {
   readonly #seen: SeenWindow;
+  #digest: DigestScan | undefined;
 
   constructor(
     private readonly store: SeenStore,
@@ -41,27 +69,134 @@ export class AppendDetection {
     this.#seen = new SeenWindow(store, ctx.clubId, source.name, startMs);
   }
 
+  /**
+   * Detects a page's records, or (a digest scan) holds them until `flush`: then `quarantine` is not
+   * added to here; `flush` returns what it quarantines.
+   */
   async detect(
     records: readonly IdentifiedRecord[],
     mode: ScanMode,
     quarantine: QuarantineEntry[],
   ): Promise<void> {
-    const facets = this.#facetsOf(records);
+    if (this.source.seenDigest && (mode === 'tail' || mode === 'sweep')) {
+      this.#digest ??= { mode, read: false, sums: new HourSums(), held: [] };
+      this.#digest.held.push(...records);
+      if (this.#digest.held.length >= DIGEST_BUFFER_ROWS) quarantine.push(...(await this.flush()));
+      return;
+    }
+    await this.#detectNow(this.#facetsOf(records), mode, quarantine, undefined);
+  }
+
+  /** Detects the rows a digest scan holds; returns the records it quarantined. */
+  async flush(): Promise<QuarantineEntry[]> {
+    const scan = this.#digest;
+    const quarantine: QuarantineEntry[] = [];
+    if (!scan || scan.held.length === 0) return quarantine;
+    const facets = this.#facetsOf(scan.held);
+    scan.held = [];
+    for (const [key, { at }] of facets) if (at !== undefined) scan.sums.add(key, at);
+    await this.#detectNow(facets, scan.mode, quarantine, await this.#vouched(scan));
+    return quarantine;
+  }
+
+  /**
+   * After the scan's last flush: puts the digest of every key it read (all are in the seen set now),
+   * when it differs from the stored one. A failed put is logged: the stored digest stays true.
+   */
+  async finish(): Promise<void> {
+    const scan = this.#digest;
+    if (!scan || scan.held.length > 0 || scan.sums.size === 0) return;
+    const window = this.#window();
+    const buckets = nextSeenDigest(scan.stored?.buckets ?? [], scan.sums, {
+      nowMs: this.startMs,
+      days: scan.mode === 'sweep',
+      pruneBeforeMs: this.startMs - window - SEEN_MARGIN_MS,
+    });
+    if (buckets.length === 0) return;
+    const bytes = encodeSeenDigest(buckets);
+    if (scan.stored && Buffer.from(scan.stored.bytes).equals(bytes)) return;
+    try {
+      const expiresAt = Math.ceil((this.startMs + window + SEEN_MARGIN_MS) / 1000);
+      await this.store.putSeenDigest(this.ctx.clubId, this.source.name, bytes, expiresAt);
+      scan.stored = { bytes, buckets };
+    } catch (err) {
+      logger.warn('seen digest not written: the next scan reads more of the seen set', {
+        clubId: this.ctx.clubId,
+        source: this.source.name,
+        err,
+      });
+    }
+  }
+
+  /** The hours the stored digest vouches for, given everything the scan has read so far. */
+  async #vouched(scan: DigestScan): Promise<Set<number>> {
+    if (!scan.read) {
+      scan.read = true;
+      try {
+        const bytes = await this.store.getSeenDigest(this.ctx.clubId, this.source.name, this.#nowSec());
+        const buckets = bytes && decodeSeenDigest(bytes);
+        if (bytes && buckets) scan.stored = { bytes, buckets };
+        else if (bytes) {
+          logger.warn('seen digest unreadable: ignored, and written again', {
+            clubId: this.ctx.clubId,
+            source: this.source.name,
+            bytes: bytes.length,
+          });
+        }
+      } catch (err) {
+        logger.warn('seen digest not read: the seen set is read instead', {
+          clubId: this.ctx.clubId,
+          source: this.source.name,
+          err,
+        });
+      }
+    }
+    return scan.stored ? vouchedHours(scan.stored.buckets, scan.sums) : new Set();
+  }
+
+  async #detectNow(
+    facets: Map<string, FacetRead>,
+    mode: ScanMode,
+    quarantine: QuarantineEntry[],
+    vouched: ReadonlySet<number> | undefined,
+  ): Promise<void> {
     if (facets.size === 0) return;
     const backfill = mode === 'backfill';
     const keys = [...facets.keys()];
+    const timeOf = (k: string) => facets.get(k)!.at;
     // The backfill publishes untimed facets without asking the per-key set (one read per key).
     const asked = backfill ? keys.filter((k) => facets.get(k)!.at !== undefined) : keys;
-    const seen = await this.#seen.seenAmong(asked, (k) => facets.get(k)!.at);
+    const seen = vouched
+      ? await this.#seen.seenVouched(asked, timeOf, vouched)
+      : await this.#seen.seenAmong(asked, timeOf);
     const fresh = keys.filter((k) => !seen.has(k));
     const publish = backfill ? keys : fresh;
     if (publish.length === 0) return;
+    if (vouched) {
+      // A tracked facet's earlier values may be in hours the digest vouched for (not read).
+      let earliest: string | undefined;
+      for (const k of keys) {
+        const at = facets.get(k)!.at;
+        if (at !== undefined && (earliest === undefined || at < earliest)) earliest = at;
+      }
+      if (earliest !== undefined && publish.some((k) => facets.get(k)!.facet.track))
+        await this.#seen.loadFrom(earliest);
+    }
     const page = emptyPageEvents();
     if (mode !== 'baseline') {
       for (const key of publish) this.#buildEvents(facets.get(key)!, page, quarantine);
     }
     await this.publish(page, quarantine);
     await this.#fileSeen(fresh, facets, backfill);
+  }
+
+  /** The longest window the regular polls read (the seen keys' and the digest's reach). */
+  #window(): number {
+    return Math.max(tailLookbackFor(this.source, this.ctx), this.source.sweep?.windowMs ?? 0);
+  }
+
+  #nowSec(): number {
+    return Math.floor(this.startMs / 1000);
   }
 
   #facetsOf(records: readonly IdentifiedRecord[]): Map<string, FacetRead> {
@@ -89,7 +224,7 @@ export class AppendDetection {
 
   /** Files the fresh keys in the seen set (the backfill: only those the regular polls can meet). */
   async #fileSeen(fresh: readonly string[], facets: ReadonlyMap<string, FacetRead>, backfill: boolean) {
-    const window = Math.max(tailLookbackFor(this.source, this.ctx), this.source.sweep?.windowMs ?? 0);
+    const window = this.#window();
     const expiresAt = Math.ceil((this.startMs + window + SEEN_MARGIN_MS) / 1000);
     // What the regular polls can still read: their window, with the margin for a zone misreading.
     const reach = iso(this.startMs - window - SEEN_MARGIN_MS);

@@ -5,6 +5,7 @@
 import type { SourceName } from '../../common/source-names';
 import type { SeenStore } from '../../state/store';
 import { fingerprint } from './fingerprint';
+import { HOUR_MS, hourOf } from './seen-digest';
 
 /** Seen-entry groups are stored hashed (no payment ids in the table), this long. */
 const SEEN_GROUP_CHARS = 16;
@@ -27,6 +28,8 @@ export class SeenWindow {
   /** Keys of the time-ordered seen set known to this scan: every one from `#seenFrom` on. */
   readonly #loaded = new Set<string>();
   #seenFrom: string | undefined;
+  /** Hours whose seen entries were read one hour or run of hours at a time (seenVouched). */
+  readonly #hoursLoaded = new Set<number>();
   /** Values of tracked facets in the loaded seen set (and written by this scan), by hashed group. */
   readonly #groups = new Map<string, Set<string>>();
 
@@ -67,6 +70,49 @@ export class SeenWindow {
     return seen;
   }
 
+  /**
+   * Which keys are seen, when a seen digest vouches for some hours (seen-digest.ts): keys of those
+   * hours are seen without a read; the seen entries of the other hours the keys fall in are read,
+   * an hour at a time or a run of hours in one Query; untimed keys are asked one by one.
+   */
+  async seenVouched(
+    keys: readonly string[],
+    timeOf: (key: string) => string | undefined,
+    vouched: ReadonlySet<number>,
+  ): Promise<Set<string>> {
+    const seen = new Set<string>();
+    const untimed: string[] = [];
+    const unvouched: string[] = [];
+    const hours = new Set<number>();
+    for (const key of keys) {
+      const at = timeOf(key);
+      if (at === undefined) {
+        untimed.push(key);
+        continue;
+      }
+      const hour = hourOf(Date.parse(at));
+      if (vouched.has(hour)) seen.add(key);
+      else {
+        unvouched.push(key);
+        hours.add(hour);
+      }
+    }
+    await this.#loadHours([...hours].sort((a, b) => a - b));
+    for (const key of unvouched) if (this.#loaded.has(key)) seen.add(key);
+    if (untimed.length > 0) {
+      const found = await this.store.filterSeen(this.clubId, this.source, untimed, this.#nowSec(), {
+        consistentRead: false,
+      });
+      for (const key of found) seen.add(key);
+    }
+    return seen;
+  }
+
+  /** Loads the seen entries from `earliest` onwards (what a tracked facet's earlier values need). */
+  async loadFrom(earliest: string): Promise<void> {
+    await this.#loadFrom(earliest);
+  }
+
   /** Files keys this scan wrote, so later pages see them. */
   add(key: string, tag?: { group: string; value: string }): void {
     this.#loaded.add(key);
@@ -77,6 +123,32 @@ export class SeenWindow {
   earlierValues(track: Track): string[] {
     const { group, value } = seenTag(track);
     return [...(this.#groups.get(group) ?? [])].filter((v) => v !== value);
+  }
+
+  /** Reads the seen entries of these hours (ascending) not read yet: one Query per run of hours. */
+  async #loadHours(hours: readonly number[]): Promise<void> {
+    const missing = hours.filter(
+      (h) =>
+        !this.#hoursLoaded.has(h) &&
+        !(this.#seenFrom !== undefined && new Date(h * HOUR_MS).toISOString() >= this.#seenFrom),
+    );
+    let i = 0;
+    while (i < missing.length) {
+      let j = i;
+      while (j + 1 < missing.length && missing[j + 1] === missing[j]! + 1) j++;
+      const fromAt = new Date(missing[i]! * HOUR_MS).toISOString();
+      const toAt = new Date((missing[j]! + 1) * HOUR_MS).toISOString();
+      const more = await this.store.seenEntriesSince(this.clubId, this.source, fromAt, this.#nowSec(), {
+        consistentRead: false,
+        toAt,
+      });
+      for (const entry of more) {
+        this.#loaded.add(entry.fingerprint);
+        if (entry.group !== undefined && entry.value !== undefined) this.#remember(entry.group, entry.value);
+      }
+      for (let h = missing[i]!; h <= missing[j]!; h++) this.#hoursLoaded.add(h);
+      i = j + 1;
+    }
   }
 
   async #loadFrom(earliest: string): Promise<void> {

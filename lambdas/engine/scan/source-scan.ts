@@ -204,8 +204,20 @@ export class SourceScan {
     for (const e of delivered) this.#published.push(e);
   }
 
-  /** Read marks first, then the progress that counts them. */
+  /**
+   * Detects the rows a digest scan holds (append-detection.ts): before a checkpoint claims them
+   * read, and before the scan ends.
+   */
+  async #flush(): Promise<void> {
+    if (!(this.#detection instanceof AppendDetection)) return;
+    const quarantine = await this.#detection.flush();
+    const where = { clubId: this.ctx.clubId, source: this.source.name, startMs: this.#startMs };
+    this.#quarantined += await quarantineOnce(this.deps.store, where, quarantine);
+  }
+
+  /** Held rows detected, then read marks, then the progress that counts them. */
   async #checkpoint(scan: EngineScan, tally: ScanTally, nextOffset: number, unidentified: number) {
+    await this.#flush();
     await markRead(this.#marks(), scan, tally.takeUnmarked());
     const at = { nextOffset, unidentified, pages: this.#pages, records: this.#records };
     const progress = tally.progress(scan, at);
@@ -226,6 +238,8 @@ export class SourceScan {
   }
 
   async #finish(scan: EngineScan, outcome: SourceOutcome, maxRecordMs: number | undefined): Promise<void> {
+    await this.#flush();
+    if (this.#detection instanceof AppendDetection) await this.#detection.finish();
     const result: ScanResult = {
       scan,
       outcome,

@@ -2,14 +2,17 @@
  * SeenStore on the state table: the keyed seen set (one item per fingerprint, read by BatchGetItem)
  * and the time-ordered seen set (items `<at>#<fingerprint>`, one paginated Query per window).
  */
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
   assertEpochSeconds,
+  assertSeenDigest,
   atOfSeenAtSk,
   fingerprintOfSeenAtSk,
   seenAtKey,
   seenAtMemo,
   seenAtPk,
   seenAtTag,
+  seenDigestKey,
   seenKey,
   seenPk,
 } from '../keys';
@@ -120,6 +123,32 @@ export class DynamoDbSeenStore implements SeenStore {
       });
     }
     await this.table.batchWrite([...bySk.values()]);
+  }
+
+  async getSeenDigest(clubId: string, source: SourceName, nowSec: number): Promise<Uint8Array | undefined> {
+    const { doc, tableName } = this.table;
+    const Key = seenDigestKey(clubId, source);
+    const out = await this.table.call('GetItem', () =>
+      doc.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: false })),
+    );
+    const item = out.Item;
+    if (!item || !isUnexpired(item.expiresAt, nowSec)) return undefined;
+    return item.d instanceof Uint8Array ? item.d : undefined;
+  }
+
+  async putSeenDigest(
+    clubId: string,
+    source: SourceName,
+    digest: Uint8Array,
+    expiresAtSec: number,
+  ): Promise<void> {
+    const Item = {
+      ...seenDigestKey(clubId, source),
+      d: assertSeenDigest(digest),
+      expiresAt: assertEpochSeconds('expiresAtSec', expiresAtSec),
+    };
+    const { doc, tableName } = this.table;
+    await this.table.call('PutItem', () => doc.send(new PutCommand({ TableName: tableName, Item })));
   }
 
   /** The unexpired items of `fromAt <= at < toAt`, in key order (one Query, followed to the end). */

@@ -4,12 +4,14 @@
  */
 import {
   assertEpochSeconds,
+  assertSeenDigest,
   atOfSeenAtSk,
   fingerprintOfSeenAtSk,
   seenAtKey,
   seenAtMemo,
   seenAtPk,
   seenAtTag,
+  seenDigestKey,
   seenKey,
   seenPk,
 } from '../keys';
@@ -35,6 +37,26 @@ export class MemorySeenStore implements SeenStore {
    * with a group and value, all three), kept in key order.
    */
   private readonly seenAt = new Map<string, SortedStringMap<number | TaggedSeenAt>>();
+
+  /** Seen digests by `pk|sk`, with their expiry. */
+  private readonly digests = new Map<string, { bytes: Uint8Array; expiresAt: number }>();
+
+  async getSeenDigest(clubId: string, source: SourceName, nowSec: number): Promise<Uint8Array | undefined> {
+    const { pk, sk } = seenDigestKey(clubId, source);
+    const stored = this.digests.get(`${pk}|${sk}`);
+    return stored && stored.expiresAt > nowSec ? Uint8Array.from(stored.bytes) : undefined;
+  }
+
+  async putSeenDigest(
+    clubId: string,
+    source: SourceName,
+    digest: Uint8Array,
+    expiresAtSec: number,
+  ): Promise<void> {
+    const { pk, sk } = seenDigestKey(clubId, source);
+    const bytes = Uint8Array.from(assertSeenDigest(digest));
+    this.digests.set(`${pk}|${sk}`, { bytes, expiresAt: assertEpochSeconds('expiresAtSec', expiresAtSec) });
+  }
 
   async filterSeen(
     clubId: string,

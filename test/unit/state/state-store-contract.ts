@@ -16,6 +16,7 @@ import {
   type QuarantinedRecord,
   type SeenAt,
   type Snapshot,
+  type SourceName,
   type StateStore,
   StoreError,
 } from '../../../lambdas/state/store';
@@ -739,6 +740,45 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
           '',
           'é'.repeat(128),
         ]);
+      });
+    });
+
+    describe('seen digest', () => {
+      it('replaces the digest on put, reads it back until it expires, keeps clubs and sources apart', async () => {
+        // Prepare
+        const first = Uint8Array.from([1, 2, 3]);
+        const second = Uint8Array.from(randomBytes(900));
+        const nowSec = Math.floor(T0 / 1000);
+        // Act
+        const absent = await store.getSeenDigest(CLUB, 'disbursements', nowSec);
+        await store.putSeenDigest(CLUB, 'disbursements', first, nowSec + 60);
+        await store.putSeenDigest(CLUB, 'disbursements', second, nowSec + 60);
+        await store.putSeenDigest(CLUB, 'paymentHistory', first, nowSec + 60);
+        // Assess
+        expect(absent).toBeUndefined();
+        expect(Buffer.from((await store.getSeenDigest(CLUB, 'disbursements', nowSec))!)).toEqual(
+          Buffer.from(second),
+        );
+        expect(Buffer.from((await store.getSeenDigest(CLUB, 'paymentHistory', nowSec))!)).toEqual(
+          Buffer.from(first),
+        );
+        expect(await store.getSeenDigest(OTHER_CLUB, 'disbursements', nowSec)).toBeUndefined();
+        expect(await store.getSeenDigest(CLUB, 'disbursements', nowSec + 60)).toBeUndefined();
+      });
+
+      it('refuses an empty or oversized digest and an unknown source, writing nothing', async () => {
+        // Act and assess
+        const nowSec = Math.floor(T0 / 1000);
+        await expect(
+          store.putSeenDigest(CLUB, 'disbursements', new Uint8Array(0), nowSec + 60),
+        ).rejects.toBeInstanceOf(StoreError);
+        await expect(
+          store.putSeenDigest(CLUB, 'disbursements', new Uint8Array(17 * 1024), nowSec + 60),
+        ).rejects.toBeInstanceOf(StoreError);
+        await expect(
+          store.putSeenDigest(CLUB, 'nope' as SourceName, Uint8Array.from([1]), nowSec + 60),
+        ).rejects.toBeInstanceOf(StoreError);
+        expect(await store.getSeenDigest(CLUB, 'disbursements', nowSec)).toBeUndefined();
       });
     });
 
