@@ -23,6 +23,8 @@ export interface DeploymentSettings {
   readonly poll: FunctionSettings;
   /** Minutes between dispatcher runs (EventBridge Scheduler rate). */
   readonly scheduleRateMinutes: number;
+  /** Dispatch shards: one schedule each (absent in reports from before the shards). */
+  readonly dispatchShards?: number;
   readonly pollBatchSize: number;
   readonly pollMaxConcurrency: number;
   /** Poll deadline the code is given (POLL_DEADLINE_MS), ms. */
@@ -68,24 +70,41 @@ function functionSettings(r: Resource): FunctionSettings {
   };
 }
 
-export function readDeploymentSettings(stage = 'prod'): DeploymentSettings {
+/** The dispatch schedules (one per shard): their one rate and how many. */
+function dispatchSchedules(template: Template): { scheduleRateMinutes: number; dispatchShards: number } {
+  const schedules = Object.values(
+    template.findResources('AWS::Scheduler::Schedule') as Record<string, Resource>,
+  );
+  const expressions = new Set(schedules.map((r) => String(r.Properties.ScheduleExpression ?? '')));
+  if (expressions.size !== 1)
+    throw new DeploymentSettingsError(
+      `expected the dispatch schedules to share one rate, found ${[...expressions].join(', ')}`,
+    );
+  const expression = [...expressions][0] ?? '';
+  const rate = /^rate\((\d+) (minute|minutes|hour|hours)\)$/.exec(expression);
+  if (!rate) throw new DeploymentSettingsError(`unexpected schedule expression '${expression}'`);
+  const scheduleRateMinutes = Number(rate[1]) * (rate[2]!.startsWith('hour') ? 60 : 1);
+  return { scheduleRateMinutes, dispatchShards: schedules.length };
+}
+
+/** The settings of `stage`, with extra context values (e.g. `{ clubs: 50000 }`). */
+export function readDeploymentSettings(
+  stage = 'prod',
+  context: Record<string, unknown> = {},
+): DeploymentSettings {
   const handlersPresent =
     existsSync(join(ROOT, HANDLER_ENTRIES.dispatch)) && existsSync(join(ROOT, HANDLER_ENTRIES.poll));
   // Bundling is skipped, so any existing file can stand in for a handler that is not written yet.
   const standIn = 'lambdas/engine/poll-club.ts';
   const { stack } = createGymBridgeApp({
-    context: { stage, 'aws:cdk:bundling-stacks': [] },
+    context: { ...context, stage, 'aws:cdk:bundling-stacks': [] },
     ...(handlersPresent ? {} : { handlerEntries: { dispatch: standIn, poll: standIn } }),
   });
   const template = Template.fromStack(stack);
   const isFn = (word: string) => (r: Resource) => String(r.Properties.Description ?? '').includes(word);
   const dispatch = one(template, 'AWS::Lambda::Function', isFn('dispatch'), 'dispatch function');
   const poll = one(template, 'AWS::Lambda::Function', isFn('gym-bridge poll'), 'poll function');
-  const schedule = one(template, 'AWS::Scheduler::Schedule', () => true, 'schedule');
-  const expression = String(schedule.Properties.ScheduleExpression ?? '');
-  const rate = /^rate\((\d+) (minute|minutes|hour|hours)\)$/.exec(expression);
-  if (!rate) throw new DeploymentSettingsError(`unexpected schedule expression '${expression}'`);
-  const scheduleRateMinutes = Number(rate[1]) * (rate[2]!.startsWith('hour') ? 60 : 1);
+  const { scheduleRateMinutes, dispatchShards } = dispatchSchedules(template);
   const mapping = one(template, 'AWS::Lambda::EventSourceMapping', () => true, 'SQS event source mapping');
   const env =
     (poll.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
@@ -104,6 +123,7 @@ export function readDeploymentSettings(stage = 'prod'): DeploymentSettings {
     dispatch: functionSettings(dispatch),
     poll: functionSettings(poll),
     scheduleRateMinutes,
+    dispatchShards,
     pollBatchSize: Number(mapping.Properties.BatchSize ?? 10),
     pollMaxConcurrency: Number(
       (mapping.Properties.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency ??

@@ -20,8 +20,10 @@ export interface BenchPlan {
   readonly naiveCycles: number;
   /** Span of the every-source-every-minute comparison run, hours. */
   readonly altScheduleHours: number;
+  /** Clubs of the in-memory dispatch the cost model prices. */
   readonly dispatchClubs: number;
-  readonly dynaliteDispatchClubs: number;
+  /** Clubs of the fleet at scale: every shard the stage configures for them, measured on dynalite. */
+  readonly scaleClubs: number;
   readonly fleet: {
     clubs: number;
     minutes: number;
@@ -47,7 +49,7 @@ export const FULL_PLAN: BenchPlan = {
   naiveCycles: 10,
   altScheduleHours: 12,
   dispatchClubs: 5000,
-  dynaliteDispatchClubs: 1000,
+  scaleClubs: 50_000,
   fleet: { clubs: 200, minutes: 60, members: 3000, visitsPerDay: 1500, historyDays: 1 },
 };
 
@@ -67,6 +69,6 @@ export const QUICK_PLAN: BenchPlan = {
   naiveCycles: 3,
   altScheduleHours: 2,
   dispatchClubs: 500,
-  dynaliteDispatchClubs: 200,
+  scaleClubs: 6000,
   fleet: { clubs: 20, minutes: 10, members: 3000, visitsPerDay: 1500, historyDays: 1 },
 };

@@ -14,6 +14,7 @@ import { SecretsManagerClubSecrets } from '../lambdas/clubs/club-secrets';
 import { loadClub } from '../lambdas/clubs/load-club';
 import { MemoryClubRegistry } from '../lambdas/clubs/memory-club-registry';
 import type { PollMessage } from '../lambdas/common/deployment-contract';
+import type { PollQueueEntry } from '../lambdas/common/poll-queue';
 import type { ClientFactory } from '../lambdas/engine/client-factory';
 import { type DispatchSummary, dispatchDueClubs } from '../lambdas/engine/dispatch/dispatch-due-clubs';
 import type { ClubReport } from '../lambdas/engine/poll-club';
@@ -87,16 +88,21 @@ export class CountingSecretsClient {
   }
 }
 
-/** A queue that keeps what the dispatcher sends and counts SendMessageBatch requests. */
+/** A queue that keeps what the dispatcher sends (with each one's moment) and counts SendMessageBatch requests. */
 export class CollectingQueue {
-  readonly messages: PollMessage[] = [];
+  readonly entries: PollQueueEntry[] = [];
   sendMessageBatchRequests = 0;
-  async sendBatch(messages: readonly PollMessage[]): Promise<void> {
-    this.messages.push(...messages);
-    this.sendMessageBatchRequests += Math.ceil(messages.length / 10);
+  async sendBatch(entries: readonly PollQueueEntry[]): Promise<void> {
+    this.entries.push(...entries);
+    this.sendMessageBatchRequests += Math.ceil(entries.length / 10);
   }
+  /** The messages sent since the last drain. */
   drain(): PollMessage[] {
-    return this.messages.splice(0, this.messages.length);
+    return this.drainEntries().map((e) => e.message);
+  }
+  /** The same with each one's moment (`notBeforeMs`, when the period is spread). */
+  drainEntries(): PollQueueEntry[] {
+    return this.entries.splice(0, this.entries.length);
   }
 }
 
@@ -110,6 +116,8 @@ export interface ProductionPathDeps {
   readonly pollDeadlineMs: number;
   readonly secretPrefix: string;
   readonly owner: string;
+  /** Seconds of each minute the polls are spread over, as deployed (DISPATCH_SPREAD_SECONDS). @default 0 */
+  readonly spreadSeconds?: number;
 }
 
 export class ProductionPath {
@@ -123,12 +131,16 @@ export class ProductionPath {
     });
   }
 
+  /** The dispatcher's run at the start of a period (one shard for the whole fleet). */
   dispatch(): Promise<DispatchSummary> {
+    const nowMs = this.deps.simNow();
     return dispatchDueClubs({
       registry: this.deps.registry,
       store: this.deps.store,
       queue: this.queue,
-      now: this.deps.simNow,
+      now: nowMs,
+      periodStartMs: nowMs,
+      spreadSeconds: this.deps.spreadSeconds ?? 0,
     });
   }
 

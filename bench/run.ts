@@ -22,7 +22,7 @@ import type { BenchResults } from './report/results';
 import { writeReport } from './report/write-report';
 import { measureCosts } from './steps/cost-step';
 import { measureEngine } from './steps/engine-step';
-import { measureFleet5000, measureScale } from './steps/scale-step';
+import { measureFleetAtScale, measureScale } from './steps/scale-step';
 import { measureLifecycle, measureTypicalClub } from './steps/typical-club-step';
 import { measureUnits } from './steps/units-step';
 
@@ -92,7 +92,7 @@ async function main(): Promise<number> {
   const units = await measureUnits(plan, deployment);
   const scale = await measureScale(plan, deployment, typical);
   const cost = measureCosts(plan, deployment, typical, scale.dispatchMemory);
-  const fleetOf5000 = await measureFleet5000(plan, deployment, typical, cost);
+  const atScale = await measureFleetAtScale(plan, typical, cost, scale.fleet);
 
   const results: BenchResults = {
     generatedAt: new Date().toISOString(),
@@ -107,7 +107,7 @@ async function main(): Promise<number> {
     typical: { runs: typical.runs, unconfirmedZone: typical.unconfirmedZone },
     lifecycle,
     units,
-    scale: { ...scale, fleet5000: fleetOf5000 },
+    scale: { ...scale, atScale },
     cost: cost.costs,
   };
   await writeReport(results, outDir);

@@ -66,10 +66,10 @@ function clubRows(r: BenchResults, h: Headline): string[][] {
 
 /** The fleet: dispatch, poll concurrency, backfill speed. */
 function scaleRows(r: BenchResults, h: Headline): string[][] {
-  const big = r.scale.fleet5000;
+  const big = r.scale.atScale;
   return [
     [
-      `dispatch of ${int(big.clubs)} clubs at the CPU share of ${r.deployment.dispatch.memoryMb} MB`,
+      `dispatch of ${int(big.clubs)} clubs in ${big.dispatchShards} shards at the CPU share of ${big.dispatch.memoryMb} MB (slowest shard, measured)`,
       `${sig(big.dispatchSeconds)} s of ${big.dispatchTimeoutSeconds} s`,
       'well inside the timeout',
       yes(big.dispatchSeconds < big.dispatchTimeoutSeconds / 2),

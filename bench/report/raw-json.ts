@@ -15,7 +15,7 @@ export function rawJson(r: BenchResults): string {
       polls: pollWallMs?.length || (m as { polls?: number }).polls || 0,
     })),
   };
-  const f = r.scale.fleet5000;
+  const f = r.scale.atScale;
   const h = headline(r);
   // The keys compared run to run (issue 10): first, then everything the report was made from.
   const keys = {
@@ -42,12 +42,16 @@ export function rawJson(r: BenchResults): string {
         }
       : {}),
   };
+  // The keys compared run to run (issue 20), then everything the section was made from.
   const scale = {
     clubs: f.clubs,
+    dispatchShards: f.dispatchShards,
     dispatchSeconds: f.dispatchSeconds,
     dispatchTimeoutSeconds: f.dispatchTimeoutSeconds,
     pollConcurrencyNeeded: f.pollConcurrencyNeeded,
     pollConcurrencyConfigured: f.pollConcurrencyConfigured,
+    measured: f.measured,
+    minuteShape: { fleet: r.scale.fleet.minuteShape, ...(f.minuteShape ? { atScale: f.minuteShape } : {}) },
     ...r.scale,
     fleet,
   };

@@ -7,7 +7,7 @@ import type { MachineInfo } from '../machine';
 import type { BenchPlan } from '../plan';
 import type { HashMicro, ProfileSummary } from '../profile';
 import type { DispatchRun } from '../scale/dispatch';
-import type { Fleet5000Result } from '../scale/fleet-5000';
+import type { FleetAtScaleResult } from '../scale/fleet-at-scale';
 import type { FleetHourResult } from '../scale/fleet-hour';
 import type { PublishSdkRun, ThroughputRun } from '../throughput';
 import type { TypicalClubRun } from '../typical-club';
@@ -35,9 +35,9 @@ export interface BenchResults {
   readonly units?: UnitsCheck;
   readonly scale: {
     dispatchMemory: DispatchRun[];
-    dispatchDynalite: { runs: DispatchRun[]; seedMs: number };
     fleet: FleetHourResult;
-    fleet5000: Fleet5000Result;
+    /** The fleet at scale (50,000 clubs), every dispatch shard measured. */
+    atScale: FleetAtScaleResult;
   };
   readonly cost: {
     default: ClubCost;

@@ -1,7 +1,9 @@
-/** Section 6 of the report: the dispatcher over many clubs, an hour of a fleet, and the 5,000-club fleet. */
+/** Section 6 of the report: the dispatcher in memory, an hour of a fleet and its minute, and the fleet at scale. */
+import { CLUB_DIRECTORY_BUCKETS } from '../../lambdas/common/club-shard';
 import type { DispatchRun } from '../scale/dispatch';
 import { median } from '../stats';
 import { int, med, pct, secs, sig, table } from './format';
+import { minuteShapePart } from './minute-shape-section';
 import type { BenchResults } from './results';
 
 export function scaleSection(r: BenchResults): string {
@@ -11,9 +13,11 @@ ${dispatchPart(r)}
 
 ${fleetHourPart(r)}
 
-${fleet5000Part(r)}
+${minuteShapePart(r)}
 
-50,000 clubs are on paper in [scale.md](scale.md).
+${atScalePart(r)}
+
+What breaks first, and at how many clubs: [scale.md](scale.md).
 `;
 }
 
@@ -30,30 +34,17 @@ function dispatchRow(label: string, runs: readonly DispatchRun[]): string[] {
   ];
 }
 
-/** `dispatchDueClubs` in memory and on dynalite. */
+/** `dispatchDueClubs` in memory: its CPU is what the cost model prices. */
 function dispatchPart(r: BenchResults): string {
-  const s = r.scale;
-  const mem = s.dispatchMemory;
-  const dyn = s.dispatchDynalite.runs;
-  const clubsDyn = dyn[0]?.clubs ?? 0;
-  const dynPerClub = med(dyn, (x) => x.wallMs) / Math.max(1, clubsDyn);
-  return `**Dispatch** (the real \`dispatchDueClubs\`): ${int(mem[0]?.clubs ?? 0)} clubs whose 8 cursors are copies of the
-typical club's at the end of a simulated run, each club last polled 0 to 14 minutes before.
+  const mem = r.scale.dispatchMemory;
+  return `**Dispatch in memory** (the real \`dispatchDueClubs\`, MemoryClubRegistry + MemoryStateStore, one shard):
+${int(mem[0]?.clubs ?? 0)} clubs whose 8 cursors are copies of the typical club's at the end of a simulated run, each
+club last polled 0 to 14 minutes before; the cost model prices this CPU.
 
 ${table(
   ['', 'clubs', 'time (median)', 'CPU', 'SQS messages', 'SendMessageBatch', 'table reads', 'RRU'],
-  [
-    dispatchRow('in memory (MemoryClubRegistry + MemoryStateStore)', mem),
-    dispatchRow('dynalite (DynamoDbClubRegistry + DynamoDbStateStore)', dyn),
-  ],
-)}
-
-The dispatcher reads the club directory, then a hundred club state items per BatchGetItem: at
-${int(mem[0]?.clubs ?? 0)} clubs that is ${int(med(mem, (x) => x.tableReads))} requests a minute. Against
-dynalite ${int(clubsDyn)} clubs took ${sig(med(dyn, (x) => x.wallMs) / 1000)} s (${sig(dynPerClub)} ms per club,
-bounded by dynalite); linearly, 5,000 clubs would take about ${sig((dynPerClub * 5000) / 1000)} s there, within the
-dispatch Lambda's ${r.deployment.dispatch.timeoutSec} s timeout and the one-minute period. (Seeding dynalite with the clubs took
-${sig(s.dispatchDynalite.seedMs / 1000)} s and is not part of the figure.)`;
+  [dispatchRow('in memory', mem)],
+)}`;
 }
 
 /** A simulated hour of typical clubs through the poll path. */
@@ -88,38 +79,65 @@ ${table(
 )}`;
 }
 
-/** The 5,000-club fleet: dispatch at the Lambda's CPU share, poll concurrency, account quotas. */
-function fleet5000Part(r: BenchResults): string {
-  const big = r.scale.fleet5000;
-  return `**The fleet of ${int(big.clubs)} clubs** (the real \`dispatchDueClubs\` over club state items, in
-memory, with the typical club's cursors; the poll side from the measured invocation time):
+/** How the fleet at scale was measured, and how its time at the CPU share is counted. */
+function atScaleIntro(r: BenchResults): string {
+  const big = r.scale.atScale;
+  const d = big.dispatch;
+  return `**The fleet of ${int(big.clubs)} clubs, measured** (\`scale.*\` in benchmarks.json): the stage configuration for
+${int(big.clubs)} clubs (lib/stage-config.ts) gives ${big.dispatchShards} dispatch shards at ${d.memoryMb} MB (${sig(d.cpuShare)} of a
+vCPU), a ${d.timeoutSeconds} s timeout and the polls spread over ${d.spreadSeconds} s. The clubs' directory entries and state
+items are on dynalite (${int(d.seedItems)} items seeded in ${sig(d.seedMs / 1000)} s, not part of any figure); each shard
+runs the real \`dispatchDueClubs\` alone, through the real \`DynamoDbClubRegistry\` (its directory buckets), the real
+\`DynamoDbStateStore\` and the real \`SqsPollQueue\` over \`@aws-sdk/client-sqs\` to an SQS-compatible endpoint in its
+own process (AWS JSON 1.0, MD5 of each body, ${d.shardRuns[0]?.failedEntriesResubmitted ?? 0} entries of each shard failed and
+resubmitted). **Time at the share = wall + CPU × (1/share − 1)**: the CPU stretched to the function's share, plus
+everything the run waited for, as if no wait overlapped its CPU (an upper bound; max(CPU / share, wall) is the lower
+one). The waits are dynalite's and the endpoint's on this machine, shared with the bench's other processes.`;
+}
+
+/** The fleet at scale: every shard measured, the poll side, account quotas. */
+function atScalePart(r: BenchResults): string {
+  const big = r.scale.atScale;
+  const d = big.dispatch;
+  return `${atScaleIntro(r)}
+
+${table(
+  [
+    'shard',
+    'clubs',
+    'messages',
+    'wall',
+    'CPU',
+    'at the share (upper / lower)',
+    'table reads',
+    'SendMessageBatch',
+  ],
+  d.shardRuns.map((s) => [
+    String(s.shard),
+    int(s.clubs),
+    int(s.messages),
+    `${sig(s.wallMs / 1000)} s`,
+    `${sig(s.cpuMs / 1000)} s`,
+    `**${sig(s.secondsAtShare)} s** / ${sig(s.secondsAtShareLow)} s`,
+    int(s.tableReads),
+    int(s.sendMessageBatchRequests),
+  ]),
+)}
 
 ${table(
   ['', 'value'],
   [
     [
-      `dispatch at the CPU share of ${r.deployment.dispatch.memoryMb} MB (× ${sig(big.cpuStretch)})`,
-      `**${sig(big.dispatchSeconds)} s** of a ${big.dispatchTimeoutSeconds} s timeout (${sig(big.dispatchCpuMs)} ms CPU on a whole core, ${int(big.readRequests)} table requests at 10 ms)`,
-    ],
-    [
-      'poll messages queued',
-      `${int(big.messages)} in ${int(big.sendMessageBatchRequests)} SendMessageBatch requests`,
-    ],
-    [
-      'first messages handed to the queue',
-      `at ${pct(big.firstSendShare)} of the run (each hundred is sent while the next is read)`,
-    ],
-    [
-      'a run stopped half-way (its deadline at half its time)',
-      `${int(big.halfDeadline.messages)} messages queued, ${int(big.halfDeadline.notReached)} clubs left for the next minute`,
+      'the slowest shard / its timeout',
+      `**${sig(big.dispatchSeconds)} s** of ${big.dispatchTimeoutSeconds} s (${pct(big.dispatchSeconds / big.dispatchTimeoutSeconds)})`,
     ],
     [
       'poll concurrency needed / configured for this many clubs',
-      `**${sig(big.pollConcurrencyNeeded)}** / ${int(big.pollConcurrencyConfigured)} (${int(Math.ceil(big.clubs / r.deployment.pollBatchSize))} invocations a minute × ${sig(big.pollInvocationSeconds)} s each / 60; configured = \`pollConcurrencyFor\`, docs/deploy.md)`,
+      `**${sig(big.pollConcurrencyNeeded)}** / ${int(big.pollConcurrencyConfigured)} (${int(Math.ceil(big.clubs / big.pollBatchSize))} invocations a minute × ${sig(big.pollInvocationSeconds)} s each / 60; configured = \`pollConcurrencyFor\`, at most 1,000 an event source)`,
     ],
     [
       'PutEvents requests a second / account quota',
-      `${sig(big.rates.putEventsRequestsPerSecond)} / ${int(big.rates.putEventsQuotaPerSecond)} (us-east-1 default; lower in smaller regions)`,
+      `${sig(big.rates.putEventsRequestsPerSecond)} / ${int(big.rates.putEventsQuotaPerSecond)} (us-east-1 default; lower in smaller regions: docs/deploy.md)`,
     ],
     [
       'GetSecretValue a second / quota',
@@ -127,7 +145,7 @@ ${table(
     ],
     [
       'most requests one DynamoDB key gets a minute',
-      `${big.maxRequestsPerKeyPerMinute} (a club's state item: read by the dispatcher, opened and closed by its poll); no key is shared by the clubs but the club directory, read once a minute`,
+      `${big.maxRequestsPerKeyPerMinute} (a club's state item: read by its shard, opened and closed by its poll); the directory is ${CLUB_DIRECTORY_BUCKETS} partitions, each read by one shard a minute`,
     ],
   ],
 )}`;

@@ -1,20 +1,31 @@
 /**
  * A simulated hour of typical clubs (one sandbox process serving all of them) through the poll
- * path: the real dispatcher every simulated minute, then a bounded pool of workers polls its
- * messages, as the poll Lambda's maximum concurrency would.
+ * path: the real dispatcher every simulated minute, its polls spread over the minute as deployed
+ * (DISPATCH_SPREAD_SECONDS); the simulated clock moves a second at a time and a bounded pool of
+ * workers polls the messages due in that second, as the poll Lambda's maximum concurrency would.
+ * Each second's polls, DynamoDB units and PutEvents requests make the minute's shape
+ * (minute-shape.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { parseClubsFile } from '../../lambdas/clubs/club-config';
 import { clubRecordFrom } from '../../lambdas/clubs/club-record';
 import type { PollMessage } from '../../lambdas/common/deployment-contract';
+import type { PollQueueEntry } from '../../lambdas/common/poll-queue';
 import { MemoryStateStore } from '../../lambdas/state';
 import { SANDBOX_HOST, type SandboxInfo } from '../big-club';
-import { CountingSink } from '../counting-sink';
-import { type CountingStateStore, countingStore, type StoreCounts } from '../counting-store';
+import { addSinkCounts, CountingSink, emptySinkCounts, type SinkCounts } from '../counting-sink';
+import {
+  addStoreCounts,
+  type CountingStateStore,
+  countingStore,
+  emptyStoreCounts,
+  type StoreCounts,
+} from '../counting-store';
 import { HostProcess } from '../hosts/rpc';
 import { CountingRegistry, CountingSecretsClient, ProductionPath } from '../production-path';
 import { CountingClientFactory } from '../sim-clients';
 import { cpuMsSince, median, percentile } from '../stats';
+import { type MinuteShape, minuteShape, type SecondLoad } from './minute-shape';
 import { MINUTE, ZONES } from './synthetic-fleet';
 
 export interface FleetMinute {
@@ -43,6 +54,10 @@ export interface FleetHourResult {
   readonly sandboxCpuMs: number;
   readonly store: StoreCounts;
   readonly failures: number;
+  /** Seconds of each minute the polls were spread over (as deployed). */
+  readonly spreadSeconds: number;
+  /** The per-second shape of the hour's load over a minute. */
+  readonly minuteShape: MinuteShape;
 }
 
 export interface FleetHourOptions {
@@ -54,6 +69,8 @@ export interface FleetHourOptions {
   readonly workers: number;
   readonly pollDeadlineMs: number;
   readonly seed: number;
+  /** @default 60 (the deployed spread of a one-minute period) */
+  readonly spreadSeconds?: number;
 }
 
 /** The production path over the sandbox's clubs, with its counting stand-ins and the simulated clock. */
@@ -87,7 +104,7 @@ function startFleetSandbox(host: HostProcess, options: FleetHourOptions): Promis
   });
 }
 
-function fleetRig(info: SandboxInfo, pollDeadlineMs: number): FleetRig {
+function fleetRig(info: SandboxInfo, pollDeadlineMs: number, spreadSeconds: number): FleetRig {
   const configs = parseClubsFile(info.clubsFile, 'bench sandbox');
   const prefix = 'gym-bridge/bench/clubs/';
   const clock = { nowMs: info.nowMs };
@@ -111,6 +128,7 @@ function fleetRig(info: SandboxInfo, pollDeadlineMs: number): FleetRig {
     pollDeadlineMs,
     secretPrefix: prefix,
     owner: `bench-fleet-${randomUUID()}`,
+    spreadSeconds,
   });
   return { path, store, sink, clients, clock };
 }
@@ -155,30 +173,71 @@ async function baseline(rig: FleetRig, workers: number, tally: PollTally): Promi
   return wallMs;
 }
 
-/** Each simulated minute: the sandbox advances, the dispatcher runs, the workers drain its messages. */
+/** What the hour's seconds carried, and the totals they add up to. */
+interface HourLoad {
+  readonly seconds: SecondLoad[];
+  readonly store: StoreCounts;
+  readonly sink: SinkCounts;
+}
+
+/** One simulated second: the messages due by then are polled, and what it carried is counted. */
+async function pollSecond(
+  rig: FleetRig,
+  workers: number,
+  pending: PollQueueEntry[],
+  tally: PollTally,
+  load: HourLoad,
+): Promise<number[]> {
+  const now = rig.clock.nowMs;
+  const due = pending.filter((e) => (e.notBeforeMs ?? 0) <= now);
+  const left = pending.filter((e) => (e.notBeforeMs ?? 0) > now);
+  pending.splice(0, pending.length, ...left);
+  const pollWallMs = await drain(
+    rig,
+    workers,
+    due.map((e) => e.message),
+    tally,
+  );
+  const store = rig.store.take();
+  const sink = rig.sink.take();
+  addStoreCounts(load.store, store);
+  addSinkCounts(load.sink, sink);
+  load.seconds.push({
+    polls: due.length,
+    readUnits: store.readUnits,
+    writeUnits: store.writeUnits,
+    putEventsRequests: sink.putEventsRequests,
+  });
+  return pollWallMs;
+}
+
+/**
+ * Each simulated minute: the dispatcher runs at its start, then the clock moves a second at a
+ * time (the sandbox with it) and the messages due in each second are polled.
+ */
 async function runMinutes(
   host: HostProcess,
   rig: FleetRig,
   options: FleetHourOptions,
   tally: PollTally,
-): Promise<FleetMinute[]> {
+): Promise<{ minutes: FleetMinute[]; load: HourLoad }> {
   const minutes: FleetMinute[] = [];
+  const load: HourLoad = { seconds: [], store: emptyStoreCounts(), sink: emptySinkCounts() };
   for (let m = 0; m < options.minutes; m++) {
-    rig.clock.nowMs = (await host.call<{ nowMs: number }>('advance', MINUTE)).nowMs;
     const d0 = performance.now();
     await rig.path.dispatch();
     const dispatchWallMs = performance.now() - d0;
-    const messages = rig.path.queue.drain();
+    const pending = rig.path.queue.drainEntries();
+    const messages = pending.length;
     const p0 = performance.now();
-    const pollWallMs = await drain(rig, options.workers, messages, tally);
-    minutes.push({
-      messages: messages.length,
-      dispatchWallMs,
-      drainWallMs: performance.now() - p0,
-      pollWallMs,
-    });
+    const pollWallMs: number[] = [];
+    for (let second = 0; second < 60; second++) {
+      pollWallMs.push(...(await pollSecond(rig, options.workers, pending, tally, load)));
+      rig.clock.nowMs = (await host.call<{ nowMs: number }>('advance', 1000)).nowMs;
+    }
+    minutes.push({ messages, dispatchWallMs, drainWallMs: performance.now() - p0, pollWallMs });
   }
-  return minutes;
+  return { minutes, load };
 }
 
 /** `clubs` typical clubs for `minutes` simulated minutes: dispatch every minute, then a pool of `workers` polls. */
@@ -186,13 +245,19 @@ export async function fleetHour(options: FleetHourOptions): Promise<FleetHourRes
   const host = HostProcess.start(SANDBOX_HOST, 6144);
   try {
     const info = await startFleetSandbox(host, options);
-    const rig = fleetRig(info, options.pollDeadlineMs);
+    const spreadSeconds = options.spreadSeconds ?? 60;
+    const rig = fleetRig(info, options.pollDeadlineMs, spreadSeconds);
     const tally: PollTally = { polls: 0, rows: 0, failures: 0 };
     const baselineWallMs = await baseline(rig, options.workers, tally);
+    // The hour starts a minute after the baselines (every club polled at once): then each club is
+    // due at its own second, as in the steady state.
+    rig.clock.nowMs = (await host.call<{ nowMs: number }>('advance', MINUTE)).nowMs;
+    rig.store.take();
+    rig.sink.take();
     const sandboxCpu0 = await host.cpuMs();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    const minutes = await runMinutes(host, rig, options, tally);
+    const { minutes, load } = await runMinutes(host, rig, options, tally);
     const wallMs = performance.now() - t0;
     const cpuMs = cpuMsSince(cpu0);
     const sandboxCpuMs = (await host.cpuMs()) - sandboxCpu0;
@@ -208,12 +273,14 @@ export async function fleetHour(options: FleetHourOptions): Promise<FleetHourRes
       pollWallMsP95: percentile(pollWallMs, 95),
       requests: rig.clients.take().data,
       rows: tally.rows,
-      events: rig.sink.take().events,
+      events: load.sink.events,
       cpuMs,
       wallMs,
       sandboxCpuMs,
-      store: rig.store.take(),
+      store: load.store,
       failures: tally.failures,
+      spreadSeconds,
+      minuteShape: minuteShape(load.seconds),
     };
   } finally {
     await host.close();

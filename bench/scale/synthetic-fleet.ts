@@ -62,6 +62,9 @@ export interface SyntheticFleet {
   readonly cursors: Cursor[];
 }
 
+/** Minutes before `nowMs` the fleet's club number `i` (1-based) was last polled: 0..14, deterministic. */
+export const lastPolledMinutesAgo = (i: number) => (i * 7919) % 15;
+
 /** `clubs` clubs, each last polled 0 to 14 minutes before `nowMs` (a deterministic spread). */
 export function syntheticFleet(clubs: number, template: readonly Cursor[], nowMs: number): SyntheticFleet {
   const records: ClubRecord[] = [];
@@ -73,7 +76,7 @@ export function syntheticFleet(clubs: number, template: readonly Cursor[], nowMs
     const config = syntheticClub(i);
     records.push(clubRecordFrom(config, `gym-bridge/bench/clubs/${config.clubId}`));
     // Each club last polled 0..14 minutes before `nowMs` (deterministic spread).
-    const shift = lastPoll - (nowMs - ((i * 7919) % 15) * MINUTE);
+    const shift = lastPoll - (nowMs - lastPolledMinutesAgo(i) * MINUTE);
     cursors.push(...cursorsFor(template, config.clubId, shift));
   }
   return { records, cursors };

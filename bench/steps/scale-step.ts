@@ -1,23 +1,23 @@
 /**
- * Step 3 of the bench: scale. The dispatcher over many clubs (in memory and on dynalite), a
- * simulated hour of a fleet through the poll path, and (once the cost model has priced a poll
- * invocation) the fleet of 5,000 clubs.
+ * Step 3 of the bench: scale. The dispatcher over many clubs in memory (the cost model prices its
+ * CPU), a simulated hour of a fleet through the poll path with the minute spread as deployed (the
+ * per-second shape of the load), and (once the cost model has priced a poll invocation) the fleet
+ * at scale: 50,000 clubs on dynalite, every shard the stage configures measured.
  */
-import { pollConcurrencyFor } from '../../lib/stage-config';
+import { spreadSecondsFor } from '../../lambdas/common/club-shard';
 import { CLUBS_PER_SECRET } from '../cost';
-import type { DeploymentSettings } from '../deployment';
+import { type DeploymentSettings, readDeploymentSettings } from '../deployment';
 import type { BenchPlan } from '../plan';
 import { say } from '../progress';
 import type { BenchResults } from '../report/results';
-import { type DispatchRun, dispatchInMemory, dispatchOnDynalite } from '../scale/dispatch';
-import { type Fleet5000Result, fleet5000 } from '../scale/fleet-5000';
-import { fleetHour } from '../scale/fleet-hour';
+import { dispatchInMemory } from '../scale/dispatch';
+import { type FleetAtScaleResult, fleetAtScale } from '../scale/fleet-at-scale';
+import { type FleetHourResult, fleetHour } from '../scale/fleet-hour';
 import { median } from '../stats';
-import { startDynaliteHost } from '../throughput';
 import type { CostFigures } from './cost-step';
 import type { TypicalClubFigures } from './typical-club-step';
 
-export type ScaleFigures = Omit<BenchResults['scale'], 'fleet5000'>;
+export type ScaleFigures = Omit<BenchResults['scale'], 'atScale'>;
 
 export async function measureScale(
   plan: BenchPlan,
@@ -33,59 +33,62 @@ export async function measureScale(
   say(
     `dispatch of ${plan.dispatchClubs} clubs in memory: ${median(dispatchMemory.map((r) => r.wallMs)).toFixed(0)} ms`,
   );
-  const db = await startDynaliteHost();
-  let dispatchDynalite: { runs: DispatchRun[]; seedMs: number };
-  try {
-    dispatchDynalite = await dispatchOnDynalite(
-      db,
-      typical.templateCursors,
-      typical.templateNowMs + 60_000,
-      plan.dynaliteDispatchClubs,
-      plan.runs,
-    );
-  } finally {
-    await db.close();
-  }
-  say(
-    `dispatch of ${plan.dynaliteDispatchClubs} clubs on dynalite: ${median(dispatchDynalite.runs.map((r) => r.wallMs)).toFixed(0)} ms`,
-  );
   const fleet = await fleetHour({
     ...plan.fleet,
     workers: deployment.pollMaxConcurrency,
     pollDeadlineMs: deployment.pollDeadlineMs ?? 100_000,
     seed: 9,
+    spreadSeconds: spreadSecondsFor(deployment.scheduleRateMinutes * 60),
   });
   say(
-    `fleet: ${fleet.clubs} clubs for ${fleet.minutes.length} simulated minutes: ${fleet.polls} polls in ${(fleet.wallMs / 1000).toFixed(1)} s`,
+    `fleet: ${fleet.clubs} clubs for ${fleet.minutes.length} simulated minutes: ${fleet.polls} polls in ${(fleet.wallMs / 1000).toFixed(1)} s; polls a second peak/mean ${fleet.minuteShape.polls.peakToMean.toFixed(2)}`,
   );
-  return { dispatchMemory, dispatchDynalite, fleet };
+  return { dispatchMemory, fleet };
 }
 
-/** The fleet of `plan.dispatchClubs` clubs, with the poll side priced by the cost model. */
-export async function measureFleet5000(
+/** The bench fleet's share of clubs polled a minute and its measured load per poll. */
+export function perPollOf(fleet: FleetHourResult) {
+  const polls = Math.max(1, fleet.polls);
+  return {
+    polledShare: fleet.polls / Math.max(1, fleet.clubs * fleet.minutes.length),
+    load: {
+      readUnits: fleet.store.readUnits / polls,
+      writeUnits: fleet.store.writeUnits / polls,
+      putEventsRequests:
+        (fleet.minuteShape.putEventsRequests.meanPerSecond * 60 * fleet.minutes.length) / polls,
+    },
+  };
+}
+
+/** The fleet of `plan.scaleClubs` clubs as the stage configures it, the poll side priced by the cost model. */
+export async function measureFleetAtScale(
   plan: BenchPlan,
-  deployment: DeploymentSettings,
   typical: TypicalClubFigures,
   { costs, costRun }: CostFigures,
-): Promise<Fleet5000Result> {
-  const secretsPerSecond =
-    (pollConcurrencyFor(plan.dispatchClubs, deployment.pollBatchSize) *
-      Math.ceil(plan.dispatchClubs / CLUBS_PER_SECRET)) /
-    1800;
-  const fleetOf5000 = await fleet5000({
+  fleet?: FleetHourResult,
+): Promise<FleetAtScaleResult> {
+  const clubs = plan.scaleClubs;
+  const atScale = readDeploymentSettings('prod', { clubs });
+  const containers = atScale.pollMaxConcurrency;
+  const result = await fleetAtScale({
     template: typical.templateCursors,
     nowMs: typical.templateNowMs + 60_000,
-    clubs: plan.dispatchClubs,
-    dispatchMemoryMb: deployment.dispatch.memoryMb,
-    dispatchTimeoutSeconds: deployment.dispatch.timeoutSec,
-    batchSize: deployment.pollBatchSize,
-    pollConcurrencyConfigured: pollConcurrencyFor(plan.dispatchClubs, deployment.pollBatchSize),
+    clubs,
+    stage: {
+      dispatchShards: atScale.dispatchShards ?? 1,
+      dispatchMemoryMb: atScale.dispatch.memoryMb,
+      dispatchTimeoutSeconds: atScale.dispatch.timeoutSec,
+      spreadSeconds: spreadSecondsFor(atScale.scheduleRateMinutes * 60),
+      pollBatchSize: atScale.pollBatchSize,
+      pollMaxConcurrency: atScale.pollMaxConcurrency,
+    },
     pollInvocationSeconds: costs.default.pollBilledMsPerInvocation / 1000,
     putEventsRequestsPerClubMonth: costRun.monthly.putEventsRequests,
-    getSecretValuePerSecond: secretsPerSecond,
+    getSecretValuePerSecond: (containers * Math.ceil(clubs / CLUBS_PER_SECRET)) / 1800,
+    ...(fleet ? { perPoll: perPollOf(fleet) } : {}),
   });
   say(
-    `fleet of ${fleetOf5000.clubs}: dispatch ${fleetOf5000.dispatchSeconds.toFixed(1)} s of ${fleetOf5000.dispatchTimeoutSeconds} s at the CPU share; poll concurrency needed ${fleetOf5000.pollConcurrencyNeeded.toFixed(1)}, configured ${fleetOf5000.pollConcurrencyConfigured}`,
+    `fleet of ${result.clubs}: ${result.dispatchShards} shards, the slowest ${result.dispatchSeconds.toFixed(1)} s of ${result.dispatchTimeoutSeconds} s at ${atScale.dispatch.memoryMb} MB; poll concurrency needed ${result.pollConcurrencyNeeded.toFixed(1)}, configured ${result.pollConcurrencyConfigured}`,
   );
-  return fleetOf5000;
+  return result;
 }

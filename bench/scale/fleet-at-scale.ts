@@ -1,0 +1,95 @@
+/**
+ * The fleet at scale (docs/benchmarks.json `scale.*`): the dispatcher measured over every shard
+ * the stage configures for `clubs` clubs (dispatch-at-scale.ts), the poll side from the measured
+ * invocation time, the account quotas against the fleet's rates, and the minute's per-second load
+ * at that size (minute-shape.ts, from the bench fleet's measured load per poll).
+ */
+import type { Cursor } from '../../lambdas/state/store';
+import { type DispatchAtScaleResult, dispatchAtScale } from './dispatch-at-scale';
+import { type FleetMinuteShape, fleetMinuteShape, type SecondLoad } from './minute-shape';
+
+export interface FleetAtScaleResult {
+  readonly measured: true;
+  readonly clubs: number;
+  readonly dispatchShards: number;
+  /** The slowest shard at the CPU share of its memory, measured (upper bound): seconds. */
+  readonly dispatchSeconds: number;
+  readonly dispatchTimeoutSeconds: number;
+  readonly dispatch: DispatchAtScaleResult;
+  /** Poll Lambdas busy at once in the steady state: invocations a minute x billed seconds / 60. */
+  readonly pollConcurrencyNeeded: number;
+  /** What the stage configures for this many clubs (lib/stage-config.ts). */
+  readonly pollConcurrencyConfigured: number;
+  readonly pollInvocationSeconds: number;
+  readonly pollBatchSize: number;
+  /** Account quotas against the fleet's rates (us-east-1 defaults). */
+  readonly rates: {
+    readonly putEventsRequestsPerSecond: number;
+    readonly putEventsQuotaPerSecond: number;
+    readonly getSecretValuePerSecond: number;
+    readonly getSecretValueQuotaPerSecond: number;
+  };
+  /** Requests one DynamoDB key gets a minute at most: a club's state item (read once, written twice). */
+  readonly maxRequestsPerKeyPerMinute: number;
+  /** The minute's per-second load at this size, spread (absent: no fleet hour measured). */
+  readonly minuteShape?: FleetMinuteShape;
+}
+
+export interface FleetAtScaleInput {
+  readonly template: readonly Cursor[];
+  readonly nowMs: number;
+  readonly clubs: number;
+  /** The stage's settings for `clubs` clubs (bench/deployment.ts with the `clubs` context). */
+  readonly stage: {
+    readonly dispatchShards: number;
+    readonly dispatchMemoryMb: number;
+    readonly dispatchTimeoutSeconds: number;
+    readonly spreadSeconds: number;
+    readonly pollBatchSize: number;
+    readonly pollMaxConcurrency: number;
+  };
+  /** Billed seconds of one poll invocation (a full batch), from the cost model. */
+  readonly pollInvocationSeconds: number;
+  /** Per club per month, from the typical club. */
+  readonly putEventsRequestsPerClubMonth: number;
+  /** GetSecretValue calls a second for the fleet (containers x secrets / TTL). */
+  readonly getSecretValuePerSecond: number;
+  /** The bench fleet's measured share of clubs polled a minute and load per poll. */
+  readonly perPoll?: { readonly polledShare: number; readonly load: Omit<SecondLoad, 'polls'> };
+}
+
+export async function fleetAtScale(input: FleetAtScaleInput): Promise<FleetAtScaleResult> {
+  const { stage } = input;
+  const dispatch = await dispatchAtScale({
+    template: input.template,
+    nowMs: input.nowMs,
+    clubs: input.clubs,
+    shards: stage.dispatchShards,
+    memoryMb: stage.dispatchMemoryMb,
+    timeoutSeconds: stage.dispatchTimeoutSeconds,
+    spreadSeconds: stage.spreadSeconds,
+  });
+  const invocationsPerMinute = Math.ceil(input.clubs / stage.pollBatchSize);
+  return {
+    measured: true,
+    clubs: dispatch.clubs,
+    dispatchShards: dispatch.shards,
+    dispatchSeconds: dispatch.dispatchSeconds,
+    dispatchTimeoutSeconds: dispatch.timeoutSeconds,
+    dispatch,
+    pollConcurrencyNeeded: (invocationsPerMinute * input.pollInvocationSeconds) / 60,
+    pollConcurrencyConfigured: stage.pollMaxConcurrency,
+    pollInvocationSeconds: input.pollInvocationSeconds,
+    pollBatchSize: stage.pollBatchSize,
+    rates: {
+      putEventsRequestsPerSecond: (input.putEventsRequestsPerClubMonth * input.clubs) / (30 * 86_400),
+      putEventsQuotaPerSecond: 10_000,
+      getSecretValuePerSecond: input.getSecretValuePerSecond,
+      getSecretValueQuotaPerSecond: 10_000,
+    },
+    maxRequestsPerKeyPerMinute: 3,
+    ...(input.perPoll
+      ? { minuteShape: fleetMinuteShape(input.clubs, input.perPoll.polledShare, input.perPoll.load) }
+      : {}),
+  };
+}
