@@ -18,6 +18,7 @@ import {
   REQUEST_BYTES_OUT,
 } from './cost-model';
 import type { DeploymentSettings } from './deployment';
+import { type BatchDurations, batchDurations } from './lambda-batches';
 import { FREE_TIERS, PRICES } from './prices';
 
 /** The poll Lambda over a club's month: what it runs, and for how long per club poll. */
@@ -33,6 +34,8 @@ export interface PollModel {
   /** Billed time per club over the month, ms. */
   readonly pollMs: number;
   readonly pollGbSeconds: number;
+  /** The invocation as simulated from measured polls (lambda-batches.ts); absent without them. */
+  readonly batches?: BatchDurations & { readonly samples: number };
 }
 
 export function pollModel(c: MonthlyClubCounts, d: DeploymentSettings, L: Latencies): PollModel {
@@ -49,9 +52,17 @@ export function pollModel(c: MonthlyClubCounts, d: DeploymentSettings, L: Latenc
     c.criticalApiRequests * L.gymApiRequest +
     c.pollStoreRequests * L.dynamoRequest +
     c.putEventsRequests * L.putEventsRequest;
-  const pollMs = cpuMs + waitMs / batch;
+  const work = c.pollWork ?? [];
+  if (work.length === 0) {
+    const pollMs = cpuMs + waitMs / batch;
+    const pollGbSeconds = (pollMs / 1000) * pollGb;
+    return { gbPrice, pollGb, batch, invocations, cpuStretch, waitMs, pollMs, pollGbSeconds };
+  }
+  // An invocation lasts as long as its slowest club, the batch's CPU shared (lambda-batches.ts).
+  const batches = { ...batchDurations(work, batch, cpuStretch, L), samples: work.length };
+  const pollMs = invocations * batches.meanMs;
   const pollGbSeconds = (pollMs / 1000) * pollGb;
-  return { gbPrice, pollGb, batch, invocations, cpuStretch, waitMs, pollMs, pollGbSeconds };
+  return { gbPrice, pollGb, batch, invocations, cpuStretch, waitMs, pollMs, pollGbSeconds, batches };
 }
 
 /** Every line that grows with each club, in the report's order. */
@@ -71,13 +82,11 @@ export function clubLines(
 }
 
 function lambdaLines(c: MonthlyClubCounts, L: Latencies, m: PollModel): CostLine[] {
+  const formula = m.batches
+    ? `${fmt(m.invocations)} invocations × ${fmt(m.batches.meanMs)} ms (p95 ${fmt(m.batches.p95Ms)} ms): ${m.batch} clubs side by side, as long as the slowest, their CPU (measured × ${fmt(m.cpuStretch)} CPU share) shared and their waits (API requests on the critical path × ${L.gymApiRequest} ms, DynamoDB, PutEvents) overlapped, simulated from ${m.batches.samples} measured polls (a club alone: ${fmt(m.batches.meanClubAloneMs)} ms) × ${m.pollGb} GB × $${m.gbPrice}`
+    : `(${fmt(c.pollLocalMs / 1000)} s measured × ${fmt(m.cpuStretch)} CPU share + ${fmt(m.waitMs / 1000)} s waiting / ${m.batch} clubs an invocation: ${fmt(c.criticalApiRequests)} API requests on the critical path × ${L.gymApiRequest} ms, DynamoDB, PutEvents) × ${m.pollGb} GB × $${m.gbPrice}`;
   return [
-    line(
-      'lambdaPollCompute',
-      'Lambda poll: compute',
-      `(${fmt(c.pollLocalMs / 1000)} s measured × ${fmt(m.cpuStretch)} CPU share + ${fmt(m.waitMs / 1000)} s waiting / ${m.batch} clubs an invocation: ${fmt(c.criticalApiRequests)} API requests on the critical path × ${L.gymApiRequest} ms, DynamoDB, PutEvents) × ${m.pollGb} GB × $${m.gbPrice}`,
-      m.pollGbSeconds * m.gbPrice,
-    ),
+    line('lambdaPollCompute', 'Lambda poll: compute', formula, m.pollGbSeconds * m.gbPrice),
     line(
       'lambdaPollRequests',
       'Lambda poll: requests',

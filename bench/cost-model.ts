@@ -1,3 +1,5 @@
+import type { PollWork } from './lambda-batches';
+
 /**
  * The cost model's shapes and units: what the simulations count per club and month, what the
  * dispatcher shares out, a priced line, and the constants and number format the lines are
@@ -28,6 +30,11 @@ export interface MonthlyClubCounts {
   readonly perClubMetrics: number;
   /** Items the club keeps in the table (snapshots, live seen keys, cursors), and their bytes. */
   readonly storedBytes: number;
+  /**
+   * Measured polls (a seeded sample) the Lambda model draws its batches from (lambda-batches.ts):
+   * an invocation lasts as long as its slowest club. Absent: the average club, waits / batch.
+   */
+  readonly pollWork?: readonly PollWork[];
 }
 
 export interface DispatchShare {

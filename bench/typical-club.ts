@@ -6,6 +6,7 @@ import type { ClubSimulationResult } from './club-simulation';
 import type { MonthlyClubCounts } from './cost';
 import { addStoreCounts, emptyStoreCounts } from './counting-store';
 import { LATE_CHANGE_KINDS } from './freshness';
+import { samplePollWork } from './lambda-batches';
 import type { NaiveResult } from './naive-poller';
 import { entryOf, median, percentile, sum } from './stats';
 
@@ -204,6 +205,14 @@ function monthlyCounts(sim: ClubSimulationResult, days: number): MonthlyClubCoun
     perClubMetrics: sim.emf.perClubMetrics,
     // Estimate: a snapshot per member and prospect (~300 B) and seen keys kept ~12 days (~100 B).
     storedBytes: sim.stateRecords * 300 + seenWritesPerDay * 12 * 100,
+    pollWork: samplePollWork(
+      sim.polls.map((p) => ({
+        localMs: p.wallMs,
+        criticalApiRequests: p.criticalRequests,
+        storeRequests: p.storeRequests + 1, // + the club lookup
+        putEventsRequests: p.putEventsRequests,
+      })),
+    ),
   };
 }
 
