@@ -11,6 +11,7 @@ import type { SourceName } from '../common/source-names';
 import type { Snapshot, SnapshotKind } from '../common/subject-snapshot';
 import type { LifecycleNotes } from './lifecycle-notes';
 import type { LifecycleStore } from './lifecycle-store';
+import type { SeenDigestStore } from './seen-digest-store';
 
 export { isSourceName, SOURCE_NAMES, type SourceName } from '../common/source-names';
 export type { Snapshot, SnapshotKind } from '../common/subject-snapshot';
@@ -186,8 +187,8 @@ export interface ClubSession extends CursorStore, QuotaStore {
   clearLifecycleNotes(): void;
 }
 
-/** The seen set of append sources: fingerprints by key, and the time-ordered entries. */
-export interface SeenStore {
+/** The seen set of append sources: fingerprints by key, the time-ordered entries, the digests. */
+export interface SeenStore extends SeenDigestStore {
   /**
    * Which of these fingerprints are already seen and not expired (expiresAt filtered on read:
    * dynalite and DynamoDB TTL do not delete on time). BatchGetItem 100 keys, UnprocessedKeys retried.
@@ -232,14 +233,6 @@ export interface SeenStore {
     entries: readonly SeenAt[],
     expiresAtSec: number,
   ): Promise<void>;
-  /**
-   * The source's seen digest (engine/scan/seen-digest.ts: per-hour and per-day counts and XORs of
-   * the seen fingerprints a scan vouched for), undefined when none was put or it expired. Opaque
-   * bytes here. Eventually consistent: a stale digest only vouches for fewer fingerprints.
-   */
-  getSeenDigest(clubId: string, source: SourceName, nowSec: number): Promise<Uint8Array | undefined>;
-  /** Replaces the source's seen digest (one PutItem, at most MAX_SEEN_DIGEST_BYTES). */
-  putSeenDigest(clubId: string, source: SourceName, digest: Uint8Array, expiresAtSec: number): Promise<void>;
 }
 
 /** Snapshots of state-source records (members, prospects). */
@@ -304,5 +297,4 @@ export function newCursor(clubId: string, source: SourceName): Cursor {
 }
 
 export const DEFAULT_QUARANTINE_LIST_LIMIT = 100;
-
 export { ConcurrentModificationError, StoreError } from './store-errors';

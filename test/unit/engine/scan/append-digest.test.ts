@@ -49,7 +49,7 @@ function setup() {
     expect(sink.events.length).toBe(before);
     await detection.flush();
     await detection.finish();
-    return sink.events.slice(before).map((e) => e.detail.data as { MemberNumber: string });
+    return sink.events.slice(before).map((e) => (e.detail as { data: { MemberNumber: string } }).data);
   };
   return { store, sink, tail };
 }
