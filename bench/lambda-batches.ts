@@ -10,7 +10,10 @@
 import { mulberry32 } from '../lambdas/common/seeded-random';
 import type { Latencies } from './cost-model';
 
-/** What one measured poll did: its local time (CPU, ms on a whole core) and its network calls. */
+/**
+ * What one measured poll did: its local time (on-CPU ms on a whole core: the lower of its process
+ * CPU and its wall time) and its network calls.
+ */
 export interface PollWork {
   readonly localMs: number;
   readonly criticalApiRequests: number;
