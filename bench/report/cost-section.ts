@@ -90,14 +90,15 @@ function durationModel(r: BenchResults): string {
   const c = r.cost.default;
   const d = r.deployment;
   const m = costRun(r);
-  return `Lambda duration model: the clubs of a batch are polled side by side, so their waits on the API
-overlap while their CPU shares the function's fraction of a vCPU (${d.poll.memoryMb} MB of 1,769): per
-club poll, its measured local time (median ${sig(m.poll.wallMsMedian)} ms on a whole core) stretched by
-that fraction, plus its network time divided by the batch size: ${LATENCY_ASSUMPTIONS_MS.gymApiRequest} ms
-per gym API request on the critical path (an API in another region or cloud), ${LATENCY_ASSUMPTIONS_MS.dynamoRequest} ms
-per DynamoDB request, ${LATENCY_ASSUMPTIONS_MS.putEventsRequest} ms per PutEvents (stated assumptions: the sandbox and
-the in-memory store answer in microseconds). An invocation of ${d.pollBatchSize} clubs bills
-${sig(c.pollBilledMsPerInvocation)} ms on average. Sensitivity: with no network time at all everything
+  return `Lambda duration model: an invocation lasts as long as the slowest club of its batch. The clubs
+of a batch are polled side by side on one event loop: their waits on the network overlap, their CPU
+does not (it shares the function's fraction of a vCPU, ${d.poll.memoryMb} MB of 1,769). So invocations are
+simulated (bench/lambda-batches.ts): ${d.pollBatchSize} polls drawn from a seeded sample of the measured ones,
+each its on-CPU time (median ${sig(m.poll.cpuMsMedian)} ms on a whole core) stretched by that fraction, in
+bursts between its waits, ${LATENCY_ASSUMPTIONS_MS.gymApiRequest} ms per gym API request on the critical path (an API in another
+region or cloud), ${LATENCY_ASSUMPTIONS_MS.dynamoRequest} ms per DynamoDB request, ${LATENCY_ASSUMPTIONS_MS.putEventsRequest} ms per PutEvents (stated assumptions: the
+sandbox and the in-memory store answer in microseconds); the bursts of all clubs share the loop. An
+invocation of ${d.pollBatchSize} clubs bills ${sig(c.pollBilledMsPerInvocation)} ms on average. Sensitivity: with no network time at all everything
 costs ${usd(r.cost.noLatency.total)}; with the API at 1 s a request, ${usd(r.cost.slowApi.total)}. A club
 whose unstated zone is not confirmed (longer lookbacks) costs ${usd(r.cost.unconfirmedZone.total)}.`;
 }
