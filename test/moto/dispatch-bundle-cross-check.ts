@@ -1,0 +1,113 @@
+/**
+ * The deployed dispatcher, checked on a second implementation of AWS (moto_server), by hand:
+ *
+ *   npm run synth -- -c stage=prod -c clubs=12000 && npx tsx test/moto/dispatch-bundle-cross-check.ts
+ *
+ * Reads cdk.out/GymBridge-prod.template.json, imports the dispatch function's bundle (the asset the
+ * template names) with exactly the environment the template gives it (the table and queue refs
+ * resolved to moto's), registers clubs in moto's DynamoDB through the real registry, and invokes
+ * the handler once per shard schedule with the schedule's own input (Scheduler's
+ * `<aws.scheduler.scheduled-time>` filled in). Checks: every club queued exactly once across the
+ * shards, each message delayed within the spread. Not part of `npm test` (it needs moto_server).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { DynamoDbClubRegistry } from '../../lambdas/clubs/dynamodb-club-registry';
+import { createStateTable } from '../../lambdas/state/table';
+import { startMoto } from './moto-server';
+
+type Resource = { Type: string; Properties: Record<string, unknown> };
+const CLUBS = 40;
+const out = join(process.cwd(), 'cdk.out');
+const template = JSON.parse(readFileSync(join(out, 'GymBridge-prod.template.json'), 'utf8')) as {
+  Resources: Record<string, Resource>;
+};
+const resources = Object.entries(template.Resources);
+const [dispatchId, dispatchFn] = resources.find(
+  ([id, r]) => r.Type === 'AWS::Lambda::Function' && id.includes('Dispatch'),
+)!;
+const schedules = resources.filter(([, r]) => r.Type === 'AWS::Scheduler::Schedule');
+const tableId = resources.find(([, r]) => r.Type === 'AWS::DynamoDB::Table')![0];
+const queueId = resources.find(([id, r]) => r.Type === 'AWS::SQS::Queue' && id.includes('PollQueue'))![0];
+
+const moto = await startMoto();
+try {
+  const config = {
+    region: 'us-east-1',
+    endpoint: moto.endpoint,
+    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+  };
+  const tableName = 'gym-bridge-state';
+  await createStateTable(new DynamoDBClient(config), tableName);
+  const queueUrl = (await moto.sqs.send(new CreateQueueCommand({ QueueName: 'poll-queue' }))).QueueUrl!;
+  const registry = new DynamoDbClubRegistry({ client: new DynamoDBClient(config), tableName });
+  for (let i = 0; i < CLUBS; i++) {
+    await registry.put({
+      clubId: `club-${i}`,
+      baseUrl: 'https://api.example.com',
+      timeZone: 'Australia/Sydney',
+      plan: 'basic',
+      enabled: true,
+      secretName: 'gym-bridge/prod/clubs-0',
+    } as never);
+  }
+
+  // Exactly the template's environment, refs resolved to moto's resources.
+  const variables = (dispatchFn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(variables)) {
+    const ref = (v as { Ref?: string }).Ref;
+    env[k] = ref === tableId ? tableName : ref === queueId ? queueUrl : String(v);
+  }
+  Object.assign(process.env, env, {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'x',
+    AWS_SECRET_ACCESS_KEY: 'x',
+    AWS_ENDPOINT_URL: moto.endpoint,
+  });
+  const asset = (dispatchFn.Properties.Code as { S3Key: string }).S3Key.replace(/\.zip$/, '');
+  const bundle = await import(pathToFileURL(join(out, `asset.${asset}`, 'index.mjs')).href);
+  const scheduledAt = new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString();
+  for (const [id, s] of schedules) {
+    const input = JSON.parse(
+      String((s.Properties.Target as { Input: string }).Input).replace(
+        '<aws.scheduler.scheduled-time>',
+        scheduledAt,
+      ),
+    );
+    const result = await bundle.handler(input, {
+      awsRequestId: `cross-check-${id}`,
+      getRemainingTimeInMillis: () => 50_000,
+    });
+    console.log(`${dispatchId} invoked by ${id} with ${JSON.stringify(input)}: ${JSON.stringify(result)}`);
+  }
+
+  const attributes = await moto.sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed'],
+    }),
+  );
+  const visible = Number(attributes.Attributes?.ApproximateNumberOfMessages ?? 0);
+  const delayed = Number(attributes.Attributes?.ApproximateNumberOfMessagesDelayed ?? 0);
+  console.log(`queue: ${visible} visible, ${delayed} delayed (of ${CLUBS} clubs)`);
+  const seen = new Map<string, number>();
+  for (let round = 0; round < 30 && [...seen.values()].reduce((a, b) => a + b, 0) < CLUBS; round++) {
+    const got = await moto.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+    );
+    for (const m of got.Messages ?? []) {
+      const clubId = (JSON.parse(m.Body!) as { clubId: string }).clubId;
+      seen.set(clubId, (seen.get(clubId) ?? 0) + 1);
+    }
+  }
+  const twice = [...seen].filter(([, n]) => n > 1);
+  const ok = visible + delayed === CLUBS && twice.length === 0;
+  console.log(ok ? 'ok: every club queued once' : `MISMATCH: ${visible + delayed} queued, twice: ${twice}`);
+  if (!ok) process.exitCode = 1;
+} finally {
+  moto.close();
+}
