@@ -4,7 +4,9 @@
  * invocation time, the account quotas against the fleet's rates, and the minute's per-second load
  * at that size (minute-shape.ts, from the bench fleet's measured load per poll).
  */
+import { spreadSecondsFor } from '../../lambdas/common/club-shard';
 import type { Cursor } from '../../lambdas/state/store';
+import { readDeploymentSettings } from '../deployment';
 import { type DispatchAtScaleResult, dispatchAtScale } from './dispatch-at-scale';
 import { type FleetMinuteShape, fleetMinuteShape, type SecondLoad } from './minute-shape';
 
@@ -35,19 +37,35 @@ export interface FleetAtScaleResult {
   readonly minuteShape?: FleetMinuteShape;
 }
 
+/** What the fleet at scale needs of a stage's settings. */
+export interface StageAtScale {
+  readonly dispatchShards: number;
+  readonly dispatchMemoryMb: number;
+  readonly dispatchTimeoutSeconds: number;
+  readonly spreadSeconds: number;
+  readonly pollBatchSize: number;
+  readonly pollMaxConcurrency: number;
+}
+
+/** The prod stage's settings for `clubs` clubs, as the synthesized template has them. */
+export function stageAtScale(clubs: number): StageAtScale {
+  const d = readDeploymentSettings('prod', { clubs });
+  return {
+    dispatchShards: d.dispatchShards ?? 1,
+    dispatchMemoryMb: d.dispatch.memoryMb,
+    dispatchTimeoutSeconds: d.dispatch.timeoutSec,
+    spreadSeconds: spreadSecondsFor(d.scheduleRateMinutes * 60),
+    pollBatchSize: d.pollBatchSize,
+    pollMaxConcurrency: d.pollMaxConcurrency,
+  };
+}
+
 export interface FleetAtScaleInput {
   readonly template: readonly Cursor[];
   readonly nowMs: number;
   readonly clubs: number;
-  /** The stage's settings for `clubs` clubs (bench/deployment.ts with the `clubs` context). */
-  readonly stage: {
-    readonly dispatchShards: number;
-    readonly dispatchMemoryMb: number;
-    readonly dispatchTimeoutSeconds: number;
-    readonly spreadSeconds: number;
-    readonly pollBatchSize: number;
-    readonly pollMaxConcurrency: number;
-  };
+  /** The stage's settings for `clubs` clubs (`stageAtScale`). */
+  readonly stage: StageAtScale;
   /** Billed seconds of one poll invocation (a full batch), from the cost model. */
   readonly pollInvocationSeconds: number;
   /** Per club per month, from the typical club. */

@@ -20,7 +20,7 @@ import { readDeploymentSettings } from '../deployment';
 import { FULL_PLAN } from '../plan';
 import { say } from '../progress';
 import { perPollOf } from '../steps/scale-step';
-import { fleetAtScale } from './fleet-at-scale';
+import { fleetAtScale, stageAtScale } from './fleet-at-scale';
 import { fleetHour } from './fleet-hour';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -94,24 +94,17 @@ async function main(): Promise<void> {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   const clubs = number('clubs');
   const { previous, sim, fleet } = await templateAndFleet(flags);
-  const atScale = readDeploymentSettings('prod', { clubs });
+  const stage = stageAtScale(clubs);
   const result = await fleetAtScale({
     template: sim.cursors,
     nowMs: sim.endSimMs + 60_000,
     clubs,
-    stage: {
-      dispatchShards: atScale.dispatchShards ?? 1,
-      dispatchMemoryMb: atScale.dispatch.memoryMb,
-      dispatchTimeoutSeconds: atScale.dispatch.timeoutSec,
-      spreadSeconds: spreadSecondsFor(atScale.scheduleRateMinutes * 60),
-      pollBatchSize: atScale.pollBatchSize,
-      pollMaxConcurrency: atScale.pollMaxConcurrency,
-    },
+    stage,
     pollInvocationSeconds: values['poll-invocation-seconds']
       ? number('poll-invocation-seconds')
       : previous.pollInvocationSeconds,
     putEventsRequestsPerClubMonth: previous.putEventsPerClubMonth,
-    getSecretValuePerSecond: (atScale.pollMaxConcurrency * Math.ceil(clubs / CLUBS_PER_SECRET)) / 1800,
+    getSecretValuePerSecond: (stage.pollMaxConcurrency * Math.ceil(clubs / CLUBS_PER_SECRET)) / 1800,
     perPoll: perPollOf(fleet),
   });
   const { minutes, ...fleetSummary } = fleet;

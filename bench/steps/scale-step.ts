@@ -6,12 +6,12 @@
  */
 import { spreadSecondsFor } from '../../lambdas/common/club-shard';
 import { CLUBS_PER_SECRET } from '../cost';
-import { type DeploymentSettings, readDeploymentSettings } from '../deployment';
+import type { DeploymentSettings } from '../deployment';
 import type { BenchPlan } from '../plan';
 import { say } from '../progress';
 import type { BenchResults } from '../report/results';
 import { dispatchInMemory } from '../scale/dispatch';
-import { type FleetAtScaleResult, fleetAtScale } from '../scale/fleet-at-scale';
+import { type FleetAtScaleResult, fleetAtScale, stageAtScale } from '../scale/fleet-at-scale';
 import { type FleetHourResult, fleetHour } from '../scale/fleet-hour';
 import { median } from '../stats';
 import type { CostFigures } from './cost-step';
@@ -68,27 +68,20 @@ export async function measureFleetAtScale(
   fleet?: FleetHourResult,
 ): Promise<FleetAtScaleResult> {
   const clubs = plan.scaleClubs;
-  const atScale = readDeploymentSettings('prod', { clubs });
-  const containers = atScale.pollMaxConcurrency;
+  const stage = stageAtScale(clubs);
+  const containers = stage.pollMaxConcurrency;
   const result = await fleetAtScale({
     template: typical.templateCursors,
     nowMs: typical.templateNowMs + 60_000,
     clubs,
-    stage: {
-      dispatchShards: atScale.dispatchShards ?? 1,
-      dispatchMemoryMb: atScale.dispatch.memoryMb,
-      dispatchTimeoutSeconds: atScale.dispatch.timeoutSec,
-      spreadSeconds: spreadSecondsFor(atScale.scheduleRateMinutes * 60),
-      pollBatchSize: atScale.pollBatchSize,
-      pollMaxConcurrency: atScale.pollMaxConcurrency,
-    },
+    stage,
     pollInvocationSeconds: costs.default.pollBilledMsPerInvocation / 1000,
     putEventsRequestsPerClubMonth: costRun.monthly.putEventsRequests,
     getSecretValuePerSecond: (containers * Math.ceil(clubs / CLUBS_PER_SECRET)) / 1800,
     ...(fleet ? { perPoll: perPollOf(fleet) } : {}),
   });
   say(
-    `fleet of ${result.clubs}: ${result.dispatchShards} shards, the slowest ${result.dispatchSeconds.toFixed(1)} s of ${result.dispatchTimeoutSeconds} s at ${atScale.dispatch.memoryMb} MB; poll concurrency needed ${result.pollConcurrencyNeeded.toFixed(1)}, configured ${result.pollConcurrencyConfigured}`,
+    `fleet of ${result.clubs}: ${result.dispatchShards} shards, the slowest ${result.dispatchSeconds.toFixed(1)} s of ${result.dispatchTimeoutSeconds} s at ${stage.dispatchMemoryMb} MB; poll concurrency needed ${result.pollConcurrencyNeeded.toFixed(1)}, configured ${result.pollConcurrencyConfigured}`,
   );
   return result;
 }
