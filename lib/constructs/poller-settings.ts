@@ -34,6 +34,13 @@ export interface PollerProps {
   readonly dispatchMemoryMb?: number;
   /** Spread each period's polls over the period (SQS DelaySeconds per club). @default true */
   readonly spreadPolls?: boolean;
+  /**
+   * How long the event source gathers poll messages into one invocation (0..300 s, whole seconds).
+   * Spread polls become visible one by one over the period; without a window an invocation would
+   * take the one or two visible at once, and the batch's clubs would no longer share its waits.
+   * @default 3 seconds when polls are spread and batchSize > 1, else none
+   */
+  readonly batchingWindow?: Duration;
   /** Receives of a poll message before it goes to the DLQ. @default 3 */
   readonly maxReceiveCount?: number;
   /** How long the DLQ keeps a message (SQS maximum: 14 days). @default Duration.days(14) */
@@ -57,6 +64,9 @@ export interface PollerProps {
   readonly logRemovalPolicy?: RemovalPolicy;
 }
 
+/** Seconds the poll event source gathers spread messages into a batch (a few of a minute's 60). */
+export const DEFAULT_BATCHING_WINDOW_SECONDS = 3;
+
 export class PollerConfigError extends Error {
   override readonly name = 'PollerConfigError';
 }
@@ -74,6 +84,8 @@ export interface PollerSettings {
   readonly spreadSeconds: number;
   readonly maxConcurrency: number;
   readonly batchSize: number;
+  /** The event source's MaximumBatchingWindowInSeconds (undefined: none). */
+  readonly batchingWindow?: Duration;
   readonly pollTimeout: Duration;
   readonly maxReceiveCount: number;
   readonly quotaReserve: number;
@@ -87,13 +99,19 @@ export function pollerSettings(props: PollerProps): PollerSettings {
   const pollTimeout = props.pollTimeout ?? Duration.minutes(2);
   const margin = props.pollDeadlineMargin ?? Duration.seconds(20);
   const pollRate = props.pollRate ?? Duration.minutes(1);
+  const spreadSeconds = props.spreadPolls === false ? 0 : spreadSecondsFor(pollRate.toSeconds());
+  const batchSize = props.batchSize ?? 1;
+  const batchingWindow =
+    props.batchingWindow ??
+    (spreadSeconds > 1 && batchSize > 1 ? Duration.seconds(DEFAULT_BATCHING_WINDOW_SECONDS) : undefined);
   const settings: PollerSettings = {
     pollRate,
     dispatchShards: props.dispatchShards ?? 1,
     dispatchMemoryMb: props.dispatchMemoryMb ?? 256,
-    spreadSeconds: props.spreadPolls === false ? 0 : spreadSecondsFor(pollRate.toSeconds()),
+    spreadSeconds,
     maxConcurrency: props.maxConcurrency ?? 5,
-    batchSize: props.batchSize ?? 1,
+    batchSize,
+    ...(batchingWindow ? { batchingWindow } : {}),
     pollTimeout,
     maxReceiveCount: props.maxReceiveCount ?? 3,
     quotaReserve: props.quotaReserve ?? DEFAULT_QUOTA_RESERVE,
@@ -119,6 +137,11 @@ function checkSettings(s: PollerSettings): void {
   check(
     Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 10,
     `batchSize must be in 1..10, got ${batchSize}`,
+  );
+  const window = s.batchingWindow?.toSeconds({ integral: false });
+  check(
+    window === undefined || (Number.isInteger(window) && window >= 0 && window <= 300),
+    `batchingWindow must be whole seconds in 0..300 (SQS event source limit), got ${window}`,
   );
   check(
     Number.isInteger(maxReceiveCount) && maxReceiveCount >= 1,

@@ -58,6 +58,7 @@ export class Poller extends Construct {
     poll.addEventSource(
       new SqsEventSource(pollQueue, {
         batchSize: settings.batchSize,
+        ...(settings.batchingWindow ? { maxBatchingWindow: settings.batchingWindow } : {}),
         reportBatchItemFailures: true,
         maxConcurrency: settings.maxConcurrency,
       }),
@@ -122,7 +123,9 @@ export class Poller extends Construct {
     });
     // Visibility: six times the function timeout, AWS's advice for SQS event sources, so a message
     // is never handed out again while an invocation may still be working on it.
-    const visibilitySeconds = settings.pollTimeout.toSeconds() * 6;
+    // Plus the batching window, during which received messages wait for their invocation.
+    const visibilitySeconds =
+      settings.pollTimeout.toSeconds() * 6 + (settings.batchingWindow?.toSeconds() ?? 0);
     const pollQueue = new sqs.Queue(this, 'PollQueue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,

@@ -49,6 +49,8 @@ describe('Poller settings', () => {
     [{ pollRate: Duration.seconds(90) }, /pollRate must be whole minutes/],
     [{ maxConcurrency: 1 }, /maxConcurrency must be an integer in 2\.\.1000/],
     [{ batchSize: 11 }, /batchSize must be in 1\.\.10/],
+    [{ batchingWindow: Duration.seconds(301) }, /batchingWindow must be whole seconds in 0\.\.300/],
+    [{ batchingWindow: Duration.millis(1500) }, /batchingWindow must be whole seconds/],
     [{ maxReceiveCount: 0 }, /maxReceiveCount/],
     [{ quotaReserve: 1 }, /quotaReserve/],
     [{ pollTimeout: Duration.seconds(25) }, /pollTimeout .* must exceed pollDeadlineMargin/],

@@ -12,6 +12,7 @@ import {
   SOURCE_OVERDUE_LOG_MESSAGE,
 } from '../../lib/constructs/monitoring';
 import { pollConcurrencyFor } from '../../lib/stage-config';
+import { DEFAULT_BATCHING_WINDOW_SECONDS } from '../../lib/constructs/poller-settings';
 import {
   actionsOf,
   bridgeFunction,
@@ -163,7 +164,10 @@ describe('poller', () => {
     const dlqId = (redrive.deadLetterTargetArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     expect(prod.toJSON().Resources[dlqId].Type).toBe('AWS::SQS::Queue');
     const pollTimeout = Number(bridgeFunction(prod, 'poll').resource.Properties.Timeout);
-    expect(Number(queue.resource.Properties.VisibilityTimeout)).toBeGreaterThan(pollTimeout);
+    // AWS's advice for SQS event sources: six times the function timeout, plus the batching window.
+    expect(Number(queue.resource.Properties.VisibilityTimeout)).toBe(
+      6 * pollTimeout + DEFAULT_BATCHING_WINDOW_SECONDS,
+    );
     for (const id of [queue.id, dlqId]) {
       expect(prod.toJSON().Resources[id].Properties.SqsManagedSseEnabled).toBe(true);
     }
@@ -178,6 +182,8 @@ describe('poller', () => {
       // 1,000 clubs (prod's default) in batches of 10: pollConcurrencyFor(1000, 10) = 27
       BatchSize: 10,
       ScalingConfig: { MaximumConcurrency: pollConcurrencyFor(1000, 10) },
+      // Spread polls trickle in over the minute: the event source gathers them into batches.
+      MaximumBatchingWindowInSeconds: DEFAULT_BATCHING_WINDOW_SECONDS,
     });
     expect(pollConcurrencyFor(1000, 10)).toBe(27);
     dev.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
