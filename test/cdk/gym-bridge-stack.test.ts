@@ -11,8 +11,8 @@ import {
   OVERDUE_SOURCES_QUERY,
   SOURCE_OVERDUE_LOG_MESSAGE,
 } from '../../lib/constructs/monitoring';
-import { pollConcurrencyFor } from '../../lib/stage-config';
 import { DEFAULT_BATCHING_WINDOW_SECONDS } from '../../lib/constructs/poller-settings';
+import { pollConcurrencyFor } from '../../lib/stage-config';
 import {
   actionsOf,
   bridgeFunction,
