@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readKeptLifecycle } from '../../lambdas/engine/lifecycle/lifecycle-keep';
+import { decodeSeenDigest } from '../../lambdas/engine/scan/seen-digest';
 import { startSandbox } from '../../lambdas/sandbox';
 import { DynamoDbStateStore } from '../../lambdas/state';
 import { LifecycleConflictError } from '../../lambdas/state/lifecycle-store';
@@ -137,8 +138,16 @@ async function main(): Promise<void> {
     const next = await store.openClub('club-1', 'moto-b', 60_000, Date.now() + 5_000);
     assert.deepEqual(next?.lifecycleNotes(), { full: true }, 'a stop is seen by the next session');
     await next?.close();
+    // The seen digests the polls' long windows put (binary item), read back and decoded.
+    const digests: Record<string, number> = {};
+    for (const source of ['disbursements', 'paymentHistory'] as const) {
+      const bytes = await store.getSeenDigest('club-1', source, Math.floor(Date.now() / 1000));
+      const buckets = bytes && decodeSeenDigest(bytes);
+      assert.ok(buckets && buckets.length > 0, `the ${source} seen digest is stored and readable`);
+      digests[source] = buckets.length;
+    }
     console.log(
-      `store on moto: ${listed.size} members listed (also strongly consistent), ${visits.length} visit entries with a memo, the polls' lifecycle base v${kept.version} put again and refused on a stale version, its view and delta read back, a stopped session's notes read as full: ok`,
+      `store on moto: ${listed.size} members listed (also strongly consistent), ${visits.length} visit entries with a memo, the polls' lifecycle base v${kept.version} put again and refused on a stale version, its view and delta read back, a stopped session's notes read as full, seen digests of ${digests.disbursements} and ${digests.paymentHistory} buckets: ok`,
     );
   } finally {
     await sandbox.close();
