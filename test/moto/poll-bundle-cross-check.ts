@@ -1,0 +1,172 @@
+/**
+ * The deployed poll function, checked on a second implementation of AWS (moto_server), by hand:
+ *
+ *   npm run synth -- -c stage=prod && npx tsx test/moto/poll-bundle-cross-check.ts
+ *
+ * Reads cdk.out/GymBridge-prod.template.json, imports the poll function's bundle (the asset the
+ * template names) with exactly the environment the template gives it (the table, bus and secret
+ * prefix resolved to moto's), registers a sandbox club in moto's DynamoDB and Secrets Manager, and
+ * invokes the handler with SQS events as the event source would: a baseline, then three hours of
+ * the sandbox later. The events reach a queue through a rule on moto's bus. Checks: the second
+ * poll's events arrive, no batch item fails, and the seen digests of the long windows are stored.
+ * Not part of `npm test` (it needs moto_server).
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateEventBusCommand, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
+import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { readClubsFile } from '../../lambdas/clubs/clubs-file';
+import { DynamoDbClubRegistry } from '../../lambdas/clubs/dynamodb-club-registry';
+import { decodeSeenDigest } from '../../lambdas/engine/scan/seen-digest';
+import { startSandbox } from '../../lambdas/sandbox';
+import { DynamoDbStateStore } from '../../lambdas/state';
+import { createStateTable } from '../../lambdas/state/table';
+import { startMoto } from './moto-server';
+
+type Resource = { Type: string; Properties: Record<string, unknown> };
+const out = join(process.cwd(), 'cdk.out');
+const template = JSON.parse(readFileSync(join(out, 'GymBridge-prod.template.json'), 'utf8')) as {
+  Resources: Record<string, Resource>;
+};
+const resources = Object.entries(template.Resources);
+const pollFn = resources.find(
+  ([id, r]) => r.Type === 'AWS::Lambda::Function' && id.includes('PollFunction'),
+)![1];
+const tableId = resources.find(([, r]) => r.Type === 'AWS::DynamoDB::Table')![0];
+const busId = resources.find(([, r]) => r.Type === 'AWS::Events::EventBus')![0];
+
+const moto = await startMoto();
+const sandbox = await startSandbox({
+  seed: 21,
+  clubs: [{ clubId: 'club-1', timeZone: 'Australia/Sydney', open24h: true }],
+  members: 120,
+  historyDays: 2,
+  activityScale: 40,
+});
+const dir = await mkdtemp(join(tmpdir(), 'gym-bridge-poll-moto-'));
+try {
+  const config = {
+    region: 'us-east-1',
+    endpoint: moto.endpoint,
+    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+  };
+  const tableName = 'gym-bridge-state';
+  const busName = 'gym-bridge-prod';
+  await createStateTable(new DynamoDBClient(config), tableName);
+  await moto.eventBridge.send(new CreateEventBusCommand({ Name: busName }));
+  const queueUrl = (await moto.sqs.send(new CreateQueueCommand({ QueueName: 'events' }))).QueueUrl!;
+  const queueArn = (
+    await moto.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }))
+  ).Attributes!.QueueArn!;
+  await moto.eventBridge.send(
+    new PutRuleCommand({
+      Name: 'all',
+      EventBusName: busName,
+      EventPattern: JSON.stringify({ source: [{ prefix: '' }] }),
+    }),
+  );
+  await moto.eventBridge.send(
+    new PutTargetsCommand({ Rule: 'all', EventBusName: busName, Targets: [{ Id: 'q', Arn: queueArn }] }),
+  );
+
+  // Exactly the template's environment, refs resolved to moto's resources.
+  const variables = (pollFn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(variables)) {
+    const ref = (v as { Ref?: string }).Ref;
+    env[k] = ref === tableId ? tableName : ref === busId ? busName : String(v);
+  }
+  const clubsFile = join(dir, 'clubs.json');
+  await sandbox.writeClubsFile(clubsFile);
+  const [club] = await readClubsFile(clubsFile);
+  const secretName = `${env.CLUB_SECRET_PREFIX}/club-1`;
+  await new SecretsManagerClient(config).send(
+    new CreateSecretCommand({ Name: secretName, SecretString: JSON.stringify(club!.credentials) }),
+  );
+  const { credentials: _c, ...record } = club!;
+  await new DynamoDbClubRegistry({ client: new DynamoDBClient(config), tableName }).put({
+    ...record,
+    secretName,
+  } as never);
+
+  Object.assign(process.env, env, {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'x',
+    AWS_SECRET_ACCESS_KEY: 'x',
+    AWS_ENDPOINT_URL: moto.endpoint,
+  });
+  const asset = (pollFn.Properties.Code as { S3Key: string }).S3Key.replace(/\.zip$/, '');
+  const bundle = await import(pathToFileURL(join(out, `asset.${asset}`, 'index.mjs')).href);
+  const invoke = async (n: number) => {
+    const body = JSON.stringify({
+      clubId: 'club-1',
+      sources: record.sources ?? [
+        'members',
+        'prospects',
+        'visits',
+        'paymentHistory',
+        'posTransactions',
+        'disbursements',
+        'debtCollection',
+      ],
+      dispatchedAt: new Date().toISOString(),
+    });
+    const event = {
+      Records: [
+        {
+          messageId: `m-${n}`,
+          receiptHandle: `r-${n}`,
+          body,
+          attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()) },
+          messageAttributes: {},
+          md5OfBody: '',
+          eventSource: 'aws:sqs',
+          eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:poll',
+          awsRegion: 'us-east-1',
+        },
+      ],
+    };
+    return bundle.handler(event, { awsRequestId: `poll-${n}`, getRemainingTimeInMillis: () => 110_000 });
+  };
+  const first = await invoke(1);
+  assert.deepEqual(first?.batchItemFailures ?? [], [], 'the baseline poll fails no item');
+  sandbox.advance(3 * 3_600_000);
+  const second = await invoke(2);
+  assert.deepEqual(second?.batchItemFailures ?? [], [], 'the second poll fails no item');
+
+  const types = new Map<string, number>();
+  for (let round = 0; round < 60; round++) {
+    const got = await moto.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+    );
+    if (!got.Messages?.length) break;
+    for (const m of got.Messages) {
+      const type = (JSON.parse(m.Body!) as { 'detail-type': string })['detail-type'];
+      types.set(type, (types.get(type) ?? 0) + 1);
+    }
+  }
+  const total = [...types.values()].reduce((a, b) => a + b, 0);
+  assert.ok(total > 0, 'the second poll published events through the bus');
+
+  const store = new DynamoDbStateStore({ client: new DynamoDBClient(config), tableName });
+  const digests: string[] = [];
+  for (const source of ['disbursements', 'paymentHistory'] as const) {
+    const bytes = await store.getSeenDigest('club-1', source, Math.floor(Date.now() / 1000));
+    const buckets = bytes && decodeSeenDigest(bytes);
+    assert.ok(buckets && buckets.length > 0, `the ${source} seen digest is stored`);
+    digests.push(`${source} ${buckets.length} buckets`);
+  }
+  console.log(
+    `poll bundle on moto: ${total} events through the bus (${[...types].map(([t, n]) => `${t} ${n}`).join(', ')}); seen digests: ${digests.join(', ')}: ok`,
+  );
+} finally {
+  await sandbox.close();
+  moto.close();
+  await rm(dir, { recursive: true, force: true });
+}
