@@ -236,7 +236,10 @@ const RULES: Record<StoreMethod, Rule> = {
   getLifecycle: (_inner, [clubId], found) => {
     const stored = found as StoredLifecycle | undefined;
     // Strongly consistent: an absent item costs a whole unit too.
-    const units = stored ? readUnits(lifecycleItemBytes(clubId as string, stored.doc, stored.version)) : 1;
+    const units =
+      stored && !stored.unreadable
+        ? readUnits(lifecycleItemBytes(clubId as string, stored.doc, stored.version))
+        : 1;
     return { read: usage(1, stored ? 1 : 0, units) };
   },
   /** One conditional PutItem: a unit per 1 KB written. */

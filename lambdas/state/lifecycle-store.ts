@@ -19,10 +19,15 @@ export const lifecycleSk = (part: LifecyclePart): string =>
 export const MAX_LIFECYCLE_BYTES = 350 * 1024;
 
 export interface StoredLifecycle {
-  /** The document as it was put (a JSON value). */
+  /** The document as it was put (a JSON value); undefined when `unreadable`. */
   readonly doc: unknown;
   /** 1 after the first put, +1 each put. */
   readonly version: number;
+  /**
+   * The stored bytes are not gzipped JSON (a release that wrote another format, a damaged item):
+   * the version is there for the put that replaces it.
+   */
+  readonly unreadable?: true;
 }
 
 export interface LifecycleStore {
@@ -66,5 +71,14 @@ export function decodeLifecycle(clubId: string, bytes: Uint8Array): unknown {
     return JSON.parse(gunzipSync(bytes).toString('utf8'));
   } catch (cause) {
     throw new StoreError(`lifecycle document of ${clubId} is not readable gzipped JSON`, { cause });
+  }
+}
+
+/** A stored document read back: decoded, or `unreadable` with its version (never a throw). */
+export function storedLifecycle(clubId: string, bytes: Uint8Array, version: number): StoredLifecycle {
+  try {
+    return { doc: decodeLifecycle(clubId, bytes), version };
+  } catch {
+    return { doc: undefined, version, unreadable: true };
   }
 }

@@ -23,6 +23,7 @@ import { clubContext } from '../club-poll/club-context';
 import { lifecycleEvent } from './lifecycle-events';
 import { gatherLifecycleInput, type LifecycleWindow, type SubjectReads } from './lifecycle-input';
 import { type KeptLifecycle, keepLifecycle, MAX_DELTA_SIZE, readKeptLifecycle } from './lifecycle-keep';
+import { UnreadableLifecycleBaseError } from './unreadable-base';
 
 export type { KeptLifecycle } from './lifecycle-keep';
 
@@ -183,6 +184,28 @@ export async function runClubLifecycle(
   }
 }
 
+/**
+ * The kept state, or (an unreadable base) none and the versions to replace it with: the evaluation
+ * then starts over silently, as a first one (WARN with the reason), instead of failing every hour.
+ */
+async function readKeptOrStartOver(
+  store: StateStore,
+  clubId: string,
+  lastHour: number | undefined,
+): Promise<{ kept?: KeptLifecycle; unreadable?: UnreadableLifecycleBaseError['versions'] }> {
+  try {
+    const kept = await readKeptLifecycle(store, clubId, lastHour);
+    return kept ? { kept } : {};
+  } catch (err) {
+    if (!(err instanceof UnreadableLifecycleBaseError)) throw err;
+    logger.warn(
+      'the lifecycle base could not be read: this evaluation starts over silently, as a first one, and replaces it',
+      { clubId, err },
+    );
+    return { unreadable: err.versions };
+  }
+}
+
 async function evaluateClub(
   deps: LifecycleRunDeps,
   club: ClubConfig,
@@ -191,7 +214,7 @@ async function evaluateClub(
 ): Promise<LifecycleReport> {
   const { store, nowMs } = deps;
   const started = performance.now();
-  const kept = await readKeptLifecycle(store, club.clubId, deps.session.lifecycleHour());
+  const { kept, unreadable } = await readKeptOrStartOver(store, club.clubId, deps.session.lifecycleHour());
   const notes = deps.session.lifecycleNotes();
   const all = readsAll(kept, notes, nowMs) !== undefined;
   if (kept?.deltaUnreadable)
@@ -223,7 +246,7 @@ async function evaluateClub(
   const keep = { store, clubId: club.clubId, nowMs, hour, publish };
   const late = all ? undefined : lateVisitsFrom(kept, notes);
   const next = { life: outcome.doc, view, ...(late === undefined ? {} : { visitsFromMs: late }) };
-  await keepLifecycle(keep, kept, next, events, all);
+  await keepLifecycle(keep, kept, next, events, all, unreadable);
   deps.session.markLifecycleHour(hour);
   deps.session.clearLifecycleNotes();
   const report = {

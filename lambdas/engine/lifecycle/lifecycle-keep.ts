@@ -12,9 +12,11 @@
  * A delta names the base version it applies to: one written before a rebase is ignored (its
  * pending events were published before the base was rewritten).
  */
+
 import type { LifecycleDoc } from '../../sources/lifecycle/evaluate';
 import type { MemberFacts, ProspectFacts } from '../../sources/lifecycle/rules';
 import type { LifecycleStore } from '../../state/lifecycle-store';
+import { UnreadableLifecycleBaseError } from './unreadable-base';
 
 /** The facts of every member and prospect the rules read (status and dates), by number. */
 export interface LifecycleView {
@@ -155,10 +157,11 @@ function applied<T>(base: Readonly<Record<string, T>>, delta: Readonly<Record<st
   return out;
 }
 
-function baseOf(stored: unknown): BaseDoc {
+/** The base, or undefined for a document this release cannot read (not a version 1 one). */
+function baseOf(stored: unknown): BaseDoc | undefined {
   const doc = stored as Partial<BaseDoc> | null;
   if (doc?.version !== 1 || typeof doc.members !== 'object' || typeof doc.prospects !== 'object')
-    throw new Error('the stored lifecycle document is not a version 1 document');
+    return undefined;
   return doc as BaseDoc;
 }
 
@@ -195,8 +198,16 @@ export async function readKeptLifecycle(
     store.getLifecycle(clubId, 'delta'),
   ]);
   if (!storedBase) return undefined;
-  const base = baseOf(storedBase.doc);
-  const found = storedDelta ? deltaFor(storedDelta.doc, storedBase.version) : undefined;
+  const base = storedBase.unreadable ? undefined : baseOf(storedBase.doc);
+  if (!base) {
+    const versions = { base: storedBase.version, delta: storedDelta?.version ?? 0 };
+    throw new UnreadableLifecycleBaseError(clubId, versions);
+  }
+  const found = storedDelta
+    ? storedDelta.unreadable
+      ? 'unreadable'
+      : deltaFor(storedDelta.doc, storedBase.version)
+    : undefined;
   const delta = found === 'unreadable' ? undefined : found;
   const entries = delta ?? EMPTY;
   const view = base.view && {
@@ -251,10 +262,12 @@ export async function keepLifecycle<E>(
   next: NextLifecycle,
   events: E[],
   rebase: boolean,
+  /** Without `kept`: the versions of the items an unreadable base left (UnreadableLifecycleBaseError). */
+  unreadable?: { readonly base: number; readonly delta: number },
 ): Promise<void> {
   const { store, clubId, nowMs } = deps;
-  const baseVersion = kept?.stored.baseVersion ?? 0;
-  let deltaVersion = kept?.stored.deltaVersion ?? 0;
+  const baseVersion = kept?.stored.baseVersion ?? unreadable?.base ?? 0;
+  let deltaVersion = kept?.stored.deltaVersion ?? unreadable?.delta ?? 0;
   const entries = kept ? deltaOf(kept.stored.base, next) : EMPTY;
   const deltaDoc = (more: Partial<DeltaDoc> = {}): DeltaDoc => ({
     delta: 1,

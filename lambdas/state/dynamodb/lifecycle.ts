@@ -2,13 +2,13 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { clubPk } from '../keys';
 import {
-  decodeLifecycle,
   encodeLifecycle,
   LifecycleConflictError,
   type LifecyclePart,
   type LifecycleStore,
   lifecycleSk,
   type StoredLifecycle,
+  storedLifecycle,
 } from '../lifecycle-store';
 import { StoreError } from '../store-errors';
 import type { StateTableClient } from './state-table-client';
@@ -31,7 +31,7 @@ export class DynamoDbLifecycleStore implements LifecycleStore {
     if (!item) return undefined;
     if (!(item.d instanceof Uint8Array) || typeof item.v !== 'number')
       throw new StoreError(`lifecycle ${part} item of ${clubId} has no document or version`);
-    return { doc: decodeLifecycle(clubId, item.d), version: item.v };
+    return storedLifecycle(clubId, item.d, item.v);
   }
 
   async putLifecycle(

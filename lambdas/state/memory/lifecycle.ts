@@ -1,13 +1,13 @@
 /** LifecycleStore in process memory: the encoded documents (base, delta) and their versions per club. */
 import { clubPk } from '../keys';
 import {
-  decodeLifecycle,
   encodeLifecycle,
   LifecycleConflictError,
   type LifecyclePart,
   type LifecycleStore,
   lifecycleSk,
   type StoredLifecycle,
+  storedLifecycle,
 } from '../lifecycle-store';
 
 export class MemoryLifecycleStore implements LifecycleStore {
@@ -15,7 +15,7 @@ export class MemoryLifecycleStore implements LifecycleStore {
 
   async getLifecycle(clubId: string, part: LifecyclePart = 'base'): Promise<StoredLifecycle | undefined> {
     const item = this.items.get(`${clubPk(clubId)}|${lifecycleSk(part)}`);
-    return item ? { doc: decodeLifecycle(clubId, item.bytes), version: item.version } : undefined;
+    return item ? storedLifecycle(clubId, item.bytes, item.version) : undefined;
   }
 
   async putLifecycle(

@@ -96,6 +96,30 @@ describe('the lifecycle evaluation of a club poll', () => {
     expect(stored?.doc).toMatchObject({ version: 1, trackedSince: expect.any(String) });
   });
 
+  it('a base this release cannot read (a later release, a damaged item) is replaced by a silent evaluation, not failed every hour', async () => {
+    // Prepare: two evaluations, then a base of a release after this one.
+    const store = await rig.newStore('unreadable-base');
+    const sink = new MemorySink();
+    const club = clubWith({ enabled: true, inactiveDays: 2, expiringDays: 14, trialEndingHours: 24 });
+    await poll(store, sink, club);
+    rig.sandbox.advance(3 * HOUR_MS);
+    await poll(store, sink, club);
+    const before = await store.getLifecycle(club.clubId);
+    await store.putLifecycle(club.clubId, { version: 2, written: 'by a later release' }, before!.version);
+
+    // Act
+    rig.sandbox.advance(3 * HOUR_MS);
+    const over = await poll(store, sink, club);
+    rig.sandbox.advance(3 * HOUR_MS);
+    const after = await poll(store, sink, club);
+
+    // Assess: the unreadable base's evaluation is a silent first one, the next reads what was noted.
+    expect(over.failures).toEqual([]);
+    expect(over.lifecycle).toMatchObject({ outcome: 'evaluated', published: 0, read: 'all' });
+    expect(after.lifecycle).toMatchObject({ outcome: 'evaluated', read: 'noted' });
+    expect((await store.getLifecycle(club.clubId))?.doc).toMatchObject({ version: 1 });
+  });
+
   it('after a failure between publishing and keeping the document, publishes the same eventIds again, no other', async () => {
     // Prepare: a store whose lifecycle document cannot be written once its events are kept (the
     // write after publishing) while `broken` is set.

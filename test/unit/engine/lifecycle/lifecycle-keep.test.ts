@@ -5,8 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { keepLifecycle, readKeptLifecycle } from '../../../../lambdas/engine/lifecycle/lifecycle-keep';
+import { UnreadableLifecycleBaseError } from '../../../../lambdas/engine/lifecycle/unreadable-base';
 import type { LifecycleDoc } from '../../../../lambdas/sources/lifecycle/evaluate';
 import { MemoryStateStore } from '../../../../lambdas/state';
+import { encodeLifecycle, storedLifecycle } from '../../../../lambdas/state/lifecycle-store';
 
 const CLUB = 'club-1';
 const life = (members: LifecycleDoc['members'], prospects: LifecycleDoc['prospects'] = {}): LifecycleDoc => ({
@@ -144,5 +146,39 @@ describe('the kept lifecycle state', () => {
     expect(unreadable?.view?.members['1']).toEqual({ status: 'Active' });
     expect(after).not.toHaveProperty('deltaUnreadable');
     expect(after?.view?.members['1']).toEqual({ status: 'Frozen' });
+  });
+
+  it('a base it cannot read says so with the versions; a silent first evaluation kept with them replaces it', async () => {
+    // Prepare: a base and a delta, then a base of a later release.
+    const { store, keep } = rig();
+    await keepLifecycle(keep(10, 1), undefined, { life: life({}), view: view('Active') }, [], true);
+    const kept = await readKeptLifecycle(store, CLUB, 1);
+    await keepLifecycle(keep(15, 2), kept, { life: life({}), view: view('Frozen') }, [], false);
+    await store.putLifecycle(CLUB, { version: 2, members: 'elsewhere' }, 1, 'base');
+
+    // Act
+    const failure = await readKeptLifecycle(store, CLUB, 2).catch((err: unknown) => err);
+    const versions = (failure as UnreadableLifecycleBaseError).versions;
+    await keepLifecycle(keep(20, 3), undefined, { life: life({}), view: view('Active') }, [], true, versions);
+    const after = await readKeptLifecycle(store, CLUB, 3);
+
+    // Assess
+    expect(failure).toBeInstanceOf(UnreadableLifecycleBaseError);
+    expect(versions).toEqual({ base: 2, delta: 1 });
+    expect(after).toMatchObject({ deltaSize: 0, pending: [] });
+    expect(after?.stored.baseVersion).toBe(3);
+    expect(after?.view?.members['1']).toEqual({ status: 'Active' });
+  });
+
+  it('reads stored bytes that are not gzipped JSON as unreadable, with their version', () => {
+    expect(storedLifecycle(CLUB, Uint8Array.from([1, 2, 3]), 4)).toEqual({
+      doc: undefined,
+      version: 4,
+      unreadable: true,
+    });
+    expect(storedLifecycle(CLUB, encodeLifecycle(CLUB, { a: 1 }, 0), 2)).toEqual({
+      doc: { a: 1 },
+      version: 2,
+    });
   });
 });
