@@ -10,36 +10,22 @@
  * `<aws.scheduler.scheduled-time>` filled in). Checks: every club queued exactly once across the
  * shards, each message delayed within the spread. Not part of `npm test` (it needs moto_server).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { DynamoDbClubRegistry } from '../../lambdas/clubs/dynamodb-club-registry';
 import { createStateTable } from '../../lambdas/state/table';
+import { importBundle, motoConfig, resourceOf, templateResources } from './deployed-bundle';
 import { startMoto } from './moto-server';
 
-type Resource = { Type: string; Properties: Record<string, unknown> };
 const CLUBS = 40;
-const out = join(process.cwd(), 'cdk.out');
-const template = JSON.parse(readFileSync(join(out, 'GymBridge-prod.template.json'), 'utf8')) as {
-  Resources: Record<string, Resource>;
-};
-const resources = Object.entries(template.Resources);
-const [dispatchId, dispatchFn] = resources.find(
-  ([id, r]) => r.Type === 'AWS::Lambda::Function' && id.includes('Dispatch'),
-)!;
-const schedules = resources.filter(([, r]) => r.Type === 'AWS::Scheduler::Schedule');
-const tableId = resources.find(([, r]) => r.Type === 'AWS::DynamoDB::Table')![0];
-const queueId = resources.find(([id, r]) => r.Type === 'AWS::SQS::Queue' && id.includes('PollQueue'))![0];
+const [dispatchId, dispatchFn] = resourceOf('AWS::Lambda::Function', 'Dispatch');
+const schedules = templateResources().filter(([, r]) => r.Type === 'AWS::Scheduler::Schedule');
+const tableId = resourceOf('AWS::DynamoDB::Table')[0];
+const queueId = resourceOf('AWS::SQS::Queue', 'PollQueue')[0];
 
 const moto = await startMoto();
 try {
-  const config = {
-    region: 'us-east-1',
-    endpoint: moto.endpoint,
-    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-  };
+  const config = motoConfig(moto.endpoint);
   const tableName = 'gym-bridge-state';
   await createStateTable(new DynamoDBClient(config), tableName);
   const queueUrl = (await moto.sqs.send(new CreateQueueCommand({ QueueName: 'poll-queue' }))).QueueUrl!;
@@ -56,20 +42,7 @@ try {
   }
 
   // Exactly the template's environment, refs resolved to moto's resources.
-  const variables = (dispatchFn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(variables)) {
-    const ref = (v as { Ref?: string }).Ref;
-    env[k] = ref === tableId ? tableName : ref === queueId ? queueUrl : String(v);
-  }
-  Object.assign(process.env, env, {
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'x',
-    AWS_SECRET_ACCESS_KEY: 'x',
-    AWS_ENDPOINT_URL: moto.endpoint,
-  });
-  const asset = (dispatchFn.Properties.Code as { S3Key: string }).S3Key.replace(/\.zip$/, '');
-  const bundle = await import(pathToFileURL(join(out, `asset.${asset}`, 'index.mjs')).href);
+  const bundle = await importBundle(dispatchFn, { [tableId]: tableName, [queueId]: queueUrl }, moto.endpoint);
   const scheduledAt = new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString();
   for (const [id, s] of schedules) {
     const input = JSON.parse(

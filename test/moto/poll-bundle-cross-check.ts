@@ -12,11 +12,9 @@
  * Not part of `npm test` (it needs moto_server).
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateEventBusCommand, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -25,21 +23,15 @@ import { readClubsFile } from '../../lambdas/clubs/clubs-file';
 import { DynamoDbClubRegistry } from '../../lambdas/clubs/dynamodb-club-registry';
 import { decodeSeenDigest } from '../../lambdas/engine/scan/seen-digest';
 import { startSandbox } from '../../lambdas/sandbox';
+import { DEFAULT_SOURCES } from '../../lambdas/sources';
 import { DynamoDbStateStore } from '../../lambdas/state';
 import { createStateTable } from '../../lambdas/state/table';
+import { importBundle, motoConfig, resourceOf } from './deployed-bundle';
 import { startMoto } from './moto-server';
 
-type Resource = { Type: string; Properties: Record<string, unknown> };
-const out = join(process.cwd(), 'cdk.out');
-const template = JSON.parse(readFileSync(join(out, 'GymBridge-prod.template.json'), 'utf8')) as {
-  Resources: Record<string, Resource>;
-};
-const resources = Object.entries(template.Resources);
-const pollFn = resources.find(
-  ([id, r]) => r.Type === 'AWS::Lambda::Function' && id.includes('PollFunction'),
-)![1];
-const tableId = resources.find(([, r]) => r.Type === 'AWS::DynamoDB::Table')![0];
-const busId = resources.find(([, r]) => r.Type === 'AWS::Events::EventBus')![0];
+const pollFn = resourceOf('AWS::Lambda::Function', 'PollFunction')[1];
+const tableId = resourceOf('AWS::DynamoDB::Table')[0];
+const busId = resourceOf('AWS::Events::EventBus')[0];
 
 const moto = await startMoto();
 const sandbox = await startSandbox({
@@ -51,11 +43,7 @@ const sandbox = await startSandbox({
 });
 const dir = await mkdtemp(join(tmpdir(), 'gym-bridge-poll-moto-'));
 try {
-  const config = {
-    region: 'us-east-1',
-    endpoint: moto.endpoint,
-    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-  };
+  const config = motoConfig(moto.endpoint);
   const tableName = 'gym-bridge-state';
   const busName = 'gym-bridge-prod';
   await createStateTable(new DynamoDBClient(config), tableName);
@@ -76,16 +64,11 @@ try {
   );
 
   // Exactly the template's environment, refs resolved to moto's resources.
-  const variables = (pollFn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(variables)) {
-    const ref = (v as { Ref?: string }).Ref;
-    env[k] = ref === tableId ? tableName : ref === busId ? busName : String(v);
-  }
+  const bundle = await importBundle(pollFn, { [tableId]: tableName, [busId]: busName }, moto.endpoint);
   const clubsFile = join(dir, 'clubs.json');
   await sandbox.writeClubsFile(clubsFile);
   const [club] = await readClubsFile(clubsFile);
-  const secretName = `${env.CLUB_SECRET_PREFIX}/club-1`;
+  const secretName = `${bundle.env.CLUB_SECRET_PREFIX}/club-1`;
   await new SecretsManagerClient(config).send(
     new CreateSecretCommand({ Name: secretName, SecretString: JSON.stringify(club!.credentials) }),
   );
@@ -95,26 +78,10 @@ try {
     secretName,
   } as never);
 
-  Object.assign(process.env, env, {
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'x',
-    AWS_SECRET_ACCESS_KEY: 'x',
-    AWS_ENDPOINT_URL: moto.endpoint,
-  });
-  const asset = (pollFn.Properties.Code as { S3Key: string }).S3Key.replace(/\.zip$/, '');
-  const bundle = await import(pathToFileURL(join(out, `asset.${asset}`, 'index.mjs')).href);
   const invoke = async (n: number) => {
     const body = JSON.stringify({
       clubId: 'club-1',
-      sources: record.sources ?? [
-        'members',
-        'prospects',
-        'visits',
-        'paymentHistory',
-        'posTransactions',
-        'disbursements',
-        'debtCollection',
-      ],
+      sources: record.sources ?? DEFAULT_SOURCES,
       dispatchedAt: new Date().toISOString(),
     });
     const event = {
@@ -132,7 +99,10 @@ try {
         },
       ],
     };
-    return bundle.handler(event, { awsRequestId: `poll-${n}`, getRemainingTimeInMillis: () => 110_000 });
+    return (await bundle.handler(event, {
+      awsRequestId: `poll-${n}`,
+      getRemainingTimeInMillis: () => 110_000,
+    })) as { batchItemFailures?: unknown[] } | undefined;
   };
   const first = await invoke(1);
   assert.deepEqual(first?.batchItemFailures ?? [], [], 'the baseline poll fails no item');
