@@ -95,6 +95,17 @@ export function spreadSecondsFor(periodSeconds: number): number {
   return Math.max(0, Math.min(MAX_SPREAD_SECONDS, Math.floor(periodSeconds)));
 }
 
+/**
+ * A club's slot among `slots` (0..slots-1) for a periodic task that is `salt`-named (each task its
+ * own salt, so a club's slots of different tasks are independent): a fleet's runs of the task are
+ * spread evenly instead of all falling in the same period.
+ */
+export function clubSlot(clubId: string, slots: number, salt: number): number {
+  if (!Number.isInteger(slots) || slots < 1)
+    throw new ClubShardError(`slots must be a positive integer, got ${slots}`);
+  return mix32(stableHash(clubId) ^ salt) % slots;
+}
+
 /** The second (0..spreadSeconds-1) of each dispatch period at which the club's poll starts. */
 export function clubPhaseSeconds(clubId: string, spreadSeconds: number): number {
   if (spreadSeconds <= 1) return 0;

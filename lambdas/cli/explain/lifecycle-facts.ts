@@ -8,6 +8,7 @@ import type { ClubConfig } from '../../clubs/club-config';
 import { hourOf, type KeptLifecycle, lifecycleSettingsOf } from '../../engine/lifecycle/club-lifecycle';
 import { memberFacts, prospectFacts } from '../../engine/lifecycle/lifecycle-input';
 import { readKeptLifecycle } from '../../engine/lifecycle/lifecycle-keep';
+import { evaluationHourStartMs } from '../../engine/lifecycle/lifecycle-slot';
 import { DETAIL_TYPES } from '../../events/catalog';
 import { makeEventId } from '../../events/event-id';
 import { HOUR_MS } from '../../sources/lifecycle/local-time';
@@ -124,8 +125,11 @@ export async function lifecycleFacts(
     settings,
     trackedSince: doc?.trackedSince ?? null,
     keptAt: doc?.writtenAtMs === undefined ? null : iso(doc.writtenAtMs),
-    lastEvaluation: hour === undefined ? null : iso(hour * HOUR_MS),
-    nextEvaluation: hour === undefined ? null : iso(Math.max(hourOf(nowMs), hour + 1) * HOUR_MS),
+    lastEvaluation: hour === undefined ? null : iso(evaluationHourStartMs(club.clubId, hour)),
+    nextEvaluation:
+      hour === undefined
+        ? null
+        : iso(evaluationHourStartMs(club.clubId, Math.max(hourOf(club.clubId, nowMs), hour + 1))),
     kept: keptView,
     recorded: keptView ? recordedFacts(club.clubId, subject, keptView) : [],
     nextDueAt: due === undefined ? null : iso(due),

@@ -23,6 +23,7 @@ import { clubContext } from '../club-poll/club-context';
 import { lifecycleEvent } from './lifecycle-events';
 import { gatherLifecycleInput, type LifecycleWindow, type SubjectReads } from './lifecycle-input';
 import { type KeptLifecycle, keepLifecycle, MAX_DELTA_SIZE, readKeptLifecycle } from './lifecycle-keep';
+import { evaluationHourOf, rebaseDue } from './lifecycle-slot';
 import { UnreadableLifecycleBaseError } from './unreadable-base';
 
 export type { KeptLifecycle } from './lifecycle-keep';
@@ -42,11 +43,7 @@ export type LifecycleReport =
 
 /** The sources whose baselines an evaluation waits for, when the club polls them. */
 export const LIFECYCLE_SOURCES: readonly SourceName[] = ['members', 'prospects', 'visits', 'paymentHistory'];
-/**
- * An evaluation reads everything and rewrites the base at least this often: the notes' safety net,
- * and the visits re-read since the base stay a few hours' worth.
- */
-export const REBASE_EVERY_MS = 12 * HOUR_MS;
+export { REBASE_EVERY_MS } from './lifecycle-slot';
 
 /** The club's lifecycle settings, or undefined when its lifecycle events are off. */
 export function lifecycleSettingsOf(club: ClubConfig): LifecycleSettings | undefined {
@@ -60,8 +57,11 @@ function withoutEnabled(config: NonNullable<ClubConfig['lifecycle']>): Partial<L
   return settings;
 }
 
-/** The epoch hour of an instant: an evaluation is due when the poll's hour differs from the last one's. */
-export const hourOf = (ms: number): number => Math.floor(ms / HOUR_MS);
+/**
+ * The club's evaluation hour of an instant: an evaluation is due when the poll's differs from the
+ * last one's. Each club's hours start at its slot's minute (lifecycle-slot.ts).
+ */
+export const hourOf = evaluationHourOf;
 
 /** What this poll did with the club's sources: those it polled, and those of them that completed. */
 export interface PolledSources {
@@ -140,11 +140,15 @@ function lateVisitsFrom(kept: KeptLifecycle | undefined, notes: LifecycleNotes):
 }
 
 /** Why this evaluation reads everything and rewrites the base, or undefined when the notes suffice. */
-function readsAll(kept: KeptLifecycle | undefined, notes: LifecycleNotes, nowMs: number): string | undefined {
+function readsAll(
+  kept: KeptLifecycle | undefined,
+  notes: LifecycleNotes,
+  at: { readonly clubId: string; readonly hour: number; readonly nowMs: number },
+): string | undefined {
   if (!kept) return 'the first evaluation';
   if (!kept.view || kept.baseWrittenAtMs === undefined) return 'a document of an earlier release';
   if (notes.full) return 'the notes do not tell what changed';
-  if (nowMs - kept.baseWrittenAtMs >= REBASE_EVERY_MS) return 'the base is due';
+  if (rebaseDue(at.clubId, at.hour, kept.baseWrittenAtMs, at.nowMs)) return 'the base is due';
   if ((kept.stored.base.pending ?? []).length > 0) return 'the base holds pending events';
   if (kept.deltaSize > MAX_DELTA_SIZE) return 'the delta outgrew its bound';
   if (kept.deltaUnreadable) return 'the delta could not be read';
@@ -171,7 +175,7 @@ export async function runClubLifecycle(
   cursors: readonly Cursor[],
 ): Promise<LifecycleReport | undefined> {
   const settings = lifecycleSettingsOf(club);
-  const hour = hourOf(deps.nowMs);
+  const hour = hourOf(club.clubId, deps.nowMs);
   if (!settings || deps.session.lifecycleHour() === hour) return undefined;
   const waiting = notReady(club, cursors, deps.poll);
   if (waiting) return { outcome: 'waiting', reason: waiting };
@@ -216,7 +220,7 @@ async function evaluateClub(
   const started = performance.now();
   const { kept, unreadable } = await readKeptOrStartOver(store, club.clubId, deps.session.lifecycleHour());
   const notes = deps.session.lifecycleNotes();
-  const all = readsAll(kept, notes, nowMs) !== undefined;
+  const all = readsAll(kept, notes, { clubId: club.clubId, hour, nowMs }) !== undefined;
   if (kept?.deltaUnreadable)
     logger.warn('the lifecycle delta could not be read: ignored, this evaluation reads everything', {
       clubId: club.clubId,

@@ -7,9 +7,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lifecycleSlot } from '../../../lambdas/engine/lifecycle/lifecycle-slot';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { localAwsEnv, runCli } from '../../support/cli-process';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
+
+const SLOT_MINUTE = String(lifecycleSlot('club-1').offsetMs / 60_000).padStart(2, '0');
 
 interface Line {
   detailType: string;
@@ -102,7 +105,8 @@ describe('explain', () => {
       enabled: true,
       settings: { inactiveDays: 14, expiringDays: 14, trialEndingHours: 24 },
       trackedSince: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
-      lastEvaluation: expect.stringMatching(/:00:00\.000Z$/),
+      // The club's evaluation hours start at its slot's minute (lifecycle-slot.ts).
+      lastEvaluation: expect.stringMatching(new RegExp(`:${SLOT_MINUTE}:00\\.000Z$`)),
     });
     expect(words.stdout).toMatch(/Lifecycle events are tracked since .* \(club local time\)/);
     expect(words.stdout).toMatch(/The rules were last evaluated in the hour from /);

@@ -7,6 +7,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { LIFECYCLE_SOURCES as FOUR_SOURCES } from '../../../lambdas/engine/lifecycle/club-lifecycle';
+import {
+  evaluationHourOf,
+  evaluationHourStartMs,
+  lifecycleSlot,
+} from '../../../lambdas/engine/lifecycle/lifecycle-slot';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { HOUR_MS } from '../../../lambdas/sources/lifecycle/local-time';
@@ -45,7 +50,12 @@ describe('the lifecycle evaluation of a club poll', () => {
     const sink = new MemorySink();
     const club = clubWith({ enabled: true, inactiveDays: 2, expiringDays: 14, trialEndingHours: 24 });
 
-    // Act: the baseline poll, a second poll in the same hour, then 4 days polled every 3 hours.
+    // Act: from a minute into the club's rebase slot hour (lifecycle-slot.ts), the baseline poll, a
+    // second poll in the same hour, then 4 days polled every 3 hours.
+    const id = club.clubId;
+    const next = evaluationHourOf(id, rig.now()) + 1;
+    const slotHour = next + ((((lifecycleSlot(id).rebaseHour - next) % 12) + 12) % 12);
+    rig.sandbox.advance(evaluationHourStartMs(id, slotHour) + 60_000 - rig.now());
     const first = await poll(store, sink, club);
     rig.sandbox.advance(10 * 60_000);
     const sameHour = await poll(store, sink, club);

@@ -7,12 +7,16 @@
 import { describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../../lambdas/clubs/club-config';
 import { type LifecycleReport, runClubLifecycle } from '../../../../lambdas/engine/lifecycle/club-lifecycle';
+import {
+  evaluationHourOf,
+  evaluationHourStartMs,
+  lifecycleSlot,
+} from '../../../../lambdas/engine/lifecycle/lifecycle-slot';
 import { MemorySink } from '../../../../lambdas/events/publisher';
 import { HOUR_MS } from '../../../../lambdas/sources/lifecycle/local-time';
 import { type Cursor, MemoryStateStore, newCursor } from '../../../../lambdas/state';
 import { addNotes, type LifecycleNotes } from '../../../../lambdas/state/lifecycle-notes';
 
-const T0 = Date.parse('2026-05-04T12:00:00Z');
 const CLUB: ClubConfig = {
   clubId: 'club-1',
   baseUrl: 'https://api.example.com/v1',
@@ -26,6 +30,11 @@ const CLUB: ClubConfig = {
   sources: ['members', 'visits'],
   lifecycle: { enabled: true, inactiveDays: 1, expiringDays: 14, trialEndingHours: 24 },
 };
+/** A start in the club's rebase slot hour (lifecycle-slot.ts): it rebases every 12 hours from it. */
+const T0 = (() => {
+  const near = evaluationHourOf(CLUB.clubId, Date.parse('2026-05-04T12:00:00Z'));
+  return evaluationHourStartMs(CLUB.clubId, near - (near % 12) + lifecycleSlot(CLUB.clubId).rebaseHour);
+})();
 const cursors: Cursor[] = (['members', 'visits'] as const).map((s) => ({
   ...newCursor(CLUB.clubId, s),
   baselineDone: true,
@@ -35,6 +44,8 @@ const poll = {
   polled: new Set(['members', 'visits'] as const),
   completed: new Set(['members', 'visits'] as const),
 };
+
+const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The session's part the evaluation uses, kept across polls as the club state item would be. */
 class Session {
@@ -97,7 +108,7 @@ describe('the reads of an hourly evaluation', () => {
     expect(due.published).toBe(1);
     const detail = (e: (typeof sink.events)[number]) => e.detail as { lastVisitAt?: string };
     expect(sink.events.map((e) => [e.detailType, detail(e).lastVisitAt])).toEqual([
-      ['Member Inactive', expect.stringMatching(/^2026-05-04T22:00/)],
+      ['Member Inactive', expect.stringMatching(new RegExp(`^${iso(T0 + 10 * HOUR_MS).slice(0, 16)}`))],
     ]);
   });
 });

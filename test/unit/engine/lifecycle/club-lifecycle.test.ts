@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../../lambdas/clubs/club-config';
 import { hourOf, lifecycleSettingsOf, notReady } from '../../../../lambdas/engine/lifecycle/club-lifecycle';
 import { lifecycleEvent } from '../../../../lambdas/engine/lifecycle/lifecycle-events';
+import { evaluationHourStartMs } from '../../../../lambdas/engine/lifecycle/lifecycle-slot';
 import { makeEventId } from '../../../../lambdas/events/event-id';
 import { type Cursor, newCursor } from '../../../../lambdas/state';
 
@@ -70,9 +71,12 @@ describe('notReady', () => {
     expect(notReady(narrow, [done('members'), done('visits')], onlyTwo)).toBeUndefined();
   });
 
-  it('hourOf: one evaluation per UTC hour, whatever the zone and its DST', () => {
-    expect(hourOf(Date.parse('2026-04-05T02:59:59.999Z'))).toBe(hourOf(Date.parse('2026-04-05T02:00:00Z')));
-    expect(hourOf(Date.parse('2026-04-05T03:00:00Z'))).toBe(hourOf(Date.parse('2026-04-05T02:00:00Z')) + 1);
+  it('hourOf: one evaluation per hour of 60 minutes, starting at the club slot minute, whatever the zone', () => {
+    const start = evaluationHourStartMs('club-1', 493_000);
+    expect(hourOf('club-1', start)).toBe(493_000);
+    expect(hourOf('club-1', start + 3_599_999)).toBe(493_000);
+    expect(hourOf('club-1', start + 3_600_000)).toBe(493_001);
+    expect(hourOf('club-1', start - 1)).toBe(492_999);
   });
 });
 
