@@ -1,6 +1,7 @@
 /**
- * A club's lifecycle evaluation inside its poll (docs/lifecycle.md, "State and schedule"): once per
- * UTC hour, in the first poll of the hour that gets to it, after the sources. It gathers what the
+ * A club's lifecycle evaluation inside its poll (docs/lifecycle.md, "State and schedule"): once in
+ * each of the club's hours (UTC hours shifted by its slot's minute, lifecycle-slot.ts), in the
+ * first poll of the hour that gets to it, after the sources. It gathers what the
  * bridge keeps (snapshots, the seen set's visits and payments), evaluates the rules, publishes the
  * facts' events, then keeps the document; the session records the hour. No API request.
  *
