@@ -1,8 +1,9 @@
 /**
  * What a fleet of N clubs needs, from the club count (docs/deploy.md, "Sizing for a fleet";
  * docs/scale.md): the poll function's concurrency, the dispatch shards and the dispatcher's memory,
- * and the largest fleet one deployment polls. The constants are the bench's measured figures
- * (docs/benchmarks.md, section 6), rounded towards safety.
+ * the largest fleet one deployment polls, and the state table's provisioned capacity (docs/deploy.md,
+ * "State table capacity"). The constants are the bench's measured figures (docs/benchmarks.md,
+ * sections 5 and 6), rounded towards safety; each says where it comes from.
  */
 
 import { CLUB_DIRECTORY_BUCKETS } from '../lambdas/common/club-shard';
@@ -60,4 +61,71 @@ export function dispatchShardsFor(clubs: number): number {
 /** The fewest shards that keep each one within MAX_CLUBS_PER_DISPATCH_SHARD. */
 export function minDispatchShardsFor(clubs: number): number {
   return Math.max(1, Math.ceil(clubs / MAX_CLUBS_PER_DISPATCH_SHARD));
+}
+
+/** How the state table is billed: per request, or provisioned capacity with auto scaling. */
+export const TABLE_CAPACITY_MODES = ['on-demand', 'provisioned'] as const;
+export type TableCapacityMode = (typeof TABLE_CAPACITY_MODES)[number];
+
+/**
+ * Read units a club uses a second in the steady state: the typical club's 592,340 read units a
+ * 30-day month (docs/benchmarks.json, the cost run of `typical.runs`) / 2,592,000 s = 0.229,
+ * rounded up. Eventually consistent reads count half a unit, on demand and provisioned alike.
+ */
+export const STEADY_READ_UNITS_PER_CLUB_SECOND = 0.23;
+/** Write units, the same way: 197,390 a month / 2,592,000 s = 0.076, rounded up. */
+export const STEADY_WRITE_UNITS_PER_CLUB_SECOND = 0.08;
+/**
+ * Read units a club uses a second in a new fleet's first hour (every club's baseline, first
+ * lifecycle evaluation and snapshots read back): ~59 units a poll, 48,981 a second at 50,000 clubs
+ * (docs/scale.md, `scale.minuteShape.atScale.mean`) = 0.98 a club, rounded up.
+ */
+export const FIRST_HOUR_READ_UNITS_PER_CLUB_SECOND = 1;
+/** Write units in the first hour, the same way: 3,165 a second at 50,000 clubs = 0.063, rounded up. */
+export const FIRST_HOUR_WRITE_UNITS_PER_CLUB_SECOND = 0.07;
+/**
+ * The busiest hour of a club's day over the day's mean, for what grows with the club's activity:
+ * the sandbox's visit traffic (`HOURLY_TRAFFIC`, lambdas/sandbox/activity/visits.ts) peaks at 2.3x
+ * its mean, and a fleet in one time zone peaks together; rounded down, as the state item's two writes
+ * a poll (~45% of the writes) do not follow the hour. An assumption: the bench reports the month,
+ * not its hours.
+ */
+export const BUSIEST_HOUR_OVER_MEAN = 2;
+/** Provisioned capacity's default target utilization, percent (the console's default too). */
+export const DEFAULT_TABLE_TARGET_UTILIZATION = 70;
+/**
+ * DynamoDB's default table-level throughput quota, read and write units a second alike (quota codes
+ * L-CF0CBE56 and L-AB614373): auto scaling cannot provision past it.
+ */
+export const DEFAULT_TABLE_MAX_UNITS = 40_000;
+
+/** One dimension's auto scaling range, capacity units. */
+export interface CapacityRange {
+  readonly min: number;
+  readonly max: number;
+}
+
+/** The state table's provisioned capacity for a fleet: reads and writes, each a range. */
+export interface TableCapacitySizing {
+  readonly read: CapacityRange;
+  readonly write: CapacityRange;
+}
+
+/**
+ * Provisioned capacity for `clubs` clubs at `targetUtilizationPercent`: the min is the steady mean
+ * at the target (at least 1 unit), the max the busier of a whole fleet's first hour and the steady
+ * state's busiest hour, at the target. Units = clubs x units a club a second / target, rounded up.
+ */
+export function tableCapacityFor(clubs: number, targetUtilizationPercent: number): TableCapacitySizing {
+  // The epsilon keeps a product like 0.07 x 1000 / 0.7 (100.00000000000001) from rounding up a unit.
+  const units = (perClubSecond: number) =>
+    Math.max(1, Math.ceil((clubs * perClubSecond * 100) / targetUtilizationPercent - 1e-9));
+  const range = (steady: number, firstHour: number): CapacityRange => ({
+    min: units(steady),
+    max: units(Math.max(firstHour, BUSIEST_HOUR_OVER_MEAN * steady)),
+  });
+  return {
+    read: range(STEADY_READ_UNITS_PER_CLUB_SECOND, FIRST_HOUR_READ_UNITS_PER_CLUB_SECOND),
+    write: range(STEADY_WRITE_UNITS_PER_CLUB_SECOND, FIRST_HOUR_WRITE_UNITS_PER_CLUB_SECOND),
+  };
 }

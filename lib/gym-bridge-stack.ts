@@ -14,13 +14,25 @@ import { ExampleRules } from './constructs/example-rules';
 import { Monitoring } from './constructs/monitoring';
 import { createTopicKey, NotificationTopic } from './constructs/notification-topic';
 import { Poller } from './constructs/poller';
-import { StateTable } from './constructs/state-table';
+import { StateTable, type StateTableCapacity } from './constructs/state-table';
+import { tableCapacityFor } from './fleet-sizing';
 import type { StageConfig } from './stage-config';
 
 export interface GymBridgeStackProps extends StackProps {
   readonly config: StageConfig;
   /** Handler entry files, relative to the repository root. @default HANDLER_ENTRIES */
   readonly handlerEntries?: { readonly dispatch: string; readonly poll: string };
+}
+
+/** The state table's capacity: on demand, or provisioned as sized for the stage's clubs. */
+function tableCapacity(config: StageConfig): StateTableCapacity {
+  if (config.tableCapacity === 'on-demand') return { mode: 'on-demand' };
+  const targetUtilizationPercent = config.tableTargetUtilization;
+  return {
+    mode: 'provisioned',
+    targetUtilizationPercent,
+    ...tableCapacityFor(config.clubs, targetUtilizationPercent),
+  };
 }
 
 export class GymBridgeStack extends Stack {
@@ -37,7 +49,7 @@ export class GymBridgeStack extends Stack {
     const removalPolicy = config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const serviceName = `gym-bridge-${config.stage}`;
 
-    this.stateTable = new StateTable(this, 'State', { removalPolicy });
+    this.stateTable = new StateTable(this, 'State', { removalPolicy, capacity: tableCapacity(config) });
     this.eventBus = new BridgeEventBus(this, 'Events', {
       eventBusName: `gym-bridge-${config.stage}`,
       eventSource: config.eventSource,

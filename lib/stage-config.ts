@@ -6,7 +6,8 @@
  * The club count (`clubs`) sizes the poll function's concurrency, the dispatch shards and the
  * dispatcher's memory (lib/fleet-sizing.ts, docs/deploy.md "Sizing for a fleet") unless
  * `pollMaxConcurrency`, `dispatchShards` or `dispatchMemoryMb` is given; a fleet one deployment
- * cannot poll, or shards too few for it, are refused with the reason.
+ * cannot poll, or shards too few for it, are refused with the reason. It also sizes the state
+ * table's provisioned capacity (`tableCapacity`, docs/deploy.md "State table capacity").
  *
  * Every key of `StageConfig` except `stage` can be given as a context value (a string on the command
  * line, or any JSON type in cdk.json). Values are validated as they are read (the readers are in
@@ -28,7 +29,12 @@ import {
   StageConfigError,
 } from './context-values';
 import { POLL_INVOCATION_SECONDS_P95, pollConcurrencyFor } from './fleet-sizing';
-import { checkFleetSize, readDispatchSizing } from './fleet-sizing-context';
+import {
+  checkFleetSize,
+  readDispatchSizing,
+  readTableCapacity,
+  type TableCapacitySettings,
+} from './fleet-sizing-context';
 
 export { type ContextReader, StageConfigError } from './context-values';
 export {
@@ -41,7 +47,7 @@ export {
 export const STAGES = DEPLOYMENT_STAGES;
 export type Stage = (typeof STAGES)[number];
 
-export interface StageConfig {
+export interface StageConfig extends TableCapacitySettings {
   readonly stage: Stage;
   /** EventBridge `source` of every event: `eventSourceForStage(stage)` unless overridden. */
   readonly eventSource: string;
@@ -89,7 +95,13 @@ export const EXAMPLE_RULES_EMAIL_DETAILS = [
   'full',
 ] as const satisfies readonly ExampleRulesEmailDetail[];
 
-type Sized = 'stage' | 'pollMaxConcurrency' | 'dispatchShards' | 'dispatchMemoryMb';
+type Sized =
+  | 'stage'
+  | 'pollMaxConcurrency'
+  | 'dispatchShards'
+  | 'dispatchMemoryMb'
+  | 'tableTargetUtilization'
+  | 'tableMaxUnits';
 
 const DEFAULTS: Record<Stage, Omit<StageConfig, Sized>> = {
   dev: {
@@ -104,6 +116,9 @@ const DEFAULTS: Record<Stage, Omit<StageConfig, Sized>> = {
     exampleRules: true,
     exampleRulesEmailDetail: 'summary',
     retainData: false,
+    // A few clubs, often none: on demand ~$2 a month at 10 clubs, nothing idle; provisioned, its min
+    // units every hour plus the 8 alarms target tracking creates: ~$2.10 busy or idle (deploy.md).
+    tableCapacity: 'on-demand',
   },
   prod: {
     eventSource: eventSourceForStage('prod'),
@@ -117,6 +132,8 @@ const DEFAULTS: Record<Stage, Omit<StageConfig, Sized>> = {
     exampleRules: true,
     exampleRulesEmailDetail: 'summary',
     retainData: true,
+    // The spread minute keeps the fleet's load flat: capacity at 70% costs under half of on demand.
+    tableCapacity: 'provisioned',
   },
 };
 
@@ -265,6 +282,7 @@ export function resolveStageConfig(read: ContextReader): StageConfig {
   const eventSource = readEventSource(read, d.eventSource);
   const pollMaxConcurrency = readPollMaxConcurrency(read, cadence);
   const dispatch = readDispatchSizing(read, cadence);
+  const table = readTableCapacity(read, cadence, d.tableCapacity);
   const { quotaReserve, ...operations } = readOperations(read, d);
   return {
     stage,
@@ -276,5 +294,6 @@ export function resolveStageConfig(read: ContextReader): StageConfig {
     quotaReserve,
     ...alarmTargets,
     ...operations,
+    ...table,
   };
 }

@@ -49,7 +49,9 @@ export interface StageAtScale {
 
 /** The prod stage's settings for `clubs` clubs, as the synthesized template has them. */
 export function stageAtScale(clubs: number): StageAtScale {
-  const d = readDeploymentSettings('prod', { clubs });
+  // The table's quota raised as docs/deploy.md says a provisioned fleet this size needs (80,000, the
+  // account-level default): otherwise the stage refuses a first hour's max capacity past 40,000.
+  const d = readDeploymentSettings('prod', { clubs, tableMaxUnits: 80_000 });
   return {
     dispatchShards: d.dispatchShards ?? 1,
     dispatchMemoryMb: d.dispatch.memoryMb,

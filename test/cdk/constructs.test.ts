@@ -1,5 +1,5 @@
 import { App, Duration, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { describe, expect, it } from 'vitest';
 import { ALL_DETAIL_TYPES, DETAIL_TYPES } from '../../lambdas/events/catalog';
@@ -24,6 +24,42 @@ describe('StateTable', () => {
         KMSMasterKeyId: { 'Fn::GetAtt': [stack.getLogicalId(key.node.defaultChild as kms.CfnKey), 'Arn'] },
       },
     });
+  });
+
+  it('is on demand unless given provisioned capacity, which it auto scales on reads and writes', () => {
+    const onDemand = newStack();
+    new StateTable(onDemand, 'State');
+    Template.fromStack(onDemand).hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+    });
+    const provisioned = newStack();
+    new StateTable(provisioned, 'State', {
+      capacity: {
+        mode: 'provisioned',
+        targetUtilizationPercent: 60,
+        read: { min: 3, max: 30 },
+        write: { min: 2, max: 9 },
+      },
+    });
+    const template = Template.fromStack(provisioned);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      ProvisionedThroughput: { ReadCapacityUnits: 3, WriteCapacityUnits: 2 },
+    });
+    for (const [dimension, min, max] of [
+      ['Read', 3, 30],
+      ['Write', 2, 9],
+    ] as const) {
+      template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', {
+        ScalableDimension: `dynamodb:table:${dimension}CapacityUnits`,
+        MinCapacity: min,
+        MaxCapacity: max,
+      });
+    }
+    template.resourcePropertiesCountIs(
+      'AWS::ApplicationAutoScaling::ScalingPolicy',
+      { TargetTrackingScalingPolicyConfiguration: Match.objectLike({ TargetValue: 60 }) },
+      2,
+    );
   });
 });
 

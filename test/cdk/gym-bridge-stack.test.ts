@@ -31,7 +31,8 @@ let fleet: Template;
 beforeAll(() => {
   prod = synthStack({ stage: 'prod', alarmEmail: ALARM_EMAIL }).template;
   dev = synthStack({ stage: 'dev', exampleRules: 'false', pollRateMinutes: '2' }).template;
-  fleet = synthStack({ stage: 'prod', clubs: '50000' }).template;
+  // The table quota raised (docs/deploy.md, "State table capacity"): 50,000 clubs' first hour needs it.
+  fleet = synthStack({ stage: 'prod', clubs: '50000', tableMaxUnits: '80000' }).template;
 });
 
 const getAtt = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
@@ -250,17 +251,87 @@ describe('least privilege', () => {
 });
 
 describe('state table', () => {
-  it('is on-demand with PITR, encryption, TTL on expiresAt and the shared key schema', () => {
-    prod.hasResourceProperties('AWS::DynamoDB::Table', {
+  it('has PITR, encryption, TTL on expiresAt and the shared key schema, and no secondary index', () => {
+    for (const template of [prod, dev]) {
+      template.hasResourceProperties('AWS::DynamoDB::Table', {
+        KeySchema: [
+          { AttributeName: stateTableKeySchema.partitionKey.name, KeyType: 'HASH' },
+          { AttributeName: stateTableKeySchema.sortKey.name, KeyType: 'RANGE' },
+        ],
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: { SSEEnabled: true },
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      });
+      // An index added later needs its own capacity and auto scaling in provisioned mode (state-table.ts).
+      const table = onlyResource(template, 'AWS::DynamoDB::Table').resource;
+      expect(table.Properties.GlobalSecondaryIndexes).toBeUndefined();
+    }
+  });
+
+  it('is on demand in dev, without capacity or auto scaling', () => {
+    dev.hasResourceProperties('AWS::DynamoDB::Table', {
       BillingMode: 'PAY_PER_REQUEST',
-      KeySchema: [
-        { AttributeName: stateTableKeySchema.partitionKey.name, KeyType: 'HASH' },
-        { AttributeName: stateTableKeySchema.sortKey.name, KeyType: 'RANGE' },
-      ],
-      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-      SSESpecification: { SSEEnabled: true },
-      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      ProvisionedThroughput: Match.absent(),
     });
+    dev.resourceCountIs('AWS::ApplicationAutoScaling::ScalableTarget', 0);
+  });
+
+  it('is provisioned in prod, reads and writes auto scaled between the sizes for its clubs at 70%', () => {
+    const table = onlyResource(prod, 'AWS::DynamoDB::Table');
+    expect(table.resource.Properties.BillingMode ?? 'PROVISIONED').toBe('PROVISIONED');
+    // 1,000 clubs (tableCapacityFor): the steady mean at 70% to start, the first hour's for the max.
+    expect(table.resource.Properties.ProvisionedThroughput).toEqual({
+      ReadCapacityUnits: 329,
+      WriteCapacityUnits: 115,
+    });
+    const onTable = { 'Fn::Join': ['', ['table/', { Ref: table.id }]] };
+    const scaled = [
+      ['Read', 329, 1429],
+      ['Write', 115, 229],
+    ] as const;
+    for (const [dimension, min, max] of scaled) {
+      const target = onlyResource(
+        prod,
+        'AWS::ApplicationAutoScaling::ScalableTarget',
+        (p) => p.ScalableDimension === `dynamodb:table:${dimension}CapacityUnits`,
+      );
+      expect(target.resource.Properties).toMatchObject({
+        ServiceNamespace: 'dynamodb',
+        ResourceId: onTable,
+        MinCapacity: min,
+        MaxCapacity: max,
+      });
+      prod.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
+        PolicyType: 'TargetTrackingScaling',
+        ScalingTargetId: { Ref: target.id },
+        TargetTrackingScalingPolicyConfiguration: {
+          PredefinedMetricSpecification: { PredefinedMetricType: `DynamoDB${dimension}CapacityUtilization` },
+          TargetValue: 70,
+        },
+      });
+    }
+    // A larger fleet, a larger range (past the default quota once raised).
+    fleet.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', {
+      ScalableDimension: 'dynamodb:table:ReadCapacityUnits',
+      MinCapacity: 16_429,
+      MaxCapacity: 71_429,
+    });
+  });
+
+  it('takes its capacity mode and target from the stage settings', () => {
+    const onDemandProd = synthStack({ stage: 'prod', tableCapacity: 'on-demand' }).template;
+    onDemandProd.hasResourceProperties('AWS::DynamoDB::Table', { BillingMode: 'PAY_PER_REQUEST' });
+    onDemandProd.resourceCountIs('AWS::ApplicationAutoScaling::ScalingPolicy', 0);
+    const devAt50 = synthStack({ stage: 'dev', tableCapacity: 'provisioned', tableTargetUtilization: '50' });
+    // 10 clubs at 50%: 0.23 x 10 / 0.5 = 4.6 -> 5 read units, 0.08 x 10 / 0.5 = 1.6 -> 2 write units.
+    devAt50.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 2 },
+    });
+    devAt50.template.resourcePropertiesCountIs(
+      'AWS::ApplicationAutoScaling::ScalingPolicy',
+      { TargetTrackingScalingPolicyConfiguration: Match.objectLike({ TargetValue: 50 }) },
+      2,
+    );
   });
 
   it('is retained and protected in prod, deletable in dev', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SOURCE_OVERDUE_MINUTES } from '../../lambdas/common/deployment-contract';
 import { DEFAULT_EVENT_SOURCE } from '../../lambdas/events/catalog';
+import { tableCapacityFor } from '../../lib/fleet-sizing';
 import {
   POLL_INVOCATION_SECONDS_P95,
   pollConcurrencyFor,
@@ -57,8 +58,9 @@ describe('resolveStageConfig', () => {
   });
 
   it('sizes the dispatch shards from the club count, a shard per 5,000 clubs, unless given', () => {
+    // The table quota raised (tableMaxUnits): these fleets' provisioned max passes the default 40,000.
     const fleet = (values: Record<string, unknown>) =>
-      resolveStageConfig(context({ stage: 'prod', ...values }));
+      resolveStageConfig(context({ stage: 'prod', tableMaxUnits: '120000', ...values }));
     expect(fleet({ clubs: '1000' })).toMatchObject({ dispatchShards: 1, dispatchMemoryMb: 1024 });
     expect(fleet({ clubs: '5001' }).dispatchShards).toBe(2);
     expect(fleet({ clubs: '50000' })).toMatchObject({ dispatchShards: 10, pollMaxConcurrency: 1000 });
@@ -70,7 +72,7 @@ describe('resolveStageConfig', () => {
 
   it('refuses too few shards for the fleet, more shards than the directory has buckets, and a fleet one deployment cannot poll', () => {
     const fleet = (values: Record<string, unknown>) => () =>
-      resolveStageConfig(context({ stage: 'prod', ...values }));
+      resolveStageConfig(context({ stage: 'prod', tableMaxUnits: '120000', ...values }));
     expect(fleet({ clubs: '50000', dispatchShards: '4' })).toThrow(StageConfigError);
     expect(fleet({ clubs: '50000', dispatchShards: '4' })).toThrow(
       /context dispatchShards="4": must be an integer in 5\.\.64 for 50000 clubs \(a shard dispatches at most 10000 clubs/,
@@ -105,6 +107,9 @@ describe('resolveStageConfig', () => {
         exampleRules: 'false',
         exampleRulesEmailDetail: 'full',
         retainData: false,
+        tableCapacity: 'on-demand',
+        tableTargetUtilization: '60',
+        tableMaxUnits: 80000,
       }),
     );
     expect(config).toEqual({
@@ -125,6 +130,9 @@ describe('resolveStageConfig', () => {
       exampleRules: false,
       exampleRulesEmailDetail: 'full',
       retainData: false,
+      tableCapacity: 'on-demand',
+      tableTargetUtilization: 60,
+      tableMaxUnits: 80000,
     });
   });
 
@@ -163,8 +171,74 @@ describe('resolveStageConfig', () => {
     [{ exampleRules: 'yes' }, /exampleRules="yes": must be true or false/],
     [{ exampleRulesEmailDetail: 'all' }, /exampleRulesEmailDetail="all": must be one of summary, full/],
     [{ exampleRulesEmailDetail: true }, /exampleRulesEmailDetail=true: must be one of summary, full/],
+    [{ tableCapacity: 'auto' }, /tableCapacity="auto": must be one of on-demand, provisioned/],
+    [{ tableCapacity: 'PROVISIONED' }, /tableCapacity="PROVISIONED": must be one of on-demand, provisioned/],
+    [{ tableTargetUtilization: '95' }, /tableTargetUtilization="95": must be a whole percentage in 20\.\.90/],
+    [{ tableTargetUtilization: '19' }, /tableTargetUtilization="19": must be a whole percentage in 20\.\.90/],
+    [{ tableTargetUtilization: '0.7' }, /tableTargetUtilization="0\.7": must be a whole percentage/],
+    [{ tableMaxUnits: '0' }, /tableMaxUnits="0": must be a whole number of capacity units >= 1 .*L-CF0CBE56/],
+    [{ tableMaxUnits: 'lots' }, /tableMaxUnits="lots": must be a whole number of capacity units/],
   ])('rejects %o naming the key and the rule', (values, message) => {
     expect(() => resolveStageConfig(context(values))).toThrow(StageConfigError);
     expect(() => resolveStageConfig(context(values))).toThrow(message);
+  });
+
+  it('provisions the state table in prod and keeps dev on demand, both at a 70% target unless given', () => {
+    expect(resolveStageConfig(context({ stage: 'prod' }))).toMatchObject({
+      tableCapacity: 'provisioned',
+      tableTargetUtilization: 70,
+      tableMaxUnits: 40_000,
+    });
+    expect(resolveStageConfig(context({}))).toMatchObject({
+      tableCapacity: 'on-demand',
+      tableTargetUtilization: 70,
+    });
+    expect(resolveStageConfig(context({ tableCapacity: 'provisioned' })).tableCapacity).toBe('provisioned');
+    expect(resolveStageConfig(context({ stage: 'prod', tableCapacity: 'on-demand' })).tableCapacity).toBe(
+      'on-demand',
+    );
+  });
+
+  it('refuses a provisioned max above the table quota assumed, naming the quota to raise', () => {
+    const prod = (values: Record<string, unknown>) => () =>
+      resolveStageConfig(context({ stage: 'prod', ...values }));
+    // 28,000 clubs' first hour at 70% is 40,000 read units: the default quota, just.
+    expect(prod({ clubs: '28000' })).not.toThrow();
+    expect(prod({ clubs: '28001' })).toThrow(StageConfigError);
+    expect(prod({ clubs: '50000' })).toThrow(
+      /context tableCapacity=provisioned: 50000 clubs at tableTargetUtilization 70% need a max of 71429 read units \(quota L-CF0CBE56\), above tableMaxUnits=40000.*-c tableMaxUnits=.*-c tableCapacity=on-demand/,
+    );
+    // A lower target needs more units: at 20%, 40,000 write units (the quota, just), then past it.
+    expect(prod({ clubs: '50000', tableTargetUtilization: '20' })).toThrow(
+      /need a max of 250000 read units \(quota L-CF0CBE56\), above/,
+    );
+    expect(prod({ clubs: '50000', tableTargetUtilization: '20', tableMaxUnits: '39999' })).toThrow(
+      /250000 read units \(quota L-CF0CBE56\) and 40000 write units \(quota L-AB614373\), above tableMaxUnits=39999/,
+    );
+    expect(prod({ clubs: '50000', tableMaxUnits: '80000' })).not.toThrow();
+    expect(prod({ clubs: '50000', tableCapacity: 'on-demand' })).not.toThrow();
+  });
+});
+
+describe('tableCapacityFor', () => {
+  it("takes the steady mean at the target for the min, a whole fleet's first hour (reads) or busiest hour (writes) for the max", () => {
+    // Reads: 0.23 a club a second steady, 1 in the first hour; writes: 0.08, busiest hour 2 x 0.08.
+    expect(tableCapacityFor(1000, 70)).toEqual({
+      read: { min: 329, max: 1429 },
+      write: { min: 115, max: 229 },
+    });
+    expect(tableCapacityFor(5000, 70)).toEqual({
+      read: { min: 1643, max: 7143 },
+      write: { min: 572, max: 1143 },
+    });
+    expect(tableCapacityFor(50_000, 70)).toEqual({
+      read: { min: 16_429, max: 71_429 },
+      write: { min: 5715, max: 11_429 },
+    });
+    // A higher target, fewer units; a rounding product (0.07 x 1000 / 0.7) does not gain a unit.
+    expect(tableCapacityFor(1000, 80).read).toEqual({ min: 288, max: 1250 });
+    expect(tableCapacityFor(1000, 50).write).toEqual({ min: 160, max: 320 });
+    // At least one unit, however small the fleet.
+    expect(tableCapacityFor(1, 90)).toEqual({ read: { min: 1, max: 2 }, write: { min: 1, max: 1 } });
   });
 });
