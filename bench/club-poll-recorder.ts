@@ -8,6 +8,7 @@ import type { PollMessage } from '../lambdas/common/deployment-contract';
 import { publishClubPollMetrics } from '../lambdas/common/metrics';
 import type { ClubReport } from '../lambdas/engine/poll-club';
 import type { SourceName } from '../lambdas/state/store';
+import { addWireCounts } from './bytes-out';
 import { addSinkCounts, emptySinkCounts, type SinkCounts } from './counting-sink';
 import { addStoreCounts, emptyStoreCounts, type StoreCounts } from './counting-store';
 import { EmfCapture } from './emf-capture';
@@ -105,6 +106,7 @@ export class ClubPollRecorder {
     this.requests.reauth401 += req.reauth401;
     this.requests.token += req.token;
     this.requests.dataWallMs += req.dataWallMs;
+    if (req.wire) addWireCounts(this.requests.wire, req.wire);
     addSinkCounts(this.sinkTotals, sinkCounts);
     addStoreCounts(this.pollStore, storeCounts);
     for (const s of report.sources) {

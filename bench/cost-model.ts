@@ -31,10 +31,46 @@ export interface MonthlyClubCounts {
   /** Items the club keeps in the table (snapshots, live seen keys, cursors), and their bytes. */
   readonly storedBytes: number;
   /**
+   * Bytes the API requests send out (bench/bytes-out.ts): measured at the client's sockets, plus
+   * the stated model of what a socket count cannot see. Absent in older reports: the data-transfer
+   * line falls back to REQUEST_BYTES_OUT a request.
+   */
+  readonly bytesOut?: MonthlyBytesOut;
+  /**
    * Measured polls (a seeded sample) the Lambda model draws its batches from (lambda-batches.ts):
    * an invocation lasts as long as its slowest club. Absent: the average club, waits / batch.
    */
   readonly pollWork?: readonly PollWork[];
+}
+
+/** A club-month's bytes out to the gym API, by part (bench/bytes-out.ts says how each is had). */
+export interface MonthlyBytesOut {
+  /** Every part below, with the stated constants at their values. */
+  readonly total: number;
+  /** HTTP request lines and headers as the client wrote them, credentials at their stated lengths. */
+  readonly requests: number;
+  /** TLS records and TCP/IPv4 headers of the requests' segments. */
+  readonly framing: number;
+  /** The client's ACKs of the response bytes. */
+  readonly acks: number;
+  /** TCP and TLS connection setup and close, per connection the polls open. */
+  readonly handshakes: number;
+  /** The total with every stated constant at its low and at its high bound. */
+  readonly low: number;
+  readonly high: number;
+  /** Connections a month (a pool cold at each poll). */
+  readonly connections: number;
+  /** Measured per request at the socket (plaintext HTTP, before any correction). */
+  readonly measured: {
+    readonly dataRequestBytes: number;
+    readonly tokenRequestBytes: number;
+    readonly responseBytesPerDataRequest: number;
+    /** Characters of the sandbox's bearer token (a JWT), as sent. */
+    readonly bearerChars: number;
+    /** Connections the bench's polls opened, and a pool cold at each poll would, per poll. */
+    readonly openedPerPoll: number;
+    readonly coldPoolPerPoll: number;
+  };
 }
 
 export interface DispatchShare {

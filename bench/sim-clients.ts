@@ -7,12 +7,16 @@
  * (exactly what a token expiring in production looks like, minus the proactive refresh). Those
  * 401s are counted apart and left out of the data-request figures: the sandbox does not count them
  * against the quota either.
+ *
+ * Given the API's origin, it also counts the bytes each request puts on the wire (wire-counter.ts).
  */
 
 import type { ClubConfig } from '../lambdas/clubs/club-config';
 import { type ClientFactory, GymApiClientFactory } from '../lambdas/engine/client-factory';
 import type { GymApiClient, RequestObserver } from '../lambdas/gym-api';
 import { SOURCE_ORDER, SOURCES } from '../lambdas/sources';
+import { emptyWireCounts, type WireCounts } from './bytes-out';
+import { WireCounter } from './wire-counter';
 
 /** Each source reads one operation: a request's operation names the source it was made for. */
 const SOURCE_OF_OPERATION: ReadonlyMap<string, string> = new Map(
@@ -29,24 +33,39 @@ export interface RequestCounts {
   dataWallMs: number;
   /** Data requests per source, by the operation each source reads ('' for any other operation). */
   bySource: Record<string, number>;
+  /** Bytes on the client's sockets (counted when the factory was given the API's origin). */
+  wire?: WireCounts;
 }
 
-export const emptyRequestCounts = (): RequestCounts => ({
+export const emptyRequestCounts = (): RequestCounts & { wire: WireCounts } => ({
   data: 0,
   reauth401: 0,
   token: 0,
   dataWallMs: 0,
   bySource: {},
+  wire: emptyWireCounts(),
 });
 
 export class CountingClientFactory implements ClientFactory {
   readonly #inner = new GymApiClientFactory();
+  readonly #wire: WireCounter | undefined;
   counts: RequestCounts = emptyRequestCounts();
+
+  /** @param wireOrigin the API's origin (`http://host:port`): count its requests' bytes on the wire. */
+  constructor(wireOrigin?: string) {
+    this.#wire = wireOrigin === undefined ? undefined : new WireCounter(wireOrigin);
+  }
 
   take(): RequestCounts {
     const taken = this.counts;
+    if (this.#wire) taken.wire = this.#wire.take();
     this.counts = emptyRequestCounts();
     return taken;
+  }
+
+  /** Stops counting bytes on the wire. */
+  close(): void {
+    this.#wire?.close();
   }
 
   forClub(club: ClubConfig, onRequest: RequestObserver): GymApiClient {

@@ -74,7 +74,8 @@ export async function startTypicalClub(options: ClubSimulationOptions): Promise<
   const sink = new CountingSink((events) =>
     tracker.published(events, pollStart.sim + (performance.now() - pollStart.wall)),
   );
-  const clients = new CountingClientFactory();
+  // Counts each request's bytes on the client's sockets (wire-counter.ts) as well.
+  const clients = new CountingClientFactory(new URL(info.url).origin);
   const secretPrefix = 'gym-bridge/bench/clubs/';
   const secretName = `${secretPrefix}${club.clubId}`;
   const registry = new CountingRegistry([clubRecordFrom(club, secretName)], () => clock.nowMs);

@@ -2,6 +2,7 @@
  * The typical club's figures from one simulation run and its naive-poller comparison: API
  * efficiency, freshness, and the monthly counts the cost model prices.
  */
+import { monthlyBytesOut } from './bytes-out';
 import type { ClubSimulationResult } from './club-simulation';
 import type { MonthlyClubCounts } from './cost';
 import { addStoreCounts, emptyStoreCounts } from './counting-store';
@@ -205,6 +206,7 @@ function monthlyCounts(sim: ClubSimulationResult, days: number): MonthlyClubCoun
     perClubMetrics: sim.emf.perClubMetrics,
     // Estimate: a snapshot per member and prospect (~300 B) and seen keys kept ~12 days (~100 B).
     storedBytes: sim.stateRecords * 300 + seenWritesPerDay * 12 * 100,
+    ...(sim.requests.wire?.data.requests ? { bytesOut: monthlyBytesOut(sim.requests.wire, scale) } : {}),
     pollWork: samplePollWork(
       sim.polls.map((p) => ({
         // On-CPU time: the process's CPU, or its wall time if lower (CPU counts GC and pool
