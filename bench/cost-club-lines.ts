@@ -1,9 +1,11 @@
 /**
  * The lines that grow with each club: the poll Lambda (its duration model: the measured local time
- * at the function's CPU share, plus the stated latency of each network call), DynamoDB, EventBridge,
- * SQS, the shared secrets, the logs and the bytes sent out.
+ * at the function's CPU share, plus the stated latency of each network call), DynamoDB (in the
+ * table's capacity mode: cost-dynamo-lines.ts), EventBridge, SQS, the shared secrets, the logs and
+ * the bytes sent out.
  */
 import { pollConcurrencyFor } from '../lib/stage-config';
+import { dynamoLines } from './cost-dynamo-lines';
 import {
   CLUBS_PER_SECRET,
   type CostLine,
@@ -75,7 +77,7 @@ export function clubLines(
 ): CostLine[] {
   return [
     ...lambdaLines(c, L, model),
-    ...dynamoLines(c, d),
+    ...dynamoLines(c, d, fleetClubs),
     ...deliveryLines(c, d, model, fleetClubs),
     ...logAndTransferLines(c, d, model, fleetClubs),
   ];
@@ -92,36 +94,6 @@ function lambdaLines(c: MonthlyClubCounts, L: Latencies, m: PollModel): CostLine
       'Lambda poll: requests',
       `${fmt(c.pollInvocations)} club polls / ${m.batch} a batch × $0.20/M`,
       m.invocations * PRICES.lambdaRequest.usd,
-    ),
-  ];
-}
-
-function dynamoLines(c: MonthlyClubCounts, d: DeploymentSettings): CostLine[] {
-  const storedGb = c.storedBytes / GB;
-  return [
-    line(
-      'dynamoReads',
-      'DynamoDB: reads',
-      `${fmt(c.readUnits)} RRU × $0.125/M`,
-      c.readUnits * PRICES.dynamoReadUnit.usd,
-    ),
-    line(
-      'dynamoWrites',
-      'DynamoDB: writes',
-      `${fmt(c.writeUnits)} WRU × $0.625/M`,
-      c.writeUnits * PRICES.dynamoWriteUnit.usd,
-    ),
-    line(
-      'dynamoStorage',
-      'DynamoDB: storage',
-      `${fmt(storedGb * 1000)} MB × $0.25/GB`,
-      storedGb * PRICES.dynamoStorageGbMonth.usd,
-    ),
-    line(
-      'dynamoPitr',
-      'DynamoDB: point-in-time recovery',
-      d.fixed.tablePitr ? `${fmt(storedGb * 1000)} MB × $0.20/GB` : 'off',
-      d.fixed.tablePitr ? storedGb * PRICES.dynamoPitrGbMonth.usd : 0,
     ),
   ];
 }

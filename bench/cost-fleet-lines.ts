@@ -1,8 +1,10 @@
 /**
  * What the fleet pays whatever its size (dispatcher, scheduler, idle SQS receives, metrics, alarms,
- * dashboard, keys, the dispatcher's logs), each line divided over the fleet's clubs.
+ * the table's auto scaling alarms, dashboard, keys, the dispatcher's logs), each line divided over
+ * the fleet's clubs.
  */
 import { METRIC } from '../lambdas/common/deployment-contract';
+import { autoScalingAlarmsLine } from './cost-dynamo-lines';
 import {
   type CostLine,
   type DispatchShare,
@@ -75,7 +77,7 @@ function dispatcherLines({ d, runs, line }: FleetContext, dispatchMs: number, gb
   ];
 }
 
-/** Metrics, alarms, the dashboard, the key and the dispatcher's logs. */
+/** Metrics, alarms (the stack's and the table's auto scaling's), the dashboard, the key and the dispatcher's logs. */
 function monitoringLines({ d, dispatch, runs, line }: FleetContext): CostLine[] {
   const metrics = Object.keys(METRIC).length;
   const dashboards = Math.max(0, d.fixed.dashboards);
@@ -93,6 +95,7 @@ function monitoringLines({ d, dispatch, runs, line }: FleetContext): CostLine[] 
       `${d.fixed.alarms} alarms × $0.10`,
       d.fixed.alarms * PRICES.cloudWatchAlarmMonth.usd,
     ),
+    autoScalingAlarmsLine(d, line),
     line(
       'cloudWatchDashboard',
       'CloudWatch: dashboard (fleet)',

@@ -1,8 +1,9 @@
 /**
  * The deployed settings the cost figures depend on, read from the CDK app itself (lib/): the
  * stack is synthesized in memory with bundling skipped, and the template gives each Lambda's memory,
- * architecture and timeout, the dispatch schedule's rate, and the poll queue's event source batch
- * size and maximum concurrency. Nothing here is re-typed from lib/.
+ * architecture and timeout, the dispatch schedule's rate, the poll queue's event source batch
+ * size and maximum concurrency, and the state table's capacity mode with its auto scaling
+ * (deployment-table.ts). Nothing here is re-typed from lib/.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { Template } from 'aws-cdk-lib/assertions';
 import { HANDLER_ENTRIES } from '../lambdas/common/deployment-contract';
 import { createGymBridgeApp } from '../lib/gym-bridge-app';
+import { readTableCapacity, type TableCapacitySettings } from './deployment-table';
+
+export type { ProvisionedDimension, TableCapacitySettings } from './deployment-table';
 
 export interface FunctionSettings {
   readonly memoryMb: number;
@@ -29,6 +33,11 @@ export interface DeploymentSettings {
   readonly pollMaxConcurrency: number;
   /** Poll deadline the code is given (POLL_DEADLINE_MS), ms. */
   readonly pollDeadlineMs?: number;
+  /**
+   * The state table: on demand, or provisioned with its auto scaling (absent in reports from before
+   * the setting: on demand).
+   */
+  readonly tableCapacity?: TableCapacitySettings;
   /** True when lambdas/handlers/*.ts existed; false: stand-in entries were used to synthesize. */
   readonly handlersPresent: boolean;
   /** What the stack bills whatever the club count (fleet-wide fixed costs). */
@@ -130,6 +139,7 @@ export function readDeploymentSettings(
         0,
     ),
     ...(Number.isFinite(deadline) ? { pollDeadlineMs: deadline } : {}),
+    tableCapacity: readTableCapacity(template),
     handlersPresent,
     fixed: {
       alarms: count('AWS::CloudWatch::Alarm'),

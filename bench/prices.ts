@@ -2,6 +2,8 @@
  * AWS list prices used by the cost model: US East (N. Virginia), on-demand, no free tier, no
  * savings plans. Checked on 2026-11-22 against the AWS pricing pages named here (and, where a page
  * renders its rates client-side, against published summaries of them); update them here only.
+ * DynamoDB's provisioned capacity-hours (no reserved capacity) were checked the same way on
+ * 2026-11-27.
  */
 export const PRICE_REGION = 'us-east-1';
 export const PRICE_DATE = '2026-11-24';
@@ -33,6 +35,16 @@ export const PRICES = {
     usd: 0.625 / 1e6,
     unit: 'write request unit (on-demand, since 2024-11-01)',
     source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+  },
+  dynamoReadCapacityUnitHour: {
+    usd: 0.00013,
+    unit: 'read capacity unit-hour (provisioned)',
+    source: 'https://aws.amazon.com/dynamodb/pricing/provisioned/',
+  },
+  dynamoWriteCapacityUnitHour: {
+    usd: 0.00065,
+    unit: 'write capacity unit-hour (provisioned)',
+    source: 'https://aws.amazon.com/dynamodb/pricing/provisioned/',
   },
   dynamoStorageGbMonth: {
     usd: 0.25,
