@@ -1,8 +1,11 @@
 /** Section 5 of the report: everything AWS bills per club per month, its counts, model and prices. */
+import { unitPrices } from '../cost-dynamo-lines';
+import type { DeploymentSettings } from '../deployment';
 import { LATENCY_ASSUMPTIONS_MS, PRICE_DATE, PRICE_REGION, PRICES } from '../prices';
 import type { TypicalClubRun } from '../typical-club';
 import { int, sig, table, usd, yes } from './format';
 import type { BenchResults } from './results';
+import { tableCapacityParagraph, tableCapacityWords } from './table-capacity-text';
 
 export function costSection(r: BenchResults): string {
   return `## 5. Cost per club per month: everything AWS bills
@@ -13,15 +16,17 @@ ${deployedSettings(r)}
 
 ${costLines(r)}
 
+${tableCapacityParagraph(r, costRun(r))}
+
 ${fleetSizes(r)}
 
 ${monthlyCounts(r)}
 
 ${durationModel(r)}
 
-DynamoDB request units by store call (per month, the same run):
+DynamoDB request units by store call (per month, the same run; USD in the table's mode${r.deployment.tableCapacity?.mode === 'provisioned' ? ', a unit at its share of an hour of capacity at the target' : ''}):
 
-${storeCallTable(costRun(r))}
+${storeCallTable(costRun(r), r.deployment)}
 
 ${moneyAndPrices(r)}`;
 }
@@ -40,7 +45,7 @@ read from the CDK app (lib/, stage prod, synthesized in memory): poll Lambda ${d
 ${d.poll.architecture}, ${d.pollBatchSize} clubs an invocation, max concurrency ${d.pollMaxConcurrency};
 dispatch Lambda ${d.dispatch.memoryMb} MB every ${d.scheduleRateMinutes} min; ${d.fixed.alarms} alarms,
 ${d.fixed.dashboards} dashboard, ${d.fixed.kmsKeys} customer KMS key, point-in-time recovery
-${d.fixed.tablePitr ? 'on' : 'off'}, archive kept ${d.fixed.archiveRetentionDays} days, logs kept
+${d.fixed.tablePitr ? 'on' : 'off'}, ${tableCapacityWords(r)}, archive kept ${d.fixed.archiveRetentionDays} days, logs kept
 ${d.fixed.logRetentionDays} days. Fleet-wide costs are divided over ${int(c.fleetClubs)} clubs.${d.handlersPresent ? '' : " (The handler files were not there when this ran: stand-in entries were synthesized; the settings are the stack's.)"}`;
 }
 
@@ -67,7 +72,7 @@ function fleetSizes(r: BenchResults): string {
   ]);
   return `The fleet-wide costs (dispatcher, schedule, idle SQS long polls, metrics, alarms, dashboard, key,
 dispatcher logs) divided over fleets of three sizes (the shared secrets are in the per-club lines:
-one per ${int(600)} clubs):
+one per ${int(600)} clubs)${smallFleetNote(r.deployment)}:
 
 ${table(['clubs', 'fleet-wide USD a month', 'its share per club', 'per club, growing with each', 'everything billed per club'], fleetRows)}`;
 }
@@ -103,18 +108,21 @@ costs ${usd(r.cost.noLatency.total)}; with the API at 1 s a request, ${usd(r.cos
 whose unstated zone is not confirmed (longer lookbacks) costs ${usd(r.cost.unconfirmedZone.total)}.`;
 }
 
-function storeCallTable(m: TypicalClubRun): string {
+/** A provisioned table's min is sized for the stage's clubs: a smaller fleet on it pays that floor. */
+function smallFleetNote(d: DeploymentSettings): string {
+  const t = d.tableCapacity;
+  if (t?.mode !== 'provisioned') return '';
+  return `; the stage's template is the same for all three, its table's min capacity (${int(t.read.min)} RCU, ${int(t.write.min)} WCU)
+sized for its own clubs: a smaller fleet on it pays that floor, a larger one the capacity its load needs
+(deployed with \`-c clubs=N\`, its min is sized for N)`;
+}
+
+function storeCallTable(m: TypicalClubRun, d: DeploymentSettings): string {
+  const price = unitPrices(d);
   return table(
     ['store call', 'items', 'RRU', 'WRU', 'USD'],
     Object.entries(m.storeByMethodMonthly)
-      .map(
-        ([k, v]) =>
-          [
-            k,
-            v,
-            v.readUnits * PRICES.dynamoReadUnit.usd + v.writeUnits * PRICES.dynamoWriteUnit.usd,
-          ] as const,
-      )
+      .map(([k, v]) => [k, v, v.readUnits * price.read + v.writeUnits * price.write] as const)
       .sort((a, b) => b[2] - a[2])
       .map(([k, v, cost]) => ['`' + k + '`', int(v.items), int(v.readUnits), int(v.writeUnits), usd(cost)]),
   );
@@ -136,7 +144,8 @@ function moneyAndPrices(r: BenchResults): string {
 unit each) and a seen entry or a snapshot per new record; it reads the seen set's time ranges and
 the state sources' snapshots (eventually consistent).
 
-Prices (${PRICE_REGION}, list prices checked ${PRICE_DATE}, on-demand; the account-wide free
+Prices (${PRICE_REGION}, list prices checked ${PRICE_DATE}, no reserved capacity or savings plans;
+DynamoDB's request units apply to a table on demand, its capacity-hours to a provisioned one; the account-wide free
 tiers applied are the Scheduler's 14 M invocations and the first 100 GB out to the internet; the
 first 3 dashboards are free but counted as paid):
 

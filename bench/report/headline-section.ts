@@ -3,6 +3,14 @@ import { int, pct, secs, sig, table, usd, yes } from './format';
 import { headline } from './headline';
 import type { BenchResults } from './results';
 
+/** The state table's mode the cost was priced in: "table on demand" or "table provisioned at 70%". */
+const tableModeWords = (r: BenchResults) => {
+  const t = r.deployment.tableCapacity;
+  return t?.mode === 'provisioned'
+    ? `table provisioned at ${t.read.targetUtilizationPercent}%`
+    : 'table on demand';
+};
+
 type Headline = ReturnType<typeof headline>;
 
 export function headlineTable(r: BenchResults): string {
@@ -56,7 +64,7 @@ function clubRows(r: BenchResults, h: Headline): string[][] {
       yes(h.lateChangeP95 < 600),
     ],
     [
-      `cost per club per month, everything billed (${int(r.cost.default.fleetClubs)} clubs)`,
+      `cost per club per month, everything billed (${int(r.cost.default.fleetClubs)} clubs, ${tableModeWords(r)})`,
       usd(h.costTotal),
       '≤ $0.25 (issue 20; the earlier bar: < $0.50)',
       yes(h.costTotal <= 0.25),

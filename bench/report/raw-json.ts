@@ -1,5 +1,6 @@
 /** docs/benchmarks.json: the keys compared run to run first, then every figure the report was made from. */
 import { byLine } from '../cost';
+import { tableCapacityOf } from '../cost-dynamo-lines';
 import { unitsSource } from '../units-check';
 import { headline } from './headline';
 import type { BenchResults } from './results';
@@ -23,6 +24,7 @@ export function rawJson(r: BenchResults): string {
       fleetClubs: r.cost.default.fleetClubs,
       everythingBilled: r.cost.default.total,
       byLine: byLine(r.cost.default),
+      tableCapacity: tableCapacityOf(r.deployment),
       byFleet: Object.fromEntries(r.cost.byFleet.map(({ clubs, cost }) => [clubs, cost.total])),
       ...unitsSource(r.units),
     },
