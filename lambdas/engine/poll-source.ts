@@ -23,10 +23,20 @@
  */
 import { logger } from '../common/logger';
 import type { ClubContext, SourceDefinition } from '../sources/source';
+import type { Cursor } from '../state/store';
 import { cursorWithBackfillRequest } from './cursor/cursor-life';
+import { PageReader } from './scan/page-reader';
 import { checkBackfillStart, upgradeCursor } from './scan/plan';
 import type { PollSourceDeps, PollSourceOptions, SourceReport } from './scan/poll-types';
 import { SourceScan } from './scan/source-scan';
+import {
+  cursorAfterProbe,
+  cursorWithoutProbes,
+  plannedProbe,
+  probeTail,
+  tailFromMs,
+  withTailCount,
+} from './scan/tail-probe';
 
 export { fingerprint } from './scan/fingerprint';
 export { BackfillRangeError } from './scan/plan';
@@ -80,9 +90,13 @@ class SourcePoll {
       }
     }
     const backfillFrom = cursor.backfillFrom;
+    const probed = await this.#probe(cursor);
+    if (probed.report) return probed.report;
+    cursor = probed.cursor;
+    const tailFrom = tailFromMs(cursor, this.source, this.ctx);
     const regular = new SourceScan(this.deps, this.ctx, this.source, this.options, 'regular', cursor);
     const r = await regular.run();
-    cursor = regular.cursor;
+    cursor = await this.#keepTailCount(regular, r, tailFrom);
     if (backfillFrom === undefined) return r;
     // The backfill needs the regular polls' baseline first (a fresh table): otherwise their first
     // poll would be a silent baseline after it, and whatever changed in between would be lost.
@@ -111,5 +125,49 @@ class SourcePoll {
         events: b?.events ?? 0,
       },
     };
+  }
+
+  /**
+   * The tail probe, when the source asks for one and it is due (scan/tail-probe.ts): no row added
+   * ends the poll with a report; a refusal turns probing off; otherwise the tail is read.
+   */
+  async #probe(cursor: Cursor): Promise<{ cursor: Cursor; report?: SourceReport }> {
+    const { deps, ctx, source, options } = this;
+    const probe = plannedProbe(cursor, source, ctx, ctx.observedAtMs, options.sweepEveryMs);
+    if (!probe) return { cursor };
+    const reader = new PageReader(deps.client, source, ctx, options);
+    const answer = await probeTail(reader, probe, { clubId: ctx.clubId, source: source.name });
+    if (answer === 'changed') return { cursor };
+    if (answer === 'refused') return { cursor: await deps.store.putCursor(cursorWithoutProbes(cursor)) };
+    const next = await deps.store.putCursor(cursorAfterProbe(cursor, ctx.observedAtMs));
+    const report: SourceReport = {
+      source: source.name,
+      outcome: 'completed',
+      mode: 'probe',
+      pages: 1,
+      records: 0,
+      events: 0,
+      quarantined: 0,
+      attempts: 1,
+      ...(next.watermark ? { watermark: next.watermark } : {}),
+      publishedEvents: [],
+    };
+    return { cursor: next, report };
+  }
+
+  /** After the regular scan: the count a later probe compares with (a whole tail's), or none. */
+  async #keepTailCount(scan: SourceScan, report: SourceReport, fromMs: number | undefined): Promise<Cursor> {
+    const cursor = scan.cursor;
+    if (this.source.kind !== 'append' || !this.source.tailProbe) return cursor;
+    const rows = scan.countedRows;
+    const whole = report.outcome === 'completed' && report.mode === 'tail';
+    const count =
+      whole && rows !== undefined && fromMs !== undefined
+        ? { fromMs, rows, fullAtMs: this.ctx.observedAtMs }
+        : undefined;
+    // A sweep or a baseline leaves the last tail's count: rows it added to the window make the next
+    // probe read the tail once more.
+    if (!whole && report.mode !== 'tail') return cursor;
+    return this.deps.store.putCursor(withTailCount(cursor, count));
   }
 }

@@ -8,7 +8,7 @@ import { createEvent } from '../events/envelope';
 import { DATE_TIME_PATTERN } from '../gym-api/schemas';
 import { join, memo, subjectOf, usable } from './append-keys';
 import { envelopeFor } from './record-time';
-import { type AppendSource, DAY_MS, type Facet, HOUR_MS } from './source';
+import { type AppendSource, DAY_MS, type Facet, HOUR_MS, MINUTE_MS } from './source';
 
 export const visitsSource: AppendSource<'visits'> = {
   kind: 'append',
@@ -82,6 +82,9 @@ export const disbursementsSource: AppendSource<'disbursements'> = {
   unconfirmedZoneLookbackMs: 36 * HOUR_MS,
   sweep: { windowMs: 7 * DAY_MS, everyMs: 6 * HOUR_MS },
   seenDigest: true,
+  // The run comes once a day: a tail asks first whether the window gained rows (one row's request),
+  // and reads them whole then, or every 15 minutes (a row replaced in place is found by then).
+  tailProbe: { fullEveryMs: 15 * MINUTE_MS },
   // No id in the API: two disbursements identical in every one of these fields are one event.
   identity: (d) =>
     d.TransactionDate || d.DisbursementDate

@@ -95,6 +95,14 @@ export interface AppendSource<N extends OperationName = OperationName> extends S
    * rows come, more than the reads it saves on a short, busy window. @default false
    */
   readonly seenDigest?: boolean;
+  /**
+   * Tails first ask whether the window holds more rows than the last full tail counted (one row's
+   * request: engine/scan/tail-probe.ts), and read it only then, or every `fullEveryMs` whatever the
+   * probes say. Worth it where a long tail is re-read every minute for rows that come rarely
+   * (disbursements' daily settlement run); a row replaced in place is then published up to
+   * `fullEveryMs` later. @default off
+   */
+  readonly tailProbe?: { readonly fullEveryMs: number };
 }
 
 export interface StateSource<N extends OperationName = OperationName> extends SourceBase<N> {

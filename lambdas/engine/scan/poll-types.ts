@@ -61,8 +61,11 @@ export interface SourceReport {
    * (more polls needed). Counts (pages, records, events, ...) cover both lanes.
    */
   readonly outcome: SourceOutcome;
-  /** The regular poll's scan. */
-  readonly mode?: ScanMode;
+  /**
+   * The regular poll's scan; `probe` when a tail probe found no row added and nothing was read
+   * (scan/tail-probe.ts).
+   */
+  readonly mode?: ScanMode | 'probe';
   readonly reason?: string;
   readonly pages: number;
   readonly records: number;

@@ -39,6 +39,7 @@ export class SourceScan {
   #quarantined = 0;
   #attempts = 0;
   readonly #published: BridgeEvent[] = [];
+  #countedRows: number | undefined;
   readonly #detection: AppendDetection | StateDetection;
   readonly #reader: PageReader;
 
@@ -60,6 +61,14 @@ export class SourceScan {
     this.#reader = new PageReader(deps.client, source, ctx, options);
   }
 
+  /**
+   * The rows of the scan's window, when this invocation read it whole in one attempt from offset 0
+   * and met no row twice (a count the tail probe can trust: tail-probe.ts); else undefined.
+   */
+  get countedRows(): number | undefined {
+    return this.#countedRows;
+  }
+
   /** The cursor as this lane left it (stored). */
   get cursor(): Cursor {
     return this.#cursor;
@@ -71,6 +80,7 @@ export class SourceScan {
 
   async run(): Promise<SourceReport> {
     const scan = this.#plan();
+    const fromStart = scan.nextOffset === 0;
     const maxAttempts = this.options.maxScanAttempts ?? 3;
     const tally = new ScanTally(scan, (ids) => notReadBefore(this.#marks(), scan, ids));
     let outcome: SourceOutcome = 'incomplete';
@@ -87,6 +97,8 @@ export class SourceScan {
       const proveRepeats = () => this.#verifyRepeats(scan, tally, attempt);
       if (await attemptCovered({ tally, attempt, attempts, last, proveRepeats })) {
         outcome = 'completed';
+        const once = [...attempt.counts.values()].every((n) => n === 1);
+        if (once && this.#attempts === 1 && fromStart) this.#countedRows = attempt.rowsCounted;
         break;
       }
       logger.warn('scan read a row twice: offset drift or unstable ordering, re-reading', {

@@ -1,0 +1,103 @@
+/**
+ * The tail probe (scan/tail-probe.ts, docs/state.md "Tail probes"): disbursements' 32-hour tail is
+ * read whole only when a one-row request past the last full tail's count finds a row, or every
+ * `fullEveryMs`. Sandbox over HTTP (its daily settlement run at 06:00 local), dynalite, the real SDK.
+ */
+import { describe, expect, it } from 'vitest';
+import { pollSource } from '../../../lambdas/engine/poll-source';
+import { MemorySink } from '../../../lambdas/events/publisher';
+import { SOURCES } from '../../../lambdas/sources';
+import { clubContext, useEngineRig } from '../../support/engine-rig';
+
+const MINUTE = 60_000;
+const source = SOURCES.disbursements;
+const fullEveryMs = source.kind === 'append' ? (source.tailProbe?.fullEveryMs ?? 0) : 0;
+
+describe('the tail probe', () => {
+  const rig = useEngineRig({
+    sandbox: {
+      seed: 11,
+      clubs: [{ clubId: 'club-1', timeZone: 'UTC', members: 150 }],
+      historyDays: 3,
+      startTime: '2026-05-04T05:52:00Z', // the settlement run is at 06:00 local (UTC here)
+      activityScale: 4,
+    },
+  });
+
+  const setUp = async (name: string) => {
+    const store = await rig.newStore(name);
+    const sink = new MemorySink();
+    const club = { ...rig.firstClub(), sources: ['disbursements' as const] };
+    const deps = { store, sink, client: rig.clients.forClub(club, () => {}), now: rig.now, owner: 'p' };
+    const poll = () => pollSource(deps, clubContext(club), source, { deadlineMs: rig.deadline() });
+    const requests = () => rig.sandbox.requestCounts(club.clubId).used;
+    return { store, sink, club, poll, requests };
+  };
+
+  it('reads the tail once, then probes: one request a poll, nothing read, until the settlement run adds rows', async () => {
+    // Prepare: the baseline and a first (whole) tail.
+    expect(fullEveryMs).toBeGreaterThan(5 * MINUTE);
+    const { sink, poll, requests } = await setUp('probe');
+    await poll();
+    rig.sandbox.advance(MINUTE);
+    const whole = await poll();
+
+    // Act: quiet minutes, then past 06:00 (the run pays yesterday's payments out).
+    const quiet = [];
+    for (let i = 0; i < 3; i++) {
+      rig.sandbox.advance(MINUTE);
+      const before = requests();
+      quiet.push({ report: await poll(), requests: requests() - before });
+    }
+    rig.sandbox.advance(5 * MINUTE); // 06:01, 8 minutes after the whole tail: a probe is due
+    const settled = await poll();
+    rig.sandbox.advance(MINUTE);
+    const after = await poll();
+
+    // Assess
+    expect(whole).toMatchObject({ outcome: 'completed', mode: 'tail' });
+    expect(whole.records).toBeGreaterThan(0);
+    for (const q of quiet) {
+      expect(q.report).toMatchObject({ outcome: 'completed', mode: 'probe', records: 0, events: 0 });
+      expect(q.requests).toBe(1);
+    }
+    expect(settled).toMatchObject({ outcome: 'completed', mode: 'tail' });
+    expect(settled.events).toBeGreaterThan(0);
+    expect(sink.events.filter((e) => e.detailType === 'Disbursement Recorded')).toHaveLength(settled.events);
+    expect(after.mode).toBe('probe');
+  });
+
+  it('reads the whole tail every fullEveryMs whatever the probes say', async () => {
+    const { poll } = await setUp('full-every');
+    rig.sandbox.advance(10 * MINUTE); // past the settlement run: no row comes meanwhile
+    await poll();
+    rig.sandbox.advance(MINUTE);
+    await poll(); // whole: its count is kept
+    const modes: string[] = [];
+    for (let t = 2 * MINUTE; t <= fullEveryMs + 2 * MINUTE; t += 4 * MINUTE) {
+      rig.sandbox.advance(4 * MINUTE);
+      modes.push(String((await poll()).mode));
+    }
+    expect(modes.slice(0, -1).every((m) => m === 'probe')).toBe(true);
+    expect(modes.at(-1)).toBe('tail');
+  });
+
+  it('an API that refuses a probe (400) stops probing for the source: the tail is read as before', async () => {
+    const { store, club, poll } = await setUp('refused');
+    await poll();
+    rig.sandbox.advance(MINUTE);
+    await poll();
+    rig.sandbox.advance(MINUTE);
+    const body = JSON.stringify({ error: 'offset out of range' });
+    rig.sandbox.failNext(1, 400, { body, contentType: 'application/json', pathPrefix: '/financial' });
+
+    const refused = await poll();
+    rig.sandbox.advance(MINUTE);
+    const next = await poll();
+
+    expect(refused).toMatchObject({ outcome: 'completed', mode: 'tail' });
+    expect(next.mode).toBe('tail');
+    const cursor = await store.getCursor(club.clubId, 'disbursements');
+    expect(cursor.stats?.probeOff).toBe(1);
+  });
+});
