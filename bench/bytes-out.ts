@@ -7,87 +7,7 @@
  * the model is run at the values (the total) and at the bounds (low, high).
  */
 import { fmt, type MonthlyBytesOut, type MonthlyClubCounts, REQUEST_BYTES_OUT } from './cost-model';
-
-/** What one kind of request came to at the socket. */
-export interface WireTally {
-  requests: number;
-  /** Request line and headers as written (plaintext HTTP; the requests have no body). */
-  requestBytes: number;
-  maxRequestBytes: number;
-  /** Response bytes as read: status line, headers, body. */
-  responseBytes: number;
-  /**
-   * TCP segments of the responses (segmentsOf each), and the same counted per pair and per
-   * GRO_SEGMENTS, each response rounded up: the ACKs at one per segment, per two, per aggregate.
-   */
-  responseSegments: number;
-  responseSegmentPairs: number;
-  responseSegmentBatches: number;
-}
-
-/** Full segments in a 64 KB GRO aggregate (65,536 / 1,448). */
-export const GRO_SEGMENTS = 45;
-
-export interface WireCounts {
-  data: WireTally;
-  token: WireTally;
-  /** Data requests answered 401 (the bench's tokens expire on the simulated clock): not priced. */
-  reauth401: WireTally;
-  /** Sockets the client opened. */
-  connectionsOpened: number;
-  /** Σ over the counted windows (one a poll) of the most requests in flight at once. */
-  coldPoolConnections: number;
-  /** Windows counted (polls). */
-  windows: number;
-  /** Longest values seen, in characters (the values themselves are never kept). */
-  bearerChars: number;
-  apiKeyChars: number;
-  hostChars: number;
-}
-
-const emptyTally = (): WireTally => ({
-  requests: 0,
-  requestBytes: 0,
-  maxRequestBytes: 0,
-  responseBytes: 0,
-  responseSegments: 0,
-  responseSegmentPairs: 0,
-  responseSegmentBatches: 0,
-});
-
-export const emptyWireCounts = (): WireCounts => ({
-  data: emptyTally(),
-  token: emptyTally(),
-  reauth401: emptyTally(),
-  connectionsOpened: 0,
-  coldPoolConnections: 0,
-  windows: 0,
-  bearerChars: 0,
-  apiKeyChars: 0,
-  hostChars: 0,
-});
-
-function addTally(into: WireTally, from: WireTally): void {
-  into.requests += from.requests;
-  into.requestBytes += from.requestBytes;
-  into.maxRequestBytes = Math.max(into.maxRequestBytes, from.maxRequestBytes);
-  into.responseBytes += from.responseBytes;
-  into.responseSegments += from.responseSegments;
-  into.responseSegmentPairs += from.responseSegmentPairs;
-  into.responseSegmentBatches += from.responseSegmentBatches;
-}
-
-export function addWireCounts(into: WireCounts, from: WireCounts): void {
-  addTally(into.data, from.data);
-  addTally(into.token, from.token);
-  addTally(into.reauth401, from.reauth401);
-  into.connectionsOpened += from.connectionsOpened;
-  into.coldPoolConnections += from.coldPoolConnections;
-  into.windows += from.windows;
-  into.bearerChars = Math.max(into.bearerChars, from.bearerChars);
-  into.apiKeyChars = Math.max(into.apiKeyChars, from.apiKeyChars);
-  into.hostChars = Math.max(into.hostChars, from.hostChars);
-}
+import { GRO_SEGMENTS, type WireCounts, type WireTally } from './wire-counts';
 
 export interface Assumption {
   readonly value: number;
@@ -127,11 +47,11 @@ export const ASSUMPTIONS = {
       'AES-GCM record: TLS 1.2 5 header + 8 explicit nonce + 16 tag (RFC 5288); TLS 1.3 5 + 1 type + 16 tag (RFC 8446). One record a request: undici writes a bodyless request in one socket.write (measured over TLS 1.3: 629 B of HTTP went out as 651 B)',
   },
   clientHelloBytes: {
-    value: 1602,
+    value: 1604,
     low: 382,
-    high: 1602,
+    high: 1604,
     source:
-      'ClientHello record of Node fetch: 382 B measured on Node 20.20 (OpenSSL 3.0, x25519 key share); Node >= 22.20 and 24.5 bundle OpenSSL 3.5, whose default adds an X25519MLKEM768 key share (1,216 B + 4 B framing + 2 B in supported_groups): the deployed nodejs22.x runtime sends ~1,602 B',
+      "Node fetch's ClientHello record: 382 B measured on Node 20.20 (OpenSSL 3.0, an x25519 key share). Node >= 22.20 and >= 24.5 bundle OpenSSL 3.5, whose default groups add an X25519MLKEM768 key share: 1,184 B ML-KEM-768 key (FIPS 203) + 32 B x25519 + 4 B entry + 2 B in supported_groups = +1,222 B (reasoned, no such Node here): the deployed nodejs22.x runtime sends ~1,604 B",
   },
   sessionTicketBytes: {
     value: 303,
@@ -173,7 +93,7 @@ export const ASSUMPTIONS = {
     low: 0,
     high: 1,
     source:
-      "1: each poll opens as many connections as it has requests in flight at its busiest (undici's idle sockets live 4 s, polls are a minute apart and a frozen Lambda's sockets do not outlive that); 0: the connections the bench's back-to-back polls opened (kept alive between polls)",
+      "1: a club's poll opens as many connections as it has requests in flight at its busiest, the pool cold at every poll (undici keeps an idle socket ~4 s by default; a club is polled once a minute). Other clubs' polls in the same container may keep it warm: how often depends on the fleet's load, which the bench does not simulate. 0: the sockets the bench's back-to-back polls opened (a pool always warm). Outside the bound: a server closing every connection (one a request)",
   },
   bearerChars: {
     value: 1200,

@@ -8,7 +8,6 @@ import type { PollMessage } from '../lambdas/common/deployment-contract';
 import { publishClubPollMetrics } from '../lambdas/common/metrics';
 import type { ClubReport } from '../lambdas/engine/poll-club';
 import type { SourceName } from '../lambdas/state/store';
-import { addWireCounts } from './bytes-out';
 import { addSinkCounts, emptySinkCounts, type SinkCounts } from './counting-sink';
 import { addStoreCounts, emptyStoreCounts, type StoreCounts } from './counting-store';
 import { EmfCapture } from './emf-capture';
@@ -16,6 +15,7 @@ import { LogCapture } from './log-capture';
 import { emptyRequestCounts, type RequestCounts } from './sim-clients';
 import { cpuMsSince, entryOf } from './stats';
 import type { TypicalClubRig } from './typical-club-rig';
+import { addWireCounts } from './wire-counts';
 
 /** One poll invocation. */
 export interface PollSample {

@@ -15,8 +15,8 @@ import type { ClubConfig } from '../lambdas/clubs/club-config';
 import { type ClientFactory, GymApiClientFactory } from '../lambdas/engine/client-factory';
 import type { GymApiClient, RequestObserver } from '../lambdas/gym-api';
 import { SOURCE_ORDER, SOURCES } from '../lambdas/sources';
-import { emptyWireCounts, type WireCounts } from './bytes-out';
 import { WireCounter } from './wire-counter';
+import { emptyWireCounts, type WireCounts } from './wire-counts';
 
 /** Each source reads one operation: a request's operation names the source it was made for. */
 const SOURCE_OF_OPERATION: ReadonlyMap<string, string> = new Map(

@@ -11,7 +11,8 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
-import { emptyWireCounts, GRO_SEGMENTS, segmentsOf, type WireCounts, type WireTally } from './bytes-out';
+import { segmentsOf } from './bytes-out';
+import { emptyWireCounts, GRO_SEGMENTS, type WireCounts, type WireTally } from './wire-counts';
 
 /** The fields of undici's request object this reads. */
 interface UndiciRequest {
