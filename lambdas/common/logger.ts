@@ -13,9 +13,17 @@
  * Every string a line carries passes `redactKnownSecrets` (common/redact.ts) on its way out: a
  * credential this process has used never reaches a log, whatever text it hides in.
  *
+ * What a line carries of the Lambda: a logger with a Lambda context (Powertools' `addContext`, its
+ * middleware) writes the context on every line, the X-Ray trace id with it; a line of a logger
+ * without one carries no trace id either. `InvocationLog` writes the context ONCE per invocation
+ * (the poll function: its lines are counted in the log bill), every line keeping the request id.
+ * `sampling_rate` is written only when debug sampling is on (not 0).
+ *
  * Level: `LOG_LEVEL` (or Powertools' `POWERTOOLS_LOG_LEVEL`); silent under vitest unless set.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
+import { Logger, type LogItem } from '@aws-lambda-powertools/logger';
+import type { LogItemExtraInput, LogItemMessage } from '@aws-lambda-powertools/logger/types';
+import type { Context } from 'aws-lambda';
 import { ENV } from './deployment-contract';
 import { redactKnownSecrets } from './redact';
 
@@ -69,8 +77,17 @@ export function guardAttributes(extra: readonly unknown[]): { extra: unknown[]; 
   return { extra: out, renamed };
 }
 
-/** Powertools' Logger, with reserved attribute keys renamed instead of dropped (children too). */
+/**
+ * Powertools' Logger, with reserved attribute keys renamed instead of dropped (children too), and
+ * the X-Ray trace id only on lines that carry the Lambda context.
+ */
 export class BridgeLogger extends Logger {
+  #hasContext = false;
+
+  override addContext(context: Parameters<Logger['addContext']>[0]): void {
+    super.addContext(context);
+    this.#hasContext = true;
+  }
   override trace(input: Parameters<Logger['trace']>[0], ...extra: Extra): void {
     super.trace(input, ...(guardAttributes(extra).extra as Extra));
   }
@@ -95,6 +112,17 @@ export class BridgeLogger extends Logger {
   protected override createLogger(options?: ConstructorOptions): BridgeLogger {
     return new BridgeLogger(options);
   }
+  protected override createAndPopulateLogItem(
+    level: number,
+    input: LogItemMessage,
+    extra: LogItemExtraInput,
+  ): LogItem {
+    const item = super.createAndPopulateLogItem(level, input, extra);
+    const attributes = item.getAttributes();
+    if (!this.#hasContext) delete attributes.xray_trace_id;
+    if (attributes.sampling_rate === 0) delete attributes.sampling_rate;
+    return item;
+  }
 }
 
 function defaultLevel(): Level {
@@ -113,3 +141,37 @@ export const logger: BridgeLogger = new BridgeLogger({
   logLevel: defaultLevel(),
   jsonReplacerFn: redactingReplacer,
 });
+
+/** Powertools' key for the request id of the Lambda invocation a line belongs to. */
+export const REQUEST_ID_KEY = 'function_request_id';
+
+/**
+ * The Lambda context written once per invocation instead of on every line. From `start` to `end`,
+ * the lines of the logger, and of the children made from it in the meantime, carry the request id
+ * (`function_request_id`) and nothing else of the context; `end` writes the invocation's own line
+ * with the whole context: cold start, function ARN, memory, name, request id, X-Ray trace id.
+ * The logger must not have a Lambda context of its own (no Powertools middleware on it).
+ */
+export class InvocationLog {
+  readonly #log: BridgeLogger;
+  readonly #contextLog: BridgeLogger;
+
+  /** `contextLog` writes the invocation's line (a child of `log` by default: one per container). */
+  constructor(log: BridgeLogger, contextLog: BridgeLogger = log.createChild()) {
+    this.#log = log;
+    this.#contextLog = contextLog;
+  }
+
+  start(context: Context): void {
+    this.#log.resetKeys();
+    this.#log.appendKeys({ [REQUEST_ID_KEY]: context.awsRequestId });
+    this.#contextLog.setLogLevel(this.#log.getLevelName());
+    this.#contextLog.addContext(context); // cold_start: true on the container's first invocation only
+  }
+
+  /** The invocation's INFO line, with the whole Lambda context; the logger's keys are reset. */
+  end(message: string, attributes: Record<string, unknown>): void {
+    this.#contextLog.info(message, attributes);
+    this.#log.resetKeys();
+  }
+}

@@ -2,7 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { guardAttributes, logger, RESERVED_LOG_KEYS } from '../../../lambdas/common/logger';
+import {
+  guardAttributes,
+  type InvocationLog,
+  logger,
+  RESERVED_LOG_KEYS,
+} from '../../../lambdas/common/logger';
 import { captureLogs, type LogCapture, logProblems } from '../../support/log-capture';
 
 let capture: LogCapture | undefined;
@@ -65,5 +70,35 @@ describe('runtime logger', () => {
     expect(extra[0]).toBe(attrs);
     expect(extra[1]).toBe(error);
     expect(extra).toHaveLength(3);
+  });
+
+  it('writes the X-Ray trace id only with the Lambda context, and sampling_rate only when sampling', () => {
+    // Prepare: Lambda's trace header; one logger with the Lambda context, one without.
+    const saved = process.env._X_AMZN_TRACE_ID;
+    process.env._X_AMZN_TRACE_ID =
+      'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=557abcec3ee5a047;Sampled=0';
+    capture = captureLogs();
+    const withContext = logger.createChild();
+    withContext.addContext({ awsRequestId: 'req-1', functionName: 'fn' } as Parameters<
+      InvocationLog['start']
+    >[0]);
+    try {
+      // Act
+      logger.info('without the context', { clubId: 'club-1' });
+      withContext.info('with the context');
+      logger.createChild().info('a child made without it');
+    } finally {
+      if (saved === undefined) delete process.env._X_AMZN_TRACE_ID;
+      else process.env._X_AMZN_TRACE_ID = saved;
+    }
+    // Assess
+    const [without, withIt, child] = capture.lines;
+    expect(without).not.toHaveProperty('xray_trace_id');
+    expect(child).not.toHaveProperty('xray_trace_id');
+    expect(withIt).toMatchObject({
+      function_request_id: 'req-1',
+      xray_trace_id: '1-5759e988-bd862e3fe1be46a994272793',
+    });
+    for (const line of capture.lines) expect(line).not.toHaveProperty('sampling_rate');
   });
 });
