@@ -61,6 +61,11 @@ export const DEFAULT_SOURCE_OVERDUE_MINUTES = 15;
  * Insights query filters on it.
  */
 export const SOURCE_OVERDUE_LOG_MESSAGE = 'source overdue';
+/**
+ * The `message` of the poll's INFO line per club poll, keyed by `clubId` with the poll's figures:
+ * the stack's saved Logs Insights queries of each club's activity and quota filter on it.
+ */
+export const CLUB_POLLED_LOG_MESSAGE = 'club polled';
 /** A source is allowed this many of its (stretched) cadence intervals without a success. */
 export const OVERDUE_CADENCE_FACTOR = 3;
 
@@ -92,8 +97,8 @@ export const METRICS_NAMESPACE = 'GymBridge';
 /**
  * Metric names (CloudWatch EMF via Powertools). Every metric is service-wide (dimension `service`
  * only): a metric per club would be billed per club (docs/benchmarks.md, the cost per club). A club's
- * values travel in the same EMF line with the property `ClubId` (METRIC_PROPERTY), queryable
- * with Logs Insights.
+ * values are on its poll's `club polled` log line (CLUB_POLLED_LOG_MESSAGE), queryable with Logs
+ * Insights.
  */
 export const METRIC = {
   recordsFetched: 'RecordsFetched',
@@ -110,9 +115,6 @@ export const METRIC = {
   /** Dispatcher, every run: the longest time since a checked source's last successful poll. */
   oldestSuccessAgeSeconds: 'OldestSuccessAgeSeconds',
 } as const;
-
-/** EMF properties (not dimensions: no custom metric each) of the per-club metric lines. */
-export const METRIC_PROPERTY = { club: 'ClubId' } as const;
 
 /** Handler entry files (relative to the repository root) and their exported handler name. */
 export const HANDLER_ENTRIES = {

@@ -4,9 +4,10 @@
  * Logs Insights queries for the per-club detail.
  *
  * Every bridge metric is service-wide (dimension `service` only), so the alarms are fleet-wide and
- * the metric bill does not grow with the number of clubs; per-club figures are EMF properties
- * (`ClubId`) and log lines, read with the saved queries `<service>/overdue-sources`,
- * `<service>/club-activity` and `<service>/club-quota` (two of them are tables on the dashboard).
+ * the metric bill does not grow with the number of clubs; per-club figures are log lines (the
+ * dispatcher's `source overdue`, the poll's `club polled`), read with the saved queries
+ * `<service>/overdue-sources`, `<service>/club-activity` and `<service>/club-quota` (two of them
+ * are tables on the dashboard).
  *
  * It composes monitoring/alarms.ts, monitoring/dashboard.ts and monitoring/queries.ts. Alarms (each
  * one is explained, with what to do, in docs/deploy.md "Operations runbook"):

@@ -1,18 +1,29 @@
 import { readFileSync } from 'node:fs';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENV, METRIC, METRIC_PROPERTY, METRICS_NAMESPACE } from '../../lambdas/common/deployment-contract';
+import {
+  CLUB_POLLED_LOG_MESSAGE,
+  ENV,
+  METRIC,
+  METRICS_NAMESPACE,
+} from '../../lambdas/common/deployment-contract';
+import { logger } from '../../lambdas/common/logger';
 import type { OverdueSource } from '../../lambdas/engine/dispatch/source-overdue';
+import type { ClubReport } from '../../lambdas/engine/poll-club';
+import { logReport } from '../../lambdas/engine/poll-message/report-log';
 import { ALL_DETAIL_TYPES, DETAIL_TYPES, eventJsonSchema } from '../../lambdas/events/catalog';
 import { stateTableKeySchema } from '../../lambdas/state/table';
 import { registrySchemaName } from '../../lib/constructs/event-bus';
 import {
+  CLUB_ACTIVITY_QUERY,
+  CLUB_QUOTA_QUERY,
   DEFAULT_SOURCE_OVERDUE_MINUTES,
   OVERDUE_SOURCES_QUERY,
   SOURCE_OVERDUE_LOG_MESSAGE,
 } from '../../lib/constructs/monitoring';
 import { DEFAULT_BATCHING_WINDOW_SECONDS } from '../../lib/constructs/poller-settings';
 import { pollConcurrencyFor } from '../../lib/stage-config';
+import { captureLogs } from '../support/log-capture';
 import {
   actionsOf,
   bridgeFunction,
@@ -534,7 +545,7 @@ describe('alarms', () => {
     expect(body).not.toContain('SEARCH(');
   });
 
-  it("saved queries list each club's activity and quota (poll log) from the EMF properties", () => {
+  it("saved queries list each club's activity and quota from its `club polled` lines (poll log)", () => {
     const logGroupOf = (role: 'dispatch' | 'poll') =>
       (bridgeFunction(prod, role).resource.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup
         .Ref;
@@ -542,17 +553,47 @@ describe('alarms', () => {
       Name: 'gym-bridge-prod/club-activity',
       LogGroupNames: [{ Ref: logGroupOf('poll') }],
       QueryString: Match.stringLikeRegexp(
-        `sum\\(${METRIC.eventsPublished}\\)[\\s\\S]*sum\\(${METRIC.apiRequests}\\)[\\s\\S]*by ${METRIC_PROPERTY.club}`,
+        `message = '${CLUB_POLLED_LOG_MESSAGE}'[\\s\\S]*sum\\(events\\)[\\s\\S]*sum\\(requests\\)[\\s\\S]*by clubId`,
       ),
     });
     prod.hasResourceProperties('AWS::Logs::QueryDefinition', {
       Name: 'gym-bridge-prod/club-quota',
       LogGroupNames: [{ Ref: logGroupOf('poll') }],
       QueryString: Match.stringLikeRegexp(
-        `latest\\(${METRIC.quotaUsedShare}\\)[\\s\\S]*by ${METRIC_PROPERTY.club}`,
+        `message = '${CLUB_POLLED_LOG_MESSAGE}'[\\s\\S]*latest\\(quotaUsedShare\\)[\\s\\S]*by clubId`,
       ),
     });
     prod.resourceCountIs('AWS::Logs::QueryDefinition', 3);
+  });
+
+  it('the per-club queries read fields the `club polled` line writes', () => {
+    // Prepare: a poll with every figure the queries read (429s, a failed source, the quota).
+    const report = {
+      clubId: 'club-1',
+      outcome: 'failed',
+      sources: [{ source: 'visits', outcome: 'completed', pages: 1, records: 5, events: 2, quarantined: 0 }],
+      failures: [{ source: 'visits', kind: 'unavailable', message: 'HTTP 503' }],
+      requests: 2,
+      tokenRequests: 0,
+      quotaUsed: 10,
+      operationalEvents: [],
+    } as unknown as ClubReport;
+    const logs = captureLogs();
+    try {
+      // Act
+      const poll = { nowMs: 0, durationMs: 900, rateLimited: 1, plan: 'basic' } as const;
+      logReport(logger.createChild({ persistentKeys: { clubId: 'club-1' } }), report, poll);
+    } finally {
+      logs.stop();
+    }
+    // Assess: every field a stats statement reads or groups by is on the line.
+    const line = logs.lines.find((l) => l.message === CLUB_POLLED_LOG_MESSAGE)!;
+    for (const query of [CLUB_ACTIVITY_QUERY, CLUB_QUOTA_QUERY]) {
+      const text = query.toString();
+      const fields = [...text.matchAll(/(?:sum|max|latest)\((\w+)\)|by (\w+)/g)].map((m) => m[1] ?? m[2]);
+      expect(fields.length).toBeGreaterThan(1);
+      for (const field of fields) expect(line, `${field} (${text})`).toHaveProperty(field!);
+    }
   });
 
   it('one dashboard shows freshness, the overdue clubs, events, quota per club and errors', () => {
@@ -569,7 +610,9 @@ describe('alarms', () => {
     ]) {
       expect(body).toContain(metric);
     }
-    expect(body).toContain('ClubId');
+    // The quota per club: the poll log's `club polled` lines, by clubId.
+    expect(body).toContain(`message = '${CLUB_POLLED_LOG_MESSAGE}'`);
+    expect(body).toContain('by clubId');
   });
 });
 

@@ -112,7 +112,8 @@ export async function pollClubMessage(
     return done('retry', { club, error: err, rateLimited: clients.rateLimited });
   }
   const result = done(outcomeOf(report), { report, club, rateLimited: clients.rateLimited });
-  logReport(log, report, result.doneMs);
+  const { doneMs: nowMs, durationMs, rateLimited } = result;
+  logReport(log, report, { nowMs, durationMs, rateLimited, plan: club.plan });
   if (report.failures.some((f) => f.kind === 'auth') && loaded.record !== undefined) {
     deps.secrets?.invalidate(loaded.record.secretName);
   }

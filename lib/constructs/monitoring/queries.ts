@@ -1,14 +1,13 @@
 /**
  * The saved Logs Insights queries of the bridge, for the per-club detail that the service-wide
  * metrics leave out: `<service>/overdue-sources` (the club/sources behind SourceOverdue, dispatch
- * log group), `<service>/club-activity` and `<service>/club-quota` (poll log group, whose EMF lines
- * carry the club as a property). The dashboard shows two of them as tables.
+ * log group), `<service>/club-activity` and `<service>/club-quota` (poll log group: each club
+ * poll's `club polled` line, keyed by `clubId`). The dashboard shows two of them as tables.
  */
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import {
-  METRIC,
-  METRIC_PROPERTY,
+  CLUB_POLLED_LOG_MESSAGE,
   SOURCE_OVERDUE_LOG_MESSAGE,
 } from '../../../lambdas/common/deployment-contract';
 import type { MonitoredPoller } from './monitored-poller';
@@ -26,29 +25,28 @@ export const OVERDUE_SOURCES_QUERY = new logs.QueryString({
   limit: 200,
 });
 
-const CLUB = METRIC_PROPERTY.club;
-
 /**
- * Logs Insights (on the poll function's log group, whose EMF lines carry the club as a property):
- * each club's polls, events, records, API requests, 429s, failed sources and longest poll.
+ * Logs Insights (on the poll function's log group: one `club polled` line per club poll): each
+ * club's polls, events, records, API requests, 429s, failed sources and longest poll. The line
+ * leaves out a count that is zero, so an empty cell is 0.
  */
 export const CLUB_ACTIVITY_QUERY = new logs.QueryString({
-  filterStatements: [`ispresent(${CLUB}) and ispresent(${METRIC.pollErrors})`],
+  filterStatements: [`message = '${CLUB_POLLED_LOG_MESSAGE}'`],
   statsStatements: [
-    `count(*) as polls, sum(${METRIC.eventsPublished}) as events, sum(${METRIC.recordsFetched}) as records, sum(${METRIC.apiRequests}) as requests, sum(${METRIC.rateLimited}) as rateLimited, sum(${METRIC.pollErrors}) as failedSources, max(${METRIC.pollDuration}) as longestPollMs by ${CLUB}`,
+    'count(*) as polls, sum(events) as events, sum(records) as records, sum(requests) as requests, sum(rateLimited) as rateLimited, sum(failedSources) as failedSources, max(durationMs) as longestPollMs by clubId',
   ],
   sort: 'requests desc',
   limit: 200,
 });
 
 /**
- * Logs Insights (poll log group: each club poll's EMF line carries its quota share and the club;
- * the dispatcher writes one fleet-wide document a run): each club's share of its plan's monthly
- * quota at its latest poll, highest first.
+ * Logs Insights (poll log group: each club poll's `club polled` line carries its quota share; the
+ * dispatcher's fleet-wide maximum is the QuotaUsedShare metric): each club's share of its plan's
+ * monthly quota at its latest poll, highest first.
  */
 export const CLUB_QUOTA_QUERY = new logs.QueryString({
-  filterStatements: [`ispresent(${CLUB}) and ispresent(${METRIC.quotaUsedShare})`],
-  statsStatements: [`latest(${METRIC.quotaUsedShare}) as quotaUsedShare by ${CLUB}`],
+  filterStatements: [`message = '${CLUB_POLLED_LOG_MESSAGE}' and ispresent(quotaUsedShare)`],
+  statsStatements: ['latest(quotaUsedShare) as quotaUsedShare by clubId'],
   sort: 'quotaUsedShare desc',
   limit: 50,
 });
@@ -66,7 +64,7 @@ export interface BridgeQueries {
   readonly overdueSources: logs.QueryDefinition;
   /** Per club: polls, events, records, requests, 429s, failed sources (poll log group). */
   readonly clubActivity: logs.QueryDefinition;
-  /** Per club: quota used this month (dispatch log group). */
+  /** Per club: quota used this month (poll log group). */
   readonly clubQuota: logs.QueryDefinition;
 }
 

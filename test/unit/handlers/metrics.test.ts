@@ -1,13 +1,14 @@
-/** The EMF documents written for a club poll and for the dispatcher's freshness view. */
+/** The EMF documents written for a batch of club polls and for the dispatcher's freshness view. */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { METRIC, METRICS_NAMESPACE } from '../../../lambdas/common/deployment-contract';
 import {
+  type ClubPollMetricsInput,
   createMetrics,
-  publishClubPollMetrics,
+  EMF_MAX_VALUES,
+  PollBatchMetrics,
   publishDispatchMetrics,
   watermarkLagSeconds,
 } from '../../../lambdas/common/metrics';
-import type { ClubReport } from '../../../lambdas/engine/poll-club';
 
 const NOW = Date.parse('2026-06-10T12:00:00.000Z');
 
@@ -21,6 +22,37 @@ interface Emf {
   };
   [key: string]: unknown;
 }
+
+/** A poll of two sources (640 records, 8 events) with one operational event and a 401. */
+const failedPoll: ClubPollMetricsInput = {
+  report: {
+    sources: [
+      { records: 600, events: 3 },
+      { records: 40, events: 5 },
+    ],
+    failures: [{ kind: 'auth' }],
+    requests: 4,
+    quotaUsed: 250_000,
+    operationalEvents: [{}],
+  },
+  plan: 'basic',
+  durationMs: 1234.4,
+  rateLimited: 2,
+};
+
+/** A quiet poll of one source on the Advanced plan. */
+const quietPoll: ClubPollMetricsInput = {
+  report: {
+    sources: [{ records: 12, events: 0 }],
+    failures: [],
+    requests: 1,
+    quotaUsed: 500_000,
+    operationalEvents: [],
+  },
+  plan: 'advanced',
+  durationMs: 310,
+  rateLimited: 0,
+};
 
 describe('metrics', () => {
   let lines: string[];
@@ -40,73 +72,90 @@ describe('metrics', () => {
       .filter((l) => l.includes('"_aws"'))
       .map((l) => JSON.parse(l) as Emf);
 
-  it('writes one document per club poll, service-wide with the club as a property, with every poll metric', () => {
+  it('writes ONE service-wide document for a batch of polls: counts summed, a duration and a quota share per poll', () => {
     // Prepare
     const metrics = createMetrics({ serviceName: 'gym-bridge-test' });
-    const report: ClubReport = {
-      clubId: 'club-1',
-      outcome: 'failed',
-      sources: [
-        {
-          source: 'members',
-          outcome: 'completed',
-          pages: 2,
-          records: 600,
-          events: 3,
-          quarantined: 0,
-          attempts: 1,
-          watermark: '2026-06-10T11:59:00.000Z',
-          publishedEvents: [],
-        },
-        {
-          source: 'visits',
-          outcome: 'completed',
-          pages: 1,
-          records: 40,
-          events: 5,
-          quarantined: 0,
-          attempts: 1,
-          watermark: '2026-06-10T11:00:00.000Z',
-          publishedEvents: [],
-        },
-      ],
-      failures: [{ source: 'paymentHistory', kind: 'auth', message: 'rejected' }],
-      requests: 4,
-      tokenRequests: 1,
-      quotaUsed: 250_000,
-      operationalEvents: [{} as never],
-    };
-    // Act
-    publishClubPollMetrics(metrics, {
-      report,
-      plan: 'basic',
-      durationMs: 1234.4,
-      rateLimited: 2,
-      nowMs: NOW,
-    });
+    const batch = new PollBatchMetrics();
+    // Act: three polls of one invocation, one of which could not run at all.
+    batch.addPoll(failedPoll);
+    batch.addPoll(quietPoll);
+    batch.addFailure(55.6);
+    batch.publish(metrics);
     // Assess
     const [doc, ...rest] = documents();
     expect(rest).toEqual([]);
     const directive = doc!._aws.CloudWatchMetrics[0]!;
     expect(directive.Namespace).toBe(METRICS_NAMESPACE);
-    // Service-wide metrics only (a club dimension would be a billed metric per club); the club is
-    // a property of the line, for Logs Insights.
+    // Service-wide metrics only (a club dimension would be a billed metric per club), and no club
+    // property: a club's figures are on its `club polled` log line.
     expect(directive.Dimensions).toEqual([['service']]);
-    expect(doc!.ClubId).toBe('club-1');
+    expect(doc).not.toHaveProperty('ClubId');
     expect(doc!.service).toBe('gym-bridge-test');
-    expect(doc![METRIC.recordsFetched]).toBe(640);
+    // The counts the alarms and the dashboard read as a Sum: the batch's total.
+    expect(doc![METRIC.recordsFetched]).toBe(652);
     expect(doc![METRIC.eventsPublished]).toBe(9);
-    expect(doc![METRIC.apiRequests]).toBe(4);
+    expect(doc![METRIC.apiRequests]).toBe(5);
     expect(doc![METRIC.rateLimited]).toBe(2);
-    expect(doc![METRIC.pollErrors]).toBe(1);
-    expect(doc![METRIC.pollDuration]).toBe(1234);
+    expect(doc![METRIC.pollErrors]).toBe(2);
     expect(doc![METRIC.credentialsRejected]).toBe(1);
-    expect(doc![METRIC.quotaUsedShare]).toBe(0.25);
+    // A value per poll: the dashboard's percentiles and the quota alarm's maximum read every poll.
+    expect(doc![METRIC.pollDuration]).toEqual([1234, 310, 56]);
+    expect(doc![METRIC.quotaUsedShare]).toEqual([0.25, 0.1]);
     const units = Object.fromEntries(directive.Metrics.map((m) => [m.Name, m.Unit]));
-    expect(units[METRIC.pollDuration]).toBe('Milliseconds');
+    expect(units).toEqual({
+      [METRIC.recordsFetched]: 'Count',
+      [METRIC.eventsPublished]: 'Count',
+      [METRIC.apiRequests]: 'Count',
+      [METRIC.rateLimited]: 'Count',
+      [METRIC.pollErrors]: 'Count',
+      [METRIC.credentialsRejected]: 'Count',
+      [METRIC.pollDuration]: 'Milliseconds',
+      [METRIC.quotaUsedShare]: 'None',
+    });
     // Freshness is fleet-wide (the dispatcher's), never a per-club metric.
-    expect(Object.keys(units)).not.toContain('WatermarkLagSeconds');
     expect(doc).not.toHaveProperty(METRIC.sourcesOverdue);
+    expect(batch.polls).toBe(0);
+  });
+
+  it('writes zero counts (the alarms see data), nothing for an empty batch, and starts over after each publish', () => {
+    // Prepare
+    const metrics = createMetrics({ serviceName: 'svc' });
+    const batch = new PollBatchMetrics();
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    // Act
+    batch.publish(metrics);
+    batch.addPoll(quietPoll);
+    batch.publish(metrics);
+    batch.publish(metrics);
+    // Assess
+    const [doc, ...rest] = documents();
+    expect(rest).toEqual([]);
+    expect(doc![METRIC.pollErrors]).toBe(0);
+    expect(doc![METRIC.credentialsRejected]).toBe(0);
+    expect(doc![METRIC.pollDuration]).toBe(310);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it(`keeps to EMF's ${EMF_MAX_VALUES} values a metric: a larger batch takes more documents, every value once`, () => {
+    // Prepare
+    const metrics = createMetrics({ serviceName: 'svc' });
+    const batch = new PollBatchMetrics();
+    const polls = EMF_MAX_VALUES + 30;
+    // Act
+    for (let i = 0; i < polls; i++) batch.addPoll({ ...quietPoll, durationMs: i });
+    batch.publish(metrics);
+    // Assess
+    const docs = documents();
+    expect(docs.length).toBeGreaterThan(1);
+    const values = (name: string) => docs.flatMap((d) => (d[name] === undefined ? [] : [d[name]].flat()));
+    for (const d of docs) {
+      expect([d[METRIC.pollDuration]].flat().length).toBeLessThanOrEqual(EMF_MAX_VALUES);
+      expect([d[METRIC.quotaUsedShare] ?? []].flat().length).toBeLessThanOrEqual(EMF_MAX_VALUES);
+    }
+    expect(values(METRIC.pollDuration)).toEqual(Array.from({ length: polls }, (_, i) => i));
+    expect(values(METRIC.quotaUsedShare)).toHaveLength(polls);
+    expect(values(METRIC.apiRequests)).toEqual([polls]);
+    expect(values(METRIC.recordsFetched)).toEqual([12 * polls]);
   });
 
   it('writes one service-wide document per dispatch run: clubs dispatched, overdue sources, the highest quota share', () => {

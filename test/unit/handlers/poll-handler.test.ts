@@ -1,6 +1,7 @@
 /**
  * The poll handler on Powertools' batch processor, with a runtime built in memory (no sockets): which
- * records SQS gets back, and the environment it refuses to start without.
+ * records SQS gets back, what it writes once per invocation (one EMF document, one line with the
+ * Lambda context), and the environment it refuses to start without.
  */
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -10,7 +11,8 @@ import {
   ClubSecretError,
   type ClubSecretsReader,
 } from '../../../lambdas/clubs/club-secrets';
-import { ENV } from '../../../lambdas/common/deployment-contract';
+import { ENV, METRIC } from '../../../lambdas/common/deployment-contract';
+import { logger } from '../../../lambdas/common/logger';
 import { createMetrics } from '../../../lambdas/common/metrics';
 import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
 import { MemorySink } from '../../../lambdas/events/memory-sink';
@@ -135,6 +137,129 @@ describe('createPollHandler', () => {
     // Assess
     expect(response.batchItemFailures).toEqual([]);
     expect(secrets.invalidated).toEqual(['gym-bridge/clubs/club-1']);
+  });
+});
+
+describe('what the poll handler writes once per invocation', () => {
+  const clubs = ['club-1', 'club-2', 'club-3'];
+  const savedEnv = { ...process.env };
+  const written: string[] = [];
+  const jsonLines = () =>
+    written
+      .flatMap((w) => w.split('\n'))
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const emf = () => jsonLines().filter((l) => '_aws' in l);
+  const logLines = (message: string) => jsonLines().filter((l) => l.message === message);
+  const lambdaContext = (awsRequestId: string) =>
+    ({
+      awsRequestId,
+      functionName: 'GymBridge-prod-PollFunction',
+      functionVersion: '$LATEST',
+      invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:GymBridge-prod-PollFunction',
+      memoryLimitInMB: '256',
+      getRemainingTimeInMillis: () => 30_000,
+    }) as unknown as Context;
+  const batch = (): SQSEvent => ({ Records: clubs.map((c, i) => record(`m${i}`, message(c))) });
+
+  beforeEach(() => {
+    written.length = 0;
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    // What Lambda sets: the invocation's trace header, and an on-demand container (cold starts).
+    process.env._X_AMZN_TRACE_ID =
+      'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=557abcec3ee5a047;Sampled=0';
+    process.env.AWS_LAMBDA_INITIALIZATION_TYPE = 'on-demand';
+    logger.setLogLevel('INFO');
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    logger.setLogLevel('SILENT');
+    for (const key of ['_X_AMZN_TRACE_ID', 'AWS_LAMBDA_INITIALIZATION_TYPE']) {
+      if (savedEnv[key] === undefined) delete process.env[key];
+      else process.env[key] = savedEnv[key];
+    }
+  });
+
+  it("writes ONE EMF document for a batch of clubs, with every club's values and the metrics the alarms read", async () => {
+    // Prepare: three clubs whose API is down (each poll's one source fails).
+    const handler = createPollHandler(
+      runtime({
+        registry: new MemoryClubRegistry(clubs.map(clubRecord)),
+        metrics: createMetrics({ serviceName: 'test' }),
+      }),
+    );
+    // Act
+    await handler(batch(), lambdaContext('req-1'));
+    // Assess: one document (the old code wrote one per club poll), service-wide, no club property.
+    const docs = emf();
+    expect(docs).toHaveLength(1);
+    const [doc] = docs;
+    const directive = (
+      doc!._aws as { CloudWatchMetrics: { Dimensions: string[][]; Metrics: { Name: string }[] }[] }
+    ).CloudWatchMetrics[0]!;
+    expect(directive.Dimensions).toEqual([['service']]);
+    expect(doc).not.toHaveProperty('ClubId');
+    // The alarms' metrics (PollErrors, CredentialsRejected: Sum; QuotaUsedShare: Maximum) and the
+    // dashboard's, by the names the contract gives them.
+    expect(directive.Metrics.map((m) => m.Name)).toEqual(
+      expect.arrayContaining([
+        METRIC.recordsFetched,
+        METRIC.eventsPublished,
+        METRIC.apiRequests,
+        METRIC.rateLimited,
+        METRIC.pollErrors,
+        METRIC.pollDuration,
+        METRIC.credentialsRejected,
+      ]),
+    );
+    // Every club's poll is in it: its duration, and its failed source in the sum.
+    expect(doc![METRIC.pollDuration]).toHaveLength(clubs.length);
+    expect(doc![METRIC.pollErrors]).toBe(clubs.length);
+    expect(doc![METRIC.credentialsRejected]).toBe(0);
+    expect(
+      logLines('club polled')
+        .map((l) => l.clubId)
+        .sort(),
+    ).toEqual(clubs);
+  });
+
+  it('writes the Lambda context once, on the `poll batch done` line; each club line keeps its ids and the request id', async () => {
+    // Prepare
+    const handler = createPollHandler(runtime({ registry: new MemoryClubRegistry(clubs.map(clubRecord)) }));
+    const contextKeys = [
+      'cold_start',
+      'function_arn',
+      'function_memory_size',
+      'function_name',
+      'xray_trace_id',
+    ];
+    // Act: two invocations of one container.
+    await handler(batch(), lambdaContext('req-1'));
+    await handler({ Records: [record('m9', message('club-1'))] }, lambdaContext('req-2'));
+    // Assess
+    const clubLines = logLines('club polled');
+    expect(clubLines).toHaveLength(clubs.length + 1);
+    for (const line of clubLines) {
+      expect(line).toMatchObject({ clubId: expect.any(String), messageId: expect.any(String) });
+      for (const key of [...contextKeys, 'sampling_rate']) expect(line).not.toHaveProperty(key);
+    }
+    expect(clubLines.map((l) => l.function_request_id)).toEqual(['req-1', 'req-1', 'req-1', 'req-2']);
+    const [first, second, ...more] = logLines('poll batch done');
+    expect(more).toEqual([]);
+    expect(first).toMatchObject({
+      cold_start: true,
+      function_arn: 'arn:aws:lambda:us-east-1:123456789012:function:GymBridge-prod-PollFunction',
+      function_memory_size: '256',
+      function_name: 'GymBridge-prod-PollFunction',
+      function_request_id: 'req-1',
+      xray_trace_id: '1-5759e988-bd862e3fe1be46a994272793',
+      messages: 3,
+      retry: 3,
+    });
+    expect(second).toMatchObject({ cold_start: false, function_request_id: 'req-2', messages: 1, retry: 1 });
   });
 });
 

@@ -1,11 +1,12 @@
-/** The log of a club poll: one INFO line with its totals; a line per source at DEBUG only. */
+/** The log of a club poll: one INFO line with its totals (no zeros); a line per source at DEBUG only. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { logger } from '../../../lambdas/common/logger';
 import type { ClubReport } from '../../../lambdas/engine/poll-club';
-import { logReport } from '../../../lambdas/engine/poll-message/report-log';
+import { batchFields, logReport, type PollFigures } from '../../../lambdas/engine/poll-message/report-log';
 import { captureLogs, type LogCapture, logProblems } from '../../support/log-capture';
 
 const NOW = Date.parse('2026-11-24T12:00:00.000Z');
+const POLL: PollFigures = { nowMs: NOW, durationMs: 842.6, rateLimited: 0, plan: 'basic' };
 
 const report: ClubReport = {
   clubId: 'club-1',
@@ -46,7 +47,7 @@ describe('the log of a club poll', () => {
     // Prepare
     logs = captureLogs();
     // Act
-    logReport(logger.createChild({ persistentKeys: { clubId: 'club-1' } }), report, NOW);
+    logReport(logger.createChild({ persistentKeys: { clubId: 'club-1' } }), report, POLL);
     // Assess
     const byLevel = (level: string) => logs!.lines.filter((l) => l.level === level);
     expect(byLevel('INFO')).toHaveLength(1);
@@ -60,9 +61,15 @@ describe('the log of a club poll', () => {
       events: 4,
       quarantined: 1,
       requests: 4,
+      durationMs: 843,
+      failedSources: 1,
       watermarkLagSecondsMax: 120,
       sourcesIncomplete: 'members:partial',
     });
+    // Zero is left out: no token request, no 429, and no quota counted in this poll.
+    for (const key of ['tokenRequests', 'rateLimited', 'quotaUsedShare']) {
+      expect(byLevel('INFO')[0]).not.toHaveProperty(key);
+    }
     expect(byLevel('DEBUG').map((l) => [l.message, l.source])).toEqual([
       ['source polled', 'visits'],
       ['source polled', 'members'],
@@ -80,12 +87,12 @@ describe('the log of a club poll', () => {
     logReport(
       child,
       { ...report, lifecycle: { outcome: 'evaluated', published: 3, ms: 41.6, read: 'noted' } },
-      NOW,
+      POLL,
     );
     logReport(
       child,
       { ...report, lifecycle: { outcome: 'waiting', reason: 'waiting for the first poll of visits' } },
-      NOW,
+      POLL,
     );
     // Assess
     const [evaluated, waiting] = logs.lines.filter((l) => l.level === 'INFO');
@@ -99,5 +106,47 @@ describe('the log of a club poll', () => {
       lifecycle: 'waiting',
       lifecycleWaiting: 'waiting for the first poll of visits',
     });
+  });
+
+  it('leaves out of a quiet poll what is zero or default; keeps the figures the saved queries read', () => {
+    // Prepare: one source, nothing new, the outcome `ok`; the quota was counted.
+    logs = captureLogs();
+    const quiet = {
+      ...report,
+      outcome: 'ok',
+      sources: [{ ...report.sources[0]!, records: 0, events: 0, quarantined: 0 }],
+      failures: [],
+      requests: 1,
+      quotaUsed: 123_456,
+    } as ClubReport;
+    // Act
+    logReport(logger.createChild({ persistentKeys: { clubId: 'club-1' } }), quiet, {
+      ...POLL,
+      rateLimited: 2,
+    });
+    // Assess: exactly these fields besides Powertools' own.
+    const [line] = logs.lines.filter((l) => l.level === 'INFO');
+    const { level, message, timestamp, service, ...fields } = line!;
+    expect({ level, message }).toEqual({ level: 'INFO', message: 'club polled' });
+    expect(fields).toEqual({
+      clubId: 'club-1',
+      sources: 1,
+      pages: 1,
+      requests: 1,
+      durationMs: 843,
+      rateLimited: 2,
+      quotaUsedShare: 0.123456,
+      watermarkLagSecondsMax: 30,
+    });
+  });
+
+  it("counts a batch's messages by outcome for its `poll batch done` line", () => {
+    expect(batchFields(['polled', 'retry', 'polled', 'dropped'])).toEqual({
+      messages: 4,
+      polled: 2,
+      retry: 1,
+      dropped: 1,
+    });
+    expect(batchFields([])).toEqual({ messages: 0 });
   });
 });
