@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PollMessage } from '../lambdas/common/deployment-contract';
-import { publishClubPollMetrics } from '../lambdas/common/metrics';
 import type { ClubReport } from '../lambdas/engine/poll-club';
 import type { SourceName } from '../lambdas/state/store';
 import { addSinkCounts, emptySinkCounts, type SinkCounts } from './counting-sink';
@@ -49,13 +48,20 @@ export class ClubPollRecorder {
   readonly sinkTotals = emptySinkCounts();
   readonly pollStore = emptyStoreCounts();
   readonly bySource: Record<string, SourceTotals> = {};
-  readonly emf = new EmfCapture();
-  readonly logs = new LogCapture();
+  readonly emf: EmfCapture;
+  readonly logs: LogCapture;
   /** The lifecycle evaluations the polls made (their reports), what they published and took. */
   readonly lifecycle = { evaluations: 0, published: 0, ms: 0, waiting: 0 };
   failures = 0;
 
-  constructor(private readonly rig: TypicalClubRig) {}
+  /** `pollBatchSize`: the clubs a poll invocation carries, sharing its EMF and its context line. */
+  constructor(
+    private readonly rig: TypicalClubRig,
+    options: { readonly pollBatchSize?: number } = {},
+  ) {
+    this.emf = new EmfCapture(options.pollBatchSize);
+    this.logs = new LogCapture(options.pollBatchSize);
+  }
 
   /** Polls one message and records it; undefined when the poll handler dropped the message. */
   async poll(message: PollMessage): Promise<ClubReport | undefined> {
@@ -70,14 +76,15 @@ export class ClubPollRecorder {
     const storeCounts = rig.store.take();
     const sinkCounts = rig.sink.take();
     if (!report) return undefined;
-    this.logs.poll(report, randomUUID());
-    publishClubPollMetrics(this.emf.metrics, {
-      report,
-      plan: rig.club.plan,
+    const { plan } = rig.club;
+    this.logs.poll(report, {
+      messageId: randomUUID(),
+      nowMs: rig.clock.nowMs,
       durationMs: wallMs,
       rateLimited: 0,
-      nowMs: rig.clock.nowMs,
+      plan,
     });
+    this.emf.poll({ report, plan, durationMs: wallMs, rateLimited: 0 });
     if (report.failures.length > 0) this.failures += report.failures.length;
     if (report.lifecycle?.outcome === 'evaluated') {
       this.lifecycle.evaluations++;

@@ -46,6 +46,12 @@ export interface ClubSimulationOptions {
   readonly lifecycle?: boolean;
   /** The state store to poll into (the caller's, e.g. DynamoDB on dynalite); default in memory. */
   readonly stateStore?: StateStore;
+  /**
+   * Clubs a poll invocation carries (the deployed event source batch size, deployment.ts
+   * `pollBatchSize`): each poll counts its share of the invocation's EMF document and context line.
+   * @default 1 (each poll pays a whole invocation's: an upper bound)
+   */
+  readonly pollBatchSize?: number;
 }
 
 export interface ClubSimulationResult {
@@ -209,7 +215,7 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
   const t0 = performance.now();
   const rig = await startTypicalClub(options);
   const { host, club } = rig;
-  const recorder = new ClubPollRecorder(rig);
+  const recorder = new ClubPollRecorder(rig, { pollBatchSize: options.pollBatchSize ?? 1 });
   const { baseline, secretsCalls0, batches0 } = await runBaseline(rig, recorder);
   const fullStart = await fullReadRows(host, club.clubId);
   const sandboxCpu0 = await host.cpuMs();

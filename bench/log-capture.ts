@@ -1,53 +1,73 @@
 /**
- * Measures the bytes of the poll Lambda's INFO logs: the poll handler's own `logReport` per club
- * poll (one `club polled` line at INFO; the DEBUG lines are not written at INFO), through a
- * Powertools logger with the Lambda context keys it carries in production, written into a counter
- * instead of stdout. The platform's START/END/REPORT lines are the cost model's (per invocation).
+ * Measures the bytes of the poll Lambda's INFO logs, written by the runtime's own logger and
+ * functions into a counter instead of stdout: per club poll its `club polled` line (`logReport`;
+ * the DEBUG lines are not written at INFO), with the request id the poll handler puts on every
+ * line, and its share of the invocation's `poll batch done` line, which carries the whole Lambda
+ * context (InvocationLog, with values of production length) for a batch of the deployed batch
+ * size. The platform's START/END/REPORT lines are the cost model's (per invocation).
  */
-import { Logger } from '@aws-lambda-powertools/logger';
+import { type BridgeLogger, InvocationLog, logger } from '../lambdas/common/logger';
 import type { ClubReport } from '../lambdas/engine/poll-club';
-import { logReport } from '../lambdas/engine/poll-message/report-log';
+import {
+  batchFields,
+  logReport,
+  POLL_BATCH_MESSAGE,
+  type PollFigures,
+} from '../lambdas/engine/poll-message/report-log';
+
+/** What Lambda gives a production poll invocation (values of production length). */
+const CONTEXT = {
+  awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
+  functionName: 'GymBridge-prod-PollerPollFunction1A2B3C4D-AbCdEfGhIjKl',
+  functionVersion: '$LATEST',
+  invokedFunctionArn:
+    'arn:aws:lambda:us-east-1:123456789012:function:GymBridge-prod-PollerPollFunction1A2B3C4D-AbCdEfGhIjKl',
+  memoryLimitInMB: '256',
+} as Parameters<InvocationLog['start']>[0];
+const TRACE_HEADER = 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=557abcec3ee5a047;Sampled=0';
 
 export class LogCapture {
+  /** INFO bytes: each poll's line and its share of its invocation's line. */
   bytes = 0;
+  /** Lines, counted the same way (an invocation's line is 1 / batch size of one per poll). */
   lines = 0;
-  readonly #logger: Logger;
+  readonly #root: BridgeLogger;
+  readonly #invocation: InvocationLog;
 
-  constructor() {
-    this.#logger = this.#captured(new Logger({ serviceName: 'gym-bridge-prod', logLevel: 'INFO' }));
-    // What injectLambdaContext adds to every line in Lambda (values of production length).
-    this.#logger.appendKeys({
-      cold_start: false,
-      function_arn:
-        'arn:aws:lambda:us-east-1:123456789012:function:GymBridge-prod-PollerPollFunction1A2B3C4D-AbCdEfGhIjKl',
-      function_memory_size: '1024',
-      function_name: 'GymBridge-prod-PollerPollFunction1A2B3C4D-AbCdEfGhIjKl',
-      function_request_id: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
-      xray_trace_id: '1-5759e988-bd862e3fe1be46a994272793',
-    });
+  /** `batchSize`: the clubs an invocation polls (the deployed event source batch size). */
+  constructor(readonly batchSize = 1) {
+    if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
+      throw new RangeError(`batchSize must be a whole number >= 1, got ${batchSize}`);
+    }
+    this.#root = this.#captured(logger.createChild({ serviceName: 'gym-bridge-prod', logLevel: 'INFO' }));
+    const contextLog = this.#captured(this.#root.createChild(), 1 / batchSize);
+    this.#invocation = new InvocationLog(this.#root, contextLog);
   }
 
-  /** Points the logger's console (each child has its own) at the counter. */
-  #captured(logger: Logger): Logger {
-    (logger as unknown as { console: Record<string, (line: string) => void> }).console = Object.fromEntries(
-      ['log', 'info', 'warn', 'error', 'debug', 'trace'].map((level) => [
-        level,
-        (line: string) => this.#count(line),
-      ]),
+  /** Points a logger's console (each child has its own) at the counter, each line counted `share`. */
+  #captured(log: BridgeLogger, share = 1): BridgeLogger {
+    const count = (line: string) => {
+      this.bytes += (Buffer.byteLength(line, 'utf8') + 1) * share;
+      this.lines += share;
+    };
+    (log as unknown as { console: Record<string, (line: string) => void> }).console = Object.fromEntries(
+      ['log', 'info', 'warn', 'error', 'debug', 'trace'].map((level) => [level, count]),
     );
-    return logger;
+    return log;
   }
 
-  #count(line: string): void {
-    this.bytes += Buffer.byteLength(line, 'utf8') + 1;
-    this.lines++;
-  }
-
-  /** The poll handler's log lines for one club poll: its own `logReport` (lambdas/engine/poll-message/report-log.ts). */
-  poll(report: ClubReport, messageId: string): void {
-    const log = this.#captured(
-      this.#logger.createChild({ persistentKeys: { clubId: report.clubId, messageId } }),
-    );
-    logReport(log as unknown as Parameters<typeof logReport>[0], report, Date.now());
+  /** The poll Lambda's INFO lines for one club poll, as the poll handler writes them. */
+  poll(report: ClubReport, poll: PollFigures & { readonly messageId: string }): void {
+    const saved = process.env._X_AMZN_TRACE_ID;
+    process.env._X_AMZN_TRACE_ID = TRACE_HEADER;
+    try {
+      this.#invocation.start(CONTEXT);
+      const persistentKeys = { clubId: report.clubId, messageId: poll.messageId };
+      logReport(this.#captured(this.#root.createChild({ persistentKeys })), report, poll);
+      this.#invocation.end(POLL_BATCH_MESSAGE, batchFields(Array(this.batchSize).fill('polled')));
+    } finally {
+      if (saved === undefined) delete process.env._X_AMZN_TRACE_ID;
+      else process.env._X_AMZN_TRACE_ID = saved;
+    }
   }
 }

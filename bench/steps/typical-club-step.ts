@@ -64,6 +64,7 @@ function simulationOptions(plan: BenchPlan, deployment: DeploymentSettings, seed
     seed,
     ...plan.typicalClub,
     pollDeadlineMs: deployment.pollDeadlineMs ?? 100_000,
+    pollBatchSize: deployment.pollBatchSize,
     startTime: '2026-03-02T00:00:00Z',
   } satisfies Partial<ClubSimulationOptions>;
 }
