@@ -75,9 +75,9 @@ export interface ClubSimulationResult {
   /** Registry reads (dispatcher listing + poll handler's club lookups), DynamoDB units. */
   readonly registryReads: { readRequests: number; readUnits: number };
   readonly secretsApiCalls: number;
-  /** CloudWatch EMF written by the poll and dispatch metric helpers for this club (after the baseline). */
+  /** CloudWatch EMF of this club's polls (after the baseline): each poll's share of its invocation's document. */
   readonly emf: { bytes: number; documents: number; perClubMetrics: number };
-  /** INFO log lines the poll handler writes for these polls. */
+  /** INFO log lines the poll handler writes for these polls, each with its share of its invocation's line. */
   readonly logs: { bytes: number; lines: number };
   readonly sqsMessages: number;
   readonly sendMessageBatchRequests: number;
