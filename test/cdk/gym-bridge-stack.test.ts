@@ -279,14 +279,6 @@ describe('state table', () => {
     }
   });
 
-  it('is on demand in dev, without capacity or auto scaling', () => {
-    dev.hasResourceProperties('AWS::DynamoDB::Table', {
-      BillingMode: 'PAY_PER_REQUEST',
-      ProvisionedThroughput: Match.absent(),
-    });
-    dev.resourceCountIs('AWS::ApplicationAutoScaling::ScalableTarget', 0);
-  });
-
   it('is provisioned in prod, reads and writes auto scaled between the sizes for its clubs at 70%', () => {
     const table = onlyResource(prod, 'AWS::DynamoDB::Table');
     expect(table.resource.Properties.BillingMode ?? 'PROVISIONED').toBe('PROVISIONED');
@@ -329,7 +321,12 @@ describe('state table', () => {
     });
   });
 
-  it('takes its capacity mode and target from the stage settings', () => {
+  it('takes its capacity mode and target from the stage settings: dev on demand unless told', () => {
+    dev.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      ProvisionedThroughput: Match.absent(),
+    });
+    dev.resourceCountIs('AWS::ApplicationAutoScaling::ScalableTarget', 0);
     const onDemandProd = synthStack({ stage: 'prod', tableCapacity: 'on-demand' }).template;
     onDemandProd.hasResourceProperties('AWS::DynamoDB::Table', { BillingMode: 'PAY_PER_REQUEST' });
     onDemandProd.resourceCountIs('AWS::ApplicationAutoScaling::ScalingPolicy', 0);
