@@ -156,7 +156,7 @@ function logAndTransferLines(
     line(
       'logsIngestion',
       'CloudWatch Logs: ingestion',
-      `(${fmt(c.logBytes / 1e6)} MB poll lines + ${fmt(c.emfBytes / 1e6)} MB EMF + ${fmt(m.invocations)} invocations × ${PLATFORM_LOG_BYTES} B START/END/REPORT) × $0.50/GB`,
+      `(${fmt(c.logBytes / 1e6)} MB poll lines (a 'club polled' line a poll + its 1/${d.pollBatchSize} of its invocation's context line) + ${fmt(c.emfBytes / 1e6)} MB EMF (one document an invocation of ${d.pollBatchSize} polls, each poll its 1/${d.pollBatchSize}) + ${fmt(m.invocations)} invocations × ${PLATFORM_LOG_BYTES} B START/END/REPORT) × $0.50/GB`,
       (logBytes / GB) * PRICES.cloudWatchLogsGb.usd,
     ),
     line(

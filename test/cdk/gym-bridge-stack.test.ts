@@ -354,7 +354,7 @@ describe('event bus', () => {
   it('has an archive of everything on the bus', () => {
     prod.hasResourceProperties('AWS::Events::Archive', {
       SourceArn: getAtt(onlyResource(prod, 'AWS::Events::EventBus').id),
-      RetentionDays: 365,
+      RetentionDays: 90,
       EventPattern: { account: [{ Ref: 'AWS::AccountId' }] },
     });
   });
