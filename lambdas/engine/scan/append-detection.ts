@@ -44,6 +44,11 @@ interface FacetRead {
 export interface IdentifiedRecord {
   readonly id: string;
   readonly item: unknown;
+  /**
+   * The instant (UTC ms) of the record's time, when the page reader read a finite one: the
+   * detection reuses it instead of reading the record time again.
+   */
+  readonly atMs?: number;
 }
 
 /** A digest scan's state: the stored digest (read once), the sums of what it read, its held rows. */
@@ -202,8 +207,8 @@ export class AppendDetection {
   #facetsOf(records: readonly IdentifiedRecord[]): Map<string, FacetRead> {
     const facets = new Map<string, FacetRead>();
     const facetsOf = this.source.facets as (i: unknown, id: string) => Facet[];
-    for (const { id, item } of records) {
-      const at = this.#recordAt(item);
+    for (const { id, item, atMs } of records) {
+      const at = atMs === undefined ? this.#recordAt(item) : isoAt(atMs);
       for (const facet of facetsOf(item, id)) facets.set(fingerprint(facet.key), { facet, item, at });
     }
     return facets;
@@ -262,10 +267,19 @@ export class AppendDetection {
     if (!value) return undefined;
     try {
       const ms = toInstant(value, this.source.filterZone, this.ctx);
-      const at = Number.isFinite(ms) ? new Date(ms).toISOString() : undefined;
-      return at?.length === 24 ? at : undefined;
+      return Number.isFinite(ms) ? isoAt(ms) : undefined;
     } catch {
       return undefined;
     }
+  }
+}
+
+/** An instant as the seen set's 24-character UTC ISO form; undefined outside years 0-9999. */
+function isoAt(ms: number): string | undefined {
+  try {
+    const at = new Date(ms).toISOString();
+    return at.length === 24 ? at : undefined;
+  } catch {
+    return undefined; // past the Date range
   }
 }

@@ -176,8 +176,8 @@ export class PageReader {
       if (time && instant !== undefined && Number.isFinite(instant)) {
         maxRecordMs = maxOf(maxRecordMs, instant);
         times.set(id!, time);
-      }
-      identified.push({ id: id!, item });
+        identified.push({ id: id!, item, atMs: instant });
+      } else identified.push({ id: id!, item });
       rows.push(id!);
     }
     return { identified, quarantine, rows, times, maxRecordMs };

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { AppendDetection } from '../../../../lambdas/engine/scan/append-detection';
+import { PageReader } from '../../../../lambdas/engine/scan/page-reader';
 import { publishPageEvents } from '../../../../lambdas/engine/scan/publish-commit';
 import type { ScanMode } from '../../../../lambdas/engine/scan/scan-types';
 import { MemorySink } from '../../../../lambdas/events/publisher';
+import type { GymApiClient } from '../../../../lambdas/gym-api';
 import { SOURCES } from '../../../../lambdas/sources';
 import type { AppendSource } from '../../../../lambdas/sources/source';
 import { MemoryStateStore } from '../../../../lambdas/state';
@@ -70,5 +72,33 @@ describe('AppendDetection', () => {
     await run(detection, 'tail');
     // Assess
     expect(sink.events).toHaveLength(first);
+  });
+
+  it("reads each record's time once: the page reader's instant is the seen entry's time", async () => {
+    // Prepare: a source that counts its record-time reads
+    let reads = 0;
+    const counted: AppendSource = {
+      ...visits,
+      recordTime: (v) => {
+        reads++;
+        return visits.recordTime!(v as never);
+      },
+    };
+    const { store, sink } = setup();
+    const items = [
+      visit({ MemberNumber: 'M1' }),
+      visit({ MemberNumber: 'M2', VisitDateTime: '2025-06-01T07:30:00' }),
+    ];
+    const reader = new PageReader({} as GymApiClient, counted, sydney, { deadlineMs: 0 });
+    const detection = new AppendDetection(store, sydney, counted, sydney.observedAtMs, (page, q) =>
+      publishPageEvents(sink, page, q).then(() => undefined),
+    );
+    // Act
+    const page = reader.read({ offset: 0, limit: 500, items, invalid: [], rawCount: items.length });
+    await detection.detect(page.identified, 'tail', []);
+    // Assess: 06:00 and 07:30 in Sydney (AEST) are 20:00Z and 21:30Z the day before
+    const entries = await store.seenEntriesSince(sydney.clubId, 'visits', '2025-05-01T00:00:00.000Z', 0);
+    expect(entries.map((e) => e.at).sort()).toEqual(['2025-05-31T20:00:00.000Z', '2025-05-31T21:30:00.000Z']);
+    expect(reads).toBe(2); // the reader's, one a record
   });
 });
