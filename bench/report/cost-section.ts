@@ -4,7 +4,7 @@ import type { DeploymentSettings } from '../deployment';
 import { LATENCY_ASSUMPTIONS_MS, PRICE_DATE, PRICE_REGION, PRICES } from '../prices';
 import type { TypicalClubRun } from '../typical-club';
 import { int, sig, table, usd, yes } from './format';
-import type { BenchResults } from './results';
+import type { BenchResults, FleetSizeSettings } from './results';
 import { tableCapacityParagraph, tableCapacityWords } from './table-capacity-text';
 
 export function costSection(r: BenchResults): string {
@@ -63,18 +63,36 @@ Target: everything billed at most $0.25 per club per month at 1,000 clubs (issue
 }
 
 function fleetSizes(r: BenchResults): string {
-  const fleetRows = r.cost.byFleet.map(({ clubs, cost }) => [
+  const perSize = r.cost.byFleet.every((f) => f.settings);
+  const fleetRows = r.cost.byFleet.map(({ clubs, cost, settings }) => [
     int(clubs),
+    ...(perSize ? [fleetSizeWords(settings)] : []),
     usd(cost.fleetFixedUsd),
     usd(cost.total - cost.variableTotal),
     usd(cost.variableTotal),
     `**${usd(cost.total)}**`,
   ]);
+  const head = [
+    'clubs',
+    ...(perSize ? ['its template (-c clubs=N)'] : []),
+    'fleet-wide USD a month',
+    'its share per club',
+    'per club, growing with each',
+    'everything billed per club',
+  ];
   return `The fleet-wide costs (dispatcher, schedule, idle SQS long polls, metrics, alarms, dashboard, key,
 dispatcher logs) divided over fleets of three sizes (the shared secrets are in the per-club lines:
-one per ${int(600)} clubs)${smallFleetNote(r.deployment)}:
+one per ${int(600)} clubs)${perSize ? fleetTemplatesNote(r.deployment) : smallFleetNote(r.deployment)}:
 
-${table(['clubs', 'fleet-wide USD a month', 'its share per club', 'per club, growing with each', 'everything billed per club'], fleetRows)}`;
+${table(head, fleetRows)}`;
+}
+
+/** A fleet size's template in a few words: its poll concurrency, shards and table min. */
+function fleetSizeWords(s: FleetSizeSettings | undefined): string {
+  if (!s) return '';
+  const shards = `${s.dispatchShards} shard${s.dispatchShards === 1 ? '' : 's'}`;
+  const min = s.tableMin ? `, table min ${int(s.tableMin.read)} RCU / ${int(s.tableMin.write)} WCU` : '';
+  return `poll concurrency ${int(s.pollMaxConcurrency)}, ${shards}${min}`;
 }
 
 function monthlyCounts(r: BenchResults): string {
@@ -108,7 +126,17 @@ costs ${usd(r.cost.noLatency.total)}; with the API at 1 s a request, ${usd(r.cos
 whose unstated zone is not confirmed (longer lookbacks) costs ${usd(r.cost.unconfirmedZone.total)}.`;
 }
 
-/** A provisioned table's min is sized for the stage's clubs: a smaller fleet on it pays that floor. */
+/** Each size priced with the stage's template for its own clubs. */
+function fleetTemplatesNote(d: DeploymentSettings): string {
+  const floor =
+    d.tableCapacity?.mode === 'provisioned'
+      ? "; a provisioned\ntable's min capacity is its own fleet's steady load at the target, so a small fleet pays no larger\nfleet's floor"
+      : '';
+  return `, each priced with the stage's template synthesized for its own clubs (\`-c clubs=N\`: the poll
+function's concurrency, the dispatch shards and the state table's capacity sized for N${floor})`;
+}
+
+/** Reports from before the sizes had their own templates: a smaller fleet paid the stage's table min. */
 function smallFleetNote(d: DeploymentSettings): string {
   const t = d.tableCapacity;
   if (t?.mode !== 'provisioned') return '';

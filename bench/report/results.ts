@@ -44,10 +44,22 @@ export interface BenchResults {
     noLatency: ClubCost;
     slowApi: ClubCost;
     unconfirmedZone: ClubCost;
-    /** The typical club's cost with the fleet-wide costs divided over 100, 1,000 and 5,000 clubs. */
-    byFleet: { clubs: number; cost: ClubCost }[];
+    /**
+     * The typical club's cost in fleets of 100, 1,000 and 5,000 clubs, each priced with the stage's
+     * template for its own club count (`settings`: absent in reports from before, which priced every
+     * size with the stage's own template).
+     */
+    byFleet: { clubs: number; cost: ClubCost; settings?: FleetSizeSettings }[];
     perRun: { seed: number; total: number }[];
     /** Seed of the run the cost lines come from. */
     seed: number;
   };
+}
+
+/** What a fleet size's template sets from its club count (lib/fleet-sizing.ts). */
+export interface FleetSizeSettings {
+  readonly pollMaxConcurrency: number;
+  readonly dispatchShards: number;
+  /** The provisioned state table's min capacity (absent: on demand). */
+  readonly tableMin?: { readonly read: number; readonly write: number };
 }

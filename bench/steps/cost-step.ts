@@ -1,20 +1,25 @@
 /**
  * Step 4 of the bench: the cost per club at the default schedule (the median run), its latency
- * sensitivity, the unconfirmed zone, and the fleet-wide costs divided over fleets of three sizes.
+ * sensitivity, the unconfirmed zone, and the costs of fleets of three sizes, each priced with the
+ * stage's template for its own club count (`-c clubs=N`: the state table's capacity, the poll
+ * function's concurrency and the dispatch shards sized for N, lib/fleet-sizing.ts).
  */
 import { type ClubCost, clubCost, type DispatchShare } from '../cost';
-import type { DeploymentSettings } from '../deployment';
+import { type DeploymentSettings, readDeploymentSettings } from '../deployment';
 import type { BenchPlan } from '../plan';
-import type { BenchResults } from '../report/results';
+import type { BenchResults, FleetSizeSettings } from '../report/results';
 import type { DispatchRun } from '../scale/dispatch';
 import { median, medianRun } from '../stats';
 import type { TypicalClubRun } from '../typical-club';
 import type { TypicalClubFigures } from './typical-club-step';
 
 /** The fleet the cost per club is quoted for (docs/benchmarks.json `costPerClubMonthUsd`). */
-const COST_FLEET_CLUBS = 1000;
-/** Fleets the fixed costs are divided over in the report. */
-const FLEET_SIZES = [100, 1000, 5000] as const;
+export const COST_FLEET_CLUBS = 1000;
+/** Fleets the report prices, each with its own template. */
+export const FLEET_SIZES = [100, 1000, 5000] as const;
+
+/** The stage's deployment settings for a fleet of `clubs` clubs (its template synthesized for them). */
+export type SettingsForFleet = (clubs: number) => DeploymentSettings;
 
 export interface CostFigures {
   readonly costs: BenchResults['cost'];
@@ -22,32 +27,54 @@ export interface CostFigures {
   readonly costRun: TypicalClubRun;
 }
 
+/** What the report says of a fleet size's template: the settings that vary with the club count. */
+function fleetSizeSettings(d: DeploymentSettings): FleetSizeSettings {
+  const t = d.tableCapacity;
+  return {
+    pollMaxConcurrency: d.pollMaxConcurrency,
+    dispatchShards: d.dispatchShards ?? 1,
+    ...(t?.mode === 'provisioned' ? { tableMin: { read: t.read.min, write: t.write.min } } : {}),
+  };
+}
+
+/**
+ * `deployment` is the stage's own template (its clubs: prod's 1,000, COST_FLEET_CLUBS); the fleet
+ * sizes are priced with `settingsFor(clubs)`, by default the same stage synthesized with `clubs`.
+ */
 export function measureCosts(
   plan: BenchPlan,
   deployment: DeploymentSettings,
   typical: TypicalClubFigures,
   dispatchMemory: readonly DispatchRun[],
+  settingsFor: SettingsForFleet = (clubs) => readDeploymentSettings(deployment.stage, { clubs }),
 ): CostFigures {
   const dispatchShare: DispatchShare = {
     cpuMsPerClub: median(dispatchMemory.map((r) => r.cpuMs)) / plan.dispatchClubs,
     requestsPerClub: 1 / 100,
     logBytesPerRun: 600,
   };
-  const costFor = (run: TypicalClubRun, options: { apiMs?: number; clubs?: number } = {}): ClubCost =>
+  const costFor = (
+    run: TypicalClubRun,
+    options: { apiMs?: number; clubs?: number; settings?: DeploymentSettings } = {},
+  ): ClubCost =>
     clubCost(
       run.monthly,
-      deployment,
+      options.settings ?? deployment,
       dispatchShare,
       options.clubs ?? COST_FLEET_CLUBS,
       options.apiMs === undefined ? {} : { gymApiRequest: options.apiMs },
     );
   const costRun = medianRun(typical.runs, (r) => costFor(r).total);
+  const byFleet = FLEET_SIZES.map((clubs) => {
+    const settings = settingsFor(clubs);
+    return { clubs, cost: costFor(costRun, { clubs, settings }), settings: fleetSizeSettings(settings) };
+  });
   const costs = {
     default: costFor(costRun),
     noLatency: costFor(costRun, { apiMs: 0 }),
     slowApi: costFor(costRun, { apiMs: 1000 }),
     unconfirmedZone: costFor(typical.unconfirmedZone),
-    byFleet: FLEET_SIZES.map((clubs) => ({ clubs, cost: costFor(costRun, { clubs }) })),
+    byFleet,
     perRun: typical.runs.map((r) => ({ seed: r.seed, total: costFor(r).total })),
     seed: costRun.seed,
   };
