@@ -89,11 +89,11 @@ export const ASSUMPTIONS = {
       "Delayed ACK: one ACK per two full-size segments (RFC 1122, RFC 5681; each response rounded up). High: one per segment (Linux quick-ACK mode at a connection's start). Low: one per 64 KB aggregate, if the guest's GRO merges a response's segments before TCP sees them (Linux ACKs per received skb once more than one MSS is unacknowledged)",
   },
   coldPoolEachPoll: {
-    value: 1,
+    value: 0,
     low: 0,
     high: 1,
     source:
-      "1: a club's poll opens as many connections as it has requests in flight at its busiest, the pool cold at every poll (undici keeps an idle socket ~4 s by default; a club is polled once a minute). Other clubs' polls in the same container may keep it warm: how often depends on the fleet's load, which the bench does not simulate. 0: the sockets the bench's back-to-back polls opened (a pool always warm). Outside the bound: a server closing every connection (one a request)",
+      "0: the pool warm, as the bench's back-to-back polls found it (the sockets they opened). At 1,000 clubs the fleet's containers are busy almost without a gap: ~100 invocations a minute of ~5 s each keep about 8 containers running one after the other, and every club shares the API's origin, so a poll finds the sockets the previous invocation's clubs left (undici keeps an idle socket ~4 s). 1 (high): a club's poll opens as many connections as it has requests in flight at its busiest, the pool cold at every poll (a small fleet, whose containers wait longer than 4 s between invocations). Outside the bound: a server closing every connection (one a request)",
   },
   bearerChars: {
     value: 1200,

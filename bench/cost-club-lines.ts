@@ -4,7 +4,9 @@
  * table's capacity mode: cost-dynamo-lines.ts), EventBridge, SQS, the shared secrets, the logs and
  * the bytes sent out.
  */
+
 import { pollConcurrencyFor } from '../lib/stage-config';
+import { dataTransferOut } from './bytes-out';
 import { dynamoLines } from './cost-dynamo-lines';
 import {
   CLUBS_PER_SECRET,
@@ -17,7 +19,6 @@ import {
   MONTH_MINUTES,
   type MonthlyClubCounts,
   PLATFORM_LOG_BYTES,
-  REQUEST_BYTES_OUT,
 } from './cost-model';
 import type { DeploymentSettings } from './deployment';
 import { type BatchDurations, batchDurations } from './lambda-batches';
@@ -150,7 +151,8 @@ function logAndTransferLines(
 ): CostLine[] {
   const logBytes = c.logBytes + c.emfBytes + m.invocations * PLATFORM_LOG_BYTES;
   const logMonths = d.fixed.logRetentionDays / 30;
-  const outGb = ((c.apiRequests + c.tokenRequests) * REQUEST_BYTES_OUT) / GB;
+  const out = dataTransferOut(c);
+  const outGb = out.bytes / GB;
   const fleetOutGb = outGb * fleetClubs;
   return [
     line(
@@ -168,7 +170,7 @@ function logAndTransferLines(
     line(
       'dataTransfer',
       'Data transfer out (API requests)',
-      `${fmt(c.apiRequests + c.tokenRequests)} requests × ${REQUEST_BYTES_OUT} B = ${fmt(outGb * 1000)} MB; the fleet's first 100 GB free`,
+      `${out.detail}; the fleet's first 100 GB free`,
       (Math.max(0, fleetOutGb - FREE_TIERS.dataTransferOutGb) * PRICES.dataTransferOutGb.usd) / fleetClubs,
     ),
   ];
