@@ -6,7 +6,8 @@
  * metrics, keys, idle SQS receives, the shared secrets) are divided over the fleet's clubs.
  * Three things need more than counts, each stated in its formula: the Lambda duration (the measured
  * local poll time at the function's CPU share, plus the stated latency of each network call,
- * LATENCY_ASSUMPTIONS_MS), the bytes a request sends out (REQUEST_BYTES_OUT), and the platform's
+ * LATENCY_ASSUMPTIONS_MS), the bytes out (measured at the client's sockets plus the stated model of
+ * bytes-out.ts; REQUEST_BYTES_OUT a request only for reports older than that), and the platform's
  * log lines per invocation (PLATFORM_LOG_BYTES). The lines themselves: cost-club-lines.ts (growing
  * with each club) and cost-fleet-lines.ts (fleet-wide); shapes and units: cost-model.ts.
  */
