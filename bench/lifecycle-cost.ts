@@ -10,11 +10,20 @@
  * Both are stated measured and as a bound: the base rewritten every 12 hours and the delta at
  * every evaluation, at their sizes at the end of the span; every member has two lifecycle events a
  * month (a lapse and a return).
+ *
+ * The added read and write units are priced in the state table's mode (the template's,
+ * deployment-table.ts): on demand, each unit at its price; provisioned, as cost-dynamo-lines.ts
+ * prices the club's units (`provisionedCost`): the added units raise the fleet's mean units a
+ * second, and their cost is the difference of the capacity-hours with and without them at the
+ * target, for the fleet the cost is quoted for (COST_FLEET_CLUBS). The bound holds that capacity at
+ * the scale-in threshold (target - 20 points), as the cost section's bound does.
  */
 import { type ClubSimulationOptions, type ClubSimulationResult, simulateClub } from './club-simulation';
+import { provisionedCost } from './cost-dynamo-lines';
 import { LAMBDA_FULL_VCPU_MB } from './cost-model';
 import type { DeploymentSettings } from './deployment';
 import { LATENCY_ASSUMPTIONS_MS, PRICES } from './prices';
+import { COST_FLEET_CLUBS } from './steps/cost-step';
 
 const MONTH_DAYS = 30;
 const HOURS_A_MONTH = MONTH_DAYS * 24;
@@ -41,6 +50,8 @@ export interface LifecycleCostFigures {
     /** Store calls and units by method, per month. */
     readonly byMethod: Record<string, { calls: number; readUnits: number; writeUnits: number }>;
   };
+  /** The table's mode the added units were priced in (absent in reports from before: on demand). */
+  readonly pricedAs?: LifecycleTablePricing;
   readonly usd: {
     readonly dynamoReads: number;
     readonly dynamoWrites: number;
@@ -52,6 +63,62 @@ export interface LifecycleCostFigures {
     readonly total: number;
     /** With the base written every 12 hours, the delta at every evaluation, and two events per member a month. */
     readonly totalBound: number;
+  };
+}
+
+/** How the added units were priced: on demand, or as capacity the fleet adds at the target. */
+export type LifecycleTablePricing =
+  | { readonly mode: 'on-demand' }
+  | {
+      readonly mode: 'provisioned';
+      readonly fleetClubs: number;
+      readonly targetUtilizationPercent: number;
+      /** Capacity units the fleet's added load needs at the target. */
+      readonly addedCapacity: { readonly read: number; readonly write: number };
+      /** The measured units' USD with the capacity held at the scale-in threshold (the bound). */
+      readonly heldUsd: { readonly reads: number; readonly writes: number };
+    };
+
+/** What `added` units a club-month cost on top of `base`, in the table's mode. */
+export interface AddedUnitsCost {
+  readonly usd: number;
+  /** Provisioned: with the capacity held at the scale-in threshold; on demand: `usd`. */
+  readonly heldUsd: number;
+  /** Provisioned: capacity units the fleet adds at the target; on demand: 0. */
+  readonly capacity: number;
+}
+
+const HOUR_PRICE = {
+  read: PRICES.dynamoReadCapacityUnitHour.usd,
+  write: PRICES.dynamoWriteCapacityUnitHour.usd,
+};
+const UNIT_PRICE = { read: PRICES.dynamoReadUnit.usd, write: PRICES.dynamoWriteUnit.usd };
+
+/**
+ * `added` read or write units a club-month on top of the club's `base`, in `deployment`'s table
+ * mode, for a fleet of `fleetClubs`. Provisioned, the min is left out: the stage sizes it from the
+ * steady units a club uses, the lifecycle's included (lib/fleet-sizing.ts), so the floor would hide
+ * the units it was sized for; without the lifecycle, the min would be that much lower.
+ */
+export function addedUnitsCost(
+  base: number,
+  added: number,
+  kind: 'read' | 'write',
+  deployment: DeploymentSettings,
+  fleetClubs: number,
+): AddedUnitsCost {
+  const t = deployment.tableCapacity;
+  if (t?.mode !== 'provisioned') {
+    const usd = added * UNIT_PRICE[kind];
+    return { usd, heldUsd: usd, capacity: 0 };
+  }
+  const dim = { ...t[kind], min: 0 };
+  const without = provisionedCost(base, fleetClubs, dim, HOUR_PRICE[kind]);
+  const withAdded = provisionedCost(base + added, fleetClubs, dim, HOUR_PRICE[kind]);
+  return {
+    usd: withAdded.usdPerClub - without.usdPerClub,
+    heldUsd: withAdded.boundUsdPerClub - without.boundUsdPerClub,
+    capacity: withAdded.capacity - without.capacity,
   };
 }
 
@@ -73,11 +140,47 @@ function byMethodDiff(on: Counts, off: Counts, perMonth: number) {
 type OnRun = Pick<ClubSimulationResult, 'requests' | 'pollStore' | 'lifecycle' | 'options'>;
 type OffRun = Pick<ClubSimulationResult, 'requests' | 'pollStore'>;
 
-/** The monthly dollars of the added units, time, document and events. */
-function dollars(on: OnRun, off: OffRun, deployment: DeploymentSettings, perMonth: number) {
-  const l = on.lifecycle;
+/** The fleet the units are priced for and the table they are priced in. */
+interface TableContext {
+  readonly deployment: DeploymentSettings;
+  readonly fleetClubs: number;
+  readonly perMonth: number;
+}
+
+/**
+ * The added units in the table's mode: reads and writes measured, the writes' bound (the base
+ * every 12 hours, the delta at every evaluation, `writesBound` units a month), and how they were priced.
+ */
+function tableDollars(
+  on: OnRun,
+  off: OffRun,
+  { deployment, fleetClubs, perMonth }: TableContext,
+  writesBound: number,
+) {
+  const base = { read: off.pollStore.readUnits * perMonth, write: off.pollStore.writeUnits * perMonth };
   const readUnits = (on.pollStore.readUnits - off.pollStore.readUnits) * perMonth;
   const writeUnits = (on.pollStore.writeUnits - off.pollStore.writeUnits) * perMonth;
+  const reads = addedUnitsCost(base.read, readUnits, 'read', deployment, fleetClubs);
+  const writes = addedUnitsCost(base.write, writeUnits, 'write', deployment, fleetClubs);
+  const bound = addedUnitsCost(base.write, writesBound, 'write', deployment, fleetClubs);
+  const t = deployment.tableCapacity;
+  const pricedAs: LifecycleTablePricing =
+    t?.mode === 'provisioned'
+      ? {
+          mode: 'provisioned',
+          fleetClubs,
+          targetUtilizationPercent: t.read.targetUtilizationPercent,
+          addedCapacity: { read: reads.capacity, write: writes.capacity },
+          heldUsd: { reads: reads.heldUsd, writes: writes.heldUsd },
+        }
+      : { mode: 'on-demand' };
+  return { readUnits, writeUnits, reads, writes, writesBoundUsd: bound.heldUsd, pricedAs };
+}
+
+/** The monthly dollars of the added units, time, document and events. */
+function dollars(on: OnRun, off: OffRun, table: TableContext) {
+  const { deployment, perMonth } = table;
+  const l = on.lifecycle;
   const storeRequests = (on.pollStore.apiRequests - off.pollStore.apiRequests) * perMonth;
   const msPerEvaluation = l.evaluations > 0 ? l.ms / l.evaluations : 0;
   // The poll Lambda's model (cost-club-lines.ts): CPU at the function's share of a vCPU, plus the
@@ -93,12 +196,13 @@ function dollars(on: OnRun, off: OffRun, deployment: DeploymentSettings, perMont
     n * (PRICES.eventBridgeEvent.usd + (EVENT_BYTES / 1e9) * PRICES.eventBridgeArchiveGb.usd);
   const units = (bytes: number) => Math.ceil(Math.max(1, bytes) / 1024);
   const writesBound = (HOURS_A_MONTH / 12) * units(l.docBytes) + HOURS_A_MONTH * units(l.deltaBytes);
+  const db = tableDollars(on, off, table, writesBound);
   const storedGbPrice =
     PRICES.dynamoStorageGbMonth.usd + (deployment.fixed.tablePitr ? PRICES.dynamoPitrGbMonth.usd : 0);
   const usd = {
-    dynamoReads: readUnits * PRICES.dynamoReadUnit.usd,
-    dynamoWrites: writeUnits * PRICES.dynamoWriteUnit.usd,
-    dynamoWritesBound: writesBound * PRICES.dynamoWriteUnit.usd,
+    dynamoReads: db.reads.usd,
+    dynamoWrites: db.writes.usd,
+    dynamoWritesBound: db.writesBoundUsd,
     storage: ((l.docBytes + l.deltaBytes) / 1e9) * storedGbPrice,
     lambda: gbSeconds * gbPrice,
     events: eventUsd(l.published * perMonth),
@@ -106,20 +210,36 @@ function dollars(on: OnRun, off: OffRun, deployment: DeploymentSettings, perMont
   };
   const total = usd.dynamoReads + usd.dynamoWrites + usd.storage + usd.lambda + usd.events;
   const totalBound =
-    usd.dynamoReads +
-    Math.max(usd.dynamoWrites, usd.dynamoWritesBound) +
+    db.reads.heldUsd +
+    Math.max(db.writes.heldUsd, usd.dynamoWritesBound) +
     usd.storage +
     usd.lambda +
     Math.max(usd.events, usd.eventsBound);
-  return { readUnits, writeUnits, storeRequests, msPerEvaluation, usd: { ...usd, total, totalBound } };
+  const { readUnits, writeUnits, pricedAs } = db;
+  return {
+    readUnits,
+    writeUnits,
+    storeRequests,
+    msPerEvaluation,
+    pricedAs,
+    usd: { ...usd, total, totalBound },
+  };
 }
 
-/** Prices the on/off pair (pure: the tests give it made-up runs). */
-export function lifecycleCost(on: OnRun, off: OffRun, deployment: DeploymentSettings): LifecycleCostFigures {
+/**
+ * Prices the on/off pair (pure: the tests give it made-up runs), the units for a fleet of
+ * `fleetClubs` when the table is provisioned.
+ */
+export function lifecycleCost(
+  on: OnRun,
+  off: OffRun,
+  deployment: DeploymentSettings,
+  fleetClubs: number = COST_FLEET_CLUBS,
+): LifecycleCostFigures {
   const days = on.options.spanMs / 86_400_000;
   const perMonth = MONTH_DAYS / days;
   const l = on.lifecycle;
-  const d = dollars(on, off, deployment, perMonth);
+  const d = dollars(on, off, { deployment, fleetClubs, perMonth });
   return {
     seed: on.options.seed,
     simulatedDays: days,
@@ -138,6 +258,7 @@ export function lifecycleCost(on: OnRun, off: OffRun, deployment: DeploymentSett
       writeUnits: d.writeUnits,
       byMethod: byMethodDiff(on.pollStore, off.pollStore, perMonth),
     },
+    pricedAs: d.pricedAs,
     usd: d.usd,
   };
 }
@@ -146,6 +267,7 @@ export function lifecycleCost(on: OnRun, off: OffRun, deployment: DeploymentSett
 export async function measureLifecycleCost(
   options: Omit<ClubSimulationOptions, 'lifecycle'>,
   deployment: DeploymentSettings,
+  fleetClubs: number = COST_FLEET_CLUBS,
 ): Promise<LifecycleCostFigures> {
   const run = async (lifecycle: boolean) => {
     const sim = await simulateClub({ ...options, lifecycle });
@@ -154,5 +276,5 @@ export async function measureLifecycleCost(
   };
   const on = await run(true);
   const off = await run(false);
-  return lifecycleCost(on, off, deployment);
+  return lifecycleCost(on, off, deployment, fleetClubs);
 }

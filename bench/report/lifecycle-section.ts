@@ -1,4 +1,6 @@
 /** The report's lifecycle section: what lifecycle events add to the typical club's month (issue 19). */
+import { SCALE_IN_POINTS_BELOW_TARGET } from '../cost-dynamo-lines';
+import type { LifecycleCostFigures } from '../lifecycle-cost';
 import { int, sig, table, usd, yes } from './format';
 import type { BenchResults } from './results';
 
@@ -23,15 +25,14 @@ club's lifecycle base was ${int(l.docBytes)} bytes gzipped at the end, its delta
 | per club-month | measured | bound |
 | --- | --- | --- |
 | added API requests | **${int(l.added.apiRequests)}** (target: none) | |
-| DynamoDB reads | ${int(l.added.readUnits)} RRU: ${usd(l.usd.dynamoReads)} | |
-| DynamoDB writes | ${int(l.added.writeUnits)} WRU: ${usd(l.usd.dynamoWrites)} | the base every 12 hours, the delta at every evaluation: ${usd(l.usd.dynamoWritesBound)} |
+${unitRows(l)}
 | DynamoDB storage (base and delta) | ${usd(l.usd.storage)} | |
 | Lambda (the poll's extra time) | ${usd(l.usd.lambda)} | |
 | EventBridge (events and archive) | ${usd(l.usd.events)} | two events per member a month: ${usd(l.usd.eventsBound)} |
 | **everything billed** | **${usd(l.usd.total)}** | **${usd(l.usd.totalBound)}** |
 
 Target at most ${usd(TARGET_USD)} a club-month everything billed: ${yes(l.usd.totalBound <= TARGET_USD)} (on the bound);
-no added API request: ${yes(l.added.apiRequests === 0)}. The bound covers what a short span cannot
+no added API request: ${yes(l.added.apiRequests === 0)}. ${pricedIn(l)} The bound covers what a short span cannot
 show: members' lapses and returns come weeks after the baseline, and the delta is written when what
 it holds changes, which a month of lapses does more often. An evaluation reads the lifecycle items,
 the snapshots the polls noted and the seen entries since the base; every 12 hours it reads
@@ -41,4 +42,32 @@ Store calls the lifecycle evaluation adds, per club-month:
 
 ${table(['method', 'calls', 'read units', 'write units'], rows)}
 `;
+}
+
+/** The DynamoDB reads and writes rows, in the table's mode the units were priced in. */
+function unitRows(l: LifecycleCostFigures): string {
+  const p = l.pricedAs;
+  const writesBound = 'the base every 12 hours, the delta at every evaluation';
+  if (p?.mode !== 'provisioned') {
+    return `| DynamoDB reads | ${int(l.added.readUnits)} RRU: ${usd(l.usd.dynamoReads)} | |
+| DynamoDB writes | ${int(l.added.writeUnits)} WRU: ${usd(l.usd.dynamoWrites)} | ${writesBound}: ${usd(l.usd.dynamoWritesBound)} |`;
+  }
+  const held = `held at ${p.targetUtilizationPercent - SCALE_IN_POINTS_BELOW_TARGET}%`;
+  return `| DynamoDB reads | ${int(l.added.readUnits)} read units: +${int(p.addedCapacity.read)} RCU: ${usd(l.usd.dynamoReads)} | ${held}: ${usd(p.heldUsd.reads)} |
+| DynamoDB writes | ${int(l.added.writeUnits)} write units: +${int(p.addedCapacity.write)} WCU: ${usd(l.usd.dynamoWrites)} | ${held}: ${usd(p.heldUsd.writes)}; ${writesBound}, ${held}: ${usd(l.usd.dynamoWritesBound)} |`;
+}
+
+/** How the added units were priced: the table's mode (reports from before the setting: on demand). */
+function pricedIn(l: LifecycleCostFigures): string {
+  const p = l.pricedAs;
+  if (p?.mode !== 'provisioned')
+    return "The added read and write units are priced on demand (the state table's mode), each at its price.";
+  const target = p.targetUtilizationPercent;
+  return `The state table is provisioned (the stage's template), so the added units are priced as the
+capacity they add: they raise a fleet of ${int(p.fleetClubs)} clubs' mean units a second, and their cost is the
+capacity-hours with them minus without them at ${target}% utilization (bench/cost-dynamo-lines.ts,
+\`provisionedCost\`), shared by the fleet's clubs. The table's min is left out: the stage sizes it
+from the steady units a club uses, the lifecycle's included (lib/fleet-sizing.ts), so the floor
+would hide the units it was sized for. The bound holds that capacity at the scale-in threshold
+(${target - SCALE_IN_POINTS_BELOW_TARGET}%), as the cost section's does.`;
 }

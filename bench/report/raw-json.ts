@@ -40,6 +40,8 @@ export function rawJson(r: BenchResults): string {
             addedApiRequests: r.lifecycle.added.apiRequests,
             addedCostPerClubMonthUsd: r.lifecycle.usd.total,
             addedCostPerClubMonthUsdBound: r.lifecycle.usd.totalBound,
+            // The table's mode the added units were priced in (before the setting: on demand).
+            tableCapacity: r.lifecycle.pricedAs?.mode ?? 'on-demand',
           },
         }
       : {}),

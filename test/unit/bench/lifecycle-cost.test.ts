@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { emptyStoreCounts } from '../../../bench/counting-store';
+import type { TableCapacitySettings } from '../../../bench/deployment';
 import { lifecycleCost } from '../../../bench/lifecycle-cost';
 import { PRICES } from '../../../bench/prices';
 import { benchDeployment } from '../../support/bench-deployment';
@@ -55,5 +56,68 @@ describe('lifecycleCost', () => {
     expect(cost.usd.eventsBound).toBeGreaterThan(cost.usd.events);
     expect(cost.usd.totalBound).toBeGreaterThan(cost.usd.total);
     expect(cost.msPerEvaluation).toBe(20);
+  });
+
+  it('prices the added units in a provisioned table as the capacity they add at the target, the bound held at the scale-in threshold', () => {
+    // Prepare: 3 days (x10 a month); lifecycle on adds 25,920 reads and 3,000 writes a club-month.
+    const provisioned: TableCapacitySettings = {
+      mode: 'provisioned',
+      // The min (sized from the steady units, the lifecycle's included) would hide the added units.
+      read: { provisioned: 329, min: 329, max: 1429, targetUtilizationPercent: 70 },
+      write: { provisioned: 115, min: 115, max: 229, targetUtilizationPercent: 70 },
+      scalableTargets: 2,
+    };
+    const days = 3;
+    const on = {
+      options: { seed: 5, members: 3000, spanMs: days * 86_400_000 } as never,
+      requests: { data: 1000, token: 9, reauth401: 0, dataWallMs: 0, bySource: {} },
+      pollStore: store(14_400 + 2_592, 2_600 + 300, { getLifecycle: 72, putSnapshots: 40 }),
+      lifecycle: {
+        evaluations: 72,
+        published: 6,
+        ms: 72 * 20,
+        waiting: 3,
+        docBytes: 60_000,
+        deltaBytes: 500,
+      },
+    };
+    const off = {
+      requests: { data: 1000, token: 7, reauth401: 0, dataWallMs: 0, bySource: {} },
+      pollStore: store(14_400, 2_600, { putSnapshots: 40 }),
+    };
+    const onDemand = lifecycleCost(on, off, deployment, 1000);
+    // Act
+    const cost = lifecycleCost(on, off, { ...deployment, tableCapacity: provisioned }, 1000);
+    // Assess: base 144,000 reads a club-month (55.6 a second for 1,000 clubs / 70% = 80 RCU), with
+    // the lifecycle 169,920 (65.6 / 70% = 94 RCU): 14 RCU over 720 h, shared by 1,000 clubs.
+    const RCU = PRICES.dynamoReadCapacityUnitHour.usd;
+    const WCU = PRICES.dynamoWriteCapacityUnitHour.usd;
+    expect(cost.added.readUnits).toBeCloseTo(25_920);
+    expect(cost.usd.dynamoReads).toBeCloseTo((14 * 720 * RCU) / 1000, 12);
+    // Writes: 26,000 -> 29,000 a club-month, 10.03 -> 11.19 a second: 15 -> 16 WCU.
+    expect(cost.usd.dynamoWrites).toBeCloseTo((1 * 720 * WCU) / 1000, 12);
+    expect(cost.pricedAs).toEqual({
+      mode: 'provisioned',
+      fleetClubs: 1000,
+      targetUtilizationPercent: 70,
+      addedCapacity: { read: 14, write: 1 },
+      // Held at 50%: 112 -> 132 RCU (20), 21 -> 23 WCU (2).
+      heldUsd: {
+        reads: expect.closeTo((20 * 720 * RCU) / 1000, 12),
+        writes: expect.closeTo((2 * 720 * WCU) / 1000, 12),
+      },
+    });
+    // The writes' bound: the base (59 units) x 60 + the delta (1 unit) x 720 = 4,260 a club-month,
+    // held at 50%: 26,000 -> 30,260 a club-month, 21 -> 24 WCU; above the measured writes held (2).
+    expect(cost.usd.dynamoWritesBound).toBeCloseTo((3 * 720 * WCU) / 1000, 12);
+    const held = (20 * 720 * RCU + 3 * 720 * WCU) / 1000;
+    const rest = cost.usd.storage + cost.usd.lambda + Math.max(cost.usd.events, cost.usd.eventsBound);
+    expect(cost.usd.totalBound).toBeCloseTo(held + rest, 12);
+    expect(cost.usd.totalBound).toBeGreaterThan(cost.usd.total);
+    // On demand the same units cost their request prices; the rest is the same in both modes.
+    expect(onDemand.pricedAs).toEqual({ mode: 'on-demand' });
+    expect(onDemand.usd.dynamoReads).toBeCloseTo(25_920 * PRICES.dynamoReadUnit.usd, 12);
+    expect(cost.usd.dynamoReads).toBeLessThan(onDemand.usd.dynamoReads);
+    expect(cost.usd.lambda).toBe(onDemand.usd.lambda);
   });
 });
