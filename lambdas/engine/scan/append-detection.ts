@@ -38,7 +38,12 @@ const SEEN_MARGIN_MS = 2 * 86_400_000;
 interface FacetRead {
   readonly facet: Facet;
   readonly item: unknown;
-  readonly at: string | undefined;
+  /**
+   * The record's instant for the time-ordered seen set (whole ms, years 0-9999), or undefined. Its
+   * ISO form (the seen entry's `at`) is made only where a string is needed: keys to file, the
+   * seen set's untimed-or-not lookups (seenAmong).
+   */
+  readonly atMs: number | undefined;
 }
 
 export interface IdentifiedRecord {
@@ -99,7 +104,7 @@ export class AppendDetection {
     if (!scan || scan.held.length === 0) return quarantine;
     const facets = this.#facetsOf(scan.held);
     scan.held = [];
-    for (const [key, { at }] of facets) if (at !== undefined) scan.sums.add(key, at);
+    for (const [key, { atMs }] of facets) if (atMs !== undefined) scan.sums.add(key, atMs);
     await this.#detectNow(facets, scan.mode, quarantine, await this.#vouched(scan));
     return quarantine;
   }
@@ -168,24 +173,24 @@ export class AppendDetection {
     if (facets.size === 0) return;
     const backfill = mode === 'backfill';
     const keys = [...facets.keys()];
-    const timeOf = (k: string) => facets.get(k)!.at;
+    const msOf = (k: string) => facets.get(k)!.atMs;
     // The backfill publishes untimed facets without asking the per-key set (one read per key).
-    const asked = backfill ? keys.filter((k) => facets.get(k)!.at !== undefined) : keys;
+    const asked = backfill ? keys.filter((k) => msOf(k) !== undefined) : keys;
     const seen = vouched
-      ? await this.#seen.seenVouched(asked, timeOf, vouched)
-      : await this.#seen.seenAmong(asked, timeOf);
+      ? await this.#seen.seenVouched(asked, msOf, vouched)
+      : await this.#seen.seenAmong(asked, (k) => isoOf(msOf(k)));
     const fresh = keys.filter((k) => !seen.has(k));
     const publish = backfill ? keys : fresh;
     if (publish.length === 0) return;
     if (vouched) {
       // A tracked facet's earlier values may be in hours the digest vouched for (not read).
-      let earliest: string | undefined;
+      let earliest: number | undefined;
       for (const k of keys) {
-        const at = facets.get(k)!.at;
-        if (at !== undefined && (earliest === undefined || at < earliest)) earliest = at;
+        const ms = msOf(k);
+        if (ms !== undefined && (earliest === undefined || ms < earliest)) earliest = ms;
       }
       if (earliest !== undefined && publish.some((k) => facets.get(k)!.facet.track))
-        await this.#seen.loadFrom(earliest);
+        await this.#seen.loadFrom(iso(earliest));
     }
     const page = emptyPageEvents();
     if (mode !== 'baseline') {
@@ -207,9 +212,10 @@ export class AppendDetection {
   #facetsOf(records: readonly IdentifiedRecord[]): Map<string, FacetRead> {
     const facets = new Map<string, FacetRead>();
     const facetsOf = this.source.facets as (i: unknown, id: string) => Facet[];
-    for (const { id, item, atMs } of records) {
-      const at = atMs === undefined ? this.#recordAt(item) : isoAt(atMs);
-      for (const facet of facetsOf(item, id)) facets.set(fingerprint(facet.key), { facet, item, at });
+    for (const record of records) {
+      const { id, item } = record;
+      const atMs = seenTime(record.atMs ?? this.#recordMs(item));
+      for (const facet of facetsOf(item, id)) facets.set(fingerprint(facet.key), { facet, item, atMs });
     }
     return facets;
   }
@@ -236,11 +242,12 @@ export class AppendDetection {
     const timed: SeenAt[] = [];
     const untimed: string[] = [];
     for (const key of fresh) {
-      const { at, facet } = facets.get(key)!;
-      if (at === undefined) {
+      const { atMs, facet } = facets.get(key)!;
+      if (atMs === undefined) {
         if (!backfill) untimed.push(key);
         continue;
       }
+      const at = iso(atMs);
       if (backfill && at < reach) continue;
       const tag = facet.track ? seenTag(facet.track) : undefined;
       timed.push({
@@ -257,29 +264,32 @@ export class AppendDetection {
     if (untimed.length > 0) await this.store.putSeen(clubId, this.source.name, untimed, expiresAt);
   }
 
-  /**
-   * The record's instant (UTC ISO with ms) for the time-ordered seen set; undefined if it has none,
-   * or one outside the fixed 24-character form the set sorts by (years before 0 or after 9999).
-   */
-  #recordAt(item: unknown): string | undefined {
+  /** The instant (UTC ms) of the record's time; undefined if it has none or it cannot be read. */
+  #recordMs(item: unknown): number | undefined {
     const recordTime = this.source.recordTime as ((i: unknown) => string | null | undefined) | undefined;
     const value = recordTime?.(item);
     if (!value) return undefined;
     try {
-      const ms = toInstant(value, this.source.filterZone, this.ctx);
-      return Number.isFinite(ms) ? isoAt(ms) : undefined;
+      return toInstant(value, this.source.filterZone, this.ctx);
     } catch {
       return undefined;
     }
   }
 }
 
-/** An instant as the seen set's 24-character UTC ISO form; undefined outside years 0-9999. */
-function isoAt(ms: number): string | undefined {
-  try {
-    const at = new Date(ms).toISOString();
-    return at.length === 24 ? at : undefined;
-  } catch {
-    return undefined; // past the Date range
-  }
+/** 0000-01-01T00:00:00.000Z and 10000-01-01T00:00:00.000Z: the years of the 24-character ISO form. */
+const SEEN_TIME_MIN_MS = -62_167_219_200_000;
+const SEEN_TIME_END_MS = 253_402_300_800_000;
+
+/**
+ * An instant as the time-ordered seen set takes it (what `Date.parse` reads back from its ISO
+ * form: whole ms), or undefined outside the fixed 24-character form the set sorts by (years before
+ * 0 or after 9999) or when it is not a number.
+ */
+export function seenTime(ms: number | undefined): number | undefined {
+  if (ms === undefined || !Number.isFinite(ms)) return undefined;
+  const whole = Math.trunc(ms) || 0; // -0 reads back as 0
+  return whole >= SEEN_TIME_MIN_MS && whole < SEEN_TIME_END_MS ? whole : undefined;
 }
+
+const isoOf = (ms: number | undefined) => (ms === undefined ? undefined : iso(ms));

@@ -42,10 +42,13 @@ export class HourSums {
   readonly #keys = new Set<string>();
   readonly #hours = new Map<number, { count: number; xor: bigint }>();
 
-  /** Adds a key with its record time (ISO); a key added before is not counted twice. */
-  add(fingerprint: string, at: string): void {
+  /**
+   * Adds a key with its record time (ISO, or the epoch ms it reads as); a key added before is not
+   * counted twice.
+   */
+  add(fingerprint: string, at: string | number): void {
     if (this.#keys.has(fingerprint)) return;
-    const ms = Date.parse(at);
+    const ms = typeof at === 'number' ? at : Date.parse(at);
     if (!Number.isFinite(ms)) return;
     this.#keys.add(fingerprint);
     const hour = hourOf(ms);

@@ -77,7 +77,7 @@ export class SeenWindow {
    */
   async seenVouched(
     keys: readonly string[],
-    timeOf: (key: string) => string | undefined,
+    timeMsOf: (key: string) => number | undefined,
     vouched: ReadonlySet<number>,
   ): Promise<Set<string>> {
     const seen = new Set<string>();
@@ -85,12 +85,12 @@ export class SeenWindow {
     const unvouched: string[] = [];
     const hours = new Set<number>();
     for (const key of keys) {
-      const at = timeOf(key);
-      if (at === undefined) {
+      const ms = timeMsOf(key);
+      if (ms === undefined) {
         untimed.push(key);
         continue;
       }
-      const hour = hourOf(Date.parse(at));
+      const hour = hourOf(ms);
       if (vouched.has(hour)) seen.add(key);
       else {
         unvouched.push(key);

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AppendDetection } from '../../../../lambdas/engine/scan/append-detection';
+import { AppendDetection, seenTime } from '../../../../lambdas/engine/scan/append-detection';
 import { PageReader } from '../../../../lambdas/engine/scan/page-reader';
 import { publishPageEvents } from '../../../../lambdas/engine/scan/publish-commit';
 import type { ScanMode } from '../../../../lambdas/engine/scan/scan-types';
@@ -100,5 +101,44 @@ describe('AppendDetection', () => {
     const entries = await store.seenEntriesSince(sydney.clubId, 'visits', '2025-05-01T00:00:00.000Z', 0);
     expect(entries.map((e) => e.at).sort()).toEqual(['2025-05-31T20:00:00.000Z', '2025-05-31T21:30:00.000Z']);
     expect(reads).toBe(2); // the reader's, one a record
+  });
+});
+
+describe('seenTime', () => {
+  /** The rule before instants were kept as numbers: the ISO form if 24 characters, read back. */
+  const viaIso = (ms: number) => {
+    if (!Number.isFinite(ms)) return undefined;
+    try {
+      const at = new Date(ms).toISOString();
+      return at.length === 24 ? Date.parse(at) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  it('takes the instants whose ISO form has 24 characters (years 0-9999), as whole ms', () => {
+    const edges = [
+      -62_167_219_200_001,
+      -62_167_219_200_000,
+      253_402_300_799_999,
+      253_402_300_800_000,
+      8.64e15,
+      8.64e15 + 1,
+      -8.64e15 - 1,
+      0,
+      -0.5,
+      1.5,
+      -1.5,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+    ];
+    for (const ms of edges) expect(seenTime(ms), String(ms)).toBe(viaIso(ms));
+    fc.assert(
+      fc.property(fc.double({ min: -1e16, max: 1e16 }), (ms) => {
+        expect(seenTime(ms)).toBe(viaIso(ms));
+      }),
+      { numRuns: 5_000 },
+    );
   });
 });
