@@ -68,13 +68,19 @@ export const TABLE_CAPACITY_MODES = ['on-demand', 'provisioned'] as const;
 export type TableCapacityMode = (typeof TABLE_CAPACITY_MODES)[number];
 
 /**
- * Read units a club uses a second in the steady state: the typical club's 592,340 read units a
- * 30-day month (docs/benchmarks.json, the cost run of `typical.runs`) / 2,592,000 s = 0.229,
- * rounded up. Eventually consistent reads count half a unit, on demand and provisioned alike.
+ * Read units a club uses a second in the steady state: the typical club's 511,530 read units a
+ * 30-day month (bench, quick plan after the tail probe) / 2,592,000 s = 0.197, rounded up.
+ * Eventually consistent reads count half a unit, on demand and provisioned alike.
  */
-export const STEADY_READ_UNITS_PER_CLUB_SECOND = 0.23;
-/** Write units, the same way: 197,390 a month / 2,592,000 s = 0.076, rounded up. */
-export const STEADY_WRITE_UNITS_PER_CLUB_SECOND = 0.08;
+export const STEADY_READ_UNITS_PER_CLUB_SECOND = 0.2;
+/** Write units, the same way: 188,580 a month / 2,592,000 s = 0.0728, rounded up. */
+export const STEADY_WRITE_UNITS_PER_CLUB_SECOND = 0.073;
+/**
+ * The auto scaling floor, as a share of the steady mean at the target: auto scaling, not the floor,
+ * sets the capacity a fleet pays for (a quiet night scales in towards it), and the floor keeps a
+ * night from leaving the table below half of what the day needs while scale-out catches up.
+ */
+export const MIN_OVER_STEADY = 0.5;
 /**
  * Read units a club uses a second in a new fleet's first hour (every club's baseline, first
  * lifecycle evaluation and snapshots read back): ~59 units a poll, 48,981 a second at 50,000 clubs
@@ -112,8 +118,8 @@ export interface TableCapacitySizing {
 }
 
 /**
- * Provisioned capacity for `clubs` clubs at `targetUtilizationPercent`: the min is the steady mean
- * at the target (at least 1 unit), the max the busier of a whole fleet's first hour and the steady
+ * Provisioned capacity for `clubs` clubs at `targetUtilizationPercent`: the min is half the steady
+ * mean at the target (MIN_OVER_STEADY; at least 1 unit), the max the busier of a whole fleet's first hour and the steady
  * state's busiest hour, at the target. Units = clubs x units a club a second / target, rounded up.
  */
 export function tableCapacityFor(clubs: number, targetUtilizationPercent: number): TableCapacitySizing {
@@ -121,7 +127,7 @@ export function tableCapacityFor(clubs: number, targetUtilizationPercent: number
   const units = (perClubSecond: number) =>
     Math.max(1, Math.ceil((clubs * perClubSecond * 100) / targetUtilizationPercent - 1e-9));
   const range = (steady: number, firstHour: number): CapacityRange => ({
-    min: units(steady),
+    min: units(steady * MIN_OVER_STEADY),
     max: units(Math.max(firstHour, BUSIEST_HOUR_OVER_MEAN * steady)),
   });
   return {

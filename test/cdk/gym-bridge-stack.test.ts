@@ -282,15 +282,15 @@ describe('state table', () => {
   it('is provisioned in prod, reads and writes auto scaled between the sizes for its clubs at 70%', () => {
     const table = onlyResource(prod, 'AWS::DynamoDB::Table');
     expect(table.resource.Properties.BillingMode ?? 'PROVISIONED').toBe('PROVISIONED');
-    // 1,000 clubs (tableCapacityFor): the steady mean at 70% to start, the first hour's for the max.
+    // 1,000 clubs (tableCapacityFor): half the steady mean at 70% to start, the first hour's for the max.
     expect(table.resource.Properties.ProvisionedThroughput).toEqual({
-      ReadCapacityUnits: 329,
-      WriteCapacityUnits: 115,
+      ReadCapacityUnits: 143,
+      WriteCapacityUnits: 53,
     });
     const onTable = { 'Fn::Join': ['', ['table/', { Ref: table.id }]] };
     const scaled = [
-      ['Read', 329, 1429],
-      ['Write', 115, 229],
+      ['Read', 143, 1429],
+      ['Write', 53, 209],
     ] as const;
     for (const [dimension, min, max] of scaled) {
       const target = onlyResource(
@@ -316,7 +316,7 @@ describe('state table', () => {
     // A larger fleet, a larger range (past the default quota once raised).
     fleet.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', {
       ScalableDimension: 'dynamodb:table:ReadCapacityUnits',
-      MinCapacity: 16_429,
+      MinCapacity: 7143,
       MaxCapacity: 71_429,
     });
   });
@@ -331,9 +331,10 @@ describe('state table', () => {
     onDemandProd.hasResourceProperties('AWS::DynamoDB::Table', { BillingMode: 'PAY_PER_REQUEST' });
     onDemandProd.resourceCountIs('AWS::ApplicationAutoScaling::ScalingPolicy', 0);
     const devAt50 = synthStack({ stage: 'dev', tableCapacity: 'provisioned', tableTargetUtilization: '50' });
-    // 10 clubs at 50%: 0.23 x 10 / 0.5 = 4.6 -> 5 read units, 0.08 x 10 / 0.5 = 1.6 -> 2 write units.
+    // 10 clubs at 50%, half the mean: 0.2 x 10 x 0.5 / 0.5 = 2 read units, 0.073 x 10 x 0.5 / 0.5 =
+    // 0.73 -> 1 write unit.
     devAt50.template.hasResourceProperties('AWS::DynamoDB::Table', {
-      ProvisionedThroughput: { ReadCapacityUnits: 5, WriteCapacityUnits: 2 },
+      ProvisionedThroughput: { ReadCapacityUnits: 2, WriteCapacityUnits: 1 },
     });
     devAt50.template.resourcePropertiesCountIs(
       'AWS::ApplicationAutoScaling::ScalingPolicy',

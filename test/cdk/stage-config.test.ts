@@ -208,12 +208,12 @@ describe('resolveStageConfig', () => {
     expect(prod({ clubs: '50000' })).toThrow(
       /context tableCapacity=provisioned: 50000 clubs at tableTargetUtilization 70% need a max of 71429 read units \(quota L-CF0CBE56\), above tableMaxUnits=40000.*-c tableMaxUnits=.*-c tableCapacity=on-demand/,
     );
-    // A lower target needs more units: at 20%, 40,000 write units (the quota, just), then past it.
+    // A lower target needs more units: at 20%, 250,000 read units and 36,500 write units.
     expect(prod({ clubs: '50000', tableTargetUtilization: '20' })).toThrow(
       /need a max of 250000 read units \(quota L-CF0CBE56\), above/,
     );
-    expect(prod({ clubs: '50000', tableTargetUtilization: '20', tableMaxUnits: '39999' })).toThrow(
-      /250000 read units \(quota L-CF0CBE56\) and 40000 write units \(quota L-AB614373\), above tableMaxUnits=39999/,
+    expect(prod({ clubs: '50000', tableTargetUtilization: '20', tableMaxUnits: '36499' })).toThrow(
+      /250000 read units \(quota L-CF0CBE56\) and 36500 write units \(quota L-AB614373\), above tableMaxUnits=36499/,
     );
     expect(prod({ clubs: '50000', tableMaxUnits: '80000' })).not.toThrow();
     expect(prod({ clubs: '50000', tableCapacity: 'on-demand' })).not.toThrow();
@@ -222,22 +222,23 @@ describe('resolveStageConfig', () => {
 
 describe('tableCapacityFor', () => {
   it("takes the steady mean at the target for the min, a whole fleet's first hour (reads) or busiest hour (writes) for the max", () => {
-    // Reads: 0.23 a club a second steady, 1 in the first hour; writes: 0.08, busiest hour 2 x 0.08.
+    // Reads: 0.2 a club a second steady (the min: half of it), 1 in the first hour; writes: 0.073,
+    // busiest hour 2 x 0.073.
     expect(tableCapacityFor(1000, 70)).toEqual({
-      read: { min: 329, max: 1429 },
-      write: { min: 115, max: 229 },
+      read: { min: 143, max: 1429 },
+      write: { min: 53, max: 209 },
     });
     expect(tableCapacityFor(5000, 70)).toEqual({
-      read: { min: 1643, max: 7143 },
-      write: { min: 572, max: 1143 },
+      read: { min: 715, max: 7143 },
+      write: { min: 261, max: 1043 },
     });
     expect(tableCapacityFor(50_000, 70)).toEqual({
-      read: { min: 16_429, max: 71_429 },
-      write: { min: 5715, max: 11_429 },
+      read: { min: 7143, max: 71_429 },
+      write: { min: 2608, max: 10_429 },
     });
     // A higher target, fewer units; a rounding product (0.07 x 1000 / 0.7) does not gain a unit.
-    expect(tableCapacityFor(1000, 80).read).toEqual({ min: 288, max: 1250 });
-    expect(tableCapacityFor(1000, 50).write).toEqual({ min: 160, max: 320 });
+    expect(tableCapacityFor(1000, 80).read).toEqual({ min: 125, max: 1250 });
+    expect(tableCapacityFor(1000, 50).write).toEqual({ min: 73, max: 292 });
     // At least one unit, however small the fleet.
     expect(tableCapacityFor(1, 90)).toEqual({ read: { min: 1, max: 2 }, write: { min: 1, max: 1 } });
   });
