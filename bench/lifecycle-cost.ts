@@ -15,7 +15,7 @@
  * deployment-table.ts): on demand, each unit at its price; provisioned, as cost-dynamo-lines.ts
  * prices the club's units (`provisionedCost`): the added units raise the fleet's mean units a
  * second, and their cost is the difference of the capacity-hours with and without them at the
- * target, for the fleet the cost is quoted for (COST_FLEET_CLUBS). The bound holds that capacity at
+ * target (never below the min), for the fleet the cost is quoted for (COST_FLEET_CLUBS). The bound holds that capacity at
  * the scale-in threshold (target - 20 points), as the cost section's bound does.
  */
 import { type ClubSimulationOptions, type ClubSimulationResult, simulateClub } from './club-simulation';
@@ -96,9 +96,9 @@ const UNIT_PRICE = { read: PRICES.dynamoReadUnit.usd, write: PRICES.dynamoWriteU
 
 /**
  * `added` read or write units a club-month on top of the club's `base`, in `deployment`'s table
- * mode, for a fleet of `fleetClubs`. Provisioned, the min is left out: the stage sizes it from the
- * steady units a club uses, the lifecycle's included (lib/fleet-sizing.ts), so the floor would hide
- * the units it was sized for; without the lifecycle, the min would be that much lower.
+ * mode, for a fleet of `fleetClubs`; provisioned, as the cost section prices the club's units
+ * (never below the min: a fleet whose load, with the added units or without, stays under the
+ * table's floor adds nothing to the bill; the floor is half the steady mean, lib/fleet-sizing.ts).
  */
 export function addedUnitsCost(
   base: number,
@@ -112,9 +112,8 @@ export function addedUnitsCost(
     const usd = added * UNIT_PRICE[kind];
     return { usd, heldUsd: usd, capacity: 0 };
   }
-  const dim = { ...t[kind], min: 0 };
-  const without = provisionedCost(base, fleetClubs, dim, HOUR_PRICE[kind]);
-  const withAdded = provisionedCost(base + added, fleetClubs, dim, HOUR_PRICE[kind]);
+  const without = provisionedCost(base, fleetClubs, t[kind], HOUR_PRICE[kind]);
+  const withAdded = provisionedCost(base + added, fleetClubs, t[kind], HOUR_PRICE[kind]);
   return {
     usd: withAdded.usdPerClub - without.usdPerClub,
     heldUsd: withAdded.boundUsdPerClub - without.boundUsdPerClub,

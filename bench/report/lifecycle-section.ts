@@ -65,9 +65,8 @@ function pricedIn(l: LifecycleCostFigures): string {
   const target = p.targetUtilizationPercent;
   return `The state table is provisioned (the stage's template), so the added units are priced as the
 capacity they add: they raise a fleet of ${int(p.fleetClubs)} clubs' mean units a second, and their cost is the
-capacity-hours with them minus without them at ${target}% utilization (bench/cost-dynamo-lines.ts,
-\`provisionedCost\`), shared by the fleet's clubs. The table's min is left out: the stage sizes it
-from the steady units a club uses, the lifecycle's included (lib/fleet-sizing.ts), so the floor
-would hide the units it was sized for. The bound holds that capacity at the scale-in threshold
+capacity-hours with them minus without them at ${target}% utilization, never below the table's min
+(bench/cost-dynamo-lines.ts, \`provisionedCost\`, as section 5 prices the club's units), shared by
+the fleet's clubs. The bound holds that capacity at the scale-in threshold
 (${target - SCALE_IN_POINTS_BELOW_TARGET}%), as the cost section's does.`;
 }

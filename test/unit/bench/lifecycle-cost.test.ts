@@ -62,9 +62,9 @@ describe('lifecycleCost', () => {
     // Prepare: 3 days (x10 a month); lifecycle on adds 25,920 reads and 3,000 writes a club-month.
     const provisioned: TableCapacitySettings = {
       mode: 'provisioned',
-      // The min (sized from the steady units, the lifecycle's included) would hide the added units.
-      read: { provisioned: 329, min: 329, max: 1429, targetUtilizationPercent: 70 },
-      write: { provisioned: 115, min: 115, max: 229, targetUtilizationPercent: 70 },
+      // Floors below the fleet's load with the added units and without (half its steady mean).
+      read: { provisioned: 40, min: 40, max: 1429, targetUtilizationPercent: 70 },
+      write: { provisioned: 10, min: 10, max: 229, targetUtilizationPercent: 70 },
       scalableTargets: 2,
     };
     const days = 3;
@@ -119,5 +119,12 @@ describe('lifecycleCost', () => {
     expect(onDemand.usd.dynamoReads).toBeCloseTo(25_920 * PRICES.dynamoReadUnit.usd, 12);
     expect(cost.usd.dynamoReads).toBeLessThan(onDemand.usd.dynamoReads);
     expect(cost.usd.lambda).toBe(onDemand.usd.lambda);
+    // A floor above the load with the added reads and without (200 RCU > 94, and > 132 at 50%): the
+    // floor is paid either way, the added reads cost nothing.
+    const floored = { ...provisioned, read: { ...provisioned.read, provisioned: 200, min: 200 } };
+    const underFloor = lifecycleCost(on, off, { ...deployment, tableCapacity: floored }, 1000);
+    expect(underFloor.usd.dynamoReads).toBe(0);
+    expect(underFloor.pricedAs).toMatchObject({ addedCapacity: { read: 0 }, heldUsd: { reads: 0 } });
+    expect(underFloor.usd.dynamoWrites).toBeCloseTo(cost.usd.dynamoWrites, 15);
   });
 });
