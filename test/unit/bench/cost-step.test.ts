@@ -14,7 +14,7 @@ import type { TypicalClubFigures } from '../../../bench/steps/typical-club-step'
 import type { TypicalClubRun } from '../../../bench/typical-club';
 import { DEFAULT_TABLE_TARGET_UTILIZATION, tableCapacityFor } from '../../../lib/fleet-sizing';
 
-// 0.1 read units and 0.02 write units a club a second: at 100 clubs, far below any table's min.
+// 0.05 read units and 0.02 write units a club a second: at 100 clubs, below the 100-club table's min.
 const monthly: MonthlyClubCounts = {
   pollInvocations: 43_200,
   pollLocalMs: 1e6,
@@ -24,7 +24,7 @@ const monthly: MonthlyClubCounts = {
   pollStoreRequests: 200_000,
   putEventsRequests: 40_000,
   secretsCalls: 1440,
-  readUnits: 259_200,
+  readUnits: 129_600,
   writeUnits: 51_840,
   billedEvents: 90_000,
   eventBytes: 5e7,
@@ -62,8 +62,9 @@ describe('measureCosts by fleet size', () => {
     const row = figures.costs.byFleet.find((f) => f.clubs === 100)!;
     expect(row.settings?.tableMin).toEqual({ read: sized.read.min, write: sized.write.min });
     const line = (key: string) => row.cost.lines.find((l) => l.key === key)!;
-    // 100 clubs x 0.1 RCU/s / 70% = 15 RCU, below the 100-club min (33): the min is priced.
+    // 100 clubs x 0.05 RCU/s / 70% = 8 RCU, below the 100-club min: the min is priced.
     expect(line('dynamoReads').formula).toContain(`min ${sized.read.min})`);
+    expect(sized.read.min).toBeGreaterThan(8);
     expect(line('dynamoReads').usd).toBeCloseTo((sized.read.min * 720 * RCU_HOUR) / 100, 10);
     expect(line('dynamoWrites').usd).toBeCloseTo((sized.write.min * 720 * WCU_HOUR) / 100, 10);
     // The stage's own template (1,000 clubs) would have charged its floor to 100 clubs.
