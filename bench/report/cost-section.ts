@@ -130,7 +130,7 @@ whose unstated zone is not confirmed (longer lookbacks) costs ${usd(r.cost.uncon
 function fleetTemplatesNote(d: DeploymentSettings): string {
   const floor =
     d.tableCapacity?.mode === 'provisioned'
-      ? "; a provisioned\ntable's min capacity is its own fleet's steady load at the target, so a small fleet pays no larger\nfleet's floor"
+      ? "; a provisioned\ntable's min capacity is sized from its own fleet's steady load, so a small fleet pays no larger\nfleet's floor"
       : '';
   return `, each priced with the stage's template synthesized for its own clubs (\`-c clubs=N\`: the poll
 function's concurrency, the dispatch shards and the state table's capacity sized for N${floor})`;
