@@ -116,6 +116,7 @@ export class GymBridgeStack extends Stack {
       deadLetterQueue: this.poller.deadLetterQueue,
       dispatchLogGroup: this.poller.dispatchLogGroup,
       pollLogGroup: this.poller.pollLogGroup,
+      stateTable: this.stateTable.table,
       pollRate: Duration.minutes(config.pollRateMinutes),
       serviceName,
       sourceOverdueAfter: Duration.minutes(config.sourceOverdueMinutes),

@@ -19,9 +19,12 @@
  * - CredentialsRejected: a club's API credentials or key were refused.
  * - QuotaHigh: a club has used more than the threshold share of its monthly quota.
  * - DispatchErrors / DispatchNotRunning: the scheduler-driven dispatcher fails or does not run.
+ * - StateTableThrottled: the state table throttles reads or writes minute after minute (either
+ *   capacity mode).
  */
 import { Duration } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import {
@@ -39,11 +42,13 @@ import {
 } from './monitoring/queries';
 import { type ServiceMetric, serviceMetricOf } from './monitoring/service-metric';
 
-export type { BridgeAlarms } from './monitoring/alarms';
+export { type BridgeAlarms, TABLE_THROTTLED_MINUTES } from './monitoring/alarms';
 export { CLUB_ACTIVITY_QUERY, CLUB_QUOTA_QUERY, OVERDUE_SOURCES_QUERY } from './monitoring/queries';
 export { DEFAULT_SOURCE_OVERDUE_MINUTES, SOURCE_OVERDUE_LOG_MESSAGE };
 
 export interface MonitoringProps extends MonitoredPoller {
+  /** The state table (StateTableThrottled watches it). */
+  readonly stateTable: dynamodb.ITable;
   /** How often the dispatcher runs (sizes the DispatchNotRunning window). @default Duration.minutes(1) */
   readonly pollRate?: Duration;
   /** Powertools service name: the `service` dimension of every metric. @default 'gym-bridge' */
@@ -92,6 +97,7 @@ export class Monitoring extends Construct {
       dispatchFunction: props.dispatchFunction,
       deadLetterQueue: props.deadLetterQueue,
       serviceMetric: this.#serviceMetric,
+      stateTable: props.stateTable,
       pollRate,
       overdueMinutes: overdueAfter.toMinutes({ integral: false }),
       overdueQueryName: this.queryNames.overdueSources,

@@ -8,10 +8,12 @@
  * - CredentialsRejected: a club's API credentials or key were refused.
  * - QuotaHigh: a club has used more than the threshold share of its monthly quota.
  * - DispatchErrors / DispatchNotRunning: the scheduler-driven dispatcher fails or does not run.
+ * - StateTableThrottled: the state table throttles reads or writes minute after minute.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { METRIC, OVERDUE_CADENCE_FACTOR } from '../../../lambdas/common/deployment-contract';
@@ -27,10 +29,16 @@ export interface BridgeAlarms {
   readonly quotaHigh: cloudwatch.IAlarm;
   readonly dispatchErrors: cloudwatch.IAlarm;
   readonly dispatchNotRunning: cloudwatch.IAlarm;
+  readonly stateTableThrottled: cloudwatch.IAlarm;
 }
+
+/** StateTableThrottled fires when every one of this many minutes in a row has a throttled read or write. */
+export const TABLE_THROTTLED_MINUTES = 5;
 
 export interface BridgeAlarmsProps extends Pick<MonitoredPoller, 'dispatchFunction' | 'deadLetterQueue'> {
   readonly serviceMetric: ServiceMetric;
+  /** The state table: StateTableThrottled watches its throttled reads and writes. */
+  readonly stateTable: dynamodb.ITable;
   /** How often the dispatcher runs (sizes the SourceOverdue period and the DispatchNotRunning window). */
   readonly pollRate: Duration;
   /** The dispatcher's minimum allowance before a source is overdue, in minutes (for the description). */
@@ -165,6 +173,45 @@ function dispatcherAlarms(alarm: Alarm, props: BridgeAlarmsProps) {
   };
 }
 
+/**
+ * The alarm on the state table: a throttled read or write (AWS/DynamoDB ReadThrottleEvents and
+ * WriteThrottleEvents of the table, which count each throttled item of a batch call, where
+ * ThrottledRequests counts a batch only when all of it was throttled) in each of
+ * TABLE_THROTTLED_MINUTES minutes in a row. A minute or two is expected and retried by the SDK (a
+ * busier hour or a fleet's first hour while auto scaling steps up); throttling that lasts means polls
+ * fail and clubs fall behind. In both capacity modes, as both throttle: provisioned past its
+ * capacity (auto scaling behind, or at its max), on demand past twice its previous peak within 30
+ * minutes (a new table: 12,000 reads and 4,000 writes a second, the first hour of a fleet deployed
+ * on demand as docs/deploy.md suggests), past its table quota, and either on a hot partition.
+ * Two metrics in one expression: billed as two alarm metrics, $0.20 a month.
+ */
+function tableAlarms(alarm: Alarm, props: BridgeAlarmsProps) {
+  const minute = { period: Duration.minutes(1), statistic: cloudwatch.Stats.SUM };
+  const throttled = new cloudwatch.MathExpression({
+    // A minute with throttled reads and no throttled writes has no WriteThrottleEvents data point.
+    expression: 'FILL(reads, 0) + FILL(writes, 0)',
+    usingMetrics: {
+      reads: props.stateTable.metric('ReadThrottleEvents', minute),
+      writes: props.stateTable.metric('WriteThrottleEvents', minute),
+    },
+    label: 'State table: throttled reads and writes',
+    period: Duration.minutes(1),
+  });
+  return {
+    stateTableThrottled: alarm(
+      'StateTableThrottled',
+      `The state table throttled reads or writes in each of ${TABLE_THROTTLED_MINUTES} minutes in a row: polls wait on retries, some fail and are retried later.`,
+      {
+        metric: throttled,
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: TABLE_THROTTLED_MINUTES,
+        datapointsToAlarm: TABLE_THROTTLED_MINUTES,
+      },
+    ),
+  };
+}
+
 /** Creates the alarms in `scope`, in the order of `BridgeAlarms`. */
 export function createAlarms(scope: Construct, props: BridgeAlarmsProps): BridgeAlarms {
   const alarm: Alarm = (alarmId, description, options) =>
@@ -173,5 +220,6 @@ export function createAlarms(scope: Construct, props: BridgeAlarmsProps): Bridge
     ...pollAlarms(alarm, props),
     ...clubAlarms(alarm, props),
     ...dispatcherAlarms(alarm, props),
+    ...tableAlarms(alarm, props),
   };
 }
