@@ -4,37 +4,47 @@
  * around the records (token response, page envelope) are in ./protocol-schemas.ts.
  *
  * Rules applied everywhere:
- * - Fields the seed marks Required are required; every other field may be absent (or null, which
- *   real deployments of such APIs send for "no value").
+ * - Fields the seed marks Required are required; any other may be absent or null ("no value").
  * - Unknown extra fields are kept (`z.looseObject`), never rejected: upstream may add fields.
  * - Date-times match the seed's zone-less pattern; their zone is documented per field.
- * - int64 ids come out as decimal strings so that values above 2^53 keep full precision
- *   (see `parseJsonPreservingInt64` in ./json.ts, which delivers them as strings).
- * - Status fields are plain strings: the known values are constants (./statuses.ts), and an
- *   unknown value from upstream must not crash a poll.
- * - Email fields are strings, not validated as email addresses: a typo in an address must not
- *   quarantine a member whose status change matters.
+ * - int64 ids come out as decimal strings, exact above 2^53 (./json.ts delivers them as strings).
+ * - Status fields are plain strings (known values: ./statuses.ts): an unknown one must not crash a poll.
+ * - Email fields are strings, not validated as addresses: a typo must not quarantine a member.
  */
 import { z } from 'zod';
 
 /** The seed's date-time pattern: ISO 8601, no UTC offset, no trailing Z, optional fraction. */
 export const DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?$/;
 
-/** True when the fields of a pattern-matching date-time exist on the calendar and the clock. */
+/** A field of a date-time as Number() reads value[from, to); ASCII digits without a slice. */
+function field(value: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const digit = value.charCodeAt(i) - 48;
+    if (!(digit >= 0 && digit <= 9)) return Number(value.slice(from, to));
+    n = n * 10 + digit;
+  }
+  return n;
+}
+
+const MONTH_DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/** Days in a month (1-12) as Date.UTC counts them (years 0-99 read as 1900-1999). */
+function daysInMonth(year: number, month: number): number {
+  if (!Number.isInteger(year) || year < 0 || year > 9999)
+    return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const y = year < 100 ? year + 1900 : year;
+  return MONTH_DAYS[month]! + (month === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 1 : 0);
+}
+
+/**
+ * True when the fields of a pattern-matching date-time exist on the calendar and the clock (zod runs
+ * it on every date-time of every record, matched or not: digits are read without a Date).
+ */
 export function isRealDateTime(value: string): boolean {
-  const year = Number(value.slice(0, 4));
-  const month = Number(value.slice(5, 7));
-  const day = Number(value.slice(8, 10));
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return (
-    month >= 1 &&
-    month <= 12 &&
-    day >= 1 &&
-    day <= daysInMonth &&
-    Number(value.slice(11, 13)) <= 23 &&
-    Number(value.slice(14, 16)) <= 59 &&
-    Number(value.slice(17, 19)) <= 59
-  );
+  const month = field(value, 5, 7);
+  const day = field(value, 8, 10);
+  if (!(month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(field(value, 0, 4), month))) return false;
+  return field(value, 11, 13) <= 23 && field(value, 14, 16) <= 59 && field(value, 17, 19) <= 59;
 }
 
 export const dateTime = z
@@ -44,10 +54,12 @@ export const dateTime = z
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
+const INT64_TEXT = /^-?\d{1,19}$/;
 
-/** True for a decimal string that is an integer in the int64 range. */
+/** True for a decimal string that is an integer in the int64 range (18 digits always are). */
 function isInt64Text(value: string): boolean {
-  if (!/^-?\d{1,19}$/.test(value)) return false;
+  if (!INT64_TEXT.test(value)) return false;
+  if (value.length < (value.charCodeAt(0) === 45 ? 20 : 19)) return true;
   const n = BigInt(value);
   return n >= INT64_MIN && n <= INT64_MAX;
 }
