@@ -84,8 +84,46 @@ export function offsetMinutesAt(zone: string, instantMs: number): number {
   return offset;
 }
 
+/** The number two ASCII digits at `i` spell, or -1 when either is not a digit. */
+function twoDigits(text: string, i: number): number {
+  const a = text.charCodeAt(i) - 48;
+  const b = text.charCodeAt(i + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+/** `-`, `-`, `T`, `:`, `:` of `YYYY-MM-DDTHH:mm:ss`, by position. */
+const SEPARATORS: ReadonlyArray<readonly [number, number]> = [
+  [4, 45],
+  [7, 45],
+  [10, 84],
+  [13, 58],
+  [16, 58],
+];
+
+/**
+ * naiveMs of the form every record time has (`YYYY-MM-DDTHH:mm:ss`, years from 0100), read without
+ * the pattern's captures; NaN for any other text, which naiveMs reads with the pattern.
+ */
+function plainNaiveMs(local: string): number {
+  if (local.length !== 19) return Number.NaN;
+  for (const [at, code] of SEPARATORS) if (local.charCodeAt(at) !== code) return Number.NaN;
+  const century = twoDigits(local, 0);
+  const yy = twoDigits(local, 2);
+  const month = twoDigits(local, 5);
+  const day = twoDigits(local, 8);
+  const hour = twoDigits(local, 11);
+  const minute = twoDigits(local, 14);
+  const second = twoDigits(local, 17);
+  // Years 0-99 (Date.UTC reads them as 1900-1999) are left to naiveMs.
+  if (century < 1 || yy < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0)
+    return Number.NaN;
+  return Date.UTC(century * 100 + yy, month - 1, day, hour, minute, second);
+}
+
 /** Milliseconds of a zone-less local string read as if it were UTC ("naive" time). */
 export function naiveMs(local: string): number {
+  const plain = plainNaiveMs(local);
+  if (!Number.isNaN(plain)) return plain;
   const m = LOCAL_PATTERN.exec(local);
   if (!m) throw new InvalidLocalDateTimeError(`not a zone-less date-time: '${local}'`);
   // Truncated to the millisecond: '.9999999' (.NET writes 7 digits) stays inside its second.
