@@ -35,12 +35,48 @@ function bitsOf(fingerprint: string): bigint {
   return bytes.readBigUInt64BE(0);
 }
 
+/** Each base64url character's 6 bits, by character code (-1: not base64url). */
+const SEXTETS = new Int8Array(128).fill(-1);
+for (const [i, c] of [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'].entries())
+  SEXTETS[c.charCodeAt(0)] = i;
+
+/**
+ * bitsOf as two 32-bit halves (high, low), decoded from the first 11 characters without a Buffer
+ * or a BigInt; through bitsOf when one of them is not base64url (or the fingerprint is short).
+ */
+function halvesOf(fingerprint: string, out: Uint32Array): void {
+  let hi = 0;
+  let lo = 0;
+  for (let i = 0; i < 11; i++) {
+    const v = SEXTETS[fingerprint.charCodeAt(i)] ?? -1;
+    if (v < 0) {
+      const bits = bitsOf(fingerprint);
+      out[0] = Number(bits >> 32n);
+      out[1] = Number(bits & 0xffff_ffffn);
+      return;
+    }
+    // Characters 0-4 and the top 2 bits of 5 are the high half; the rest of 5, 6-9 and the top 4 of 10 the low.
+    if (i < 5) hi = (hi << 6) | v;
+    else if (i === 5) {
+      hi = (hi << 2) | (v >> 4);
+      lo = v & 15;
+    } else if (i < 10) lo = (lo << 6) | v;
+    else lo = (lo << 4) | (v >> 2);
+  }
+  out[0] = hi >>> 0;
+  out[1] = lo >>> 0;
+}
+
+const xorOf = (hi: number, lo: number): bigint => (BigInt(hi) << 32n) | BigInt(lo);
+
 export const hourOf = (ms: number): number => Math.floor(ms / HOUR_MS);
 
 /** The distinct keys a scan read, summed by hour of their record time. */
 export class HourSums {
   readonly #keys = new Set<string>();
-  readonly #hours = new Map<number, { count: number; xor: bigint }>();
+  /** Per hour: the count and the XOR of the keys' first 64 bits, as two 32-bit halves. */
+  readonly #hours = new Map<number, { count: number; hi: number; lo: number }>();
+  readonly #halves = new Uint32Array(2);
 
   /**
    * Adds a key with its record time (ISO, or the epoch ms it reads as); a key added before is not
@@ -52,9 +88,11 @@ export class HourSums {
     if (!Number.isFinite(ms)) return;
     this.#keys.add(fingerprint);
     const hour = hourOf(ms);
-    const sum = this.#hours.get(hour) ?? { count: 0, xor: 0n };
+    const sum = this.#hours.get(hour) ?? { count: 0, hi: 0, lo: 0 };
     sum.count++;
-    sum.xor ^= bitsOf(fingerprint);
+    halvesOf(fingerprint, this.#halves);
+    sum.hi = (sum.hi ^ this.#halves[0]!) >>> 0;
+    sum.lo = (sum.lo ^ this.#halves[1]!) >>> 0;
     this.#hours.set(hour, sum);
   }
 
@@ -69,18 +107,16 @@ export class HourSums {
   /** The sums over hours [startHour, startHour + hours). */
   sum(startHour: number, hours: number): { count: number; xor: bigint } {
     let count = 0;
-    let xor = 0n;
-    if (hours === 1) {
-      const s = this.#hours.get(startHour);
-      return s ? { count: s.count, xor: s.xor } : { count, xor };
-    }
+    let hi = 0;
+    let lo = 0;
     for (let h = startHour; h < startHour + hours; h++) {
       const s = this.#hours.get(h);
       if (!s) continue;
       count += s.count;
-      xor ^= s.xor;
+      hi = (hi ^ s.hi) >>> 0;
+      lo = (lo ^ s.lo) >>> 0;
     }
-    return { count, xor };
+    return { count, xor: xorOf(hi, lo) };
   }
 }
 
