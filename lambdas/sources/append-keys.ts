@@ -13,6 +13,9 @@ export const usable = (memberNumber: string | null | undefined): memberNumber is
 export const subjectOf = (memberNumber: string | null | undefined) =>
   usable(memberNumber) ? { memberNumber } : {};
 
-/** A facet's memo when it fits the seen entry (256 UTF-8 bytes), else none. */
+/**
+ * A facet's memo when it fits the seen entry (256 UTF-8 bytes), else none. A UTF-16 unit is at most
+ * 3 bytes of UTF-8, so a text of up to 85 units fits without counting its bytes.
+ */
 export const memo = (text: string): { memo?: string } =>
-  Buffer.byteLength(text, 'utf8') <= 256 ? { memo: text } : {};
+  text.length <= 85 || Buffer.byteLength(text, 'utf8') <= 256 ? { memo: text } : {};
