@@ -128,9 +128,7 @@ const DEFAULTS: Record<Stage, Omit<StageConfig, Sized>> = {
     piiPolicyDefault: 'minimal',
     quotaReserve: DEFAULT_QUOTA_RESERVE,
     sourceOverdueMinutes: DEFAULT_SOURCE_OVERDUE_MINUTES,
-    // A quarter: long enough to replay any consumer's outage or bug window; older append records
-    // come again from the API by an explicit backfill (same eventIds). 365 days costs about $0.011
-    // a club-month more (docs/publishing.md, "From the archive").
+    // A quarter replays any consumer's outage or bug window (docs/publishing.md, "From the archive").
     archiveRetentionDays: 90,
     exampleRules: true,
     exampleRulesEmailDetail: 'summary',
