@@ -38,7 +38,22 @@ export interface ValueMeasure {
 interface Frame {
   readonly value: unknown;
   readonly depth: number;
-  readonly path: string;
+  /** The frame of the object or array holding this value, and its key or index there. */
+  readonly parent?: Frame;
+  readonly key?: string | number;
+}
+
+/** Where a frame sits, e.g. `Extra.a[2].b` (keys cut to 40 characters): built only when reported. */
+function pathOf(frame: Frame): string {
+  const chain: Frame[] = [];
+  for (let f: Frame | undefined = frame; f?.parent; f = f.parent) chain.push(f);
+  let path = '';
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const key = chain[i]!.key!;
+    if (typeof key === 'number') path = `${path}[${key}]`;
+    else path = path ? `${path}.${key.slice(0, 40)}` : key.slice(0, 40);
+  }
+  return path || '(record)';
 }
 
 /**
@@ -46,37 +61,33 @@ interface Frame {
  * passed. Never throws.
  */
 export function measureValue(value: unknown, limits: RecordLimits = RECORD_LIMITS): ValueMeasure {
-  const stack: Frame[] = [{ value, depth: 1, path: '' }];
+  const stack: Frame[] = [{ value, depth: 1 }];
   let bytes = 0;
   let deepest = 0;
   while (stack.length > 0) {
-    const { value: v, depth, path } = stack.pop()!;
+    const frame = stack.pop()!;
+    const { value: v, depth } = frame;
     if (typeof v === 'string') {
       bytes += v.length + 2;
     } else if (v === null || typeof v !== 'object') {
       bytes += typeof v === 'number' || typeof v === 'boolean' ? 8 : 4;
     } else {
       if (depth > deepest) deepest = depth;
-      if (depth > limits.maxDepth) return { depth, bytes, path: path || '(record)', exceeded: 'depth' };
+      if (depth > limits.maxDepth) return { depth, bytes, path: pathOf(frame), exceeded: 'depth' };
       bytes += 2;
       if (Array.isArray(v)) {
         for (let i = v.length - 1; i >= 0; i--) {
           bytes += 1;
-          stack.push({ value: v[i], depth: depth + 1, path: `${path}[${i}]` });
+          stack.push({ value: v[i], depth: depth + 1, parent: frame, key: i });
         }
       } else {
         for (const key of Object.keys(v)) {
           bytes += key.length + 4;
-          stack.push({
-            value: (v as Record<string, unknown>)[key],
-            depth: depth + 1,
-            path: path ? `${path}.${key.slice(0, 40)}` : key.slice(0, 40),
-          });
+          stack.push({ value: (v as Record<string, unknown>)[key], depth: depth + 1, parent: frame, key });
         }
       }
     }
-    if (bytes > limits.maxBytes)
-      return { depth: deepest, bytes, path: path || '(record)', exceeded: 'bytes' };
+    if (bytes > limits.maxBytes) return { depth: deepest, bytes, path: pathOf(frame), exceeded: 'bytes' };
   }
   return { depth: deepest, bytes };
 }

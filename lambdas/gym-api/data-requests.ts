@@ -40,6 +40,7 @@ export class DataRequests {
   readonly #onRequest: RequestObserver | undefined;
   readonly #maxResponseBytes: number;
   readonly #clock: RetryClock;
+  #scrubber: { readonly key: string; readonly scrubber: CredentialScrubber } | undefined;
 
   constructor(settings: DataRequestSettings) {
     this.#apiKey = settings.apiKey;
@@ -60,7 +61,17 @@ export class DataRequests {
 
   /** Upstream text that may quote a credential of this client, cleaned. */
   scrub(text: string): string {
-    return new CredentialScrubber(this.secrets()).text(text);
+    return this.#scrubberOf(this.secrets()).text(text);
+  }
+
+  /**
+   * The scrubber of these secrets: the last one made is kept while the secrets stay the same (a
+   * page's pattern is built once per token, not per response).
+   */
+  #scrubberOf(secrets: string[]): CredentialScrubber {
+    const key = secrets.join('\u0000');
+    if (this.#scrubber?.key !== key) this.#scrubber = { key, scrubber: new CredentialScrubber(secrets) };
+    return this.#scrubber.scrubber;
   }
 
   /**
@@ -68,7 +79,7 @@ export class DataRequests {
    * records is replaced before anything reads them.
    */
   #scrubCredentials(operation: string, url: string, envelope: Envelope, body: string, token: string): void {
-    const scrubber = new CredentialScrubber(this.secrets(token));
+    const scrubber = this.#scrubberOf(this.secrets(token));
     if (!scrubber.appearsIn(body)) return;
     const strings = scrubber.values([envelope.data]);
     logger.warn('gym-api response quoted a credential; removed from its records', {

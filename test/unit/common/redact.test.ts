@@ -132,6 +132,23 @@ describe('bounded walks', () => {
     expect(safeStringify(value).length).toBeLessThan(1000);
   });
 
+  it('say where a limit was passed: keys cut to 40 characters, indexes in brackets', () => {
+    const long = 'k'.repeat(50);
+    const value = { Number: '1', Extra: { a: [{ [long]: { c: 'x'.repeat(200) } }] } };
+    expect(measureValue(value, { maxDepth: 4, maxBytes: 1e6 })).toEqual({
+      depth: 5,
+      bytes: expect.any(Number),
+      path: `Extra.a[0].${'k'.repeat(40)}`,
+      exceeded: 'depth',
+    });
+    expect(measureValue(value, { maxDepth: 32, maxBytes: 100 })).toMatchObject({
+      path: `Extra.a[0].${'k'.repeat(40)}.c`,
+      exceeded: 'bytes',
+    });
+    expect(measureValue([[['deep']]], { maxDepth: 2, maxBytes: 1e6 })).toMatchObject({ path: '[0][0]' });
+    expect(measureValue('x'.repeat(300), { maxDepth: 2, maxBytes: 100 })).toMatchObject({ path: '(record)' });
+  });
+
   it('never throw, whatever the value', () => {
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;
