@@ -47,6 +47,7 @@ function zoneCache(zone: string): ZoneCache {
         hour: '2-digit',
         minute: '2-digit',
         second: '2-digit',
+        era: 'short',
       });
     } catch (cause) {
       throw new InvalidTimeZoneError(`unknown IANA time zone '${zone}'`, { cause });
@@ -70,14 +71,12 @@ export function offsetMinutesAt(zone: string, instantMs: number): number {
   if (hit !== undefined) return hit;
   const parts = cache.format.formatToParts(new Date(bucket * BUCKET_MS));
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  const asUtc = Date.UTC(
-    get('year'),
-    get('month') - 1,
-    get('day'),
-    get('hour'),
-    get('minute'),
-    get('second'),
-  );
+  // Years before 1 AD come as 1 BC, 2 BC...: year 0, -1... in the proleptic calendar Date uses.
+  const era = parts.find((p) => p.type === 'era')?.value;
+  const year = era === 'BC' || era === 'B' ? 1 - get('year') : get('year');
+  const asUtcMs = Date.UTC(year, get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+  // Date.UTC reads years 0-99 as 1900-1999: a placeholder such as 0001-01-01 would be 1,900 years off.
+  const asUtc = year >= 0 && year < 100 ? new Date(asUtcMs).setUTCFullYear(year) : asUtcMs;
   const offset = Math.round((asUtc - bucket * BUCKET_MS) / 60_000);
   if (cache.offsetByBucket.size >= MAX_CACHE_ENTRIES) cache.offsetByBucket.clear();
   cache.offsetByBucket.set(bucket, offset);

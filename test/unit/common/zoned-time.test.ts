@@ -51,6 +51,22 @@ describe('localToUtc: ordinary times (no transition near)', () => {
   });
 });
 
+describe('localToUtc: placeholder dates (years 1-100, as .NET writes "no date")', () => {
+  // Zones then kept local mean time (Sydney +10:05, New York -4:56): within 15 hours of the naive
+  // reading, never 1,900 years off (Date.UTC reads years 0-99 as 1900-1999) nor a year (1 BC).
+  it.each([
+    ['Australia/Sydney', '0001-01-01T00:00:00'],
+    ['Australia/Sydney', '0100-01-01T00:00:00'],
+    ['America/New_York', '0001-01-01T00:00:00'],
+    ['America/New_York', '0099-12-31T23:00:00'],
+  ])('%s %s', (zone, local) => {
+    const naive = Date.parse(`${local}Z`);
+    const { instantMs } = localToUtc(local, zone);
+    expect(Math.abs(instantMs - naive)).toBeLessThan(15 * 3_600_000);
+    expect(offsetMinutesAt(zone, instantMs) * 60_000).toBe(naive - instantMs);
+  });
+});
+
 describe('localToUtc: the DST gap (a local time that does not exist)', () => {
   it.each([
     // Read with the offset in force before the gap: 02:30 becomes 03:30 daylight time.
