@@ -6,7 +6,7 @@ import { DETAIL_TYPES, type DetailType } from './event-names';
 
 /** What the six lifecycle events (docs/lifecycle.md) have in common, said after each one's rule. */
 const LIFECYCLE =
-  'A lifecycle event (docs/lifecycle.md): derived from what the bridge already reads (no extra API request), evaluated when the club-local hour turns, so it lands within an hour of its moment. Once per fact (a stable eventId); what is already underway when the bridge begins tracking a club is part of its silent baseline, and lifecycle events are never backfilled.';
+  'A lifecycle event (docs/lifecycle.md): derived from what the bridge already reads (no extra API request), evaluated once an hour, at a minute of the hour set per club, so it lands within an hour of its moment. Once per fact (a stable eventId); what is already underway when the bridge begins tracking a club is part of its silent baseline, and lifecycle events are never backfilled.';
 
 /** When each event is emitted: used by the generated catalog page and as rule descriptions. */
 export const EVENT_DESCRIPTIONS: Record<DetailType, string> = {
