@@ -123,6 +123,13 @@ export const ASSUMPTIONS = {
     source:
       "Request line: the real base address's path may carry more segments than the sandbox's /v1 (not stated); added to every request",
   },
+  answersAsDecoded: {
+    value: 0,
+    low: 0,
+    high: 1,
+    source:
+      "Whether the API compresses its answers is not stated. The client offers gzip (Node's fetch sends Accept-Encoding: gzip, deflate and decodes), and the sandbox, like most HTTP front ends, gzips a page when offered (level 1): the ACKs are of what came over the wire (0). High (1): an API that never compresses, its answers as long as their JSON (the measured ratio of JSON to bytes sent), the ACKs in proportion",
+  },
 } as const satisfies Record<string, Assumption>;
 
 export type Setting = 'value' | 'low' | 'high';
@@ -163,6 +170,7 @@ function tallyParts(
   t: WireTally,
   extraChars: number,
   setting: Setting,
+  answerInflation = 1,
 ): Omit<Parts, 'handshakes' | 'connections'> {
   const k = (name: Name) => ASSUMPTIONS[name][setting];
   if (t.requests === 0) return { requests: 0, framing: 0, acks: 0 };
@@ -171,10 +179,11 @@ function tallyParts(
   const perAck = k('segmentsPerAck');
   const acks =
     perAck === 1 ? t.responseSegments : perAck === 2 ? t.responseSegmentPairs : t.responseSegmentBatches;
+  const decoded = k('answersAsDecoded') === 1 ? Math.max(1, answerInflation) : 1;
   return {
     requests: t.requestBytes + t.requests * extraChars,
     framing: t.requests * (k('tlsRecordOverhead') + segments * k('packetHeader')),
-    acks: acks * k('packetHeader'),
+    acks: acks * decoded * k('packetHeader'),
   };
 }
 
@@ -189,9 +198,9 @@ function extraChars(w: WireCounts, setting: Setting): { data: number; token: num
 }
 
 /** Every part at one setting, for the counted span (not scaled). */
-export function bytesOutParts(w: WireCounts, setting: Setting = 'value'): Parts {
+export function bytesOutParts(w: WireCounts, setting: Setting = 'value', answerInflation = 1): Parts {
   const extra = extraChars(w, setting);
-  const data = tallyParts(w.data, extra.data, setting);
+  const data = tallyParts(w.data, extra.data, setting, answerInflation);
   const token = tallyParts(w.token, extra.token, setting);
   const connections =
     ASSUMPTIONS.coldPoolEachPoll[setting] === 1 ? w.coldPoolConnections : w.connectionsOpened;
@@ -207,8 +216,11 @@ export function bytesOutParts(w: WireCounts, setting: Setting = 'value'): Parts 
 const totalOf = (p: Parts) => p.requests + p.framing + p.acks + p.handshakes;
 const perRequest = (bytes: number, t: WireTally) => (t.requests ? bytes / t.requests : 0);
 
-/** The month's bytes out from the counted span, scaled by `scale` (a month over the span). */
-export function monthlyBytesOut(w: WireCounts, scale: number): MonthlyBytesOut {
+/**
+ * The month's bytes out from the counted span, scaled by `scale` (a month over the span);
+ * `answerInflation`: the answers' JSON bytes over their bytes as sent (the high bound's answers).
+ */
+export function monthlyBytesOut(w: WireCounts, scale: number, answerInflation = 1): MonthlyBytesOut {
   const p = bytesOutParts(w, 'value');
   return {
     total: totalOf(p) * scale,
@@ -217,7 +229,7 @@ export function monthlyBytesOut(w: WireCounts, scale: number): MonthlyBytesOut {
     acks: p.acks * scale,
     handshakes: p.handshakes * scale,
     low: totalOf(bytesOutParts(w, 'low')) * scale,
-    high: totalOf(bytesOutParts(w, 'high')) * scale,
+    high: totalOf(bytesOutParts(w, 'high', answerInflation)) * scale,
     connections: p.connections * scale,
     measured: {
       dataRequestBytes: perRequest(w.data.requestBytes, w.data),
@@ -226,6 +238,7 @@ export function monthlyBytesOut(w: WireCounts, scale: number): MonthlyBytesOut {
       bearerChars: w.bearerChars,
       openedPerPoll: w.windows ? w.connectionsOpened / w.windows : 0,
       coldPoolPerPoll: w.windows ? w.coldPoolConnections / w.windows : 0,
+      answerInflation,
     },
   };
 }
@@ -246,7 +259,7 @@ export function dataTransferOut(c: MonthlyClubCounts): { bytes: number; detail: 
     bytes: b.total,
     detail:
       `${fmt(requests)} requests: ${mb(b.requests)} HTTP (measured at the client's sockets, ${fmt(b.measured.dataRequestBytes)} B a data request; a ${ASSUMPTIONS.bearerChars.value}-char JWT) + ` +
-      `${mb(b.framing)} TLS/TCP framing + ${mb(b.acks)} ACKs (${fmt(b.measured.responseBytesPerDataRequest)} B answers) + ` +
+      `${mb(b.framing)} TLS/TCP framing + ${mb(b.acks)} ACKs (${fmt(b.measured.responseBytesPerDataRequest)} B answers${(b.measured.answerInflation ?? 1) > 1 ? `, gzipped: ${fmt(b.measured.answerInflation)}x smaller than their JSON` : ''}) + ` +
       `${mb(b.handshakes)} for ${fmt(b.connections)} connections (${fmt(handshakeBytes())} B each) = ${mb(b.total)} ` +
       `(bounds ${mb(b.low)} to ${mb(b.high)}, bench/bytes-out.ts)`,
   };

@@ -9,6 +9,7 @@
 import type { ClubConfig } from '../lambdas/clubs/club-config';
 import type { PollMessage } from '../lambdas/common/deployment-contract';
 import type { JournalEntry } from '../lambdas/sandbox';
+import type { PageBytes } from '../lambdas/sandbox/sandbox-types';
 import { enabledSources, SOURCE_ORDER, SOURCES } from '../lambdas/sources';
 import { encodeLifecycle } from '../lambdas/state/lifecycle-store';
 import type { Cursor, StateStore } from '../lambdas/state/store';
@@ -92,6 +93,8 @@ export interface ClubSimulationResult {
   /** Members and prospects at the end: the snapshots the club keeps in the table. */
   readonly stateRecords: number;
   readonly sandboxCpuMs: number;
+  /** The span's data pages: their JSON bytes over their bytes as sent (1: none compressed). */
+  readonly answerInflation: number;
   readonly host: HostProcess;
   readonly lastSeq: number;
   /** The club's cursors at the end: a steady-state template for the scale benchmark. */
@@ -219,8 +222,11 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
   const { baseline, secretsCalls0, batches0 } = await runBaseline(rig, recorder);
   const fullStart = await fullReadRows(host, club.clubId);
   const sandboxCpu0 = await host.cpuMs();
+  const pages0 = await host.call<PageBytes>('pageBytes');
   const span = await runSpan(rig, recorder, options);
   const sandboxCpuMs = (await host.cpuMs()) - sandboxCpu0;
+  const pages1 = await host.call<PageBytes>('pageBytes');
+  const sentBytes = pages1.sent - pages0.sent;
   const fullEnd = await fullReadRows(host, club.clubId);
   const cursors = await rig.store.listCursors(club.clubId);
   const doc = await rig.store.getLifecycle(club.clubId);
@@ -258,6 +264,7 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
     fullReadRows: { start: fullStart, end: fullEnd },
     stateRecords,
     sandboxCpuMs,
+    answerInflation: sentBytes > 0 ? (pages1.json - pages0.json) / sentBytes : 1,
     host,
     lastSeq: span.lastSeq,
     cursors,

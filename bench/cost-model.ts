@@ -70,6 +70,8 @@ export interface MonthlyBytesOut {
     /** Connections the bench's polls opened, and a pool cold at each poll would, per poll. */
     readonly openedPerPoll: number;
     readonly coldPoolPerPoll: number;
+    /** The answers' JSON bytes over their bytes as sent (> 1: the API gzipped them); 1 unknown. */
+    readonly answerInflation: number;
   };
 }
 

@@ -206,7 +206,9 @@ function monthlyCounts(sim: ClubSimulationResult, days: number): MonthlyClubCoun
     perClubMetrics: sim.emf.perClubMetrics,
     // Estimate: a snapshot per member and prospect (~300 B) and seen keys kept ~12 days (~100 B).
     storedBytes: sim.stateRecords * 300 + seenWritesPerDay * 12 * 100,
-    ...(sim.requests.wire?.data.requests ? { bytesOut: monthlyBytesOut(sim.requests.wire, scale) } : {}),
+    ...(sim.requests.wire?.data.requests
+      ? { bytesOut: monthlyBytesOut(sim.requests.wire, scale, sim.answerInflation) }
+      : {}),
     pollWork: samplePollWork(
       sim.polls.map((p) => ({
         // On-CPU time: the process's CPU, or its wall time if lower (CPU counts GC and pool

@@ -40,6 +40,9 @@ serveHost({
   requestCounts(clubId: string) {
     return started().requestCounts(clubId);
   },
+  pageBytes() {
+    return started().pageBytes;
+  },
   cpu() {
     return process.cpuUsage();
   },

@@ -15,10 +15,11 @@ import type { AccessTokenIssuer } from './access-tokens';
 import { ADMIN_JOURNAL_PATH, ADMIN_POISON_PATH, sendLogEntries } from './admin-routes';
 import type { ClubRuntime } from './club-runtime';
 import type { Faults, ForcedResponse, ForcedResponses } from './faults';
-import { MESSAGES, SERVER_ERRORS, send, sendMessage } from './http-replies';
+import { MESSAGES, SERVER_ERRORS, send, sendMessage, sendPage } from './http-replies';
 import type { Journal } from './journal';
 import { stringifyWithInt64 } from './json-output';
 import { linkOrigin } from './link-origin';
+import type { PageCompression } from './options';
 import { InvalidQueryError, operationAt, parsePageQuery, selectItems } from './page-query';
 import { streamHugePage } from './poison/huge-page';
 import type { PoisonLog } from './poison/poison-log';
@@ -45,11 +46,16 @@ export interface HttpApiContext {
   readonly poisonLog: PoisonLog;
   /** The integrator login, which echoed-credential errors may repeat on data requests. */
   readonly integrator: { readonly username: string; readonly password: string };
+  /** Whether data pages are gzipped for clients that offer it. */
+  readonly compression: PageCompression;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class HttpApi {
+  /** Bytes of the data pages served: as written and as sent. */
+  readonly pageBytes = { pages: 0, json: 0, sent: 0 };
+
   constructor(private readonly ctx: HttpApiContext) {}
 
   /** The node:http request listener. */
@@ -200,7 +206,7 @@ export class HttpApi {
     const next = nextUrl.toString();
     if (plan?.hugePage)
       return streamHugePage(res, { href, next, itemsJson: stringifyWithInt64(data) }, plan.hugePage);
-    send(res, 200, stringifyWithInt64({ href, next, data }));
+    sendPage(req, res, stringifyWithInt64({ href, next, data }), this.ctx.compression, this.pageBytes);
   }
 
   private token(req: IncomingMessage, res: ServerResponse) {

@@ -2,7 +2,9 @@
  * Writing the sandbox's HTTP answers: a body with its length and content type, errors as
  * {"Message": "..."} with the API's texts, and the bodies of the random 5xx a real gateway sends.
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
+import type { PageCompression } from './options';
 
 export const MESSAGES = {
   invalidCredentials: 'Invalid credentials',
@@ -27,6 +29,51 @@ export function send(
     ...headers,
   });
   res.end(body);
+}
+
+/** Bodies shorter than this go out as they are: gzip would save a few bytes for its CPU. */
+const COMPRESS_FROM_BYTES = 1024;
+
+/** True when the request's Accept-Encoding offers gzip (not refused with q=0). */
+export function acceptsGzip(req: IncomingMessage): boolean {
+  const header = req.headers['accept-encoding'];
+  if (typeof header !== 'string') return false;
+  return header.split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (coding?.trim() !== 'gzip' && coding?.trim() !== 'x-gzip') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+/**
+ * A 200 JSON page: gzipped (level 1, as HTTP front ends compress dynamic answers) when the sandbox
+ * compresses, the client offers gzip and the body is worth it; as it is otherwise.
+ */
+export function sendPage(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: string,
+  compression: PageCompression,
+  tally: { pages: number; json: number; sent: number },
+): void {
+  const raw = Buffer.from(body, 'utf8');
+  tally.pages++;
+  tally.json += raw.length;
+  if (compression === 'none' || raw.length < COMPRESS_FROM_BYTES || !acceptsGzip(req)) {
+    tally.sent += raw.length;
+    send(res, 200, body, undefined, compression === 'none' ? {} : { vary: 'accept-encoding' });
+    return;
+  }
+  const gzipped = gzipSync(raw, { level: 1 });
+  tally.sent += gzipped.length;
+  res.writeHead(200, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-encoding': 'gzip',
+    'content-length': gzipped.length,
+    vary: 'accept-encoding',
+  });
+  res.end(gzipped);
 }
 
 export function sendMessage(

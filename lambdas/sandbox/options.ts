@@ -60,7 +60,15 @@ export interface SandboxOptions {
    * (fall-back) or around a skipped one (spring-forward).
    */
   readonly dstTransition?: DstTransitionKind;
+  /**
+   * Compression of data pages: 'gzip' answers a request whose Accept-Encoding offers gzip with a
+   * gzipped body (as most HTTP front ends of an API do; the seed does not say), 'none' never
+   * compresses. @default 'gzip'
+   */
+  readonly compression?: PageCompression;
 }
+
+export type PageCompression = 'gzip' | 'none';
 
 export class InvalidSandboxOptionError extends Error {
   override readonly name = 'InvalidSandboxOptionError';
@@ -96,6 +104,7 @@ export interface ResolvedOptions {
   readonly ambiguousZone: AmbiguousZone;
   readonly activityScale: number;
   readonly integrator: { readonly username: string; readonly password: string };
+  readonly compression: PageCompression;
 }
 
 const HEX = '0123456789abcdef';
@@ -114,6 +123,12 @@ function nonNegative(name: string, value: number, integer = false): number {
       `${name} must be a non-negative ${integer ? 'integer' : 'number'}, got ${value}`,
     );
   return value;
+}
+
+function compressionOf(value: unknown): PageCompression {
+  if (value === undefined) return 'gzip';
+  if (value === 'gzip' || value === 'none') return value;
+  throw new InvalidSandboxOptionError(`compression must be 'gzip' or 'none', got ${String(value)}`);
 }
 
 /** The instant of the next DST change of `kind` in `zone` after `afterMs`. */
@@ -197,6 +212,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     quotaScale,
     ambiguousZone,
     activityScale: nonNegative('activityScale', options.activityScale ?? 1),
+    compression: compressionOf(options.compression),
     integrator: {
       username: options.integrator?.username ?? `integrator-${rng.chars(6, HEX)}`,
       password: options.integrator?.password ?? rng.chars(24, ALNUM),

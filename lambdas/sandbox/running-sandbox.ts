@@ -14,6 +14,7 @@ import { runClubs } from './sandbox-clubs';
 import type {
   ClubsFile,
   LiveOptions,
+  PageBytes,
   RecordQuery,
   Sandbox,
   SandboxClub,
@@ -40,6 +41,7 @@ export interface RunningSandboxParts {
   readonly forced: ForcedResponses;
   readonly quota: QuotaLedger;
   readonly server: Server;
+  readonly pageBytes: PageBytes;
 }
 
 export class RunningSandbox implements Sandbox {
@@ -129,6 +131,10 @@ export class RunningSandbox implements Sandbox {
     const club = this.clubOf(clubId);
     return this.parts.quota.counts(club.clubId, club.plan, this.parts.clock.nowMs);
   };
+
+  get pageBytes(): PageBytes {
+    return { ...this.parts.pageBytes };
+  }
 
   clubsFile = (): ClubsFile => ({
     clubs: this.parts.runtimes.map((c) => ({

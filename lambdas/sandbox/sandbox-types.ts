@@ -68,6 +68,8 @@ export interface Sandbox {
   /** Drops every response still forced by failNext (including those forced for ever). */
   clearFailures(): void;
   requestCounts(clubId: string): RequestCounts;
+  /** Bytes of the data pages served since the start: as written (JSON) and as sent (gzipped or not). */
+  readonly pageBytes: PageBytes;
   clubsFile(): ClubsFile;
   writeClubsFile(path: string): Promise<void>;
   /**
@@ -77,6 +79,12 @@ export interface Sandbox {
    */
   records(clubId: string, operation: OperationName, query?: RecordQuery): Record<string, unknown>[];
   close(): Promise<void>;
+}
+
+export interface PageBytes {
+  readonly pages: number;
+  readonly json: number;
+  readonly sent: number;
 }
 
 export class UnknownClubError extends Error {

@@ -74,6 +74,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     poisonResponses: new PoisonResponses(resolved.seed, poisonLog, () => clock.nowMs),
     poisonLog,
     integrator: resolved.integrator,
+    compression: resolved.compression,
   });
   const server: Server = createServer(api.listener);
   server.keepAliveTimeout = 5000;
@@ -91,5 +92,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     forced,
     quota,
     server,
+    pageBytes: api.pageBytes,
   });
 }

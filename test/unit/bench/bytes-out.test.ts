@@ -126,7 +126,22 @@ describe('bytes out: a month', () => {
       bearerChars: 200,
       openedPerPoll: 0.3,
       coldPoolPerPoll: 6,
+      answerInflation: 1,
     });
+  });
+
+  it('prices gzipped answers as sent, and at the high bound as long as their JSON', () => {
+    const w = sampleWire();
+    const asSent = monthlyBytesOut(w, 1);
+    const gzipped = monthlyBytesOut(w, 1, 6);
+    // The answers as they came: the same ACKs whatever their JSON was.
+    expect(gzipped.total).toBe(asSent.total);
+    expect(gzipped.measured.answerInflation).toBe(6);
+    const high = bytesOutParts(w, 'high');
+    const highDecoded = bytesOutParts(w, 'high', 6);
+    // High: an ACK a segment, each data answer's segments 6 times as many (token answers as they are).
+    expect(highDecoded.acks - high.acks).toBe(5 * 80 * 7 * ASSUMPTIONS.packetHeader.high);
+    expect(gzipped.high - asSent.high).toBeCloseTo(highDecoded.acks - high.acks, 6);
   });
 
   it('adds windows: sums, and the longest value seen', () => {
