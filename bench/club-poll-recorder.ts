@@ -30,7 +30,8 @@ export interface PollSample {
   readonly apiWallMs: number;
   /**
    * Data requests on the poll's critical path: pollClub polls its first source alone and the
-   * others side by side, so a poll waits for the first source's requests plus the busiest other's.
+   * others side by side, so a poll waits for the first source's requests plus the busiest other's;
+   * a page asked for ahead waits alongside the one before it and does not count.
    */
   readonly criticalRequests: number;
 }
@@ -102,7 +103,7 @@ export class ClubPollRecorder {
       storeRequests: storeCounts.apiRequests,
       putEventsRequests: sinkCounts.putEventsRequests,
       apiWallMs: req.dataWallMs,
-      criticalRequests: criticalRequests(report, req.bySource),
+      criticalRequests: criticalRequests(report, req.bySource, req.aheadBySource),
     });
     this.#add(report, req, storeCounts, sinkCounts);
     return report;
@@ -139,8 +140,17 @@ export class ClubPollRecorder {
   }
 }
 
-/** The first source's requests plus the busiest of the others' (they run side by side). */
-export function criticalRequests(report: ClubReport, bySource: Readonly<Record<string, number>>): number {
-  const [first, ...rest] = report.sources.map((s) => bySource[s.source] ?? 0);
+/**
+ * The first source's requests plus the busiest of the others' (they run side by side), each
+ * without its pages asked for ahead (they wait alongside the page before them).
+ */
+export function criticalRequests(
+  report: ClubReport,
+  bySource: Readonly<Record<string, number>>,
+  aheadBySource: Readonly<Record<string, number>> = {},
+): number {
+  const [first, ...rest] = report.sources.map(
+    (s) => (bySource[s.source] ?? 0) - (aheadBySource[s.source] ?? 0),
+  );
   return (bySource[''] ?? 0) + (first ?? 0) + Math.max(0, ...rest);
 }

@@ -213,6 +213,20 @@ async function dispatchStep(rig: TypicalClubRig, dispatchStore: StoreCounts): Pr
   return rig.path.queue.drain();
 }
 
+/** The club's members and prospects: the snapshots the bridge keeps. */
+async function stateRecordsOf(host: HostProcess, clubId: string): Promise<number> {
+  return (
+    (await host.call<number>('count', clubId, 'members')) +
+    (await host.call<number>('count', clubId, 'prospects'))
+  );
+}
+
+/** The pages served between two counts: their JSON bytes over their bytes as sent (1: none). */
+function inflationSince(before: PageBytes, after: PageBytes): number {
+  const sent = after.sent - before.sent;
+  return sent > 0 ? (after.json - before.json) / sent : 1;
+}
+
 /** Runs the simulation; the sandbox host is left running (the naive poller reuses it) for the caller to close. */
 export async function simulateClub(options: ClubSimulationOptions): Promise<ClubSimulationResult> {
   const t0 = performance.now();
@@ -225,16 +239,13 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
   const pages0 = await host.call<PageBytes>('pageBytes');
   const span = await runSpan(rig, recorder, options);
   const sandboxCpuMs = (await host.cpuMs()) - sandboxCpu0;
-  const pages1 = await host.call<PageBytes>('pageBytes');
-  const sentBytes = pages1.sent - pages0.sent;
+  const answerInflation = inflationSince(pages0, await host.call<PageBytes>('pageBytes'));
   const fullEnd = await fullReadRows(host, club.clubId);
   const cursors = await rig.store.listCursors(club.clubId);
   const doc = await rig.store.getLifecycle(club.clubId);
   const delta = await rig.store.getLifecycle(club.clubId, 'delta');
   rig.store.take();
-  const stateRecords =
-    (await host.call<number>('count', club.clubId, 'members')) +
-    (await host.call<number>('count', club.clubId, 'prospects'));
+  const stateRecords = await stateRecordsOf(host, club.clubId);
   const { polls, emf, logs } = recorder;
   return {
     options,
@@ -264,7 +275,7 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
     fullReadRows: { start: fullStart, end: fullEnd },
     stateRecords,
     sandboxCpuMs,
-    answerInflation: sentBytes > 0 ? (pages1.json - pages0.json) / sentBytes : 1,
+    answerInflation,
     host,
     lastSeq: span.lastSeq,
     cursors,

@@ -33,6 +33,8 @@ export interface RequestCounts {
   dataWallMs: number;
   /** Data requests per source, by the operation each source reads ('' for any other operation). */
   bySource: Record<string, number>;
+  /** Of those, the pages asked for ahead: side by side with the page before, off the critical path. */
+  aheadBySource: Record<string, number>;
   /** Bytes on the client's sockets (counted when the factory was given the API's origin). */
   wire?: WireCounts;
 }
@@ -43,6 +45,7 @@ export const emptyRequestCounts = (): RequestCounts & { wire: WireCounts } => ({
   token: 0,
   dataWallMs: 0,
   bySource: {},
+  aheadBySource: {},
   wire: emptyWireCounts(),
 });
 
@@ -77,6 +80,7 @@ export class CountingClientFactory implements ClientFactory {
         this.counts.dataWallMs += event.durationMs;
         const source = SOURCE_OF_OPERATION.get(event.operation) ?? '';
         this.counts.bySource[source] = (this.counts.bySource[source] ?? 0) + 1;
+        if (event.ahead) this.counts.aheadBySource[source] = (this.counts.aheadBySource[source] ?? 0) + 1;
       }
       onRequest(event);
     });

@@ -59,11 +59,21 @@ export interface PageOptions {
   /** Epoch ms: no request runs and no retry waits past it. */
   readonly deadline?: number;
   readonly signal?: AbortSignal;
+  /**
+   * Full pages to ask for ahead, side by side with the page being read, for a scan whose length is
+   * roughly known (pages-ahead.ts): at most this many in all, each only while a slot of the
+   * process's is free. The pages are yielded in order as without it. @default 0
+   */
+  readonly prefetch?: number;
 }
 
 export interface RequestOptions {
   readonly deadline?: number;
   readonly signal?: AbortSignal;
+  /** A lower cap than `maxResponseBytes` for this request's body (a page asked for ahead). */
+  readonly bodyCap?: number;
+  /** The request is a page asked for ahead (reported as such to `onRequest`). */
+  readonly ahead?: boolean;
 }
 
 export interface FetchAllResult<N extends OperationName> {

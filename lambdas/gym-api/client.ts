@@ -22,6 +22,7 @@ import { throwIfAborted } from './http-exchange';
 import { OPERATIONS, type OperationName, type OperationSpec } from './operations';
 import { OverCapPolicy } from './over-cap-policy';
 import { type Envelope, type InvalidItem, type Page, readPage } from './page-reader';
+import { PagesAhead } from './pages-ahead';
 import { checkAnswersRequest, nextOffsetFromLink, PageProgress } from './paging-checks';
 import { pageUrl, type QueryOf, validateOffset, validatePageSize, validateQuery } from './query';
 import { DEFAULT_RETRY_POLICY } from './retry-policy';
@@ -77,19 +78,54 @@ export class GymApiClient {
     const spec: OperationSpec | undefined = Object.hasOwn(OPERATIONS, op) ? OPERATIONS[op] : undefined;
     if (!spec) throw new TypeError(`GymApiClient: unknown operation '${String(op)}'`);
     const pageSize = validatePageSize(op, options.pageSize ?? DEFAULT_PAGE_SIZE);
-    let size = pageSize;
-    let offset = validateOffset(op, options.startOffset ?? 0);
+    const size = pageSize;
+    const offset = validateOffset(op, options.startOffset ?? 0);
     const filters = validateQuery(spec, query);
     const endpoint = `${this.#baseUrl}${spec.path}`;
     const progress = new PageProgress(op);
     const overCap = new OverCapPolicy(op, (text) => this.#requests.scrub(text));
+    const urlAt = (at: number) => pageUrl(this.#baseUrl, spec, filters, at, pageSize);
+    const ahead = new PagesAhead(options.prefetch ?? 0, (url, bodyCap) =>
+      this.#requests.getEnvelope(op, url, { ...requestOptionsOf(options), bodyCap, ahead: true }),
+    );
+    try {
+      yield* this.#pageLoop(op, spec, { offset, size, pageSize, filters, endpoint, urlAt }, options, {
+        progress,
+        overCap,
+        ahead,
+      });
+    } finally {
+      ahead.drop();
+    }
+  }
+
+  async *#pageLoop<N extends OperationName>(
+    op: N,
+    spec: OperationSpec,
+    start: {
+      offset: number;
+      size: number;
+      readonly pageSize: number;
+      readonly filters: ReturnType<typeof validateQuery>;
+      readonly endpoint: string;
+      readonly urlAt: (offset: number) => string;
+    },
+    options: PageOptions,
+    checks: { progress: PageProgress; overCap: OverCapPolicy; ahead: PagesAhead },
+  ): AsyncGenerator<Page<N>, void, undefined> {
+    const { pageSize, filters, endpoint, urlAt } = start;
+    const { progress, overCap, ahead } = checks;
+    let { offset, size } = start;
+    const requestOptions = requestOptionsOf(options);
     for (;;) {
       const url = pageUrl(this.#baseUrl, spec, filters, offset, size);
       let fetched: { envelope: Envelope; release: () => void };
       try {
-        fetched = await this.#requests.getEnvelope(op, url, options);
+        fetched =
+          (await ahead.take(offset, url)) ?? (await this.#requests.getEnvelope(op, url, requestOptions));
       } catch (err) {
         if (!(err instanceof ResponseTooLargeError)) throw err;
+        ahead.drop();
         const step = overCap.next<N>(err, url, offset, size);
         if (step.action === 'ask-fewer') size = step.size;
         if (step.action === 'skip') {
@@ -102,19 +138,15 @@ export class GymApiClient {
       overCap.answered();
       const { envelope, release } = fetched;
       try {
-        checkAnswersRequest(envelope.href, url, op);
-        const page = readPage<N>(spec, envelope, offset, size);
-        const full = page.rawCount >= size;
-        progress.check(page, envelope);
-        // `next` is checked on every page, even the last: a link elsewhere means something is wrong.
-        const linked = nextOffsetFromLink(envelope.next, {
-          operation: op,
-          requestUrl: url,
-          expectedEndpoint: endpoint,
-          offset,
-          rawCount: page.rawCount,
-          willFollow: full,
-        });
+        const { page, full, linked } = readChecked<N>(
+          spec,
+          envelope,
+          { op, url, endpoint, offset, size },
+          progress,
+        );
+        // Once a page came back whole (its token good, its size as asked), the next are asked ahead.
+        if (full && size === pageSize && (linked ?? offset + size) === offset + size)
+          ahead.fill(offset, size, urlAt);
         yield page;
         if (!full) return;
         offset = linked ?? offset + page.rawCount;
@@ -142,6 +174,38 @@ export class GymApiClient {
     }
     return { items, invalid, pageCount };
   }
+}
+
+/** One answer read into its page, after the paging checks; `linked`: the offset its `next` gives. */
+function readChecked<N extends OperationName>(
+  spec: OperationSpec,
+  envelope: Envelope,
+  at: { op: N; url: string; endpoint: string; offset: number; size: number },
+  progress: PageProgress,
+): { page: Page<N>; full: boolean; linked: number | undefined } {
+  const { op, url, offset, size } = at;
+  checkAnswersRequest(envelope.href, url, op);
+  const page = readPage<N>(spec, envelope, offset, size);
+  const full = page.rawCount >= size;
+  progress.check(page, envelope);
+  // `next` is checked on every page, even the last: a link elsewhere means something is wrong.
+  const linked = nextOffsetFromLink(envelope.next, {
+    operation: op,
+    requestUrl: url,
+    expectedEndpoint: at.endpoint,
+    offset,
+    rawCount: page.rawCount,
+    willFollow: full,
+  });
+  return { page, full, linked };
+}
+
+/** The options one request takes from a paging call's. */
+function requestOptionsOf(options: PageOptions): { deadline?: number; signal?: AbortSignal } {
+  return {
+    ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
 }
 
 function normaliseBaseUrl(baseUrl: string): string {

@@ -120,7 +120,8 @@ export class DataRequests {
     options: RequestOptions,
   ): Promise<{ response: ExchangeResponse; token: string }> {
     const { signal, deadline } = options;
-    const state: RetryState = { transientFailures: 0, quotaRetried: false };
+    // A page asked for ahead does not wait out a 429: it is declined and asked for in its turn.
+    const state: RetryState = { transientFailures: 0, quotaRetried: options.ahead === true };
     let reauthenticated = false;
     let lastFailure: GymApiError | undefined;
     for (let attempt = 1; ; attempt++) {
@@ -197,7 +198,7 @@ export class DataRequests {
         timeoutMs: this.#timeoutMs,
         now: this.#now,
         fetch: this.#fetch,
-        maxBodyBytes: this.#maxResponseBytes,
+        maxBodyBytes: Math.min(this.#maxResponseBytes, options.bodyCap ?? this.#maxResponseBytes),
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
       });
@@ -215,6 +216,7 @@ export class DataRequests {
           ...(status === undefined ? {} : { status }),
           durationMs: Math.round(performance.now() - started),
           attempt,
+          ...(options.ahead ? { ahead: true } : {}),
           ...(failed ? { error: failure === undefined ? `HTTP ${status}` : describeError(failure) } : {}),
         },
         this.#onRequest,

@@ -13,6 +13,8 @@ export interface RequestEvent {
   readonly durationMs: number;
   /** 1-based attempt number within one logical call (retries and re-auth increment it). */
   readonly attempt: number;
+  /** A page asked for ahead, side by side with the page before it (pages-ahead.ts). */
+  readonly ahead?: boolean;
   /** Error name and short message when the request failed; never contains credentials. */
   readonly error?: string;
 }

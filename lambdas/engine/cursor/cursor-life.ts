@@ -82,7 +82,8 @@ export function cursorAfterRegularScan(
     next.baselineDone = true;
     delete next.scan;
     if (result.scan.mode === 'sweep' || result.scan.mode === 'baseline') {
-      next.stats = { ...next.stats, lastSweepAtMs: startMs };
+      // The rows of the window: how many pages the next sweep may ask for ahead (pages-ahead.ts).
+      next.stats = { ...next.stats, lastSweepAtMs: startMs, sweepRows: result.records };
     }
     next.health.lastSuccessAt = nowIso;
     next.health.consecutiveFailures = 0;

@@ -74,12 +74,22 @@ export class PageReader {
     private readonly limits: { readonly deadlineMs: number; readonly pageSize?: number },
   ) {}
 
-  pages(scan: EngineScan, startOffset: number): AsyncGenerator<Page<OperationName>> {
+  /**
+   * The scan's pages from `startOffset`. A sweep asks for its next full pages ahead, side by side
+   * (the client's `prefetch`), as many as its last sweep's rows (`sweepRows`) fill past the offset.
+   */
+  pages(scan: EngineScan, startOffset: number, windowRows?: number): AsyncGenerator<Page<OperationName>> {
     const query: Record<string, string> = scan.fromdate ? { [this.source.filterParam]: scan.fromdate } : {};
+    const pageSize = this.limits.pageSize ?? MAX_PAGE_SIZE;
+    const prefetch =
+      scan.mode === 'sweep' && windowRows !== undefined
+        ? Math.max(0, Math.floor(windowRows / pageSize) - Math.floor(startOffset / pageSize))
+        : 0;
     return this.client.pages(this.source.operation, query as never, {
       startOffset,
       deadline: this.limits.deadlineMs,
       ...(this.limits.pageSize ? { pageSize: this.limits.pageSize } : {}),
+      ...(prefetch > 0 ? { prefetch } : {}),
     });
   }
 

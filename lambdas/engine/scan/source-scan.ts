@@ -136,7 +136,7 @@ export class SourceScan {
     let offset = this.#attempts === 1 ? scan.nextOffset : 0;
     const progress = new ScanProgress(this.source.operation);
     try {
-      for await (const page of this.#reader.pages(scan, offset)) {
+      for await (const page of this.#reader.pages(scan, offset, this.#cursor.stats?.sweepRows)) {
         this.#pages++;
         const result = await this.#processPage(page, scan, tally.seenIdentities);
         rowsCounted = page.offset + page.rawCount;

@@ -31,12 +31,12 @@ describe('lifecycleCost', () => {
     const days = 3;
     const on = {
       options: { seed: 5, members: 3000, spanMs: days * 86_400_000 } as never,
-      requests: { data: 1000, token: 9, reauth401: 0, dataWallMs: 0, bySource: {} },
+      requests: { data: 1000, token: 9, reauth401: 0, dataWallMs: 0, bySource: {}, aheadBySource: {} },
       pollStore: store(1000 + 144, 500 + 36, { getLifecycle: 72, putSnapshots: 40 }),
       lifecycle: { evaluations: 72, published: 6, ms: 72 * 20, waiting: 3, docBytes: 3000, deltaBytes: 500 },
     };
     const off = {
-      requests: { data: 1000, token: 7, reauth401: 0, dataWallMs: 0, bySource: {} },
+      requests: { data: 1000, token: 7, reauth401: 0, dataWallMs: 0, bySource: {}, aheadBySource: {} },
       pollStore: store(1000, 500, { putSnapshots: 40 }),
     };
     // Act
@@ -70,7 +70,7 @@ describe('lifecycleCost', () => {
     const days = 3;
     const on = {
       options: { seed: 5, members: 3000, spanMs: days * 86_400_000 } as never,
-      requests: { data: 1000, token: 9, reauth401: 0, dataWallMs: 0, bySource: {} },
+      requests: { data: 1000, token: 9, reauth401: 0, dataWallMs: 0, bySource: {}, aheadBySource: {} },
       pollStore: store(14_400 + 2_592, 2_600 + 300, { getLifecycle: 72, putSnapshots: 40 }),
       lifecycle: {
         evaluations: 72,
@@ -82,7 +82,7 @@ describe('lifecycleCost', () => {
       },
     };
     const off = {
-      requests: { data: 1000, token: 7, reauth401: 0, dataWallMs: 0, bySource: {} },
+      requests: { data: 1000, token: 7, reauth401: 0, dataWallMs: 0, bySource: {}, aheadBySource: {} },
       pollStore: store(14_400, 2_600, { putSnapshots: 40 }),
     };
     const onDemand = lifecycleCost(on, off, deployment, 1000);
