@@ -10,9 +10,10 @@
  *
  * Measured (a sandbox page of 500 members, 312 KB): a page held after parsing and validation takes
  * about 1.4x its body in heap. Parsing is synchronous, so only one page at a time is in its parse
- * peak (about 3.7x). A 256 MB Lambda polling 10 clubs with 8 sources each side by side therefore
- * holds at most 80 x 1 MB x 1.4 + 2 x 8 MB x 1.4, about 135 MB of pages, whatever the upstream
- * sends; one club (`poll --once`) at most 8 x 1 MB x 1.4 + 2 x 8 MB x 1.4, about 34 MB.
+ * peak (about 3.7x). Pages asked for ahead (pages-ahead.ts) are at most AHEAD_SLOTS (8) of at most
+ * 1 MB each. A 256 MB Lambda polling 10 clubs with 8 sources each side by side therefore holds at
+ * most (80 + 8) x 1 MB x 1.4 + 2 x 8 MB x 1.4, about 146 MB of pages, whatever the upstream sends;
+ * one club (`poll --once`) at most (8 + 8) x 1 MB x 1.4 + 2 x 8 MB x 1.4, about 45 MB.
  */
 import { DeadlineExceededError, RequestAbortedError } from './errors';
 
