@@ -137,6 +137,7 @@ export async function exchange(request: ExchangeRequest): Promise<ExchangeRespon
       failPastCap: ok,
       gate: request.gate ?? largeBodyGate,
       ...(signal ? { signal } : {}),
+      readSignal: combined,
       ...(request.deadline === undefined ? {} : { deadline: request.deadline }),
       now: request.now,
     });

@@ -15,7 +15,14 @@ export interface BodyLimits {
   /** A 2xx body past the cap is an error; any other body is cut there and kept. */
   readonly failPastCap: boolean;
   readonly gate: LargeBodyGate;
+  /** The caller's signal: gives up waiting for a large-body slot. */
   readonly signal?: AbortSignal;
+  /**
+   * Ends the reading itself (the request's timeout and the caller's signal together): each read
+   * of the body races it, so a body that stalls is given up whatever the transport does with the
+   * abort (Node 20's fetch does not always end a gzip-decoded body when its request is aborted).
+   */
+  readonly readSignal?: AbortSignal;
   readonly deadline?: number;
   readonly now: () => number;
 }
@@ -42,7 +49,7 @@ export async function readBody(
   let release: Release = releaseNothing;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await readWithin(reader, limits.readSignal);
       if (done) break;
       if (size + value.byteLength > cap) {
         const room = cap - size;
@@ -67,6 +74,35 @@ export async function readBody(
 }
 
 const LARGE_BODY_THRESHOLD = LARGE_BODY_BYTES;
+
+/** One read of the body, or the signal's reason once it aborts (the reader then cancelled). */
+function readWithin(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  signal: AbortSignal | undefined,
+): Promise<Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>> {
+  if (!signal) return reader.read();
+  if (signal.aborted) {
+    reader.cancel().catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      reject(signal.reason);
+      reader.cancel().catch(() => undefined);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    reader.read().then(
+      (result) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(result);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
 
 /** How much of an oversized body is kept to tell what it holds (read of one over Content-Length). */
 const HEAD_BYTES = 64 * 1024;

@@ -13,7 +13,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function clientOf(handler: LocalHandler, maxResponseBytes?: number) {
+async function clientOf(handler: LocalHandler, maxResponseBytes?: number, requestTimeoutMs = 300) {
   const upstream = await startLocalServer(withToken(handler));
   servers.push(upstream);
   const baseUrl = `${upstream.origin}/v1`;
@@ -25,6 +25,7 @@ async function clientOf(handler: LocalHandler, maxResponseBytes?: number) {
     retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
     onRequest: (e) => events.push(e),
     ...(maxResponseBytes ? { maxResponseBytes } : {}),
+    requestTimeoutMs,
   });
   return { client, events, upstream };
 }
@@ -63,6 +64,25 @@ describe('gzip answers', () => {
     expect(err).toMatchObject({ name: 'ResponseTooLargeError' });
     // The cap (256 KB of decoded text here) is what is held, not the 64 MB.
     expect(process.memoryUsage().rss - before).toBeLessThan(32 * 1024 * 1024);
+  });
+
+  it('a gzip body that stalls half-way is given up at the request timeout, not waited for', async () => {
+    const page = { href: 'h', data: Array.from({ length: 400 }, (_, i) => ({ MemberNumber: `M${i}` })) };
+    const gzipped = gzipSync(JSON.stringify(page));
+    const { client, events } = await clientOf((_req, res) => {
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'content-length': String(gzipped.length),
+      });
+      res.write(gzipped.subarray(0, gzipped.length >> 1)); // then nothing: the rest never comes
+    });
+    const started = Date.now();
+    const err = await client.fetchAll('visits').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnavailableError);
+    expect((err as Error).message).toContain('timed out');
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(events.filter((e) => e.kind === 'data')).toHaveLength(2);
   });
 
   it('a body that is not the gzip it claims is UnavailableError with the reason, retried', async () => {
