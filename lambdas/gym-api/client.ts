@@ -78,84 +78,86 @@ export class GymApiClient {
     const spec: OperationSpec | undefined = Object.hasOwn(OPERATIONS, op) ? OPERATIONS[op] : undefined;
     if (!spec) throw new TypeError(`GymApiClient: unknown operation '${String(op)}'`);
     const pageSize = validatePageSize(op, options.pageSize ?? DEFAULT_PAGE_SIZE);
-    const size = pageSize;
     const offset = validateOffset(op, options.startOffset ?? 0);
     const filters = validateQuery(spec, query);
+    yield* this.#pageLoop(op, spec, filters, pageSize, offset, options);
+  }
+
+  /** The paging loop of `pages`, its query checked; the pages asked for ahead dropped when it ends. */
+  async *#pageLoop<N extends OperationName>(
+    op: N,
+    spec: OperationSpec,
+    filters: ReturnType<typeof validateQuery>,
+    pageSize: number,
+    startOffset: number,
+    options: PageOptions,
+  ): AsyncGenerator<Page<N>, void, undefined> {
+    let offset = startOffset;
+    let size = pageSize;
     const endpoint = `${this.#baseUrl}${spec.path}`;
     const progress = new PageProgress(op);
     const overCap = new OverCapPolicy(op, (text) => this.#requests.scrub(text));
-    const urlAt = (at: number) => pageUrl(this.#baseUrl, spec, filters, at, pageSize);
-    const ahead = new PagesAhead(options.prefetch ?? 0, (url, bodyCap) =>
-      this.#requests.getEnvelope(op, url, { ...requestOptionsOf(options), bodyCap, ahead: true }),
-    );
+    const requestOptions = requestOptionsOf(options);
+    const ahead = this.#pagesAhead(op, spec, filters, pageSize, options);
     try {
-      yield* this.#pageLoop(op, spec, { offset, size, pageSize, filters, endpoint, urlAt }, options, {
-        progress,
-        overCap,
-        ahead,
-      });
+      for (;;) {
+        const url = pageUrl(this.#baseUrl, spec, filters, offset, size);
+        let fetched: { envelope: Envelope; release: () => void };
+        try {
+          fetched =
+            (await ahead.take(offset, url)) ?? (await this.#requests.getEnvelope(op, url, requestOptions));
+        } catch (err) {
+          if (!(err instanceof ResponseTooLargeError)) throw err;
+          ahead.drop();
+          const step = overCap.next<N>(err, url, offset, size);
+          if (step.action === 'ask-fewer') size = step.size;
+          if (step.action === 'skip') {
+            yield step.page;
+            // The next record is asked for alone; the page size grows back tenfold per page after it.
+            offset += 1;
+          }
+          continue;
+        }
+        overCap.answered();
+        const { envelope, release } = fetched;
+        try {
+          const { page, full, linked } = readChecked<N>(
+            spec,
+            envelope,
+            { op, url, endpoint, offset, size },
+            progress,
+          );
+          // Once a page came back whole (its token good, its size as asked), the next are asked ahead.
+          if (full && size === pageSize && (linked ?? offset + size) === offset + size)
+            ahead.fill(offset, size);
+          yield page;
+          if (!full) return;
+          offset = linked ?? offset + page.rawCount;
+          size = Math.min(pageSize, size * 10);
+        } finally {
+          release();
+        }
+        throwIfAborted(options.signal, op);
+      }
     } finally {
       ahead.drop();
     }
   }
 
-  async *#pageLoop<N extends OperationName>(
-    op: N,
+  /** The pages a scan asks for ahead (pages-ahead.ts): full pages of its query, capped lower. */
+  #pagesAhead(
+    op: OperationName,
     spec: OperationSpec,
-    start: {
-      offset: number;
-      size: number;
-      readonly pageSize: number;
-      readonly filters: ReturnType<typeof validateQuery>;
-      readonly endpoint: string;
-      readonly urlAt: (offset: number) => string;
-    },
+    filters: ReturnType<typeof validateQuery>,
+    pageSize: number,
     options: PageOptions,
-    checks: { progress: PageProgress; overCap: OverCapPolicy; ahead: PagesAhead },
-  ): AsyncGenerator<Page<N>, void, undefined> {
-    const { pageSize, filters, endpoint, urlAt } = start;
-    const { progress, overCap, ahead } = checks;
-    let { offset, size } = start;
-    const requestOptions = requestOptionsOf(options);
-    for (;;) {
-      const url = pageUrl(this.#baseUrl, spec, filters, offset, size);
-      let fetched: { envelope: Envelope; release: () => void };
-      try {
-        fetched =
-          (await ahead.take(offset, url)) ?? (await this.#requests.getEnvelope(op, url, requestOptions));
-      } catch (err) {
-        if (!(err instanceof ResponseTooLargeError)) throw err;
-        ahead.drop();
-        const step = overCap.next<N>(err, url, offset, size);
-        if (step.action === 'ask-fewer') size = step.size;
-        if (step.action === 'skip') {
-          yield step.page;
-          // The next record is asked for alone; the page size grows back tenfold per page after it.
-          offset += 1;
-        }
-        continue;
-      }
-      overCap.answered();
-      const { envelope, release } = fetched;
-      try {
-        const { page, full, linked } = readChecked<N>(
-          spec,
-          envelope,
-          { op, url, endpoint, offset, size },
-          progress,
-        );
-        // Once a page came back whole (its token good, its size as asked), the next are asked ahead.
-        if (full && size === pageSize && (linked ?? offset + size) === offset + size)
-          ahead.fill(offset, size, urlAt);
-        yield page;
-        if (!full) return;
-        offset = linked ?? offset + page.rawCount;
-        size = Math.min(pageSize, size * 10);
-      } finally {
-        release();
-      }
-      throwIfAborted(options.signal, op);
-    }
+  ): PagesAhead {
+    const requestOptions = { ...requestOptionsOf(options), ahead: true };
+    return new PagesAhead(
+      options.prefetch ?? 0,
+      (at) => pageUrl(this.#baseUrl, spec, filters, at, pageSize),
+      (url, bodyCap) => this.#requests.getEnvelope(op, url, { ...requestOptions, bodyCap }),
+    );
   }
 
   /** Every page collected: for small reads and tests. Prefer `pages` for a scan. */

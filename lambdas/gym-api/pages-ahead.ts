@@ -1,11 +1,11 @@
 /**
  * Pages asked for ahead: a scan whose length is roughly known (a sweep re-reading ten days), once
  * its first page came back whole (its token accepted, its size as asked), asks for its next full
- * pages side by side, so it waits for about two responses instead of one per page. The pages are still read, checked and yielded in order; one
- * asked for ahead is used only if the loop comes to exactly its URL (same offset, same limit), and
- * anything else (a short page, a `next` elsewhere, a smaller page after an answer over the cap, the
- * consumer stopping) drops the rest: their requests were made (and counted for the quota) but
- * nothing reads them.
+ * pages side by side, so it waits for about two responses instead of one per page. The pages
+ * are still read, checked and yielded in order; one asked for ahead is used only if the loop comes
+ * to exactly its URL (same offset, same limit), and anything else (a short page, a `next`
+ * elsewhere, a smaller page after an answer over the cap, the consumer stopping) drops the rest:
+ * their requests were made (and counted for the quota) but nothing reads them.
  *
  * Memory stays bounded whatever the upstream sends: a page asked for ahead is capped at
  * LARGE_BODY_BYTES (a larger one is declined and asked for again in its turn, under the normal cap
@@ -70,10 +70,12 @@ export class PagesAhead {
 
   /**
    * @param budget pages this scan may ask for ahead in all (its expected full pages)
+   * @param urlAt the URL of the full page at an offset
    * @param fetch one page's request, capped at `bodyCap` bytes
    */
   constructor(
     budget: number,
+    private readonly urlAt: (offset: number) => string,
     private readonly fetch: (url: string, bodyCap: number) => Promise<Fetched>,
     private readonly slots: AheadSlots = aheadSlots,
   ) {
@@ -84,12 +86,12 @@ export class PagesAhead {
    * Asks for the full pages after the one at `offset` (or after the last one already asked for),
    * up to MAX_AHEAD waiting, by their URLs.
    */
-  fill(offset: number, size: number, urlAt: (offset: number) => string): void {
+  fill(offset: number, size: number): void {
     while (this.#budget > 0 && this.#pending.length < MAX_AHEAD) {
       if (!this.slots.tryTake()) return;
       this.#budget--;
       const at = (this.#pending.at(-1)?.offset ?? offset) + size;
-      const url = urlAt(at);
+      const url = this.urlAt(at);
       const answer: Promise<Ahead> = this.fetch(url, LARGE_BODY_BYTES).then(
         (fetched) => ({
           envelope: fetched.envelope,
