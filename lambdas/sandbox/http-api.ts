@@ -26,6 +26,7 @@ import type { PoisonLog } from './poison/poison-log';
 import type { PoisonResponses } from './poison/response-habits';
 import { misbehaves } from './poison/settings';
 import type { QuotaLedger } from './quota';
+import type { PageBytes } from './sandbox-types';
 import type { SeededRandom } from './seeded-random';
 
 export const BASE_PATH = '/v1';
@@ -54,7 +55,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 export class HttpApi {
   /** Bytes of the data pages served: as written and as sent. */
-  readonly pageBytes = { pages: 0, json: 0, sent: 0 };
+  readonly pageBytes: { -readonly [K in keyof PageBytes]: PageBytes[K] } = { pages: 0, json: 0, sent: 0 };
 
   constructor(private readonly ctx: HttpApiContext) {}
 

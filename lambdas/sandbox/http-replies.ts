@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import type { PageCompression } from './options';
+import type { PageBytes } from './sandbox-types';
 
 export const MESSAGES = {
   invalidCredentials: 'Invalid credentials',
@@ -19,7 +20,7 @@ export const MESSAGES = {
 export function send(
   res: ServerResponse,
   status: number,
-  body: string,
+  body: string | Buffer,
   contentType = 'application/json; charset=utf-8',
   headers: Record<string, string> = {},
 ): void {
@@ -55,25 +56,17 @@ export function sendPage(
   res: ServerResponse,
   body: string,
   compression: PageCompression,
-  tally: { pages: number; json: number; sent: number },
+  tally: { -readonly [K in keyof PageBytes]: PageBytes[K] },
 ): void {
   const raw = Buffer.from(body, 'utf8');
+  const gzip = compression === 'gzip' && raw.length >= COMPRESS_FROM_BYTES && acceptsGzip(req);
+  const sent = gzip ? gzipSync(raw, { level: 1 }) : raw;
   tally.pages++;
   tally.json += raw.length;
-  if (compression === 'none' || raw.length < COMPRESS_FROM_BYTES || !acceptsGzip(req)) {
-    tally.sent += raw.length;
-    send(res, 200, body, undefined, compression === 'none' ? {} : { vary: 'accept-encoding' });
-    return;
-  }
-  const gzipped = gzipSync(raw, { level: 1 });
-  tally.sent += gzipped.length;
-  res.writeHead(200, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-encoding': 'gzip',
-    'content-length': gzipped.length,
-    vary: 'accept-encoding',
-  });
-  res.end(gzipped);
+  tally.sent += sent.length;
+  const headers: Record<string, string> = gzip ? { 'content-encoding': 'gzip' } : {};
+  if (compression === 'gzip') headers.vary = 'accept-encoding';
+  send(res, 200, sent, undefined, headers);
 }
 
 export function sendMessage(
