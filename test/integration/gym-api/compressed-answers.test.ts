@@ -5,8 +5,8 @@
  */
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GymApiClient, type RequestEvent, TokenProvider, UnavailableError } from '../../../lambdas/gym-api';
-import { type LocalHandler, type LocalServer, startLocalServer, withToken } from './local-server';
+import { UnavailableError } from '../../../lambdas/gym-api';
+import { clientFor, type LocalHandler, type LocalServer, startLocalServer, withToken } from './local-server';
 
 const servers: LocalServer[] = [];
 afterEach(async () => {
@@ -16,14 +16,8 @@ afterEach(async () => {
 async function clientOf(handler: LocalHandler, maxResponseBytes?: number, requestTimeoutMs = 300) {
   const upstream = await startLocalServer(withToken(handler));
   servers.push(upstream);
-  const baseUrl = `${upstream.origin}/v1`;
-  const events: RequestEvent[] = [];
-  const client = new GymApiClient({
-    baseUrl,
-    apiKey: 'local-api-key',
-    tokenProvider: new TokenProvider({ baseUrl, username: 'u', password: 'p' }),
+  const { client, events } = clientFor(upstream, {
     retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
-    onRequest: (e) => events.push(e),
     ...(maxResponseBytes ? { maxResponseBytes } : {}),
     requestTimeoutMs,
   });

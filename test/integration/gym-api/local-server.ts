@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { GymApiClient, type RequestEvent, TokenProvider } from '../../../lambdas/gym-api';
 
 export interface SeenRequest {
   readonly method: string;
@@ -52,4 +53,25 @@ export function withToken(data: LocalHandler, token = 'local-token'): LocalHandl
     }
     data(req, res, index);
   };
+}
+
+/**
+ * A client of the local server's /v1 (its own token provider, every request in `events`); `options`
+ * override the defaults (fast retries).
+ */
+export function clientFor(
+  upstream: LocalServer,
+  options: Partial<ConstructorParameters<typeof GymApiClient>[0]> = {},
+): { client: GymApiClient; events: RequestEvent[] } {
+  const baseUrl = `${upstream.origin}/v1`;
+  const events: RequestEvent[] = [];
+  const client = new GymApiClient({
+    baseUrl,
+    apiKey: 'local-api-key',
+    tokenProvider: new TokenProvider({ baseUrl, username: 'u', password: 'p' }),
+    onRequest: (e) => events.push(e),
+    retry: { baseDelayMs: 5, maxDelayMs: 20 },
+    ...options,
+  });
+  return { client, events };
 }

@@ -12,7 +12,14 @@ import {
   TokenProvider,
   UnavailableError,
 } from '../../../lambdas/gym-api';
-import { type LocalHandler, type LocalServer, sendJson, startLocalServer, withToken } from './local-server';
+import {
+  clientFor,
+  type LocalHandler,
+  type LocalServer,
+  sendJson,
+  startLocalServer,
+  withToken,
+} from './local-server';
 
 const servers: LocalServer[] = [];
 afterEach(async () => {
@@ -23,23 +30,6 @@ async function server(handler: LocalHandler): Promise<LocalServer> {
   const s = await startLocalServer(handler);
   servers.push(s);
   return s;
-}
-
-function clientFor(
-  upstream: LocalServer,
-  options: Partial<ConstructorParameters<typeof GymApiClient>[0]> = {},
-) {
-  const baseUrl = `${upstream.origin}/v1`;
-  const events: RequestEvent[] = [];
-  const client = new GymApiClient({
-    baseUrl,
-    apiKey: 'local-api-key',
-    tokenProvider: new TokenProvider({ baseUrl, username: 'u', password: 'p' }),
-    onRequest: (e) => events.push(e),
-    retry: { baseDelayMs: 5, maxDelayMs: 20 },
-    ...options,
-  });
-  return { client, events };
 }
 
 describe('credentials never leave the configured host', () => {
