@@ -9,6 +9,7 @@ import { clubStateItemBytes } from '../lambdas/state/club-state';
 import type { StoreMethod } from '../lambdas/state/decorate-store';
 import type { LifecycleNotes } from '../lambdas/state/lifecycle-notes';
 import { encodeLifecycle, LIFECYCLE_SK, type StoredLifecycle } from '../lambdas/state/lifecycle-store';
+import { packSeenAt, seenAtQueryEnd } from '../lambdas/state/seen-packs';
 import type {
   ClubSession,
   ClubStateSummary,
@@ -16,7 +17,6 @@ import type {
   FilterSeenOptions,
   QuarantinedRecord,
   SeenAt,
-  SeenEntry,
   SeenSinceOptions,
   Snapshot,
   SnapshotKind,
@@ -24,6 +24,7 @@ import type {
   StateStore,
 } from '../lambdas/state/store';
 import { itemBytes, readUnits, writeUnits } from './dynamo-units';
+import { shadowPut, shadowRange } from './seen-pack-shadow';
 
 /** API requests, items and request units of one side (read or write) of a call. */
 export interface Usage {
@@ -54,22 +55,6 @@ const seenItem = (clubId: string, source: string, fp: string) => ({
   pk: `CLUB#${clubId}#SEEN#${source}`,
   sk: fp,
   expiresAt: 1e9,
-});
-/**
- * A time-ordered seen item; every `at` is 24 characters, so only the fingerprint and the optional
- * group and value (`g`, `v`: payments' Id hash and Response) vary its size.
- */
-const seenAtItem = (
-  clubId: string,
-  source: string,
-  fp: string,
-  tag?: { readonly group?: string; readonly value?: string; readonly memo?: string },
-) => ({
-  pk: `CLUB#${clubId}#SEENT#${source}`,
-  sk: `${'0'.repeat(24)}#${fp}`,
-  expiresAt: 1e9,
-  ...(tag?.group === undefined ? {} : { g: tag.group, v: tag.value ?? '' }),
-  ...(tag?.memo === undefined ? {} : { m: tag.memo }),
 });
 /** DynamoDB ends a Query page once it has read 1 MB. */
 const QUERY_PAGE_BYTES = 1024 * 1024;
@@ -112,10 +97,18 @@ async function stateItem(inner: StateStore, clubId: string, write: boolean): Pro
   };
 }
 
-/** A Query of the time-ordered seen set over these items (none when its range is empty). */
-function seenQuery(args: readonly unknown[], sizes: number[]): Bill {
-  const [, , fromAt, , options] = args as [string, SourceName, string, number, SeenSinceOptions?];
+/** A Query of the time-ordered seen set (none when its range is empty): the unexpired packs in its key range. */
+function seenQuery(inner: StateStore, args: readonly unknown[]): Bill {
+  const [clubId, source, fromAt, nowSec, options] = args as [
+    string,
+    SourceName,
+    string,
+    number,
+    SeenSinceOptions?,
+  ];
   if (options?.toAt !== undefined && options.toAt <= fromAt) return {}; // answered without a request
+  const end = options?.toAt === undefined ? undefined : seenAtQueryEnd(options.toAt);
+  const sizes = shadowRange(inner, `CLUB#${clubId}#SEENT#${source}`, fromAt, end, nowSec);
   const { requests, units } = queryCost(sizes, options?.consistentRead === true);
   return { read: usage(requests, sizes.length, units) };
 }
@@ -172,27 +165,20 @@ const RULES: Record<StoreMethod, Rule> = {
     for (const fp of unique) units += writeUnits(itemBytes(seenItem(clubId as string, source as string, fp)));
     return { write: usage(Math.ceil(unique.length / 25), unique.length, units) };
   },
-  seenSince: (_inner, args, seen) => {
-    const [clubId, source] = args as [string, string];
-    return seenQuery(
-      args,
-      [...(seen as Set<string>)].map((fp) => itemBytes(seenAtItem(clubId, source, fp))),
-    );
-  },
-  /** The same Query as seenSince, sized with each item's group and value. */
-  seenEntriesSince: (_inner, args, entries) => {
-    const [clubId, source] = args as [string, string];
-    const sizes = (entries as SeenEntry[]).map((e) =>
-      itemBytes(seenAtItem(clubId, source, e.fingerprint, e)),
-    );
-    return seenQuery(args, sizes);
-  },
-  putSeenAt: (_inner, [clubId, source, entries]) => {
-    const unique = new Map((entries as readonly SeenAt[]).map((e) => [`${e.at}#${e.fingerprint}`, e]));
+  /** One Query over the packs in its key range (seen-packs.ts), as the adapter writes them. */
+  seenSince: (inner, args) => seenQuery(inner, args),
+  seenEntriesSince: (inner, args) => seenQuery(inner, args),
+  /** The call's packs (an item per UTC hour of its entries, at most PACK_BYTES each), BatchWriteItem 25. */
+  putSeenAt: (inner, [clubId, source, entries, expiresAt]) => {
+    const pk = `CLUB#${clubId}#SEENT#${source}`;
+    const packs = packSeenAt(pk, entries as readonly SeenAt[]);
     let units = 0;
-    for (const e of unique.values())
-      units += writeUnits(itemBytes(seenAtItem(clubId as string, source as string, e.fingerprint, e)));
-    return { write: usage(Math.ceil(unique.size / 25), unique.size, units) };
+    for (const { sk, p } of packs) {
+      const bytes = itemBytes({ pk, sk, expiresAt: 1e9, w: 1e12, p });
+      shadowPut(inner, pk, { sk, bytes, expiresAt: expiresAt as number });
+      units += writeUnits(bytes);
+    }
+    return { write: usage(Math.ceil(packs.length / 25), packs.length, units) };
   },
   /** One eventually consistent GetItem: half a unit per 4 KB, found or not. */
   getSeenDigest: (_inner, [clubId, source], digest) => {

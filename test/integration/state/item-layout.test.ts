@@ -3,7 +3,7 @@
  * check the raw items the DynamoDB adapter writes.
  */
 import { gunzipSync } from 'node:zlib';
-import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbStateStore } from '../../../lambdas/state/dynamodb-store';
@@ -81,24 +81,21 @@ describe('DynamoDbStateStore item layout', () => {
     expect(clubPartition.Items?.map((i) => i.sk?.S)).toEqual(['STATE']);
   });
 
-  it('writes a time-ordered seen entry as pk, `<at>#<fingerprint>` and expiresAt only, sorted by time', async () => {
-    // Act: written out of time order
+  it("packs a call's time-ordered seen entries per UTC hour: pk, `<maxAt>~<hash>`, expiresAt, w, p", async () => {
+    // Act: three entries written out of time order, two of them in one hour
+    const before = Date.now();
     await store.putSeenAt(
       'c3',
       'paymentHistory',
       [
-        { fingerprint: 'fp-late', at: '2026-11-22T10:00:00.001Z' },
+        { fingerprint: 'fp-late', at: '2026-11-22T10:00:00.001Z', group: 'g', value: 'Approved' },
         { fingerprint: 'fp-early', at: '2026-11-22T09:59:59.999Z' },
+        { fingerprint: 'fp-first', at: '2026-11-22T09:00:00.000Z', memo: '42' },
       ],
       1_800_000_000,
     );
 
-    // Assess
-    expect(await rawItem('CLUB#c3#SEENT#paymentHistory', '2026-11-22T10:00:00.001Z#fp-late')).toEqual({
-      pk: 'CLUB#c3#SEENT#paymentHistory',
-      sk: '2026-11-22T10:00:00.001Z#fp-late',
-      expiresAt: 1_800_000_000,
-    });
+    // Assess: one item an hour, keyed by its latest entry, offsets from the hour's start
     const partition = await db.client.send(
       new QueryCommand({
         TableName: tableName,
@@ -106,11 +103,78 @@ describe('DynamoDbStateStore item layout', () => {
         ExpressionAttributeValues: { ':pk': { S: 'CLUB#c3#SEENT#paymentHistory' } },
       }),
     );
-    expect(partition.Items?.map((i) => i.sk?.S)).toEqual([
-      '2026-11-22T09:59:59.999Z#fp-early',
-      '2026-11-22T10:00:00.001Z#fp-late',
+    const sks = partition.Items?.map((i) => i.sk?.S ?? '') ?? [];
+    expect(sks.map((sk) => sk.slice(0, 25))).toEqual([
+      '2026-11-22T09:59:59.999Z~',
+      '2026-11-22T10:00:00.001Z~',
     ]);
+    const [nine, ten] = await Promise.all(sks.map((sk) => rawItem('CLUB#c3#SEENT#paymentHistory', sk)));
+    expect(nine).toMatchObject({
+      expiresAt: 1_800_000_000,
+      p: '[[0,"fp-first",null,null,"42"],[3599999,"fp-early"]]',
+    });
+    expect(ten).toMatchObject({ p: '[[1,"fp-late","g","Approved"]]' });
+    expect(Object.keys(ten as object).sort()).toEqual(['expiresAt', 'p', 'pk', 'sk', 'w']);
+    expect((ten as { w: number }).w).toBeGreaterThanOrEqual(before);
     expect(await rawItem('CLUB#c3#SEEN#paymentHistory', 'fp-late')).toBeUndefined();
+  });
+
+  it('reads entry items of the layout before packs beside packs; the latest write of an entry wins', async () => {
+    // Prepare: an entry item as earlier releases wrote it, then the same entry packed with a new value
+    const pk = 'CLUB#c4#SEENT#paymentHistory';
+    await db.client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: {
+          pk: { S: pk },
+          sk: { S: '2026-11-22T10:00:00.000Z#fp-1' },
+          expiresAt: { N: '1800000000' },
+          g: { S: 'g' },
+          v: { S: 'Pending' },
+        },
+      }),
+    );
+    await db.client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: { pk: { S: pk }, sk: { S: '2026-11-22T10:00:05.000Z#fp-old' }, expiresAt: { N: '1800000000' } },
+      }),
+    );
+    await store.putSeenAt(
+      'c4',
+      'paymentHistory',
+      [{ fingerprint: 'fp-1', at: '2026-11-22T10:00:00.000Z', group: 'g', value: 'Approved' }],
+      1_800_000_000,
+    );
+
+    // Act
+    const entries = await store.seenEntriesSince('c4', 'paymentHistory', '2026-11-22T10:00:00.000Z', 1_000);
+
+    // Assess
+    expect(entries).toEqual([
+      { fingerprint: 'fp-1', at: '2026-11-22T10:00:00.000Z', group: 'g', value: 'Approved' },
+      { fingerprint: 'fp-old', at: '2026-11-22T10:00:05.000Z' },
+    ]);
+  });
+
+  it('says which pack it cannot read (a StoreError), rather than skip its entries', async () => {
+    // Prepare
+    await db.client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: {
+          pk: { S: 'CLUB#c5#SEENT#visits' },
+          sk: { S: '2026-11-22T10:00:00.000Z~x' },
+          expiresAt: { N: '1800000000' },
+          p: { S: '[[0,' },
+        },
+      }),
+    );
+
+    // Act / Assess
+    await expect(store.seenSince('c5', 'visits', '2026-11-22T00:00:00.000Z', 1_000)).rejects.toThrow(
+      /seen pack 2026-11-22T10:00:00.000Z~x: its entries are not JSON/,
+    );
   });
 
   it('works the same when given a DocumentClient', async () => {

@@ -5,6 +5,7 @@ import { itemBytes } from '../../../bench/dynamo-units';
 import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
 import { createEvent } from '../../../lambdas/events/envelope';
 import { MemoryStateStore } from '../../../lambdas/state';
+import { packSeenAt } from '../../../lambdas/state/seen-packs';
 
 describe('CountingStateStore', () => {
   it('passes calls through and counts the DynamoDB requests and units they would cost', async () => {
@@ -35,36 +36,43 @@ describe('CountingStateStore', () => {
     expect(store.take().readUnits).toBe(2);
   });
 
-  it('counts time-ordered seen writes as BatchWriteItem per 25 and a write unit per small item', async () => {
-    // Prepare
+  it('counts time-ordered seen writes as the packs the adapter writes: one item and unit per hour here', async () => {
+    // Prepare: 60 entries 3 minutes apart, 20 in each of three hours, 5 of them given twice
     const store = countingStore(new MemoryStateStore());
-    const at = (i: number) => new Date(Date.UTC(2026, 10, 22) + i).toISOString();
+    const at = (i: number) => new Date(Date.UTC(2026, 10, 22) + i * 180_000).toISOString();
     const entries = Array.from({ length: 60 }, (_, i) => ({ fingerprint: `fp-${i}`, at: at(i) }));
 
-    // Act
+    // Act: a range of the first hour's second half, ending where the second hour starts
     await store.putSeenAt('club-1', 'visits', [...entries, ...entries.slice(0, 5)], 2_000_000_000);
     const seen = await store.seenSince('club-1', 'visits', at(10), 1_000_000_000, { toAt: at(20) });
     const counts = store.take();
 
-    // Assess
+    // Assess: three packs under 1 KB; the Query reads the first hour's pack only
     expect(seen.size).toBe(10);
     expect(counts.calls).toEqual({ putSeenAt: 1, seenSince: 1 });
-    expect(counts.byMethod.putSeenAt).toEqual({ items: 60, readUnits: 0, writeUnits: 60 });
-    expect(counts.byMethod.seenSince).toEqual({ items: 10, readUnits: 0.5, writeUnits: 0 });
-    expect(counts.apiRequests).toBe(3 + 1);
+    expect(counts.byMethod.putSeenAt).toEqual({ items: 3, readUnits: 0, writeUnits: 3 });
+    expect(counts.byMethod.seenSince).toEqual({ items: 1, readUnits: 0.5, writeUnits: 0 });
+    expect(counts.apiRequests).toBe(1 + 1);
   });
 
-  it('counts a seen range as one Query per 1 MB page, 4 KB per read unit, halved when eventually consistent', async () => {
-    // Prepare: 12,000 entries of 95 bytes (27-character fingerprints, as the engine makes them):
-    // 11,038 fill the first page to 1,048,610 bytes (257 units), 962 the second (91,390 bytes, 23 units)
+  it('counts a seen range as one Query per 1 MB page of packs, 4 KB per read unit, halved when eventually consistent', async () => {
+    // Prepare: 40,000 entries with 27-character fingerprints (as the engine makes them), a
+    // millisecond apart: one hour, 1.5 MB of packs of at most 32 KB
     const store = countingStore(new MemoryStateStore());
+    const pk = 'CLUB#club-1#SEENT#visits';
     const at = (i: number) => new Date(Date.UTC(2026, 10, 22) + i).toISOString();
     const fp = (i: number) => `fp${String(i).padStart(25, '0')}`;
-    const entries = Array.from({ length: 12_000 }, (_, i) => ({ fingerprint: fp(i), at: at(i) }));
-    expect(
-      itemBytes({ pk: 'CLUB#club-1#SEENT#visits', sk: `${at(0)}#${fp(0)}`, expiresAt: 2_000_000_000 }),
-    ).toBe(95);
+    const entries = Array.from({ length: 40_000 }, (_, i) => ({ fingerprint: fp(i), at: at(i) }));
     await store.putSeenAt('club-1', 'visits', entries, 2_000_000_000);
+    const sizes = packSeenAt(pk, entries).map(({ sk, p }) =>
+      itemBytes({ pk, sk, expiresAt: 2_000_000_000, w: 1e12, p }),
+    );
+    let first = 0;
+    let inFirst = 0;
+    while (first < 1024 * 1024) first += sizes[inFirst++] as number;
+    const second = sizes.slice(inFirst).reduce((a, b) => a + b, 0);
+    expect(second).toBeGreaterThan(0);
+    const units = Math.ceil(first / 4096) + Math.ceil(second / 4096);
     store.take();
 
     // Act
@@ -76,9 +84,9 @@ describe('CountingStateStore', () => {
     const emptyRangeCounts = store.take();
 
     // Assess
-    expect(eventual.size).toBe(12_000);
-    expect(eventualCounts).toMatchObject({ apiRequests: 2, itemsRead: 12_000, readUnits: 140 });
-    expect(strongCounts).toMatchObject({ apiRequests: 2, itemsRead: 12_000, readUnits: 280 });
+    expect(eventual.size).toBe(40_000);
+    expect(eventualCounts).toMatchObject({ apiRequests: 2, itemsRead: sizes.length, readUnits: units / 2 });
+    expect(strongCounts).toMatchObject({ apiRequests: 2, itemsRead: sizes.length, readUnits: units });
     expect(emptyRangeCounts).toMatchObject({ calls: { seenSince: 1 }, apiRequests: 0, readUnits: 0 });
   });
 

@@ -14,6 +14,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbStateStore } from '../../../lambdas/state/dynamodb-store';
+import { unpackSeenAt } from '../../../lambdas/state/seen-packs';
 import { StoreError } from '../../../lambdas/state/store';
 
 const TABLE = 'state-under-test';
@@ -125,18 +126,24 @@ describe('DynamoDbStateStore retries and giving up', () => {
       }
       return unprocessed.length ? { UnprocessedItems: { [TABLE]: unprocessed } } : {};
     });
-    const at = (i: number) => new Date(Date.UTC(2026, 10, 22) + i).toISOString();
+    // 40 entries in 40 hours: 40 packs (one hour each)
+    const at = (i: number) => new Date(Date.UTC(2026, 10, 22) + i * 3_600_000).toISOString();
     const entries = Array.from({ length: 40 }, (_, i) => ({ fingerprint: `fp-${i}`, at: at(i) }));
 
     // Act
     await store.putSeenAt('c1', 'visits', entries, 2_000_000_000);
 
     // Assess
-    expect([...written.keys()].sort()).toEqual(entries.map((e) => `${e.at}#${e.fingerprint}`).sort());
-    expect(written.get(`${at(7)}#fp-7`)).toEqual({
+    const items = [...written.values()] as { pk: string; sk: string; expiresAt: number; p: string }[];
+    expect(items).toHaveLength(40);
+    const unpacked = items.flatMap((item) => unpackSeenAt(item.sk, item.p));
+    expect(unpacked.map((e) => `${e.at}#${e.fingerprint}`).sort()).toEqual(
+      entries.map((e) => `${e.at}#${e.fingerprint}`).sort(),
+    );
+    expect(items.find((item) => item.sk.startsWith(`${at(7)}~`))).toMatchObject({
       pk: 'CLUB#c1#SEENT#visits',
-      sk: `${at(7)}#fp-7`,
       expiresAt: 2_000_000_000,
+      p: '[[0,"fp-7"]]',
     });
     expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(3);
     expect(sleeps).toHaveLength(1);
@@ -150,15 +157,27 @@ describe('DynamoDbStateStore retries and giving up', () => {
         Items: [{ sk: '2026-11-22T10:00:00.000Z#a#b', expiresAt: 2_000_000_000 }],
         LastEvaluatedKey: { pk: 'p', sk: 's' },
       })
-      .resolvesOnce({ Items: [{ sk: '2026-11-22T10:00:01.000Z#c', expiresAt: 10 }] });
+      .resolvesOnce({
+        Items: [
+          { sk: '2026-11-22T10:00:01.000Z#c', expiresAt: 10 },
+          // a pack of the hour the range ends in: its entry at 10:30 is in range, 10:45 is not
+          {
+            sk: '2026-11-22T10:45:00.000Z~h',
+            expiresAt: 2_000_000_000,
+            w: 1,
+            p: '[[1800000,"d"],[2700000,"e"]]',
+          },
+        ],
+      });
 
     // Act
     const seen = await store.seenSince('c1', 'members', '2026-11-22T10:00:00.000Z', 1_000, {
-      toAt: '2026-11-22T11:00:00.000Z',
+      toAt: '2026-11-22T10:40:00.000Z',
     });
 
-    // Assess: a '#' inside a fingerprint survives, the expired entry is filtered out
-    expect([...seen]).toEqual(['a#b']);
+    // Assess: a '#' inside a fingerprint survives, the expired entry is filtered out, the pack's
+    // entry past toAt too, and the Query reads to the end of toAt's hour
+    expect([...seen]).toEqual(['a#b', 'd']);
     const calls = ddb.commandCalls(QueryCommand).map((c) => c.args[0].input);
     expect(calls).toHaveLength(2);
     expect(calls[0]).toMatchObject({
@@ -169,7 +188,7 @@ describe('DynamoDbStateStore retries and giving up', () => {
         ':from': '2026-11-22T10:00:00.000Z',
         ':to': '2026-11-22T11:00:00.000Z',
       },
-      ProjectionExpression: 'sk, expiresAt',
+      ProjectionExpression: 'sk, expiresAt, #g, #v, #m, #p, #w',
       ConsistentRead: false,
     });
     expect(calls[1]).toMatchObject({ ExclusiveStartKey: { pk: 'p', sk: 's' }, ConsistentRead: false });
