@@ -4,22 +4,28 @@
  * - every body is read as a stream and cut at a cap: a data page at `maxResponseBytes` (default
  *   DEFAULT_MAX_RESPONSE_BYTES, about 13,000 records of the sandbox's size, 500 records of 16 KB
  *   each), an error body or a token response at SMALL_BODY_BYTES (only an excerpt is ever used);
- * - a body past LARGE_BODY_BYTES needs one of the process's few large-body slots before it is read
- *   further, and keeps it until its page has been processed: however many clubs and sources poll
- *   side by side, at most LARGE_BODY_SLOTS large pages are in memory at once.
+ * - a body past PAGE_BODY_BYTES needs one of the process's PAGE_SLOTS page slots before it is read
+ *   further, and one past LARGE_BODY_BYTES one of its few large-body slots as well; it keeps them
+ *   until its page has been processed. A page asked for ahead (pages-ahead.ts) takes no slot: at
+ *   most AHEAD_SLOTS of them are held, each cut at 1 MB, so it never waits on a gate while the page
+ *   before it holds a slot (a scan holds one page at a time otherwise: no wait can close a circle).
  *
+ * So the pages in memory are bounded by the process, not by how many clubs poll side by side.
  * Measured (a sandbox page of 500 members, 312 KB): a page held after parsing and validation takes
- * about 1.4x its body in heap. Parsing is synchronous, so only one page at a time is in its parse
- * peak (about 3.7x). Pages asked for ahead (pages-ahead.ts) are at most AHEAD_SLOTS (8) of at most
- * 1 MB each. A 256 MB Lambda polling 10 clubs with 8 sources each side by side therefore holds at
- * most (80 + 8) x 1 MB x 1.4 + 2 x 8 MB x 1.4, about 146 MB of pages, whatever the upstream sends;
- * one club (`poll --once`) at most (8 + 8) x 1 MB x 1.4 + 2 x 8 MB x 1.4, about 45 MB.
+ * about 1.4x its body in heap; parsing is synchronous, so only one page at a time is in its parse
+ * peak (about 3.7x). A 256 MB Lambda polling 10 clubs with 8 sources each side by side holds at
+ * most (80 x 128 KB + 48 x 1 MB + 8 x 1 MB (ahead) + 2 x 8 MB) x 1.4, about 115 MB of pages (it
+ * was 146 MB before the page slots; 20 clubs would be about 128 MB); one club (`poll --once`) at
+ * most (8 x 1 MB + 8 x 1 MB + 2 x 8 MB) x 1.4, about 45 MB (its 8 scans never need more slots).
  */
 import { DeadlineExceededError, RequestAbortedError } from './errors';
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** Error bodies and token responses: read this much at most (the rest is dropped, not an error). */
 export const SMALL_BODY_BYTES = 64 * 1024;
+/** A body past this needs a page slot (PAGE_SLOTS a process): smaller ones are cheap to hold at once. */
+export const PAGE_BODY_BYTES = 128 * 1024;
+export const PAGE_SLOTS = 48;
 export const LARGE_BODY_BYTES = 1024 * 1024;
 export const LARGE_BODY_SLOTS = 2;
 
@@ -27,11 +33,15 @@ export type Release = () => void;
 const noop: Release = () => undefined;
 
 /** A counting semaphore whose waiters give up at their deadline or signal. */
-export class LargeBodyGate {
+export class BodyGate {
   #free: number;
   readonly #waiting: (() => void)[] = [];
 
-  constructor(readonly slots: number) {
+  /** `what`: the slot's name in the error of a wait cut by its deadline. */
+  constructor(
+    readonly slots: number,
+    readonly what = 'a large response',
+  ) {
     this.#free = slots;
   }
 
@@ -77,7 +87,7 @@ export class LargeBodyGate {
           () => {
             cleanup();
             reject(
-              new DeadlineExceededError(`${operation}: deadline reached waiting to read a large response`, {
+              new DeadlineExceededError(`${operation}: deadline reached waiting to read ${this.what}`, {
                 operation,
               }),
             );
@@ -102,7 +112,8 @@ export class LargeBodyGate {
   }
 }
 
-/** The process's gate: shared by every client, as memory is. */
-export const largeBodyGate = new LargeBodyGate(LARGE_BODY_SLOTS);
+/** The process's gates: shared by every client, as memory is. */
+export const pageBodyGate = new BodyGate(PAGE_SLOTS, 'a page (every page slot is held)');
+export const largeBodyGate = new BodyGate(LARGE_BODY_SLOTS);
 
 export { noop as releaseNothing };

@@ -199,6 +199,7 @@ export class DataRequests {
         now: this.#now,
         fetch: this.#fetch,
         maxBodyBytes: Math.min(this.#maxResponseBytes, options.bodyCap ?? this.#maxResponseBytes),
+        ...(options.ahead ? { readAhead: true } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
       });

@@ -3,12 +3,12 @@
  * (AbortSignal.timeout) clamped to the caller's deadline, the caller's AbortSignal, redirects never
  * followed (a redirect could carry the API key to another host), header values checked before they
  * are sent (Node's own error would quote them), and the body streamed under the same timeout with a
- * byte cap and the process's large-body gate (response-body.ts, body-budget.ts). Transport failures
+ * byte cap and the process's page and large-body gates (response-body.ts, body-budget.ts). Transport failures
  * come out as typed errors, their texts redacted of the request's credentials; HTTP statuses are
  * left to the caller.
  */
 import { redact } from '../common/redact';
-import { type LargeBodyGate, largeBodyGate, type Release, SMALL_BODY_BYTES } from './body-budget';
+import { type BodyGate, largeBodyGate, pageBodyGate, type Release, SMALL_BODY_BYTES } from './body-budget';
 import {
   AuthError,
   DeadlineExceededError,
@@ -33,8 +33,15 @@ export interface ExchangeRequest {
   readonly fetch: FetchFn;
   /** Cap of a 2xx body in bytes (ResponseTooLargeError past it). Other bodies: SMALL_BODY_BYTES, cut. */
   readonly maxBodyBytes: number;
-  /** @default the process's gate */
-  readonly gate?: LargeBodyGate;
+  /** The large-body gate. @default the process's */
+  readonly gate?: BodyGate;
+  /** The page gate. @default the process's */
+  readonly pageGate?: BodyGate;
+  /**
+   * A page asked for ahead (pages-ahead.ts): its body takes no page slot (at most AHEAD_SLOTS of
+   * them are held, each cut at 1 MB), so it never waits while the page before it holds one.
+   */
+  readonly readAhead?: boolean;
 }
 
 export interface ExchangeResponse {
@@ -43,7 +50,7 @@ export interface ExchangeResponse {
   readonly body: string;
   /** True when a non-2xx body was cut at SMALL_BODY_BYTES. */
   readonly truncated?: boolean;
-  /** Gives back the large-body slot the body holds, if any; call once the body is processed. */
+  /** Gives back the gate slots the body holds, if any; call once the body is processed. */
   readonly release: Release;
 }
 
@@ -136,6 +143,7 @@ export async function exchange(request: ExchangeRequest): Promise<ExchangeRespon
       cap: ok ? request.maxBodyBytes : Math.min(SMALL_BODY_BYTES, request.maxBodyBytes),
       failPastCap: ok,
       gate: request.gate ?? largeBodyGate,
+      ...(request.readAhead ? {} : { pageGate: request.pageGate ?? pageBodyGate }),
       ...(signal ? { signal } : {}),
       readSignal: combined,
       ...(request.deadline === undefined ? {} : { deadline: request.deadline }),

@@ -9,8 +9,9 @@
  *
  * Memory stays bounded whatever the upstream sends: a page asked for ahead is capped at
  * LARGE_BODY_BYTES (a larger one is declined and asked for again in its turn, under the normal cap
- * and the large-body gate, so it never waits on a slot while the page before holds one), and the
- * process holds at most AHEAD_SLOTS of them at once (taken without waiting: none free, none asked).
+ * and the gates), it takes no page slot (body-budget.ts), so it never waits on a slot while the page
+ * before holds one, and the process holds at most AHEAD_SLOTS of them at once (taken without
+ * waiting: none free, none asked).
  *
  * The API states no rate limit: a 429 to a page asked for ahead is not waited out (it may be a
  * limit on requests side by side, not the month's quota); the scan asks for nothing more ahead and

@@ -2,11 +2,18 @@
  * Reading a response body under the client's limits: streamed, never more than its cap; a 2xx body
  * past the cap (announced by Content-Length or met while reading) is a ResponseTooLargeError that
  * carries what was read of its head (to tell a record over the cap from a stale or limit-ignoring
- * answer); any other body is cut at the cap and kept. Past LARGE_BODY_BYTES a body waits for a slot
- * of the process's large-body gate (body-budget.ts) and keeps it until the caller releases it.
+ * answer); any other body is cut at the cap and kept. Past PAGE_BODY_BYTES a body waits for a slot
+ * of the process's page gate, past LARGE_BODY_BYTES for one of its large-body gate too
+ * (body-budget.ts), and keeps them until the caller releases them.
  */
 import { createHash } from 'node:crypto';
-import { LARGE_BODY_BYTES, type LargeBodyGate, type Release, releaseNothing } from './body-budget';
+import {
+  type BodyGate,
+  LARGE_BODY_BYTES,
+  PAGE_BODY_BYTES,
+  type Release,
+  releaseNothing,
+} from './body-budget';
 import { FINGERPRINT_CHARS, ResponseTooLargeError } from './errors';
 
 export interface BodyLimits {
@@ -14,8 +21,11 @@ export interface BodyLimits {
   readonly cap: number;
   /** A 2xx body past the cap is an error; any other body is cut there and kept. */
   readonly failPastCap: boolean;
-  readonly gate: LargeBodyGate;
-  /** The caller's signal: gives up waiting for a large-body slot. */
+  /** The large-body gate (bodies past LARGE_BODY_BYTES). */
+  readonly gate: BodyGate;
+  /** The page gate (bodies past PAGE_BODY_BYTES); none for a page asked for ahead. */
+  readonly pageGate?: BodyGate;
+  /** The caller's signal: gives up waiting for a slot. */
   readonly signal?: AbortSignal;
   /**
    * Ends the reading itself (the request's timeout and the caller's signal together): each read
@@ -28,8 +38,9 @@ export interface BodyLimits {
 }
 
 /**
- * Reads a body as a stream, never more than `cap` bytes; past LARGE_BODY_BYTES it waits for a slot
- * of the large-body gate and keeps it (the caller releases it after processing the page).
+ * Reads a body as a stream, never more than `cap` bytes; past PAGE_BODY_BYTES it waits for a page
+ * slot, past LARGE_BODY_BYTES for a large-body slot, and keeps them (the caller releases them after
+ * processing the page).
  */
 export async function readBody(
   response: Response,
@@ -46,7 +57,7 @@ export async function readBody(
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  let release: Release = releaseNothing;
+  const slots = new BodySlots(limits);
   try {
     for (;;) {
       const { done, value } = await readWithin(reader, limits.readSignal);
@@ -58,22 +69,41 @@ export async function readBody(
         if (limits.failPastCap) {
           throw tooLarge(operation, size + value.byteLength, cap, chunks, false);
         }
-        return { text: Buffer.concat(chunks).toString('utf8'), truncated: true, release };
+        return { text: Buffer.concat(chunks).toString('utf8'), truncated: true, release: slots.release };
       }
       size += value.byteLength;
       chunks.push(value);
-      if (size > LARGE_BODY_THRESHOLD && release === releaseNothing) {
-        release = await limits.gate.acquire(operation, limits.signal, limits.deadline, limits.now);
-      }
+      await slots.holdFor(size);
     }
-    return { text: Buffer.concat(chunks).toString('utf8'), truncated: false, release };
+    return { text: Buffer.concat(chunks).toString('utf8'), truncated: false, release: slots.release };
   } catch (err) {
-    release();
+    slots.release();
     throw err;
   }
 }
 
-const LARGE_BODY_THRESHOLD = LARGE_BODY_BYTES;
+/** The gate slots a body holds as it grows: a page slot past PAGE_BODY_BYTES, a large one past LARGE_BODY_BYTES. */
+class BodySlots {
+  #page: Release = releaseNothing;
+  #large: Release = releaseNothing;
+
+  constructor(private readonly limits: BodyLimits) {}
+
+  async holdFor(size: number): Promise<void> {
+    const { operation, signal, deadline, now, pageGate, gate } = this.limits;
+    if (pageGate && size > PAGE_BODY_BYTES && this.#page === releaseNothing) {
+      this.#page = await pageGate.acquire(operation, signal, deadline, now);
+    }
+    if (size > LARGE_BODY_BYTES && this.#large === releaseNothing) {
+      this.#large = await gate.acquire(operation, signal, deadline, now);
+    }
+  }
+
+  readonly release: Release = () => {
+    this.#large();
+    this.#page();
+  };
+}
 
 /** One read of the body, or the signal's reason once it aborts (the reader then cancelled). */
 function readWithin(

@@ -6,7 +6,7 @@
  * body under 10-60 ms timeouts: 2 of 200 hung; found by the chaos suite as polls that never ended).
  */
 import { describe, expect, it } from 'vitest';
-import { LargeBodyGate } from '../../../lambdas/gym-api/body-budget';
+import { BodyGate } from '../../../lambdas/gym-api/body-budget';
 import { readBody } from '../../../lambdas/gym-api/response-body';
 
 /** A 200 whose body delivers `first` and then never another byte nor an end. */
@@ -29,7 +29,7 @@ const limits = (readSignal?: AbortSignal) => ({
   operation: 'visits',
   cap: 1024 * 1024,
   failPastCap: true,
-  gate: new LargeBodyGate(2),
+  gate: new BodyGate(2),
   now: Date.now,
   ...(readSignal ? { readSignal } : {}),
 });

@@ -4,7 +4,7 @@
  * echoed in records, header values and tokens HTTP cannot carry. Injected fetch, no network.
  */
 import { describe, expect, it } from 'vitest';
-import { LargeBodyGate } from '../../../lambdas/gym-api/body-budget';
+import { BodyGate } from '../../../lambdas/gym-api/body-budget';
 import { GymApiClient } from '../../../lambdas/gym-api/client';
 import type { GymApiClientOptions } from '../../../lambdas/gym-api/client-options';
 import {
@@ -328,7 +328,7 @@ describe('the response cap', () => {
 describe('the large-body gate', () => {
   it('lets a body through when a slot is free, makes the next wait for a release, and gives up at the deadline', async () => {
     // Prepare
-    const gate = new LargeBodyGate(1);
+    const gate = new BodyGate(1);
     const first = await gate.acquire('visits');
     let secondHeld = false;
     const second = gate.acquire('visits').then((release) => {
