@@ -39,6 +39,7 @@ import { countQuotaUsage } from './club-poll/quota-check';
 import { activePause } from './failure-policy';
 import { type LifecycleReport, lifecycleSettingsOf, runClubLifecycle } from './lifecycle/club-lifecycle';
 import { monthOf } from './operational-events';
+import { sourcesStillDue } from './poll-message/stale-message';
 import { sweepIntervals } from './schedule/sweep-budget';
 
 export { SOURCE_CONCURRENCY } from './club-poll/club-poll-run';
@@ -86,27 +87,7 @@ export async function pollClub(
   }
   let report: ClubReport;
   try {
-    const cursors = await session.listCursors(club.clubId);
-    const pause = activePause(cursors, startMs);
-    if (pause && !options.ignorePause) {
-      report = idleReport(club.clubId, 'paused', { pausedUntil: pause.until, pause });
-    } else {
-      const order = pollOrder(enabled, cursors);
-      // Sweeps the quota the plan leaves unused pays for (the scheduler counts the same ones).
-      const sweeps = sweepIntervals({
-        plan: club.plan,
-        sources: enabled,
-        cursors,
-        quotaUsed: await session.getQuotaUsage(club.clubId, monthOf(startMs)),
-        nowMs: startMs,
-      });
-      const store = sessionStore(deps.store, session);
-      // With lifecycle events off nothing evaluates the notes: once on again, the first reads everything.
-      if (!lifecycleSettingsOf(club)) session.noteLifecycle({ full: true });
-      const run = new ClubPollRun({ ...deps, store }, club, options, startMs, sweeps);
-      await run.pollSources(order, new Map(cursors.map((c) => [c.source, c])));
-      report = await clubReport(run, order, await lifecycleOf(run, session));
-    }
+    report = await pollUnderLease(deps, club, options, session, enabled, startMs);
   } catch (err) {
     await session.close().catch((closeErr: unknown) => {
       logger.error('could not store the club state and release its lease', {
@@ -121,6 +102,44 @@ export async function pollClub(
   // The events already published are published again with the same eventIds at worst.
   await session.close();
   return report;
+}
+
+/**
+ * The poll once the lease is taken, on the cursors its write returned: the sources a later poll
+ * already covered left out (a message's `dispatchedAt`, stale-message.ts: none left, nothing
+ * polled), a paused club left alone, else every source due and the hour's lifecycle evaluation.
+ */
+async function pollUnderLease(
+  deps: PollClubDeps,
+  club: ClubConfig,
+  options: PollClubOptions,
+  session: ClubSession,
+  enabled: readonly SourceName[],
+  startMs: number,
+): Promise<ClubReport> {
+  const cursors = await session.listCursors(club.clubId);
+  const due =
+    options.dispatchedAt === undefined ? enabled : sourcesStillDue(cursors, enabled, options.dispatchedAt);
+  if (due.length === 0) return idleReport(club.clubId, 'ok', { stale: true });
+  const pause = activePause(cursors, startMs);
+  if (pause && !options.ignorePause) {
+    return idleReport(club.clubId, 'paused', { pausedUntil: pause.until, pause });
+  }
+  const order = pollOrder(due, cursors);
+  // Sweeps the quota the plan leaves unused pays for (the scheduler counts the same ones).
+  const sweeps = sweepIntervals({
+    plan: club.plan,
+    sources: due,
+    cursors,
+    quotaUsed: await session.getQuotaUsage(club.clubId, monthOf(startMs)),
+    nowMs: startMs,
+  });
+  const store = sessionStore(deps.store, session);
+  // With lifecycle events off nothing evaluates the notes: once on again, the first reads everything.
+  if (!lifecycleSettingsOf(club)) session.noteLifecycle({ full: true });
+  const run = new ClubPollRun({ ...deps, store }, club, options, startMs, sweeps);
+  await run.pollSources(order, new Map(cursors.map((c) => [c.source, c])));
+  return clubReport(run, order, await lifecycleOf(run, session));
 }
 
 function describe(err: unknown): string {

@@ -37,6 +37,11 @@ export interface PollClubOptions {
   readonly staleAfterMs?: number;
   /** Share of the monthly quota at which Club Quota Low is emitted (once a month). @default 0.8 */
   readonly quotaAlertShare?: number;
+  /**
+   * When the poll's message was dispatched: the sources whose last successful poll came after it
+   * are left out (stale-message.ts), judged on the cursors the lease write returns. @default none left out
+   */
+  readonly dispatchedAt?: string;
 }
 
 export interface SourceFailure {
@@ -75,13 +80,15 @@ export interface ClubReport {
   readonly operationalEvents: BridgeEvent[];
   /** The lifecycle evaluation of this poll (absent: off, or already done this hour). */
   readonly lifecycle?: LifecycleReport;
+  /** Every source asked for was polled since the message was dispatched: nothing was polled. */
+  readonly stale?: true;
 }
 
-/** A report of a poll that made no request (disabled, paused, or the lease held elsewhere). */
+/** A report of a poll that made no request (disabled, paused, stale, or the lease held elsewhere). */
 export function idleReport(
   clubId: string,
   outcome: ClubReport['outcome'],
-  extra: Partial<Pick<ClubReport, 'sources' | 'pausedUntil' | 'pause'>> = {},
+  extra: Partial<Pick<ClubReport, 'sources' | 'pausedUntil' | 'pause' | 'stale'>> = {},
 ): ClubReport {
   return {
     clubId,

@@ -7,10 +7,11 @@
  *    CLI. An unknown or disabled club, or one that can never load (an invalid record, a secret
  *    outside the deployment's prefix, a malformed secret), drops the message; a load that may work
  *    later (Secrets Manager unreachable) retries it.
- * 2. Leave out the sources a later poll already covered (stale-message.ts): a message with none
- *    left is skipped, so a backlog of duplicate messages costs no API request.
- * 3. Poll the club under its lease (poll-club.ts) by the deadline, and log the poll (report-log.ts).
- * 4. Say what becomes of the message: retried only when the poll failed in a way a retry can fix
+ * 2. Poll the club under its lease (poll-club.ts) by the deadline, and log the poll (report-log.ts).
+ *    The poll leaves out the sources a later poll already covered (stale-message.ts), judged on the
+ *    cursors its lease write returns (no read of its own): a message with none left is skipped, so a
+ *    backlog of duplicate messages costs no API request.
+ * 3. Say what becomes of the message: retried only when the poll failed in a way a retry can fix
  *    (failure-policy.ts). A 401 or 429 pauses the club inside the engine, not retried here; a 401
  *    also drops the cached secret, so the next poll reads the rotated one.
  *
@@ -26,7 +27,6 @@ import { RateLimitCountingFactory } from '../client-factory';
 import { isRetryable } from '../failure-policy';
 import { type ClubReport, type PollClubDeps, pollClub } from '../poll-club';
 import { type Log, logReport } from './report-log';
-import { sourcesStillDueFor } from './stale-message';
 
 export type MessageOutcome = 'polled' | 'skipped' | 'dropped' | 'retry';
 
@@ -75,7 +75,7 @@ export interface MessageResult {
   readonly doneMs: number;
 }
 
-/** Handles one poll message: load, stale check, poll, outcome. Never throws. */
+/** Handles one poll message: load, poll (stale sources left out), outcome. Never throws. */
 export async function pollClubMessage(
   deps: PollClubMessageDeps,
   message: PollMessage,
@@ -92,24 +92,24 @@ export async function pollClubMessage(
   };
   const loaded = await loadForPoll(deps, message.clubId, log);
   if ('outcome' in loaded) return done(loaded.outcome, loaded.error ? { error: loaded.error } : {});
-  const sources = await sourcesStillDueFor(deps.store, message.clubId, message.sources, message.dispatchedAt);
-  if (sources.length === 0) {
-    log.info('every source was polled since this message was dispatched: skipped');
-    return done('skipped');
-  }
   const clients = new RateLimitCountingFactory(deps.clients);
   const club = loaded.config;
   let report: ClubReport;
   try {
     report = await pollClub({ ...deps, clients, owner: run.owner }, club, {
       deadlineMs: run.deadlineMs,
-      sources,
+      sources: message.sources,
+      dispatchedAt: message.dispatchedAt,
       ...(message.backfillFrom ? { backfillFromMs: Date.parse(message.backfillFrom) } : {}),
       ...(run.pageSize ? { pageSize: run.pageSize } : {}),
     });
   } catch (err) {
     log.error('club poll failed: retrying', { err });
     return done('retry', { club, error: err, rateLimited: clients.rateLimited });
+  }
+  if (report.stale) {
+    log.info('every source was polled since this message was dispatched: skipped');
+    return done('skipped');
   }
   const result = done(outcomeOf(report), { report, club, rateLimited: clients.rateLimited });
   const { doneMs: nowMs, durationMs, rateLimited } = result;

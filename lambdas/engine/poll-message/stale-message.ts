@@ -1,10 +1,11 @@
 /**
  * Stale poll messages: a message dispatched before a source's last successful poll is stale for
  * that source (another message already covered it). Such sources are left out, so a backlog of
- * duplicate messages costs no API requests.
+ * duplicate messages costs no API requests. pollClub judges it on the cursors its lease write
+ * returns, so the check costs no read of its own.
  */
 
-import type { Cursor, CursorStore, SourceName } from '../../state/store';
+import type { Cursor, SourceName } from '../../state/store';
 
 /** The message's sources minus those whose last successful poll came after `dispatchedAt`. */
 export function sourcesStillDue(
@@ -19,14 +20,4 @@ export function sourcesStillDue(
       .map((c) => c.source),
   );
   return sources.filter((s) => !succeededSince.has(s));
-}
-
-/** `sourcesStillDue` with the club's cursors read from the store. */
-export async function sourcesStillDueFor(
-  store: CursorStore,
-  clubId: string,
-  sources: readonly SourceName[],
-  dispatchedAt: string,
-): Promise<SourceName[]> {
-  return sourcesStillDue(await store.listCursors(clubId), sources, dispatchedAt);
 }
