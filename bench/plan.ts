@@ -24,6 +24,8 @@ export interface BenchPlan {
   readonly dispatchClubs: number;
   /** Clubs of the fleet at scale: every shard the stage configures for them, measured on dynalite. */
   readonly scaleClubs: number;
+  /** The clubs of the invocation memory runs (bench/invocation-memory.ts), a full batch of them. */
+  readonly memory: { readonly members: number; readonly historyDays: number };
   readonly fleet: {
     clubs: number;
     minutes: number;
@@ -50,6 +52,7 @@ export const FULL_PLAN: BenchPlan = {
   altScheduleHours: 12,
   dispatchClubs: 5000,
   scaleClubs: 50_000,
+  memory: { members: 3000, historyDays: 30 },
   fleet: { clubs: 200, minutes: 60, members: 3000, visitsPerDay: 1500, historyDays: 1 },
 };
 
@@ -70,5 +73,6 @@ export const QUICK_PLAN: BenchPlan = {
   altScheduleHours: 2,
   dispatchClubs: 500,
   scaleClubs: 6000,
+  memory: { members: 300, historyDays: 3 },
   fleet: { clubs: 20, minutes: 10, members: 3000, visitsPerDay: 1500, historyDays: 1 },
 };

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { logger } from '../lambdas/common/logger';
 import { readDeploymentSettings } from './deployment';
+import { measureInvocationMemory } from './invocation-memory';
 import { machineInfo } from './machine';
 import { FULL_PLAN, QUICK_PLAN } from './plan';
 import { measureFingerprintHashing } from './profile';
@@ -93,6 +94,7 @@ async function main(): Promise<number> {
   const scale = await measureScale(plan, deployment, typical);
   const cost = measureCosts(plan, deployment, typical, scale.dispatchMemory);
   const atScale = await measureFleetAtScale(plan, typical, cost, scale.fleet);
+  const invocationMemory = await measureInvocationMemory(plan, deployment);
 
   const results: BenchResults = {
     generatedAt: new Date().toISOString(),
@@ -107,7 +109,7 @@ async function main(): Promise<number> {
     typical: { runs: typical.runs, unconfirmedZone: typical.unconfirmedZone },
     lifecycle,
     units,
-    scale: { ...scale, atScale },
+    scale: { ...scale, atScale, invocationMemory },
     cost: cost.costs,
   };
   await writeReport(results, outDir);

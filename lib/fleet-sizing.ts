@@ -15,6 +15,13 @@ import { CLUB_DIRECTORY_BUCKETS } from '../lambdas/common/club-shard';
  * API, plus the batch's CPU at the function's share of a vCPU). docs/benchmarks.md measures it.
  */
 export const POLL_INVOCATION_SECONDS_P95 = 8;
+/**
+ * The most clubs one poll invocation takes (the event source's batch size). Measured at 20 (docs/
+ * benchmarks.md, "Memory of a poll invocation"): a batch of 20 first polls peaks at about the RSS
+ * of 10 (heavy polls take HEAVY_POLL_SLOTS at a time), 20 regular polls well under the 256 MB; the
+ * pages held are bounded by the process (lambdas/gym-api/body-budget.ts).
+ */
+export const MAX_POLL_BATCH_SIZE = 20;
 /** Headroom over the concurrency the steady state needs: retries, slow clubs, a late minute. */
 export const POLL_CONCURRENCY_HEADROOM = 2;
 /** The most concurrent invocations one SQS event source runs (its maximum concurrency). */

@@ -28,7 +28,7 @@ import {
   readString,
   StageConfigError,
 } from './context-values';
-import { POLL_INVOCATION_SECONDS_P95, pollConcurrencyFor } from './fleet-sizing';
+import { MAX_POLL_BATCH_SIZE, POLL_INVOCATION_SECONDS_P95, pollConcurrencyFor } from './fleet-sizing';
 import {
   checkFleetSize,
   readDispatchSizing,
@@ -55,7 +55,7 @@ export interface StageConfig extends TableCapacitySettings {
   readonly pollRateMinutes: number;
   /** Clubs the deployment is sized for (sets `pollMaxConcurrency` unless that is given). */
   readonly clubs: number;
-  /** Poll messages (clubs) per poll invocation, polled side by side (1..10). */
+  /** Poll messages (clubs) per poll invocation, polled side by side (1..MAX_POLL_BATCH_SIZE). */
   readonly pollBatchSize: number;
   /** Most poll Lambdas running at once (2..1000): `pollConcurrencyFor(clubs, pollBatchSize)` by default. */
   readonly pollMaxConcurrency: number;
@@ -108,7 +108,7 @@ const DEFAULTS: Record<Stage, Omit<StageConfig, Sized>> = {
     eventSource: eventSourceForStage('dev'),
     pollRateMinutes: 1,
     clubs: 10,
-    pollBatchSize: 10,
+    pollBatchSize: 20,
     piiPolicyDefault: 'minimal',
     quotaReserve: DEFAULT_QUOTA_RESERVE,
     sourceOverdueMinutes: DEFAULT_SOURCE_OVERDUE_MINUTES,
@@ -124,7 +124,7 @@ const DEFAULTS: Record<Stage, Omit<StageConfig, Sized>> = {
     eventSource: eventSourceForStage('prod'),
     pollRateMinutes: 1,
     clubs: 1000,
-    pollBatchSize: 10,
+    pollBatchSize: 20,
     piiPolicyDefault: 'minimal',
     quotaReserve: DEFAULT_QUOTA_RESERVE,
     sourceOverdueMinutes: DEFAULT_SOURCE_OVERDUE_MINUTES,
@@ -205,8 +205,8 @@ function readPollCadence(read: ContextReader, d: StageDefaults): PollCadence {
       read,
       'pollBatchSize',
       d.pollBatchSize,
-      (n) => isInteger(n) && n >= 1 && n <= 10,
-      'an integer in 1..10',
+      (n) => isInteger(n) && n >= 1 && n <= MAX_POLL_BATCH_SIZE,
+      `an integer in 1..${MAX_POLL_BATCH_SIZE}`,
     ),
   };
 }

@@ -2,6 +2,7 @@
 import type { BackfillRun, FetchLoopRun } from '../backfill';
 import type { ClubCost } from '../cost';
 import type { DeploymentSettings } from '../deployment';
+import type { InvocationMemory } from '../invocation-memory';
 import type { LifecycleCostFigures } from '../lifecycle-cost';
 import type { MachineInfo } from '../machine';
 import type { BenchPlan } from '../plan';
@@ -38,6 +39,8 @@ export interface BenchResults {
     fleet: FleetHourResult;
     /** The fleet at scale (50,000 clubs), every dispatch shard measured. */
     atScale: FleetAtScaleResult;
+    /** Peak RSS of poll invocations under Lambda's heap flags (absent in earlier reports). */
+    invocationMemory?: InvocationMemory;
   };
   readonly cost: {
     default: ClubCost;

@@ -3,6 +3,7 @@ import { CLUB_DIRECTORY_BUCKETS } from '../../lambdas/common/club-shard';
 import type { DispatchRun } from '../scale/dispatch';
 import { median } from '../stats';
 import { int, med, pct, secs, sig, table } from './format';
+import { invocationMemoryPart } from './memory-section';
 import { minuteShapePart } from './minute-shape-section';
 import type { BenchResults } from './results';
 
@@ -16,6 +17,8 @@ ${fleetHourPart(r)}
 ${minuteShapePart(r)}
 
 ${atScalePart(r)}
+
+${invocationMemoryPart(r)}
 
 What breaks first, and at how many clubs: [scale.md](scale.md).
 `;

@@ -25,7 +25,7 @@ import type { ClubConfig } from '../clubs/club-config';
 import { logger } from '../common/logger';
 import { enabledSources } from '../sources';
 import { sessionStore } from '../state/composed-store';
-import type { ClubSession, SourceName } from '../state/store';
+import type { ClubSession, Cursor, SourceName } from '../state/store';
 import { ClubPollRun } from './club-poll/club-poll-run';
 import {
   type ClubReport,
@@ -34,6 +34,7 @@ import {
   type PollClubOptions,
   skippedReport,
 } from './club-poll/club-report';
+import { heavyPolls, isHeavyPoll } from './club-poll/heavy-polls';
 import { pollOrder } from './club-poll/poll-order';
 import { countQuotaUsage } from './club-poll/quota-check';
 import { activePause } from './failure-policy';
@@ -67,6 +68,8 @@ export {
 export const CLUB_LEASE = 'CLUB';
 /** The lifecycle evaluation is not started this close to the poll's deadline. */
 const LIFECYCLE_MARGIN_MS = 5000;
+/** A heavy poll gives up waiting for its slot this long before its deadline. */
+const HEAVY_WAIT_MARGIN_MS = 5000;
 
 export async function pollClub(
   deps: PollClubDeps,
@@ -107,7 +110,9 @@ export async function pollClub(
 /**
  * The poll once the lease is taken, on the cursors its write returned: the sources a later poll
  * already covered left out (a message's `dispatchedAt`, stale-message.ts: none left, nothing
- * polled), a paused club left alone, else every source due and the hour's lifecycle evaluation.
+ * polled), a paused club left alone, else every source due and the hour's lifecycle evaluation; a
+ * heavy poll (a first poll, a backfill, a lifecycle reading everything) once it has one of the
+ * process's slots (club-poll/heavy-polls.ts).
  */
 async function pollUnderLease(
   deps: PollClubDeps,
@@ -126,6 +131,31 @@ async function pollUnderLease(
     return idleReport(club.clubId, 'paused', { pausedUntil: pause.until, pause });
   }
   const order = pollOrder(due, cursors);
+  // A first poll, a backfill or a lifecycle that reads everything: HEAVY_POLL_SLOTS at a time.
+  const lifecycle = { on: lifecycleSettingsOf(club) !== undefined, session };
+  const heavy = isHeavyPoll(due, cursors, lifecycle, options.backfillFromMs !== undefined);
+  const release = heavy ? await heavyPolls.acquire(options.deadlineMs - HEAVY_WAIT_MARGIN_MS) : () => {};
+  if (!release) {
+    const sources = order.map((name) =>
+      skippedReport(name, 'no heavy-poll slot came free before the deadline'),
+    );
+    return idleReport(club.clubId, 'ok', { sources });
+  }
+  try {
+    return await pollSourcesAndLifecycle(deps, club, options, session, { cursors, order, due, startMs });
+  } finally {
+    release();
+  }
+}
+
+async function pollSourcesAndLifecycle(
+  deps: PollClubDeps,
+  club: ClubConfig,
+  options: PollClubOptions,
+  session: ClubSession,
+  at: { cursors: readonly Cursor[]; order: SourceName[]; due: readonly SourceName[]; startMs: number },
+): Promise<ClubReport> {
+  const { cursors, order, due, startMs } = at;
   // Sweeps the quota the plan leaves unused pays for (the scheduler counts the same ones).
   const sweeps = sweepIntervals({
     plan: club.plan,

@@ -13,10 +13,11 @@
  * So the pages in memory are bounded by the process, not by how many clubs poll side by side.
  * Measured (a sandbox page of 500 members, 312 KB): a page held after parsing and validation takes
  * about 1.4x its body in heap; parsing is synchronous, so only one page at a time is in its parse
- * peak (about 3.7x). A 256 MB Lambda polling 10 clubs with 8 sources each side by side holds at
- * most (80 x 128 KB + 48 x 1 MB + 8 x 1 MB (ahead) + 2 x 8 MB) x 1.4, about 115 MB of pages (it
- * was 146 MB before the page slots; 20 clubs would be about 128 MB); one club (`poll --once`) at
- * most (8 x 1 MB + 8 x 1 MB + 2 x 8 MB) x 1.4, about 45 MB (its 8 scans never need more slots).
+ * peak (about 3.7x). A 256 MB Lambda polling 20 clubs with 8 sources each side by side holds at
+ * most (160 x 128 KB + 48 x 1 MB + 8 x 1 MB (ahead) + 2 x 8 MB) x 1.4, about 128 MB of pages (10
+ * clubs: about 115 MB, 146 MB before the page slots); one club (`poll --once`) at most (8 x 1 MB +
+ * 8 x 1 MB + 2 x 8 MB) x 1.4, about 45 MB (its 8 scans never need more slots). The rest of a poll's
+ * memory is bounded by its heavy polls, a few at a time (engine/club-poll/heavy-polls.ts).
  */
 import { DeadlineExceededError, RequestAbortedError } from './errors';
 

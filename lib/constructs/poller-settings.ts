@@ -8,6 +8,7 @@ import { CLUB_DIRECTORY_BUCKETS, spreadSecondsFor } from '../../lambdas/common/c
 import { DEFAULT_SOURCE_OVERDUE_MINUTES, HANDLER_ENTRIES } from '../../lambdas/common/deployment-contract';
 import { DEFAULT_QUOTA_RESERVE } from '../../lambdas/common/plans';
 import type { PiiPolicy } from '../../lambdas/events/pii';
+import { MAX_POLL_BATCH_SIZE } from '../fleet-sizing';
 import type { ClubSecrets } from './club-secrets';
 import type { BridgeEventBus } from './event-bus';
 import type { StateTable } from './state-table';
@@ -135,13 +136,17 @@ function checkSettings(s: PollerSettings): void {
     `maxConcurrency must be an integer in 2..1000 (SQS event source limit), got ${maxConcurrency}`,
   );
   check(
-    Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 10,
-    `batchSize must be in 1..10, got ${batchSize}`,
+    Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= MAX_POLL_BATCH_SIZE,
+    `batchSize must be in 1..${MAX_POLL_BATCH_SIZE} (the poll function's memory, measured), got ${batchSize}`,
   );
   const window = s.batchingWindow?.toSeconds({ integral: false });
   check(
     window === undefined || (Number.isInteger(window) && window >= 0 && window <= 300),
     `batchingWindow must be whole seconds in 0..300 (SQS event source limit), got ${window}`,
+  );
+  check(
+    batchSize <= 10 || (window !== undefined && window >= 1),
+    `batchSize ${batchSize} needs a batchingWindow of at least 1 s (an SQS event source takes more than 10 only with one), got ${window ?? 'none'}`,
   );
   check(
     Number.isInteger(maxReceiveCount) && maxReceiveCount >= 1,

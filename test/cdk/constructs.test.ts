@@ -84,7 +84,11 @@ describe('Poller settings', () => {
     [{ pollRate: Duration.seconds(30) }, /pollRate must be whole minutes/],
     [{ pollRate: Duration.seconds(90) }, /pollRate must be whole minutes/],
     [{ maxConcurrency: 1 }, /maxConcurrency must be an integer in 2\.\.1000/],
-    [{ batchSize: 11 }, /batchSize must be in 1\.\.10/],
+    [{ batchSize: 21 }, /batchSize must be in 1\.\.20 \(the poll function's memory, measured\)/],
+    [
+      { batchSize: 11, spreadPolls: false },
+      /batchSize 11 needs a batchingWindow of at least 1 s .* got none/,
+    ],
     [{ batchingWindow: Duration.seconds(301) }, /batchingWindow must be whole seconds in 0\.\.300/],
     [{ batchingWindow: Duration.millis(1500) }, /batchingWindow must be whole seconds/],
     [{ maxReceiveCount: 0 }, /maxReceiveCount/],

@@ -160,10 +160,11 @@ describe('poller', () => {
     const dispatch = bridgeFunction(fleet, 'dispatch').resource.Properties;
     expect(dispatch.MemorySize).toBe(1024);
     expect(dispatch.Timeout).toBe(50);
-    // 50,000 clubs need more poll Lambdas than 1,000 clubs; one event source runs at most 1,000.
+    // 50,000 clubs need more poll Lambdas than 1,000 clubs: 2,500 invocations a minute of 8 s, doubled.
     fleet.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      ScalingConfig: { MaximumConcurrency: 1000 },
+      ScalingConfig: { MaximumConcurrency: pollConcurrencyFor(50_000, 20) },
     });
+    expect(pollConcurrencyFor(50_000, 20)).toBe(667);
   });
 
   it('the poll queue redrives to the DLQ and hides a message longer than a poll can run', () => {
@@ -191,15 +192,15 @@ describe('poller', () => {
       EventSourceArn: getAtt(queue),
       FunctionName: { Ref: bridgeFunction(prod, 'poll').id },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      // 1,000 clubs (prod's default) in batches of 10: pollConcurrencyFor(1000, 10) = 27
-      BatchSize: 10,
-      ScalingConfig: { MaximumConcurrency: pollConcurrencyFor(1000, 10) },
+      // 1,000 clubs (prod's default) in batches of 20: pollConcurrencyFor(1000, 20) = 14
+      BatchSize: 20,
+      ScalingConfig: { MaximumConcurrency: pollConcurrencyFor(1000, 20) },
       // Spread polls trickle in over the minute: the event source gathers them into batches.
       MaximumBatchingWindowInSeconds: DEFAULT_BATCHING_WINDOW_SECONDS,
     });
-    expect(pollConcurrencyFor(1000, 10)).toBe(27);
+    expect(pollConcurrencyFor(1000, 20)).toBe(14);
     dev.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      BatchSize: 10,
+      BatchSize: 20,
       ScalingConfig: { MaximumConcurrency: 2 },
     });
   });

@@ -37,9 +37,9 @@ describe('resolveStageConfig', () => {
     // Act
     const fleet = (clubs: number) => resolveStageConfig(context({ stage: 'prod', clubs: String(clubs) }));
     // Assess: invocations a minute x seconds each / 60, doubled, within 2..1000
-    expect(fleet(100).pollMaxConcurrency).toBe(pollConcurrencyFor(100, 10));
+    expect(fleet(100).pollMaxConcurrency).toBe(pollConcurrencyFor(100, 20));
     expect(fleet(5000).pollMaxConcurrency).toBe(
-      Math.ceil(((5000 / 10) * POLL_INVOCATION_SECONDS_P95 * 2) / 60),
+      Math.ceil(((5000 / 20) * POLL_INVOCATION_SECONDS_P95 * 2) / 60),
     );
     expect(fleet(5000).pollMaxConcurrency).toBeGreaterThan(fleet(1000).pollMaxConcurrency);
     expect(pollConcurrencyFor(1, 10)).toBe(2);
@@ -52,8 +52,8 @@ describe('resolveStageConfig', () => {
     expect(() => resolveStageConfig(context({ clubs: '0' }))).toThrow(
       /clubs="0": must be a whole number of clubs >= 1/,
     );
-    expect(() => resolveStageConfig(context({ pollBatchSize: '11' }))).toThrow(
-      /pollBatchSize="11": must be an integer in 1\.\.10/,
+    expect(() => resolveStageConfig(context({ pollBatchSize: '21' }))).toThrow(
+      /pollBatchSize="21": must be an integer in 1\.\.20/,
     );
   });
 
@@ -63,7 +63,7 @@ describe('resolveStageConfig', () => {
       resolveStageConfig(context({ stage: 'prod', tableMaxUnits: '120000', ...values }));
     expect(fleet({ clubs: '1000' })).toMatchObject({ dispatchShards: 1, dispatchMemoryMb: 1024 });
     expect(fleet({ clubs: '5001' }).dispatchShards).toBe(2);
-    expect(fleet({ clubs: '50000' })).toMatchObject({ dispatchShards: 10, pollMaxConcurrency: 1000 });
+    expect(fleet({ clubs: '50000' })).toMatchObject({ dispatchShards: 10, pollMaxConcurrency: 667 });
     expect(fleet({ clubs: '50000', dispatchShards: '16', dispatchMemoryMb: 1769 })).toMatchObject({
       dispatchShards: 16,
       dispatchMemoryMb: 1769,
@@ -82,11 +82,11 @@ describe('resolveStageConfig', () => {
     expect(fleet({ dispatchMemoryMb: '64' })).toThrow(
       /dispatchMemoryMb="64": must be an integer in 128\.\.10240/,
     );
-    expect(fleet({ clubs: '80000' })).toThrow(
-      /context clubs=80000: one deployment polls at most 75000 clubs at pollBatchSize 10 every 1 min .* split the fleet over two deployments/,
+    expect(fleet({ clubs: '160000' })).toThrow(
+      /context clubs=160000: one deployment polls at most 150000 clubs at pollBatchSize 20 every 1 min .* split the fleet over two deployments/,
     );
     expect(fleet({ clubs: '80000', pollBatchSize: '5' })).toThrow(/at most 37500 clubs/);
-    expect(fleet({ clubs: '80000', pollRateMinutes: '2' })).not.toThrow();
+    expect(fleet({ clubs: '160000', pollRateMinutes: '2', tableCapacity: 'on-demand' })).not.toThrow();
   });
 
   it('takes overrides as command-line strings (-c key=value) and as JSON values (cdk.json)', () => {

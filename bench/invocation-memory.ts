@@ -1,0 +1,169 @@
+/**
+ * Memory of a poll invocation: the peak resident set of a process that polls a batch of clubs side
+ * by side, as the poll function does, under the heap flags Lambda's Node runtime gives a function
+ * of its memory (old space 90%, semi-space 5%): V8 collects late below its cap, so the resident set,
+ * which Lambda's limit counts, is what must fit, not the live heap.
+ *
+ * The CLI's `poll --once` (every club of the file side by side through pollClub, the poll
+ * function's path) is bundled with esbuild, as the deployed functions are, and run in a child
+ * process against the sandbox and dynalite, each in a process of its own; a preload samples the
+ * child's RSS every 10 ms. Three runs: the first poll of a full batch of new clubs (every source's
+ * baseline, the worst a batch meets: heavy polls run HEAVY_POLL_SLOTS at a time), the next poll of
+ * the same clubs (a regular poll: its tails, and the sweeps that come due), and the first poll of
+ * half a batch.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+import { HEAVY_POLL_SLOTS } from '../lambdas/engine/club-poll/heavy-polls';
+import { SANDBOX_HOST, type SandboxInfo } from './big-club';
+import type { DeploymentSettings } from './deployment';
+import { HostProcess } from './hosts/rpc';
+import type { BenchPlan } from './plan';
+import { say } from './progress';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DYNALITE_HOST = new URL('./hosts/dynalite-host.ts', import.meta.url);
+
+export interface MemoryRun {
+  readonly name: string;
+  readonly clubs: number;
+  readonly firstPoll: boolean;
+  readonly records: number;
+  readonly rssPeakMb: number;
+  readonly wallSec: number;
+}
+
+export interface InvocationMemory {
+  readonly functionMb: number;
+  readonly oldSpaceMb: number;
+  readonly semiSpaceMb: number;
+  readonly batchSize: number;
+  readonly heavySlots: number;
+  readonly club: BenchPlan['memory'];
+  readonly runs: MemoryRun[];
+}
+
+const SAMPLER = `let peak = 0;
+const sample = () => { peak = Math.max(peak, process.memoryUsage().rss); };
+setInterval(sample, 10).unref();
+process.on('exit', () => { sample(); require('node:fs').writeFileSync(process.env.RSS_OUT, String(peak)); });
+`;
+
+/** The CLI bundled as the functions are (one ESM file, dependencies inside). */
+async function bundleCli(dir: string): Promise<string> {
+  const outfile = join(dir, 'cli.mjs');
+  await build({
+    entryPoints: [join(ROOT, 'lambdas/cli/main.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    logLevel: 'warning',
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
+  });
+  return outfile;
+}
+
+export async function measureInvocationMemory(
+  plan: BenchPlan,
+  deployment: DeploymentSettings,
+): Promise<InvocationMemory> {
+  const functionMb = deployment.poll.memoryMb;
+  const oldSpaceMb = Math.floor(functionMb * 0.9);
+  const semiSpaceMb = Math.floor(functionMb * 0.05);
+  const batch = deployment.pollBatchSize;
+  const dir = await mkdtemp(join(tmpdir(), 'gym-bridge-memory-'));
+  const sandbox = HostProcess.start(SANDBOX_HOST, 4096);
+  const db = HostProcess.start(DYNALITE_HOST, 4096);
+  try {
+    const [cli, info, { endpoint }] = await Promise.all([
+      bundleCli(dir),
+      sandbox.call<SandboxInfo & { clubsFile: unknown }>('start', {
+        seed: 7,
+        clubs: Array.from({ length: batch }, (_, i) => ({
+          clubId: `club-${i + 1}`,
+          members: plan.memory.members,
+        })),
+        historyDays: plan.memory.historyDays,
+        startTime: '2026-03-02T12:00:00Z',
+      }),
+      db.call<{ endpoint: string }>('start'),
+    ]);
+    const clubsFile = join(dir, 'clubs.json');
+    await writeFile(clubsFile, JSON.stringify(info.clubsFile));
+    await writeFile(join(dir, 'rss.cjs'), SAMPLER);
+    const poll = async (
+      name: string,
+      table: string,
+      clubs: number,
+      firstPoll: boolean,
+    ): Promise<MemoryRun> => {
+      const rssOut = join(dir, `${table}.rss`);
+      const only = Array.from({ length: clubs }, (_, i) => ['--club', `club-${i + 1}`]).flat();
+      const t0 = performance.now();
+      const { stdout } = await run(
+        process.execPath,
+        [
+          `--max-old-space-size=${oldSpaceMb}`,
+          `--max-semi-space-size=${semiSpaceMb}`,
+          '--require',
+          join(dir, 'rss.cjs'),
+          cli,
+          'poll',
+          '--once',
+          '--clubs',
+          clubsFile,
+          ...only,
+          '--table',
+          table,
+          ...(firstPoll ? ['--create-table'] : []),
+          '--events-file',
+          join(dir, 'events.jsonl'),
+        ],
+        {
+          env: {
+            ...process.env,
+            RSS_OUT: rssOut,
+            AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+            AWS_REGION: 'us-east-1',
+            AWS_ACCESS_KEY_ID: 'bench',
+            AWS_SECRET_ACCESS_KEY: 'bench',
+          },
+          maxBuffer: 16 * 1024 * 1024,
+        },
+      );
+      const wallSec = (performance.now() - t0) / 1000;
+      const records = [...stdout.matchAll(/, (\d+) records,/g)].reduce((n, m) => n + Number(m[1]), 0);
+      const rssPeakMb = Number(await readFile(rssOut, 'utf8')) / 1024 / 1024;
+      say(
+        `invocation memory: ${name}: ${clubs} clubs, ${records} records, RSS peak ${rssPeakMb.toFixed(0)} MB of ${functionMb}`,
+      );
+      return { name, clubs, firstPoll, records, rssPeakMb, wallSec };
+    };
+    const first = await poll('first poll of a full batch', 'full', batch, true);
+    const next = await poll('the next poll of that batch', 'full', batch, false);
+    const half = await poll('first poll of half a batch', 'half', Math.ceil(batch / 2), true);
+    const runs = [first, next, half];
+    return {
+      functionMb,
+      oldSpaceMb,
+      semiSpaceMb,
+      batchSize: batch,
+      heavySlots: HEAVY_POLL_SLOTS,
+      club: plan.memory,
+      runs,
+    };
+  } finally {
+    await Promise.all([sandbox.close(), db.close()]);
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Heavy club polls, a few at a time per process. A club's first poll (its silent baseline reads
+ * every record the API has), a backfill, or a lifecycle evaluation that reads everything holds
+ * several MB per club while it runs (measured: a first poll of a typical club, ~11,700 records, about
+ * 4.3 MB of live heap); the regular polls of a minute hold a fraction of that. So a poll function
+ * can take HEAVY_POLL_SLOTS heavy clubs side by side and many more regular ones: a batch of 20 new
+ * clubs runs its baselines in two waves within its deadline, and a batch of 20 regular polls shares
+ * its waits (docs/deploy.md, "Sizing for a fleet"; the measurement in docs/benchmarks.md).
+ *
+ * A heavy poll waits for a slot, at most until its deadline's margin: then it polls nothing this
+ * time (its sources report so) and the next dispatch brings it back. A slot is taken before any
+ * page is read and given back when the club's poll is done, so it never waits while it holds a
+ * page slot (lambdas/gym-api/body-budget.ts).
+ */
+import type { ClubSession, Cursor, SourceName } from '../../state/store';
+
+/** Heavy club polls side by side per process: the first polls of 10 typical clubs fit a 256 MB poll function. */
+export const HEAVY_POLL_SLOTS = 10;
+
+export type Release = () => void;
+
+/** A counting semaphore whose waiters give up at a deadline (real-time epoch ms). */
+export class PollSlots {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(readonly slots: number) {
+    this.#free = slots;
+  }
+
+  get free(): number {
+    return this.#free;
+  }
+
+  /** A slot, or undefined when none came free before `deadlineMs`. */
+  async acquire(deadlineMs: number): Promise<Release | undefined> {
+    if (this.#free > 0) {
+      this.#free--;
+      return this.#releaser();
+    }
+    const got = await new Promise<boolean>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(
+        () => {
+          const at = this.#waiting.indexOf(wake);
+          if (at >= 0) this.#waiting.splice(at, 1);
+          resolve(false);
+        },
+        Math.max(0, deadlineMs - Date.now()),
+      );
+      this.#waiting.push(wake);
+    });
+    return got ? this.#releaser() : undefined;
+  }
+
+  #releaser(): Release {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free++;
+    };
+  }
+}
+
+/** The process's slots: shared by every club poll, as memory is. */
+export const heavyPolls = new PollSlots(HEAVY_POLL_SLOTS);
+
+/**
+ * Whether this poll of the club is heavy: a source it polls has no completed baseline, it
+ * backfills, or, with lifecycle events on, its lifecycle notes no longer tell what changed (the
+ * evaluation reads everything; with them off the notes stay `full` and nothing reads them).
+ */
+export function isHeavyPoll(
+  sources: readonly SourceName[],
+  cursors: readonly Cursor[],
+  lifecycle: { readonly on: boolean; readonly session: Pick<ClubSession, 'lifecycleNotes'> },
+  backfill: boolean,
+): boolean {
+  if (backfill || (lifecycle.on && lifecycle.session.lifecycleNotes().full)) return true;
+  const bySource = new Map(cursors.map((c) => [c.source, c]));
+  return sources.some((s) => !bySource.get(s)?.baselineDone);
+}

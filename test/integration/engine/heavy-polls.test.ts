@@ -1,0 +1,82 @@
+/**
+ * Heavy club polls a few at a time (lambdas/engine/club-poll/heavy-polls.ts), on the sandbox (real
+ * HTTP) and dynalite: more new clubs than slots polled side by side all record their baselines,
+ * never more than HEAVY_POLL_SLOTS at once; a heavy poll that gets no slot before its deadline
+ * polls nothing, says why, and releases its lease, and its next poll records the baseline. Regular
+ * polls take no slot.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseClubsFile } from '../../../lambdas/clubs/club-config';
+import { HEAVY_POLL_SLOTS, heavyPolls } from '../../../lambdas/engine/club-poll/heavy-polls';
+import { pollClub } from '../../../lambdas/engine/poll-club';
+import { MemorySink } from '../../../lambdas/events/publisher';
+import { useEngineRig } from '../../support/engine-rig';
+
+const CLUBS = HEAVY_POLL_SLOTS + 4;
+
+describe('heavy club polls', () => {
+  const rig = useEngineRig({
+    sandbox: {
+      seed: 41,
+      clubs: Array.from({ length: CLUBS }, (_, i) => ({ clubId: `club-${i + 1}`, members: 30 })),
+      historyDays: 1,
+      startTime: '2026-05-04T08:00:00Z',
+    },
+    pollMs: 60_000,
+  });
+
+  it('more new clubs than slots: every baseline recorded, at most HEAVY_POLL_SLOTS at once', async () => {
+    // Prepare
+    const store = await rig.newStore('heavy');
+    const clubs = parseClubsFile(rig.sandbox.clubsFile());
+    let leastFree = HEAVY_POLL_SLOTS;
+    const sampler = setInterval(() => {
+      leastFree = Math.min(leastFree, heavyPolls.free);
+    }, 1);
+    const deps = { store, sink: new MemorySink(), clients: rig.clients, now: rig.now };
+
+    // Act
+    const reports = await Promise.all(
+      clubs.map((club, i) =>
+        pollClub({ ...deps, owner: `heavy-${i}` }, club, { deadlineMs: rig.deadline() }),
+      ),
+    ).finally(() => clearInterval(sampler));
+    const regular = await pollClub({ ...deps, owner: 'regular' }, clubs[0]!, { deadlineMs: rig.deadline() });
+
+    // Assess: all completed; the slots ran out and came back; a regular poll took none
+    expect(reports.map((r) => r.outcome)).toEqual(clubs.map(() => 'ok'));
+    for (const club of clubs) {
+      const cursors = await store.listCursors(club.clubId);
+      expect(cursors.length).toBeGreaterThan(0);
+      expect(cursors.every((c) => c.baselineDone)).toBe(true);
+    }
+    expect(leastFree).toBe(0);
+    expect(heavyPolls.free).toBe(HEAVY_POLL_SLOTS);
+    expect(regular.sources.every((s) => s.outcome === 'completed')).toBe(true);
+  }, 60_000);
+
+  it('no slot before the deadline: nothing polled, the reason said, the lease released', async () => {
+    // Prepare: every slot held elsewhere
+    const store = await rig.newStore('heavy-wait');
+    const club = parseClubsFile(rig.sandbox.clubsFile())[0]!;
+    const held = await Promise.all(
+      Array.from({ length: HEAVY_POLL_SLOTS }, () => heavyPolls.acquire(Date.now())),
+    );
+    const deps = { store, sink: new MemorySink(), clients: rig.clients, now: rig.now };
+
+    // Act: a deadline just past the wait margin
+    const waited = await pollClub({ ...deps, owner: 'waiting' }, club, { deadlineMs: Date.now() + 5_200 });
+    for (const release of held) release?.();
+    const next = await pollClub({ ...deps, owner: 'next' }, club, { deadlineMs: rig.deadline() });
+
+    // Assess
+    expect(waited.outcome).toBe('ok');
+    expect(waited.requests).toBe(0);
+    expect(waited.sources.length).toBeGreaterThan(0);
+    expect(new Set(waited.sources.map((s) => s.reason))).toEqual(
+      new Set(['no heavy-poll slot came free before the deadline']),
+    );
+    expect(next.sources.every((s) => s.outcome === 'completed')).toBe(true);
+    expect((await store.listCursors(club.clubId)).every((c) => c.baselineDone)).toBe(true);
+  }, 60_000);
+});
