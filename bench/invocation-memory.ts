@@ -73,6 +73,51 @@ async function bundleCli(dir: string): Promise<string> {
   return outfile;
 }
 
+/** Where the child polls: the bundle, its clubs file, the table's endpoint and the heap flags. */
+interface PollSetup {
+  readonly dir: string;
+  readonly cli: string;
+  readonly clubsFile: string;
+  readonly endpoint: string;
+  readonly functionMb: number;
+  readonly heapFlags: readonly string[];
+}
+
+/** One `poll --once` of the first `clubs` clubs into `table`, its RSS sampled. */
+async function pollRun(
+  setup: PollSetup,
+  name: string,
+  table: string,
+  clubs: number,
+  firstPoll: boolean,
+): Promise<MemoryRun> {
+  const { dir, endpoint } = setup;
+  const rssOut = join(dir, `${table}.rss`);
+  const only = Array.from({ length: clubs }, (_, i) => ['--club', `club-${i + 1}`]).flat();
+  const args = [...setup.heapFlags, '--require', join(dir, 'rss.cjs'), setup.cli, 'poll', '--once'];
+  args.push('--clubs', setup.clubsFile, ...only, '--table', table, ...(firstPoll ? ['--create-table'] : []));
+  args.push('--events-file', join(dir, 'events.jsonl'));
+  const t0 = performance.now();
+  const { stdout } = await run(process.execPath, args, {
+    env: {
+      ...process.env,
+      RSS_OUT: rssOut,
+      AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'bench',
+      AWS_SECRET_ACCESS_KEY: 'bench',
+    },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const wallSec = (performance.now() - t0) / 1000;
+  const records = [...stdout.matchAll(/, (\d+) records,/g)].reduce((n, m) => n + Number(m[1]), 0);
+  const rssPeakMb = Number(await readFile(rssOut, 'utf8')) / 1024 / 1024;
+  say(
+    `invocation memory: ${name}: ${clubs} clubs, ${records} records, RSS peak ${rssPeakMb.toFixed(0)} MB of ${setup.functionMb}`,
+  );
+  return { name, clubs, firstPoll, records, rssPeakMb, wallSec };
+}
+
 export async function measureInvocationMemory(
   plan: BenchPlan,
   deployment: DeploymentSettings,
@@ -87,7 +132,7 @@ export async function measureInvocationMemory(
   try {
     const [cli, info, { endpoint }] = await Promise.all([
       bundleCli(dir),
-      sandbox.call<SandboxInfo & { clubsFile: unknown }>('start', {
+      sandbox.call<SandboxInfo>('start', {
         seed: 7,
         clubs: Array.from({ length: batch }, (_, i) => ({
           clubId: `club-${i + 1}`,
@@ -101,58 +146,13 @@ export async function measureInvocationMemory(
     const clubsFile = join(dir, 'clubs.json');
     await writeFile(clubsFile, JSON.stringify(info.clubsFile));
     await writeFile(join(dir, 'rss.cjs'), SAMPLER);
-    const poll = async (
-      name: string,
-      table: string,
-      clubs: number,
-      firstPoll: boolean,
-    ): Promise<MemoryRun> => {
-      const rssOut = join(dir, `${table}.rss`);
-      const only = Array.from({ length: clubs }, (_, i) => ['--club', `club-${i + 1}`]).flat();
-      const t0 = performance.now();
-      const { stdout } = await run(
-        process.execPath,
-        [
-          `--max-old-space-size=${oldSpaceMb}`,
-          `--max-semi-space-size=${semiSpaceMb}`,
-          '--require',
-          join(dir, 'rss.cjs'),
-          cli,
-          'poll',
-          '--once',
-          '--clubs',
-          clubsFile,
-          ...only,
-          '--table',
-          table,
-          ...(firstPoll ? ['--create-table'] : []),
-          '--events-file',
-          join(dir, 'events.jsonl'),
-        ],
-        {
-          env: {
-            ...process.env,
-            RSS_OUT: rssOut,
-            AWS_ENDPOINT_URL_DYNAMODB: endpoint,
-            AWS_REGION: 'us-east-1',
-            AWS_ACCESS_KEY_ID: 'bench',
-            AWS_SECRET_ACCESS_KEY: 'bench',
-          },
-          maxBuffer: 16 * 1024 * 1024,
-        },
-      );
-      const wallSec = (performance.now() - t0) / 1000;
-      const records = [...stdout.matchAll(/, (\d+) records,/g)].reduce((n, m) => n + Number(m[1]), 0);
-      const rssPeakMb = Number(await readFile(rssOut, 'utf8')) / 1024 / 1024;
-      say(
-        `invocation memory: ${name}: ${clubs} clubs, ${records} records, RSS peak ${rssPeakMb.toFixed(0)} MB of ${functionMb}`,
-      );
-      return { name, clubs, firstPoll, records, rssPeakMb, wallSec };
-    };
-    const first = await poll('first poll of a full batch', 'full', batch, true);
-    const next = await poll('the next poll of that batch', 'full', batch, false);
-    const half = await poll('first poll of half a batch', 'half', Math.ceil(batch / 2), true);
-    const runs = [first, next, half];
+    const heapFlags = [`--max-old-space-size=${oldSpaceMb}`, `--max-semi-space-size=${semiSpaceMb}`];
+    const setup: PollSetup = { dir, cli, clubsFile, endpoint, functionMb, heapFlags };
+    const runs = [
+      await pollRun(setup, 'first poll of a full batch', 'full', batch, true),
+      await pollRun(setup, 'the next poll of that batch', 'full', batch, false),
+      await pollRun(setup, 'first poll of half a batch', 'half', Math.ceil(batch / 2), true),
+    ];
     return {
       functionMb,
       oldSpaceMb,
