@@ -175,7 +175,7 @@ const RULES: Record<StoreMethod, Rule> = {
     let units = 0;
     for (const { sk, p } of packs) {
       const bytes = itemBytes({ pk, sk, expiresAt: 1e9, w: 1e12, p });
-      shadowPut(inner, pk, { sk, bytes, expiresAt: expiresAt as number });
+      shadowPut(inner, pk, sk, { bytes, expiresAt: expiresAt as number });
       units += writeUnits(bytes);
     }
     return { write: usage(Math.ceil(packs.length / 25), packs.length, units) };
