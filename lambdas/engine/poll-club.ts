@@ -134,8 +134,10 @@ async function pollUnderLease(
   // A first poll, a backfill or a lifecycle that reads everything: HEAVY_POLL_SLOTS at a time.
   const lifecycle = { on: lifecycleSettingsOf(club) !== undefined, session };
   const heavy = isHeavyPoll(due, cursors, lifecycle, options.backfillFromMs !== undefined);
-  const release = heavy ? await heavyPolls.acquire(options.deadlineMs - HEAVY_WAIT_MARGIN_MS) : () => {};
-  if (!release) {
+  const slot = heavy
+    ? await heavyPolls.acquire({ waitMs: options.deadlineMs - HEAVY_WAIT_MARGIN_MS - Date.now() })
+    : () => {};
+  if (typeof slot !== 'function') {
     const sources = order.map((name) =>
       skippedReport(name, 'no heavy-poll slot came free before the deadline'),
     );
@@ -144,7 +146,7 @@ async function pollUnderLease(
   try {
     return await pollSourcesAndLifecycle(deps, club, options, session, { cursors, order, due, startMs });
   } finally {
-    release();
+    slot();
   }
 }
 

@@ -19,6 +19,7 @@
  * 8 x 1 MB + 2 x 8 MB) x 1.4, about 45 MB (its 8 scans never need more slots). The rest of a poll's
  * memory is bounded by its heavy polls, a few at a time (engine/club-poll/heavy-polls.ts).
  */
+import { type Release, Slots } from '../common/slots';
 import { DeadlineExceededError, RequestAbortedError } from './errors';
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -30,24 +31,24 @@ export const PAGE_SLOTS = 48;
 export const LARGE_BODY_BYTES = 1024 * 1024;
 export const LARGE_BODY_SLOTS = 2;
 
-export type Release = () => void;
+export type { Release };
+
 const noop: Release = () => undefined;
 
-/** A counting semaphore whose waiters give up at their deadline or signal. */
+/** Slots (common/slots.ts) whose waits end in the client's errors: aborted, or past the deadline. */
 export class BodyGate {
-  #free: number;
-  readonly #waiting: (() => void)[] = [];
+  readonly #slots: Slots;
 
   /** `what`: the slot's name in the error of a wait cut by its deadline. */
   constructor(
     readonly slots: number,
     readonly what = 'a large response',
   ) {
-    this.#free = slots;
+    this.#slots = new Slots(slots);
   }
 
   get free(): number {
-    return this.#free;
+    return this.#slots.free;
   }
 
   async acquire(
@@ -56,60 +57,22 @@ export class BodyGate {
     deadline?: number,
     now = Date.now,
   ): Promise<Release> {
-    if (this.#free > 0) {
-      this.#free--;
-      return this.#releaser();
-    }
-    await new Promise<void>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
-      const wake = () => {
-        cleanup();
-        resolve();
-      };
-      const cleanup = () => {
-        if (timer) clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        const at = this.#waiting.indexOf(wake);
-        if (at >= 0) this.#waiting.splice(at, 1);
-      };
-      const onAbort = () => {
-        cleanup();
-        reject(
-          new RequestAbortedError(`${operation}: aborted by the caller`, {
-            operation,
-            cause: signal?.reason,
-          }),
-        );
-      };
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (deadline !== undefined) {
-        timer = setTimeout(
-          () => {
-            cleanup();
-            reject(
-              new DeadlineExceededError(`${operation}: deadline reached waiting to read ${this.what}`, {
-                operation,
-              }),
-            );
-          },
-          Math.max(0, deadline - now()),
-        );
-      }
-      this.#waiting.push(wake);
+    const got = await this.#slots.acquire({
+      ...(signal ? { signal } : {}),
+      ...(deadline === undefined ? {} : { waitMs: deadline - now() }),
     });
-    return this.#releaser();
-  }
-
-  #releaser(): Release {
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#free++;
-    };
+    if (got === 'aborted') {
+      throw new RequestAbortedError(`${operation}: aborted by the caller`, {
+        operation,
+        cause: signal?.reason,
+      });
+    }
+    if (got === 'timeout') {
+      throw new DeadlineExceededError(`${operation}: deadline reached waiting to read ${this.what}`, {
+        operation,
+      });
+    }
+    return got;
   }
 }
 

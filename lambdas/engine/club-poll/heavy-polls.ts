@@ -12,64 +12,14 @@
  * page is read and given back when the club's poll is done, so it never waits while it holds a
  * page slot (lambdas/gym-api/body-budget.ts).
  */
+import { Slots } from '../../common/slots';
 import type { ClubSession, Cursor, SourceName } from '../../state/store';
 
 /** Heavy club polls side by side per process: the first polls of 10 typical clubs fit a 256 MB poll function. */
 export const HEAVY_POLL_SLOTS = 10;
 
-export type Release = () => void;
-
-/** A counting semaphore whose waiters give up at a deadline (real-time epoch ms). */
-export class PollSlots {
-  #free: number;
-  readonly #waiting: (() => void)[] = [];
-
-  constructor(readonly slots: number) {
-    this.#free = slots;
-  }
-
-  get free(): number {
-    return this.#free;
-  }
-
-  /** A slot, or undefined when none came free before `deadlineMs`. */
-  async acquire(deadlineMs: number): Promise<Release | undefined> {
-    if (this.#free > 0) {
-      this.#free--;
-      return this.#releaser();
-    }
-    const got = await new Promise<boolean>((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      const timer = setTimeout(
-        () => {
-          const at = this.#waiting.indexOf(wake);
-          if (at >= 0) this.#waiting.splice(at, 1);
-          resolve(false);
-        },
-        Math.max(0, deadlineMs - Date.now()),
-      );
-      this.#waiting.push(wake);
-    });
-    return got ? this.#releaser() : undefined;
-  }
-
-  #releaser(): Release {
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#free++;
-    };
-  }
-}
-
 /** The process's slots: shared by every club poll, as memory is. */
-export const heavyPolls = new PollSlots(HEAVY_POLL_SLOTS);
+export const heavyPolls = new Slots(HEAVY_POLL_SLOTS);
 
 /**
  * Whether this poll of the club is heavy: a source it polls has no completed baseline, it
