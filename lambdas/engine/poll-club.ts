@@ -34,7 +34,7 @@ import {
   type PollClubOptions,
   skippedReport,
 } from './club-poll/club-report';
-import { heavyPolls, isHeavyPoll } from './club-poll/heavy-polls';
+import { heavyPolls, isHeavyPoll, lifecycleReadsAll } from './club-poll/heavy-polls';
 import { pollOrder } from './club-poll/poll-order';
 import { countQuotaUsage } from './club-poll/quota-check';
 import { activePause } from './failure-policy';
@@ -132,8 +132,10 @@ async function pollUnderLease(
   }
   const order = pollOrder(due, cursors);
   // A first poll, a backfill or a lifecycle that reads everything: HEAVY_POLL_SLOTS at a time.
-  const lifecycle = { on: lifecycleSettingsOf(club) !== undefined, session };
-  const heavy = isHeavyPoll(due, cursors, lifecycle, options.backfillFromMs !== undefined);
+  const heavy = isHeavyPoll(due, cursors, {
+    backfill: options.backfillFromMs !== undefined,
+    lifecycleReadsAll: lifecycleReadsAll(club, session),
+  });
   const slot = heavy
     ? await heavyPolls.acquire({ waitMs: options.deadlineMs - HEAVY_WAIT_MARGIN_MS - Date.now() })
     : () => {};

@@ -12,8 +12,11 @@
  * page is read and given back when the club's poll is done, so it never waits while it holds a
  * page slot (lambdas/gym-api/body-budget.ts).
  */
+
+import type { ClubConfig } from '../../clubs/club-config';
 import { Slots } from '../../common/slots';
 import type { ClubSession, Cursor, SourceName } from '../../state/store';
+import { lifecycleSettingsOf } from '../lifecycle/club-lifecycle';
 
 /** Heavy club polls side by side per process: the first polls of 10 typical clubs fit a 256 MB poll function. */
 export const HEAVY_POLL_SLOTS = 10;
@@ -21,18 +24,21 @@ export const HEAVY_POLL_SLOTS = 10;
 /** The process's slots: shared by every club poll, as memory is. */
 export const heavyPolls = new Slots(HEAVY_POLL_SLOTS);
 
+/** Whether the club's lifecycle evaluation reads everything: its events on and its notes `full` (off, the notes stay `full` and nothing reads them). */
+export function lifecycleReadsAll(club: ClubConfig, session: Pick<ClubSession, 'lifecycleNotes'>): boolean {
+  return lifecycleSettingsOf(club) !== undefined && session.lifecycleNotes().full === true;
+}
+
 /**
  * Whether this poll of the club is heavy: a source it polls has no completed baseline, it
- * backfills, or, with lifecycle events on, its lifecycle notes no longer tell what changed (the
- * evaluation reads everything; with them off the notes stay `full` and nothing reads them).
+ * backfills, or its lifecycle evaluation reads everything (lifecycle events on and notes `full`).
  */
 export function isHeavyPoll(
   sources: readonly SourceName[],
   cursors: readonly Cursor[],
-  lifecycle: { readonly on: boolean; readonly session: Pick<ClubSession, 'lifecycleNotes'> },
-  backfill: boolean,
+  also: { readonly backfill: boolean; readonly lifecycleReadsAll: boolean },
 ): boolean {
-  if (backfill || (lifecycle.on && lifecycle.session.lifecycleNotes().full)) return true;
+  if (also.backfill || also.lifecycleReadsAll) return true;
   const bySource = new Map(cursors.map((c) => [c.source, c]));
   return sources.some((s) => !bySource.get(s)?.baselineDone);
 }
