@@ -37,10 +37,10 @@ import {
 import { heavyPolls, isHeavyPoll, lifecycleReadsAll } from './club-poll/heavy-polls';
 import { pollOrder } from './club-poll/poll-order';
 import { countQuotaUsage } from './club-poll/quota-check';
+import { sourcesStillDue } from './club-poll/stale-sources';
 import { activePause } from './failure-policy';
 import { type LifecycleReport, lifecycleSettingsOf, runClubLifecycle } from './lifecycle/club-lifecycle';
 import { monthOf } from './operational-events';
-import { sourcesStillDue } from './poll-message/stale-message';
 import { sweepIntervals } from './schedule/sweep-budget';
 
 export { SOURCE_CONCURRENCY } from './club-poll/club-poll-run';
@@ -109,7 +109,7 @@ export async function pollClub(
 
 /**
  * The poll once the lease is taken, on the cursors its write returned: the sources a later poll
- * already covered left out (a message's `dispatchedAt`, stale-message.ts: none left, nothing
+ * already covered left out (a message's `dispatchedAt`, club-poll/stale-sources.ts: none left, nothing
  * polled), a paused club left alone, else every source due and the hour's lifecycle evaluation; a
  * heavy poll (a first poll, a backfill, a lifecycle reading everything) once it has one of the
  * process's slots (club-poll/heavy-polls.ts).

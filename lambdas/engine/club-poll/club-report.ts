@@ -39,7 +39,7 @@ export interface PollClubOptions {
   readonly quotaAlertShare?: number;
   /**
    * When the poll's message was dispatched: the sources whose last successful poll came after it
-   * are left out (stale-message.ts), judged on the cursors the lease write returns. @default none left out
+   * are left out (stale-sources.ts), judged on the cursors the lease write returns. @default none left out
    */
   readonly dispatchedAt?: string;
 }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { type ClientFactory, RateLimitCountingFactory } from '../../../lambdas/engine/client-factory';
-import { sourcesStillDue } from '../../../lambdas/engine/poll-message/stale-message';
+import { sourcesStillDue } from '../../../lambdas/engine/club-poll/stale-sources';
 import type { GymApiClient, RequestObserver } from '../../../lambdas/gym-api';
 import { type Cursor, newCursor } from '../../../lambdas/state/store';
 
