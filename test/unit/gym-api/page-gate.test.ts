@@ -31,6 +31,21 @@ function bodyOf(bytes: number): Response {
   return new Response(body, { status: 200 });
 }
 
+/** One GET through `exchange` answered with a body of `bytes`, capped at 1 MB. */
+function exchangeOf(bytes: number, extra: Partial<Parameters<typeof exchange>[0]> = {}) {
+  return exchange({
+    url: 'https://gym.example.test/v1/members',
+    method: 'GET',
+    headers: {},
+    operation: 'members',
+    timeoutMs: 5_000,
+    now: Date.now,
+    fetch: async () => bodyOf(bytes),
+    maxBodyBytes: LARGE_BODY_BYTES,
+    ...extra,
+  });
+}
+
 function gates(pageSlots = 2) {
   const pageGate = new BodyGate(pageSlots, 'a page');
   const gate = new BodyGate(1);
@@ -105,19 +120,7 @@ describe('the page gate', () => {
 
     // Act: read without waiting while the slot is held
     const ahead = await readBody(bodyOf(PAGE_BODY_BYTES * 4), limits({ ahead: true }));
-    const viaExchange = await exchange({
-      url: 'https://gym.example.test/v1/members',
-      method: 'GET',
-      headers: {},
-      operation: 'members',
-      timeoutMs: 5_000,
-      now: Date.now,
-      fetch: async () => bodyOf(PAGE_BODY_BYTES * 4),
-      maxBodyBytes: LARGE_BODY_BYTES,
-      gate,
-      pageGate,
-      readAhead: true,
-    });
+    const viaExchange = await exchangeOf(PAGE_BODY_BYTES * 4, { gate, pageGate, readAhead: true });
 
     // Assess
     expect(ahead.text).toHaveLength(PAGE_BODY_BYTES * 4);
@@ -129,16 +132,7 @@ describe('the page gate', () => {
 
   it("is the process's, with PAGE_SLOTS slots, and exchange uses it unless told otherwise", async () => {
     expect(pageBodyGate.slots).toBe(PAGE_SLOTS);
-    const read = await exchange({
-      url: 'https://gym.example.test/v1/members',
-      method: 'GET',
-      headers: {},
-      operation: 'members',
-      timeoutMs: 5_000,
-      now: Date.now,
-      fetch: async () => bodyOf(PAGE_BODY_BYTES * 2),
-      maxBodyBytes: LARGE_BODY_BYTES,
-    });
+    const read = await exchangeOf(PAGE_BODY_BYTES * 2);
     expect(pageBodyGate.free).toBe(PAGE_SLOTS - 1);
     read.release();
     expect(pageBodyGate.free).toBe(PAGE_SLOTS);
