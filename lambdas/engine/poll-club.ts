@@ -109,10 +109,10 @@ export async function pollClub(
 
 /**
  * The poll once the lease is taken, on the cursors its write returned: the sources a later poll
- * already covered left out (a message's `dispatchedAt`, club-poll/stale-sources.ts: none left, nothing
- * polled), a paused club left alone, else every source due and the hour's lifecycle evaluation; a
- * heavy poll (a first poll, a backfill, a lifecycle reading everything) once it has one of the
- * process's slots (club-poll/heavy-polls.ts).
+ * already covered left out (a message's `dispatchedAt`, club-poll/stale-sources.ts: none left,
+ * nothing polled), a paused club left alone, else every source due and the hour's lifecycle
+ * evaluation; a heavy poll (a first poll, a backfill, a lifecycle reading everything) once it has
+ * one of the process's slots (club-poll/heavy-polls.ts).
  */
 async function pollUnderLease(
   deps: PollClubDeps,

@@ -82,7 +82,10 @@ export async function readBody(
   }
 }
 
-/** The gate slots a body holds as it grows: a page slot past PAGE_BODY_BYTES, a large one past LARGE_BODY_BYTES. */
+/**
+ * The gate slots a body holds as it grows: a page slot past PAGE_BODY_BYTES, a large one past
+ * LARGE_BODY_BYTES.
+ */
 class BodySlots {
   #page: Release = releaseNothing;
   #large: Release = releaseNothing;

@@ -119,7 +119,10 @@ export function unpackSeenAt(sk: string, p: unknown): SeenEntry[] {
   });
 }
 
-/** The upper sort key of a Query for entries before `toAt`: `toAt` if it starts an hour, else its hour's end. */
+/**
+ * The upper sort key of a Query for entries before `toAt`: `toAt` if it starts an hour, else its
+ * hour's end.
+ */
 export function seenAtQueryEnd(toAt: string): string {
   const hourMs = hourStartMs(toAt);
   return Date.parse(toAt) === hourMs ? toAt : new Date(hourMs + HOUR_MS).toISOString();

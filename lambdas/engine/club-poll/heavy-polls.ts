@@ -18,13 +18,19 @@ import { Slots } from '../../common/slots';
 import type { ClubSession, Cursor, SourceName } from '../../state/store';
 import { lifecycleSettingsOf } from '../lifecycle/club-lifecycle';
 
-/** Heavy club polls side by side per process: the first polls of 10 typical clubs fit a 256 MB poll function. */
+/**
+ * Heavy club polls side by side per process: the first polls of 10 typical clubs fit a 256 MB poll
+ * function.
+ */
 export const HEAVY_POLL_SLOTS = 10;
 
 /** The process's slots: shared by every club poll, as memory is. */
 export const heavyPolls = new Slots(HEAVY_POLL_SLOTS);
 
-/** Whether the club's lifecycle evaluation reads everything: its events on and its notes `full` (off, the notes stay `full` and nothing reads them). */
+/**
+ * Whether the club's lifecycle evaluation reads everything: its events on and its notes `full`
+ * (with them off the notes stay `full` and nothing reads them).
+ */
 export function lifecycleReadsAll(club: ClubConfig, session: Pick<ClubSession, 'lifecycleNotes'>): boolean {
   return lifecycleSettingsOf(club) !== undefined && session.lifecycleNotes().full === true;
 }

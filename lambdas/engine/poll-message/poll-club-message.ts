@@ -8,9 +8,9 @@
  *    outside the deployment's prefix, a malformed secret), drops the message; a load that may work
  *    later (Secrets Manager unreachable) retries it.
  * 2. Poll the club under its lease (poll-club.ts) by the deadline, and log the poll (report-log.ts).
- *    The poll leaves out the sources a later poll already covered (club-poll/stale-sources.ts), judged on the
- *    cursors its lease write returns (no read of its own): a message with none left is skipped, so a
- *    backlog of duplicate messages costs no API request.
+ *    The poll leaves out the sources a later poll already covered (club-poll/stale-sources.ts),
+ *    judged on the cursors its lease write returns (no read of its own): a message with none left
+ *    is skipped, so a backlog of duplicate messages costs no API request.
  * 3. Say what becomes of the message: retried only when the poll failed in a way a retry can fix
  *    (failure-policy.ts). A 401 or 429 pauses the club inside the engine, not retried here; a 401
  *    also drops the cached secret, so the next poll reads the rotated one.
