@@ -10,24 +10,19 @@ import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
 import { pollClubMessage } from '../../../lambdas/engine/poll-message/poll-club-message';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { DynamoDbStateStore, type StateStore } from '../../../lambdas/state';
+import { decorateStore } from '../../../lambdas/state/decorate-store';
 import { useEngineRig } from '../../support/engine-rig';
 
 const MINUTE = 60_000;
 
-/** The store with a tally of the calls made through it, by method. */
+/** The store with a tally of the calls made through it, by method (decorate-store.ts). */
 function tallied(store: StateStore): { store: StateStore; calls: Map<string, number> } {
   const calls = new Map<string, number>();
-  const proxy = new Proxy(store, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        calls.set(String(name), (calls.get(String(name)) ?? 0) + 1);
-        return value.apply(target, args);
-      };
-    },
+  const decorated = decorateStore(store, (method, _args, call) => {
+    calls.set(method, (calls.get(method) ?? 0) + 1);
+    return call();
   });
-  return { store: proxy, calls };
+  return { store: decorated, calls };
 }
 
 describe('a stale poll message', () => {
