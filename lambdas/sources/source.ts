@@ -110,7 +110,8 @@ export interface StateSource<N extends OperationName = OperationName> extends So
   readonly snapshotKind: SnapshotKind;
   /**
    * The fields whose change is worth an event and a hash of them; continues the previous snapshot's
-   * transition count (part of each transition's eventId).
+   * transition count (part of each transition's eventId). The hash depends on the record alone,
+   * never on `previous`: the cursor's row marks are made of it (docs/state.md).
    */
   readonly snapshot: (
     item: ItemOf<N>,

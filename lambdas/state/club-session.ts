@@ -6,7 +6,8 @@
  * progress. Losing progress re-reads, it does not re-publish: what was published is recorded in the
  * seen set and the snapshots, written at once (docs/state.md, "The club state item").
  */
-import { type ClubItemBackend, type StoredClubState, sortCursors } from './club-state';
+import { type ClubItemBackend, clubStateItemBytes, type StoredClubState, sortCursors } from './club-state';
+import { fitCommittedRows, withoutCommittedRows } from './committed-rows';
 import { assertSourceName } from './keys';
 import { addNotes, isEmptyNotes, type LifecycleNotes } from './lifecycle-notes';
 import {
@@ -68,9 +69,15 @@ export class ClubSessionImpl implements ClubSession {
     this.#owner = options.owner;
     this.#now = options.now;
     this.#quotaOf = options.quotaOf;
-    this.#cursors = new Map((options.state.cursors ?? []).map((c) => [c.source, c]));
     this.#version = options.state.version;
     this.#changes = options.dirty ? 1 : 0;
+    // A poll that stopped without its closing write may have committed snapshots its cursors'
+    // row marks do not name: they are dropped, in the store too (the close writes them out).
+    const cursors = (options.state.cursors ?? []).map((c) =>
+      options.state.uncleanStop ? withoutCommittedRows(c) : c,
+    );
+    if (cursors.some((c, i) => c !== options.state.cursors?.[i])) this.#changes++;
+    this.#cursors = new Map(cursors.map((c) => [c.source, c]));
     const { quotaMonth, quotaRequests } = options.state;
     this.#quota = quotaMonth === undefined ? undefined : { month: quotaMonth, requests: quotaRequests ?? 0 };
     this.#lifecycleHour = options.state.lifecycleHour;
@@ -190,7 +197,7 @@ export class ClubSessionImpl implements ClubSession {
     const written = await this.#backend.write({
       clubId: this.clubId,
       version,
-      cursors: sortCursors([...this.#cursors.values()]),
+      cursors: this.#fitted(version),
       ...(this.#quota ? { quota: { ...this.#quota } } : {}),
       ...(this.#lifecycleHour === undefined ? {} : { lifecycleHour: this.#lifecycleHour }),
       lifecycleNotes: this.#notes,
@@ -210,6 +217,24 @@ export class ClubSessionImpl implements ClubSession {
     this.#version = version;
     this.#written = changes;
     this.#lastWriteMs = this.#now();
+  }
+
+  /**
+   * The cursors to write, with as many row marks as fit in the write units the item costs without
+   * them (committed-rows.ts), sized as the item will be while a poll holds its lease.
+   */
+  #fitted(version: number): Cursor[] {
+    return fitCommittedRows(sortCursors([...this.#cursors.values()]), (cursors) =>
+      clubStateItemBytes(this.clubId, {
+        version,
+        leaseOwner: this.#owner,
+        leaseExpiresAtMs: this.#leaseExpiresAtMs ?? this.#now(),
+        cursors: [...cursors],
+        ...(this.#quota ? { quotaMonth: this.#quota.month, quotaRequests: this.#quota.requests } : {}),
+        ...(this.#lifecycleHour === undefined ? {} : { lifecycleHour: this.#lifecycleHour }),
+        lifecycleNotes: this.#notes,
+      }),
+    );
   }
 
   async #quotaFor(month: string): Promise<{ month: string; requests: number }> {

@@ -151,6 +151,7 @@ export function clubStateItemBytes(clubId: string, state: StoredClubState): numb
     ['v', state.version],
     ['le', state.leaseExpiresAtMs],
     ['qn', state.quotaRequests],
+    ['lh', state.lifecycleHour],
   ];
   let bytes = 0;
   for (const [name, value] of strings)

@@ -74,6 +74,12 @@ export interface Cursor {
   backfillScan?: ScanProgress;
   health: SourceHealth;
   stats?: Record<string, number>;
+  /**
+   * A state source's rows as its last completed regular scan left them committed (committed-rows.ts):
+   * a row that comes back with the same mark needs no snapshot read. Dropped when a scan starts and
+   * when a poll finds that the one before it stopped without its closing write (`uncleanStop`).
+   */
+  committedRows?: string;
 }
 
 export interface QuarantinedRecord {

@@ -8,6 +8,7 @@ import type { BridgeEvent } from '../../events/catalog';
 import { DeadlineExceededError, type Page } from '../../gym-api';
 import type { OperationName } from '../../gym-api/operations';
 import type { ClubContext, SourceDefinition } from '../../sources/source';
+import { withoutCommittedRows } from '../../state/committed-rows';
 import type { Cursor } from '../../state/store';
 import { cursorAfterBackfill, cursorAfterRegularScan, type ScanResult } from '../cursor/cursor-life';
 import { AppendDetection } from './append-detection';
@@ -19,15 +20,13 @@ import { type PageEvents, publishPageEvents } from './publish-commit';
 import { type QuarantineEntry, quarantineOnce } from './quarantine';
 import { markRead, notReadBefore } from './read-marks';
 import { proveRepeats } from './repeat-proof';
+import { RowMarks } from './row-marks';
 import { ScanProgress } from './scan-progress';
 import { ScanTally } from './scan-tally';
 import type { Attempt, EngineScan, Lane, SourceOutcome } from './scan-types';
 import { StateDetection } from './state-detection';
 
-/**
- * Pages between checkpoints of a long scan. Checkpoints cost a read mark per record (one write
- * each), so short scans (tails, sweeps) never pay for them unless they run out of time.
- */
+/** Pages between checkpoints of a long scan (a read mark a record: tails and sweeps never pay). */
 const CHECKPOINT_PAGES = 50;
 
 export class SourceScan {
@@ -42,6 +41,9 @@ export class SourceScan {
   #countedRows: number | undefined;
   readonly #detection: AppendDetection | StateDetection;
   readonly #reader: PageReader;
+  readonly #rowMarks: RowMarks | undefined;
+  /** Where this scan's read marks go (read-marks.ts). */
+  readonly #readMarks: Parameters<typeof markRead>[0];
 
   constructor(
     private readonly deps: PollSourceDeps,
@@ -53,11 +55,15 @@ export class SourceScan {
   ) {
     this.#startMs = ctx.observedAtMs;
     this.#cursor = cursor;
+    this.#readMarks = { store: deps.store, clubId: ctx.clubId, source: source.name, startMs: this.#startMs };
     const publish = (page: PageEvents, quarantine: QuarantineEntry[]) => this.#publish(page, quarantine);
+    // Only the regular lane trusts row marks: the backfill publishes what it reads whatever is stored.
+    const regularState = source.kind === 'state' && lane === 'regular';
+    this.#rowMarks = regularState ? new RowMarks(cursor.committedRows) : undefined;
     this.#detection =
       source.kind === 'append'
         ? new AppendDetection(deps.store, ctx, source, this.#startMs, publish)
-        : new StateDetection(deps.store, ctx, source, publish);
+        : new StateDetection(deps.store, ctx, source, publish, this.#rowMarks);
     this.#reader = new PageReader(deps.client, source, ctx, options);
   }
 
@@ -79,10 +85,15 @@ export class SourceScan {
   }
 
   async run(): Promise<SourceReport> {
+    // The cursor's row marks go before the scan writes a snapshot: a scan that fails or stops
+    // part-way leaves none, and only a completed regular scan stores them again (#finish).
+    if (this.#cursor.committedRows !== undefined) {
+      this.#cursor = await this.deps.store.putCursor(withoutCommittedRows(this.#cursor));
+    }
     const scan = this.#plan();
     const fromStart = scan.nextOffset === 0;
     const maxAttempts = this.options.maxScanAttempts ?? 3;
-    const tally = new ScanTally(scan, (ids) => notReadBefore(this.#marks(), scan, ids));
+    const tally = new ScanTally(scan, (ids) => notReadBefore(this.#readMarks, scan, ids));
     let outcome: SourceOutcome = 'incomplete';
     const attempts: Attempt[] = [];
     while (this.#attempts < maxAttempts) {
@@ -230,7 +241,7 @@ export class SourceScan {
   /** Held rows detected, then read marks, then the progress that counts them. */
   async #checkpoint(scan: EngineScan, tally: ScanTally, nextOffset: number, unidentified: number) {
     await this.#flush();
-    await markRead(this.#marks(), scan, tally.takeUnmarked());
+    await markRead(this.#readMarks, scan, tally.takeUnmarked());
     const at = { nextOffset, unidentified, pages: this.#pages, records: this.#records };
     const progress = tally.progress(scan, at);
     this.#cursor = await this.deps.store.putCursor(
@@ -238,15 +249,6 @@ export class SourceScan {
         ? { ...this.#cursor, backfillScan: progress }
         : { ...this.#cursor, scan: progress },
     );
-  }
-
-  #marks() {
-    return {
-      store: this.deps.store,
-      clubId: this.ctx.clubId,
-      source: this.source.name,
-      startMs: this.#startMs,
-    };
   }
 
   async #finish(scan: EngineScan, outcome: SourceOutcome, maxRecordMs: number | undefined): Promise<void> {
@@ -264,7 +266,8 @@ export class SourceScan {
     };
     if (this.lane === 'regular') {
       const next = cursorAfterRegularScan(this.#cursor, result, this.source, this.ctx, this.#startMs);
-      this.#cursor = await this.deps.store.putCursor(next);
+      const marks = outcome === 'completed' ? this.#rowMarks?.stored() : undefined;
+      this.#cursor = await this.deps.store.putCursor(marks ? { ...next, committedRows: marks } : next);
       return;
     }
     const from = this.#cursor.backfillFrom;

@@ -11,6 +11,7 @@ import type { IdentifiedRecord } from './append-detection';
 import { addEvents, emptyPageEvents, type PageEvents, type PublishPage } from './publish-commit';
 import { withoutPublished, withPublished } from './published-log';
 import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './quarantine';
+import type { RowMarks } from './row-marks';
 import type { EngineScan } from './scan-types';
 import { splitIntent, withIntent } from './snapshot-intent';
 
@@ -45,6 +46,8 @@ export class StateDetection {
     private readonly ctx: ClubContext,
     private readonly source: StateSource,
     private readonly publish: PublishPage,
+    /** The regular lane's row marks (row-marks.ts); the backfill lane has none. */
+    private readonly marks?: RowMarks,
   ) {
     this.#fns = {
       snapshotOf: source.snapshot as SnapshotFunctions['snapshotOf'],
@@ -58,13 +61,24 @@ export class StateDetection {
     for (const { id, item } of records) latest.set(id, item);
     if (latest.size === 0) return;
     const { clubId } = this.ctx;
-    const previous = await this.store.getSnapshots(clubId, this.source.snapshotKind, [...latest.keys()]);
-    for (const id of latest.keys()) {
+    // Each row's tracked-field hash (it depends on the record alone): a row the marks name
+    // unchanged needs no read and no write.
+    const hashes = new Map<string, string>();
+    for (const [id, item] of latest) hashes.set(id, this.#fns.snapshotOf(item, id, undefined, this.ctx).hash);
+    const marks = scan.mode === 'backfill' ? undefined : this.marks;
+    const toRead = [...latest.keys()].filter((id) => !marks?.unchanged(id, hashes.get(id) as string));
+    const toReadSet = new Set(toRead);
+    const previous =
+      toRead.length === 0
+        ? new Map<string, Snapshot>()
+        : await this.store.getSnapshots(clubId, this.source.snapshotKind, toRead);
+    for (const id of toRead) {
       const written = this.#written.get(id);
       if (written) previous.set(id, written);
     }
     const work: PageWork = { ...emptyPageEvents(), intents: [], changed: [] };
-    for (const [id, item] of latest) {
+    for (const id of toRead) {
+      const item = latest.get(id);
       if (scan.mode === 'backfill') this.#backfillSubject(id, item, previous.get(id), scan, work, quarantine);
       else this.#regularSubject(id, item, previous.get(id), scan, work, quarantine);
     }
@@ -77,6 +91,12 @@ export class StateDetection {
     if (work.changed.length > 0) {
       await this.store.putSnapshots(clubId, kind, work.changed);
       this.#remember(work.changed);
+    }
+    // What is committed is known for the rows this page wrote and the rows it skipped. A row read
+    // and found equal is not marked: its read was eventually consistent and may predate a write.
+    if (marks) {
+      for (const id of latest.keys()) if (!toReadSet.has(id)) marks.committed(id, hashes.get(id) as string);
+      for (const s of work.changed) marks.committed(s.id, s.hash);
     }
   }
 

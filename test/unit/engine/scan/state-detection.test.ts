@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { publishPageEvents } from '../../../../lambdas/engine/scan/publish-commit';
 import { publishedOf } from '../../../../lambdas/engine/scan/published-log';
+import { RowMarks } from '../../../../lambdas/engine/scan/row-marks';
 import type { EngineScan, ScanMode } from '../../../../lambdas/engine/scan/scan-types';
 import { splitIntent } from '../../../../lambdas/engine/scan/snapshot-intent';
 import { StateDetection } from '../../../../lambdas/engine/scan/state-detection';
@@ -8,6 +9,7 @@ import { MemorySink } from '../../../../lambdas/events/publisher';
 import { SOURCES } from '../../../../lambdas/sources';
 import type { StateSource } from '../../../../lambdas/sources/source';
 import { MemoryStateStore } from '../../../../lambdas/state';
+import { decorateStore } from '../../../../lambdas/state/decorate-store';
 import { member, sydney } from '../../sources/fixtures';
 
 const members = SOURCES.members as StateSource;
@@ -115,5 +117,45 @@ describe('StateDetection', () => {
     ]);
     const ids = sink.events.map((e) => e.detail.eventId);
     expect(publishedOf(after).map((e) => e.eventId)).toEqual(ids.slice(-3).reverse());
+  });
+
+  it('with row marks, a row committed and seen again the same is not read; a change, and a change back, are', async () => {
+    // Prepare: a store that counts the ids whose snapshots are read
+    const reads: string[] = [];
+    const store = decorateStore(new MemoryStateStore(), (method, args, call) => {
+      if (method === 'getSnapshots') reads.push(...(args[2] as string[]));
+      return call();
+    });
+    const sink = new MemorySink();
+    const marks = new RowMarks(undefined);
+    const detection = new StateDetection(
+      store,
+      sydney,
+      members,
+      async (page, q) => {
+        await publishPageEvents(sink, page, q);
+      },
+      marks,
+    );
+    const two = (status: string) => [
+      ...rec(status),
+      { id: 'M2', item: member({ Number: 'M2', Status: 'Active' }) },
+    ];
+    await detection.detect(two('Active'), scanOf('tail'), []);
+    reads.length = 0;
+    const joined = sink.events.length;
+    // Act
+    await detection.detect(two('Active'), scanOf('tail'), []);
+    const unchangedReads = [...reads];
+    await detection.detect(two('Frozen'), scanOf('tail'), []);
+    await detection.detect(two('Active'), scanOf('tail'), []);
+    // Assess: nothing read while unchanged; M1 read at each change, both changes published
+    expect(joined).toBe(2);
+    expect(unchangedReads).toEqual([]);
+    expect(reads).toEqual(['M1', 'M1']);
+    expect(sink.events.slice(joined).map((e) => (e.detail as unknown as { status: string }).status)).toEqual([
+      'Frozen',
+      'Active',
+    ]);
   });
 });
