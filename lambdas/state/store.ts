@@ -75,9 +75,7 @@ export interface Cursor {
   health: SourceHealth;
   stats?: Record<string, number>;
   /**
-   * A state source's rows as its last completed regular scan left them committed (committed-rows.ts):
-   * a row that comes back with the same mark needs no snapshot read. Dropped when a scan starts and
-   * when a poll finds that the one before it stopped without its closing write (`uncleanStop`).
+   * A state source's row marks: rows its last completed regular scan committed (committed-rows.ts).
    */
   committedRows?: string;
 }
@@ -112,13 +110,7 @@ export interface SeenAt {
 }
 
 /** An entry of the time-ordered seen set as read back, with its group, value and memo when it has them. */
-export interface SeenEntry {
-  readonly fingerprint: string;
-  readonly at: string;
-  readonly group?: string;
-  readonly value?: string;
-  readonly memo?: string;
-}
+export type SeenEntry = SeenAt;
 
 export interface SeenSinceOptions {
   /** Exclusive upper bound, in the same format as `at`. @default no upper bound */
