@@ -99,6 +99,31 @@ function lambdaLines(c: MonthlyClubCounts, L: Latencies, m: PollModel): CostLine
   ];
 }
 
+/**
+ * SQS requests: the club's poll messages, `pollClubsPerMessage` clubs in each SQS message, sent 10
+ * a SendMessageBatch. Received and deleted 10 a request when the event source takes batches of
+ * messages; one message an invocation (the event source's batch 1) is counted as one receive and
+ * one delete a message (the upper side: Lambda's pollers may receive more than one at a time).
+ */
+export function sqsLine(c: MonthlyClubCounts, d: DeploymentSettings): CostLine {
+  const perMessage = Math.max(1, d.pollClubsPerMessage ?? 1);
+  const sqsMessages = c.sqsMessages / perMessage;
+  const eventBatch = Math.max(1, Math.min(10, d.pollBatchSize / perMessage));
+  const requests = sqsMessages / 10 + (2 * sqsMessages) / eventBatch;
+  const carried =
+    perMessage > 1
+      ? `${fmt(c.sqsMessages)} club polls, ${perMessage} a message: ${fmt(sqsMessages)} messages`
+      : `${fmt(sqsMessages)} messages`;
+  const receive =
+    eventBatch > 1 ? `receive + delete, ${fmt(eventBatch)} a request` : 'a receive + a delete each';
+  return line(
+    'sqs',
+    'SQS: requests',
+    `${carried} × (send, 10 a request; ${receive})`,
+    requests * PRICES.sqsRequest.usd,
+  );
+}
+
 /** EventBridge (events and archive), SQS, and the club's share of the shared secrets. */
 function deliveryLines(
   c: MonthlyClubCounts,
@@ -127,12 +152,7 @@ function deliveryLines(
       (eventBytes / GB) *
         (PRICES.eventBridgeArchiveGb.usd + archiveMonths * PRICES.eventBridgeArchiveStorageGbMonth.usd),
     ),
-    line(
-      'sqs',
-      'SQS: requests',
-      `${fmt(c.sqsMessages)} messages × (send + receive + delete, 10 a request)`,
-      ((c.sqsMessages * 3) / 10) * PRICES.sqsRequest.usd,
-    ),
+    sqsLine(c, d),
     line(
       'secrets',
       'Secrets Manager: shared secrets and calls',

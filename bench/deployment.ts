@@ -29,7 +29,10 @@ export interface DeploymentSettings {
   readonly scheduleRateMinutes: number;
   /** Dispatch shards: one schedule each (absent in reports from before the shards). */
   readonly dispatchShards?: number;
+  /** Clubs an invocation polls: the event source's batch × the clubs a message carries. */
   readonly pollBatchSize: number;
+  /** Clubs one poll message carries (POLL_CLUBS_PER_MESSAGE; absent in reports from before: 1). */
+  readonly pollClubsPerMessage?: number;
   readonly pollMaxConcurrency: number;
   /** Poll deadline the code is given (POLL_DEADLINE_MS), ms. */
   readonly pollDeadlineMs?: number;
@@ -118,6 +121,9 @@ export function readDeploymentSettings(
   const env =
     (poll.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
   const deadline = Number(env.POLL_DEADLINE_MS);
+  const dispatchEnv =
+    (dispatch.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+  const clubsPerMessage = Number(dispatchEnv.POLL_CLUBS_PER_MESSAGE ?? 1);
   const count = (type: string) => Object.keys(template.findResources(type)).length;
   const table = one(template, 'AWS::DynamoDB::Table', () => true, 'state table');
   const pitr = (
@@ -133,7 +139,8 @@ export function readDeploymentSettings(
     poll: functionSettings(poll),
     scheduleRateMinutes,
     dispatchShards,
-    pollBatchSize: Number(mapping.Properties.BatchSize ?? 10),
+    pollBatchSize: Number(mapping.Properties.BatchSize ?? 10) * clubsPerMessage,
+    pollClubsPerMessage: clubsPerMessage,
     pollMaxConcurrency: Number(
       (mapping.Properties.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency ??
         0,

@@ -69,7 +69,7 @@ export interface DispatchAtScaleResult {
   readonly shardRuns: ShardRun[];
   /** The slowest shard at the share (upper bound), seconds. */
   readonly dispatchSeconds: number;
-  /** Messages the endpoint took per DelaySeconds, all shards together. */
+  /** Clubs whose messages the endpoint took per DelaySeconds, all shards together. */
   readonly messagesByDelaySeconds: number[];
 }
 
@@ -81,6 +81,8 @@ export interface DispatchAtScaleInput {
   readonly memoryMb: number;
   readonly timeoutSeconds: number;
   readonly spreadSeconds: number;
+  /** Clubs a poll message carries (the stage's POLL_CLUBS_PER_MESSAGE). @default 1 */
+  readonly clubsPerMessage?: number;
 }
 
 interface Rig {
@@ -112,6 +114,7 @@ async function runShard(rig: Rig, input: DispatchAtScaleInput, shard: number): P
       client: sqsClient,
       queueUrl: rig.queueUrl,
       now: () => input.nowMs + (Date.now() - startedReal),
+      clubsPerMessage: input.clubsPerMessage ?? 1,
     });
     const share = Math.min(1, input.memoryMb / ONE_VCPU_MB);
     const cpu0 = process.cpuUsage();

@@ -44,6 +44,8 @@ export interface StageAtScale {
   readonly dispatchTimeoutSeconds: number;
   readonly spreadSeconds: number;
   readonly pollBatchSize: number;
+  /** Clubs a poll message carries. */
+  readonly pollClubsPerMessage: number;
   readonly pollMaxConcurrency: number;
 }
 
@@ -58,6 +60,7 @@ export function stageAtScale(clubs: number): StageAtScale {
     dispatchTimeoutSeconds: d.dispatch.timeoutSec,
     spreadSeconds: spreadSecondsFor(d.scheduleRateMinutes * 60),
     pollBatchSize: d.pollBatchSize,
+    pollClubsPerMessage: d.pollClubsPerMessage ?? 1,
     pollMaxConcurrency: d.pollMaxConcurrency,
   };
 }
@@ -88,6 +91,7 @@ export async function fleetAtScale(input: FleetAtScaleInput): Promise<FleetAtSca
     memoryMb: stage.dispatchMemoryMb,
     timeoutSeconds: stage.dispatchTimeoutSeconds,
     spreadSeconds: stage.spreadSeconds,
+    clubsPerMessage: stage.pollClubsPerMessage,
   });
   const invocationsPerMinute = Math.ceil(input.clubs / stage.pollBatchSize);
   return {

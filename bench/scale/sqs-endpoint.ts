@@ -10,7 +10,9 @@
  * Faults: `failNextEntries(n)`: the next n entries come back in `Failed` (SenderFault false), as
  * SQS reports an entry it could not take; the adapter resubmits them alone.
  */
+
 import { createHash, randomUUID } from 'node:crypto';
+import { parsePollBody } from '../../lambdas/common/poll-message';
 import {
   AwsJsonError,
   type AwsJsonServer,
@@ -83,7 +85,10 @@ export async function startSqsEndpoint(): Promise<SqsEndpoint> {
       const delay = Number(e.DelaySeconds ?? 0);
       counts.messages++;
       counts.bodyBytes += Buffer.byteLength(body);
-      counts.byDelaySeconds[delay] = (counts.byDelaySeconds[delay] ?? 0) + 1;
+      // Counted in clubs: a group message carries several (common/poll-message.ts).
+      const parsed = parsePollBody(body);
+      const clubs = parsed.ok ? parsed.messages.length : 1;
+      counts.byDelaySeconds[delay] = (counts.byDelaySeconds[delay] ?? 0) + clubs;
       Successful.push({ Id: e.Id, MessageId: randomUUID(), MD5OfMessageBody: md5(body) });
     }
     return { Successful, Failed };

@@ -19,6 +19,11 @@ export const ENV = {
   /** SQS queue URL the dispatcher sends poll messages to. */
   pollQueueUrl: 'POLL_QUEUE_URL',
   /**
+   * Dispatcher, optional: clubs one poll message carries (1..MAX_CLUBS_PER_MESSAGE; unset: 1, a
+   * message per club). The stack sets the stage's `pollBatchSize`, with the event source's batch 1.
+   */
+  pollClubsPerMessage: 'POLL_CLUBS_PER_MESSAGE',
+  /**
    * Dispatcher, optional: seconds of each dispatch period the polls are spread over (0..900, SQS
    * DelaySeconds; engine/dispatch/spread.ts). Unset or 0: every message is visible at once.
    */
@@ -90,6 +95,18 @@ export interface PollMessage {
   readonly dispatchedAt: string;
   /** Optional explicit backfill start (ISO with Z). */
   readonly backfillFrom?: string;
+}
+
+/** Most clubs one poll message carries: the clubs one poll invocation holds (docs/deploy.md). */
+export const MAX_CLUBS_PER_MESSAGE = 20;
+
+/**
+ * A poll message for several clubs (`POLL_CLUBS_PER_MESSAGE` > 1): the SQS body is
+ * `{"polls":[PollMessage, ...]}`. A body that is one PollMessage (a message per club, as releases
+ * before it sent) is read too.
+ */
+export interface PollGroupMessage {
+  readonly polls: readonly PollMessage[];
 }
 
 export const METRICS_NAMESPACE = 'GymBridge';

@@ -1,9 +1,10 @@
 /**
- * The SQS poll message of the deployment contract (`PollMessage`), validated with zod: the poll
- * handler drops (and logs) a message that does not parse instead of retrying it forever.
+ * The SQS poll message of the deployment contract (`PollMessage`, or `PollGroupMessage` for several
+ * clubs), validated with zod: the poll handler drops (and logs) a message, or a group's entry, that
+ * does not parse instead of retrying it forever.
  */
 import { z } from 'zod';
-import type { PollMessage } from './deployment-contract';
+import { MAX_CLUBS_PER_MESSAGE, type PollGroupMessage, type PollMessage } from './deployment-contract';
 import { SOURCE_NAMES } from './source-names';
 
 export const PollMessageSchema = z.object({
@@ -26,7 +27,23 @@ export type PollMessageParse =
   | { readonly ok: true; readonly message: PollMessage }
   | { readonly ok: false; readonly problem: string };
 
-/** Parses an SQS body. Problems name fields, never quote the body (it could be anything). */
+/** The issues of a failed parse, naming fields (never quoting values), at most 500 characters. */
+function problemOf(error: z.ZodError, prefix = ''): string {
+  return error.issues
+    .map((i) => `${[prefix, ...i.path].filter((p) => p !== '').join('.') || '(message)'}: ${i.message}`)
+    .join('; ')
+    .slice(0, 500);
+}
+
+/** Parses one club's message (a JSON value). Problems name fields, never quote the body. */
+function parseOne(json: unknown, prefix = ''): PollMessageParse {
+  const result = PollMessageSchema.safeParse(json);
+  return result.success
+    ? { ok: true, message: result.data }
+    : { ok: false, problem: problemOf(result.error, prefix) };
+}
+
+/** Parses an SQS body of one club's message. Problems name fields, never quote the body. */
 export function parsePollMessage(body: string): PollMessageParse {
   let json: unknown;
   try {
@@ -34,17 +51,50 @@ export function parsePollMessage(body: string): PollMessageParse {
   } catch {
     return { ok: false, problem: 'body is not JSON' };
   }
-  const result = PollMessageSchema.safeParse(json);
-  if (!result.success) {
-    const problem = result.error.issues
-      .map((i) => `${i.path.join('.') || '(message)'}: ${i.message}`)
-      .join('; ')
-      .slice(0, 500);
-    return { ok: false, problem };
+  return parseOne(json);
+}
+
+const PollGroupSchema = z.object({ polls: z.array(z.unknown()).min(1).max(MAX_CLUBS_PER_MESSAGE) });
+
+/** An SQS body read as the clubs it names: each club's message, or the problem of each that is not one. */
+export type PollBodyParse =
+  | { readonly ok: true; readonly messages: readonly PollMessage[]; readonly problems: readonly string[] }
+  | { readonly ok: false; readonly problem: string };
+
+/**
+ * Parses an SQS body: a group `{"polls":[...]}` (a bad entry is a problem of its own, the others
+ * are polled) or one club's message (as releases before groups sent it).
+ */
+export function parsePollBody(body: string): PollBodyParse {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { ok: false, problem: 'body is not JSON' };
   }
-  return { ok: true, message: result.data };
+  if (!(json && typeof json === 'object' && 'polls' in json)) {
+    const one = parseOne(json);
+    return one.ok ? { ok: true, messages: [one.message], problems: [] } : one;
+  }
+  const group = PollGroupSchema.safeParse(json);
+  if (!group.success) return { ok: false, problem: problemOf(group.error) };
+  const messages: PollMessage[] = [];
+  const problems: string[] = [];
+  group.data.polls.forEach((entry, index) => {
+    const one = parseOne(entry, `polls.${index}`);
+    if (one.ok) messages.push(one.message);
+    else problems.push(one.problem);
+  });
+  return { ok: true, messages, problems };
 }
 
 export function serializePollMessage(message: PollMessage): string {
   return JSON.stringify(message);
+}
+
+/** The body of a message for these clubs: one club's message alone, several as a group. */
+export function serializePollBody(messages: readonly PollMessage[]): string {
+  if (messages.length === 1) return serializePollMessage(messages[0] as PollMessage);
+  const group: PollGroupMessage = { polls: messages };
+  return JSON.stringify(group);
 }

@@ -1,6 +1,7 @@
 /**
- * Sends poll messages to the SQS poll queue: SendMessageBatch with up to 10 entries per call, up to
- * five calls in flight. A message with a `notBeforeMs` (the dispatcher's spread of the period) gets
+ * Sends poll messages to the SQS poll queue: `clubsPerMessage` clubs a message (a group body, or a
+ * club's message alone), SendMessageBatch with up to 10 messages per call, up to five calls in
+ * flight. A message with a `notBeforeMs` (the dispatcher's spread of the period) gets
  * the DelaySeconds that makes it visible then, counted from when its request is built (at most
  * SQS's 900 s; none once the moment has passed).
  * A request throttled, answered 5xx or lost in transport is retried by the client's own retry
@@ -15,9 +16,9 @@ import {
 } from '@aws-sdk/client-sqs';
 import { sleep as realSleep } from './backoff';
 import { chunk, mapWithConcurrency } from './concurrency';
-import type { PollMessage } from './deployment-contract';
+import { MAX_CLUBS_PER_MESSAGE, type PollMessage } from './deployment-contract';
 import { logger } from './logger';
-import { serializePollMessage } from './poll-message';
+import { serializePollBody } from './poll-message';
 import { PartialFailureError, resubmitFailedEntries } from './retry-partial';
 
 /** One message to queue, and when it may become visible. */
@@ -57,6 +58,26 @@ export interface SqsPollQueueOptions {
   readonly random?: () => number;
   /** The clock `notBeforeMs` is counted on. @default Date.now */
   readonly now?: () => number;
+  /**
+   * Clubs one message carries (1..MAX_CLUBS_PER_MESSAGE), taken in the order given: the dispatcher
+   * gives them in the order of their moments, and a group is visible at its earliest. @default 1
+   */
+  readonly clubsPerMessage?: number;
+}
+
+/** The clubs of one SQS message, and when it may become visible (the earliest of theirs). */
+interface QueuedGroup {
+  readonly messages: readonly PollMessage[];
+  readonly notBeforeMs?: number;
+}
+
+/** Entries in groups of `size`, in order; each group visible at the earliest of its moments. */
+export function groupEntries(entries: readonly PollQueueEntry[], size: number): QueuedGroup[] {
+  return chunk(entries, size).map((part) => {
+    const moments = part.map((e) => e.notBeforeMs).filter((ms): ms is number => ms !== undefined);
+    const messages = part.map((e) => e.message);
+    return moments.length > 0 ? { messages, notBeforeMs: Math.min(...moments) } : { messages };
+  });
 }
 
 export const SQS_BATCH_MAX_ENTRIES = 10;
@@ -82,8 +103,15 @@ export class SqsPollQueue implements PollQueue {
       sleep: realSleep,
       random: Math.random,
       now: Date.now,
+      clubsPerMessage: 1,
       ...options,
     };
+    const size = this.#options.clubsPerMessage;
+    if (!Number.isInteger(size) || size < 1 || size > MAX_CLUBS_PER_MESSAGE) {
+      throw new RangeError(
+        `clubsPerMessage must be a whole number in 1..${MAX_CLUBS_PER_MESSAGE}, got ${size}`,
+      );
+    }
   }
 
   async sendBatch(messages: readonly PollQueueEntry[]): Promise<void> {
@@ -91,7 +119,7 @@ export class SqsPollQueue implements PollQueue {
     let lastCause: unknown;
     // Up to SEND_CONCURRENCY calls in flight: a fleet's minute is hundreds of calls.
     const results = await mapWithConcurrency(
-      chunk(messages, SQS_BATCH_MAX_ENTRIES),
+      chunk(groupEntries(messages, this.#options.clubsPerMessage), SQS_BATCH_MAX_ENTRIES),
       SEND_CONCURRENCY,
       (part) => this.#sendChunk(part),
     );
@@ -108,13 +136,13 @@ export class SqsPollQueue implements PollQueue {
     }
   }
 
-  async #sendChunk(chunk: readonly PollQueueEntry[]): Promise<{ failed: string[]; cause?: unknown }> {
+  async #sendChunk(chunk: readonly QueuedGroup[]): Promise<{ failed: string[]; cause?: unknown }> {
     const { client, queueUrl, maxAttempts, baseDelayMs, maxDelayMs, sleep, random, now } = this.#options;
-    const entries: SendMessageBatchRequestEntry[] = chunk.map((m, index) => ({
+    const entries: SendMessageBatchRequestEntry[] = chunk.map((group, index) => ({
       Id: String(index),
-      MessageBody: serializePollMessage(m.message),
+      MessageBody: serializePollBody(group.messages),
     }));
-    const clubOf = (id: string | undefined) => chunk[Number(id)]?.message.clubId ?? '?';
+    const clubsOf = (id: string | undefined) => chunk[Number(id)]?.messages.map((m) => m.clubId) ?? ['?'];
     // Each request (a retry too) counts the delay from when it is built.
     const withDelays = (pending: readonly SendMessageBatchRequestEntry[]) => {
       const nowMs = now();
@@ -136,8 +164,8 @@ export class SqsPollQueue implements PollQueue {
           retry.add(f.Id ?? '');
           continue;
         }
-        permanent.push(clubOf(f.Id));
-        logger.error('poll message refused by SQS', { clubId: clubOf(f.Id), code: f.Code });
+        permanent.push(...clubsOf(f.Id));
+        logger.error('poll message refused by SQS', { clubIds: clubsOf(f.Id).join(','), code: f.Code });
       }
       return pending.filter((e) => retry.has(e.Id ?? ''));
     };
@@ -156,12 +184,12 @@ export class SqsPollQueue implements PollQueue {
       return { failed: permanent };
     } catch (err) {
       if (err instanceof PartialFailureError) {
-        const left = (err.remaining as SendMessageBatchRequestEntry[]).map((e) => clubOf(e.Id));
+        const left = (err.remaining as SendMessageBatchRequestEntry[]).flatMap((e) => clubsOf(e.Id));
         return { failed: [...permanent, ...left] };
       }
       // The client's own retries gave up (or the request was refused): none of these is queued.
       logger.warn('SendMessageBatch failed', { error: err instanceof Error ? err.name : String(err) });
-      return { failed: [...permanent, ...inFlight.map((e) => clubOf(e.Id))], cause: err };
+      return { failed: [...permanent, ...inFlight.flatMap((e) => clubsOf(e.Id))], cause: err };
     }
   }
 }

@@ -1,8 +1,7 @@
 /**
  * What the dispatch handler runs with: the club registry, the state store, the poll queue and the
- * metrics, built once per container from the deployment contract's environment variables (a missing
- * or invalid one fails the load, naming it and what it holds). The AWS clients take the one SDK
- * retry configuration (common/aws-clients.ts).
+ * metrics, built once per container from the contract's environment variables (a missing or invalid
+ * one fails the load, naming it). The AWS clients take the one SDK retry configuration.
  */
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -11,7 +10,7 @@ import type { ClubRegistry } from '../clubs/club-registry';
 import { DynamoDbClubRegistry } from '../clubs/dynamodb-club-registry';
 import { awsClientConfig } from '../common/aws-clients';
 import { MAX_SPREAD_SECONDS } from '../common/club-shard';
-import { DEFAULT_SOURCE_OVERDUE_MINUTES, ENV } from '../common/deployment-contract';
+import { DEFAULT_SOURCE_OVERDUE_MINUTES, ENV, MAX_CLUBS_PER_MESSAGE } from '../common/deployment-contract';
 import { createMetrics } from '../common/metrics';
 import { type PollQueue, SqsPollQueue } from '../common/poll-queue';
 import { DEFAULT_QUOTA_RESERVE } from '../engine/scheduling';
@@ -19,7 +18,7 @@ import { DynamoDbStateStore } from '../state/dynamodb-store';
 import type { StateStore } from '../state/store';
 import {
   type Env,
-  InvalidEnvironmentError,
+  optionalNumberEnv,
   quotaReserveEnv,
   requiredEnv,
   sourceOverdueMinutesEnv,
@@ -31,22 +30,20 @@ export interface DispatchRuntime {
   readonly queue: PollQueue;
   readonly reserve: number;
   readonly overdueMinimumMs: number;
-  /** Seconds of each period the polls are spread over (0: none). */
   readonly spreadSeconds: number;
   readonly metrics: Metrics;
 }
 
 /** `DISPATCH_SPREAD_SECONDS`: whole seconds in 0..900, 0 when unset. */
 export function spreadSecondsEnv(env: Env): number {
-  const raw = env[ENV.dispatchSpreadSeconds]?.trim();
-  if (!raw) return 0;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > MAX_SPREAD_SECONDS) {
-    throw new InvalidEnvironmentError(
-      `environment variable ${ENV.dispatchSpreadSeconds} is '${raw}': it must hold the seconds of each dispatch period the polls are spread over, a whole number in 0..${MAX_SPREAD_SECONDS}`,
-    );
-  }
-  return n;
+  const valid = (n: number) => Number.isInteger(n) && n >= 0 && n <= MAX_SPREAD_SECONDS;
+  return optionalNumberEnv(env, ENV.dispatchSpreadSeconds, valid) ?? 0;
+}
+
+/** `POLL_CLUBS_PER_MESSAGE`: clubs a poll message carries, 1..MAX_CLUBS_PER_MESSAGE, 1 when unset. */
+export function clubsPerMessageEnv(env: Env): number {
+  const valid = (n: number) => Number.isInteger(n) && n >= 1 && n <= MAX_CLUBS_PER_MESSAGE;
+  return optionalNumberEnv(env, ENV.pollClubsPerMessage, valid) ?? 1;
 }
 
 /** The dispatch handler's runtime from the environment (every variable read here, at load). */
@@ -56,11 +53,12 @@ export function dispatchRuntimeFromEnv(env: Env): DispatchRuntime {
   const reserve = quotaReserveEnv(env, DEFAULT_QUOTA_RESERVE);
   const overdueMinimumMs = sourceOverdueMinutesEnv(env, DEFAULT_SOURCE_OVERDUE_MINUTES) * 60_000;
   const spreadSeconds = spreadSecondsEnv(env);
+  const clubsPerMessage = clubsPerMessageEnv(env);
   const dynamo = new DynamoDBClient(awsClientConfig());
   return {
     registry: new DynamoDbClubRegistry({ client: dynamo, tableName }),
     store: new DynamoDbStateStore({ client: dynamo, tableName }),
-    queue: new SqsPollQueue({ client: new SQSClient(awsClientConfig()), queueUrl }),
+    queue: new SqsPollQueue({ client: new SQSClient(awsClientConfig()), queueUrl, clubsPerMessage }),
     reserve,
     overdueMinimumMs,
     spreadSeconds,

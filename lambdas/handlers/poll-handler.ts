@@ -1,6 +1,6 @@
 /**
- * The poll handler of a runtime (SQS event source, partial batch responses): one poll message per
- * club. Powertools' BatchProcessor runs the records of a batch side by side and answers which ones
+ * The poll handler of a runtime (SQS event source, partial batch responses): a poll message holds
+ * one club or a group of them (`POLL_CLUBS_PER_MESSAGE`, the event source's batch then 1). Powertools' BatchProcessor runs the records of a batch side by side and answers which ones
  * SQS should deliver again; the record handler (poll-record.ts) is the only domain code: a record
  * whose poll a retry can fix throws PollRetryError, every other outcome (polled, skipped, dropped)
  * settles it. The metrics and the Lambda context are written once per invocation (common/metrics.ts
@@ -37,12 +37,13 @@ export function createPollHandler(runtime: PollRuntime) {
     const deadlineMs = Date.now() + Math.max(0, budget);
     const handleRecord = async (record: SQSRecord): Promise<void> => {
       const run = { deadlineMs, owner: `poll:${context.awsRequestId}:${record.messageId}`, metrics };
-      const outcome = await pollRecord(runtime, record, run).catch((err: unknown) => {
+      const polled = await pollRecord(runtime, record, run).catch((err: unknown): RecordOutcome[] => {
         logger.error('poll record failed unexpectedly', { messageId: record.messageId, err });
-        return 'retry' as const;
+        return ['retry'];
       });
-      outcomes.push(outcome);
-      if (outcome === 'retry') throw new PollRetryError(`message ${record.messageId}: poll to be retried`);
+      outcomes.push(...polled);
+      // A message comes back whole: its clubs polled since are skipped (club-poll/stale-sources.ts).
+      if (polled.includes('retry')) throw new PollRetryError(`message ${record.messageId}: to be retried`);
     };
     try {
       // A batch whose every record is retried is answered as such, not thrown (the invocation ran).

@@ -1,15 +1,14 @@
 /**
- * One SQS record of the poll queue: parse its message (a malformed one is logged and dropped,
- * never retried forever), run the engine's use case on it (engine/poll-message/poll-club-message.ts:
- * load the club, stale check, poll, outcome) and add its metrics to the invocation's (written once
- * for the batch: common/metrics.ts PollBatchMetrics).
+ * One SQS record of the poll queue: parse its message (a group's or one club's; a malformed one, or
+ * entry, is logged and dropped, never retried forever) and poll its clubs (engine/poll-message/).
  */
 import type { SQSRecord } from 'aws-lambda';
 import { loadClub } from '../clubs/load-club';
 import { logger } from '../common/logger';
 import type { PollBatchMetrics } from '../common/metrics';
-import { parsePollMessage } from '../common/poll-message';
-import { type MessageOutcome, pollClubMessage } from '../engine/poll-message/poll-club-message';
+import { parsePollBody } from '../common/poll-message';
+import type { MessageOutcome } from '../engine/poll-message/poll-club-message';
+import { pollMessageGroup } from '../engine/poll-message/poll-group';
 import type { PollRuntime } from './poll-runtime';
 
 export type RecordOutcome = MessageOutcome;
@@ -21,12 +20,20 @@ export interface RecordRun {
   readonly metrics: PollBatchMetrics;
 }
 
-/** Polls the club of one SQS record until the run's deadline, its metrics added to the batch's. */
-export async function pollRecord(rt: PollRuntime, record: SQSRecord, run: RecordRun): Promise<RecordOutcome> {
-  const parsed = parsePollMessage(record.body);
+/** Polls the clubs of one SQS record by the run's deadline: an outcome per club. */
+export async function pollRecord(
+  rt: PollRuntime,
+  record: SQSRecord,
+  run: RecordRun,
+): Promise<RecordOutcome[]> {
+  const { messageId } = record;
+  const parsed = parsePollBody(record.body);
   if (!parsed.ok) {
-    logger.error('malformed poll message dropped', { messageId: record.messageId, problem: parsed.problem });
-    return 'dropped';
+    logger.error('malformed poll message dropped', { messageId, problem: parsed.problem });
+    return ['dropped'];
+  }
+  for (const problem of parsed.problems) {
+    logger.error('malformed club entry of a poll message dropped', { messageId, problem });
   }
   const { registry, secrets, piiPolicyDefault, secretPrefix } = rt;
   const loadDeps = {
@@ -35,19 +42,13 @@ export async function pollRecord(rt: PollRuntime, record: SQSRecord, run: Record
     piiPolicyDefault,
     ...(secretPrefix === undefined ? {} : { secretPrefix }),
   };
-  const result = await pollClubMessage(
-    {
-      store: rt.store,
-      sink: rt.sink,
-      clients: rt.clients,
-      secrets,
-      loadClub: (id) => loadClub(loadDeps, id),
-    },
-    parsed.message,
-    { deadlineMs: run.deadlineMs, owner: run.owner, messageId: record.messageId },
-  );
-  const { report, club, durationMs, rateLimited } = result;
-  if (result.error !== undefined) run.metrics.addFailure(durationMs);
-  else if (report && club) run.metrics.addPoll({ report, plan: club.plan, durationMs, rateLimited });
-  return result.outcome;
+  const deps = {
+    store: rt.store,
+    sink: rt.sink,
+    clients: rt.clients,
+    secrets,
+    loadClub: (id: string) => loadClub(loadDeps, id),
+  };
+  const outcomes = await pollMessageGroup(deps, parsed.messages, { ...run, messageId });
+  return [...outcomes, ...parsed.problems.map(() => 'dropped' as const)];
 }

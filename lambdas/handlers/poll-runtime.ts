@@ -1,8 +1,7 @@
 /**
- * What the poll handler runs with: the club registry and secrets, the state store, the event sink,
- * the API client factory and the metrics, built once per container from the deployment contract's
- * environment variables (a missing or invalid one fails the load, naming it and what it holds).
- * The AWS clients take the one SDK retry configuration (common/aws-clients.ts).
+ * What the poll handler runs with (registry, secrets, store, sink, API clients, metrics), built once
+ * per container from the contract's environment variables (a missing or invalid one fails the load,
+ * naming it). The AWS clients take the one SDK retry configuration (common/aws-clients.ts).
  */
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';

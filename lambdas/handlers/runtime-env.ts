@@ -21,6 +21,8 @@ const MEANING: Record<string, string> = {
   [ENV.eventSource]:
     "the EventBridge source of every event: 1..256 letters, digits, '.', '_' or '-', not starting with 'aws.'",
   [ENV.pollQueueUrl]: 'the SQS poll queue URL',
+  [ENV.pollClubsPerMessage]: 'the clubs one poll message carries, a whole number in 1..20',
+  [ENV.dispatchSpreadSeconds]: 'the seconds of each dispatch period the polls are spread over, 0..900',
   [ENV.clubSecretPrefix]: 'the Secrets Manager name prefix of club secrets (e.g. gym-bridge/clubs/)',
   [ENV.piiPolicyDefault]: "the default PII policy, 'minimal' or 'full'",
   [ENV.pollDeadlineMs]: 'milliseconds a poll invocation may use, a number >= 1000',

@@ -21,7 +21,10 @@ export interface PollerProps {
   readonly pollRate?: Duration;
   /** Most poll Lambdas running at once (SQS event source maximum concurrency, 2..1000). @default 5 */
   readonly maxConcurrency?: number;
-  /** Poll messages (clubs) per poll invocation. @default 1 */
+  /**
+   * Clubs per poll invocation: the dispatcher puts up to this many in one poll message
+   * (`POLL_CLUBS_PER_MESSAGE`) and the event source hands an invocation one message. @default 1
+   */
   readonly batchSize?: number;
   /** Poll Lambda timeout; its code gets `POLL_DEADLINE_MS` = timeout minus `pollDeadlineMargin`. @default Duration.minutes(2) */
   readonly pollTimeout?: Duration;
@@ -35,13 +38,6 @@ export interface PollerProps {
   readonly dispatchMemoryMb?: number;
   /** Spread each period's polls over the period (SQS DelaySeconds per club). @default true */
   readonly spreadPolls?: boolean;
-  /**
-   * How long the event source gathers poll messages into one invocation (0..300 s, whole seconds).
-   * Spread polls become visible one by one over the period; without a window an invocation would
-   * take the one or two visible at once, and the batch's clubs would no longer share its waits.
-   * @default 3 seconds when polls are spread and batchSize > 1, else none
-   */
-  readonly batchingWindow?: Duration;
   /** Receives of a poll message before it goes to the DLQ. @default 3 */
   readonly maxReceiveCount?: number;
   /** How long the DLQ keeps a message (SQS maximum: 14 days). @default Duration.days(14) */
@@ -65,9 +61,6 @@ export interface PollerProps {
   readonly logRemovalPolicy?: RemovalPolicy;
 }
 
-/** Seconds the poll event source gathers spread messages into a batch (a few of a minute's 60). */
-export const DEFAULT_BATCHING_WINDOW_SECONDS = 3;
-
 export class PollerConfigError extends Error {
   override readonly name = 'PollerConfigError';
 }
@@ -84,9 +77,8 @@ export interface PollerSettings {
   /** DISPATCH_SPREAD_SECONDS: 0, or the period up to SQS's 900 s. */
   readonly spreadSeconds: number;
   readonly maxConcurrency: number;
+  /** Clubs per poll message, and so per invocation (the event source's batch is one message). */
   readonly batchSize: number;
-  /** The event source's MaximumBatchingWindowInSeconds (undefined: none). */
-  readonly batchingWindow?: Duration;
   readonly pollTimeout: Duration;
   readonly maxReceiveCount: number;
   readonly quotaReserve: number;
@@ -102,9 +94,6 @@ export function pollerSettings(props: PollerProps): PollerSettings {
   const pollRate = props.pollRate ?? Duration.minutes(1);
   const spreadSeconds = props.spreadPolls === false ? 0 : spreadSecondsFor(pollRate.toSeconds());
   const batchSize = props.batchSize ?? 1;
-  const batchingWindow =
-    props.batchingWindow ??
-    (spreadSeconds > 1 && batchSize > 1 ? Duration.seconds(DEFAULT_BATCHING_WINDOW_SECONDS) : undefined);
   const settings: PollerSettings = {
     pollRate,
     dispatchShards: props.dispatchShards ?? 1,
@@ -112,7 +101,6 @@ export function pollerSettings(props: PollerProps): PollerSettings {
     spreadSeconds,
     maxConcurrency: props.maxConcurrency ?? 5,
     batchSize,
-    ...(batchingWindow ? { batchingWindow } : {}),
     pollTimeout,
     maxReceiveCount: props.maxReceiveCount ?? 3,
     quotaReserve: props.quotaReserve ?? DEFAULT_QUOTA_RESERVE,
@@ -138,15 +126,6 @@ function checkSettings(s: PollerSettings): void {
   check(
     Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= MAX_POLL_BATCH_SIZE,
     `batchSize must be in 1..${MAX_POLL_BATCH_SIZE} (the poll function's memory, measured), got ${batchSize}`,
-  );
-  const window = s.batchingWindow?.toSeconds({ integral: false });
-  check(
-    window === undefined || (Number.isInteger(window) && window >= 0 && window <= 300),
-    `batchingWindow must be whole seconds in 0..300 (SQS event source limit), got ${window}`,
-  );
-  check(
-    batchSize <= 10 || (window !== undefined && window >= 1),
-    `batchSize ${batchSize} needs a batchingWindow of at least 1 s (an SQS event source takes more than 10 only with one), got ${window ?? 'none'}`,
   );
   check(
     Number.isInteger(maxReceiveCount) && maxReceiveCount >= 1,

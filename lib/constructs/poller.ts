@@ -1,9 +1,10 @@
 /**
  * The polling pipeline: one EventBridge Scheduler schedule per dispatch shard invokes the dispatch
  * Lambda with its input `{ shard, shards, scheduledAt }` (the deployment contract's DispatchInput);
- * each run sends one message per club of its shard that is due to the poll queue, spread over the
- * period (DISPATCH_SPREAD_SECONDS); the poll Lambda consumes it (partial batch responses, bounded
- * concurrency); a message that fails `maxReceiveCount` times lands in the DLQ.
+ * each run sends the clubs of its shard that are due to the poll queue, `batchSize` clubs a message
+ * (POLL_CLUBS_PER_MESSAGE), spread over the period (DISPATCH_SPREAD_SECONDS); the poll Lambda
+ * takes one message an invocation (partial batch responses, bounded concurrency); a message that
+ * fails `maxReceiveCount` times lands in the DLQ.
  *
  * Why a schedule per shard (docs/scale.md): the shards run side by side and independently (a
  * failing shard delays only its clubs), each gets its own timeout, and Scheduler stamps each run
@@ -56,9 +57,9 @@ export class Poller extends Construct {
     props.eventBus.grantPutEventsTo(poll);
     props.clubSecrets.grantReadTo(poll);
     poll.addEventSource(
+      // One message an invocation: the message carries the invocation's clubs (up to batchSize).
       new SqsEventSource(pollQueue, {
-        batchSize: settings.batchSize,
-        ...(settings.batchingWindow ? { maxBatchingWindow: settings.batchingWindow } : {}),
+        batchSize: 1,
         reportBatchItemFailures: true,
         maxConcurrency: settings.maxConcurrency,
       }),
@@ -84,11 +85,12 @@ export class Poller extends Construct {
     const dispatchFunction = new BridgeFunction(this, 'Dispatch', {
       ...common,
       entry: settings.entries.dispatch,
-      description: 'gym-bridge dispatch: picks the clubs due and queues one poll message per club',
+      description: 'gym-bridge dispatch: picks the clubs due and queues their poll messages',
       memorySize: settings.dispatchMemoryMb,
       timeout: props.dispatchTimeout ?? Duration.seconds(50),
       environment: {
         [ENV.dispatchSpreadSeconds]: String(settings.spreadSeconds),
+        [ENV.pollClubsPerMessage]: String(settings.batchSize),
         [ENV.quotaReserve]: String(settings.quotaReserve),
         [ENV.sourceOverdueMinutes]: String(settings.overdueAfter.toMinutes({ integral: false })),
       },
@@ -96,7 +98,8 @@ export class Poller extends Construct {
     const pollFunction = new BridgeFunction(this, 'Poll', {
       ...common,
       entry: settings.entries.poll,
-      description: 'gym-bridge poll: polls one club, publishes its events, commits its state',
+      description:
+        'gym-bridge poll: polls the clubs of a message, publishes their events, commits their state',
       // A poll mostly waits on the API (its sources side by side): memory buys CPU it barely uses.
       // 256 MB holds a backfill invocation's in-memory sets (at a real API's ~2,500 rows/s, about
       // 300,000 rows per 2-minute invocation); docs/benchmarks.md prices this setting.
@@ -123,9 +126,7 @@ export class Poller extends Construct {
     });
     // Visibility: six times the function timeout, AWS's advice for SQS event sources, so a message
     // is never handed out again while an invocation may still be working on it.
-    // Plus the batching window, during which received messages wait for their invocation.
-    const visibilitySeconds =
-      settings.pollTimeout.toSeconds() * 6 + (settings.batchingWindow?.toSeconds() ?? 0);
+    const visibilitySeconds = settings.pollTimeout.toSeconds() * 6;
     const pollQueue = new sqs.Queue(this, 'PollQueue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,

@@ -85,12 +85,7 @@ describe('Poller settings', () => {
     [{ pollRate: Duration.seconds(90) }, /pollRate must be whole minutes/],
     [{ maxConcurrency: 1 }, /maxConcurrency must be an integer in 2\.\.1000/],
     [{ batchSize: 21 }, /batchSize must be in 1\.\.20 \(the poll function's memory, measured\)/],
-    [
-      { batchSize: 11, spreadPolls: false },
-      /batchSize 11 needs a batchingWindow of at least 1 s .* got none/,
-    ],
-    [{ batchingWindow: Duration.seconds(301) }, /batchingWindow must be whole seconds in 0\.\.300/],
-    [{ batchingWindow: Duration.millis(1500) }, /batchingWindow must be whole seconds/],
+    [{ batchSize: 0 }, /batchSize must be in 1\.\.20/],
     [{ maxReceiveCount: 0 }, /maxReceiveCount/],
     [{ quotaReserve: 1 }, /quotaReserve/],
     [{ pollTimeout: Duration.seconds(25) }, /pollTimeout .* must exceed pollDeadlineMargin/],

@@ -21,7 +21,6 @@ import {
   OVERDUE_SOURCES_QUERY,
   SOURCE_OVERDUE_LOG_MESSAGE,
 } from '../../lib/constructs/monitoring';
-import { DEFAULT_BATCHING_WINDOW_SECONDS } from '../../lib/constructs/poller-settings';
 import { pollConcurrencyFor } from '../../lib/stage-config';
 import { captureLogs } from '../support/log-capture';
 import {
@@ -177,10 +176,8 @@ describe('poller', () => {
     const dlqId = (redrive.deadLetterTargetArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     expect(prod.toJSON().Resources[dlqId].Type).toBe('AWS::SQS::Queue');
     const pollTimeout = Number(bridgeFunction(prod, 'poll').resource.Properties.Timeout);
-    // AWS's advice for SQS event sources: six times the function timeout, plus the batching window.
-    expect(Number(queue.resource.Properties.VisibilityTimeout)).toBe(
-      6 * pollTimeout + DEFAULT_BATCHING_WINDOW_SECONDS,
-    );
+    // AWS's advice for SQS event sources: six times the function timeout.
+    expect(Number(queue.resource.Properties.VisibilityTimeout)).toBe(6 * pollTimeout);
     for (const id of [queue.id, dlqId]) {
       expect(prod.toJSON().Resources[id].Properties.SqsManagedSseEnabled).toBe(true);
     }
@@ -192,17 +189,26 @@ describe('poller', () => {
       EventSourceArn: getAtt(queue),
       FunctionName: { Ref: bridgeFunction(prod, 'poll').id },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      // 1,000 clubs (prod's default) in batches of 20: pollConcurrencyFor(1000, 20) = 14
-      BatchSize: 20,
+      // One message an invocation, the message carrying 20 clubs: pollConcurrencyFor(1000, 20) = 14
+      BatchSize: 1,
       ScalingConfig: { MaximumConcurrency: pollConcurrencyFor(1000, 20) },
-      // Spread polls trickle in over the minute: the event source gathers them into batches.
-      MaximumBatchingWindowInSeconds: DEFAULT_BATCHING_WINDOW_SECONDS,
     });
     expect(pollConcurrencyFor(1000, 20)).toBe(14);
+    const mapping = onlyResource(prod, 'AWS::Lambda::EventSourceMapping', () => true);
+    expect(mapping.resource.Properties.MaximumBatchingWindowInSeconds).toBeUndefined();
     dev.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      BatchSize: 20,
+      BatchSize: 1,
       ScalingConfig: { MaximumConcurrency: 2 },
     });
+  });
+
+  it("the dispatcher puts the stage's pollBatchSize clubs in each poll message", () => {
+    for (const template of [prod, dev]) {
+      const env = bridgeFunction(template, 'dispatch').resource.Properties.Environment as {
+        Variables: Record<string, unknown>;
+      };
+      expect(env.Variables).toMatchObject({ POLL_CLUBS_PER_MESSAGE: '20' });
+    }
   });
 });
 

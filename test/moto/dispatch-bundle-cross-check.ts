@@ -8,11 +8,13 @@
  * resolved to moto's), registers clubs in moto's DynamoDB through the real registry, and invokes
  * the handler once per shard schedule with the schedule's own input (Scheduler's
  * `<aws.scheduler.scheduled-time>` filled in). Checks: every club queued exactly once across the
- * shards, each message delayed within the spread. Not part of `npm test` (it needs moto_server).
+ * shards, in messages the poll handler reads (POLL_CLUBS_PER_MESSAGE clubs each), each message
+ * delayed within the spread. Not part of `npm test` (it needs moto_server).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { DynamoDbClubRegistry } from '../../lambdas/clubs/dynamodb-club-registry';
+import { parsePollBody } from '../../lambdas/common/poll-message';
 import { createStateTable } from '../../lambdas/state/table';
 import { importBundle, motoConfig, resourceOf, templateResources } from './deployed-bundle';
 import { startMoto } from './moto-server';
@@ -66,20 +68,34 @@ try {
   );
   const visible = Number(attributes.Attributes?.ApproximateNumberOfMessages ?? 0);
   const delayed = Number(attributes.Attributes?.ApproximateNumberOfMessagesDelayed ?? 0);
-  console.log(`queue: ${visible} visible, ${delayed} delayed (of ${CLUBS} clubs)`);
+  const perMessage = Number(
+    (dispatchFn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables
+      ?.POLL_CLUBS_PER_MESSAGE ?? 1,
+  );
+  console.log(
+    `queue: ${visible} visible, ${delayed} delayed (${CLUBS} clubs, up to ${perMessage} a message)`,
+  );
   const seen = new Map<string, number>();
-  for (let round = 0; round < 30 && [...seen.values()].reduce((a, b) => a + b, 0) < CLUBS; round++) {
+  let messages = 0;
+  for (let round = 0; round < 60 && [...seen.values()].reduce((a, b) => a + b, 0) < CLUBS; round++) {
     const got = await moto.sqs.send(
       new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
     );
     for (const m of got.Messages ?? []) {
-      const clubId = (JSON.parse(m.Body!) as { clubId: string }).clubId;
-      seen.set(clubId, (seen.get(clubId) ?? 0) + 1);
+      const body = parsePollBody(m.Body ?? '');
+      if (!body.ok || body.problems.length > 0)
+        throw new Error(`a poll message the poll handler cannot read: ${m.Body}`);
+      messages++;
+      for (const { clubId } of body.messages) seen.set(clubId, (seen.get(clubId) ?? 0) + 1);
     }
   }
   const twice = [...seen].filter(([, n]) => n > 1);
-  const ok = visible + delayed === CLUBS && twice.length === 0;
-  console.log(ok ? 'ok: every club queued once' : `MISMATCH: ${visible + delayed} queued, twice: ${twice}`);
+  const ok = visible + delayed === messages && seen.size === CLUBS && twice.length === 0 && messages <= CLUBS;
+  console.log(
+    ok
+      ? `ok: every club queued once, in ${messages} messages`
+      : `MISMATCH: ${seen.size} clubs in ${messages} messages (${visible + delayed} queued), twice: ${twice}`,
+  );
   if (!ok) process.exitCode = 1;
 } finally {
   moto.close();

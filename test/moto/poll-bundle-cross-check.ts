@@ -78,12 +78,15 @@ try {
     secretName,
   } as never);
 
+  // The first poll's message is one club's (as releases before groups sent it), the second a
+  // group's (POLL_CLUBS_PER_MESSAGE > 1): the deployed handler reads both.
   const invoke = async (n: number) => {
-    const body = JSON.stringify({
+    const message = {
       clubId: 'club-1',
       sources: record.sources ?? DEFAULT_SOURCES,
       dispatchedAt: new Date().toISOString(),
-    });
+    };
+    const body = JSON.stringify(n === 1 ? message : { polls: [message] });
     const event = {
       Records: [
         {

@@ -6,6 +6,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awsClientConfig } from '../../../lambdas/common/aws-clients';
 import type { PollMessage } from '../../../lambdas/common/deployment-contract';
+import { parsePollBody } from '../../../lambdas/common/poll-message';
 import { type PollQueueEntry, PollQueueError, SqsPollQueue } from '../../../lambdas/common/poll-queue';
 import { type LocalSqs, startLocalSqs } from '../../support/local-sqs';
 
@@ -77,6 +78,58 @@ describe('SqsPollQueue', () => {
         .messages.map((m) => [JSON.parse(m.body).clubId, Math.round((m.visibleAtMs - m.sentAtMs) / 1000)]),
     );
     expect(delays).toEqual({ 'club-00': 16, 'club-01': 13, 'club-02': 0, 'club-03': 0, 'club-04': 900 });
+  });
+
+  it('puts clubsPerMessage clubs in a message, in order, visible at the earliest of their moments', async () => {
+    // Prepare
+    const clock = { nowMs: 1_000_000 };
+    const queue = new SqsPollQueue({
+      client,
+      queueUrl: sqs.createQueue('groups').url,
+      clubsPerMessage: 5,
+      now: () => clock.nowMs,
+    });
+    const entries = messages(23).map((e, i) => ({ ...e, notBeforeMs: clock.nowMs + (i + 1) * 1000 }));
+    const callsBefore = sqs.calls.get('SendMessageBatch') ?? 0;
+    // Act
+    await queue.sendBatch(entries);
+    // Assess: 5 messages of 5, 5, 5, 5 and 3 clubs in one call, each as early as its first club
+    const sent = sqs.queue('groups').messages.map((m) => {
+      const body = parsePollBody(m.body);
+      if (!body.ok) throw new Error(body.problem);
+      return {
+        clubs: body.messages.map((p) => p.clubId),
+        delay: Math.round((m.visibleAtMs - m.sentAtMs) / 1000),
+      };
+    });
+    sent.sort((a, b) => a.delay - b.delay);
+    expect(sent.map((g) => g.clubs.length)).toEqual([5, 5, 5, 5, 3]);
+    expect(sent.flatMap((g) => g.clubs)).toEqual(entries.map((e) => e.message.clubId));
+    expect(sent.map((g) => g.delay)).toEqual([1, 6, 11, 16, 21]);
+    expect((sqs.calls.get('SendMessageBatch') ?? 0) - callsBefore).toBe(1);
+    expect(() => new SqsPollQueue({ client, queueUrl: 'x', clubsPerMessage: 21 })).toThrow(/1\.\.20/);
+  });
+
+  it('names every club of a group it could not queue', async () => {
+    // Prepare
+    const queue = new SqsPollQueue({
+      client,
+      queueUrl: sqs.createQueue('groups-failing').url,
+      maxAttempts: 2,
+      sleep: async () => {},
+      clubsPerMessage: 3,
+    });
+    sqs.failNextEntries(2 * 2);
+    // Act
+    const failed = await queue.sendBatch(messages(4)).catch((e: unknown) => e);
+    // Assess: both messages failed twice: all four clubs named
+    expect(failed).toBeInstanceOf(PollQueueError);
+    expect([...(failed as PollQueueError).clubIds].sort()).toEqual([
+      'club-00',
+      'club-01',
+      'club-02',
+      'club-03',
+    ]);
   });
 
   it('survives a 5xx answer to the whole request', async () => {

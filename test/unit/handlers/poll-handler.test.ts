@@ -111,6 +111,33 @@ describe('createPollHandler', () => {
     expect(downResponse).toEqual({ batchItemFailures: [{ itemIdentifier: 'm5' }] });
   });
 
+  it('polls each club of a group message; the message comes back whole when one of them is to be retried', async () => {
+    // Prepare: the API is down (503); a group with a club to retry, an unknown club and a bad entry
+    const registry = new MemoryClubRegistry([clubRecord('club-1'), clubRecord('club-2')]);
+    const store = new MemoryStateStore();
+    const handler = createPollHandler(runtime({ registry, store }));
+    const entry = (clubId: string) => ({ clubId, sources: ['visits'], dispatchedAt: NOW });
+    const group = (...polls: unknown[]) => JSON.stringify({ polls });
+    const event: SQSEvent = {
+      Records: [
+        record('g1', group(entry('club-1'), entry('ghost-club'), { clubId: 5 })),
+        record('g2', group(entry('ghost-club'), { sources: [] })),
+        record('g3', group()),
+      ],
+    };
+    const lines: string[] = [];
+    vi.spyOn(logger, 'error').mockImplementation((...args: unknown[]) => {
+      lines.push(String(args[0]));
+    });
+    // Act
+    const response = await handler(event, context);
+    // Assess: g1 back for club-1 (its lease released: another poller may take it); g2 and g3 dropped
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['g1']);
+    expect(lines.filter((l) => l === 'malformed club entry of a poll message dropped')).toHaveLength(2);
+    expect(lines).toContain('malformed poll message dropped');
+    expect(await store.openClub('club-1', 'another', 60_000, Date.now())).toBeDefined();
+  });
+
   it('retries a club whose secret cannot be read yet, and drops one whose secret is wrong', async () => {
     // Prepare
     const transient = createPollHandler(

@@ -1,7 +1,13 @@
 /** The poll message schema and the handlers' environment reading. */
 import { describe, expect, it } from 'vitest';
 import { ENV } from '../../../lambdas/common/deployment-contract';
-import { parsePollMessage, serializePollMessage } from '../../../lambdas/common/poll-message';
+import {
+  parsePollBody,
+  parsePollMessage,
+  serializePollBody,
+  serializePollMessage,
+} from '../../../lambdas/common/poll-message';
+import { clubsPerMessageEnv } from '../../../lambdas/handlers/dispatch-runtime';
 import {
   eventSourceEnv,
   InvalidEnvironmentError,
@@ -55,7 +61,57 @@ describe('parsePollMessage', () => {
   });
 });
 
+describe('parsePollBody', () => {
+  const m = (clubId: string) => ({
+    clubId,
+    sources: ['visits' as const],
+    dispatchedAt: '2026-06-10T12:00:00.000Z',
+  });
+
+  it('reads a group, and one club alone as releases before groups sent it; both round-trip', () => {
+    // Act, Assess
+    expect(parsePollBody(serializePollBody([m('a'), m('b')]))).toEqual({
+      ok: true,
+      messages: [m('a'), m('b')],
+      problems: [],
+    });
+    expect(serializePollBody([m('a')])).toBe(serializePollMessage(m('a')));
+    expect(parsePollBody(serializePollMessage(m('a')))).toEqual({
+      ok: true,
+      messages: [m('a')],
+      problems: [],
+    });
+  });
+
+  it('drops a bad entry alone, naming its place; a group that is not one is a problem of its own', () => {
+    // Act
+    const mixed = parsePollBody(JSON.stringify({ polls: [m('a'), { ...m('b'), clubId: 'a#b' }, 42] }));
+    // Assess
+    expect(mixed.ok && mixed.messages).toEqual([m('a')]);
+    expect(mixed.ok && mixed.problems).toEqual([
+      expect.stringContaining('polls.1.clubId'),
+      expect.stringContaining('polls.2'),
+    ]);
+    for (const body of ['{"polls":[]}', '{"polls":"x"}', JSON.stringify({ polls: Array(21).fill(m('a')) })]) {
+      const parsed = parsePollBody(body);
+      expect(parsed.ok).toBe(false);
+      if (!parsed.ok) expect(parsed.problem).toContain('polls');
+    }
+    expect(parsePollBody('{"polls":')).toEqual({ ok: false, problem: 'body is not JSON' });
+  });
+});
+
 describe('runtime environment', () => {
+  it('reads the clubs a poll message carries: 1 when unset, refused outside 1..20', () => {
+    expect(clubsPerMessageEnv({})).toBe(1);
+    expect(clubsPerMessageEnv({ [ENV.pollClubsPerMessage]: '20' })).toBe(20);
+    for (const bad of ['0', '21', '2.5', 'x']) {
+      expect(() => clubsPerMessageEnv({ [ENV.pollClubsPerMessage]: bad })).toThrow(
+        /POLL_CLUBS_PER_MESSAGE is '.*': it must hold the clubs one poll message carries, a whole number in 1\.\.20/,
+      );
+    }
+  });
+
   it('names a missing variable and what it must hold', () => {
     expect(() => requiredEnv({}, ENV.stateTable)).toThrow(MissingEnvironmentError);
     expect(() => requiredEnv({ [ENV.stateTable]: '  ' }, ENV.stateTable)).toThrow(
