@@ -17,8 +17,11 @@ import { clubRecordFrom, DynamoDbClubRegistry, putClubSecret } from '../../../la
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
 import { ENV, METRIC } from '../../../lambdas/common/deployment-contract';
 import { logger } from '../../../lambdas/common/logger';
+import { parsePollBody } from '../../../lambdas/common/poll-message';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import type { DispatchSummary } from '../../../lambdas/handlers/dispatch';
+import { createDispatchHandler } from '../../../lambdas/handlers/dispatch-handler';
+import { dispatchRuntimeFromEnv } from '../../../lambdas/handlers/dispatch-runtime';
 import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
 import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { DEFAULT_SOURCES } from '../../../lambdas/sources';
@@ -330,6 +333,49 @@ describe('dispatch and poll handlers', () => {
     sqs.settle(retried, { batchItemFailures: [] }); // leave the queue empty for the next tests
     await registry.disable('down-club');
   }, 20_000);
+
+  it('a message of several clubs comes back whole for a club that is down; its polled clubs are skipped on the retry', async () => {
+    // Prepare: a dispatcher putting 20 clubs in a message; a club whose API does not answer
+    const groups = createDispatchHandler(
+      dispatchRuntimeFromEnv({ ...process.env, [ENV.pollClubsPerMessage]: '20' }),
+    );
+    const down = parseClubsFile({
+      clubs: [
+        {
+          clubId: 'down-in-group',
+          baseUrl: `http://127.0.0.1:${await closedPort()}/v1`,
+          timeZone: 'Europe/London',
+          plan: 'basic',
+          sources: ['visits'],
+          credentials: { username: 'u', password: 'p', apiKey: 'k' },
+        },
+      ],
+    })[0]!;
+    await onboard(down);
+    advance(20 * MINUTE);
+    // Act
+    const summary = await groups({}, lambdaContext('dispatch'));
+    const event = sqs.takeEvent(QUEUE);
+    const healthy = parsePollBody(event.Records[0]!.body);
+    const used = () => clubs.slice(0, 2).map((c) => sandbox.requestCounts(c.clubId).used);
+    const initial = used();
+    const response = await runPoll(event);
+    const before = used();
+    const retried = sqs.takeEvent(QUEUE);
+    const again = await runPoll(retried);
+    // Assess: one message for every club due; back whole, then its healthy clubs skipped (no request)
+    expect(event.Records).toHaveLength(1);
+    expect(healthy.ok && healthy.messages.map((m) => m.clubId)).toContain('down-in-group');
+    expect(healthy.ok && healthy.messages.length).toBe(summary.messages);
+    expect(summary.messages).toBeGreaterThanOrEqual(2);
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: event.Records[0]!.messageId }]);
+    expect(retried.Records.map((r) => r.attributes.ApproximateReceiveCount)).toEqual(['2']);
+    expect(again.batchItemFailures).toHaveLength(1);
+    expect(before.reduce((a, b) => a + b)).toBeGreaterThan(initial.reduce((a, b) => a + b));
+    expect(used()).toEqual(before);
+    sqs.settle(sqs.takeEvent(QUEUE), { batchItemFailures: [] }); // leave the queue empty for the next tests
+    await registry.disable('down-in-group');
+  }, 30_000);
 
   it('pauses a club whose API key is rejected and emits Club Credentials Rejected once', async () => {
     // Prepare: club 3 onboarded with a wrong API key.
