@@ -61,11 +61,14 @@ export class StateDetection {
     for (const { id, item } of records) latest.set(id, item);
     if (latest.size === 0) return;
     const { clubId } = this.ctx;
-    // Each row's tracked-field hash (it depends on the record alone): a row the marks name
-    // unchanged needs no read and no write.
-    const hashes = new Map<string, string>();
-    for (const [id, item] of latest) hashes.set(id, this.#fns.snapshotOf(item, id, undefined, this.ctx).hash);
+    // With row marks, each row's tracked-field hash (it depends on the record alone): a row the
+    // marks name unchanged needs no read and no write.
     const marks = scan.mode === 'backfill' ? undefined : this.marks;
+    const hashes = new Map<string, string>();
+    if (marks) {
+      for (const [id, item] of latest)
+        hashes.set(id, this.#fns.snapshotOf(item, id, undefined, this.ctx).hash);
+    }
     const toRead = [...latest.keys()].filter((id) => !marks?.unchanged(id, hashes.get(id) as string));
     const toReadSet = new Set(toRead);
     const previous =
