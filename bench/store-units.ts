@@ -43,7 +43,8 @@ export function stateBytes(clubId: string, cursors: readonly Cursor[], notes?: L
   return clubStateItemBytes(clubId, {
     ...(notes ? { lifecycleNotes: notes } : {}),
     version: 123456,
-    leaseOwner: `poll:${'x'.repeat(36)}:${'y'.repeat(36)}`,
+    // The poll Lambda's owner: poll:<request id>:<message id>:<the club's place in the message>.
+    leaseOwner: `poll:${'x'.repeat(36)}:${'y'.repeat(36)}:19`,
     leaseExpiresAtMs: 1e12,
     cursors: [...cursors],
     quotaMonth: '2026-01',

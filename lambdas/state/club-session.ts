@@ -25,6 +25,10 @@ import { validateQuotaRequests } from './validation';
 export const CHECKPOINT_EVERY_MS = 20_000;
 /** A session stops its own writes this long before its lease expires (clock skew between pollers). */
 export const LEASE_MARGIN_MS = 5_000;
+/** The longest lease owner the row marks leave room for (the poll Lambda's is 78-81 characters). */
+const FIT_LEASE_OWNER_CHARS = 96;
+/** Room the row marks leave for the next poll's version and counter growing by a digit each. */
+const FIT_SLACK_BYTES = 16;
 
 /** The poll's lease expired or another poller took the club: this session writes nothing more. */
 export class LeaseLostError extends StoreError {
@@ -221,19 +225,23 @@ export class ClubSessionImpl implements ClubSession {
 
   /**
    * The cursors to write, with as many row marks as fit in the write units the item costs without
-   * them (committed-rows.ts), sized as the item will be while a poll holds its lease.
+   * them (committed-rows.ts), sized as the item will be while the next poll holds its lease: its
+   * owner may be longer than this one's, its version and counter a digit longer (FIT_SLACK_BYTES).
    */
   #fitted(version: number): Cursor[] {
-    return fitCommittedRows(sortCursors([...this.#cursors.values()]), (cursors) =>
-      clubStateItemBytes(this.clubId, {
-        version,
-        leaseOwner: this.#owner,
-        leaseExpiresAtMs: this.#leaseExpiresAtMs ?? this.#now(),
-        cursors: [...cursors],
-        ...(this.#quota ? { quotaMonth: this.#quota.month, quotaRequests: this.#quota.requests } : {}),
-        ...(this.#lifecycleHour === undefined ? {} : { lifecycleHour: this.#lifecycleHour }),
-        lifecycleNotes: this.#notes,
-      }),
+    return fitCommittedRows(
+      sortCursors([...this.#cursors.values()]),
+      (cursors) =>
+        FIT_SLACK_BYTES +
+        clubStateItemBytes(this.clubId, {
+          version,
+          leaseOwner: this.#owner.padEnd(FIT_LEASE_OWNER_CHARS, 'x'),
+          leaseExpiresAtMs: this.#leaseExpiresAtMs ?? this.#now(),
+          cursors: [...cursors],
+          ...(this.#quota ? { quotaMonth: this.#quota.month, quotaRequests: this.#quota.requests } : {}),
+          ...(this.#lifecycleHour === undefined ? {} : { lifecycleHour: this.#lifecycleHour }),
+          lifecycleNotes: this.#notes,
+        }),
     );
   }
 

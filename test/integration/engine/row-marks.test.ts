@@ -165,7 +165,7 @@ describe('row marks', () => {
     const cursors = [...(state.get(club.clubId)?.cursors ?? [])];
     const bytes = clubStateItemBytes(club.clubId, {
       version: 123,
-      leaseOwner: `poll:${'x'.repeat(36)}:${'y'.repeat(36)}`,
+      leaseOwner: `poll:${'x'.repeat(36)}:${'y'.repeat(36)}:19`,
       leaseExpiresAtMs: 1e12,
       cursors,
       quotaMonth: '2026-05',
