@@ -43,15 +43,19 @@ function parseOne(json: unknown, prefix = ''): PollMessageParse {
     : { ok: false, problem: problemOf(result.error, prefix) };
 }
 
-/** Parses an SQS body of one club's message. Problems name fields, never quote the body. */
-export function parsePollMessage(body: string): PollMessageParse {
-  let json: unknown;
+/** The JSON of an SQS body, or the problem that it is not JSON. */
+function jsonOf(body: string): { readonly json: unknown } | { readonly ok: false; readonly problem: string } {
   try {
-    json = JSON.parse(body);
+    return { json: JSON.parse(body) as unknown };
   } catch {
     return { ok: false, problem: 'body is not JSON' };
   }
-  return parseOne(json);
+}
+
+/** Parses an SQS body of one club's message. Problems name fields, never quote the body. */
+export function parsePollMessage(body: string): PollMessageParse {
+  const read = jsonOf(body);
+  return 'json' in read ? parseOne(read.json) : read;
 }
 
 const PollGroupSchema = z.object({ polls: z.array(z.unknown()).min(1).max(MAX_CLUBS_PER_MESSAGE) });
@@ -66,12 +70,9 @@ export type PollBodyParse =
  * are polled) or one club's message (as releases before groups sent it).
  */
 export function parsePollBody(body: string): PollBodyParse {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    return { ok: false, problem: 'body is not JSON' };
-  }
+  const read = jsonOf(body);
+  if (!('json' in read)) return read;
+  const { json } = read;
   if (!(json && typeof json === 'object' && 'polls' in json)) {
     const one = parseOne(json);
     return one.ok ? { ok: true, messages: [one.message], problems: [] } : one;

@@ -82,6 +82,14 @@ describe('row marks', () => {
   };
   /** The last row of the last answers (the newest of the marks a poll stores). */
   const newest = () => rows.at(-1)!;
+  /** A baseline, then the last member forced Frozen and committed (marked): its number. */
+  const markedFrozen = async () => {
+    await poll(base);
+    const number = newest().Number!;
+    forced = { number, status: 'Frozen' };
+    await poll(base);
+    return number;
+  };
 
   it('a member that comes back the same is not read; one that changes is, and its change is published', async () => {
     // Prepare: a baseline, then a tail in which the last member is forced Frozen
@@ -108,10 +116,7 @@ describe('row marks', () => {
   it('after a poll that stopped before its closing write, a member changed back is read and published', async () => {
     // Prepare: the newest member committed Frozen (marked), then a poll commits PaymentIssue and
     // stops before its closing write: the stored marks still say Frozen
-    await poll(base);
-    const number = newest().Number!;
-    forced = { number, status: 'Frozen' };
-    await poll(base);
+    const number = await markedFrozen();
     forced = { number, status: 'PaymentIssue' };
     const crashing: StateStore = Object.assign(Object.create(base) as StateStore, {
       openClub: async (...args: Parameters<StateStore['openClub']>) => {
@@ -142,10 +147,7 @@ describe('row marks', () => {
   it('after a poll whose scan failed part-way, a member changed back is read and published', async () => {
     // Prepare: the last member committed Frozen (marked); the next poll stores its intent for
     // PaymentIssue, and publishing fails: the source fails, the poll closes
-    await poll(base);
-    const number = newest().Number!;
-    forced = { number, status: 'Frozen' };
-    await poll(base);
+    const number = await markedFrozen();
     forced = { number, status: 'PaymentIssue' };
     await poll(base, new DownSink());
     // Act: the member back at Frozen

@@ -65,6 +65,22 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** A club whose API does not answer (visits only). */
+async function downClub(clubId: string): Promise<ClubConfig> {
+  return parseClubsFile({
+    clubs: [
+      {
+        clubId,
+        baseUrl: `http://127.0.0.1:${await closedPort()}/v1`,
+        timeZone: 'Europe/London',
+        plan: 'basic',
+        sources: ['visits'],
+        credentials: { username: 'u', password: 'p', apiKey: 'k' },
+      },
+    ],
+  })[0]!;
+}
+
 describe('dispatch and poll handlers', () => {
   let db: Dynalite;
   let sandbox: Sandbox;
@@ -302,18 +318,7 @@ describe('dispatch and poll handlers', () => {
 
   it('reports only the club whose API is down as a batch item failure, and retries it', async () => {
     // Prepare: a club whose API does not answer, polled in one batch with a healthy club.
-    const down = parseClubsFile({
-      clubs: [
-        {
-          clubId: 'down-club',
-          baseUrl: `http://127.0.0.1:${await closedPort()}/v1`,
-          timeZone: 'Europe/London',
-          plan: 'basic',
-          sources: ['visits'],
-          credentials: { username: 'u', password: 'p', apiKey: 'k' },
-        },
-      ],
-    })[0]!;
+    const down = await downClub('down-club');
     await onboard(down);
     advance(20 * MINUTE);
     // Act
@@ -339,18 +344,7 @@ describe('dispatch and poll handlers', () => {
     const groups = createDispatchHandler(
       dispatchRuntimeFromEnv({ ...process.env, [ENV.pollClubsPerMessage]: '20' }),
     );
-    const down = parseClubsFile({
-      clubs: [
-        {
-          clubId: 'down-in-group',
-          baseUrl: `http://127.0.0.1:${await closedPort()}/v1`,
-          timeZone: 'Europe/London',
-          plan: 'basic',
-          sources: ['visits'],
-          credentials: { username: 'u', password: 'p', apiKey: 'k' },
-        },
-      ],
-    })[0]!;
+    const down = await downClub('down-in-group');
     await onboard(down);
     advance(20 * MINUTE);
     // Act
