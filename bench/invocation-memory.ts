@@ -9,8 +9,8 @@
  * process against the sandbox and dynalite, each in a process of its own; a preload samples the
  * child's RSS every 10 ms. Three runs: the first poll of a full batch of new clubs (every source's
  * baseline, the worst a batch meets: heavy polls run HEAVY_POLL_SLOTS at a time), the next poll of
- * the same clubs (a regular poll: its tails, and the sweeps that come due), and the first poll of
- * half a batch.
+ * the same clubs two hours of sandbox activity later (a regular poll: its tails, and the sweeps
+ * that come due), and the first poll of half a batch.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -29,6 +29,8 @@ import { say } from './progress';
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DYNALITE_HOST = new URL('./hosts/dynalite-host.ts', import.meta.url);
+/** The sandbox's activity between the first poll of a batch and the next (two hours of it). */
+const NEXT_POLL_GAP_MS = 2 * 3_600_000;
 
 export interface MemoryRun {
   readonly name: string;
@@ -139,7 +141,9 @@ export async function measureInvocationMemory(
           members: plan.memory.members,
         })),
         historyDays: plan.memory.historyDays,
-        startTime: '2026-03-02T12:00:00Z',
+        // The CLI polls on the real clock: the sandbox's present is two hours before it, and moves
+        // to about now before the next poll, so that poll's tails find the activity in between.
+        startTime: new Date(Math.floor((Date.now() - NEXT_POLL_GAP_MS) / 60_000) * 60_000).toISOString(),
       }),
       db.call<{ endpoint: string }>('start'),
     ]);
@@ -150,7 +154,9 @@ export async function measureInvocationMemory(
     const setup: PollSetup = { dir, cli, clubsFile, endpoint, functionMb, heapFlags };
     const runs = [
       await pollRun(setup, 'first poll of a full batch', 'full', batch, true),
-      await pollRun(setup, 'the next poll of that batch', 'full', batch, false),
+      await sandbox
+        .call('advance', NEXT_POLL_GAP_MS)
+        .then(() => pollRun(setup, 'the next poll of that batch', 'full', batch, false)),
       await pollRun(setup, 'first poll of half a batch', 'half', Math.ceil(batch / 2), true),
     ];
     return {

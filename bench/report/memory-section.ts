@@ -22,7 +22,8 @@ ${int(r.plan.memory.members)} members and ${r.plan.memory.historyDays} days of h
 clubs, and heavy polls (a first poll, a backfill, a lifecycle reading everything) run ${m.heavySlots} at a
 time (lambdas/engine/club-poll/heavy-polls.ts). V8 collects late below its cap, so the resident
 set, which Lambda's limit counts, is the figure to fit; the CLI bundle holds more code than the poll
-function's.
+function's. The next poll of the batch comes after two hours of the sandbox's activity (its tails
+read what changed, the sweeps that came due read their windows).
 
 ${table(['run', 'clubs', 'records read', 'RSS peak', `of ${m.functionMb} MB`, 'wall time'], rows)}`;
 }
