@@ -16,6 +16,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { wholeNumberFlag } from './flags';
 
 const HELP = `usage: LOG_LEVEL=ERROR npx tsx bench/steady-poll-ab.ts --base DIR [options]
   --base DIR    the other checkout (the "base" side; this checkout is the "head" side)
@@ -105,14 +106,6 @@ function line(name: string, f: RoundFigures): string {
   return `${name}: ${f.polls} polls, ${f.rows} rows, ${f.cpuMs.toFixed(0)} ms CPU, ${perPoll.toFixed(2)} ms a poll, ${perRow.toFixed(2)} µs a row`;
 }
 
-function wholeNumber(value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0)
-    throw new RangeError(`--${name} must be a whole number >= 0, got '${value}'`);
-  return n;
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -130,13 +123,13 @@ async function main(): Promise<void> {
   }
   if (!values.base) throw new RangeError('--base DIR is required: the checkout to compare this one with');
   const options = {
-    minutes: wholeNumber(values.minutes, 'minutes', 120),
-    warmup: wholeNumber(values.warmup, 'warmup', 60),
-    seed: wholeNumber(values.seed, 'seed', 5),
+    minutes: wholeNumberFlag(values.minutes, 'minutes', 120),
+    warmup: wholeNumberFlag(values.warmup, 'warmup', 60),
+    seed: wholeNumberFlag(values.seed, 'seed', 5),
   };
   const dirs = { base: resolve(values.base), head: fileURLToPath(new URL('..', import.meta.url)) };
   const total = { base: { polls: 0, rows: 0, cpuMs: 0 }, head: { polls: 0, rows: 0, cpuMs: 0 } };
-  for (let r = 1; r <= wholeNumber(values.rounds, 'rounds', 3); r++) {
+  for (let r = 1; r <= wholeNumberFlag(values.rounds, 'rounds', 3); r++) {
     const result = await round(dirs, options);
     for (const side of ['base', 'head'] as const) {
       process.stdout.write(`round ${r} ${line(side, result[side])}\n`);

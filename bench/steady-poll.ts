@@ -16,6 +16,7 @@ import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { ClubPollRecorder } from './club-poll-recorder';
+import { wholeNumberFlag } from './flags';
 import { QUICK_PLAN } from './plan';
 import { type HotSpot, summariseProfile } from './profile';
 import { startTypicalClub, type TypicalClubRig } from './typical-club-rig';
@@ -96,14 +97,6 @@ async function step(rig: TypicalClubRig, recorder: ClubPollRecorder, profiler?: 
   }
 }
 
-function wholeNumber(value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0)
-    throw new RangeError(`--${name} must be a whole number >= 0, got '${value}'`);
-  return n;
-}
-
 function readFlags() {
   const { values } = parseArgs({
     options: {
@@ -121,10 +114,10 @@ function readFlags() {
     help: values.help,
     profile: values.profile,
     keep: values.keep,
-    minutes: wholeNumber(values.minutes, 'minutes', 120),
-    warmup: wholeNumber(values.warmup, 'warmup', 60),
-    seed: wholeNumber(values.seed, 'seed', 5),
-    top: wholeNumber(values.top, 'top', 25),
+    minutes: wholeNumberFlag(values.minutes, 'minutes', 120),
+    warmup: wholeNumberFlag(values.warmup, 'warmup', 60),
+    seed: wholeNumberFlag(values.seed, 'seed', 5),
+    top: wholeNumberFlag(values.top, 'top', 25),
   };
 }
 
