@@ -110,6 +110,10 @@ export function unpackSeenAt(sk: string, p: unknown): SeenEntry[] {
     if (![group, value, memo].every(isOptionalString) || !Number.isInteger(offset)) {
       throw new StoreError(`seen pack ${sk}: an entry has a field of the wrong type`);
     }
+    // A pack holds one UTC hour: an offset outside it is not one this code wrote.
+    if ((offset as number) < 0 || (offset as number) >= HOUR_MS) {
+      throw new StoreError(`seen pack ${sk}: an entry's offset ${offset} ms is outside the pack's hour`);
+    }
     return {
       fingerprint: fingerprint as string,
       at: new Date(hourMs + (offset as number)).toISOString(),

@@ -112,6 +112,14 @@ describe('seen packs', () => {
     expect(() => unpackSeenAt(sk, '[["0","fp"]]')).toThrow(/\[offsetMs, fingerprint/);
     expect(() => unpackSeenAt(sk, '[[0.5,"fp"]]')).toThrow(/wrong type/);
     expect(() => unpackSeenAt(sk, '[[0,"fp",1,"v"]]')).toThrow(/wrong type/);
+    // Out of the hour (1e20 ms would not even make a date): a StoreError naming the pack.
+    for (const offset of [-1, 3_600_000, 1e20]) {
+      expect(() => unpackSeenAt(sk, `[[${offset},"fp"]]`)).toThrow(StoreError);
+      expect(() => unpackSeenAt(sk, `[[${offset},"fp"]]`)).toThrow(
+        /seen pack .*~h: an entry's offset .* outside/,
+      );
+    }
+    expect(unpackSeenAt(sk, '[[3599999,"fp"]]')[0]?.at).toBe(at(3_599_999));
   });
 
   it('end a bounded Query at toAt when it starts an hour, else at the end of its hour', () => {
