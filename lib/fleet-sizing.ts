@@ -16,7 +16,7 @@ import { CLUB_DIRECTORY_BUCKETS } from '../lambdas/common/club-shard';
  */
 export const POLL_INVOCATION_SECONDS_P95 = 8;
 /**
- * The most clubs one poll invocation takes (the event source's batch size). Measured at 20 (docs/
+ * The most clubs one poll invocation takes (the clubs one poll message carries). Measured at 20 (docs/
  * benchmarks.md, "Memory of a poll invocation"): a batch of 20 first polls peaks at about the RSS
  * of 10 (heavy polls take HEAVY_POLL_SLOTS at a time), 20 regular polls well under the 256 MB; the
  * pages held are bounded by the process (lambdas/gym-api/body-budget.ts).
