@@ -7,6 +7,7 @@
  */
 
 import { CLUB_DIRECTORY_BUCKETS } from '../lambdas/common/club-shard';
+import { MAX_CLUBS_PER_MESSAGE } from '../lambdas/common/deployment-contract';
 
 /**
  * Seconds a poll invocation of a full batch lasts at its 95th percentile, for sizing: the clubs
@@ -16,12 +17,13 @@ import { CLUB_DIRECTORY_BUCKETS } from '../lambdas/common/club-shard';
  */
 export const POLL_INVOCATION_SECONDS_P95 = 8;
 /**
- * The most clubs one poll invocation takes (the clubs one poll message carries). Measured at 20 (docs/
- * benchmarks.md, "Memory of a poll invocation"): a batch of 20 first polls peaks at about the RSS
- * of 10 (heavy polls take HEAVY_POLL_SLOTS at a time), 20 regular polls well under the 256 MB; the
- * pages held are bounded by the process (lambdas/gym-api/body-budget.ts).
+ * The most clubs one poll invocation takes: the most one poll message carries (the deployment
+ * contract's MAX_CLUBS_PER_MESSAGE). Measured at 20 (docs/benchmarks.md, "Memory of a poll
+ * invocation"): a batch of 20 first polls peaks at about the RSS of 10 (heavy polls take
+ * HEAVY_POLL_SLOTS at a time), 20 regular polls well under the 256 MB; the pages held are bounded
+ * by the process (lambdas/gym-api/body-budget.ts).
  */
-export const MAX_POLL_BATCH_SIZE = 20;
+export const MAX_POLL_BATCH_SIZE = MAX_CLUBS_PER_MESSAGE;
 /** Headroom over the concurrency the steady state needs: retries, slow clubs, a late minute. */
 export const POLL_CONCURRENCY_HEADROOM = 2;
 /** The most concurrent invocations one SQS event source runs (its maximum concurrency). */

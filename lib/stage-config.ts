@@ -55,7 +55,7 @@ export interface StageConfig extends TableCapacitySettings {
   readonly pollRateMinutes: number;
   /** Clubs the deployment is sized for (sets `pollMaxConcurrency` unless that is given). */
   readonly clubs: number;
-  /** Poll messages (clubs) per poll invocation, polled side by side (1..MAX_POLL_BATCH_SIZE). */
+  /** Clubs per poll message and invocation, polled side by side (1..MAX_POLL_BATCH_SIZE). */
   readonly pollBatchSize: number;
   /** Most poll Lambdas running at once (2..1000): `pollConcurrencyFor(clubs, pollBatchSize)` by default. */
   readonly pollMaxConcurrency: number;

@@ -72,7 +72,7 @@ interface QueuedGroup {
 }
 
 /** Entries in groups of `size`, in order; each group visible at the earliest of its moments. */
-export function groupEntries(entries: readonly PollQueueEntry[], size: number): QueuedGroup[] {
+function groupEntries(entries: readonly PollQueueEntry[], size: number): QueuedGroup[] {
   return chunk(entries, size).map((part) => {
     const moments = part.map((e) => e.notBeforeMs).filter((ms): ms is number => ms !== undefined);
     const messages = part.map((e) => e.message);

@@ -1,10 +1,10 @@
 /**
- * The poll handler of a runtime (SQS event source, partial batch responses): a poll message holds
- * one club or a group of them (`POLL_CLUBS_PER_MESSAGE`, the event source's batch then 1). Powertools' BatchProcessor runs the records of a batch side by side and answers which ones
- * SQS should deliver again; the record handler (poll-record.ts) is the only domain code: a record
- * whose poll a retry can fix throws PollRetryError, every other outcome (polled, skipped, dropped)
- * settles it. The metrics and the Lambda context are written once per invocation (common/metrics.ts
- * PollBatchMetrics, common/logger.ts InvocationLog). poll.ts builds it with the environment's runtime.
+ * The poll handler of a runtime (SQS event source, partial batch responses; a message holds a club
+ * or a group of them). Powertools' BatchProcessor answers which records SQS delivers again; the
+ * record handler (poll-record.ts) is the only domain code: a record with a club whose poll a retry
+ * can fix throws PollRetryError, any other outcome (polled, skipped, dropped) settles it. Metrics
+ * and the Lambda context are written once per invocation (common/metrics.ts PollBatchMetrics,
+ * common/logger.ts InvocationLog). poll.ts builds it with the environment's runtime.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';

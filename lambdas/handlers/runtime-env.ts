@@ -2,7 +2,7 @@
  * Reading the Lambda environment once, with errors that name the variable and say what it holds.
  * The names are the deployment contract's (`ENV`); the CDK stack sets them.
  */
-import { ENV } from '../common/deployment-contract';
+import { ENV, MAX_CLUBS_PER_MESSAGE } from '../common/deployment-contract';
 import { DEFAULT_EVENT_SOURCE, eventSourceProblem } from '../events/event-source';
 import { isPiiPolicy, type PiiPolicy } from '../events/pii';
 
@@ -21,7 +21,7 @@ const MEANING: Record<string, string> = {
   [ENV.eventSource]:
     "the EventBridge source of every event: 1..256 letters, digits, '.', '_' or '-', not starting with 'aws.'",
   [ENV.pollQueueUrl]: 'the SQS poll queue URL',
-  [ENV.pollClubsPerMessage]: 'the clubs one poll message carries, a whole number in 1..20',
+  [ENV.pollClubsPerMessage]: `the clubs one poll message carries, a whole number in 1..${MAX_CLUBS_PER_MESSAGE}`,
   [ENV.dispatchSpreadSeconds]: 'the seconds of each dispatch period the polls are spread over, 0..900',
   [ENV.clubSecretPrefix]: 'the Secrets Manager name prefix of club secrets (e.g. gym-bridge/clubs/)',
   [ENV.piiPolicyDefault]: "the default PII policy, 'minimal' or 'full'",

@@ -46,7 +46,7 @@ export class StateDetection {
     private readonly ctx: ClubContext,
     private readonly source: StateSource,
     private readonly publish: PublishPage,
-    /** The regular lane's row marks (row-marks.ts); the backfill lane has none. */
+    /** The regular lane's row marks (row-marks.ts): SourceScan gives the backfill lane none. */
     private readonly marks?: RowMarks,
   ) {
     this.#fns = {
@@ -63,7 +63,7 @@ export class StateDetection {
     const { clubId } = this.ctx;
     // With row marks, each row's tracked-field hash (it depends on the record alone): a row the
     // marks name unchanged needs no read and no write.
-    const marks = scan.mode === 'backfill' ? undefined : this.marks;
+    const { marks } = this;
     const hashes = new Map<string, string>();
     if (marks) {
       for (const [id, item] of latest)
