@@ -3,9 +3,9 @@
  * (AbortSignal.timeout) clamped to the caller's deadline, the caller's AbortSignal, redirects never
  * followed (a redirect could carry the API key to another host), header values checked before they
  * are sent (Node's own error would quote them), and the body streamed under the same timeout with a
- * byte cap and the process's page and large-body gates (response-body.ts, body-budget.ts). Transport failures
- * come out as typed errors, their texts redacted of the request's credentials; HTTP statuses are
- * left to the caller.
+ * byte cap and the process's page and large-body gates (response-body.ts, body-budget.ts).
+ * Transport failures come out as typed errors, their texts redacted of the request's credentials;
+ * HTTP statuses are left to the caller.
  */
 import { redact } from '../common/redact';
 import { type BodyGate, largeBodyGate, pageBodyGate, type Release, SMALL_BODY_BYTES } from './body-budget';

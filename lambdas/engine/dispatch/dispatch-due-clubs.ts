@@ -189,7 +189,8 @@ function queueEntry(outcome: ClubOutcome, dispatchedAt: string, clock: RunClock)
 /** Picks the clubs of its shard with any source due and queues one poll message per club, as it goes. */
 export async function dispatchDueClubs(deps: DispatchDeps): Promise<DispatchSummary> {
   const clock = runClock(deps);
-  // When the state was read: a poll that succeeded after it makes the message stale (club-poll/stale-sources.ts).
+  // When the state was read: a poll that succeeded after it makes the message stale
+  // (club-poll/stale-sources.ts).
   const dispatchedAt = new Date(clock.nowMs).toISOString();
   const listing = await deps.registry.listEnabled(deps.shard ?? WHOLE_FLEET);
   const ordered = inPhaseOrder(listing.clubs, clock.spreadSeconds);
