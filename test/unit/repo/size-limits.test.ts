@@ -1,7 +1,7 @@
 /**
  * House rule 12 of the style guide, measured over all the code that ships or measures: lambdas/,
- * lib/ and bench/. A file is read whole (at most 300 lines, no exception) and a function fits on a
- * screen (at most 60 lines). The handlers stay thin: each
+ * lib/ and bench/. A file is read whole (at most 400 lines, no exception) and a function fits on a
+ * screen (at most 80 lines). The handlers stay thin: each
  * Lambda's record or event handler under 60 lines, the folder under 400 lines in all (the engine
  * owns the decisions). The TypeScript parser finds every function: declarations, methods,
  * accessors, constructors, arrow functions and function expressions, nested ones measured on their
@@ -14,8 +14,8 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const FOLDERS = ['lambdas', 'lib', 'bench'];
-const MAX_FILE_LINES = 300;
-const MAX_FUNCTION_LINES = 60;
+const MAX_FILE_LINES = 400;
+const MAX_FUNCTION_LINES = 80;
 const HANDLERS = 'lambdas/handlers';
 const MAX_HANDLERS_LINES = 400;
 /** The functions that handle one SQS record and one dispatch run: the Lambdas' domain entry points. */
