@@ -45,10 +45,19 @@ describe('an API that does everything a poison-proof bridge must survive, at onc
   beforeAll(async () => {
     db = await startDynalite();
     // Real time (the CLI's clock), a club open all night, enough members for /members to page.
+    // Ten hours of history: every payment the sandbox can refund or dishonour during the test is
+    // then inside what each poll re-reads (15 hours behind its watermark), so "the next clean poll
+    // publishes every change" holds. A late change to an older payment is not the next poll's to
+    // find but its source's sweep's (docs/architecture.md, "Two lookbacks per source"), due 7
+    // minutes to an hour of the CLI's real clock after the last one: after the baseline's, which a
+    // test that runs in a minute or two never reaches. With a day of history, a refund of a
+    // 16-to-22-hour-old payment during the 70 simulated minutes before the clean poll was reported
+    // missing (seen on some starting hours, with or without load); the poll after the next sweep,
+    // 8 minutes later, published it, nothing lost and nothing spurious.
     sandbox = await startSandbox({
       seed: 71,
       clubs: [{ clubId: 'club-1', timeZone: 'Australia/Sydney', open24h: true, members: 700 }],
-      historyDays: 1,
+      historyDays: 10 / 24,
       activityScale: 6,
     });
     dir = await mkdtemp(join(tmpdir(), 'gym-bridge-all-'));
@@ -163,7 +172,7 @@ describe('an API that does everything a poison-proof bridge must survive, at onc
     // Assess: failed, with the reason, after a few requests (not paging until the deadline)
     expect(run.code, run.text).toBe(1);
     expect(run.text).toMatch(/does not honour offset/);
-    const requests = Number(/(\d+) requests/.exec(run.text)?.[1]);
+    const requests = Number(/(\d+) requests?\b/.exec(run.text)?.[1]);
     expect(requests).toBeGreaterThan(0);
     expect(requests).toBeLessThanOrEqual(5);
     const status = await cli(['status', ...args, '--json']);
