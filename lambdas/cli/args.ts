@@ -1,6 +1,8 @@
 /**
  * Strict flag parsing for CLI commands, on top of node:util parseArgs: unknown flags, missing
- * values and bad numbers are usage errors (exit 2) with a message naming the flag.
+ * values and bad numbers are usage errors (exit 2) with a one-line message naming the flag and
+ * pointing at `--help`. A negative number is a value (`--speed -1` is "--speed must be >= 1"), not
+ * a flag: parseArgs alone calls it ambiguous.
  */
 import { parseArgs } from 'node:util';
 
@@ -10,16 +12,68 @@ export class CliUsageError extends Error {
 
 export type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
 
+/** What every usage error ends with: where the flags are listed. */
+export const HELP_HINT = '(--help lists the flags)';
+
+/** A value that starts with a dash and is a number: `-5`, `-0.5`, `-.5`, `-1e3`. */
+const NEGATIVE_NUMBER = /^-(\d|\.\d)/;
+
+/**
+ * `--flag -5` as `--flag=-5` for the flags that take a value, so that parseArgs reads the number
+ * as the value; any other token is left as it is (a missing value stays a missing value).
+ */
+function joinNegativeValues(argv: readonly string[], spec: FlagSpec): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    const next = argv[i + 1];
+    const name = token.startsWith('--') && !token.includes('=') ? token.slice(2) : undefined;
+    if (
+      name !== undefined &&
+      spec[name]?.type === 'string' &&
+      next !== undefined &&
+      NEGATIVE_NUMBER.test(next)
+    ) {
+      out.push(`${token}=${next}`);
+      i++;
+    } else out.push(token);
+  }
+  return out;
+}
+
+/** parseArgs' error in this CLI's words, on one line. */
+function flagError(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: unknown } | undefined)?.code;
+  const option = /'(-[^' <]+)/.exec(message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) return `Unknown option '${option}'`;
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    const arg = /'([^']*)'/.exec(message)?.[1] ?? '';
+    return `unexpected argument '${arg}': every value follows its flag (--name VALUE)`;
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) {
+    if (/does not take an argument/.test(message)) return `'${option}' takes no value`;
+    if (/ambiguous/.test(message))
+      return `'${option}' needs a value; a value that starts with a dash goes as ${option}=VALUE`;
+    return `'${option}' needs a value`;
+  }
+  return message.split('\n')[0]!;
+}
+
 export function parseFlags<T extends FlagSpec>(argv: string[], spec: T, help: string) {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(help.trimEnd() + '\n');
     return undefined;
   }
   try {
-    return parseArgs({ args: argv, options: spec, strict: true, allowPositionals: false }).values;
+    return parseArgs({
+      args: joinNegativeValues(argv, spec),
+      options: spec,
+      strict: true,
+      allowPositionals: false,
+    }).values;
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new CliUsageError(`${message.split('\n')[0]}\n\n${help.trimEnd()}`);
+    throw new CliUsageError(`${flagError(err)} ${HELP_HINT}`, { cause: err });
   }
 }
 

@@ -6,7 +6,7 @@ import type { ClubConfig } from '../clubs/club-config';
 import type { ClubReport } from '../engine/poll-club';
 import type { BridgeEvent } from '../events/catalog';
 import type { EventSink } from '../events/publisher';
-import { describeEvent } from './format';
+import { count, describeEvent } from './format';
 
 const tty = process.stdout.isTTY === true;
 const paint = (code: number, text: string) => (tty ? `\u001b[${code}m${text}\u001b[0m` : text);
@@ -73,8 +73,8 @@ export function statusLine(
     bold(club.clubId.padEnd(7)),
     report.outcome === 'ok' ? paint(32, 'ok') : paint(31, report.outcome),
     `simulated ${local} ${club.timeZone}`,
-    `${events} events`,
-    `${report.requests} API requests last poll`,
+    count(events, 'event'),
+    `${count(report.requests, 'API request')} last poll`,
     failures,
   ]
     .filter(Boolean)
@@ -84,5 +84,5 @@ export function statusLine(
 /** The heading above the status lines: the simulated clock in UTC, labelled as such. */
 export function statusHeading(simNowMs: number, totalEvents: number): string {
   const utc = new Date(simNowMs).toISOString().slice(0, 19).replace('T', ' ');
-  return `-- simulated ${utc} UTC, ${totalEvents} events so far`;
+  return `-- simulated ${utc} UTC, ${count(totalEvents, 'event')} so far`;
 }

@@ -3,6 +3,11 @@
 import type { ClubReport, SourceFailure } from '../engine/poll-club';
 import type { BridgeEvent } from '../events/catalog';
 
+/** `1 event`, `2 events`, `0 events`: a count and its noun, singular for one (plural: noun + s). */
+export function count(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
+}
+
 export function formatClubReport(r: ClubReport): string {
   if (r.outcome === 'disabled') return `${r.clubId}: disabled`;
   if (r.outcome === 'paused') return formatPause(r);
@@ -12,10 +17,10 @@ export function formatClubReport(r: ClubReport): string {
   const partial = r.sources.filter((s) => s.outcome !== 'completed').map((s) => `${s.source}:${s.outcome}`);
   const parts = [
     `${r.clubId}: ${r.outcome}`,
-    `${r.sources.length} sources`,
-    `${records} records`,
-    `${events} events`,
-    `${r.requests} requests`,
+    count(r.sources.length, 'source'),
+    count(records, 'record'),
+    count(events, 'event'),
+    count(r.requests, 'request'),
   ];
   if (quarantined) parts.push(`${quarantined} quarantined`);
   if (partial.length) parts.push(partial.join(' '));
@@ -44,7 +49,7 @@ function lifecycleSummary(r: ClubReport): string | undefined {
   const l = r.lifecycle;
   if (!l) return undefined;
   if (l.outcome === 'evaluated')
-    return `lifecycle evaluated (${l.read === 'all' ? 'read everything' : 'read what was noted'}): ${l.published} events`;
+    return `lifecycle evaluated (${l.read === 'all' ? 'read everything' : 'read what was noted'}): ${count(l.published, 'event')}`;
   if (l.outcome === 'waiting') return `lifecycle waiting: ${l.reason}`;
   return `lifecycle failed: ${l.error}`;
 }
@@ -57,7 +62,7 @@ function backfillSummary(r: ClubReport): string | undefined {
   const events = lanes.reduce((n, b) => n + b.events, 0);
   const pending = lanes.filter((b) => b.outcome !== 'completed').length;
   const state = pending === 0 ? 'done' : `${pending} of ${lanes.length} sources carry on at the next poll`;
-  return `backfill from ${first.from}: ${events} events, ${state}`;
+  return `backfill from ${first.from}: ${count(events, 'event')}, ${state}`;
 }
 
 /** A paused club: why, since when and until when, and how to resume it now. */

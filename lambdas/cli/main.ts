@@ -2,7 +2,7 @@
 /**
  * gym-bridge CLI: `npm run --silent cli -- <command> [flags]`.
  * Each command lives in ./commands/<name>.ts and exports `run(argv: string[]): Promise<number>`
- * (the process exit code) and a one-line `summary`.
+ * (the process exit code); COMMANDS below lists them with a line each.
  */
 import { redactKnownSecrets } from '../common/redact';
 import { CliUsageError } from './args';
@@ -24,6 +24,12 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (!requestStop()) process.exit(0);
 });
 
+// A terminal or a parent that went away takes stderr with it: what is said there is lost, and
+// the command carries on to its summary and exit rather than crash on the write.
+process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+});
+
 // The last pass over everything the CLI prints: no credential this process has used (a clubs file's,
 // the API client's, a token) reaches the terminal, whatever text carried it (common/redact.ts).
 for (const stream of [process.stdout, process.stderr]) {
@@ -39,31 +45,68 @@ for (const stream of [process.stdout, process.stderr]) {
   }) as typeof stream.write;
 }
 
-const COMMANDS: Record<string, () => Promise<CliCommand>> = {
-  start: () => import('./commands/start'),
-  sandbox: () => import('./commands/sandbox'),
-  'local-aws': () => import('./commands/local-aws'),
-  poll: () => import('./commands/poll'),
-  status: () => import('./commands/status'),
-  explain: () => import('./commands/explain'),
-  schemas: () => import('./commands/schemas'),
-  clubs: () => import('./commands/clubs'),
-  events: () => import('./commands/events'),
-};
-
 export interface CliCommand {
-  readonly summary: string;
   run(argv: string[]): Promise<number>;
 }
 
+/** A command: what it does, in one line for the list, and its module (loaded when it runs). */
+interface CommandEntry {
+  readonly summary: string;
+  readonly load: () => Promise<CliCommand>;
+}
+
+/**
+ * Every command, in the order `--help` lists them. A new one is one entry here and a module in
+ * ./commands/ exporting `run`.
+ */
+const COMMANDS: Record<string, CommandEntry> = {
+  start: {
+    summary: 'the local demo: sandbox, embedded DynamoDB and the bridge; events printed live',
+    load: () => import('./commands/start'),
+  },
+  sandbox: {
+    summary: 'serve the gym API sandbox (seeded clubs, faults, poison mode, ground-truth journal)',
+    load: () => import('./commands/sandbox'),
+  },
+  'local-aws': {
+    summary: 'local DynamoDB and EventBridge endpoints for poll and status (in memory)',
+    load: () => import('./commands/local-aws'),
+  },
+  poll: {
+    summary: 'poll clubs with the real engine: DynamoDB state, events to a bus or a file',
+    load: () => import('./commands/poll'),
+  },
+  status: {
+    summary: 'per club and source: watermark, age, last error, pauses, quota used',
+    load: () => import('./commands/status'),
+  },
+  explain: {
+    summary: "why an event fired or didn't: what the bridge knows of a member, prospect or payment",
+    load: () => import('./commands/explain'),
+  },
+  schemas: {
+    summary: 'the JSON Schemas of every event; the catalog page, AsyncAPI, releases, the packages',
+    load: () => import('./commands/schemas'),
+  },
+  clubs: {
+    summary: 'onboard clubs of a deployed bridge: add, list, disable, resume',
+    load: () => import('./commands/clubs'),
+  },
+  events: {
+    summary: "sample events for tests, replay history to a bus, match a rule's pattern",
+    load: () => import('./commands/events'),
+  },
+};
+
 function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
   return [
     'usage: npm run --silent cli -- <command> [flags]',
     '',
     'commands:',
-    ...Object.keys(COMMANDS).map((c) => `  ${c}`),
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
     '',
-    'Run a command with --help for its flags.',
+    'Run a command with --help for its flags (docs/cli.md has them all).',
     'Any command: --log-level debug|info|warn|error|silent (JSON log lines, on stderr; default warn).',
   ].join('\n');
 }
@@ -91,12 +134,12 @@ async function main(args: string[]): Promise<number> {
     process.stdout.write(usage() + '\n');
     return name ? 0 : 2;
   }
-  const load = COMMANDS[name];
-  if (!load) {
+  const entry = COMMANDS[name];
+  if (!entry) {
     process.stderr.write(`gym-bridge: unknown command '${name}'\n\n${usage()}\n`);
     return 2;
   }
-  const command = await load();
+  const command = await entry.load();
   try {
     return await command.run(rest);
   } catch (err) {

@@ -19,6 +19,13 @@
  *
  * The grace period is `graceMs`, else $GYM_BRIDGE_STOP_GRACE_MS (tests on a loaded machine set it
  * long, so that their second signal is a duplicate however slow the machine), else 3000.
+ *
+ * How the signal reaches this process: package.json's scripts `exec` node, so `npm start` and
+ * `npm run cli` are npm and this process, nothing between: npm forwards SIGINT and SIGTERM to it
+ * and exits with its exit code (a shell between them would take the signal itself, die or ignore
+ * it, and leave this process running with parent 1). Should the process that started this one go
+ * away all the same (a wrapper shell killed, a terminal closed), the command stops as on a first
+ * signal: its parent is checked every second while a command is watching.
  */
 
 export const STOP_GRACE_ENV = 'GYM_BRIDGE_STOP_GRACE_MS';
@@ -143,12 +150,33 @@ export function requestStop(): boolean {
   return true;
 }
 
+/** How often a watching command checks that the process that started it is still there. */
+const PARENT_CHECK_MS = 1000;
+
+/**
+ * Stops the watching command, as a first signal would, once this process's parent has gone (it is
+ * then re-parented to init or a subreaper: its parent pid changes).
+ */
+function watchParent(): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent || !active || windowStart !== undefined) return;
+    clearInterval(timer);
+    windowStart = performance.now();
+    graceOfWindow = active.graceMs;
+    active.request();
+    write(`\n${speaker}: the process that started it (pid ${parent}) is gone: ${active.options.stopping}\n`);
+  }, PARENT_CHECK_MS);
+  timer.unref();
+}
+
 /** Starts watching for SIGINT and SIGTERM on behalf of a command (see the module comment). */
 export function watchStop(options: StopOptions): StopWatch {
   if (!installed) {
     installed = true;
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    watchParent();
   }
   speaker = options.command;
   if (options.write) write = options.write;

@@ -9,6 +9,9 @@
  *     cli.child.kill('SIGINT');
  *     expect(await cli.exit).toBe(0);
  *
+ * - `spawnNpm` for the same through npm (`npm start`, `npm run cli`), as a user types it, with
+ *   `childPids`, `isRunning` and `isPortFree` to check that a stop leaves nothing behind.
+ *
  * - `runCli` for a command that ends by itself: resolves with its exit code and whole output, never
  *   rejects (a run past its timeout is killed); `runCliOk` rejects unless the exit code is 0.
  *
@@ -17,7 +20,8 @@
  * `localAwsEnv` is the environment of a CLI that talks to local AWS endpoints only (dummy
  * credentials, us-east-1, DynamoDB at the given endpoint).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -78,6 +82,53 @@ export function spawnCli(
       env: { ...process.env, ...env },
     },
   );
+  return track(child);
+}
+
+/**
+ * The CLI as `npm start` and `npm run cli` run it: npm, in the repository's root, with `npmArgs`
+ * (e.g. `['run', '--silent', 'cli', '--', 'sandbox', '--port', '0']`). `child` is npm; the CLI's
+ * own node process is npm's child (`childPids(cli.child.pid)`).
+ */
+export function spawnNpm(npmArgs: string[], env: Record<string, string> = {}): CliProcess {
+  const child = spawn(process.platform === 'win32' ? 'npm.cmd' : 'npm', npmArgs, {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  return track(child);
+}
+
+/** The pids of the processes whose parent is `pid` (`ps -A -o pid=,ppid=`: Linux and macOS). */
+export function childPids(pid: number): number[] {
+  const table = execFileSync('ps', ['-A', '-o', 'pid=,ppid='], { encoding: 'utf8' });
+  return table
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number))
+    .filter(([child, parent]) => parent === pid && Number.isInteger(child))
+    .map(([child]) => child!);
+}
+
+/** Whether a process with this pid exists (a signal 0 reaches it). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether a TCP port on 127.0.0.1 can be listened on now (nothing holds it). */
+export function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+function track(child: ChildProcess): CliProcess {
   let out = '';
   let err = '';
   child.stdout?.on('data', (chunk: Buffer) => {

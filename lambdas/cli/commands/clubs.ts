@@ -10,7 +10,7 @@
  *
  * One file per subcommand in commands/clubs/; this one parses the arguments and dispatches.
  */
-import { CliUsageError, parseFlags } from '../args';
+import { CliUsageError, HELP_HINT, parseFlags } from '../args';
 import { checkTableName } from '../preflight';
 import { add } from './clubs/add';
 import { disable } from './clubs/disable';
@@ -21,9 +21,6 @@ import { FLAGS, type Flags, HELP, SUBCOMMAND_FLAGS } from './clubs/usage';
 export { formatResume } from './clubs/resume';
 export { API_KEY_ENV, DEFAULT_SECRET_PREFIX, PASSWORD_ENV } from './clubs/usage';
 
-export const summary =
-  'onboard clubs of a deployed bridge: add, list, disable (table + Secrets Manager); resume a paused club';
-
 export async function run(argv: string[]): Promise<number> {
   const [subcommand, ...rest] = argv;
   if (!subcommand || subcommand === '--help' || subcommand === '-h') {
@@ -31,11 +28,11 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(`${HELP}\n`);
       return 0;
     }
-    throw new CliUsageError(`a subcommand is required: add, list, disable or resume\n\n${HELP}`);
+    throw new CliUsageError(`a subcommand is required: add, list, disable or resume ${HELP_HINT}`);
   }
   const allowed = SUBCOMMAND_FLAGS[subcommand];
   if (!allowed)
-    throw new CliUsageError(`unknown subcommand '${subcommand}' (add, list, disable or resume)\n\n${HELP}`);
+    throw new CliUsageError(`unknown subcommand '${subcommand}' (add, list, disable or resume) ${HELP_HINT}`);
   const flags = parseFlags(rest, FLAGS, HELP);
   if (!flags) return 0;
   const misplaced = (Object.keys(flags) as (keyof Flags)[]).filter((f) => !allowed.includes(f));

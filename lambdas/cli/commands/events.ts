@@ -16,7 +16,7 @@
 
 import { SAMPLE_ACCOUNT, SAMPLE_REGION } from '../../event-tooling/eventbridge-event';
 import { ALL_DETAIL_TYPES } from '../../events/catalog';
-import { CliUsageError, parseFlags } from '../args';
+import { CliUsageError, HELP_HINT, parseFlags } from '../args';
 import { MAX_SAMPLE_COUNT, SAMPLE_METHODS, SAMPLE_START } from '../sample-events';
 import { FLAGS, type Flags } from './events/flags';
 import { match } from './events/match';
@@ -26,14 +26,11 @@ import { sample } from './events/sample';
 
 export { parseInstant } from './events/replay-archive';
 
-export const summary =
-  "sample events for consumers' tests (real engine, sandbox); replay history to a bus (archive or events file); check a rule pattern against events";
-
 const typeList = ALL_DETAIL_TYPES.map((t) => `    ${t.padEnd(36)} ${SAMPLE_METHODS[t]}`).join('\n');
 
-const HELP = `usage: npm run --silent cli -- events <sample|replay|match> [flags]
-
-events sample --type TYPE [--count N] [--seed N] [--format eventbridge|detail|putevents]
+/** Each subcommand's part of the help: `events <sub> --help` prints its own, `events --help` all. */
+const SECTIONS = {
+  sample: `events sample --type TYPE [--count N] [--seed N] [--format eventbridge|detail|putevents]
               [--event-source SOURCE | --stage NAME] [--pii minimal|full] [--account ID]
               [--region REGION] [--bus NAME]
   Prints N realistic events of one detail-type for your tests, one JSON a line on stdout, each
@@ -59,9 +56,8 @@ ${typeList}
   --pii minimal|full     the club's PII policy (default minimal, as deployed clubs)
   --account ID           \`account\` of eventbridge events                      (default ${SAMPLE_ACCOUNT})
   --region REGION        \`region\` of eventbridge events                       (default ${SAMPLE_REGION})
-  --bus NAME             EventBusName of putevents entries
-
-events replay --archive NAME|ARN | --bus NAME|ARN  --from TIME --to TIME [--rule NAME|ARN]...
+  --bus NAME             EventBusName of putevents entries`,
+  replay: `events replay --archive NAME|ARN | --bus NAME|ARN  --from TIME --to TIME [--rule NAME|ARN]...
               [--name REPLAY] [--interval SECONDS] [--detach]
   Replays the deployed bus's archive for a window (EventBridge StartReplay), then follows it
   (DescribeReplay every --interval seconds: state and the share of the window replayed) until it
@@ -103,9 +99,8 @@ events replay --file FILE --bus NAME|ARN [--type TYPE]... [--pattern JSON]
   --stage NAME           send with the source of this deployed stage
                          (without either, each line's own source; $GYM_BRIDGE_EVENT_SOURCE
                          does not replace it)
-  --dry-run              say what would be sent, send nothing
-
-events match --pattern FILE|JSON --event FILE|JSON [--json]
+  --dry-run              say what would be sent, send nothing`,
+  match: `events match --pattern FILE|JSON --event FILE|JSON [--json]
   Says whether an EventBridge rule pattern matches each event and, when it does not, the first
   field of the pattern that fails, with the values the pattern wants and the value the event has
   ("why didn't my rule fire?"). Offline: the matcher of @gym-bridge/events (EventBridge's content
@@ -116,12 +111,26 @@ events match --pattern FILE|JSON --event FILE|JSON [--json]
                        (events sample), a line of an events file (poll --events-file) or a
                        PutEvents entry; the last two get account ${SAMPLE_ACCOUNT} and region
                        ${SAMPLE_REGION}, so a pattern on those fields needs the delivered form
-  --json               one JSON a line: { event, detailType, matches, mismatch? }
+  --json               one JSON a line: { event, detailType, matches, mismatch? }`,
+} as const;
 
-AWS (replay): AWS_REGION, AWS_ENDPOINT_URL_EVENTBRIDGE and the usual credentials.
+const FOOTER = `AWS (replay): AWS_REGION, AWS_ENDPOINT_URL_EVENTBRIDGE and the usual credentials.
 Exit: 0 done (match: every event matches), 1 failed (AWS refused, a replay FAILED or
 CANCELLED, events not delivered; match: an event does not match), 2 bad flags, file, pattern or
 archive/window, 130 stopped waiting with Ctrl-C.`;
+
+const HELP = `usage: npm run --silent cli -- events <sample|replay|match> [flags]
+
+${SECTIONS.sample}
+
+${SECTIONS.replay}
+
+${SECTIONS.match}
+
+${FOOTER}`;
+
+const helpOf = (sub: keyof typeof SECTIONS) =>
+  `usage: npm run --silent cli -- events ${sub} [flags]\n\n${SECTIONS[sub]}\n\n${FOOTER}`;
 
 const MODE_FLAGS: Record<'sample' | 'archive' | 'file' | 'match', readonly (keyof Flags)[]> = {
   sample: ['type', 'count', 'seed', 'format', 'event-source', 'stage', 'pii', 'account', 'region', 'bus'],
@@ -137,11 +146,11 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(`${HELP}\n`);
       return 0;
     }
-    throw new CliUsageError(`a subcommand is required: sample, replay or match\n\n${HELP}`);
+    throw new CliUsageError(`a subcommand is required: sample, replay or match ${HELP_HINT}`);
   }
   if (subcommand !== 'sample' && subcommand !== 'replay' && subcommand !== 'match')
-    throw new CliUsageError(`unknown subcommand '${subcommand}' (sample, replay or match)\n\n${HELP}`);
-  const flags = parseFlags(rest, FLAGS, HELP);
+    throw new CliUsageError(`unknown subcommand '${subcommand}' (sample, replay or match) ${HELP_HINT}`);
+  const flags = parseFlags(rest, FLAGS, helpOf(subcommand));
   if (!flags) return 0;
   let mode: keyof typeof MODE_FLAGS;
   if (subcommand === 'sample') mode = 'sample';

@@ -5,13 +5,11 @@
  */
 import { readClubsFile } from '../../clubs/clubs-file';
 import { DynamoDbStateStore } from '../../state';
-import { CliUsageError, parseFlags } from '../args';
+import { CliUsageError, HELP_HINT, parseFlags } from '../args';
 import { dynamoDbClient } from '../aws-env';
 import { type SubjectRef, subjectFacts } from '../explain/subject-facts';
 import { renderExplanation } from '../explain/subject-words';
 import { checkTableExists, checkTableName } from '../preflight';
-
-export const summary = "why an event fired or didn't: what the bridge knows of a member, prospect or payment";
 
 const HELP = `usage: npm run --silent cli -- explain --clubs FILE --club ID
          (--member N | --prospect N | --payment ID) [--table NAME] [--json]
@@ -53,7 +51,7 @@ const FLAGS = {
 export function subjectOf(flags: { member?: string; prospect?: string; payment?: string }): SubjectRef {
   const given = (['member', 'prospect', 'payment'] as const).filter((k) => flags[k] !== undefined);
   if (given.length !== 1)
-    throw new CliUsageError(`give exactly one of --member, --prospect, --payment\n\n${HELP}`);
+    throw new CliUsageError(`give exactly one of --member, --prospect, --payment ${HELP_HINT}`);
   const kind = given[0]!;
   const id = flags[kind]!.trim();
   if (id === '' || id.length > 64) throw new CliUsageError(`--${kind} must be 1 to 64 characters`);
@@ -66,7 +64,7 @@ export async function run(argv: string[]): Promise<number> {
   const flags = parseFlags(argv, FLAGS, HELP);
   if (!flags) return 0;
   if (!flags.clubs || !flags.club)
-    throw new CliUsageError(`--clubs FILE and --club ID are required\n\n${HELP}`);
+    throw new CliUsageError(`--clubs FILE and --club ID are required ${HELP_HINT}`);
   const subject = subjectOf(flags);
   const clubs = await readClubsFile(flags.clubs).catch((err: Error) => {
     throw new CliUsageError(err.message);

@@ -14,12 +14,10 @@ import {
 } from '../../local-aws/local-eventbridge';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../state/embedded-dynamodb';
 import { CliUsageError, intFlag, parseFlags } from '../args';
-import { describeEvent } from '../format';
+import { count, describeEvent } from '../format';
 import { ListenError, listenError } from '../listen-error';
 import { checkBusName, checkEventsFile } from '../preflight';
 import { watchStop } from '../stop-signal';
-
-export const summary = 'local DynamoDB and EventBridge endpoints for poll (in memory), events printed';
 
 export const DEFAULT_DYNAMODB_PORT = 4567;
 export const DEFAULT_BUS = 'gym-bridge-local';
@@ -104,8 +102,13 @@ export function describeReceived(e: ReceivedEvent): string {
 }
 
 /** What happens to each received event: appended to `eventsFile` when given, printed unless `quiet`. */
-function eventSink(eventsFile: string | undefined, quiet: boolean | undefined): (e: ReceivedEvent) => void {
+function eventSink(
+  eventsFile: string | undefined,
+  quiet: boolean | undefined,
+  received: Map<string, number>,
+): (e: ReceivedEvent) => void {
   return (e) => {
+    received.set(e.eventBusName, (received.get(e.eventBusName) ?? 0) + 1);
     if (eventsFile !== undefined) {
       const { id, eventBusName, source, detailType, time, detail } = e;
       try {
@@ -204,7 +207,8 @@ export async function run(argv: string[]): Promise<number> {
   const eventsFile = flags['events-file'];
   if (eventsFile !== undefined) await checkEventsFile(eventsFile);
 
-  const endpoints = await startEndpoints(ports, bus, eventSink(eventsFile, flags.quiet));
+  const received = new Map<string, number>();
+  const endpoints = await startEndpoints(ports, bus, eventSink(eventsFile, flags.quiet, received));
   if (!endpoints) return 1;
   process.stdout.write(banner(endpoints, bus, eventsFile, flags.quiet));
 
@@ -216,7 +220,11 @@ export async function run(argv: string[]): Promise<number> {
   try {
     await stop.whenRequested;
     await endpoints.closeAll();
-    process.stdout.write('local AWS endpoints stopped\n');
+    const total = [...received.values()].reduce((n, v) => n + v, 0);
+    const buses = [...received].map(([name, n]) => `${name} ${n}`).join(', ');
+    process.stdout.write(
+      `local AWS endpoints stopped: ${count(total, 'event')} received${buses ? ` (${buses})` : ''}\n`,
+    );
   } finally {
     stop.release();
   }

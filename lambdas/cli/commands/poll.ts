@@ -10,19 +10,18 @@ import { formatNaive, localToUtc, naiveMs } from '../../common/zoned-time';
 import { GymApiClientFactory } from '../../engine/client-factory';
 import type { ClubReport } from '../../engine/poll-club';
 import { resumeClub } from '../../engine/resume-club';
+import type { BridgeEvent } from '../../events/catalog';
 import { EventSourceError, resolveEventSource } from '../../events/event-source';
 import { EventBridgeSink, type EventSink, JsonLinesFileSink } from '../../events/publisher';
 import { DynamoDbStateStore, isSourceName, SOURCE_NAMES, type SourceName } from '../../state';
 import { createStateTable } from '../../state/table';
-import { CliUsageError, intFlag, parseFlags } from '../args';
+import { CliUsageError, HELP_HINT, intFlag, parseFlags } from '../args';
 import { dynamoDbClient, eventBridgeClient } from '../aws-env';
-import { formatClubReport } from '../format';
+import { count, formatClubReport } from '../format';
 import { pollFileClub } from '../poll-file-club';
 import { checkBusName, checkEventsFile, checkTableExists, checkTableName } from '../preflight';
 import { watchStop } from '../stop-signal';
 import { formatResume } from './clubs';
-
-export const summary = 'poll clubs with the real engine (DynamoDB state, EventBridge or file events)';
 
 const HELP = `usage: npm run --silent cli -- poll --clubs FILE [flags]
 
@@ -160,7 +159,10 @@ export async function run(argv: string[]): Promise<number> {
   const flags = parseFlags(argv, FLAGS, HELP);
   if (!flags) return 0;
   const settings = await readSettings(flags);
-  const { store, sink } = await openState(flags, settings);
+  const state = await openState(flags, settings);
+  const { store } = state;
+  const tally = new CountingSink(state.sink);
+  const sink: EventSink = flags.once ? state.sink : tally;
   const clients = new GymApiClientFactory();
   const owner = `cli-${randomUUID()}`;
   if (flags.resume) {
@@ -188,13 +190,13 @@ export async function run(argv: string[]): Promise<number> {
     for (const r of reports) process.stdout.write(`${formatClubReport(r)}\n`);
     return onceExitCode(reports);
   }
-  await pollUntilStopped(pollAll, settings);
+  await pollUntilStopped(pollAll, settings, tally);
   return 0;
 }
 
 /** The flags checked: the clubs file read, the sources, times and backfill start understood. */
 async function readSettings(flags: Flags): Promise<PollSettings> {
-  if (!flags.clubs) throw new CliUsageError(`--clubs FILE is required\n\n${HELP}`);
+  if (!flags.clubs) throw new CliUsageError(`--clubs FILE is required ${HELP_HINT}`);
   if (flags.bus && flags['events-file'])
     throw new CliUsageError('give either --bus or --events-file, not both');
   if (!flags.bus && !flags['events-file']) throw new CliUsageError('give --bus NAME or --events-file FILE');
@@ -251,25 +253,58 @@ async function openState(
 }
 
 /**
- * Polls every `--interval` until Ctrl-C, which lets the current round finish (its events
- * published, its state written), however many times it arrives (stop-signal.ts).
+ * What a `poll` without `--once` published, counted as the sink delivers it (every event: the
+ * sources', the lifecycle's, the operational ones), for its summary at the stop.
  */
-async function pollUntilStopped(pollAll: () => Promise<ClubReport[]>, settings: PollSettings): Promise<void> {
+class CountingSink implements EventSink {
+  rounds = 0;
+  failedPolls = 0;
+  readonly byType = new Map<string, number>();
+  constructor(private readonly next: EventSink) {}
+
+  async publish(events: readonly BridgeEvent[]): Promise<void> {
+    await this.next.publish(events);
+    for (const e of events) this.byType.set(e.detailType, (this.byType.get(e.detailType) ?? 0) + 1);
+  }
+
+  /** The summary: rounds, events by detail-type, failed club polls. */
+  lines(clubs: number): string[] {
+    const total = [...this.byType.values()].reduce((n, v) => n + v, 0);
+    const failed = this.failedPolls ? `, ${count(this.failedPolls, 'club poll')} failed` : '';
+    const head = `gym-bridge poll: stopped after ${count(this.rounds, 'round')} of ${count(clubs, 'club')}: ${count(total, 'event')} published${failed}`;
+    const types = [...this.byType].sort((x, y) => y[1] - x[1]);
+    return [head, ...types.map(([type, n]) => `  ${String(n).padStart(6)}  ${type}`)];
+  }
+}
+
+/**
+ * Polls every `--interval` until Ctrl-C or SIGTERM, which lets the current round finish (its
+ * events published, its state written), however many times it arrives (stop-signal.ts), then
+ * prints the summary.
+ */
+async function pollUntilStopped(
+  pollAll: () => Promise<ClubReport[]>,
+  settings: PollSettings,
+  tally: CountingSink,
+): Promise<void> {
   const stop = watchStop({
     command: 'gym-bridge poll',
-    stopping: 'stopping after the current poll, once its events are published and its state written',
-    skipped: 'finishing the current poll (its events are published again by the next poll)',
+    stopping:
+      'stopping after the current poll, once its events are published and its state written; then the summary',
+    skipped: 'finishing the current poll (its events are published again by the next poll) and the summary',
   });
   try {
     while (!stop.requested) {
       const reports = await pollAll();
+      tally.rounds++;
+      tally.failedPolls += reports.filter((r) => r.outcome === 'failed').length;
       // A backfill is asked for until every source of the club has recorded it (a source left out
       // of a round for lack of time has not); recorded, it carries on by itself until done.
       for (const r of reports) if (backfillRecorded(r)) settings.backfillByClub.delete(r.clubId);
       for (const r of reports) process.stdout.write(`${new Date().toISOString()} ${formatClubReport(r)}\n`);
       await stop.sleep(settings.intervalSec * 1000);
     }
-    process.stderr.write('gym-bridge poll: stopped\n');
+    process.stdout.write(`${tally.lines(settings.clubs.length).join('\n')}\n`);
   } finally {
     stop.release();
   }

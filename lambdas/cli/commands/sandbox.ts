@@ -3,15 +3,19 @@
  * a clubs file pointing at it.
  */
 
-import type { PoisonInput } from '../../sandbox';
+import {
+  type PoisonInput,
+  type PoisonSettings,
+  RESPONSE_POISON_KINDS,
+  STORED_POISON_KINDS,
+} from '../../sandbox';
 import { InvalidFaultSettingError } from '../../sandbox/faults';
 import { InvalidSandboxOptionError, type SandboxOptions } from '../../sandbox/options';
 import { type Sandbox, startSandbox } from '../../sandbox/sandbox';
 import { CliUsageError, intFlag, parseFlags } from '../args';
+import { count } from '../format';
 import { listenError } from '../listen-error';
 import { watchStop } from '../stop-signal';
-
-export const summary = 'serve the gym API sandbox (seeded synthetic clubs, faults, ground-truth journal)';
 
 const HELP = `usage: npm run --silent cli -- sandbox [flags]
 
@@ -151,6 +155,46 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
+const pct = (share: number) => `${Math.round(share * 1000) / 10}%`;
+
+/**
+ * What poison mode is doing, said at start: which bad records are stored and how often, which
+ * response habits are on, and what a client polling this sandbox should expect (docs/sandbox.md).
+ */
+export function poisonNotice(p: PoisonSettings): string[] {
+  const stored = STORED_POISON_KINDS.filter((k) => p.stored[k] > 0);
+  const habits = RESPONSE_POISON_KINDS.filter((k) => p[k] > 0);
+  if (stored.length === 0 && habits.length === 0) return [];
+  const words: Record<(typeof RESPONSE_POISON_KINDS)[number], string> = {
+    hugePage: `a ${Math.round(p.hugePageBytes / 1024 / 1024)} MiB page`,
+    offsetIgnored: `offset ignored (${p.episodeRequests} requests)`,
+    limitIgnored: `limit ignored (${p.episodeRequests} requests)`,
+    nextStuck: `next stuck (${p.episodeRequests} requests)`,
+    repeatedPage: 'the previous page again',
+    echoCredentials: 'an error body echoing credentials',
+    tokenControlChar: 'a token with a control character',
+  };
+  const first = p.stored[stored[0]!];
+  const rates = stored.every((k) => p.stored[k] === first)
+    ? `${first} of each class (${stored.join(', ')})`
+    : stored.map((k) => `${k} ${p.stored[k]}`).join(', ');
+  return [
+    'POISON MODE (docs/sandbox.md, "Poison mode"): this API misbehaves on purpose',
+    ...(stored.length
+      ? [
+          `  stored bad records, per club per simulated hour: ${rates}; in ${p.operations.join(', ')}`,
+          '  (their member and prospect numbers end in ~poison-<n>; GET /__admin/poison lists them)',
+        ]
+      : []),
+    ...(habits.length
+      ? [`  response habits, share of requests: ${habits.map((k) => `${words[k]} ${pct(p[k])}`).join(', ')}`]
+      : []),
+    '  what a poll should show: bad records quarantined with a reason (status counts them), a poll',
+    '  that fails or stops part-way during a habit and the next one catching up; never a crash, a',
+    '  source stopped for good, or a credential in its output. Leave out --poison for a normal API.',
+  ];
+}
+
 function describe(sandbox: Sandbox, live: number | undefined): string {
   const lines = [
     `gym API sandbox at ${sandbox.url}`,
@@ -163,7 +207,8 @@ function describe(sandbox: Sandbox, live: number | undefined): string {
     ),
     '',
     `journal: GET ${new URL(sandbox.url).origin}/__admin/journal?since=0 (not part of the API)`,
-    'Ctrl-C to stop.',
+    ...poisonNotice(sandbox.faults.poison),
+    'Ctrl-C (or SIGTERM) to stop.',
   ];
   return lines.join('\n');
 }
@@ -207,8 +252,13 @@ export async function run(argv: string[]): Promise<number> {
   });
   try {
     await stop.whenRequested;
+    const used = sandbox.clubs.map((c) => [c.clubId, sandbox.requestCounts(c.clubId).used] as const);
+    const total = used.reduce((n, [, u]) => n + u, 0);
+    const changes = sandbox.journal.lastSeq;
     await sandbox.close();
-    process.stdout.write('sandbox stopped\n');
+    process.stdout.write(
+      `sandbox stopped: ${count(total, 'API request')} counted this month (${used.map(([c, u]) => `${c} ${u}`).join(', ')}), ${count(changes, 'change')} journaled\n`,
+    );
   } finally {
     stop.release();
   }

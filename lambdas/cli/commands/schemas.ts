@@ -25,9 +25,6 @@ import {
 import { CliUsageError, parseFlags } from '../args';
 import { renderEventCatalogMarkdown } from '../catalog-markdown';
 
-export const summary =
-  'print or write the JSON Schemas of every event (and the Markdown catalog, the AsyncAPI document, a release snapshot, the consumer package)';
-
 /** Where release snapshots live, from the repository root. */
 export const RELEASED_SCHEMAS_DIR = join('docs', 'schemas', 'released');
 

@@ -12,14 +12,13 @@ import { type Sandbox, startSandbox } from '../../sandbox';
 import { DynamoDbStateStore } from '../../state';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../state/embedded-dynamodb';
 import { createStateTable } from '../../state/table';
-import { intFlag, parseFlags } from '../args';
+import { CliUsageError, intFlag, parseFlags } from '../args';
 import { bold, dim, PrintingSink, statusHeading, statusLine } from '../demo-output';
+import { count } from '../format';
 import { ListenError, listenError } from '../listen-error';
 import { pollFileClub } from '../poll-file-club';
 import { checkEventsFile } from '../preflight';
 import { type StopWatch, watchStop } from '../stop-signal';
-
-export const summary = 'local demo: sandbox + embedded DynamoDB + bridge, events printed live';
 
 const HELP = `usage: npm start -- [flags]      (or: npm run --silent cli -- start [flags])
 
@@ -70,10 +69,8 @@ export async function run(argv: string[]): Promise<number> {
   const durationSec = intFlag('duration', flags.duration, { min: 1 });
   const port = intFlag('port', flags.port, { min: 0, max: 65_535, default: 0 });
   const pii = flags.pii ?? 'minimal';
-  if (pii !== 'full' && pii !== 'minimal') {
-    process.stderr.write(`--pii must be full or minimal, got '${pii}'\n`);
-    return 2;
-  }
+  if (pii !== 'full' && pii !== 'minimal')
+    throw new CliUsageError(`--pii must be full or minimal, got '${pii}'`);
   const eventsFile = flags['events-file'];
   if (eventsFile !== undefined) await checkEventsFile(eventsFile);
 
@@ -121,7 +118,7 @@ async function runDemo(settings: DemoSettings, stop: StopWatch): Promise<number>
     sandbox.startLive({ speed: settings.speed });
     await pollRounds(bridge, settings, stop);
     const { sink } = bridge;
-    process.stdout.write(`\n${bold('stopped.')} ${sink.total} events:\n`);
+    process.stdout.write(`\n${bold('stopped.')} ${count(sink.total, 'event')}:\n`);
     for (const [type, n] of [...sink.byType].sort((x, y) => y[1] - x[1])) {
       process.stdout.write(`  ${String(n).padStart(6)}  ${type}\n`);
     }

@@ -9,6 +9,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { childPids, isRunning } from '../../support/cli-process';
 
 const CHILD = fileURLToPath(new URL('./fixtures/stop-signal-child.ts', import.meta.url));
 
@@ -133,4 +134,43 @@ describe('watchStop on a real process', () => {
     expect(c.out()).toBe('ready\nshutting down\nrepeat asked\n');
     expect(c.err()).toContain('exiting now, without the summary');
   }, 30_000);
+
+  it('the process that started it goes away (a wrapper shell killed): it stops as on a first signal', async () => {
+    // Prepare: a shell that does not exec the command, as npm's scripts did before they exec'ed
+    const shell = spawn(
+      'sh',
+      ['-c', `"${process.execPath}" --import tsx "${CHILD}" 600000 --no-hold; true`],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    let err = '';
+    shell.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    shell.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    const until = async (pattern: RegExp) => {
+      for (let i = 0; i < 600 && !pattern.test(out + err); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(out + err).toMatch(pattern);
+    };
+    await until(/ready/);
+    const [node] = childPids(shell.pid!);
+    try {
+      // Act: the shell dies without passing anything on; the command's parent is gone
+      shell.kill('SIGKILL');
+      await until(/summary/);
+      for (let i = 0; i < 100 && isRunning(node!); i++) await new Promise((r) => setTimeout(r, 100));
+      // Assess: the stop was said, with why; the summary printed; the process ended by itself
+      expect(err).toMatch(
+        /child: the process that started it \(pid \d+\) is gone: stopping after the shutdown/,
+      );
+      expect(out).toBe('ready\nshutting down\nsummary\n');
+      expect(isRunning(node!)).toBe(false);
+    } finally {
+      if (node !== undefined && isRunning(node)) process.kill(node, 'SIGKILL');
+    }
+  }, 60_000);
 });

@@ -114,11 +114,12 @@ describe('parseFlags', () => {
   });
 
   it.each([
-    [['--clubz', 'c.json'], "'--clubz'"],
-    [['--clubs'], "'--clubs"],
-    [['c.json'], "'c.json'"],
-    [['--once=yes'], "'--once'"],
-  ])('%j -> CliUsageError naming the problem, followed by the help', (argv, named) => {
+    [['--clubz', 'c.json'], "Unknown option '--clubz'"],
+    [['--clubs'], "'--clubs' needs a value"],
+    [['--clubs', '-x'], "'--clubs' needs a value; a value that starts with a dash goes as --clubs=VALUE"],
+    [['c.json'], "unexpected argument 'c.json'"],
+    [['--once=yes'], "'--once' takes no value"],
+  ])('%j -> CliUsageError naming the problem on one line, pointing at --help', (argv, named) => {
     let error: unknown;
     try {
       parseFlags(argv, SPEC, HELP);
@@ -127,8 +128,18 @@ describe('parseFlags', () => {
     }
     expect(error).toBeInstanceOf(CliUsageError);
     const message = (error as Error).message;
-    expect(message.split('\n')[0]).toContain(named);
-    expect(message.endsWith(`\n\n${HELP}`)).toBe(true);
+    expect(message).toContain(named);
+    expect(message).not.toContain('\n');
+    expect(message.endsWith('(--help lists the flags)')).toBe(true);
+  });
+
+  it('a negative number is the value of the flag before it, not a flag', () => {
+    expect(parseFlags(['--clubs', '-5', '--club', '-0.5', '--club', '-.5'], SPEC, HELP)).toEqual({
+      clubs: '-5',
+      club: ['-0.5', '-.5'],
+    });
+    // A flag without a value does not take a number as one: --once takes none
+    expect(() => parseFlags(['--once', '-5'], SPEC, HELP)).toThrow(CliUsageError);
   });
 
   it('--help prints the help and returns undefined', () => {

@@ -14,6 +14,7 @@ import {
 } from '../../../clubs';
 import { CliUsageError } from '../../args';
 import { dynamoDbClient } from '../../aws-env';
+import { count } from '../../format';
 import { PreflightError, whereFromEnv } from '../../preflight';
 import { type ClubToAdd, clubFromFlags, clubsFromFile } from './club-input';
 import { registryFor } from './state-table';
@@ -133,6 +134,6 @@ async function addShared(
       `${config.clubId}: ${existed ? 'updated' : 'added'} (${config.plan}, ${config.timeZone}; shared secret ${secretName})\n`,
     );
   }
-  process.stdout.write(`shared secret ${secretName} ${secret}: ${clubs.length} club key(s) written\n`);
+  process.stdout.write(`shared secret ${secretName} ${secret}: ${count(clubs.length, 'club key')} written\n`);
   return 0;
 }

@@ -5,8 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { type ClubConfig, ClubConfigError, parseClubsFile } from '../../../clubs/club-config';
 import { readClubsFile } from '../../../clubs/clubs-file';
-import { CliUsageError } from '../../args';
-import { API_KEY_ENV, type Flags, HELP, PASSWORD_ENV } from './usage';
+import { CliUsageError, HELP_HINT } from '../../args';
+import { API_KEY_ENV, type Flags, PASSWORD_ENV } from './usage';
 
 /** A club to add, and whether it sets its own PII policy (the others get the deployment's default). */
 export type ClubToAdd = { config: ClubConfig; explicitPiiPolicy: boolean };
@@ -16,7 +16,7 @@ export async function clubFromFlags(flags: Flags): Promise<ClubConfig> {
   const missing = required.filter((f) => !flags[f]);
   if (missing.length > 0) {
     throw new CliUsageError(
-      `clubs add needs ${missing.map((f) => `--${f}`).join(', ')} (or --from-clubs-file FILE)\n\n${HELP}`,
+      `clubs add needs ${missing.map((f) => `--${f}`).join(', ')} (or --from-clubs-file FILE) ${HELP_HINT}`,
     );
   }
   const password = flags['password-stdin'] ? await readStdin() : process.env[PASSWORD_ENV];
@@ -47,7 +47,7 @@ export async function clubFromFlags(flags: Flags): Promise<ClubConfig> {
     ...lifecycleFromFlags(flags),
   };
   try {
-    return parseClubsFile({ clubs: [raw] }, 'the flags')[0]!;
+    return parseClubsFile({ clubs: [raw] }, 'the club the flags describe')[0]!;
   } catch (err) {
     if (err instanceof ClubConfigError) throw new CliUsageError(err.message);
     throw err;
@@ -69,6 +69,11 @@ function lifecycleFromFlags(flags: Flags): { lifecycle?: Record<string, unknown>
       throw new CliUsageError(`--lifecycle must be on or off, got '${switched}'`);
     out.enabled = switched === 'on';
   }
+  const thresholds = LIFECYCLE_NUMBERS.filter(([flag]) => flags[flag] !== undefined).map(([f]) => `--${f}`);
+  if (switched === 'off' && thresholds.length > 0)
+    throw new CliUsageError(
+      `${thresholds.join(', ')} would have no effect with --lifecycle off (no lifecycle events for the club): drop ${thresholds.length === 1 ? 'it' : 'them'}, or leave out --lifecycle off`,
+    );
   for (const [flag, field] of LIFECYCLE_NUMBERS) {
     const value = flags[flag];
     if (value === undefined) continue;

@@ -6,6 +6,7 @@ import { REPLAY_NAME, ReplayInputError, startArchiveReplay } from '../../../even
 import { formatProgress, watchReplay } from '../../../event-tooling/replay-watch';
 import { CliUsageError, intFlag } from '../../args';
 import { eventBridgeClient } from '../../aws-env';
+import { count } from '../../format';
 import { checkBusName } from '../../preflight';
 import { watchStop } from '../../stop-signal';
 import type { Flags } from './flags';
@@ -59,7 +60,7 @@ export async function replayArchive(flags: Flags): Promise<number> {
   for (const warning of started.warnings) process.stderr.write(`note: ${warning}\n`);
   const window = `${new Date(fromMs).toISOString()} .. ${new Date(toMs).toISOString()}`;
   const to = started.filterArns.length
-    ? `the targets of ${started.filterArns.length} rule(s): ${started.filterArns.join(', ')}`
+    ? `the targets of ${count(started.filterArns.length, 'rule')}: ${started.filterArns.join(', ')}`
     : 'EVERY rule of the bus';
   process.stdout.write(
     `replay ${started.name} started: archive ${started.archive.name}, events of ${window}, to ${started.destinationArn}, ${to}\n`,

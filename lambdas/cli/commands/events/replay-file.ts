@@ -15,6 +15,7 @@ import {
 } from '../../../event-tooling/events-file';
 import { CliUsageError } from '../../args';
 import { eventBridgeClient } from '../../aws-env';
+import { count } from '../../format';
 import { checkBusExists, checkBusName } from '../../preflight';
 import { cliEventSource, detailTypeFlag, type Flags } from './flags';
 
@@ -38,14 +39,14 @@ export async function replayFile(flags: Flags): Promise<number> {
   const filtered = left > 0 ? ` (${left} left out by --type/--pattern)` : '';
   if (flags['dry-run']) {
     process.stdout.write(
-      `would send ${selected.length} of ${events.length} events to ${flags.bus}${filtered}\n`,
+      `would send ${selected.length} of ${count(events.length, 'event')} to ${flags.bus}${filtered}\n`,
     );
     for (const [type, n] of countByType(selected))
       process.stdout.write(`  ${String(n).padStart(6)}  ${type}\n`);
     return 0;
   }
   if (selected.length === 0) {
-    process.stdout.write(`nothing to send: ${events.length} events in ${path}${filtered}\n`);
+    process.stdout.write(`nothing to send: ${count(events.length, 'event')} in ${path}${filtered}\n`);
     return 0;
   }
   return putOnBus(selected, flags.bus, sourceOverride, filtered);
@@ -79,7 +80,7 @@ async function putOnBus(
 ): Promise<number> {
   const client = eventBridgeClient();
   await checkBusExists(client, bus);
-  process.stdout.write(`sending ${selected.length} events to ${bus}${filtered}\n`);
+  process.stdout.write(`sending ${count(selected.length, 'event')} to ${bus}${filtered}\n`);
   try {
     await sendEvents(selected, {
       client,
@@ -94,7 +95,7 @@ async function putOnBus(
     }
     throw err;
   }
-  process.stdout.write(`done: ${selected.length} events put on ${bus}\n`);
+  process.stdout.write(`done: ${count(selected.length, 'event')} put on ${bus}\n`);
   return 0;
 }
 
