@@ -101,3 +101,76 @@ describe('status on a table that is not there', () => {
     );
   }, 60_000);
 });
+
+describe('bad flag values: one line saying what is wrong, exit 2', () => {
+  // None gets far enough to open anything.
+  const clubsAdd = [
+    ...['clubs', 'add', '--club-id', 'c1', '--base-url', 'https://api.example.com/v1'],
+    ...['--time-zone', 'UTC', '--plan', 'basic', '--username', 'u', '--api-key', 'k'],
+  ];
+  const password = { GYM_BRIDGE_PASSWORD: 'p' };
+  it.each([
+    ['start --speed -1', ['start', '--speed', '-1'], {}, 'gym-bridge start: --speed must be >= 1, got -1'],
+    [
+      'clubs add --inactive-days -5',
+      [...clubsAdd, '--inactive-days', '-5'],
+      password,
+      "gym-bridge clubs: --inactive-days must be a whole number, got '-5'",
+    ],
+    [
+      'poll --page-size -0.5',
+      ['poll', '--clubs', 'x.json', '--events-file', 'e.jsonl', '--page-size', '-0.5'],
+      {},
+      "gym-bridge poll: --page-size must be an integer, got '-0.5'",
+    ],
+    [
+      'a flag without its value',
+      ['sandbox', '--port'],
+      {},
+      "gym-bridge sandbox: '--port' needs a value (--help lists the flags)",
+    ],
+    [
+      'clubs add --lifecycle off with a threshold',
+      [...clubsAdd, '--lifecycle', 'off', '--inactive-days', '30'],
+      password,
+      'gym-bridge clubs: --inactive-days would have no effect with --lifecycle off (no lifecycle events for the club): drop it, or leave out --lifecycle off',
+    ],
+  ])(
+    '%s',
+    async (_name, args, env, message) => {
+      const result = await cli(args, env);
+      expect(result.code, result.stderr).toBe(2);
+      expect(oneLine(result.stderr)).toBe(message);
+      expect(result.stdout).toBe('');
+    },
+    60_000,
+  );
+});
+
+describe('--help', () => {
+  it('lists every command with a line saying what it does', async () => {
+    const { code, stdout } = await cli(['--help']);
+    expect(code).toBe(0);
+    for (const command of [
+      'start',
+      'sandbox',
+      'local-aws',
+      'poll',
+      'status',
+      'explain',
+      'schemas',
+      'clubs',
+      'events',
+    ])
+      expect(stdout).toMatch(new RegExp(`^  ${command} +\\S.{20,}$`, 'm'));
+  }, 60_000);
+
+  it('events sample --help is the help of events sample, not of every events subcommand', async () => {
+    const { code, stdout } = await cli(['events', 'sample', '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^usage: npm run --silent cli -- events sample /);
+    expect(stdout).toContain('--type TYPE');
+    expect(stdout).not.toContain('events replay');
+    expect(stdout).not.toContain('events match');
+  }, 60_000);
+});
