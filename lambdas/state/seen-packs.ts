@@ -5,8 +5,9 @@
  *
  * A pack's sort key is `<maxAt>~<hash>`: its latest entry's `at`, then `~` where an entry item
  * (`<at>#<fingerprint>`, the layout before packs, still read) has `#`, so the two never collide.
- * `p` holds the entries as JSON `[offsetMs, fingerprint, group?, value?, memo?]` (offset from the
- * hour's start; `null` for an absent group and value before a memo), `w` when it was written: the
+ * `p` holds the entries as JSON `[offsetMs, fingerprint, group?, value?, memo?, silent?]` (offset
+ * from the hour's start; `null` for an absent group, value or memo before a later element; `1` in
+ * sixth place for an entry whose events were published), `w` when it was written: the
  * latest write wins when two items hold the same `<at>#<fingerprint>` (a re-put that changed its
  * group, value or memo). The hash is of `p`: the same entries put again land on the same item.
  *
@@ -31,7 +32,10 @@ export interface SeenPack {
   readonly p: string;
 }
 
-type PackedEntry = [number, string, ...(string | null)[]];
+type PackedEntry = [number, string, ...(string | number | null)[]];
+
+/** The sixth element of a packed entry whose events were published (readers before it ignore it). */
+const ANNOUNCED = 1;
 
 function hourStartMs(at: string): number {
   return Date.parse(`${at.slice(0, 13)}:00:00.000Z`);
@@ -41,8 +45,9 @@ function packedEntry(entry: SeenAt, hourMs: number): PackedEntry {
   const tag = seenAtTag(entry);
   const memo = seenAtMemo(entry);
   const row: PackedEntry = [Date.parse(entry.at) - hourMs, entry.fingerprint];
-  if (tag || memo !== undefined) row.push(tag?.group ?? null, tag?.value ?? null);
-  if (memo !== undefined) row.push(memo);
+  if (tag || memo !== undefined || entry.announced) row.push(tag?.group ?? null, tag?.value ?? null);
+  if (memo !== undefined || entry.announced) row.push(memo ?? null);
+  if (entry.announced) row.push(ANNOUNCED);
   return row;
 }
 
@@ -106,8 +111,9 @@ export function unpackSeenAt(sk: string, p: unknown): SeenEntry[] {
     if (!Array.isArray(row) || typeof row[0] !== 'number' || typeof row[1] !== 'string') {
       throw new StoreError(`seen pack ${sk}: an entry is not [offsetMs, fingerprint, ...]`);
     }
-    const [offset, fingerprint, group, value, memo] = row as unknown[];
-    if (![group, value, memo].every(isOptionalString) || !Number.isInteger(offset)) {
+    const [offset, fingerprint, group, value, memo, announced] = row as unknown[];
+    const markOk = announced === undefined || announced === ANNOUNCED;
+    if (![group, value, memo].every(isOptionalString) || !Number.isInteger(offset) || !markOk) {
       throw new StoreError(`seen pack ${sk}: an entry has a field of the wrong type`);
     }
     // A pack holds one UTC hour: an offset outside it is not one this code wrote.
@@ -119,6 +125,7 @@ export function unpackSeenAt(sk: string, p: unknown): SeenEntry[] {
       at: new Date(hourMs + (offset as number)).toISOString(),
       ...(typeof group === 'string' ? { group, value: typeof value === 'string' ? value : '' } : {}),
       ...(typeof memo === 'string' ? { memo } : {}),
+      ...(announced === ANNOUNCED ? { announced: true as const } : {}),
     };
   });
 }

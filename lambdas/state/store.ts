@@ -107,6 +107,12 @@ export interface SeenAt {
   readonly value?: string;
   /** Optional, returned by `seenEntriesSince`: what a later reader needs of the record (<= 256 bytes). */
   readonly memo?: string;
+  /**
+   * Optional, returned by `seenEntriesSince`: filed after every event of its facet was published
+   * (absent: a silent baseline filed it, its facet had no event, or a release before the mark), so
+   * that `explain` shows an eventId only for what was published.
+   */
+  readonly announced?: true;
 }
 
 /** An entry of the time-ordered seen set as read back, with its group, value and memo when it has them. */

@@ -193,11 +193,18 @@ export class AppendDetection {
         await this.#seen.loadFrom(iso(earliest));
     }
     const page = emptyPageEvents();
+    const built = new Map<string, string[]>();
     if (mode !== 'baseline') {
-      for (const key of publish) this.#buildEvents(facets.get(key)!, page, quarantine);
+      for (const key of publish) built.set(key, this.#buildEvents(facets.get(key)!, page, quarantine));
     }
-    await this.publish(page, quarantine);
-    await this.#fileSeen(fresh, facets, backfill);
+    const delivered = new Set(
+      ((await this.publish(page, quarantine)) ?? page.events).map((e) => e.detail.eventId),
+    );
+    // Filed as announced: the facets every event of which was delivered (explain's eventIds).
+    const announced = new Set<string>();
+    for (const [key, ids] of built)
+      if (ids.length > 0 && ids.every((id) => delivered.has(id))) announced.add(key);
+    await this.#fileSeen(fresh, facets, backfill, announced);
   }
 
   /** The longest window the regular polls read (the seen keys' and the digest's reach). */
@@ -220,21 +227,33 @@ export class AppendDetection {
     return facets;
   }
 
+  /** Adds the facet's events to the page; their eventIds (none when they could not be built). */
   #buildEvents(
     { facet, item }: FacetRead,
     page: ReturnType<typeof emptyPageEvents>,
     quarantine: QuarantineEntry[],
-  ) {
+  ): string[] {
     try {
       const earlier = facet.track ? this.#seen.earlierValues(facet.track) : undefined;
-      addEvents(page, facet.events(this.ctx, earlier), item);
+      const events = facet.events(this.ctx, earlier);
+      addEvents(page, events, item);
+      return events.map((e) => e.detail.eventId);
     } catch (err) {
       quarantine.push(quarantineEntry(item, eventErrorReason(err)));
+      return [];
     }
   }
 
-  /** Files the fresh keys in the seen set (the backfill: only those the regular polls can meet). */
-  async #fileSeen(fresh: readonly string[], facets: ReadonlyMap<string, FacetRead>, backfill: boolean) {
+  /**
+   * Files the fresh keys in the seen set (the backfill: only those the regular polls can meet),
+   * those whose events were all delivered marked announced (explain shows their eventIds).
+   */
+  async #fileSeen(
+    fresh: readonly string[],
+    facets: ReadonlyMap<string, FacetRead>,
+    backfill: boolean,
+    announced: ReadonlySet<string>,
+  ) {
     const window = this.#window();
     const expiresAt = Math.ceil((this.startMs + window + SEEN_MARGIN_MS) / 1000);
     // What the regular polls can still read: their window, with the margin for a zone misreading.
@@ -255,6 +274,7 @@ export class AppendDetection {
         at,
         ...(tag ?? {}),
         ...(facet.memo === undefined ? {} : { memo: facet.memo }),
+        ...(announced.has(key) ? { announced: true as const } : {}),
       });
       this.#seen.add(key, tag);
     }

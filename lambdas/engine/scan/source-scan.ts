@@ -221,10 +221,11 @@ export class SourceScan {
     return result;
   }
 
-  async #publish(page: PageEvents, quarantine: QuarantineEntry[]): Promise<void> {
+  async #publish(page: PageEvents, quarantine: QuarantineEntry[]): Promise<BridgeEvent[]> {
     const delivered = await publishPageEvents(this.deps.sink, page, quarantine);
     this.#events += delivered.length;
     for (const e of delivered) this.#published.push(e);
+    return delivered;
   }
 
   /**

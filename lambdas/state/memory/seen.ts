@@ -26,6 +26,7 @@ interface TaggedSeenAt {
   readonly group?: string;
   readonly value?: string;
   readonly memo?: string;
+  readonly announced?: true;
 }
 
 const expiryOf = (stored: number | TaggedSeenAt) => (typeof stored === 'number' ? stored : stored.expiresAt);
@@ -117,11 +118,12 @@ export class MemorySeenStore implements SeenStore {
         out.push(entry);
         continue;
       }
-      const { group, value, memo } = stored;
+      const { group, value, memo, announced } = stored;
       out.push({
         ...entry,
         ...(group === undefined ? {} : { group, value: value ?? '' }),
         ...(memo === undefined ? {} : { memo }),
+        ...(announced ? { announced } : {}),
       });
     }
     return out;
@@ -158,14 +160,19 @@ export class MemorySeenStore implements SeenStore {
       key: seenAtKey(pk, entry.at, entry.fingerprint),
       tag: seenAtTag(entry),
       memo: seenAtMemo(entry),
+      announced: entry.announced === true,
     }));
     let partition = this.seenAt.get(pk);
     if (!partition) {
       partition = new SortedStringMap<number | TaggedSeenAt>();
       this.seenAt.set(pk, partition);
     }
-    for (const { key, tag, memo } of items) {
-      const extra = { ...(tag ?? {}), ...(memo === undefined ? {} : { memo }) };
+    for (const { key, tag, memo, announced } of items) {
+      const extra = {
+        ...(tag ?? {}),
+        ...(memo === undefined ? {} : { memo }),
+        ...(announced ? { announced: true as const } : {}),
+      };
       partition.set(key.sk, Object.keys(extra).length > 0 ? { expiresAt, ...extra } : expiresAt);
     }
   }

@@ -15,7 +15,7 @@ const T0 = Date.UTC(2026, 10, 22, 9);
 const at = (ms: number) => new Date(T0 + ms).toISOString();
 const keyOf = (e: { at: string; fingerprint: string }) => `${e.at}#${e.fingerprint}`;
 
-/** Entries over four hours, a few fingerprints (so some repeat), with and without group, value, memo. */
+/** Entries over four hours, a few fingerprints (so some repeat), with and without group, value, memo, announced mark. */
 const entryArb: fc.Arbitrary<SeenAt> = fc
   .record({
     ms: fc.integer({ min: 0, max: 4 * 3_600_000 - 1 }),
@@ -24,12 +24,14 @@ const entryArb: fc.Arbitrary<SeenAt> = fc
       nil: undefined,
     }),
     memo: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }),
+    announced: fc.boolean(),
   })
-  .map(({ ms, fingerprint, tag, memo }) => ({
+  .map(({ ms, fingerprint, tag, memo, announced }) => ({
     fingerprint,
     at: at(ms),
     ...(tag ?? {}),
     ...(memo === undefined ? {} : { memo }),
+    ...(announced ? { announced: true as const } : {}),
   }));
 
 const unpackAll = (packs: ReturnType<typeof packSeenAt>) => packs.flatMap((p) => unpackSeenAt(p.sk, p.p));

@@ -672,12 +672,14 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         );
       });
 
-      it("keeps an entry's memo, with or without a group; refuses one over 256 bytes, writing nothing", async () => {
+      it("keeps an entry's memo and announced mark, with or without a group; refuses a memo over 256 bytes, writing nothing", async () => {
         // Prepare
         const entries: SeenAt[] = [
           { fingerprint: 'visit', at: at(1), memo: '100042' },
           { fingerprint: 'pay', at: at(2), group: 'g', value: 'Approved', memo: '["100042","77"]' },
           { fingerprint: 'max', at: at(3), memo: 'é'.repeat(128) },
+          { fingerprint: 'published', at: at(5), group: 'g', value: 'Approved', memo: 'm', announced: true },
+          { fingerprint: 'published-bare', at: at(6), announced: true },
         ];
         // Act
         await store.putSeenAt(CLUB, 'visits', entries, 10_000);
