@@ -17,12 +17,18 @@ const HELP = `usage: npm run --silent cli -- explain --clubs FILE --club ID
 Prints what the bridge knows of one member, prospect or payment of a club, from the state table,
 and what it means for its events, in words:
   - the snapshot the bridge compares the subject with, and since when;
-  - the events last published for it (eventId, detail-type, the poll that published them);
+  - the events last published for it (eventId, detail-type, the poll that published them): the
+    last three of its member or prospect events, kept on its snapshot;
   - a poll that stopped between publishing and its commit (its events come again, same ids);
+  - a payment's Responses and refund, and a member's payments, seen in the last 13 days: the
+    eventId of each event published, and which were recorded without one (the silent baseline);
+  - its lifecycle facts, with an eventId only for those announced;
+  - which kinds of events it keeps per subject, and which it cannot tell about: visits, sales,
+    disbursements, debt referrals and class attendance are filed by a hash of their record;
   - quarantined records that name it, and why;
   - the source that sees its next change: watermark, what every poll re-reads, last success,
     failures, a pause of the club, an unavailable endpoint.
-A payment: the Responses it was seen with (within its source's window) and the eventIds they gave.
+It never shows an eventId that was not published.
 
   --clubs FILE      clubs file (JSON): the club's zone, sources and payment rules   (required)
   --club ID         the club                                                        (required)

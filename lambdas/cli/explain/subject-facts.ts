@@ -1,23 +1,31 @@
 /**
  * What the bridge knows of one subject (a member, a prospect or a payment) of one club, read from
  * the state table: the snapshot it compares with and since when, an intent a poll left, the events
- * last published for it and by which poll, quarantined records that name it, and the state of the
- * source that would see its next change. `explain` (../commands/explain.ts) prints it, in words
- * (./subject-words.ts) or as JSON.
+ * last published for it and by which poll, its payments (./payment-facts.ts), quarantined records
+ * that name it, and the state of the source that would see its next change; and which kinds of
+ * events the table keeps per subject at all (`KEPT`): the others, a visit for one, are filed by a
+ * hash of their record, so their absence here says nothing. No eventId is given for anything not
+ * published. `explain` (../commands/explain.ts) prints it, in words (./subject-words.ts) or as JSON.
  */
 import type { ClubConfig } from '../../clubs/club-config';
 import { clubContext } from '../../engine/club-poll/club-context';
 import { activePause, type ClubPause } from '../../engine/failure-policy';
 import { type PublishedEntry, publishedOf } from '../../engine/scan/published-log';
-import { seenTag } from '../../engine/scan/seen-window';
 import { splitIntent } from '../../engine/scan/snapshot-intent';
-import { makeEventId } from '../../events/event-id';
+import { DETAIL_TYPES } from '../../events/catalog';
 import { enabledSources, SOURCES } from '../../sources';
-import { classifyPayment } from '../../sources/payment-classifier';
-import { decodePaymentMemo, responseDetailType, responseIdentity } from '../../sources/payment-source';
-import { DAY_MS, tailLookbackFor } from '../../sources/source';
+import { addLocalDays, HOUR_MS, instantOf } from '../../sources/lifecycle/local-time';
+import { tailLookbackFor } from '../../sources/source';
 import type { Cursor, SourceName, StateStore } from '../../state/store';
-import { type LifecycleFacts, lifecycleFacts } from './lifecycle-facts';
+import { type LifecycleFacts, lifecycleFacts, type RecordedFact } from './lifecycle-facts';
+import {
+  memberPaymentSightings,
+  type PaymentSighting,
+  paymentSightings,
+  type RefundSighting,
+} from './payment-facts';
+
+export type { PaymentSighting, RefundSighting } from './payment-facts';
 
 export type SubjectKind = 'member' | 'prospect' | 'payment';
 
@@ -49,14 +57,60 @@ export interface SnapshotFacts {
   readonly firstStatus: string | null | undefined;
 }
 
-/** A payment as the seen set knows it: the Responses it was seen with and the eventIds they gave. */
-export interface PaymentSighting {
-  /** The payment's time (its PaymentDate read in the club's zone), UTC. */
-  readonly at: string;
-  readonly response: string;
-  readonly detailType: string | null;
-  readonly eventId: string | null;
+/** Which kinds of events the state table keeps for a subject, and which it does not. */
+export interface KeptKinds {
+  /** Kept on the member's or prospect's snapshot: the last three it published. */
+  readonly onSnapshot: readonly string[];
+  /** Kept in the payment source's seen set, within its window (10 days and a margin). */
+  readonly payments: readonly string[];
+  /** Kept by the lifecycle document while they can still matter. */
+  readonly lifecycle: readonly string[];
+  /** Never kept per subject: filed by a hash of their record; explain cannot list them. */
+  readonly notKept: readonly string[];
 }
+
+const T = DETAIL_TYPES;
+const PAYMENT_KINDS = [T.PaymentSucceeded, T.PaymentFailed, T.PaymentRefunded];
+
+/** What the table keeps, per kind of subject (docs/cli.md, explain). */
+export const KEPT: Record<SubjectKind, KeptKinds> = {
+  member: {
+    onSnapshot: [
+      T.MemberJoined,
+      T.MemberStatusChanged,
+      T.MembershipCancelled,
+      T.MemberContactPreferencesChanged,
+    ],
+    payments: PAYMENT_KINDS,
+    lifecycle: [T.MemberFirstVisit, T.MemberInactive, T.MembershipExpiring],
+    notKept: [
+      T.MemberVisitRecorded,
+      T.PosTransactionRecorded,
+      T.DisbursementRecorded,
+      T.MemberSentToDebtCollection,
+      T.ClassAttendanceRecorded,
+      T.MemberReturned,
+      T.PaymentRecovered,
+    ],
+  },
+  prospect: {
+    onSnapshot: [T.ProspectCreated, T.ProspectStatusChanged],
+    payments: [],
+    lifecycle: [T.ProspectTrialEnding],
+    notKept: [T.ClassAttendanceRecorded],
+  },
+  payment: { onSnapshot: [], payments: PAYMENT_KINDS, lifecycle: [], notKept: [T.PaymentRecovered] },
+};
+
+/** A lifecycle fact the document records, with its eventId only when it was announced. */
+export type LifecycleRecord = Omit<RecordedFact, 'eventId'> & {
+  /** False: its moment came before tracking began, so the first evaluation passed it silently. */
+  readonly announced: boolean;
+  readonly eventId: string | null;
+};
+
+/** The lifecycle part, its recorded facts with an eventId only when announced. */
+export type LifecycleView = Omit<LifecycleFacts, 'recorded'> & { readonly recorded: LifecycleRecord[] };
 
 export interface SubjectFacts {
   readonly clubId: string;
@@ -67,12 +121,16 @@ export interface SubjectFacts {
   readonly intent: Record<string, unknown>[];
   /** Newest first, the last three the polls kept on the snapshot. */
   readonly published: PublishedEntry[];
+  /** The payment's Responses, or a member's payments' (within the payment window). */
   readonly payments: PaymentSighting[];
+  readonly refunds: RefundSighting[];
+  /** Which kinds of events are kept for this kind of subject. */
+  readonly kept: KeptKinds;
   readonly quarantined: { readonly at: string; readonly reason: string }[];
   readonly source: SourceFacts;
   readonly pause: ClubPause | null;
   /** Its lifecycle state (docs/lifecycle.md); null for a payment. */
-  readonly lifecycle: LifecycleFacts | null;
+  readonly lifecycle: LifecycleView | null;
 }
 
 const SOURCE_OF: Record<SubjectKind, SourceName> = {
@@ -115,32 +173,33 @@ function sourceFacts(club: ClubConfig, cursor: Cursor | undefined, name: SourceN
   };
 }
 
-/** The Responses a payment was seen with, from the seen entries of its source's window. */
-async function paymentSightings(store: StateStore, club: ClubConfig, id: string, nowMs: number) {
-  const window = SOURCES.paymentHistory.sweep?.windowMs ?? DAY_MS;
-  const fromAt = new Date(nowMs - window - 3 * DAY_MS).toISOString();
-  const group = seenTag({ group: id, value: '' }).group;
-  const entries = await store.seenEntriesSince(
-    club.clubId,
-    'paymentHistory',
-    fromAt,
-    Math.floor(nowMs / 1000),
-  );
-  const ctx = clubContext(club);
-  return entries
-    .filter((e) => e.group === group && e.value !== undefined)
-    .map((e): PaymentSighting => {
-      const response = e.value!;
-      // The memo (`["<member>","<Id>","<PaymentType>"]`) gives the type the classification reads.
-      const type = decodePaymentMemo(e.memo)?.type;
-      const record = { Response: response, ...(type === undefined ? {} : { PaymentType: type }) };
-      // As the payment source decides it (one function for both).
-      const detailType = responseDetailType(classifyPayment(record, ctx.paymentRules).outcome) ?? null;
-      const eventId = detailType
-        ? makeEventId(club.clubId, 'paymentHistory', detailType, ...responseIdentity(id, response))
-        : null;
-      return { at: e.at, response, detailType, eventId };
-    });
+/**
+ * Whether the first evaluation passed a recorded fact silently: its moment (rules.ts) at or before
+ * tracking began. A fact this cannot read is taken as not announced: no eventId is better than one
+ * never published.
+ */
+function announcedFact(fact: RecordedFact, l: LifecycleFacts, zone: string): boolean {
+  if (fact.detailType === T.MemberInactive) return true; // only announced lapses are listed
+  if (!l.trackedSince || !l.settings) return false;
+  const date = /(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})/.exec(fact.about)?.[1];
+  if (!date) return false;
+  // Kept for a membership started once tracking began; the first evaluation's is silent.
+  if (fact.detailType === T.MemberFirstVisit) return date > l.trackedSince;
+  const sinceMs = instantOf(l.trackedSince, zone);
+  const momentMs =
+    fact.detailType === T.MembershipExpiring
+      ? instantOf(addLocalDays(date, -l.settings.expiringDays), zone)
+      : instantOf(date, zone) - l.settings.trialEndingHours * HOUR_MS;
+  return momentMs > sinceMs;
+}
+
+function lifecycleView(l: LifecycleFacts | null, zone: string): LifecycleView | null {
+  if (!l) return null;
+  const recorded = l.recorded.map((r): LifecycleRecord => {
+    const announced = announcedFact(r, l, zone);
+    return { ...r, announced, eventId: announced ? r.eventId : null };
+  });
+  return { ...l, recorded };
 }
 
 /** Everything the state table holds about the subject, as of `nowMs`. */
@@ -158,10 +217,13 @@ export async function subjectFacts(
   let snapshot: SnapshotFacts | null = null;
   let intent: Record<string, unknown>[] = [];
   let published: PublishedEntry[] = [];
-  let payments: PaymentSighting[] = [];
-  if (subject.kind === 'payment') {
-    payments = await paymentSightings(store, club, subject.id, nowMs);
-  } else {
+  const sightings =
+    subject.kind === 'payment'
+      ? await paymentSightings(store, club, subject.id, nowMs)
+      : subject.kind === 'member'
+        ? await memberPaymentSightings(store, club, subject.id, nowMs)
+        : { payments: [], refunds: [] };
+  if (subject.kind !== 'payment') {
     const kind = subject.kind === 'member' ? 'MEMBER' : 'PROSPECT';
     const stored = (await store.getSnapshots(club.clubId, kind, [subject.id])).get(subject.id);
     const { committed, published: states } = splitIntent(stored);
@@ -178,7 +240,9 @@ export async function subjectFacts(
     snapshot,
     intent,
     published,
-    payments,
+    payments: sightings.payments,
+    refunds: sightings.refunds,
+    kept: KEPT[subject.kind],
     quarantined: quarantined
       .filter((q) => names(q.raw, subject))
       .map((q) => ({ at: q.at, reason: q.reason })),
@@ -188,6 +252,6 @@ export async function subjectFacts(
       sourceName,
     ),
     pause: activePause(cursors, nowMs) ?? null,
-    lifecycle,
+    lifecycle: lifecycleView(lifecycle, club.timeZone),
   };
 }

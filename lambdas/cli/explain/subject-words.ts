@@ -4,7 +4,8 @@
  * for the subject's next event. Pure: the same facts give the same text.
  */
 import { redactKnownSecrets } from '../../common/redact';
-import type { SourceFacts, SubjectFacts } from './subject-facts';
+import { PAYMENT_WINDOW_MS } from './payment-facts';
+import type { PaymentSighting, RefundSighting, SourceFacts, SubjectFacts } from './subject-facts';
 
 const minutes = (ms: number) => {
   const m = Math.round(ms / 60_000);
@@ -80,25 +81,63 @@ function snapshotWords(f: SubjectFacts): string[] {
     out.push(
       `A poll stopped after publishing ${f.intent.length === 1 ? 'a change' : `${f.intent.length} changes`} and before its commit: the next poll that reads the ${f.subject.kind} publishes it again with the same eventIds, then records it.`,
     );
-  if (f.published.length === 0)
+  if (f.published.length === 0) {
+    const kinds = list(f.kept.onSnapshot, 'or');
     out.push(
       snap.changes === 0
-        ? 'No event is on record for it: it was first seen silently (the baseline) and has not changed since, or its last events were published before this log existed.'
-        : 'No event is on record for it (its events were published before the bridge kept this log).',
+        ? `No ${kinds} is on record for it: it was first seen silently (the baseline) and has not changed since, or they were published before the bridge kept this log.`
+        : `No ${kinds} is on record for it (they were published before the bridge kept this log).`,
     );
+  }
   return out;
 }
 
+/** `a, b and c` (or `a, b or c`). */
+function list(items: readonly string[], and = 'and'): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} ${and} ${items.at(-1)}`;
+}
+
+/** Which kinds of events the table keeps for the subject, and which it cannot tell about. */
+function keptWords(f: SubjectFacts): string {
+  const k = f.kept;
+  const whose = f.subject.kind === 'payment' ? 'it' : 'its payments';
+  const kept = [
+    ...(k.onSnapshot.length ? [`the last three of its ${list(k.onSnapshot, 'or')} (on its snapshot)`] : []),
+    ...(k.payments.length
+      ? [
+          `the ${list(k.payments, 'or')} of ${whose} seen in the last ${minutes(PAYMENT_WINDOW_MS)} (the payment window; older ones are not kept)`,
+        ]
+      : []),
+    ...(k.lifecycle.length ? [`its ${list(k.lifecycle, 'or')} facts (the lifecycle document)`] : []),
+  ];
+  return `What the bridge keeps per ${f.subject.kind}: ${list(kept)}. It does not keep ${list(k.notKept, 'or')} per ${f.subject.kind} (filed by a hash of the record): explain cannot say whether one was published, and none listed here says nothing about them.`;
+}
+
+const NOT_MARKED = 'the silent baseline, or a release before the bridge marked what it published';
+
+function sightingWords(p: PaymentSighting): string {
+  const head = `Payment ${p.paymentId} was seen with Response ${JSON.stringify(p.response)} (payment time ${p.at})`;
+  if (p.announcement === 'pending') return `${head}: pending, no event until its Response settles.`;
+  if (p.announcement === 'published') return `${head}: ${p.detailType} ${p.eventId}.`;
+  return `${head}: recorded without an event (${NOT_MARKED}): no ${p.detailType} was published for it.`;
+}
+
+function refundWords(r: RefundSighting): string {
+  const head = `Payment ${r.paymentId} was seen refunded (payment time ${r.at})`;
+  return r.announcement === 'published'
+    ? `${head}: Payment Refunded ${r.eventId}.`
+    : `${head}: recorded without an event (${NOT_MARKED}): no Payment Refunded was published for it.`;
+}
+
 function paymentWords(f: SubjectFacts): string[] {
-  if (f.payments.length === 0)
+  const window = minutes(PAYMENT_WINDOW_MS);
+  if (f.payments.length === 0 && f.refunds.length === 0)
     return [
-      `The bridge has no sighting of payment ${f.subject.id} in its window (the last ${minutes((10 + 3) * 86_400_000)}): not seen yet, or older than the window.`,
+      f.subject.kind === 'payment'
+        ? `The bridge has no sighting of payment ${f.subject.id} in its window (the last ${window}): not seen yet, or older than the window (not kept).`
+        : `The bridge has no payment of member ${f.subject.id} in its window (the last ${window}).`,
     ];
-  return f.payments.map((p) =>
-    p.eventId
-      ? `Payment ${f.subject.id} was seen with Response ${JSON.stringify(p.response)} (payment time ${p.at}): ${p.detailType} ${p.eventId}.`
-      : `Payment ${f.subject.id} was seen with Response ${JSON.stringify(p.response)} (payment time ${p.at}): pending, no event until its Response settles.`,
-  );
+  return [...f.payments.map(sightingWords), ...f.refunds.map(refundWords)];
 }
 
 function lifecycleWords(f: SubjectFacts): string[] {
@@ -128,7 +167,9 @@ function lifecycleWords(f: SubjectFacts): string[] {
   );
   for (const r of l.recorded)
     out.push(
-      `${r.detailType} for ${r.about} is recorded as announced (or passed silently at the baseline): eventId ${r.eventId}.`,
+      r.announced
+        ? `${r.detailType} for ${r.about} is recorded as announced: eventId ${r.eventId}.`
+        : `${r.detailType} for ${r.about} is recorded as passed silently: it came due before tracking began, so no event was published for it.`,
     );
   if (l.nextDueAt)
     out.push(
@@ -143,7 +184,11 @@ function lifecycleWords(f: SubjectFacts): string[] {
 
 /** The sentences of an explanation, in the order they are printed. */
 export function subjectWords(f: SubjectFacts): string[] {
-  const out = f.subject.kind === 'payment' ? paymentWords(f) : [...snapshotWords(f), ...lifecycleWords(f)];
+  const out =
+    f.subject.kind === 'payment'
+      ? paymentWords(f)
+      : [...snapshotWords(f), ...(f.subject.kind === 'member' ? paymentWords(f) : []), ...lifecycleWords(f)];
+  out.push(keptWords(f));
   for (const q of f.quarantined)
     out.push(
       `A record naming ${what(f)} was quarantined at ${q.at}: ${redactKnownSecrets(q.reason).slice(0, 200)}. Its events wait until the record is valid.`,

@@ -1,7 +1,10 @@
 /**
- * `explain` against a local run: the CLI polls a sandbox into dynalite (a baseline, an hour, a
+ * `explain` against a local run: the CLI polls a sandbox into dynalite (a baseline, three hours, a
  * second poll), then explains a member and a prospect the second poll published events for, a
- * payment it published, and a member it never saw, as child processes over real sockets.
+ * payment it published, and a member it never saw, as child processes over real sockets; then the
+ * subject of an event of each kind the second poll published (the kinds kept per subject give
+ * their eventId, the others are said not to be kept, never "no event"), a payment only the silent
+ * baseline saw (no eventId: none was published), and a member whose only events are not kept.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,8 +25,32 @@ interface Line {
     subject: { memberNumber?: string; prospectNumber?: string };
     paymentId?: string;
     observedAt: string;
+    response?: string;
   };
 }
+
+/** `work` over `items`, `size` at a time, results in order. */
+async function inBatches<T, R>(
+  items: readonly T[],
+  size: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += size)
+    out.push(...(await Promise.all(items.slice(i, i + size).map(work))));
+  return out;
+}
+
+/** Kinds whose eventId explain gives for the member, prospect or payment (docs/cli.md, explain). */
+const KEPT_ON_SNAPSHOT = new Set([
+  'Member Joined',
+  'Member Status Changed',
+  'Membership Cancelled',
+  'Member Contact Preferences Changed',
+  'Prospect Created',
+  'Prospect Status Changed',
+]);
+const PAYMENTS = new Set(['Payment Succeeded', 'Payment Failed', 'Payment Refunded']);
 
 describe('explain', () => {
   let db: Dynalite;
@@ -132,4 +159,104 @@ describe('explain', () => {
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('give exactly one of --member, --prospect, --payment');
   });
+
+  it('each kind of event the second poll published: its eventId where it is kept, "not kept" where not', async () => {
+    // Prepare: one event of each kind, and the subject explain is asked about
+    const byKind = new Map<string, Line>();
+    const hasSubject = (e: Line) =>
+      PAYMENTS.has(e.detailType) || e.detail.subject.memberNumber || e.detail.subject.prospectNumber;
+    for (const e of events) if (!byKind.has(e.detailType) && hasSubject(e)) byKind.set(e.detailType, e);
+    const kinds = [...byKind.keys()];
+    expect(kinds, 'the second poll published kinds of every family').toEqual(
+      expect.arrayContaining(['Member Visit Recorded', 'Payment Succeeded', 'Prospect Status Changed']),
+    );
+    // Act: each subject explained, the payments also through their member (four kinds at a time:
+    // each explain is a process)
+    const runs = await inBatches([...byKind.values()], 4, async (e) => {
+      const { memberNumber, prospectNumber } = e.detail.subject;
+      const asked = PAYMENTS.has(e.detailType)
+        ? ['--payment', e.detail.paymentId!]
+        : memberNumber
+          ? ['--member', memberNumber]
+          : ['--prospect', prospectNumber!];
+      const [out, member] = await Promise.all([
+        explain(...asked),
+        PAYMENTS.has(e.detailType) && memberNumber ? explain('--member', memberNumber) : undefined,
+      ]);
+      return { e, out, member };
+    });
+    // Assess
+    for (const { e, out, member } of runs) {
+      const label = `${e.detailType} ${e.detail.eventId}`;
+      expect(out.code, `${label}: ${out.stderr}`).toBe(0);
+      expect(out.stdout, label).not.toMatch(/No event is on record/);
+      if (KEPT_ON_SNAPSHOT.has(e.detailType) || PAYMENTS.has(e.detailType)) {
+        expect(out.stdout, label).toContain(e.detail.eventId);
+        if (PAYMENTS.has(e.detailType)) expect(out.stdout, label).toContain(label);
+        if (member) expect(member.stdout, `${label}, through its member`).toContain(label);
+      } else {
+        // A kind not kept per subject: said so, by name, and no other eventId claimed for it
+        expect(out.stdout, label).toMatch(
+          new RegExp(`It does not keep [^.]*${e.detailType}[^.]* per (member|prospect) \\(filed by a hash`),
+        );
+        expect(out.stdout, label).not.toContain(e.detail.eventId);
+      }
+    }
+  }, 180_000);
+
+  it('a payment only the silent baseline saw: no eventId, said to be recorded without an event', async () => {
+    // Prepare: a payment of the history (before the baseline) that no event names
+    const named = new Set(events.map((e) => e.detail.paymentId).filter(Boolean));
+    const baselineOnly = sandbox
+      .records('club-1', 'paymentHistory')
+      .find(
+        (p) =>
+          !named.has(String(p.Id)) &&
+          p.Response === 'Approved' &&
+          !(p.Refund as { IsRefunded?: boolean })?.IsRefunded,
+      );
+    expect(baselineOnly, 'an approved payment of the history').toBeDefined();
+    const id = String(baselineOnly!.Id);
+    // Act
+    const [words, json] = await Promise.all([explain('--payment', id), explain('--payment', id, '--json')]);
+    // Assess: seen, with its Response; no Payment Succeeded, no eventId
+    expect(words.code, words.stderr).toBe(0);
+    expect(words.stdout).toContain(`Payment ${id} was seen with Response "Approved"`);
+    expect(words.stdout).toContain('recorded without an event');
+    expect(words.stdout).toContain('no Payment Succeeded was published for it');
+    expect(words.stdout).not.toMatch(/Payment Succeeded [0-9a-f]{32}/);
+    expect(words.stdout).not.toMatch(/[0-9a-f]{32}/);
+    const facts = JSON.parse(json.stdout);
+    expect(facts.payments).toEqual([
+      expect.objectContaining({
+        paymentId: id,
+        response: 'Approved',
+        announcement: 'not-published',
+        eventId: null,
+      }),
+    ]);
+  }, 120_000);
+
+  it('a member whose only events are visits: their kind is not kept, and explain says so', async () => {
+    // Prepare: a member the second poll published visits for and nothing else
+    const bySubject = new Map<string, Set<string>>();
+    for (const e of events) {
+      const m = e.detail.subject.memberNumber;
+      if (m) bySubject.set(m, new Set([...(bySubject.get(m) ?? []), e.detailType]));
+    }
+    const visitor = [...bySubject].find(
+      ([, kinds]) => kinds.size === 1 && kinds.has('Member Visit Recorded'),
+    )?.[0];
+    expect(visitor, 'a member with visits only').toBeDefined();
+    // Act
+    const out = await explain('--member', visitor!);
+    // Assess: not "no event", but what is and is not kept
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).not.toMatch(/No event is on record/);
+    expect(out.stdout).toMatch(
+      /What the bridge keeps per member: the last three of its Member Joined, Member Status Changed, Membership Cancelled or Member Contact Preferences Changed \(on its snapshot\)/,
+    );
+    expect(out.stdout).toContain('It does not keep Member Visit Recorded,');
+    expect(out.stdout).toContain('explain cannot say whether one was published');
+  }, 120_000);
 });
