@@ -167,12 +167,14 @@ export async function checkTableExists(
 
 /**
  * The bus exists. Missing: CliUsageError (exit 2) naming it; unreachable: PreflightError (exit 1).
- * (PutEvents to a missing bus does not fail the request, only each entry.)
+ * (PutEvents to a missing bus does not fail the request, only each entry.) With `deniedIsFine`,
+ * credentials that may not describe the bus (AccessDenied) let the command go on: they may still
+ * put events on it.
  */
 export async function checkBusExists(
   client: EventBridgeClient,
   name: string,
-  options: { readonly where?: string } = {},
+  options: { readonly where?: string; readonly deniedIsFine?: boolean } = {},
 ): Promise<void> {
   const where = options.where ?? whereFromEnv('EVENTBRIDGE');
   try {
@@ -180,9 +182,10 @@ export async function checkBusExists(
   } catch (err) {
     if (err instanceof Error && err.name === 'ResourceNotFoundException') {
       throw new CliUsageError(
-        `event bus '${name}' does not exist at ${where}: check --bus (the stack's bus name is an output of cdk deploy) and AWS_REGION`,
+        `event bus '${name}' does not exist at ${where}: check --bus (the stack's bus name is an output of cdk deploy; local-aws has the buses its banner lists) and AWS_REGION`,
       );
     }
+    if (options.deniedIsFine && err instanceof Error && /AccessDenied/.test(err.name)) return;
     throw unreachable(`EventBridge DescribeEventBus ${name}`, where, err);
   }
 }

@@ -89,6 +89,7 @@ function putEntry(state: EventBridgeState, entry: Record<string, unknown>): Reco
     resources: Array.isArray(entry.Resources) ? entry.Resources.map(String) : [],
   };
   if (options.keepEvents !== false) state.events.push(received);
+  state.onAccepted?.(received);
   options.onEvent?.(received);
   return { EventId: id };
 }

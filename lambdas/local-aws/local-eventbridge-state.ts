@@ -29,6 +29,11 @@ export interface LocalEventBridgeOptions {
   readonly onEvent?: (event: ReceivedEvent) => void;
   /** Keep accepted entries in `events`; false for a long-running endpoint. @default true */
   readonly keepEvents?: boolean;
+  /**
+   * Buses (created at start) that get an archive, `<bus>-archive`, which replays can put back on
+   * the bus (./local-eventbridge-archive.ts). @default [] (no archive)
+   */
+  readonly archiveBuses?: readonly string[];
 }
 
 export interface ReceivedEvent {
@@ -42,6 +47,8 @@ export interface ReceivedEvent {
   /** Time of the entry (or of receipt when the entry had none), ISO 8601 UTC. */
   readonly time: string;
   readonly resources: readonly string[];
+  /** The replay that put it on the bus again (EventBridge's `replay-name`); absent for a live event. */
+  readonly replayName?: string;
 }
 
 export interface LocalEventBridgeFaults {
@@ -85,6 +92,8 @@ export interface EventBridgeState {
   readonly stats: LocalEventBridgeStats;
   readonly pending: PendingFaults;
   readonly faults: LocalEventBridgeFaults;
+  /** Called with each accepted entry after it is kept (the archives file it). */
+  onAccepted?: (event: ReceivedEvent) => void;
 }
 
 export function createFaults(

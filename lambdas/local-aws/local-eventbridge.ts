@@ -5,19 +5,21 @@
  * AWS_ENDPOINT_URL_EVENTBRIDGE). Signatures are not checked; any credentials do.
  *
  * Operations: PutEvents (limits of the real service: 1 to 10 entries, under 256 KB in total),
- * CreateEventBus, DescribeEventBus, DeleteEventBus, ListEventBuses.
+ * CreateEventBus, DescribeEventBus, DeleteEventBus, ListEventBuses; with `archiveBuses`, an
+ * archive per bus and replays of it (./local-eventbridge-archive.ts).
  *
  * Faults, for testing publishers (randomness is seeded, so a run is reproducible):
  * - `failEntryRate`: share of entries answered with ErrorCode InternalFailure (not stored).
  * - `throttleRate`: share of PutEvents requests answered 400 ThrottlingException.
  * - `failNext(n)`, `throttleNext(n)`, `serverErrorNext(n)`: the next n entries / requests fail.
  *
- * Not a part of the bridge in AWS: rules, targets and archives are not emulated. The HTTP side is
+ * Not a part of the bridge in AWS: rules and targets are not emulated. The HTTP side is
  * the shared AWS JSON helper (./aws-json-server.ts); the fault randomness is common/seeded-random.
  * The shared state is in ./local-eventbridge-state.ts, PutEvents in ./local-eventbridge-put-events.ts.
  */
 import { mulberry32 } from '../common/seeded-random';
 import { AwsJsonError, startAwsJsonServer } from './aws-json-server';
+import { archiveEvent, archiveOperations, createArchives } from './local-eventbridge-archive';
 import { putEvents } from './local-eventbridge-put-events';
 import {
   type Bus,
@@ -68,11 +70,17 @@ export async function startLocalEventBridge(
   };
   createBus(state, 'default');
   for (const name of options.buses ?? []) createBus(state, requireName(name));
+  const archives = createArchives(state, options.archiveBuses ?? []);
+  state.onAccepted = (event) => archiveEvent(archives, event);
+  const deliverReplayed = (event: ReceivedEvent) => {
+    if (options.keepEvents !== false) state.events.push(event);
+    options.onEvent?.(event);
+  };
 
   const server = await startAwsJsonServer({
     targetPrefix: 'AWSEvents',
     contentType: 'application/x-amz-json-1.1',
-    operations: eventBridgeOperations(state),
+    operations: { ...eventBridgeOperations(state), ...archiveOperations(archives, deliverReplayed) },
     beforeOperation: () => {
       if (pending.serverErrors > 0) {
         pending.serverErrors--;

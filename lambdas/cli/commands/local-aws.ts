@@ -1,9 +1,11 @@
 /**
- * `local-aws`: the AWS endpoints `poll` needs, on this machine, from what the project installs: a
- * DynamoDB-compatible endpoint (dynalite, in memory) and an EventBridge-compatible endpoint
- * (lambdas/local-aws/local-eventbridge.ts) that prints, and optionally saves, every event it receives.
- * Prints the environment to use, stays up until Ctrl-C; a port it cannot take ends it at once,
- * non-zero, with what it had started closed.
+ * `local-aws`: the AWS endpoints the CLI needs, on this machine, from what the project installs: a
+ * DynamoDB-compatible endpoint (dynalite, in memory), an EventBridge-compatible endpoint
+ * (lambdas/local-aws/local-eventbridge.ts: the buses it is given, no other, each with an archive
+ * that `events replay` replays) that prints, and optionally saves, every event it receives, and a
+ * Secrets Manager endpoint (lambdas/local-aws/local-secrets-manager.ts) for `clubs add`.
+ * Prints the environment to use, stays up until Ctrl-C or SIGTERM, then says what it received; a
+ * port it cannot take ends it at once, non-zero, with what it had started closed.
  */
 import { appendFileSync } from 'node:fs';
 import type { BridgeEvent } from '../../events/catalog';
@@ -12,6 +14,7 @@ import {
   type ReceivedEvent,
   startLocalEventBridge,
 } from '../../local-aws/local-eventbridge';
+import { type LocalSecretsManager, startLocalSecretsManager } from '../../local-aws/local-secrets-manager';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../state/embedded-dynamodb';
 import { CliUsageError, intFlag, parseFlags } from '../args';
 import { count, describeEvent } from '../format';
@@ -25,25 +28,34 @@ export const LOCAL_REGION = 'us-east-1';
 
 const HELP = `usage: npm run --silent cli -- local-aws [flags]
 
-Starts, on 127.0.0.1, a DynamoDB-compatible endpoint (dynalite, in memory) and an
-EventBridge-compatible endpoint (PutEvents and buses; rules, targets and archives are not
-emulated), prints the environment that points the AWS SDK (and poll, status) at them, and prints
-every event the EventBridge endpoint receives. Runs until Ctrl-C; all data is lost when it stops.
+Starts, on 127.0.0.1, in memory:
+  - a DynamoDB-compatible endpoint (dynalite), for poll, status, explain and clubs;
+  - an EventBridge-compatible endpoint: PutEvents to the buses given by --bus and to no other
+    (a mistyped bus fails, as in AWS), each bus with an archive of what it received, which
+    events replay --bus NAME --from TIME --to now puts back on the bus (rules and targets are
+    not emulated: the events are printed again, marked as replayed);
+  - a Secrets Manager-compatible endpoint, for clubs add and clubs list;
+prints the environment that points the AWS SDK (and the CLI) at them, and prints every event the
+EventBridge endpoint receives. Runs until Ctrl-C; all data is lost when it stops.
 
-  --port N              DynamoDB on N, EventBridge on N+1      (default ${DEFAULT_DYNAMODB_PORT}; 0: free ports)
-  --dynamodb-port N     DynamoDB port                           (overrides --port)
-  --eventbridge-port N  EventBridge port                        (overrides --port)
-  --bus NAME            event bus to create and print           (default ${DEFAULT_BUS})
-  --events-file FILE    also append every received event to FILE as a JSON line
-  --quiet               do not print received events
+  --port N                 DynamoDB on N, EventBridge on N+1, Secrets Manager on N+2
+                                                         (default ${DEFAULT_DYNAMODB_PORT}; 0: free ports)
+  --dynamodb-port N        DynamoDB port                           (overrides --port)
+  --eventbridge-port N     EventBridge port                        (overrides --port)
+  --secretsmanager-port N  Secrets Manager port                    (overrides --port)
+  --bus NAME               an event bus to create, archive and print (repeatable;
+                           default ${DEFAULT_BUS})
+  --events-file FILE       also append every received event to FILE as a JSON line
+  --quiet                  do not print received events
 
-Exit: 0 after Ctrl-C, 1 when a port cannot be taken, 2 on a bad flag.`;
+Exit: 0 after Ctrl-C or SIGTERM, 1 when a port cannot be taken, 2 on a bad flag.`;
 
 const FLAGS = {
   port: { type: 'string' },
   'dynamodb-port': { type: 'string' },
   'eventbridge-port': { type: 'string' },
-  bus: { type: 'string' },
+  'secretsmanager-port': { type: 'string' },
+  bus: { type: 'string', multiple: true },
   'events-file': { type: 'string' },
   quiet: { type: 'boolean' },
 } as const;
@@ -51,32 +63,44 @@ const FLAGS = {
 export interface LocalAwsPorts {
   readonly dynamodb: number;
   readonly eventbridge: number;
+  readonly secretsmanager: number;
 }
 
-/** The ports from the flags: --port N gives N and N+1; a specific flag wins; 0 is a free port. */
+/** The ports from the flags: --port N gives N, N+1 and N+2; a specific flag wins; 0 is a free port. */
 export function portsFromFlags(flags: {
   port?: string | undefined;
   'dynamodb-port'?: string | undefined;
   'eventbridge-port'?: string | undefined;
+  'secretsmanager-port'?: string | undefined;
 }): LocalAwsPorts {
-  const base = intFlag('port', flags.port, { min: 0, max: 65_534, default: DEFAULT_DYNAMODB_PORT });
-  const dynamodb = intFlag('dynamodb-port', flags['dynamodb-port'], { min: 0, max: 65_535, default: base });
-  const eventbridge = intFlag('eventbridge-port', flags['eventbridge-port'], {
-    min: 0,
-    max: 65_535,
-    default: base === 0 ? 0 : base + 1,
-  });
-  if (dynamodb !== 0 && dynamodb === eventbridge)
-    throw new CliUsageError(`--dynamodb-port and --eventbridge-port must differ, both are ${dynamodb}`);
-  return { dynamodb, eventbridge };
+  const base = intFlag('port', flags.port, { min: 0, max: 65_533, default: DEFAULT_DYNAMODB_PORT });
+  const port = (flag: keyof typeof flags, offset: number) =>
+    intFlag(flag, flags[flag], { min: 0, max: 65_535, default: base === 0 ? 0 : base + offset });
+  const ports = {
+    dynamodb: port('dynamodb-port', 0),
+    eventbridge: port('eventbridge-port', 1),
+    secretsmanager: port('secretsmanager-port', 2),
+  };
+  const taken = Object.values(ports).filter((p) => p !== 0);
+  const twice = taken.find((p, i) => taken.indexOf(p) !== i);
+  if (twice !== undefined)
+    throw new CliUsageError(
+      `the DynamoDB, EventBridge and Secrets Manager ports must differ: ${twice} is given twice`,
+    );
+  return ports;
 }
 
 /** The shell line that points the AWS SDK at the endpoints (dummy credentials: nothing is checked). */
-export function environmentLine(dynamodbEndpoint: string, eventbridgeEndpoint: string): string {
+export function environmentLine(endpoints: {
+  dynamodb: string;
+  eventbridge: string;
+  secretsmanager: string;
+}): string {
   return [
     'export',
-    `AWS_ENDPOINT_URL_DYNAMODB=${dynamodbEndpoint}`,
-    `AWS_ENDPOINT_URL_EVENTBRIDGE=${eventbridgeEndpoint}`,
+    `AWS_ENDPOINT_URL_DYNAMODB=${endpoints.dynamodb}`,
+    `AWS_ENDPOINT_URL_EVENTBRIDGE=${endpoints.eventbridge}`,
+    `AWS_ENDPOINT_URL_SECRETS_MANAGER=${endpoints.secretsmanager}`,
     `AWS_REGION=${LOCAL_REGION}`,
     'AWS_ACCESS_KEY_ID=local',
     'AWS_SECRET_ACCESS_KEY=local',
@@ -98,23 +122,32 @@ export function describeReceived(e: ReceivedEvent): string {
     what = '';
   }
   if (!what) what = JSON.stringify(e.detail).slice(0, 120);
-  return `${when}  ${e.eventBusName}  ${e.detailType.padEnd(34)} ${club.padEnd(8)} ${what}`;
+  const replay = e.replayName === undefined ? '' : `  (replay ${e.replayName})`;
+  return `${when}  ${e.eventBusName}  ${e.detailType.padEnd(34)} ${club.padEnd(8)} ${what}${replay}`;
 }
 
-/** What happens to each received event: appended to `eventsFile` when given, printed unless `quiet`. */
+interface Received {
+  readonly live: Map<string, number>;
+  replayed: number;
+}
+
+/** What happens to each received event: counted, appended to `eventsFile` when given, printed unless `quiet`. */
 function eventSink(
   eventsFile: string | undefined,
   quiet: boolean | undefined,
-  received: Map<string, number>,
+  received: Received,
 ): (e: ReceivedEvent) => void {
   return (e) => {
-    received.set(e.eventBusName, (received.get(e.eventBusName) ?? 0) + 1);
+    if (e.replayName === undefined)
+      received.live.set(e.eventBusName, (received.live.get(e.eventBusName) ?? 0) + 1);
+    else received.replayed++;
     if (eventsFile !== undefined) {
-      const { id, eventBusName, source, detailType, time, detail } = e;
+      const { id, eventBusName, source, detailType, time, detail, replayName } = e;
+      const line = { id, eventBusName, source, detailType, time, detail };
       try {
         appendFileSync(
           eventsFile,
-          `${JSON.stringify({ id, eventBusName, source, detailType, time, detail })}\n`,
+          `${JSON.stringify(replayName === undefined ? line : { ...line, 'replay-name': replayName })}\n`,
         );
       } catch (err) {
         process.stderr.write(`local-aws: could not append to ${eventsFile}: ${(err as Error).message}\n`);
@@ -127,38 +160,60 @@ function eventSink(
 interface RunningEndpoints {
   readonly db: EmbeddedDynamoDb;
   readonly events: LocalEventBridge;
-  /** Closes both, never throwing. */
+  readonly secrets: LocalSecretsManager;
+  /** Closes all three, never throwing. */
   readonly closeAll: () => Promise<void>;
 }
 
 /**
- * Starts DynamoDB, then EventBridge. A port that cannot be taken closes what had started and
- * prints why: `undefined` (exit 1).
+ * Starts DynamoDB, EventBridge, then Secrets Manager. A port that cannot be taken closes what had
+ * started and prints why: `undefined` (exit 1).
  */
 async function startEndpoints(
   ports: LocalAwsPorts,
-  bus: string,
+  buses: readonly string[],
   onEvent: (e: ReceivedEvent) => void,
 ): Promise<RunningEndpoints | undefined> {
   let db: EmbeddedDynamoDb | undefined;
   let events: LocalEventBridge | undefined;
+  let secrets: LocalSecretsManager | undefined;
   const closeAll = async () => {
+    await secrets?.close().catch(() => undefined);
     await events?.close().catch(() => undefined);
     await db?.close().catch(() => undefined);
   };
+  const listen = <T>(start: () => Promise<T>, what: string, port: number, flag: string) =>
+    start().catch((err: unknown) => {
+      throw listenError(err, what, port, flag);
+    });
   try {
-    db = await startEmbeddedDynamoDb({ port: ports.dynamodb }).catch((err: unknown) => {
-      throw listenError(err, 'the DynamoDB endpoint', ports.dynamodb, '--dynamodb-port');
-    });
-    events = await startLocalEventBridge({
-      port: ports.eventbridge,
-      region: LOCAL_REGION,
-      buses: [bus],
-      keepEvents: false,
-      onEvent,
-    }).catch((err: unknown) => {
-      throw listenError(err, 'the EventBridge endpoint', ports.eventbridge, '--eventbridge-port');
-    });
+    db = await listen(
+      () => startEmbeddedDynamoDb({ port: ports.dynamodb }),
+      'the DynamoDB endpoint',
+      ports.dynamodb,
+      '--dynamodb-port',
+    );
+    events = await listen(
+      () =>
+        startLocalEventBridge({
+          port: ports.eventbridge,
+          region: LOCAL_REGION,
+          buses,
+          archiveBuses: buses,
+          autoCreateBuses: false,
+          keepEvents: false,
+          onEvent,
+        }),
+      'the EventBridge endpoint',
+      ports.eventbridge,
+      '--eventbridge-port',
+    );
+    secrets = await listen(
+      () => startLocalSecretsManager({ port: ports.secretsmanager, region: LOCAL_REGION }),
+      'the Secrets Manager endpoint',
+      ports.secretsmanager,
+      '--secretsmanager-port',
+    );
   } catch (err) {
     await closeAll();
     if (err instanceof ListenError) {
@@ -167,29 +222,36 @@ async function startEndpoints(
     }
     throw err;
   }
-  return { db, events, closeAll };
+  return { db, events, secrets, closeAll };
 }
 
 /** What the running endpoints are, and the environment line to use them. */
 function banner(
   endpoints: RunningEndpoints,
-  bus: string,
+  buses: readonly string[],
   eventsFile: string | undefined,
   quiet: boolean | undefined,
 ): string {
-  const { db, events } = endpoints;
+  const { db, events, secrets } = endpoints;
+  const [bus] = buses;
   return [
     'local AWS endpoints (in memory; everything is lost when this stops; Ctrl-C to stop)',
-    `  DynamoDB     ${db.endpoint}   (dynalite)`,
-    `  EventBridge  ${events.endpoint}   (PutEvents and buses; rules and targets are not emulated)`,
-    `  bus          ${bus}`,
+    `  DynamoDB         ${db.endpoint}   (dynalite)`,
+    `  EventBridge      ${events.endpoint}   (PutEvents, buses, archives and replays; no rules or targets)`,
+    `  Secrets Manager  ${secrets.endpoint}   (for clubs add, clubs list)`,
+    `  ${buses.length === 1 ? 'bus' : 'buses'}${' '.repeat(buses.length === 1 ? 14 : 12)}${buses.join(', ')}   (others do not exist: PutEvents to them fails, as in AWS)`,
+    `  ${buses.length === 1 ? 'archive' : 'archives'}${' '.repeat(buses.length === 1 ? 10 : 9)}${buses.map((b) => `${b}-archive`).join(', ')}   (every event received; events replay --bus ${bus} --from TIME --to now)`,
     ...(eventsFile === undefined
       ? []
-      : [`  events file  ${eventsFile}   (one JSON line per received event)`]),
+      : [`  events file      ${eventsFile}   (one JSON line per received event)`]),
     '',
-    'In the shell that runs poll or status:',
+    'In the shell that runs the CLI:',
     '',
-    environmentLine(db.endpoint, events.endpoint),
+    environmentLine({
+      dynamodb: db.endpoint,
+      eventbridge: events.endpoint,
+      secretsmanager: secrets.endpoint,
+    }),
     '',
     `then e.g.: npm run --silent cli -- poll --clubs clubs.json --create-table --bus ${bus}`,
     '',
@@ -202,15 +264,17 @@ export async function run(argv: string[]): Promise<number> {
   const flags = parseFlags(argv, FLAGS, HELP);
   if (!flags) return 0;
   const ports = portsFromFlags(flags);
-  const bus = flags.bus ?? DEFAULT_BUS;
-  checkBusName(bus, '--bus');
+  const buses = [...new Set(flags.bus ?? [DEFAULT_BUS])];
+  for (const bus of buses) checkBusName(bus, '--bus');
+  if (buses.includes('default'))
+    throw new CliUsageError('--bus default: the default bus is always there; name another');
   const eventsFile = flags['events-file'];
   if (eventsFile !== undefined) await checkEventsFile(eventsFile);
 
-  const received = new Map<string, number>();
-  const endpoints = await startEndpoints(ports, bus, eventSink(eventsFile, flags.quiet, received));
+  const received: Received = { live: new Map(), replayed: 0 };
+  const endpoints = await startEndpoints(ports, buses, eventSink(eventsFile, flags.quiet, received));
   if (!endpoints) return 1;
-  process.stdout.write(banner(endpoints, bus, eventsFile, flags.quiet));
+  process.stdout.write(banner(endpoints, buses, eventsFile, flags.quiet));
 
   const stop = watchStop({
     command: 'gym-bridge local-aws',
@@ -219,11 +283,13 @@ export async function run(argv: string[]): Promise<number> {
   });
   try {
     await stop.whenRequested;
+    const secretCount = endpoints.secrets.names().length;
     await endpoints.closeAll();
-    const total = [...received.values()].reduce((n, v) => n + v, 0);
-    const buses = [...received].map(([name, n]) => `${name} ${n}`).join(', ');
+    const total = [...received.live.values()].reduce((n, v) => n + v, 0);
+    const byBus = [...received.live].map(([name, n]) => `${name} ${n}`).join(', ');
+    const replayed = received.replayed ? `, ${count(received.replayed, 'event')} replayed` : '';
     process.stdout.write(
-      `local AWS endpoints stopped: ${count(total, 'event')} received${buses ? ` (${buses})` : ''}\n`,
+      `local AWS endpoints stopped: ${count(total, 'event')} received${byBus ? ` (${byBus})` : ''}${replayed}, ${count(secretCount, 'secret')} held\n`,
     );
   } finally {
     stop.release();

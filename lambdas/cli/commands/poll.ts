@@ -19,7 +19,13 @@ import { CliUsageError, HELP_HINT, intFlag, parseFlags } from '../args';
 import { dynamoDbClient, eventBridgeClient } from '../aws-env';
 import { count, formatClubReport } from '../format';
 import { pollFileClub } from '../poll-file-club';
-import { checkBusName, checkEventsFile, checkTableExists, checkTableName } from '../preflight';
+import {
+  checkBusExists,
+  checkBusName,
+  checkEventsFile,
+  checkTableExists,
+  checkTableName,
+} from '../preflight';
 import { watchStop } from '../stop-signal';
 import { formatResume } from './clubs';
 
@@ -242,6 +248,8 @@ async function openState(
   if (flags.bus) checkBusName(flags.bus);
   if (flags['events-file']) await checkEventsFile(flags['events-file']);
   const dynamo = dynamoDbClient();
+  // A mistyped bus stops here, before the table is created or anything polled (exit 2).
+  if (flags.bus) await checkBusExists(eventBridgeClient(), flags.bus, { deniedIsFine: true });
   if (flags['create-table']) await createStateTable(dynamo, tableName);
   else await checkTableExists(dynamo, tableName);
   const store = new DynamoDbStateStore({ client: dynamo, tableName });

@@ -140,7 +140,7 @@ describe('poll at first contact', () => {
   }, 180_000);
 
   it('--stage and --event-source set the events source; a bad one is exit 2', async () => {
-    const bus = await startLocalEventBridge({ port: 0 });
+    const bus = await startLocalEventBridge({ port: 0, buses: ['b'] });
     try {
       const env = { AWS_ENDPOINT_URL_EVENTBRIDGE: bus.endpoint };
       const poll = ['poll', '--clubs', clubsFile, '--table', 'fc-source', '--bus', 'b', '--once'];

@@ -161,7 +161,7 @@ describe('local-aws', () => {
       try {
         const other = flag === '--dynamodb-port' ? '--eventbridge-port' : '--dynamodb-port';
         const started = Date.now();
-        const cli = spawn(['local-aws', flag, String(port), other, '0']);
+        const cli = spawn(['local-aws', flag, String(port), other, '0', '--secretsmanager-port', '0']);
         const hung = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 20_000).unref());
         expect(await Promise.race([cli.exit, hung]), cli.stdout()).toBe(1);
         expect(Date.now() - started).toBeLessThan(20_000);
@@ -192,6 +192,7 @@ describe('local-aws', () => {
 describe('the README path: local-aws, a live sandbox, poll twice, events printed', () => {
   it('the second poll publishes events that local-aws prints', async () => {
     const clubsFile = join(dir, 'clubs.json');
+    const started = Date.now();
     const aws = spawn(['local-aws', '--port', '0']);
     const sandbox = spawn([
       'sandbox',
@@ -255,8 +256,71 @@ describe('the README path: local-aws, a live sandbox, poll twice, events printed
     expect(visited, 'the live sandbox made a visit after the baseline').toBe(true);
     const second = await poll();
     expect(second.stdout).toMatch(/club-1: ok/);
-    expect(second.stdout).toMatch(/[1-9]\d* events/);
+    expect(second.stdout).toMatch(/[1-9]\d* events?/);
 
     await aws.waitFor(/gym-bridge-local {2}\S.* club-\d/, 10_000);
+
+    // A mistyped bus: exit 2 at once, saying so (local-aws has only the buses it was given).
+    const typo = await poll(['--bus', 'gym-bridge-locl']).then(
+      () => ({ code: 0, stderr: '' }),
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(typo.code, typo.stderr).toBe(2);
+    expect(typo.stderr).toContain("event bus 'gym-bridge-locl' does not exist at");
+
+    // The bus's archive, replayed: local-aws prints every event again, marked with the replay.
+    const live = aws.stdout().match(/^\S+ {2}gym-bridge-local .*$/gm)!.length;
+    const replay = await execFileAsync(
+      process.execPath,
+      [
+        ...['--import', 'tsx', 'lambdas/cli/main.ts', 'events', 'replay', '--bus', 'gym-bridge-local'],
+        ...['--from', new Date(started - 60_000).toISOString(), '--to', 'now', '--interval', '1'],
+      ],
+      { cwd: process.cwd(), env: { ...process.env, ...env }, timeout: 60_000 },
+    );
+    expect(replay.stdout).toMatch(/replay gym-bridge-\S+ started: archive gym-bridge-local-archive/);
+    expect(replay.stdout).toMatch(/COMPLETED/);
+    const replayed = () => aws.stdout().match(/\(replay gym-bridge-\S+\)$/gm)?.length ?? 0;
+    for (let i = 0; i < 100 && replayed() < live; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(replayed()).toBe(live);
+  }, 180_000);
+});
+
+describe('clubs add against local-aws', () => {
+  it('writes the secret and the club: clubs list shows it, the secret is in local Secrets Manager', async () => {
+    const aws = spawn(['local-aws', '--port', '0', '--quiet']);
+    const env = await exportedEnv(aws);
+    expect(env.AWS_ENDPOINT_URL_SECRETS_MANAGER).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const cli = (args: string[], extra: Record<string, string> = {}) =>
+      execFileAsync(process.execPath, ['--import', 'tsx', 'lambdas/cli/main.ts', ...args], {
+        cwd: process.cwd(),
+        env: { ...process.env, ...env, ...extra },
+        timeout: 60_000,
+      });
+    // The state table, as a poll makes it
+    await withEnv(env, async () => {
+      const { createStateTable } = await import('../../../lambdas/state/table');
+      const dynamo = new DynamoDBClient({});
+      try {
+        await createStateTable(dynamo, 'local-clubs');
+      } finally {
+        dynamo.destroy();
+      }
+    });
+    const add = await cli(
+      [
+        ...['clubs', 'add', '--table', 'local-clubs', '--club-id', 'club-7', '--base-url'],
+        ...['https://api.example.com/v1', '--time-zone', 'Australia/Sydney', '--plan', 'basic'],
+        ...['--username', 'integrator', '--api-key', 'local-key-7'],
+      ],
+      { GYM_BRIDGE_PASSWORD: 'local-password' },
+    );
+    expect(add.stdout).toMatch(/club-7: added \(basic, Australia\/Sydney; secret gym-bridge\/clubs\/club-7 /);
+    const list = await cli(['clubs', 'list', '--table', 'local-clubs', '--json']);
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ clubId: 'club-7' })]);
+    expect(list.stdout).not.toContain('local-password');
+    aws.child.kill('SIGTERM');
+    expect(await aws.exit).toBe(0);
+    expect(aws.stdout()).toMatch(/local AWS endpoints stopped: 0 events received, 1 secret held/);
   }, 120_000);
 });

@@ -78,7 +78,7 @@ describe('poll --once from the command line', () => {
   }, 120_000);
 
   it('publishes to an EventBridge endpoint, and exits 1 with a message when the API refuses', async () => {
-    const bus = await startLocalEventBridge({ port: 0 });
+    const bus = await startLocalEventBridge({ port: 0, buses: ['demo-bus'] });
     try {
       const env = { AWS_ENDPOINT_URL_DYNAMODB: db.endpoint, AWS_ENDPOINT_URL_EVENTBRIDGE: bus.endpoint };
       const poll = [

@@ -28,7 +28,7 @@ import { DEFAULT_SECRET_PREFIX, type Flags } from './usage';
 function secretWriteFailure(err: ClubSecretError): Error {
   if (!err.retryable) return new CliUsageError(err.message);
   return new PreflightError(
-    `${err.message} (Secrets Manager at ${whereFromEnv('SECRETS_MANAGER')}): check AWS_REGION, AWS_ENDPOINT_URL_SECRETS_MANAGER and the AWS credentials (local-aws serves DynamoDB and EventBridge, not Secrets Manager)`,
+    `${err.message} (Secrets Manager at ${whereFromEnv('SECRETS_MANAGER')}): check AWS_REGION, AWS_ENDPOINT_URL_SECRETS_MANAGER and the AWS credentials (local-aws serves Secrets Manager too: use the environment it prints)`,
     { cause: err },
   );
 }
