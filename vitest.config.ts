@@ -6,6 +6,7 @@ export default defineConfig({
   resolve: {
     alias: {
       '@gym-bridge/events': fileURLToPath(new URL('./lambdas/event-tooling/consumer.ts', import.meta.url)),
+      '@gym-bridge/cdk': fileURLToPath(new URL('./lib/consumer-cdk.ts', import.meta.url)),
     },
   },
   test: {

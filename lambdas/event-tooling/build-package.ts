@@ -9,7 +9,8 @@
  * - `package.json`: `@gym-bridge/events` at the bridge's version, `exports`, `peerDependencies` zod 4.
  *
  * A consumer installs the folder (`npm install ../gym-bridge/dist/events`), or the tarball
- * `npm pack dist/events` makes. test/integration/events/events-package.test.ts builds it, type-checks a
+ * `npm pack dist/events` makes; its CDK app also installs `@gym-bridge/cdk` (./build-cdk-package.ts),
+ * built beside it at the same version. test/integration/events/events-package.test.ts builds it, type-checks a
  * consumer against it and runs it.
  */
 import { execFile } from 'node:child_process';
@@ -135,7 +136,7 @@ async function writePackageJson(dir: string): Promise<string> {
  * `'./catalog.js'`), as `moduleResolution: node16/nodenext` requires in an ESM package; bundler
  * resolution accepts both.
  */
-async function addJsExtensions(dir: string): Promise<void> {
+export async function addJsExtensions(dir: string): Promise<void> {
   for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
     if (!entry.isFile() || !entry.name.endsWith('.d.ts')) continue;
     const file = join(entry.parentPath, entry.name);

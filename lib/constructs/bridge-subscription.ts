@@ -30,14 +30,20 @@
  *   known fields, so a misspelt one does not compile. A record with no known fields (Class
  *   Attendance Recorded's raw `data`) takes any field.
  *
- * Check a pattern offline with `matchesEventPattern` (lambdas/events/event-pattern.ts) on
+ * Check a pattern offline with `matchesEventPattern` (`@gym-bridge/events`) on
  * `toEventPatternJson(pattern)`, or against an account with `aws events test-event-pattern`
  * (docs/deploy.md "Subscribe to events").
  */
+// The catalog through `@gym-bridge/events` (tsconfig `paths` here; the package outside): this file
+// is also the package `@gym-bridge/cdk` (lib/consumer-cdk.ts), whose types must name that package.
+import {
+  DEFAULT_EVENT_SOURCE,
+  type DetailType,
+  type EventDetail,
+  type EventPatternJson,
+} from '@gym-bridge/events';
 import * as events from 'aws-cdk-lib/aws-events';
 import type { Construct } from 'constructs';
-import type { EventPatternJson } from '../../lambdas/event-tooling/event-pattern';
-import { DEFAULT_EVENT_SOURCE, type DetailType, type EventDetail } from '../../lambdas/events/catalog';
 
 /**
  * The bridge's bus construct as this construct needs it (BridgeEventBus has this shape). A shape,

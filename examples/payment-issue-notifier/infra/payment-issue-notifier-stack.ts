@@ -14,6 +14,9 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+// The bridge's typed subscription construct: the package @gym-bridge/cdk (npm run build:events
+// builds it in dist/cdk beside dist/events; here tsconfig `paths` maps it to its source).
+import { BridgeSubscription } from '@gym-bridge/cdk';
 import { DEFAULT_EVENT_SOURCE, DETAIL_TYPES, type DetailType, EVENT_VERSION } from '@gym-bridge/events';
 import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -24,9 +27,6 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-// The bridge's typed subscription construct. In this repository it is imported from its source;
-// a consumer project outside it imports it from wherever the bridge team publishes its CDK code.
-import { BridgeSubscription } from '../../../lib/constructs/bridge-subscription';
 import { DISHONOURED, PAYMENT_ISSUE_STATUS } from '../src/payment-alerts';
 
 const EXAMPLE_ROOT = fileURLToPath(new URL('..', import.meta.url));

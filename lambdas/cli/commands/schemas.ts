@@ -11,10 +11,13 @@
  *   versioning test compares the current schemas with (docs/events-versioning.md). A snapshot is
  *   never overwritten.
  * - `--package DIR`: builds the `@gym-bridge/events` package for consumers outside the repository.
+ * - `--cdk-package DIR`: builds `@gym-bridge/cdk` (typed subscriptions, lookups by stage) beside it.
  */
-import { access, mkdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { packageVersion, renderAsyncApiJson } from '../../event-tooling/asyncapi';
+import { buildCdkPackage } from '../../event-tooling/build-cdk-package';
 import { buildEventsPackage } from '../../event-tooling/build-package';
 import {
   allEventJsonSchemas,
@@ -29,7 +32,8 @@ import { renderEventCatalogMarkdown } from '../catalog-markdown';
 export const RELEASED_SCHEMAS_DIR = join('docs', 'schemas', 'released');
 
 const HELP = `
-usage: npm run --silent cli -- schemas [--out DIR] [--catalog FILE] [--asyncapi FILE] [--release] [--package DIR]
+usage: npm run --silent cli -- schemas [--out DIR] [--catalog FILE] [--asyncapi FILE] [--release]
+                                       [--package DIR] [--cdk-package DIR]
 
 Prints the JSON Schema (draft-04) of every event's detail as one JSON object keyed by detail-type
 (unless --out, --release or --package write files instead).
@@ -41,6 +45,10 @@ Prints the JSON Schema (draft-04) of every event's detail as one JSON object key
                     overwritten; the versioning test compares the current schemas with the latest)
   --package DIR     build the @gym-bridge/events package (JS, .d.ts, JSON Schemas, AsyncAPI) in DIR
                     (npm run build:events: dist/events)
+  --cdk-package DIR build the @gym-bridge/cdk package (typed BridgeSubscription, the lookups of a
+                    stage's bus and schemas) in DIR, at the same version (npm run build:events:
+                    dist/cdk); it needs the events package: the one --package builds, else one
+                    built for the purpose
 `;
 
 async function writeSchemas(dir: string, schemas: Record<string, JsonSchema>): Promise<string[]> {
@@ -52,6 +60,18 @@ async function writeSchemas(dir: string, schemas: Record<string, JsonSchema>): P
     files.push(file);
   }
   return files;
+}
+
+/** `@gym-bridge/cdk` in `dir`, typed against the events package in `eventsDir` (or a scratch one). */
+async function cdkPackage(dir: string, eventsDir: string | undefined, report: NodeJS.WritableStream) {
+  const scratch = eventsDir === undefined ? await mkdtemp(join(tmpdir(), 'gym-bridge-events-')) : undefined;
+  try {
+    if (scratch) await buildEventsPackage(scratch);
+    const built = await buildCdkPackage(dir, eventsDir ?? scratch!);
+    report.write(`${built.dir}: ${built.files.join(', ')}\n`);
+  } finally {
+    if (scratch) await rm(scratch, { recursive: true, force: true });
+  }
 }
 
 const exists = (path: string) =>
@@ -69,6 +89,7 @@ export async function run(argv: string[], options: { root?: string } = {}): Prom
       asyncapi: { type: 'string' },
       release: { type: 'boolean' },
       package: { type: 'string' },
+      'cdk-package': { type: 'string' },
     },
     HELP,
   );
@@ -76,7 +97,7 @@ export async function run(argv: string[], options: { root?: string } = {}): Prom
   const schemas = allEventJsonSchemas();
   // The JSON object goes to stdout unless files were asked for instead (--out, --release,
   // --package); while stdout carries it, the files written are reported on stderr.
-  const printJson = !flags.out && !flags.release && !flags.package;
+  const printJson = !flags.out && !flags.release && !flags.package && !flags['cdk-package'];
   const report = printJson ? process.stderr : process.stdout;
 
   if (flags.release) {
@@ -111,5 +132,6 @@ export async function run(argv: string[], options: { root?: string } = {}): Prom
       `${built.dir}: ${built.files.filter((f) => !f.startsWith('schemas/')).join(', ')}, schemas/*.json\n`,
     );
   }
+  if (flags['cdk-package']) await cdkPackage(flags['cdk-package'], flags.package, report);
   return 0;
 }
