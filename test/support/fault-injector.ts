@@ -12,6 +12,7 @@
  *   nothing more is written, the lease is left held until it expires, and no failure is recorded.
  */
 import { mulberry32 } from '../../lambdas/common/seeded-random';
+import { OperationalPublishFaults } from './fault-sink';
 
 /** The steps of a poll where a crash can be planned. */
 export const CRASH_TARGETS = [
@@ -85,6 +86,14 @@ const bump = (counters: Counters, key: string, by = 1) => {
   counters[key] = (counters[key] ?? 0) + by;
 };
 
+/**
+ * Whether a run fails the first publish of each operational event: three runs in four, drawn from
+ * the seed apart from the injector's stream (the seed's other faults stay what they were).
+ */
+export function failsOperationalPublishes(seed: number): boolean {
+  return mulberry32(seed ^ 0x0b5e_7a11)() < 0.75;
+}
+
 export class FaultInjector {
   /** While false, wrappers pass every call through untouched (setup, baseline cleanup, settling). */
   active = false;
@@ -99,6 +108,11 @@ export class FaultInjector {
   readonly uncommittedEventIds = new Set<string>();
   /** eventIds delivered by a poll one of whose reads was served stale (stale-reads.ts). */
   readonly staleReadEventIds = new Set<string>();
+  /**
+   * While faults are on, the first publish of each operational event fails (fault-sink.ts), in
+   * the runs `failsOperationalPublishes` picks; undefined in the others.
+   */
+  readonly operationalPublishFaults: OperationalPublishFaults | undefined;
   readonly #random: () => number;
   readonly #pending: CrashPoint[];
   readonly #calls: Counters = {};
@@ -108,6 +122,9 @@ export class FaultInjector {
     this.#random = mulberry32(seed);
     this.rates = { ...rates };
     this.#pending = [...crashes];
+    this.operationalPublishFaults = failsOperationalPublishes(seed)
+      ? new OperationalPublishFaults()
+      : undefined;
   }
 
   count(kind: string, by = 1): void {
