@@ -132,7 +132,9 @@ export function staleEvent(
   const { lastSuccessAt, staleNotifiedAt } = cursor.health;
   const since = lastSuccessAt ? Date.parse(lastSuccessAt) : undefined;
   if (since === undefined || !(judgedAtMs - since >= staleAfterMs)) return undefined;
-  if (staleNotifiedAt && Date.parse(staleNotifiedAt) >= since) return undefined;
+  // A notice at the instant of the success is the previous episode's: a poll's catch-up announces
+  // it before that poll's sources succeed (a notice of this episode comes staleAfterMs after it).
+  if (staleNotifiedAt && Date.parse(staleNotifiedAt) > since) return undefined;
   return createEvent(
     DETAIL_TYPES.ClubDataStale,
     opsEnvelope(club, ['stale', cursor.source, lastSuccessAt ?? ''], nowMs),

@@ -12,6 +12,7 @@
  *   nothing more is written, the lease is left held until it expires, and no failure is recorded.
  */
 import { mulberry32 } from '../../lambdas/common/seeded-random';
+import type { BridgeEvent } from '../../lambdas/events/catalog';
 import { OperationalPublishFaults } from './fault-sink';
 
 /** The steps of a poll where a crash can be planned. */
@@ -94,6 +95,27 @@ export function failsOperationalPublishes(seed: number): boolean {
   return mulberry32(seed ^ 0x0b5e_7a11)() < 0.75;
 }
 
+/**
+ * The fault round (1-based, of `rounds`) whose polls send a rotated API key, in one run of four;
+ * undefined in the others. Drawn from the seed apart from the injector's stream.
+ */
+export function rotatedKeyRound(seed: number, rounds: number): number | undefined {
+  const random = mulberry32(seed ^ 0x4b1d_c0de);
+  if (random() >= 0.25) return undefined;
+  return 1 + Math.floor(random() * rounds);
+}
+
+/**
+ * The fault round from which the club's class-attendance endpoint answers 404 (until the faults
+ * are off: Club Source Unavailable), in one run of four; undefined in the others. Drawn from the
+ * seed apart from the injector's stream.
+ */
+export function missingEndpointRound(seed: number, rounds: number): number | undefined {
+  const random = mulberry32(seed ^ 0x0404_cafe);
+  if (random() >= 0.25) return undefined;
+  return 1 + Math.floor(random() * rounds);
+}
+
 export class FaultInjector {
   /** While false, wrappers pass every call through untouched (setup, baseline cleanup, settling). */
   active = false;
@@ -113,6 +135,8 @@ export class FaultInjector {
    * the runs `failsOperationalPublishes` picks; undefined in the others.
    */
   readonly operationalPublishFaults: OperationalPublishFaults | undefined;
+  /** Every poller process of the run, in the order they started. */
+  readonly processes: PollerProcess[] = [];
   readonly #random: () => number;
   readonly #pending: CrashPoint[];
   readonly #calls: Counters = {};
@@ -153,7 +177,9 @@ export class FaultInjector {
 
   newProcess(label: string): PollerProcess {
     this.#processes++;
-    return new PollerProcess(this, `${label}-${this.#processes}`);
+    const process = new PollerProcess(this, `${label}-${this.#processes}`);
+    this.processes.push(process);
+    return process;
   }
 
   /** Planned crashes that never fired (their target was not called that often). */
@@ -171,6 +197,13 @@ export class PollerProcess {
   readonly #deliveries = new Map<string, number>();
   /** Crash points that fired in this process. */
   readonly crashes: CrashPoint[] = [];
+  /**
+   * The poll's club session was closed (its state committed): whatever it announced is delivered
+   * or owed in that state. Set by the harness.
+   */
+  closed = false;
+  /** Every operational event this process handed to a publish, and whether that publish went through. */
+  readonly operational: { readonly event: BridgeEvent; readonly published: boolean }[] = [];
   /** Events delivered and not committed yet, by the bridge source (`detail.source`) they belong to. */
   readonly #uncommitted = new Map<string, string[]>();
 

@@ -61,11 +61,28 @@ export class FaultySink implements EventSink {
   ) {}
 
   async publish(events: readonly BridgeEvent[]): Promise<void> {
+    let published = false;
+    try {
+      await this.#publish(events);
+      published = true;
+    } finally {
+      // What the operational check needs: every operational event this process tried to publish.
+      for (const event of events.filter(isOperational)) this.process.operational.push({ event, published });
+    }
+  }
+
+  async #publish(events: readonly BridgeEvent[]): Promise<void> {
     const { process } = this;
     process.assertAlive('publish');
     const { injector } = process;
-    if (injector.active && injector.operationalPublishFaults)
-      injector.operationalPublishFaults.failFirst(events);
+    if (injector.active && injector.operationalPublishFaults) {
+      try {
+        injector.operationalPublishFaults.failFirst(events);
+      } catch (err) {
+        injector.count('operational-publish-failed');
+        throw err;
+      }
+    }
     const crash = injector.crashFor('publish');
     if (crash?.phase === 'before') throw process.crash(crash);
     const batch = crash?.phase === 'partial' ? events.slice(0, Math.ceil(events.length / 2)) : events;

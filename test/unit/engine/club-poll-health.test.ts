@@ -122,4 +122,15 @@ describe('operational events', () => {
     expect(staleEvent(club, cursor, NOW, 60 * MINUTE)).toBeUndefined();
     expect(staleEvent(club, notified, NOW, 30 * MINUTE)).toBeUndefined();
   });
+
+  it('takes a notice at the instant of the last success for the episode before it', () => {
+    // A poll announced the previous episode on its start, then the source succeeded at that same
+    // instant (a clock that did not move); 40 minutes later it fails: a new episode (chaos seed 8).
+    const lastSuccessAt = new Date(NOW - 40 * MINUTE).toISOString();
+    const cursor = {
+      ...newCursor('club-1', 'visits'),
+      health: { consecutiveFailures: 1, lastSuccessAt, staleNotifiedAt: lastSuccessAt },
+    };
+    expect(staleEvent(club, cursor, NOW, 30 * MINUTE)?.detail).toMatchObject({ lastSuccessAt });
+  });
 });
