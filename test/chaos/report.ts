@@ -2,7 +2,7 @@
  * Figures of many chaos runs, and docs/reliability.md made from them.
  */
 import { markdownTable } from '../../lambdas/cli/catalog-markdown';
-import type { Counters } from '../support/fault-injector';
+import { type Counters, failsOperationalPublishes } from '../support/fault-injector';
 import type { ChaosRunResult } from './harness';
 import type { PoisonFigures } from './poison-check';
 
@@ -33,6 +33,16 @@ export interface RunSummary {
     readonly missing: number;
     readonly spurious: number;
     readonly byType: Record<string, number>;
+  };
+  /** The operational verdict (operational-check.ts); absent in summaries kept before it existed. */
+  readonly operational?: {
+    readonly checked: number;
+    readonly required: number;
+    readonly missing: number;
+    readonly spurious: number;
+    readonly byType: Record<string, number>;
+    /** Whether the run failed the first publish of each operational event. */
+    readonly failedFirst: boolean;
   };
 }
 
@@ -82,6 +92,14 @@ export function summarise(result: ChaosRunResult): RunSummary {
       spurious: result.lifecycle.spurious.length,
       byType: result.lifecycle.byType,
     },
+    operational: {
+      checked: result.operational.checked,
+      required: result.operational.required,
+      missing: result.operational.missing.length,
+      spurious: result.operational.spurious.length,
+      byType: result.operational.byType,
+      failedFirst: failsOperationalPublishes(result.seed),
+    },
   };
 }
 
@@ -121,6 +139,9 @@ const FAULT_LABELS: [key: string, label: string][] = [
   ['race', 'two pollers racing for the club'],
   ['short-deadline-poll', 'poll with a deadline too short to finish (scan resumed later)'],
   ['stale-read', 'eventually consistent read that missed a recent write (snapshots, seen keys)'],
+  ['api-key-rotated', 'fault round polled with a rotated API key (401: credentials rejected)'],
+  ['endpoint-missing', 'class-attendance endpoint answering 404 from a fault round on (source unavailable)'],
+  ['operational-publish-failed', 'first publish of an operational event failed (each eventId once)'],
 ];
 
 export function renderReport(report: LongRunReport): string {
@@ -179,6 +200,16 @@ export function renderReport(report: LongRunReport): string {
         ],
         ['lifecycle missing', fmt(sum(runs, (r) => r.lifecycle?.missing ?? 0))],
         ['lifecycle spurious', fmt(sum(runs, (r) => r.lifecycle?.spurious ?? 0))],
+        [
+          'operational events checked (distinct eventIds on the bus)',
+          fmt(sum(runs, (r) => r.operational?.checked ?? 0)),
+        ],
+        [
+          'operational announcements and conditions required',
+          fmt(sum(runs, (r) => r.operational?.required ?? 0)),
+        ],
+        ['operational missing', fmt(sum(runs, (r) => r.operational?.missing ?? 0))],
+        ['operational spurious', fmt(sum(runs, (r) => r.operational?.spurious ?? 0))],
         ['polls', fmt(sum(runs, (r) => r.polls))],
       ],
     ),
@@ -192,6 +223,22 @@ export function renderReport(report: LongRunReport): string {
       Object.entries(
         runs.reduce<Record<string, number>>((acc, r) => {
           for (const [t, n] of Object.entries(r.lifecycle?.byType ?? {})) acc[t] = (acc[t] ?? 0) + n;
+          return acc;
+        }, {}),
+      )
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([t, n]) => [t, fmt(n)]),
+    ),
+    '',
+    '## Operational events',
+    '',
+    `In ${fmt(runs.filter((r) => r.operational?.failedFirst).length)} runs the first publish of each operational event failed (\`test/support/fault-sink.ts\`), on top of EventBridge's injected faults and the crashes. The verdict (\`test/chaos/operational-check.ts\`) requires every operational event a poll tried to publish, when that poll committed its state, on the bus under that eventId; and, from the cursors the run committed after each poll (the refusals, unavailable marks and failures the injected faults left, read around the faults, never from the events), a Club Credentials Rejected or Club Quota Low for each refusal's episode, a Club Source Unavailable for each unavailable mark, and a Club Data Stale for each failure 30 minutes or more after its source's last success. An operational event that matches no committed condition is spurious (unless a poll that lost its state published it).`,
+    '',
+    ...markdownTable(
+      ['detail-type', 'distinct events checked'],
+      Object.entries(
+        runs.reduce<Record<string, number>>((acc, r) => {
+          for (const [t, n] of Object.entries(r.operational?.byType ?? {})) acc[t] = (acc[t] ?? 0) + n;
           return acc;
         }, {}),
       )
@@ -330,7 +377,10 @@ const METHOD = [
   'entries and throttling (the local endpoint); DynamoDB throttling (SDK middleware), StoreErrors and',
   'lost conditional writes on cursors and leases (a StateStore wrapper); up to four crashes at',
   'planned steps (fetch, every store call, publish; before, after or half-way; as an exception or a',
-  'killed process); racing pollers; interrupted scans.',
+  'killed process); racing pollers; interrupted scans. Drawn from the seed apart from the rest (so',
+  "a seed's other faults stay what they were): in one run of four a fault round polls with a rotated",
+  'API key (401), in one of four the class-attendance endpoint answers 404 from a fault round on, and',
+  'in three of four the first publish of each operational event fails.',
   '',
   'The verdict (`test/chaos/journal-check.ts`) compares the events on the bus with the sandbox',
   'journal, using the keys of `test/support/ground-truth.ts`: every change exactly once (zero missing,',
