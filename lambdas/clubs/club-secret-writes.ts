@@ -43,6 +43,16 @@ export class ClubSecretConflictError extends ClubSecretError {
   }
 }
 
+/**
+ * A shared-secret merge that lost the race to other writers MAX_MERGE_ATTEMPTS times in a row.
+ * Retryable; nothing of this write was stored, nothing of theirs was lost.
+ */
+export class ClubSecretContentionError extends ClubSecretError {
+  constructor(secretName: string, message: string) {
+    super(secretName, message, true);
+  }
+}
+
 /** What is about to be written: one club's credentials, or keys under a shared integrator login. */
 export type ClubSecretWrite =
   | { readonly form: 'club'; readonly clubId: string }
@@ -189,15 +199,14 @@ export async function putSharedClubKeys(
     }
     lastRead = current?.versionId;
   }
-  throw new ClubSecretError(
+  throw new ClubSecretContentionError(
     secretName,
-    `could not update secret '${secretName}': another writer changed it ${MAX_MERGE_ATTEMPTS} times while this one merged; nothing of this run was written and nothing of theirs was lost. Run it again`,
-    true,
+    `could not update secret '${secretName}': other writers changed it ${MAX_MERGE_ATTEMPTS} times while this one merged; nothing of this run was written and nothing of theirs was lost. Run it again`,
   );
 }
 
 /** Writes that lose a race read, merge and try again, this many times in all. */
-const MAX_MERGE_ATTEMPTS = 6;
+const MAX_MERGE_ATTEMPTS = 10;
 const MERGE_BACKOFF = { baseDelayMs: 50, maxDelayMs: 1000 };
 /** The label a merged version waits under until AWSCURRENT is moved to it (not AWSPENDING: rotation's). */
 export const PENDING_STAGE = 'GYMBRIDGE_PENDING';
