@@ -54,6 +54,7 @@ export class GymBridgeStack extends Stack {
       eventBusName: `gym-bridge-${config.stage}`,
       eventSource: config.eventSource,
       archiveRetention: Duration.days(config.archiveRetentionDays),
+      archiveRemovalPolicy: removalPolicy,
     });
     this.clubSecrets = new ClubSecrets(this, 'ClubSecrets', {
       secretNamePrefix: `gym-bridge/${config.stage}/clubs/`,
@@ -62,7 +63,8 @@ export class GymBridgeStack extends Stack {
 
     const needsOwnTopic = !config.alarmTopicArn && (config.alarmEmail || config.exampleRules);
     const topicKey = needsOwnTopic ? createTopicKey(this, 'NotificationsKey') : undefined;
-    this.monitoring = this.#monitoring(config, serviceName, this.#alarmTopic(config, topicKey));
+    const alarmTopic = this.#alarmTopic(config, topicKey);
+    this.monitoring = this.#monitoring(config, serviceName, alarmTopic);
 
     if (config.exampleRules) {
       this.exampleRules = new ExampleRules(this, 'ExampleRules', {
@@ -70,6 +72,8 @@ export class GymBridgeStack extends Stack {
         topicEncryptionKey: topicKey,
         operationsEmail: config.alarmEmail,
         emailDetail: config.exampleRulesEmailDetail,
+        removalPolicy,
+        ...(alarmTopic ? { alarmTopic } : {}),
       });
     }
 
