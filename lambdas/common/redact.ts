@@ -32,8 +32,8 @@ export const MIN_SECRET_CHARS = 4;
 /** How many times a text is decoded in turn (an escape inside a percent-encoding, ...). */
 export const MAX_DECODE_LEVELS = 3;
 
-/** The characters that start an escape `decodeEscapes` reads. */
-const ESCAPE_START = /[\\%&]/;
+/** An escape `decodeEscapes` reads (a `%` or `&` of ordinary text is none). */
+export const ESCAPE_SEQUENCE = /\\[u"\\/bfnrt]|%[0-9a-fA-F]{2}|&(?:#|amp;|lt;|gt;|quot;|apos;)/;
 const JSON_ESCAPE = /\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/g;
 const JSON_SIMPLE: Record<string, string> = {
   '"': '"',
@@ -49,9 +49,9 @@ const PERCENT_RUN = /(?:%[0-9a-fA-F]{2})+/g;
 const CHAR_REFERENCE = /&(?:#[xX]([0-9a-fA-F]{1,6})|#([0-9]{1,7})|(amp|lt|gt|quot|apos));?/g;
 const NAMED_REFERENCE: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
-/** True when `text` holds a character that may start an escape (`\`, `%`, `&`). */
+/** True when `text` holds an escape `decodeEscapes` reads (`\u`, `\/`, `%6B`, `&#107;`, ...). */
 export function mayHoldEscapes(text: string): boolean {
-  return ESCAPE_START.test(text);
+  return ESCAPE_SEQUENCE.test(text);
 }
 
 /**

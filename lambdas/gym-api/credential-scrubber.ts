@@ -22,6 +22,7 @@
 import {
   allVariants,
   decodeFully,
+  ESCAPE_SEQUENCE,
   MIN_SECRET_CHARS,
   redactDecoded,
   scrubTokenLike,
@@ -37,12 +38,18 @@ export class CredentialScrubber {
   /** Every variant of the secrets, longest first. */
   readonly #variants: readonly string[];
   readonly #pattern: RegExp | undefined;
+  /**
+   * A variant or an escape (ESCAPE_SEQUENCE), without the global flag: the one test a string with
+   * neither needs.
+   */
+  readonly #screen: RegExp | undefined;
   /** A variant could be (part of) a number's text: numbers are checked too. */
   readonly #numbers: boolean;
 
   constructor(secrets: readonly (string | undefined)[]) {
     this.#variants = allVariants(secrets);
     this.#pattern = variantPattern(this.#variants);
+    this.#screen = this.#pattern && new RegExp(`${this.#pattern.source}|${ESCAPE_SEQUENCE.source}`);
     this.#numbers = this.#variants.some((v) => NUMBER_TEXT.test(v) && /\d/.test(v));
   }
 
@@ -56,7 +63,10 @@ export class CredentialScrubber {
 
   #clean(text: string): string {
     const pattern = this.#pattern;
-    return pattern ? redactDecoded(text, (t) => t.replace(pattern, MARK)) : text;
+    if (!pattern) return text;
+    // The common case first (a string with no escape and no credential): one test, nothing made.
+    if (!this.#screen!.test(text)) return text;
+    return redactDecoded(text, (t) => t.replace(pattern, MARK));
   }
 
   /** Upstream text without the secrets, and without anything shaped like a key or token. */
@@ -88,6 +98,8 @@ export class CredentialScrubber {
   values(root: unknown): number {
     if (!this.#pattern || !root || typeof root !== 'object') return 0;
     let changed = 0;
+    // Records of a page repeat their keys: each key is checked once a walk.
+    const keys = new Map<string, string>();
     const stack: object[] = [root];
     while (stack.length > 0) {
       const node = stack.pop()!;
@@ -116,7 +128,11 @@ export class CredentialScrubber {
             changed++;
           }
         }
-        const cleanKey = this.#clean(key);
+        let cleanKey = keys.get(key);
+        if (cleanKey === undefined) {
+          cleanKey = this.#clean(key);
+          keys.set(key, cleanKey);
+        }
         if (cleanKey !== key) {
           const value = record[key];
           delete record[key];
