@@ -2,8 +2,8 @@
  * The data requests of one club's client: one logical GET of a page (token, the club's headers,
  * the retry policy of retry-policy.ts, a fresh token once after a 401, every request reported to
  * the onRequest hook), its body read as a page envelope, and every credential of the client
- * scrubbed from what the upstream sent back, decided on the parsed body (credential-scrubber.ts). Resolves with a 2xx page; every other outcome is a
- * typed error.
+ * scrubbed from what the upstream sent back, decided on the parsed body (credential-scrubber.ts).
+ * Resolves with a 2xx page; every other outcome is a typed error.
  */
 import { logger } from '../common/logger';
 import type { RequestOptions, SleepFn, TokenSource } from './client-options';
@@ -90,6 +90,7 @@ export class DataRequests {
       operation,
       offset: new URL(url).searchParams.get('offset'),
       strings,
+      reason: `${strings} string${strings === 1 ? '' : 's'} of the page held a credential of the request; each reads [redacted] there now`,
     });
   }
 
