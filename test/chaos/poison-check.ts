@@ -131,7 +131,7 @@ export async function accountPoison(
     ...findCredentials('a quarantined record', texts, forms),
     ...findCredentials('a cursor', cursors, forms),
     ...findCredentials('a table item', elsewhere?.tableItems ?? [], forms),
-    ...findCredentials('a log line', elsewhere?.watch.lines() ?? [], forms),
+    ...findCredentials('a log line', elsewhere?.watch.texts() ?? [], forms),
   ];
   for (const where of found) failures.push(`a credential in ${where}`);
   const echoes = log.filter((e) => e.kind === 'echoCredentials');
@@ -196,6 +196,14 @@ export class CredentialWatch {
     this.#restore = undefined;
   }
 
+  /**
+   * The log lines captured, as written: JSON text, which the credential check reads decoded (a
+   * credential in a line is there as JSON.stringify wrote it, or escaped further).
+   */
+  texts(): readonly string[] {
+    return this.#lines;
+  }
+
   /** The log lines captured, parsed. */
   lines(): unknown[] {
     return this.#lines.flatMap((chunk) =>
@@ -216,17 +224,12 @@ export class CredentialWatch {
   }
 }
 
-/** True when `text` is one or more of the logger's JSON lines (and nothing else). */
+/**
+ * True when `text` is one or more of the logger's JSON lines (and nothing else): each begins with
+ * its `level` key, as Powertools writes it. Decided without parsing (the watch is on for a whole
+ * chaos run at DEBUG).
+ */
 function isLogLines(text: string): boolean {
   const lines = text.split('\n').filter((l) => l !== '');
-  if (lines.length === 0) return false;
-  return lines.every((line) => {
-    if (!line.startsWith('{"')) return false;
-    try {
-      const parsed = JSON.parse(line) as { level?: unknown };
-      return typeof parsed.level === 'string';
-    } catch {
-      return false;
-    }
-  });
+  return lines.length > 0 && lines.every((line) => line.startsWith('{"level":"') && line.endsWith('}'));
 }
