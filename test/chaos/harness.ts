@@ -19,7 +19,12 @@
  *
  *   const result = await runChaos(123, { dynamoEndpoint }); // result.ok, result.failures
  */
-import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  DeleteTableCommand,
+  DynamoDBClient,
+  ScanCommand,
+} from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config';
 import { GymApiClientFactory } from '../../lambdas/engine/client-factory';
@@ -61,7 +66,7 @@ import { checkAgainstJournal, type JournalCheck } from './journal-check';
 import { checkLifecycle, type LifecycleCheck } from './lifecycle-check';
 import type { ApiRecord } from './lifecycle-truth';
 import { checkOperational, type OperationalCheck } from './operational-check';
-import { accountPoison, type PoisonFigures } from './poison-check';
+import { accountPoison, CredentialWatch, type PoisonFigures } from './poison-check';
 import { type Scenario, scenarioFor } from './scenario';
 
 const MINUTE = 60_000;
@@ -190,6 +195,8 @@ export async function runChaos(
   // The harness's own reads go around the faults.
   const inspection = new DynamoDBClient(dynamoConfig);
   let tableName: string | undefined;
+  // Credentials (issue 32): the bridge's log lines and bearer tokens while the run lasts.
+  const watch = new CredentialWatch();
   try {
     tableName = await createTestTable(dynamo, 'chaos');
     const run = new ChaosRun(scenario, injector, sandbox, {
@@ -206,13 +213,16 @@ export async function runChaos(
         new EventBridgeSink({ client: eventBridge, busName: 'chaos', baseDelayMs: 1, maxDelayMs: 8 }),
       ),
       faults: bus.faults,
+      watch,
     });
-    await run.execute(failures);
+    watch.start();
+    await run.execute(failures).finally(() => watch.stop());
     injector.count('eventbridge-failed-entry', bus.stats.failedEntries);
     injector.count('eventbridge-throttle', bus.stats.throttledRequests);
     const all = bus.events.map((e) => ({ detailType: e.detailType, detail: e.detail }) as BridgeEvent);
     // Events of poison records (their markers) are accounted for apart: the journal has real changes only.
-    const poison = await accountPoison(sandbox, all, run, failures);
+    const tableItems = await scanTable(inspection, tableName);
+    const poison = await accountPoison(sandbox, all, run, failures, { watch, tableItems });
     const delivered = all.filter((e) => !poison.eventsOfPoison.has(e));
     // The changes of the sources the club polls (a run with lifecycle rounds polls four).
     const polled = new Set(run.club.sources ?? SOURCE_ORDER);
@@ -259,6 +269,7 @@ export async function runChaos(
       scenario,
     };
   } finally {
+    watch.stop();
     eventBridge.destroy();
     await Promise.allSettled([sandbox.close(), bus.close()]);
     if (tableName) await dynamo.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
@@ -267,12 +278,28 @@ export async function runChaos(
   }
 }
 
+/** Every item of a table (the credential check reads them all). */
+async function scanTable(client: DynamoDBClient, tableName: string): Promise<unknown[]> {
+  const items: unknown[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({ TableName: tableName, ...(start ? { ExclusiveStartKey: start } : {}) }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
 interface RunWiring {
   readonly store: DynamoDbStateStore;
   /** The same table without injected faults, for the harness's own reads. */
   readonly inspectionStore: DynamoDbStateStore;
   readonly sink: EventSink;
   readonly faults: { failEntryRate: number; throttleRate: number; reset(): void };
+  /** Notes the bearer tokens the bridge sends (poison-check.ts). */
+  readonly watch: CredentialWatch;
 }
 
 class ChaosRun {
@@ -541,9 +568,11 @@ class ChaosRun {
   #process(label: string) {
     const process = this.injector.newProcess(label);
     const clients = new GymApiClientFactory({
-      fetch: faultyFetch(process, {
-        jumpClock: () => this.sandbox.advance(this.scenario.api.clockJumpSec * 1000),
-      }),
+      fetch: this.wiring.watch.watchFetch(
+        faultyFetch(process, {
+          jumpClock: () => this.sandbox.advance(this.scenario.api.clockJumpSec * 1000),
+        }),
+      ),
       // Short timeouts are a fault: the settling polls use the client's default.
       ...(this.injector.active && !this.#quick
         ? { requestTimeoutMs: this.scenario.api.requestTimeoutMs }
