@@ -57,6 +57,9 @@ export {
   QUOTA_LOW_REASONS,
   SOURCE_UNAVAILABLE_KINDS,
   type Subject,
+  WEBHOOK_DELIVERY_FAILURE_REASONS,
+  WEBHOOK_DISABLE_REASONS,
+  WEBHOOK_ENDPOINT_ID_PATTERN,
 } from '../events/catalog';
 export { EVENT_ID_PATTERN } from '../events/event-id-pattern';
 export * from './consumer-named-schemas';

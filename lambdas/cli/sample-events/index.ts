@@ -38,6 +38,9 @@ export const SAMPLE_METHODS: Record<DetailType, string> = {
   [DETAIL_TYPES.ClubQuotaLow]: "usage put near 80% of the plan, then the sandbox's quota spent (429)",
   [DETAIL_TYPES.ClubDataStale]: 'an endpoint answering 503 for over 30 simulated minutes',
   [DETAIL_TYPES.ClubSourceUnavailable]: 'classAttendance enabled with its endpoint 404, then other 404/403s',
+  [DETAIL_TYPES.WebhookDeliveryFailed]:
+    'webhook deliveries to a local receiver answering 503 for 3 shifted days',
+  [DETAIL_TYPES.WebhookEndpointDisabled]: 'webhook endpoints on local receivers answering 410 Gone',
 };
 
 /** The data source whose polls produce a record event of this type. */

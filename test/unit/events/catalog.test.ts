@@ -91,6 +91,12 @@ const BREAKERS: Record<DetailType, (d: Detail) => void> = {
   [DETAIL_TYPES.ClubSourceUnavailable]: (d) => {
     d.kind = 'gone';
   },
+  [DETAIL_TYPES.WebhookDeliveryFailed]: (d) => {
+    d.endpointId = 'https://hooks.example.com/catch/secret-token';
+  },
+  [DETAIL_TYPES.WebhookEndpointDisabled]: (d) => {
+    d.lastStatus = 200.5;
+  },
 };
 
 /** Envelope breakages every event must reject. */
