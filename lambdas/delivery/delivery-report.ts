@@ -6,10 +6,19 @@
  * failed attempts, p95 latency, oldest undelivered age) and per event (`explain`). A few dozen
  * bytes a delivery: the log bill of a million deliveries is a few cents.
  */
-import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { METRIC, WEBHOOK_BATCH_LOG_MESSAGE } from '../common/deployment-contract';
 import { logger } from '../common/logger';
 import { EMF_MAX_VALUES } from '../common/metrics';
+
+/** What the report writes to: Powertools Metrics, or a no-op locally. */
+export interface MetricsSink {
+  addMetric(name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number): unknown;
+  publishStoredMetrics(): unknown;
+}
+
+/** Metrics that go nowhere: the local demo and tests (the log line stays). */
+export const NO_METRICS: MetricsSink = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
 
 /** What became of one delivery in this invocation. */
 export type DeliveryResult = 'delivered' | 'failed' | 'waiting' | 'dead' | 'dropped' | 'error';
@@ -73,7 +82,7 @@ export class DeliveryReport {
   }
 
   /** Writes the metrics and the log line, and starts over. */
-  publish(metrics: Metrics, extra: Record<string, unknown> = {}): void {
+  publish(metrics: MetricsSink, extra: Record<string, unknown> = {}): void {
     if (this.#deliveries.length === 0 && this.#disabled === 0) return;
     const all = [...this.#endpoints.values()];
     const sum = (pick: (f: EndpointFigures) => number) => all.reduce((n, f) => n + pick(f), 0);
