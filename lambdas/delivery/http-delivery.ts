@@ -98,10 +98,23 @@ function checkedLookup(resolve: Resolver, policy: AddressPolicy): LookupFunction
   };
 }
 
-const keepAlive = {
-  http: new http.Agent({ keepAlive: true, maxSockets: 50 }),
-  https: new https.Agent({ keepAlive: true, maxSockets: 50 }),
-};
+/**
+ * Connections are kept alive and reused (a TLS handshake per delivery would double its time), in
+ * pools of their own per policy and CA, never Node's global agents: a socket is only ever reused
+ * by a request under the policy its address was checked with.
+ */
+const agents = new Map<string, http.Agent>();
+function agentFor(secure: boolean, policy: AddressPolicy, ca: string | Buffer | undefined): http.Agent {
+  const key = `${secure}:${policy}:${ca === undefined ? '' : ca.toString()}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    agent = secure
+      ? new https.Agent({ keepAlive: true, maxSockets: 50, ...(ca === undefined ? {} : { ca }) })
+      : new http.Agent({ keepAlive: true, maxSockets: 50 });
+    agents.set(key, agent);
+  }
+  return agent;
+}
 
 /** Makes one attempt. Never throws: every failure is an outcome with its reason. */
 export function sendWebhook(request: DeliveryRequest, options: HttpDeliveryOptions): Promise<AttemptOutcome> {
@@ -138,8 +151,7 @@ export function sendWebhook(request: DeliveryRequest, options: HttpDeliveryOptio
         'user-agent': 'gym-bridge-webhooks/1',
       },
       lookup: checkedLookup(options.resolve ?? systemResolver, options.policy),
-      agent: options.ca ? undefined : secure ? keepAlive.https : keepAlive.http,
-      ...(options.ca ? { ca: options.ca } : {}),
+      agent: agentFor(secure, options.policy, options.ca),
       ...(secure && !checked.literal ? { servername: checked.hostname } : {}),
     };
     const req = (secure ? https : http).request(requestOptions, (res) => {

@@ -66,7 +66,7 @@ export async function startReceiver(secrets: Map<string, string>): Promise<Recei
         payload: JSON.parse(body) as Received['payload'],
         headers: req.headers,
       };
-      const answer = (scripts.get(path) ?? (() => ({ status: 204 })))({ ...base, answered: 0 });
+      const answer: Answer = (scripts.get(path) ?? (() => ({ status: 204 })))({ ...base, answered: 0 });
       received.push({ ...base, answered: answer === 'reset' ? 'reset' : answer.status });
       if (answer === 'reset') {
         req.socket.destroy();
