@@ -74,6 +74,8 @@ const MAY = {
     'Sources',
     'GymApi',
     'LocalAws',
+    // The webhook events' samples run the delivery use cases in process.
+    'Delivery',
   ],
   // Not drawn: a subscription construct types its pattern with the pattern matcher's JSON type.
   Cdk: ['Common', 'Events', 'EventTooling', 'State'],

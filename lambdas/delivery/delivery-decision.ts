@@ -68,6 +68,8 @@ export function decide(
     if (spent) return { kind: 'dead', reason: 'schedule-exhausted' };
     return { kind: 'wait', untilMs: health.probeUntil + spread(), why: 'probe-in-flight' };
   }
+  // Past its span, a delivery to an endpoint that is still failing probes no more.
+  if (spent) return { kind: 'dead', reason: 'schedule-exhausted' };
   return { kind: 'attempt', probe: true };
 }
 

@@ -3,6 +3,7 @@ import type { SourceName } from '../../state';
 import { LIFECYCLE_TYPES, lifecycleEvents } from './lifecycle';
 import { credentialsRejected, dataStale, quotaLow, sourceUnavailable } from './operational';
 import { collect, HOUR, MAX_SAMPLE_COUNT, pollEvery, type SampleOptions, withRig } from './rig';
+import { webhookEvents } from './webhooks';
 
 export { MAX_SAMPLE_COUNT, SAMPLE_START, SampleError, type SampleOptions } from './rig';
 
@@ -99,6 +100,8 @@ export async function sampleEvents(options: SampleOptions): Promise<BridgeEvent[
     events = await credentialsRejected(options);
   else if (options.detailType === DETAIL_TYPES.ClubQuotaLow) events = await quotaLow(options);
   else if (options.detailType === DETAIL_TYPES.ClubDataStale) events = await dataStale(options);
+  else if (options.detailType === DETAIL_TYPES.WebhookDeliveryFailed) events = await webhookEvents(options);
+  else if (options.detailType === DETAIL_TYPES.WebhookEndpointDisabled) events = await webhookEvents(options);
   else events = await sourceUnavailable(options);
   for (const event of events) validateEvent(event);
   return events;
