@@ -73,6 +73,13 @@ export {
   type EventSchemas,
   eventBridgeEventJsonSchema,
 } from './consumer-schemas';
+/** Receiving the bridge's Standard Webhooks: the payload type and its verifier (Web Crypto). */
+export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookPayload,
+  WebhookVerificationError,
+} from './consumer-webhooks';
 
 /** Check a subscription's pattern offline, in a consumer's own tests (EventBridge's content filtering). */
 export {
