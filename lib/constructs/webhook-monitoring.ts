@@ -105,6 +105,12 @@ export class WebhookMonitoring extends Construct {
         },
       ),
     };
+    this.#queryAndDashboard(props, metric);
+  }
+
+  /** The saved query of one event's deliveries, and the dashboard row. */
+  #queryAndDashboard(props: WebhookMonitoringProps, metric: ReturnType<typeof serviceMetricOf>): void {
+    const { webhooks } = props;
     new logs.QueryDefinition(this, 'EventDeliveriesQuery', {
       queryDefinitionName: `${props.serviceName}/webhook-event`,
       queryString: new logs.QueryString({

@@ -108,6 +108,21 @@ export class WebhookDelivery extends Construct {
       ],
     });
 
+    const { fanOut, deliver } = this.#functions(props, entries, removalPolicy, fanOutConcurrency);
+    this.fanOutFunction = fanOut.function;
+    this.deliverFunction = deliver.function;
+    this.fanOutLogGroup = fanOut.logGroup;
+    this.deliverLogGroup = deliver.logGroup;
+    this.#wire(props, fanOut.function, deliver.function, fanOutConcurrency);
+  }
+
+  /** The fan-out and delivery functions. */
+  #functions(
+    props: WebhookDeliveryProps,
+    entries: { readonly webhookFanOut: string; readonly webhookDeliver: string },
+    removalPolicy: RemovalPolicy,
+    fanOutConcurrency: number,
+  ): { fanOut: BridgeFunction; deliver: BridgeFunction } {
     const common = {
       serviceName: props.serviceName,
       logRetention: props.logRetention,
@@ -130,29 +145,36 @@ export class WebhookDelivery extends Construct {
       timeout: DELIVER_TIMEOUT,
       environment: { [ENV.webhookSecretPrefix]: props.secretNamePrefix },
     });
-    this.fanOutFunction = fanOut.function;
-    this.deliverFunction = deliver.function;
-    this.fanOutLogGroup = fanOut.logGroup;
-    this.deliverLogGroup = deliver.logGroup;
+    return { fanOut, deliver };
+  }
 
-    table.grantReadData(fanOut.function);
-    table.grantReadWriteData(deliver.function);
-    for (const fn of [fanOut.function, deliver.function]) {
+  /** Grants (each with its environment variable) and the two event sources. */
+  #wire(
+    props: WebhookDeliveryProps,
+    fanOut: lambda.Function,
+    deliver: lambda.Function,
+    fanOutConcurrency: number,
+  ): void {
+    const table = this.table;
+    const deliveryQueue = this.deliveryQueue;
+    table.grantReadData(fanOut);
+    table.grantReadWriteData(deliver);
+    for (const fn of [fanOut, deliver]) {
       fn.addEnvironment(ENV.webhookTable, table.tableName);
-      fn.addEnvironment(ENV.webhookQueueUrl, delivery.queue.queueUrl);
-      delivery.queue.grantSendMessages(fn);
+      fn.addEnvironment(ENV.webhookQueueUrl, deliveryQueue.queueUrl);
+      deliveryQueue.grantSendMessages(fn);
     }
-    props.eventBus.grantPutEventsTo(deliver.function);
-    this.#grantKeys(deliver.function);
-    fanOut.function.addEventSource(
-      new SqsEventSource(ingest.queue, {
+    props.eventBus.grantPutEventsTo(deliver);
+    this.#grantKeys(deliver);
+    fanOut.addEventSource(
+      new SqsEventSource(this.ingestQueue, {
         batchSize: 10,
         reportBatchItemFailures: true,
         maxConcurrency: fanOutConcurrency,
       }),
     );
-    deliver.function.addEventSource(
-      new SqsEventSource(delivery.queue, {
+    deliver.addEventSource(
+      new SqsEventSource(deliveryQueue, {
         batchSize: 10,
         reportBatchItemFailures: true,
         maxConcurrency: props.deliveryConcurrency ?? 50,

@@ -9,11 +9,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { BusEvent } from '../../../lambdas/delivery/delivery-message';
 import { LocalWebhooks } from '../../../lambdas/delivery/local-webhooks';
-import {
-  endpointStatus,
-  redriveDeadLetters,
-  setEndpointEnabled,
-} from '../../../lambdas/delivery/webhook-admin';
+import { endpointStatus, setEndpointEnabled } from '../../../lambdas/delivery/webhook-admin';
+import { redriveDeadLetters } from '../../../lambdas/delivery/webhook-recovery';
 import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
 import { makeEventId } from '../../../lambdas/events/event-id';
 import { MemorySink } from '../../../lambdas/events/memory-sink';
