@@ -5,7 +5,6 @@
  * `rotateSecret`, and never again; views carry the URL's host and a redacted URL only.
  */
 import { type AddressPolicy, checkWebhookUrl, hostOf } from './address-policy';
-import { type DeliveryQueue, delaySecondsUntil, MAX_DELAY_SECONDS } from './delivery-queue';
 import {
   checkFilter,
   checkStaticHeaders,
