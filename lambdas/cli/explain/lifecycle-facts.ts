@@ -11,7 +11,6 @@ import { readKeptLifecycle } from '../../engine/lifecycle/lifecycle-keep';
 import { evaluationHourStartMs } from '../../engine/lifecycle/lifecycle-slot';
 import { DETAIL_TYPES } from '../../events/catalog';
 import { makeEventId } from '../../events/event-id';
-import { HOUR_MS } from '../../sources/lifecycle/local-time';
 import { evaluateMember, evaluateProspect, type LifecycleSettings } from '../../sources/lifecycle/rules';
 import type { StateStore } from '../../state/store';
 import type { SubjectRef } from './subject-facts';
