@@ -134,7 +134,7 @@ function sharedSecretIn(text: string): { username: string; clubIds: string[] } |
 function describeClubs(clubIds: readonly string[]): string {
   if (clubIds.length === 0) return 'no club keys yet';
   const shown = clubIds.slice(0, 5).join(', ');
-  return `${clubIds.length} club key(s): ${shown}${clubIds.length > 5 ? ', ...' : ''}`;
+  return `${clubIds.length} club key${clubIds.length === 1 ? '' : 's'}: ${shown}${clubIds.length > 5 ? ', ...' : ''}`;
 }
 
 /**

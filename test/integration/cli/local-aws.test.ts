@@ -316,11 +316,32 @@ describe('clubs add against local-aws', () => {
       { GYM_BRIDGE_PASSWORD: 'local-password' },
     );
     expect(add.stdout).toMatch(/club-7: added \(basic, Australia\/Sydney; secret gym-bridge\/clubs\/club-7 /);
+    // A shared secret: created, then a second club merged in (the compare-and-swap on version
+    // stages: GYMBRIDGE_PENDING, then AWSCURRENT moved with UpdateSecretVersionStage)
+    const shared = (clubId: string) =>
+      cli(
+        [
+          ...['clubs', 'add', '--table', 'local-clubs', '--club-id', clubId, '--base-url'],
+          ...['https://api.example.com/v1', '--time-zone', 'Australia/Sydney', '--plan', 'basic'],
+          ...['--username', 'chain-login', '--api-key', `key-${clubId}`, '--shared-secret', 'chain'],
+        ],
+        { GYM_BRIDGE_PASSWORD: 'chain-password' },
+      );
+    expect((await shared('chain-1')).stdout).toContain(
+      'shared secret gym-bridge/clubs/chain created: 1 club key written',
+    );
+    expect((await shared('chain-2')).stdout).toContain(
+      'shared secret gym-bridge/clubs/chain updated: 1 club key written',
+    );
     const list = await cli(['clubs', 'list', '--table', 'local-clubs', '--json']);
-    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ clubId: 'club-7' })]);
+    expect(
+      JSON.parse(list.stdout)
+        .map((c: { clubId: string }) => c.clubId)
+        .sort(),
+    ).toEqual(['chain-1', 'chain-2', 'club-7']);
     expect(list.stdout).not.toContain('local-password');
     aws.child.kill('SIGTERM');
     expect(await aws.exit).toBe(0);
-    expect(aws.stdout()).toMatch(/local AWS endpoints stopped: 0 events received, 1 secret held/);
+    expect(aws.stdout()).toMatch(/local AWS endpoints stopped: 0 events received, 2 secrets held/);
   }, 120_000);
 });

@@ -232,9 +232,9 @@ describe('clubs CLI', () => {
     expect(imported.stdout).toContain(
       'chain-1: added (basic, Europe/London; shared secret gym-bridge/clubs/chain)',
     );
-    expect(imported.stdout).toContain('shared secret gym-bridge/clubs/chain created: 2 club key(s) written');
+    expect(imported.stdout).toContain('shared secret gym-bridge/clubs/chain created: 2 club keys written');
     expect(one.code, one.stderr).toBe(0);
-    expect(one.stdout).toContain('shared secret gym-bridge/clubs/chain updated: 1 club key(s) written');
+    expect(one.stdout).toContain('shared secret gym-bridge/clubs/chain updated: 1 club key written');
     expect(JSON.parse(sm.currentValue('gym-bridge/clubs/chain')!)).toEqual({
       ...login,
       apiKeys: { 'chain-1': 'key-c1', 'chain-2': 'key-c2', 'chain-3': 'key-c3' },
@@ -330,7 +330,7 @@ describe('clubs CLI', () => {
     for (const r of [overShared, fileOverShared]) {
       expect(r.code, r.stdout + r.stderr).toBe(2);
       expect(r.stderr).toContain(
-        "gym-bridge clubs: secret 'gym-bridge/clubs/fleet' is a shared secret (integrator login 'fleet-login', 2 club key(s): fleet-1, fleet-2)",
+        "gym-bridge clubs: secret 'gym-bridge/clubs/fleet' is a shared secret (integrator login 'fleet-login', 2 club keys: fleet-1, fleet-2)",
       );
       expect(r.stderr).toContain(
         "every club in it would be polled with fleet's API key. Nothing was written.",
