@@ -69,7 +69,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     load: () => import('./commands/sandbox'),
   },
   'local-aws': {
-    summary: 'local DynamoDB and EventBridge endpoints for poll and status (in memory)',
+    summary: 'local DynamoDB, EventBridge (buses, archives, replays) and Secrets Manager, in memory',
     load: () => import('./commands/local-aws'),
   },
   poll: {

@@ -3,7 +3,7 @@
  * README's exit code: `sandbox` on a port in use (1, as `start` and `local-aws`), `status` on a table
  * that does not exist (2) or at an endpoint where nothing answers (1). Child processes, real sockets.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -163,6 +163,27 @@ describe('--help', () => {
       'events',
     ])
       expect(stdout).toMatch(new RegExp(`^  ${command} +\\S.{20,}$`, 'm'));
+  }, 60_000);
+
+  it('docs/cli.md lists every command --help lists, and every events subcommand, each with its section', async () => {
+    // Prepare: the commands as the CLI lists them, not as this test remembers them
+    const [top, events, doc] = await Promise.all([
+      cli(['--help']),
+      cli(['events', '--help']),
+      readFile('docs/cli.md', 'utf8'),
+    ]);
+    const commands = [...top.stdout.matchAll(/^ {2}([a-z-]+) {2,}\S/gm)].map((m) => m[1]!);
+    const subcommands = /events <([a-z|]+)>/.exec(events.stdout)?.[1]?.split('|') ?? [];
+    expect(commands).toContain('explain');
+    expect(subcommands).toEqual(['sample', 'replay', 'match']);
+    const table = doc.slice(doc.indexOf('| command |'), doc.indexOf('## For every command'));
+    // Assess: a row of the command table links each to its section, which exists
+    const named = [...commands.filter((c) => c !== 'events'), ...subcommands.map((s) => `events ${s}`)];
+    for (const name of named) {
+      const anchor = name.replace(' ', '-');
+      expect(table, name).toContain(`[\`${name}\`](#${anchor})`);
+      expect(doc, name).toMatch(new RegExp(`^## ${name}$`, 'm'));
+    }
   }, 60_000);
 
   it('events sample --help is the help of events sample, not of every events subcommand', async () => {
