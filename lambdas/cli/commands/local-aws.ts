@@ -274,13 +274,13 @@ export async function run(argv: string[]): Promise<number> {
   const received: Received = { live: new Map(), replayed: 0 };
   const endpoints = await startEndpoints(ports, buses, eventSink(eventsFile, flags.quiet, received));
   if (!endpoints) return 1;
-  process.stdout.write(banner(endpoints, buses, eventsFile, flags.quiet));
-
+  // Watching before the banner says it is up: a signal sent as soon as it is read finds its handler.
   const stop = watchStop({
     command: 'gym-bridge local-aws',
     stopping: 'stopping the local endpoints',
     skipped: 'closing them',
   });
+  process.stdout.write(banner(endpoints, buses, eventsFile, flags.quiet));
   try {
     await stop.whenRequested;
     const secretCount = endpoints.secrets.names().length;

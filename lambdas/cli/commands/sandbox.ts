@@ -175,9 +175,18 @@ export function poisonNotice(p: PoisonSettings): string[] {
     tokenControlChar: 'a token with a control character',
   };
   const first = p.stored[stored[0]!];
-  const rates = stored.every((k) => p.stored[k] === first)
-    ? `${first} of each class (${stored.join(', ')})`
-    : stored.map((k) => `${k} ${p.stored[k]}`).join(', ');
+  const rates =
+    stored.length > 1 && stored.every((k) => p.stored[k] === first)
+      ? `${first} of each class (${stored.join(', ')})`
+      : stored.map((k) => `${k} ${p.stored[k]}`).join(', ');
+  // What a poll should show, for what is on: quarantines for stored records, failed or partial
+  // polls for response habits
+  const shows = [
+    ...(stored.length ? ['bad records quarantined with a reason (status counts them)'] : []),
+    ...(habits.length
+      ? ['a poll that fails or stops part-way during a habit, and the next one catching up']
+      : []),
+  ].join('; ');
   return [
     'POISON MODE (docs/sandbox.md, "Poison mode"): this API misbehaves on purpose',
     ...(stored.length
@@ -189,9 +198,8 @@ export function poisonNotice(p: PoisonSettings): string[] {
     ...(habits.length
       ? [`  response habits, share of requests: ${habits.map((k) => `${words[k]} ${pct(p[k])}`).join(', ')}`]
       : []),
-    '  what a poll should show: bad records quarantined with a reason (status counts them), a poll',
-    '  that fails or stops part-way during a habit and the next one catching up; never a crash, a',
-    '  source stopped for good, or a credential in its output. Leave out --poison for a normal API.',
+    `  what a poll should show: ${shows}; never a crash, a source stopped for good, or a`,
+    '  credential in its output. Leave out --poison for a normal API.',
   ];
 }
 
@@ -233,24 +241,26 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw err;
   }
-  if (parsed.writeClubs) await sandbox.writeClubsFile(parsed.writeClubs);
-  if (parsed.live) sandbox.startLive({ speed: parsed.live });
-  process.stdout.write(`${describe(sandbox, parsed.live)}\n`);
-  if (parsed.writeClubs) {
-    process.stdout.write(
-      `clubs file written to ${parsed.writeClubs} (it holds the credentials: keep it private)\n`,
-    );
-    if (!parsed.live)
-      process.stdout.write(
-        'the clock is stopped: poll sees no new activity (add --live for a clock that runs)\n',
-      );
-  }
+  // Watching before anything says it is up: a signal sent as soon as the banner is read (a test,
+  // a process manager) finds its handler, not the default action (killed, no summary).
   const stop = watchStop({
     command: 'gym-bridge sandbox',
     stopping: 'stopping the sandbox',
     skipped: 'closing it',
   });
   try {
+    if (parsed.writeClubs) await sandbox.writeClubsFile(parsed.writeClubs);
+    if (parsed.live) sandbox.startLive({ speed: parsed.live });
+    process.stdout.write(`${describe(sandbox, parsed.live)}\n`);
+    if (parsed.writeClubs) {
+      process.stdout.write(
+        `clubs file written to ${parsed.writeClubs} (it holds the credentials: keep it private)\n`,
+      );
+      if (!parsed.live)
+        process.stdout.write(
+          'the clock is stopped: poll sees no new activity (add --live for a clock that runs)\n',
+        );
+    }
     await stop.whenRequested;
     const used = sandbox.clubs.map((c) => [c.clubId, sandbox.requestCounts(c.clubId).used] as const);
     const total = used.reduce((n, [, u]) => n + u, 0);

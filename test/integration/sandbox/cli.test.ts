@@ -35,6 +35,7 @@ describe('npm run cli -- sandbox', () => {
     expect(out).toMatch(/gym API sandbox at http:\/\/127\.0\.0\.1:\d+\/v1/);
     expect(out).toMatch(/club-1 +key [0-9a-f]{32} +Australia\/Sydney +basic/);
     expect(out).toMatch(/club-2 +key [0-9a-f]{32} +Europe\/London +advanced/);
+    expect(out).not.toContain('POISON');
     const clubs = JSON.parse(await readFile(file, 'utf8')) as ClubsFile;
     expect(clubs.clubs).toHaveLength(2);
     const club = clubs.clubs[0];
@@ -51,6 +52,28 @@ describe('npm run cli -- sandbox', () => {
     cli.child.kill('SIGINT');
     expect((await cli.closed).code).toBe(0);
     expect(cli.stdout()).toContain('sandbox stopped');
+  });
+
+  it('--poison says at start that it is in poison mode, its rates and what a poll should show', async () => {
+    const cli = sandboxCli([
+      '--port',
+      '0',
+      '--clubs',
+      '1',
+      '--members',
+      '20',
+      '--history-days',
+      '1',
+      '--poison',
+    ]);
+    await cli.waitFor(/Ctrl-C \(or SIGTERM\) to stop/, 20_000);
+    const out = cli.stdout();
+    expect(out).toContain('POISON MODE (docs/sandbox.md, "Poison mode"): this API misbehaves on purpose');
+    expect(out).toMatch(/stored bad records, per club per simulated hour: 0\.5 of each class/);
+    expect(out).toMatch(/response habits, share of requests: a 100 MiB page 1%/);
+    expect(out).toMatch(/what a poll should show: bad records quarantined with a reason/);
+    cli.child.kill('SIGTERM');
+    expect((await cli.closed).code).toBe(0);
   });
 
   it('exits 2 with a clear message on a bad flag', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CliUsageError } from '../../../lambdas/cli/args';
-import { sandboxOptionsFromFlags } from '../../../lambdas/cli/commands/sandbox';
+import { poisonNotice, sandboxOptionsFromFlags } from '../../../lambdas/cli/commands/sandbox';
+import { resolvePoison } from '../../../lambdas/sandbox/poison/settings';
 
 describe('sandbox command flags', () => {
   it('maps flags to sandbox options', () => {
@@ -87,5 +88,27 @@ describe('sandbox command flags', () => {
   ])('rejects %j', (argv, message) => {
     expect(() => sandboxOptionsFromFlags(argv)).toThrow(CliUsageError);
     expect(() => sandboxOptionsFromFlags(argv)).toThrow(message);
+  });
+});
+
+describe('sandbox --poison says what it does', () => {
+  it('every class and habit: their rates, and what a poll should show of each', () => {
+    const lines = poisonNotice(resolvePoison(true)).join('\n');
+    expect(lines).toMatch(/^POISON MODE \(docs\/sandbox.md, "Poison mode"\): this API misbehaves on purpose/);
+    expect(lines).toContain('stored bad records, per club per simulated hour: 0.5 of each class (identity,');
+    expect(lines).toContain('a 100 MiB page 1%');
+    expect(lines).toContain('bad records quarantined with a reason (status counts them)');
+    expect(lines).toContain('a poll that fails or stops part-way during a habit');
+    expect(lines).toContain('Leave out --poison for a normal API.');
+  });
+
+  it('only what is on: one stored class without habits, one habit without stored records', () => {
+    const stored = poisonNotice(resolvePoison({ stored: { identity: 2 } })).join('\n');
+    expect(stored).toContain('per club per simulated hour: identity 2;');
+    expect(stored).not.toMatch(/response habits|during a habit/);
+    const habit = poisonNotice(resolvePoison({ offsetIgnored: 0.1 })).join('\n');
+    expect(habit).toContain('response habits, share of requests: offset ignored (3 requests) 10%');
+    expect(habit).not.toMatch(/stored bad records|quarantined/);
+    expect(poisonNotice(resolvePoison(false))).toEqual([]);
   });
 });
