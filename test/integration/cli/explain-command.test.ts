@@ -167,8 +167,19 @@ describe('explain', () => {
       PAYMENTS.has(e.detailType) || e.detail.subject.memberNumber || e.detail.subject.prospectNumber;
     for (const e of events) if (!byKind.has(e.detailType) && hasSubject(e)) byKind.set(e.detailType, e);
     const kinds = [...byKind.keys()];
+    // Each family, and two kinds of those kept on a snapshot and of those not kept (what three
+    // hours of this sandbox always hold; Payment Failed or Refunded, Membership Cancelled and
+    // Disbursement Recorded come some runs, and go through the same paths). Lifecycle facts do not:
+    // the CLI polls on the wall clock, whose lifecycle hour the baseline evaluated.
     expect(kinds, 'the second poll published kinds of every family').toEqual(
-      expect.arrayContaining(['Member Visit Recorded', 'Payment Succeeded', 'Prospect Status Changed']),
+      expect.arrayContaining([
+        'Member Joined',
+        'Prospect Created',
+        'Prospect Status Changed',
+        'Payment Succeeded',
+        'Member Visit Recorded',
+        'POS Transaction Recorded',
+      ]),
     );
     // Act: each subject explained, the payments also through their member (four kinds at a time:
     // each explain is a process)
