@@ -1,9 +1,30 @@
 /** docs/benchmarks.json: the keys compared run to run first, then every figure the report was made from. */
 import { byLine } from '../cost';
 import { tableCapacityOf } from '../cost-dynamo-lines';
+import { DOUBLE_RECORDS, firstBatchPeakMb } from '../invocation-memory';
 import { unitsSource } from '../units-check';
 import { headline } from './headline';
 import type { BenchResults } from './results';
+
+/** The poll function's peak for the first poll of a full batch, at both record sizes (issue 32). */
+function memoryKeys(r: BenchResults) {
+  const m = r.scale.invocationMemory;
+  const peak = (scale: number) => {
+    const mb = firstBatchPeakMb(m, scale);
+    return mb === undefined ? undefined : Math.round(mb * 10) / 10;
+  };
+  const firstBatchPeakRssMb = peak(1);
+  const firstBatchDoubleRecordsPeakRssMb = peak(DOUBLE_RECORDS);
+  if (firstBatchPeakRssMb === undefined || firstBatchDoubleRecordsPeakRssMb === undefined) return {};
+  return {
+    memory: {
+      functionMb: m?.functionMb,
+      budgetMb: m?.budgetMb,
+      firstBatchPeakRssMb,
+      firstBatchDoubleRecordsPeakRssMb,
+    },
+  };
+}
 
 /** The JSON of every run, without the bulky per-poll arrays. */
 export function rawJson(r: BenchResults): string {
@@ -34,6 +55,7 @@ export function rawJson(r: BenchResults): string {
       lateChanges: h.lateChangeN,
     },
     quota: { basicShare: h.quotaShare },
+    ...memoryKeys(r),
     ...(r.lifecycle
       ? {
           lifecycleAdded: {
@@ -59,5 +81,6 @@ export function rawJson(r: BenchResults): string {
     ...r.scale,
     fleet,
   };
-  return `${JSON.stringify({ ...keys, ...r, scale }, null, 2)}\n`;
+  // Keys first; a report rendered again from its JSON carries them too, and the ones computed now win.
+  return `${JSON.stringify({ ...keys, ...r, ...keys, scale }, null, 2)}\n`;
 }
