@@ -1,10 +1,10 @@
 /**
- * Heavy club polls, a few at a time per process. A club's first poll (its silent baseline reads
- * every record the API has), a backfill, or a lifecycle evaluation that reads everything holds
- * several MB per club while it runs: its sources' pages side by side, each scan's identities and
- * record times, its seen keys and the snapshots it wrote; the regular polls of a minute hold a
- * fraction of that. So a poll function takes HEAVY_POLL_SLOTS heavy clubs side by side, as many as
- * its memory budget holds (below), and many more regular ones.
+ * Heavy club polls, as many at a time per process as its memory budget holds. A club's first poll
+ * (its silent baseline reads every record the API has), a backfill, or a lifecycle evaluation that
+ * reads everything holds several MB per club while it runs: its sources' pages side by side, each
+ * scan's identities and record times, its seen keys and the snapshots it wrote; the regular polls
+ * of a minute hold a fraction of that. So a poll function takes HEAVY_POLL_SLOTS heavy clubs side
+ * by side (below: one at 256 MB) and many more regular ones.
  *
  * A heavy poll waits for a slot, at most until its deadline's margin: then it polls nothing this
  * time (its sources report so) and the next dispatch brings it back. A slot is taken before any
@@ -31,16 +31,22 @@ export const POLL_FUNCTION_MEMORY_MB = 256;
 /** The most a poll process may hold at its peak: a quarter of the function's memory kept free. */
 export const POLL_PEAK_BUDGET_MB = (POLL_FUNCTION_MEMORY_MB * 3) / 4;
 /**
- * Peak resident set of a poll process whose batch runs one heavy poll at a time, MB: the bench's
- * first poll of new clubs at one slot, the worst of the sandbox's records and records twice their
- * size (153 to 169 MB), rounded up. Most of it is the process itself, whatever the batch: Node and
+ * Peak resident set of a poll process whose full batch of new clubs runs one heavy poll at a time,
+ * MB: the bench's first poll of 20 new clubs at one slot, 171 MB with the sandbox's records and
+ * with records twice their size. Most of it is the process itself, whatever the batch: Node and
  * the bundle (~85 MB), V8's young generation under Lambda's semi-space flag (~30 MB), the
- * optimising compiler's memory (~20 MB).
+ * optimising compiler's memory (~20 MB), and V8's late collection (garbage kept below its cap).
  */
-export const ONE_HEAVY_POLL_RSS_MB = 170;
-/** What each further heavy poll adds to the peak, MB (the bench: 8 to 10 MB at both record sizes). */
-export const HEAVY_POLL_RSS_MB = 10;
-/** How much the bench's peak of the same run varies between runs and machines, MB (234 to 240). */
+export const ONE_HEAVY_POLL_RSS_MB = 171;
+/**
+ * What each further heavy poll adds to that peak, MB: a second one added 10 to 18 MB (13 on
+ * average over five runs at both record sizes), a third about 10 more.
+ */
+export const HEAVY_POLL_RSS_MB = 13;
+/**
+ * How much the bench's peak of the same run varies between runs and machines, MB: 181 to 189 for
+ * the same batch with two heavy polls here, 234 to 240 with ten on two machines.
+ */
 export const PEAK_SPREAD_MB = 10;
 
 /**
@@ -52,7 +58,7 @@ export function heavyPollSlotsFor(budgetMb: number): number {
   return 1 + Math.max(0, Math.floor(room / HEAVY_POLL_RSS_MB));
 }
 
-/** Heavy club polls side by side per process: 2 at 256 MB ((192 - 10 - 170) / 10 = 1 more). */
+/** Heavy club polls side by side per process: 1 at 256 MB ((192 - 10 - 171) / 13 = 0 more). */
 export const HEAVY_POLL_SLOTS = heavyPollSlotsFor(POLL_PEAK_BUDGET_MB);
 
 /** The process's slots: shared by every club poll, as memory is. */
