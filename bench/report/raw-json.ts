@@ -30,12 +30,12 @@ function memoryKeys(r: BenchResults) {
 export function rawJson(r: BenchResults): string {
   const fleet = {
     ...r.scale.fleet,
-    // Rendering again from this JSON (--render) finds `polls` instead of the per-poll times.
-    minutes: r.scale.fleet.minutes.map(({ pollWallMs, ...m }) => ({
-      ...m,
-      pollWallMs: [],
-      polls: pollWallMs?.length || (m as { polls?: number }).polls || 0,
-    })),
+    // Rendering again from this JSON (--render) finds `polls` instead of the per-poll times (and
+    // writes it where a run writes it, so a JSON rendered again reads as the run's).
+    minutes: r.scale.fleet.minutes.map((minute) => {
+      const { pollWallMs, polls, ...m } = minute as typeof minute & { polls?: number };
+      return { ...m, pollWallMs: [], polls: pollWallMs?.length || polls || 0 };
+    }),
   };
   const f = r.scale.atScale;
   const h = headline(r);
