@@ -8,6 +8,7 @@ import {
   METRICS_NAMESPACE,
 } from '../../lambdas/common/deployment-contract';
 import { logger } from '../../lambdas/common/logger';
+import { POLL_FUNCTION_MEMORY_MB } from '../../lambdas/engine/club-poll/heavy-polls';
 import type { OverdueSource } from '../../lambdas/engine/dispatch/source-overdue';
 import type { ClubReport } from '../../lambdas/engine/poll-club';
 import { logReport } from '../../lambdas/engine/poll-message/report-log';
@@ -64,6 +65,12 @@ describe('functions', () => {
         [ENV.metricsNamespace]: METRICS_NAMESPACE,
       });
     }
+  });
+
+  it('give the poll function the memory its heavy-poll bound is derived from', () => {
+    // lambdas/engine/club-poll/heavy-polls.ts: the bound keeps a quarter of this memory free.
+    for (const template of [prod, dev])
+      expect(bridgeFunction(template, 'poll').resource.Properties.MemorySize).toBe(POLL_FUNCTION_MEMORY_MB);
   });
 
   it('log to their own log group with a retention', () => {
