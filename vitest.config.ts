@@ -18,6 +18,7 @@ export default defineConfig({
     // though most files wait on child processes and sockets. Every core: ~40% less wall time there.
     maxWorkers: Math.max(2, availableParallelism()),
     setupFiles: ['./vitest.setup.ts'],
+    globalSetup: ['./test/global-setup.ts'],
     reporters: ['default'],
   },
 });

@@ -7,6 +7,7 @@
  *   npm run bench -- --quick           # small sizes, one run each: a smoke test of the harness
  *   npm run bench -- --cpu-prof        # also keep the raw .cpuprofile (bench/profiles/)
  *   npm run bench -- --out DIR         # write the report elsewhere (default: docs)
+ *   npm run bench -- --memory-only     # only the invocation-memory step, into DIR's report
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -27,12 +28,14 @@ import { measureFleetAtScale, measureScale } from './steps/scale-step';
 import { measureLifecycle, measureTypicalClub } from './steps/typical-club-step';
 import { measureUnits } from './steps/units-step';
 
-const HELP = `usage: npm run bench -- [--quick] [--cpu-prof] [--out DIR] [--render FILE]
+const HELP = `usage: npm run bench -- [--quick] [--cpu-prof] [--out DIR] [--render FILE] [--memory-only]
 
   --quick        small sizes and one run of each benchmark (a smoke test, minutes less)
   --cpu-prof     keep the raw CPU profile of the profiled backfill in bench/profiles/
   --out DIR      directory for benchmarks.md, benchmarks.json and charts/ (default: docs)
-  --render FILE  measure nothing: write the report again from a benchmarks.json`;
+  --render FILE  measure nothing: write the report again from a benchmarks.json
+  --memory-only  measure only the memory of a poll invocation (minutes, not the full run) and
+                 write the report again from DIR's benchmarks.json with that section replaced`;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -41,6 +44,7 @@ interface Flags {
   'cpu-prof'?: boolean;
   out?: string;
   render?: string;
+  'memory-only'?: boolean;
   help?: boolean;
 }
 
@@ -54,6 +58,7 @@ function parseFlags(args: string[]): Flags | number {
         'cpu-prof': { type: 'boolean' },
         out: { type: 'string' },
         render: { type: 'string' },
+        'memory-only': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -65,6 +70,18 @@ function parseFlags(args: string[]): Flags | number {
     process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n\n${HELP}\n`);
     return 2;
   }
+}
+
+/** The invocation-memory step alone, its section replaced in the report of `outDir`'s JSON. */
+async function memoryOnly(outDir: string): Promise<number> {
+  const file = join(outDir, 'benchmarks.json');
+  const results = JSON.parse(await readFile(file, 'utf8')) as BenchResults;
+  const invocationMemory = await measureInvocationMemory(results.plan, readDeploymentSettings('prod'));
+  await writeReport({ ...results, scale: { ...results.scale, invocationMemory } }, outDir);
+  say(
+    `wrote the memory section of ${join(outDir, 'benchmarks.md')} in ${(elapsedMs() / 60_000).toFixed(1)} min`,
+  );
+  return 0;
 }
 
 async function main(): Promise<number> {
@@ -80,6 +97,7 @@ async function main(): Promise<number> {
   // The engine's warnings (e.g. a scan re-read) are expected in places; keep the output to progress.
   logger.setLogLevel('ERROR');
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  if (flags['memory-only']) return memoryOnly(outDir);
 
   const machine = machineInfo();
   say(`machine: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; plan: ${plan.name}`);

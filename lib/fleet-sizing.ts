@@ -19,9 +19,10 @@ export const POLL_INVOCATION_SECONDS_P95 = 8;
 /**
  * The most clubs one poll invocation takes: the most one poll message carries (the deployment
  * contract's MAX_CLUBS_PER_MESSAGE). Measured at 20 (docs/benchmarks.md, "Memory of a poll
- * invocation"): a batch of 20 first polls peaks at about the RSS of 10 (heavy polls take
- * HEAVY_POLL_SLOTS at a time), 20 regular polls well under the 256 MB; the pages held are bounded
- * by the process (lambdas/gym-api/body-budget.ts).
+ * invocation"): a batch of 20 first polls peaks at about the RSS of one (heavy polls take
+ * HEAVY_POLL_SLOTS at a time, derived from the function's budget of 192 MB of 256), 20 regular
+ * polls under that budget too; the pages held are bounded by the process
+ * (lambdas/gym-api/body-budget.ts).
  */
 export const MAX_POLL_BATCH_SIZE = MAX_CLUBS_PER_MESSAGE;
 /** Headroom over the concurrency the steady state needs: retries, slow clubs, a late minute. */

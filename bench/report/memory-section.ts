@@ -1,10 +1,33 @@
 /** Part of section 6: the peak memory of poll invocations (bench/invocation-memory.ts). */
+import type { InvocationMemory } from '../invocation-memory';
 import { int, table } from './format';
 import type { BenchResults } from './results';
+
+/** When the step ran apart from the rest of the report (`--memory-only`), on what, under what load. */
+function measuredNote(m: InvocationMemory): string {
+  if (!m.measured) return '';
+  const [before, after] = m.measured.loadAverage.map((l) => l.toFixed(1));
+  return `
+Measured on ${m.measured.commit} (${m.measured.date.slice(0, 10)}), the machine's 1-minute load average
+${before} before the step and ${after} after it (a loaded machine slows the runs; a long deadline
+lets every club of the batch finish, so the peak is the whole batch's).`;
+}
+
+/** The budget the peaks are held to, and whether every run kept to it. */
+function budgetNote(m: InvocationMemory): string {
+  if (m.budgetMb === undefined) return '';
+  const worst = Math.max(...m.runs.map((r) => r.rssPeakMb));
+  const kept = worst <= m.budgetMb ? 'every run kept to it' : `**not kept**: ${worst.toFixed(0)} MB`;
+  return `
+
+The budget is ${m.budgetMb} MB, three quarters of the function's memory: a quarter stays free for
+what the bench does not see (docs/operations.md, "The poll function's memory"); ${kept}.`;
+}
 
 export function invocationMemoryPart(r: BenchResults): string {
   const m = r.scale.invocationMemory;
   if (!m) return '';
+  const withCpu = m.runs.some((run) => run.cpuSec !== undefined);
   const rows = m.runs.map((run) => [
     run.name,
     int(run.clubs),
@@ -12,7 +35,14 @@ export function invocationMemoryPart(r: BenchResults): string {
     `${run.rssPeakMb.toFixed(0)} MB`,
     `${((100 * run.rssPeakMb) / m.functionMb).toFixed(0)}%`,
     `${run.wallSec.toFixed(1)} s`,
+    ...(withCpu ? [run.cpuSec === undefined ? 'n/a' : `${run.cpuSec.toFixed(1)} s`] : []),
   ]);
+  const header = ['run', 'clubs', 'records read', 'RSS peak', `of ${m.functionMb} MB`, 'wall time'];
+  const larger = m.runs.some((run) => (run.recordScale ?? 1) > 1)
+    ? `
+The runs marked "records 2x" read a sandbox whose records are twice their size (\`recordScale\`:
+fields the seed does not list, as a real API may add).`
+    : '';
   return `<a id="memory-of-a-poll-invocation"></a>**Memory of a poll invocation** (bench/invocation-memory.ts): the CLI's \`poll --once\`
 (every club side by side through \`pollClub\`, the poll function's path) bundled with esbuild as the
 functions are, in a process with the heap flags Lambda's Node runtime gives a ${m.functionMb} MB function
@@ -23,7 +53,7 @@ clubs, and heavy polls (a first poll, a backfill, a lifecycle reading everything
 time (lambdas/engine/club-poll/heavy-polls.ts). V8 collects late below its cap, so the resident
 set, which Lambda's limit counts, is the figure to fit; the CLI bundle holds more code than the poll
 function's. The next poll of the batch comes after two hours of the sandbox's activity (its tails
-read what changed, the sweeps that came due read their windows).
+read what changed, the sweeps that came due read their windows).${larger}${measuredNote(m)}
 
-${table(['run', 'clubs', 'records read', 'RSS peak', `of ${m.functionMb} MB`, 'wall time'], rows)}`;
+${table(withCpu ? [...header, 'CPU time'] : header, rows)}${budgetNote(m)}`;
 }

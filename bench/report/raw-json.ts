@@ -1,20 +1,41 @@
 /** docs/benchmarks.json: the keys compared run to run first, then every figure the report was made from. */
 import { byLine } from '../cost';
 import { tableCapacityOf } from '../cost-dynamo-lines';
+import { DOUBLE_RECORDS, firstBatchPeakMb } from '../invocation-memory';
 import { unitsSource } from '../units-check';
 import { headline } from './headline';
 import type { BenchResults } from './results';
+
+/** The poll function's peak for the first poll of a full batch, at both record sizes (issue 32). */
+function memoryKeys(r: BenchResults) {
+  const m = r.scale.invocationMemory;
+  const peak = (scale: number) => {
+    const mb = firstBatchPeakMb(m, scale);
+    return mb === undefined ? undefined : Math.round(mb * 10) / 10;
+  };
+  const firstBatchPeakRssMb = peak(1);
+  const firstBatchDoubleRecordsPeakRssMb = peak(DOUBLE_RECORDS);
+  if (firstBatchPeakRssMb === undefined || firstBatchDoubleRecordsPeakRssMb === undefined) return {};
+  return {
+    memory: {
+      functionMb: m?.functionMb,
+      budgetMb: m?.budgetMb,
+      firstBatchPeakRssMb,
+      firstBatchDoubleRecordsPeakRssMb,
+    },
+  };
+}
 
 /** The JSON of every run, without the bulky per-poll arrays. */
 export function rawJson(r: BenchResults): string {
   const fleet = {
     ...r.scale.fleet,
-    // Rendering again from this JSON (--render) finds `polls` instead of the per-poll times.
-    minutes: r.scale.fleet.minutes.map(({ pollWallMs, ...m }) => ({
-      ...m,
-      pollWallMs: [],
-      polls: pollWallMs?.length || (m as { polls?: number }).polls || 0,
-    })),
+    // Rendering again from this JSON (--render) finds `polls` instead of the per-poll times (and
+    // writes it where a run writes it, so a JSON rendered again reads as the run's).
+    minutes: r.scale.fleet.minutes.map((minute) => {
+      const { pollWallMs, polls, ...m } = minute as typeof minute & { polls?: number };
+      return { ...m, pollWallMs: [], polls: pollWallMs?.length || polls || 0 };
+    }),
   };
   const f = r.scale.atScale;
   const h = headline(r);
@@ -34,6 +55,7 @@ export function rawJson(r: BenchResults): string {
       lateChanges: h.lateChangeN,
     },
     quota: { basicShare: h.quotaShare },
+    ...memoryKeys(r),
     ...(r.lifecycle
       ? {
           lifecycleAdded: {
@@ -59,5 +81,6 @@ export function rawJson(r: BenchResults): string {
     ...r.scale,
     fleet,
   };
-  return `${JSON.stringify({ ...keys, ...r, scale }, null, 2)}\n`;
+  // Keys first; a report rendered again from its JSON carries them too, and the ones computed now win.
+  return `${JSON.stringify({ ...keys, ...r, ...keys, scale }, null, 2)}\n`;
 }

@@ -17,7 +17,10 @@
  * most (160 x 128 KB + 48 x 1 MB + 8 x 1 MB (ahead) + 2 x 8 MB) x 1.4, about 128 MB of pages (10
  * clubs: about 115 MB, 146 MB before the page slots); one club (`poll --once`) at most (8 x 1 MB +
  * 8 x 1 MB + 2 x 8 MB) x 1.4, about 45 MB (its 8 scans never need more slots). The rest of a poll's
- * memory is bounded by its heavy polls, a few at a time (engine/club-poll/heavy-polls.ts).
+ * memory is bounded by its heavy polls, as many at a time as the function's memory budget holds
+ * (engine/club-poll/heavy-polls.ts). The bench's batches never fill these slots (their pages are at
+ * most ~0.7 MB, one a scan); a process holding all of them at once would be past the budget: this
+ * bound is what no upstream can exceed, not what the budget was measured with.
  */
 import { type Release, Slots } from '../common/slots';
 import { DeadlineExceededError, RequestAbortedError } from './errors';

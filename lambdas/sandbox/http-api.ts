@@ -26,6 +26,7 @@ import type { PoisonLog } from './poison/poison-log';
 import type { PoisonResponses } from './poison/response-habits';
 import { misbehaves } from './poison/settings';
 import type { QuotaLedger } from './quota';
+import { paddedRecords } from './record-padding';
 import type { PageBytes } from './sandbox-types';
 import type { SeededRandom } from './seeded-random';
 
@@ -49,6 +50,8 @@ export interface HttpApiContext {
   readonly integrator: { readonly username: string; readonly password: string };
   /** Whether data pages are gzipped for clients that offer it. */
   readonly compression: PageCompression;
+  /** Served records' size as a multiple of their own (record-padding.ts): 1 serves them as stored. */
+  readonly recordScale: number;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -198,7 +201,10 @@ export class HttpApi {
     const plan = misbehaves(poison)
       ? this.ctx.poisonResponses.planPage(poison, club.clubId, operation, query, requestHref)
       : undefined;
-    const data = selectItems(club.store, operation, plan?.served ?? query, shuffle);
+    const data = paddedRecords(
+      selectItems(club.store, operation, plan?.served ?? query, shuffle),
+      this.ctx.recordScale,
+    );
     const href = plan?.href ?? requestHref;
     // A repeated page is the previous response whole: its links are the previous request's.
     const nextUrl = new URL(href);

@@ -1,6 +1,7 @@
 /** Settings of the sandbox, their defaults, and how club specs are filled in. */
 import type { AmbiguousZone, PlanName } from './club-profile';
 import type { FaultsInput } from './faults';
+import { recordScaleProblem } from './record-padding';
 import { SeededRandom } from './seeded-random';
 import { MS_MINUTE, nextOffsetChange, TimeZone } from './zoned-time';
 
@@ -66,6 +67,12 @@ export interface SandboxOptions {
    * compresses. @default 'gzip'
    */
   readonly compression?: PageCompression;
+  /**
+   * Records larger than the generated ones, as a real API may serve them: every record a data page
+   * serves carries extra fields the seed does not list, so that its JSON is about this many times
+   * its own (record-padding.ts; 1 to MAX_RECORD_SCALE). @default 1
+   */
+  readonly recordScale?: number;
 }
 
 export type PageCompression = 'gzip' | 'none';
@@ -105,6 +112,7 @@ export interface ResolvedOptions {
   readonly activityScale: number;
   readonly integrator: { readonly username: string; readonly password: string };
   readonly compression: PageCompression;
+  readonly recordScale: number;
 }
 
 const HEX = '0123456789abcdef';
@@ -197,6 +205,9 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     throw new InvalidSandboxOptionError(`port must be 0..65535, got ${port}`);
   const quotaScale = options.quotaScale ?? 1;
   if (!(quotaScale > 0)) throw new InvalidSandboxOptionError(`quotaScale must be > 0, got ${quotaScale}`);
+  const recordScale = options.recordScale ?? 1;
+  const scaleProblem = recordScaleProblem(recordScale);
+  if (scaleProblem) throw new InvalidSandboxOptionError(scaleProblem);
   const ambiguousZone = options.ambiguousZone ?? 'local';
   if (ambiguousZone !== 'local' && ambiguousZone !== 'utc')
     throw new InvalidSandboxOptionError(
@@ -213,6 +224,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     ambiguousZone,
     activityScale: nonNegative('activityScale', options.activityScale ?? 1),
     compression: compressionOf(options.compression),
+    recordScale,
     integrator: {
       username: options.integrator?.username ?? `integrator-${rng.chars(6, HEX)}`,
       password: options.integrator?.password ?? rng.chars(24, ALNUM),

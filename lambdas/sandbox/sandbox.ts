@@ -75,6 +75,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     poisonLog,
     integrator: resolved.integrator,
     compression: resolved.compression,
+    recordScale: resolved.recordScale,
   });
   const server: Server = createServer(api.listener);
   server.keepAliveTimeout = 5000;

@@ -8,6 +8,7 @@ import {
   METRICS_NAMESPACE,
 } from '../../lambdas/common/deployment-contract';
 import { logger } from '../../lambdas/common/logger';
+import { POLL_FUNCTION_MEMORY_MB } from '../../lambdas/engine/club-poll/heavy-polls';
 import type { OverdueSource } from '../../lambdas/engine/dispatch/source-overdue';
 import type { ClubReport } from '../../lambdas/engine/poll-club';
 import { logReport } from '../../lambdas/engine/poll-message/report-log';
@@ -27,6 +28,7 @@ import {
   actionsOf,
   bridgeFunction,
   onlyResource,
+  outsideWebhooks,
   type Resource,
   roleIdOf,
   statementsOfRole,
@@ -66,6 +68,12 @@ describe('functions', () => {
     }
   });
 
+  it('give the poll function the memory its heavy-poll bound is derived from', () => {
+    // lambdas/engine/club-poll/heavy-polls.ts: the bound keeps a quarter of this memory free.
+    for (const template of [prod, dev])
+      expect(bridgeFunction(template, 'poll').resource.Properties.MemorySize).toBe(POLL_FUNCTION_MEMORY_MB);
+  });
+
   it('log to their own log group with a retention', () => {
     for (const role of ['dispatch', 'poll'] as const) {
       const { resource } = bridgeFunction(prod, role);
@@ -77,11 +85,11 @@ describe('functions', () => {
   });
 
   it('dispatch gets the table, the queue URL and the quota reserve', () => {
-    const table = onlyResource(prod, 'AWS::DynamoDB::Table').id;
+    const table = onlyResource(prod, 'AWS::DynamoDB::Table', outsideWebhooks).id;
     const queue = onlyResource(
       prod,
       'AWS::SQS::Queue',
-      (p) => p.RedrivePolicy !== undefined && p.VisibilityTimeout !== undefined,
+      (p, id) => p.RedrivePolicy !== undefined && p.VisibilityTimeout !== undefined && outsideWebhooks(p, id),
     ).id;
     const env = envOf(bridgeFunction(prod, 'dispatch').resource);
     expect(env).toMatchObject({
@@ -97,7 +105,7 @@ describe('functions', () => {
     const { resource } = bridgeFunction(prod, 'poll');
     const env = envOf(resource);
     expect(env).toMatchObject({
-      [ENV.stateTable]: { Ref: onlyResource(prod, 'AWS::DynamoDB::Table').id },
+      [ENV.stateTable]: { Ref: onlyResource(prod, 'AWS::DynamoDB::Table', outsideWebhooks).id },
       [ENV.eventBus]: { Ref: onlyResource(prod, 'AWS::Events::EventBus').id },
       [ENV.eventSource]: 'gym-bridge',
       [ENV.clubSecretPrefix]: 'gym-bridge/prod/clubs/',
@@ -167,7 +175,11 @@ describe('poller', () => {
   });
 
   it('the poll queue redrives to the DLQ and hides a message longer than a poll can run', () => {
-    const queue = onlyResource(prod, 'AWS::SQS::Queue', (p) => p.VisibilityTimeout !== undefined);
+    const queue = onlyResource(
+      prod,
+      'AWS::SQS::Queue',
+      (p, id) => p.VisibilityTimeout !== undefined && outsideWebhooks(p, id),
+    );
     const redrive = queue.resource.Properties.RedrivePolicy as {
       deadLetterTargetArn: unknown;
       maxReceiveCount: number;
@@ -184,7 +196,11 @@ describe('poller', () => {
   });
 
   it('the poll Lambda consumes the queue with partial batch responses and a maximum concurrency', () => {
-    const queue = onlyResource(prod, 'AWS::SQS::Queue', (p) => p.VisibilityTimeout !== undefined).id;
+    const queue = onlyResource(
+      prod,
+      'AWS::SQS::Queue',
+      (p, id) => p.VisibilityTimeout !== undefined && outsideWebhooks(p, id),
+    ).id;
     prod.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: getAtt(queue),
       FunctionName: { Ref: bridgeFunction(prod, 'poll').id },
@@ -194,7 +210,7 @@ describe('poller', () => {
       ScalingConfig: { MaximumConcurrency: pollConcurrencyFor(1000, 20) },
     });
     expect(pollConcurrencyFor(1000, 20)).toBe(14);
-    const mapping = onlyResource(prod, 'AWS::Lambda::EventSourceMapping', () => true);
+    const mapping = onlyResource(prod, 'AWS::Lambda::EventSourceMapping', outsideWebhooks);
     expect(mapping.resource.Properties.MaximumBatchingWindowInSeconds).toBeUndefined();
     dev.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 1,
@@ -281,13 +297,13 @@ describe('state table', () => {
         TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
       });
       // An index added later needs its own capacity and auto scaling in provisioned mode (state-table.ts).
-      const table = onlyResource(template, 'AWS::DynamoDB::Table').resource;
+      const table = onlyResource(template, 'AWS::DynamoDB::Table', outsideWebhooks).resource;
       expect(table.Properties.GlobalSecondaryIndexes).toBeUndefined();
     }
   });
 
   it('is provisioned in prod, reads and writes auto scaled between the sizes for its clubs at 70%', () => {
-    const table = onlyResource(prod, 'AWS::DynamoDB::Table');
+    const table = onlyResource(prod, 'AWS::DynamoDB::Table', outsideWebhooks);
     expect(table.resource.Properties.BillingMode ?? 'PROVISIONED').toBe('PROVISIONED');
     // 1,000 clubs (tableCapacityFor): half the steady mean at 70% to start, the first hour's for the max.
     expect(table.resource.Properties.ProvisionedThroughput).toEqual({
@@ -351,10 +367,10 @@ describe('state table', () => {
   });
 
   it('is retained and protected in prod, deletable in dev', () => {
-    const table = onlyResource(prod, 'AWS::DynamoDB::Table').resource;
+    const table = onlyResource(prod, 'AWS::DynamoDB::Table', outsideWebhooks).resource;
     expect(table.DeletionPolicy).toBe('Retain');
     expect(table.Properties.DeletionProtectionEnabled).toBe(true);
-    expect(onlyResource(dev, 'AWS::DynamoDB::Table').resource.DeletionPolicy).toBe('Delete');
+    expect(onlyResource(dev, 'AWS::DynamoDB::Table', outsideWebhooks).resource.DeletionPolicy).toBe('Delete');
   });
 });
 
@@ -409,7 +425,11 @@ describe('alarms', () => {
   });
 
   it('fire when the poll DLQ holds a message', () => {
-    const queue = onlyResource(prod, 'AWS::SQS::Queue', (p) => p.VisibilityTimeout !== undefined).resource;
+    const queue = onlyResource(
+      prod,
+      'AWS::SQS::Queue',
+      (p, id) => p.VisibilityTimeout !== undefined && outsideWebhooks(p, id),
+    ).resource;
     const dlqId = (queue.Properties.RedrivePolicy as { deadLetterTargetArn: { 'Fn::GetAtt': [string] } })
       .deadLetterTargetArn['Fn::GetAtt'][0];
     prod.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -527,7 +547,10 @@ describe('alarms', () => {
   it('every alarm on a bridge metric reads a metric the handlers write', () => {
     // The metric helpers are where every metric is written: an alarm on a name they never use
     // would never fire.
-    const written = readFileSync(new URL('../../lambdas/common/metrics.ts', import.meta.url), 'utf8');
+    // (the webhook delivery writes its own, lambdas/delivery/delivery-report.ts).
+    const written = ['../../lambdas/common/metrics.ts', '../../lambdas/delivery/delivery-report.ts']
+      .map((path) => readFileSync(new URL(path, import.meta.url), 'utf8'))
+      .join('\n');
     const alarms = (Object.values(prod.findResources('AWS::CloudWatch::Alarm')) as Resource[]).filter(
       (a) => a.Properties.Namespace === METRICS_NAMESPACE,
     );
@@ -568,7 +591,8 @@ describe('alarms', () => {
         `message = '${CLUB_POLLED_LOG_MESSAGE}'[\\s\\S]*latest\\(quotaUsedShare\\)[\\s\\S]*by clubId`,
       ),
     });
-    prod.resourceCountIs('AWS::Logs::QueryDefinition', 3);
+    // And the webhook deliveries' (lib/constructs/webhook-monitoring.ts).
+    prod.resourceCountIs('AWS::Logs::QueryDefinition', 4);
   });
 
   it('the per-club queries read fields the `club polled` line writes', () => {
@@ -711,6 +735,9 @@ describe('example rules', () => {
   });
 
   it('are left out when disabled', () => {
-    dev.resourceCountIs('AWS::Events::Rule', 0);
+    // The one rule left is the webhook delivery's, deployed in every stage.
+    const rules = Object.keys(dev.findResources('AWS::Events::Rule'));
+    expect(rules).toHaveLength(1);
+    expect(rules[0]).toMatch(/^Webhooks/);
   });
 });

@@ -55,15 +55,22 @@ export type Resource = { Type: string; Properties: Record<string, unknown>; Dele
 export function onlyResource(
   template: Template,
   type: string,
-  predicate: (properties: Record<string, unknown>) => boolean = () => true,
+  predicate: (properties: Record<string, unknown>, id: string) => boolean = () => true,
 ): { id: string; resource: Resource } {
-  const found = Object.entries(template.findResources(type) as Record<string, Resource>).filter(([, r]) =>
-    predicate(r.Properties ?? {}),
+  const found = Object.entries(template.findResources(type) as Record<string, Resource>).filter(([id, r]) =>
+    predicate(r.Properties ?? {}, id),
   );
   if (found.length !== 1) throw new Error(`expected one ${type}, found ${found.length}`);
   const [id, resource] = found[0]!;
   return { id, resource };
 }
+
+/**
+ * Not part of the webhook delivery (lib/constructs/webhooks.ts, construct id `Webhooks`), which has a
+ * table, queues and a rule of its own: for the bridge's state table, poll queue and example rules.
+ */
+export const outsideWebhooks = (_properties: Record<string, unknown>, id: string): boolean =>
+  !id.startsWith('Webhooks');
 
 /** The Lambda function whose description starts with `gym-bridge <role>:`. */
 export function bridgeFunction(template: Template, role: 'dispatch' | 'poll') {

@@ -26,6 +26,14 @@ import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
+/**
+ * How a child starts the CLI: the bundle vitest's global setup built (test/global-setup.ts), else the
+ * sources through tsx.
+ */
+export const CLI_ENTRY: readonly string[] = process.env.GYM_BRIDGE_TEST_CLI
+  ? [process.env.GYM_BRIDGE_TEST_CLI]
+  : ['--import', 'tsx', 'lambdas/cli/main.ts'];
+
 export interface CliOptions {
   /** Node's own flags before the script, e.g. `--max-old-space-size=200`. */
   readonly nodeArgs?: readonly string[];
@@ -73,15 +81,11 @@ export function spawnCli(
   env: Record<string, string> = {},
   options: CliOptions = {},
 ): CliProcess {
-  const child = spawn(
-    process.execPath,
-    [...(options.nodeArgs ?? []), '--import', 'tsx', 'lambdas/cli/main.ts', ...args],
-    {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
-    },
-  );
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...CLI_ENTRY, ...args], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   return track(child);
 }
 

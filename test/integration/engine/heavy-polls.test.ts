@@ -1,18 +1,21 @@
 /**
  * Heavy club polls a few at a time (lambdas/engine/club-poll/heavy-polls.ts), on the sandbox (real
- * HTTP) and dynalite: more new clubs than slots polled side by side all record their baselines,
- * never more than HEAVY_POLL_SLOTS at once; a heavy poll that gets no slot before its deadline
- * polls nothing, says why, and releases its lease, and its next poll records the baseline. Regular
- * polls take no slot.
+ * HTTP) and dynalite: a full batch of new clubs (the most a poll message carries, records twice the
+ * sandbox's size) polled side by side all record their baselines within one poll's deadline, never
+ * more than HEAVY_POLL_SLOTS at once; a heavy poll that gets no slot before its deadline polls
+ * nothing, says why, and releases its lease, and its next poll records the baseline. Regular polls
+ * take no slot.
  */
 import { describe, expect, it } from 'vitest';
 import { parseClubsFile } from '../../../lambdas/clubs/club-config';
+import { MAX_CLUBS_PER_MESSAGE } from '../../../lambdas/common/deployment-contract';
 import { HEAVY_POLL_SLOTS, heavyPolls } from '../../../lambdas/engine/club-poll/heavy-polls';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { useEngineRig } from '../../support/engine-rig';
 
-const CLUBS = HEAVY_POLL_SLOTS + 4;
+/** A full batch: the most clubs one poll message (one invocation's share) carries. */
+const CLUBS = MAX_CLUBS_PER_MESSAGE;
 
 describe('heavy club polls', () => {
   const rig = useEngineRig({
@@ -21,11 +24,12 @@ describe('heavy club polls', () => {
       clubs: Array.from({ length: CLUBS }, (_, i) => ({ clubId: `club-${i + 1}`, members: 30 })),
       historyDays: 1,
       startTime: '2026-05-04T08:00:00Z',
+      recordScale: 2,
     },
     pollMs: 60_000,
   });
 
-  it('more new clubs than slots: every baseline recorded, at most HEAVY_POLL_SLOTS at once', async () => {
+  it('a full batch of new clubs: every baseline recorded in one poll, at most HEAVY_POLL_SLOTS at once', async () => {
     // Prepare
     const store = await rig.newStore('heavy');
     const clubs = parseClubsFile(rig.sandbox.clubsFile());
@@ -44,7 +48,12 @@ describe('heavy club polls', () => {
     const regular = await pollClub({ ...deps, owner: 'regular' }, clubs[0]!, { deadlineMs: rig.deadline() });
 
     // Assess: all completed; the slots ran out and came back; a regular poll took none
+    expect(CLUBS).toBeGreaterThan(HEAVY_POLL_SLOTS);
     expect(reports.map((r) => r.outcome)).toEqual(clubs.map(() => 'ok'));
+    for (const report of reports) {
+      expect(report.sources.every((s) => s.outcome === 'completed')).toBe(true);
+      expect(report.sources.every((s) => s.quarantined === 0)).toBe(true);
+    }
     for (const club of clubs) {
       const cursors = await store.listCursors(club.clubId);
       expect(cursors.length).toBeGreaterThan(0);
@@ -53,7 +62,7 @@ describe('heavy club polls', () => {
     expect(leastFree).toBe(0);
     expect(heavyPolls.free).toBe(HEAVY_POLL_SLOTS);
     expect(regular.sources.every((s) => s.outcome === 'completed')).toBe(true);
-  }, 60_000);
+  }, 120_000);
 
   it('no slot before the deadline: nothing polled, the reason said, the lease released', async () => {
     // Prepare: every slot held elsewhere

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbClubRegistry } from '../../../lambdas/clubs';
+import { CLI_ENTRY } from '../../support/cli-process';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 import { type LocalSecretsManager, startLocalSecretsManager } from '../../support/local-secrets-manager';
 
@@ -38,7 +39,7 @@ describe('clubs CLI', () => {
 
   const cli = (args: string[], options: { env?: Record<string, string>; stdin?: string } = {}) =>
     new Promise<Result>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'lambdas/cli/main.ts', 'clubs', ...args], {
+      const child = spawn(process.execPath, [...CLI_ENTRY, 'clubs', ...args], {
         cwd: process.cwd(),
         env: {
           ...process.env,
