@@ -49,6 +49,7 @@ const COMMANDS: Record<string, () => Promise<CliCommand>> = {
   schemas: () => import('./commands/schemas'),
   clubs: () => import('./commands/clubs'),
   events: () => import('./commands/events'),
+  webhooks: () => import('./commands/webhooks'),
 };
 
 export interface CliCommand {

@@ -16,6 +16,7 @@ import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../state/embedd
 import { CliUsageError, intFlag, parseFlags } from '../args';
 import { describeEvent } from '../format';
 import { ListenError, listenError } from '../listen-error';
+import { type LocalAwsWebhooks, startLocalAwsWebhooks } from '../local-stack/local-aws-webhooks';
 import { checkBusName, checkEventsFile } from '../preflight';
 import { watchStop } from '../stop-signal';
 
@@ -173,6 +174,7 @@ function banner(
   bus: string,
   eventsFile: string | undefined,
   quiet: boolean | undefined,
+  webhooks: readonly string[],
 ): string {
   const { db, events } = endpoints;
   return [
@@ -183,6 +185,7 @@ function banner(
     ...(eventsFile === undefined
       ? []
       : [`  events file  ${eventsFile}   (one JSON line per received event)`]),
+    ...webhooks,
     '',
     'In the shell that runs poll or status:',
     '',
@@ -204,9 +207,22 @@ export async function run(argv: string[]): Promise<number> {
   const eventsFile = flags['events-file'];
   if (eventsFile !== undefined) await checkEventsFile(eventsFile);
 
-  const endpoints = await startEndpoints(ports, bus, eventSink(eventsFile, flags.quiet));
+  // Webhooks: every event received is delivered to the local stack's endpoints (docs/webhooks.md).
+  let hooks: LocalAwsWebhooks | undefined;
+  const print = eventSink(eventsFile, flags.quiet);
+  const endpoints = await startEndpoints(ports, bus, (e) => {
+    print(e);
+    hooks?.receive(e);
+  });
   if (!endpoints) return 1;
-  process.stdout.write(banner(endpoints, bus, eventsFile, flags.quiet));
+  hooks = await startLocalAwsWebhooks({
+    client: endpoints.db.client,
+    eventBridgeEndpoint: endpoints.events.endpoint,
+    bus,
+    region: LOCAL_REGION,
+    quiet: flags.quiet === true,
+  });
+  process.stdout.write(banner(endpoints, bus, eventsFile, flags.quiet, hooks.banner));
 
   const stop = watchStop({
     command: 'gym-bridge local-aws',
@@ -215,6 +231,7 @@ export async function run(argv: string[]): Promise<number> {
   });
   try {
     await stop.whenRequested;
+    await hooks.stop();
     await endpoints.closeAll();
     process.stdout.write('local AWS endpoints stopped\n');
   } finally {
