@@ -91,12 +91,23 @@ function filterOf(flags: Flags): Partial<EndpointInput> {
 /** A detail-type, checked in one line (with the near miss, if any). */
 function detailType(value: string): string {
   if (isDetailType(value)) return value;
-  const near = ALL_DETAIL_TYPES.find(
-    (t) => t.toLowerCase().replace(/\s/g, '') === value.toLowerCase().replace(/\s/g, ''),
-  );
+  const near = ALL_DETAIL_TYPES.find((t) => distance(t.toLowerCase(), value.toLowerCase()) <= 2);
   throw new CliUsageError(
     `unknown --type '${value.slice(0, 60)}'${near ? ` (did you mean '${near}'?)` : ''}: a detail-type, quoted (--type "Payment Failed"), or '*' for every event; webhooks --help lists them`,
   );
+}
+
+/** Edit distance (insertions, deletions, substitutions), for a typo's hint. */
+function distance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
 }
 
 function rate(value: string): number {
