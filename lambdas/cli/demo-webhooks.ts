@@ -114,7 +114,7 @@ export async function startDemoWebhook(
       const left = hooks.queue.size;
       const lost =
         left > 0 ? `, ${left} not delivered yet (the demo keeps its queue in memory: lost now)` : '';
-      return `webhooks: ${tally.delivered} delivered to ${shown}, ${tally.failed} attempts failed${lost}`;
+      return `webhooks: ${tally.delivered} delivered to ${shown}, ${tally.failed} failed attempt${tally.failed === 1 ? '' : 's'}${lost}`;
     },
     stop: async () => {
       hooks.stop();
