@@ -211,7 +211,7 @@ export function renderDeliveries(f: EventDeliveryFacts): string {
 /** `explain --event ...`: the deliveries of each event named. */
 export async function explainEvent(value: string, table: string | undefined, json: boolean): Promise<number> {
   const events = eventsOf(value);
-  const stack = await openStack({ table });
+  const stack = await openStack(table === undefined ? {} : { table }, '--webhook-table');
   const all = [];
   for (const { eventId, event } of events) all.push(await eventDeliveryFacts(stack, eventId, event));
   process.stdout.write(

@@ -9,8 +9,11 @@ import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, QueryCommand } 
 import type { BusEvent } from '../../delivery/delivery-message';
 import { documentClient } from './local-stack-table';
 
-/** Events kept (older ones are dropped, oldest first): a day of a busy local run. */
-export const MAX_ARCHIVED = 20_000;
+/**
+ * Events kept (the oldest are dropped 500 at a time once 500 more are held): hours of a busy local
+ * run, some 15 MB.
+ */
+export const MAX_ARCHIVED = 10_000;
 const PK = 'ARCHIVE';
 
 export class LocalArchive {

@@ -30,7 +30,9 @@ const DocumentSchema = z.object({
 });
 type KeysDocument = z.infer<typeof DocumentSchema>;
 
-const CAS_ATTEMPTS = 8;
+const CAS_ATTEMPTS = 20;
+/** A random wait before writing again after a lost race, up to this many ms per attempt so far. */
+const BACKOFF_MS = 20;
 
 export class TableSigningKeys implements SigningKeyStore {
   readonly #doc: DynamoDBDocumentClient;
@@ -75,6 +77,7 @@ export class TableSigningKeys implements SigningKeyStore {
         return;
       } catch (err) {
         if (!(err instanceof Error && err.name === 'ConditionalCheckFailedException')) throw err;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * BACKOFF_MS * attempt));
       }
     }
     throw new SigningKeyError(`keys '${secretName}': ${CAS_ATTEMPTS} writes in a row lost a race; try again`);

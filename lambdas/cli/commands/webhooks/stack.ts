@@ -39,11 +39,11 @@ export interface WebhookStack {
 const PREFIX = /^[A-Za-z0-9/_+=.@-]{1,256}$/;
 
 /** The webhook table, checked, and what the stage keeps where. */
-export async function openStack(flags: Pick<Flags, 'table'>): Promise<WebhookStack> {
+export async function openStack(flags: Pick<Flags, 'table'>, flag = '--table'): Promise<WebhookStack> {
   const tableName = flags.table ?? process.env.WEBHOOK_TABLE_NAME ?? DEFAULT_TABLE;
-  checkTableName(tableName);
+  checkTableName(tableName, flag);
   const client = dynamoDbClient();
-  await checkWebhookTable(client, tableName);
+  await checkWebhookTable(client, tableName, flag);
   const local = await isLocalStack(
     client,
     tableName,
@@ -99,7 +99,7 @@ export function secretPrefixOf(flags: Pick<Flags, 'secret-prefix'>, stack: Webho
 }
 
 /** The table exists with the webhook table's keys: missing or other keys exit 2, unreachable 1. */
-async function checkWebhookTable(client: DynamoDBClient, name: string): Promise<void> {
+async function checkWebhookTable(client: DynamoDBClient, name: string, flag: string): Promise<void> {
   const where = whereFromEnv('DYNAMODB');
   let keys: { AttributeName?: string | undefined; KeyType?: string | undefined }[] | undefined;
   try {
@@ -107,7 +107,7 @@ async function checkWebhookTable(client: DynamoDBClient, name: string): Promise<
   } catch (err) {
     if (err instanceof Error && err.name === 'ResourceNotFoundException')
       throw new CliUsageError(
-        `webhook table '${name}' does not exist at ${where}: give the stage's with --table (the stack output WebhookTableName) or $WEBHOOK_TABLE_NAME; locally, start local-aws and export what it prints`,
+        `webhook table '${name}' does not exist at ${where}: give the stage's with ${flag} (the stack output WebhookTableName) or $WEBHOOK_TABLE_NAME; locally, start local-aws and export what it prints`,
       );
     const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     throw new PreflightError(`DynamoDB DescribeTable ${name} at ${where} failed: ${reason}`, { cause: err });
