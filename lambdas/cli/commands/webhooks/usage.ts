@@ -12,6 +12,20 @@ export const HEADERS_ENV = 'GYM_BRIDGE_WEBHOOK_HEADERS';
 /** The table when --table is not given (the name local-aws and the local demo use). */
 export const DEFAULT_TABLE = 'gym-bridge-webhooks';
 
+/** `text` cut into lines of at most `width` characters at spaces, each indented. */
+function wrap(text: string, width: number, indent: string): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(indent + line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(indent + line);
+  return lines.join('\n');
+}
+
 export const SUBCOMMANDS = [
   'add',
   'list',
@@ -64,21 +78,22 @@ Signed webhooks (Standard Webhooks) to any HTTPS endpoint, managed as data: no d
       --queue-url: the stack output WebhookQueueUrl (default $WEBHOOK_QUEUE_URL).
   webhooks listen [--port N] [--host ADDR] [--json]
       A local receiver (like stripe listen): verifies each request's signature with
-      $${SECRET_ENV} (without it, one is generated and printed once), answers 204 and prints
-      the event, or 401 and says why. Port 9000 by default (0: a free one).
+      $${SECRET_ENV} (without it, one is generated and printed once), answers 204
+      and prints the event, or 401 and says why. Port 9000 by default (0: a free one).
 
 Secrets are never flags: --secret-stdin reads a whsec_ secret of your own from standard input
 (else one is generated); static headers (a SaaS's own API key) are 'Name: value' lines, from
-standard input with --headers-stdin or (add only) from $${HEADERS_ENV}; they are kept with
-the signing key, never printed or logged (list and show give their names only); update
---headers-stdin replaces them all.
+standard input with --headers-stdin or (add only) from $${HEADERS_ENV}; they are
+kept with the signing key, never printed or logged (list and show give their names only);
+update --headers-stdin replaces them all.
 
   --table NAME            the webhook table: the stack output WebhookTableName
                           (default $WEBHOOK_TABLE_NAME, else ${DEFAULT_TABLE})
   --secret-prefix PREFIX  where keys are kept: the stack output WebhookSecretPrefix
                           (default $WEBHOOK_SECRET_PREFIX; not needed on the local stack)
 
-Detail-types: ${ALL_DETAIL_TYPES.join(', ')}.
+Detail-types:
+${wrap(ALL_DETAIL_TYPES.join(', '), 94, '  ')}
 
 AWS: AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SECRETS_MANAGER,
 AWS_ENDPOINT_URL_SQS (redrive), AWS_ENDPOINT_URL_EVENTBRIDGE (replay) and the usual credentials.
