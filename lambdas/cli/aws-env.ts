@@ -5,6 +5,8 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig } from '../common/aws-clients';
 import { CliUsageError } from './args';
 
@@ -15,6 +17,8 @@ function region(): string {
   if (
     process.env.AWS_ENDPOINT_URL_DYNAMODB ||
     process.env.AWS_ENDPOINT_URL_EVENTBRIDGE ||
+    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER ||
+    process.env.AWS_ENDPOINT_URL_SQS ||
     process.env.AWS_ENDPOINT_URL
   ) {
     return 'us-east-1';
@@ -30,4 +34,12 @@ export function dynamoDbClient(): DynamoDBClient {
 
 export function eventBridgeClient(): EventBridgeClient {
   return new EventBridgeClient({ ...awsClientConfig(), region: region() });
+}
+
+export function secretsManagerClient(): SecretsManagerClient {
+  return new SecretsManagerClient({ ...awsClientConfig(), region: region() });
+}
+
+export function sqsClient(): SQSClient {
+  return new SQSClient({ ...awsClientConfig(), region: region() });
 }

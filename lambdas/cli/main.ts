@@ -77,11 +77,11 @@ const COMMANDS: Record<string, CommandEntry> = {
     load: () => import('./commands/poll'),
   },
   status: {
-    summary: 'per club and source: watermark, age, last error, pauses, quota used',
+    summary: 'per club and source: watermark, age, last error, pauses, unavailable sources, quota',
     load: () => import('./commands/status'),
   },
   explain: {
-    summary: "why an event fired or didn't: what the bridge knows of a member, prospect or payment",
+    summary: "why an event fired or didn't: a member, prospect or payment; an event's webhook deliveries",
     load: () => import('./commands/explain'),
   },
   schemas: {
@@ -95,6 +95,10 @@ const COMMANDS: Record<string, CommandEntry> = {
   events: {
     summary: "sample events for tests, replay history to a bus, match a rule's pattern",
     load: () => import('./commands/events'),
+  },
+  webhooks: {
+    summary: 'signed webhooks to HTTPS endpoints: add, list, rotate, status, replay, redrive; listen',
+    load: () => import('./commands/webhooks'),
   },
 };
 

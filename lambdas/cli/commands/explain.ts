@@ -7,12 +7,14 @@ import { readClubsFile } from '../../clubs/clubs-file';
 import { DynamoDbStateStore } from '../../state';
 import { CliUsageError, HELP_HINT, parseFlags } from '../args';
 import { dynamoDbClient } from '../aws-env';
+import { explainEvent } from '../explain/event-deliveries';
 import { type SubjectRef, subjectFacts } from '../explain/subject-facts';
 import { renderExplanation } from '../explain/subject-words';
 import { checkTableExists, checkTableName } from '../preflight';
 
 const HELP = `usage: npm run --silent cli -- explain --clubs FILE --club ID
          (--member N | --prospect N | --payment ID) [--table NAME] [--json]
+       npm run --silent cli -- explain --event ID|FILE|JSON [--webhook-table NAME] [--json]
 
 Prints what the bridge knows of one member, prospect or payment of a club, from the state table,
 and what it means for its events, in words:
@@ -39,6 +41,13 @@ It never shows an eventId that was not published.
                     environment local-aws prints, as for status
   --json            print the facts as JSON instead of words
 
+explain --event: an event's webhook deliveries, from the webhook table: per endpoint, whether its
+filter takes the event and why not (given the event whole: JSON, or a file as events match reads),
+whether it is in the endpoint's dead letters and why, whether it was its last success or failure.
+  --event ID|FILE|JSON  an eventId (detail.eventId, the webhook-id), or the event(s)
+  --webhook-table NAME  the webhook table (the stack output WebhookTableName; default
+                        $WEBHOOK_TABLE_NAME, else gym-bridge-webhooks: local-aws's)
+
 AWS: AWS_REGION, AWS_ENDPOINT_URL_DYNAMODB and the usual credentials (read only).
 Exit: 0 explained (also when the bridge knows nothing of the subject: it says so), 2 bad flags,
 clubs file or table.`;
@@ -51,6 +60,8 @@ const FLAGS = {
   payment: { type: 'string' },
   table: { type: 'string' },
   json: { type: 'boolean' },
+  event: { type: 'string' },
+  'webhook-table': { type: 'string' },
 } as const;
 
 /** The one subject the flags name. */
@@ -69,6 +80,15 @@ export function subjectOf(flags: { member?: string; prospect?: string; payment?:
 export async function run(argv: string[]): Promise<number> {
   const flags = parseFlags(argv, FLAGS, HELP);
   if (!flags) return 0;
+  if (flags.event !== undefined) {
+    const other = (['clubs', 'club', 'member', 'prospect', 'payment', 'table'] as const).filter(
+      (f) => flags[f],
+    );
+    if (other.length > 0)
+      throw new CliUsageError(`explain --event does not take ${other.map((f) => `--${f}`).join(', ')}`);
+    return explainEvent(flags.event, flags['webhook-table'], flags.json === true);
+  }
+  if (flags['webhook-table'] !== undefined) throw new CliUsageError('--webhook-table goes with --event');
   if (!flags.clubs || !flags.club)
     throw new CliUsageError(`--clubs FILE and --club ID are required ${HELP_HINT}`);
   const subject = subjectOf(flags);

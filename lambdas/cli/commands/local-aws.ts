@@ -19,6 +19,7 @@ import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../state/embedd
 import { CliUsageError, intFlag, parseFlags } from '../args';
 import { count, describeEvent } from '../format';
 import { ListenError, listenError } from '../listen-error';
+import { type LocalAwsWebhooks, startLocalAwsWebhooks } from '../local-stack/local-aws-webhooks';
 import { checkBusName, checkEventsFile } from '../preflight';
 import { watchStop } from '../stop-signal';
 
@@ -231,6 +232,7 @@ function banner(
   buses: readonly string[],
   eventsFile: string | undefined,
   quiet: boolean | undefined,
+  webhooks: readonly string[],
 ): string {
   const { db, events, secrets } = endpoints;
   const [bus] = buses;
@@ -244,6 +246,7 @@ function banner(
     ...(eventsFile === undefined
       ? []
       : [`  events file      ${eventsFile}   (one JSON line per received event)`]),
+    ...webhooks,
     '',
     'In the shell that runs the CLI:',
     '',
@@ -272,18 +275,34 @@ export async function run(argv: string[]): Promise<number> {
   if (eventsFile !== undefined) await checkEventsFile(eventsFile);
 
   const received: Received = { live: new Map(), replayed: 0 };
-  const endpoints = await startEndpoints(ports, buses, eventSink(eventsFile, flags.quiet, received));
+  // Webhooks: every event the first bus (the bridge's) receives is delivered to the local stack's
+  // endpoints, as the stack's one rule on the bus does (docs/webhooks.md).
+  const [bridgeBus] = buses as [string, ...string[]];
+  let hooks: LocalAwsWebhooks | undefined;
+  const print = eventSink(eventsFile, flags.quiet, received);
+  const endpoints = await startEndpoints(ports, buses, (e) => {
+    print(e);
+    if (e.eventBusName === bridgeBus) hooks?.receive(e);
+  });
   if (!endpoints) return 1;
+  hooks = await startLocalAwsWebhooks({
+    client: endpoints.db.client,
+    eventBridgeEndpoint: endpoints.events.endpoint,
+    bus: bridgeBus,
+    region: LOCAL_REGION,
+    quiet: flags.quiet === true,
+  });
   // Watching before the banner says it is up: a signal sent as soon as it is read finds its handler.
   const stop = watchStop({
     command: 'gym-bridge local-aws',
     stopping: 'stopping the local endpoints',
     skipped: 'closing them',
   });
-  process.stdout.write(banner(endpoints, buses, eventsFile, flags.quiet));
+  process.stdout.write(banner(endpoints, buses, eventsFile, flags.quiet, hooks.banner));
   try {
     await stop.whenRequested;
     const secretCount = endpoints.secrets.names().length;
+    await hooks.stop();
     await endpoints.closeAll();
     const total = [...received.live.values()].reduce((n, v) => n + v, 0);
     const byBus = [...received.live].map(([name, n]) => `${name} ${n}`).join(', ');

@@ -14,6 +14,12 @@ import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../state/embedd
 import { createStateTable } from '../../state/table';
 import { CliUsageError, intFlag, parseFlags } from '../args';
 import { bold, dim, PrintingSink, statusHeading, statusLine } from '../demo-output';
+import {
+  type DemoWebhook,
+  type DemoWebhookSettings,
+  demoWebhookSettings,
+  startDemoWebhook,
+} from '../demo-webhooks';
 import { count } from '../format';
 import { ListenError, listenError } from '../listen-error';
 import { pollFileClub } from '../poll-file-club';
@@ -30,7 +36,10 @@ const HELP = `usage: npm start -- [flags]      (or: npm run --silent cli -- star
   --duration SECONDS   stop by itself after this long             (default: run until Ctrl-C)
   --port N             sandbox port                               (default: any free port)
   --events-file FILE   also append every event as a JSON line to FILE
-  --pii full|minimal   PII policy of the demo clubs               (default minimal)`;
+  --pii full|minimal   PII policy of the demo clubs               (default minimal)
+  --webhook URL        also deliver every event to URL, signed (Standard Webhooks) with
+                       $GYM_BRIDGE_WEBHOOK_SECRET (without it, a new secret is printed once);
+                       http and localhost allowed: try webhooks listen --port 9000`;
 
 const FLAGS = {
   clubs: { type: 'string' },
@@ -42,6 +51,7 @@ const FLAGS = {
   port: { type: 'string' },
   'events-file': { type: 'string' },
   pii: { type: 'string' },
+  webhook: { type: 'string' },
 } as const;
 
 /** Starts one server; on failure, closes what was started before it and throws a ListenError. */
@@ -73,6 +83,7 @@ export async function run(argv: string[]): Promise<number> {
     throw new CliUsageError(`--pii must be full or minimal, got '${pii}'`);
   const eventsFile = flags['events-file'];
   if (eventsFile !== undefined) await checkEventsFile(eventsFile);
+  const webhook = flags.webhook === undefined ? undefined : demoWebhookSettings(flags.webhook);
 
   // Ctrl-C from here on stops cleanly, however many times it arrives (stop-signal.ts).
   const stop = watchStop({
@@ -83,7 +94,7 @@ export async function run(argv: string[]): Promise<number> {
   });
   try {
     return await runDemo(
-      { clubCount, seed, speed, activity, intervalSec, durationSec, port, pii, eventsFile },
+      { clubCount, seed, speed, activity, intervalSec, durationSec, port, pii, eventsFile, webhook },
       stop,
     );
   } finally {
@@ -101,6 +112,7 @@ interface DemoSettings {
   readonly port: number;
   readonly pii: 'full' | 'minimal';
   readonly eventsFile: string | undefined;
+  readonly webhook: DemoWebhookSettings | undefined;
 }
 
 async function runDemo(settings: DemoSettings, stop: StopWatch): Promise<number> {
@@ -113,17 +125,25 @@ async function runDemo(settings: DemoSettings, stop: StopWatch): Promise<number>
     return 1;
   }
   const { db, sandbox } = servers;
+  let webhook: DemoWebhook | undefined;
   try {
-    const bridge = await demoBridge(settings, db, sandbox);
+    if (settings.webhook)
+      webhook = await startDemoWebhook(db.client, settings.webhook, (line) =>
+        process.stdout.write(`${dim(line)}\n`),
+      );
+    const bridge = await demoBridge(settings, db, sandbox, webhook);
     sandbox.startLive({ speed: settings.speed });
     await pollRounds(bridge, settings, stop);
     const { sink } = bridge;
+    await webhook?.stop();
     process.stdout.write(`\n${bold('stopped.')} ${count(sink.total, 'event')}:\n`);
     for (const [type, n] of [...sink.byType].sort((x, y) => y[1] - x[1])) {
       process.stdout.write(`  ${String(n).padStart(6)}  ${type}\n`);
     }
+    if (webhook) process.stdout.write(`${webhook.summary()}\n`);
     return 0;
   } finally {
+    await webhook?.stop();
     sandbox.stopLive();
     await sandbox.close();
     await db.close();
@@ -179,6 +199,7 @@ async function demoBridge(
   settings: DemoSettings,
   db: EmbeddedDynamoDb,
   sandbox: Sandbox,
+  webhook: DemoWebhook | undefined,
 ): Promise<DemoBridge> {
   const tableName = 'gym-bridge-demo';
   await createStateTable(db.client, tableName);
@@ -187,8 +208,9 @@ async function demoBridge(
   const clubs = file.map((c) => ({ ...c, piiPolicy: settings.pii }));
   const zones = new Map(clubs.map((c) => [c.clubId, c.timeZone]));
   const { eventsFile } = settings;
+  const fileSink = eventsFile === undefined ? undefined : new JsonLinesFileSink(eventsFile);
   const sink = new PrintingSink(
-    eventsFile === undefined ? undefined : new JsonLinesFileSink(eventsFile),
+    webhook ? webhook.sinkAfter(fileSink) : fileSink,
     (id) => zones.get(id) ?? 'UTC',
   );
   const clients = new GymApiClientFactory();

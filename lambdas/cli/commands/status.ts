@@ -15,8 +15,6 @@ import { CliUsageError, parseFlags } from '../args';
 import { dynamoDbClient } from '../aws-env';
 import { checkTableExists, checkTableName } from '../preflight';
 
-export const summary = 'per club and source: watermark, age, last error, pauses, unavailable sources, quota';
-
 const HELP = `usage: npm run --silent cli -- status --clubs FILE [--table NAME] [--json]
 
   --clubs FILE   clubs file (JSON)                    (required)

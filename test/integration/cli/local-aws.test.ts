@@ -105,7 +105,11 @@ describe('local-aws', () => {
           new GetItemCommand({ TableName: 'local-aws-check', Key: { pk: { S: 'a' } } }),
         );
         expect(got.Item?.n?.N).toBe('1');
-        expect((await dynamo.send(new ListTablesCommand({}))).TableNames).toEqual(['local-aws-check']);
+        // Beside the one made here, the webhook table local-aws delivers from (docs/webhooks.md, Locally).
+        expect((await dynamo.send(new ListTablesCommand({}))).TableNames).toEqual([
+          'gym-bridge-webhooks',
+          'local-aws-check',
+        ]);
 
         const bus = await events.send(new DescribeEventBusCommand({ Name: 'test-bus' }));
         expect(bus.Arn).toMatch(/event-bus\/test-bus$/);
