@@ -282,8 +282,8 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
     endSimMs: rig.clock.nowMs,
     lifecycle: {
       ...recorder.lifecycle,
-      docBytes: doc ? encodeLifecycle(club.clubId, doc.doc, 0).length : 0,
-      deltaBytes: delta ? encodeLifecycle(club.clubId, delta.doc, 0).length : 0,
+      docBytes: doc ? encodeLifecycle(club.clubId, doc.doc).length : 0,
+      deltaBytes: delta ? encodeLifecycle(club.clubId, delta.doc).length : 0,
     },
   };
 }

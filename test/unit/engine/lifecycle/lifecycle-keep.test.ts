@@ -8,7 +8,6 @@ import { keepLifecycle, readKeptLifecycle } from '../../../../lambdas/engine/lif
 import { UnreadableLifecycleBaseError } from '../../../../lambdas/engine/lifecycle/unreadable-base';
 import type { LifecycleDoc } from '../../../../lambdas/sources/lifecycle/evaluate';
 import { MemoryStateStore } from '../../../../lambdas/state';
-import { encodeLifecycle, storedLifecycle } from '../../../../lambdas/state/lifecycle-store';
 
 const CLUB = 'club-1';
 const life = (members: LifecycleDoc['members'], prospects: LifecycleDoc['prospects'] = {}): LifecycleDoc => ({
@@ -168,17 +167,5 @@ describe('the kept lifecycle state', () => {
     expect(after).toMatchObject({ deltaSize: 0, pending: [] });
     expect(after?.stored.baseVersion).toBe(3);
     expect(after?.view?.members['1']).toEqual({ status: 'Active' });
-  });
-
-  it('reads stored bytes that are not gzipped JSON as unreadable, with their version', () => {
-    expect(storedLifecycle(CLUB, Uint8Array.from([1, 2, 3]), 4)).toEqual({
-      doc: undefined,
-      version: 4,
-      unreadable: true,
-    });
-    expect(storedLifecycle(CLUB, encodeLifecycle(CLUB, { a: 1 }, 0), 2)).toEqual({
-      doc: { a: 1 },
-      version: 2,
-    });
   });
 });
