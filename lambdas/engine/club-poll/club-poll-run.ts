@@ -65,6 +65,11 @@ export class ClubPollRun implements ClubPollScope {
     });
   }
 
+  /** The club's API client (its requests counted in `requests`): the lifecycle's visit history reads with it. */
+  get client(): GymApiClient {
+    return this.#client;
+  }
+
   async publishOps(event: BridgeEvent): Promise<void> {
     try {
       await this.deps.sink.publish([event]);

@@ -183,13 +183,15 @@ function memberStep(
   const timed = evaluateMember(facts, next, tracking.seenFrom, input.nowMs, input.zone, input.settings);
   const change = input.changes?.members?.get(number);
   for (const due of timed.due) {
+    const occurredAtMs = announcement(tracking, due.momentMs, qualifiedAt(change, qualifyingFacts(due)));
+    const announced = occurredAtMs !== undefined;
     if (due.rule === 'inactive') {
-      next = { ...next, lapse: { from: due.from, lastVisitAt: due.lastVisitAt, announced: true } };
+      // A baseline lapse is recorded silent: its return is no news either.
+      next = { ...next, lapse: { from: due.from, lastVisitAt: due.lastVisitAt, announced } };
     } else {
       next = { ...next, expiring: [...(next.expiring ?? []), `${due.kind}|${due.date}`] };
     }
-    const occurredAtMs = announcement(tracking, due.momentMs, qualifiedAt(change, qualifyingFacts(due)));
-    if (occurredAtMs !== undefined) out.push({ member: number, fact: 'due', found: due, occurredAtMs });
+    if (announced) out.push({ member: number, fact: 'due', found: due, occurredAtMs });
   }
   return timed.nextAtMs === undefined
     ? { life: next, facts: out }

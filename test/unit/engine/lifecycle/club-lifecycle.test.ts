@@ -108,7 +108,7 @@ describe('lifecycleEvent', () => {
     );
   });
 
-  it('a time-based fact: occurredAt is the fact\'s (its moment, or when it qualified); Inactive, Expiring and Trial Ending carry their fields', () => {
+  it("a time-based fact: occurredAt is the fact's (its moment, or when it qualified); Inactive, Expiring and Trial Ending carry their fields", () => {
     const momentMs = Date.parse('2026-04-04T14:00:00Z');
     const inactive = lifecycleEvent(ctx, {
       member: '1001',

@@ -10,6 +10,7 @@ import type { LifecycleDoc } from '../../../../lambdas/sources/lifecycle/evaluat
 import { MemoryStateStore } from '../../../../lambdas/state';
 
 const CLUB = 'club-1';
+const NOTHING = { events: [], facts: [], nowMs: 0 };
 const life = (members: LifecycleDoc['members'], prospects: LifecycleDoc['prospects'] = {}): LifecycleDoc => ({
   version: 1,
   trackedSince: '2026-03-01T00:00:00',
@@ -73,7 +74,7 @@ describe('the kept lifecycle state', () => {
 
     // Assess
     expect(writes).toEqual(['base', 'delta']);
-    expect(kept3).toMatchObject({ baseWrittenAtMs: 10, writtenAtMs: 30, deltaSize: 2, pending: [] });
+    expect(kept3).toMatchObject({ baseWrittenAtMs: 10, writtenAtMs: 30, deltaSize: 2, pending: NOTHING });
     expect(kept3?.members['1']?.lapse).toEqual({ from: 'b', lastVisitAt: 'b', announced: false });
     expect(kept3?.view?.members['1']).toEqual({ status: 'Frozen' });
     expect(kept3?.view?.prospects['9']).toEqual(view('x').prospects['9']);
@@ -93,11 +94,16 @@ describe('the kept lifecycle state', () => {
     await keepLifecycle(keep(21, 2), notYet, next, ['event-1'], false);
 
     // Assess
-    expect(notYet?.pending).toEqual(['event-1']);
+    expect(notYet?.pending).toEqual({ events: [], facts: ['event-1'], nowMs: 20 });
     expect(notYet?.members['1']).toEqual({ firstVisitOf: 's' });
     expect(published).toEqual([['event-1']]);
-    expect((await readKeptLifecycle(store, CLUB, 2))?.pending).toEqual([]); // hour 2 recorded
-    expect((await readKeptLifecycle(store, CLUB, 1))?.pending).toEqual(['event-1']); // it was not
+    expect((await readKeptLifecycle(store, CLUB, 2))?.pending).toEqual(NOTHING); // hour 2 recorded
+    // It was not: the facts are published again as of the evaluation that found them (now 21).
+    expect((await readKeptLifecycle(store, CLUB, 1))?.pending).toEqual({
+      events: [],
+      facts: ['event-1'],
+      nowMs: 21,
+    });
   });
 
   it('rebases after publishing and empties the delta; a delta of an earlier base is ignored', async () => {
@@ -123,9 +129,9 @@ describe('the kept lifecycle state', () => {
     // Assess
     expect(writes).toEqual(['base', 'delta', 'base', 'delta', 'delta']);
     expect(published).toEqual([['event-1']]);
-    expect(rebased).toMatchObject({ baseWrittenAtMs: 20, deltaSize: 0, pending: [] });
+    expect(rebased).toMatchObject({ baseWrittenAtMs: 20, deltaSize: 0, pending: NOTHING });
     expect(rebased?.members['1']).toEqual({ firstVisitOf: 's' });
-    expect(ignoring).toMatchObject({ deltaSize: 0, pending: [] });
+    expect(ignoring).toMatchObject({ deltaSize: 0, pending: NOTHING });
     expect(ignoring?.view?.members['1']).toEqual({ status: 'Gone' });
   });
 
@@ -141,7 +147,7 @@ describe('the kept lifecycle state', () => {
     const after = await readKeptLifecycle(store, CLUB, 2);
 
     // Assess
-    expect(unreadable).toMatchObject({ deltaUnreadable: true, deltaSize: 0, pending: [] });
+    expect(unreadable).toMatchObject({ deltaUnreadable: true, deltaSize: 0, pending: NOTHING });
     expect(unreadable?.view?.members['1']).toEqual({ status: 'Active' });
     expect(after).not.toHaveProperty('deltaUnreadable');
     expect(after?.view?.members['1']).toEqual({ status: 'Frozen' });
@@ -164,7 +170,7 @@ describe('the kept lifecycle state', () => {
     // Assess
     expect(failure).toBeInstanceOf(UnreadableLifecycleBaseError);
     expect(versions).toEqual({ base: 2, delta: 1 });
-    expect(after).toMatchObject({ deltaSize: 0, pending: [] });
+    expect(after).toMatchObject({ deltaSize: 0, pending: NOTHING });
     expect(after?.stored.baseVersion).toBe(3);
     expect(after?.view?.members['1']).toEqual({ status: 'Active' });
   });

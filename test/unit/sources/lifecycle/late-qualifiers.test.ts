@@ -459,3 +459,23 @@ describe('a lapse from the real last visit across a change of daylight saving', 
     expect(tenOClock.nextAtMs).toBe(Date.parse('2026-04-05T00:30:00Z'));
   });
 });
+
+describe('a baseline lapse', () => {
+  it('is recorded silent, so the visit that ends it is no Member Returned', () => {
+    // Prepare: no visit in the 14 days of history: the lapse is past its threshold at the baseline.
+    const members = new Map<string, MemberFacts>([['M1', { status: 'Active', startDate: OLD_START }]]);
+    const first = evaluateLifecycle(input({ members, historyFrom: '2026-05-18T10:00:00' }));
+    // Act
+    const back = evaluateLifecycle(
+      input({ doc: first.doc, nowMs: T0 + DAY, members, visits: new Map([['M1', ['2026-06-02T07:00:00']]]) }),
+    );
+    // Assess
+    expect(first.doc.members.M1?.lapse).toEqual({
+      from: '2026-05-18T10:00:00',
+      lastVisitAt: null,
+      announced: false,
+    });
+    expect(back.facts).toEqual([]);
+    expect(back.doc.members.M1).toEqual({ lastVisitAt: '2026-06-02T07:00:00' });
+  });
+});
