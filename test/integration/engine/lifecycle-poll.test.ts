@@ -75,7 +75,9 @@ describe('the lifecycle evaluation of a club poll', () => {
       nextAtMs: expect.any(Number),
       historyRequests: expect.any(Number),
     });
-    expect(reports.every((r) => r.lifecycle?.outcome === 'evaluated' && !r.lifecycle.historyRequests)).toBe(true);
+    expect(reports.every((r) => r.lifecycle?.outcome === 'evaluated' && !r.lifecycle.historyRequests)).toBe(
+      true,
+    );
     expect(sameHour.lifecycle).toBeUndefined();
     expect(reports.every((r) => r.lifecycle?.outcome === 'evaluated')).toBe(true);
     // What the polls noted in between, and everything every 12 hours (the 4th poll 3 hours apart).
