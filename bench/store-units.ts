@@ -8,7 +8,12 @@
 import { clubStateItemBytes } from '../lambdas/state/club-state';
 import type { StoreMethod } from '../lambdas/state/decorate-store';
 import type { LifecycleNotes } from '../lambdas/state/lifecycle-notes';
-import { LIFECYCLE_SK, lifecycleItems, type StoredLifecycle } from '../lambdas/state/lifecycle-store';
+import {
+  encodeLifecycle,
+  LIFECYCLE_SK,
+  lifecycleItems,
+  type StoredLifecycle,
+} from '../lambdas/state/lifecycle-store';
 import { packSeenAt, seenAtQueryEnd } from '../lambdas/state/seen-packs';
 import type {
   ClubSession,
@@ -121,7 +126,7 @@ type Rule = (inner: StateStore, args: readonly unknown[], result: unknown) => Bi
  * keys, version (and write id) and gzipped bytes (binary: their length).
  */
 const lifecycleItemSizes = (clubId: string, doc: unknown, version: number): number[] => {
-  const { head, pieces } = lifecycleItems(clubId, 'base', doc, version - 1);
+  const { head, pieces } = lifecycleItems(clubId, 'base', encodeLifecycle(clubId, doc), version - 1);
   const keys = (sk: string) => itemBytes({ pk: `CLUB#${clubId}`, sk, v: version });
   return [
     keys(LIFECYCLE_SK) + 1 + head.d.length + (head.w ? 12 : 0),

@@ -15,12 +15,17 @@
  * lost its condition deletes its own). A piece missing or damaged makes the document unreadable,
  * never wrong.
  *
+ * Writing streams: the JSON is made a few KB at a time and gzipped as it comes (gzipLifecycle), so a
+ * club of 50,000 members never holds its whole document as one string (tens of MB) next to the
+ * objects it is made of.
+ *
  * Reading is bounded: a document inflates to at most MAX_LIFECYCLE_JSON_BYTES (a few KB of gzip can
  * inflate to hundreds of MB); one over it is unreadable, as a damaged one is, and the writer refuses
  * to write one: what is written can be read.
  */
 import { randomBytes } from 'node:crypto';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { once } from 'node:events';
+import { createGzip, gunzipSync, gzipSync } from 'node:zlib';
 import { StoreError } from './store-errors';
 
 export const LIFECYCLE_SK = 'LIFECYCLE';
@@ -91,28 +96,116 @@ export interface LifecycleItems {
   }[];
 }
 
-/** The document as gzipped JSON (StoreError: not JSON, or over MAX_LIFECYCLE_JSON_BYTES). */
+/** The document as gzipped JSON, in one go (StoreError: not JSON, or over MAX_LIFECYCLE_JSON_BYTES). */
 export function encodeLifecycle(clubId: string, doc: unknown, part: LifecyclePart = 'base'): Buffer {
   const json = JSON.stringify(doc);
   if (json === undefined) throw new StoreError(`lifecycle document of ${clubId} is not a JSON value`);
   const size = Buffer.byteLength(json);
-  if (size > MAX_LIFECYCLE_JSON_BYTES)
-    throw new StoreError(
-      `lifecycle ${part} of ${clubId} is ${size} bytes of JSON, over ${MAX_LIFECYCLE_JSON_BYTES}`,
-    );
+  if (size > MAX_LIFECYCLE_JSON_BYTES) throw tooLarge(clubId, part, size);
   return gzipSync(json, { level: 6 });
 }
 
-/** The items a document is stored as at `expectedVersion + 1` (StoreError: not JSON, or over the bound). */
+const tooLarge = (clubId: string, part: LifecyclePart, size: number) =>
+  new StoreError(
+    `lifecycle ${part} of ${clubId} is over ${size} bytes of JSON, over ${MAX_LIFECYCLE_JSON_BYTES}`,
+  );
+
+/** Containers with more entries than this are written entry by entry. */
+const WHOLE_ENTRIES = 64;
+
+/** Whether `value` is an object or array written entry by entry (over WHOLE_ENTRIES entries). */
+function large(value: unknown): value is object {
+  if (Array.isArray(value)) return value.length > WHOLE_ENTRIES;
+  if (value === null || typeof value !== 'object' || 'toJSON' in value) return false;
+  let n = 0;
+  for (const _key in value) if (++n > WHOLE_ENTRIES) return true;
+  return false;
+}
+
+/**
+ * The JSON text of `value`, as JSON.stringify writes it, in pieces: large objects and arrays entry
+ * by entry, everything else whole (each entry stringified once).
+ */
+export function* jsonPieces(value: unknown): Generator<string> {
+  if (!large(value)) {
+    const whole = JSON.stringify(value);
+    if (whole !== undefined) yield whole;
+    return;
+  }
+  if (Array.isArray(value)) {
+    yield '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) yield ',';
+      const item: unknown = value[i];
+      if (large(item)) yield* jsonPieces(item);
+      else yield JSON.stringify(item) ?? 'null';
+    }
+    yield ']';
+    return;
+  }
+  yield '{';
+  let first = true;
+  for (const [key, item] of Object.entries(value)) {
+    const whole = large(item) ? undefined : JSON.stringify(item);
+    if (whole === undefined && !large(item)) continue;
+    yield `${first ? '' : ','}${JSON.stringify(key)}:`;
+    first = false;
+    if (whole === undefined) yield* jsonPieces(item);
+    else yield whole;
+  }
+  yield '}';
+}
+
+/** The bytes gzipped at a time when writing: a few dozen KB of JSON. */
+const WRITE_CHUNK = 64 * 1024;
+
+/**
+ * The document as gzipped JSON, made and gzipped a few KB at a time (StoreError: not JSON, or over
+ * MAX_LIFECYCLE_JSON_BYTES).
+ */
+export async function gzipLifecycle(
+  clubId: string,
+  doc: unknown,
+  part: LifecyclePart = 'base',
+): Promise<Buffer> {
+  const pieces = jsonPieces(doc);
+  const first = pieces.next();
+  if (first.done) throw new StoreError(`lifecycle document of ${clubId} is not a JSON value`);
+  let size = Buffer.byteLength(first.value);
+  if (size > MAX_LIFECYCLE_JSON_BYTES) throw tooLarge(clubId, part, MAX_LIFECYCLE_JSON_BYTES);
+  const gzip = createGzip({ level: 6 });
+  const out: Buffer[] = [];
+  gzip.on('data', (chunk: Buffer) => out.push(chunk));
+  const ended = once(gzip, 'end');
+  let pending = first.value;
+  for (const piece of pieces) {
+    size += Buffer.byteLength(piece);
+    if (size > MAX_LIFECYCLE_JSON_BYTES) {
+      gzip.destroy();
+      throw tooLarge(clubId, part, MAX_LIFECYCLE_JSON_BYTES);
+    }
+    pending += piece;
+    if (pending.length >= WRITE_CHUNK) {
+      if (!gzip.write(pending)) await once(gzip, 'drain');
+      pending = '';
+    }
+  }
+  gzip.end(pending);
+  await ended;
+  return Buffer.concat(out);
+}
+
+/** The items a document's gzipped bytes are stored as at `expectedVersion + 1`. */
 export function lifecycleItems(
   clubId: string,
   part: LifecyclePart,
-  doc: unknown,
+  bytes: Uint8Array,
   expectedVersion: number,
 ): LifecycleItems {
   if (!Number.isInteger(expectedVersion) || expectedVersion < 0)
-    throw new StoreError(`lifecycle expectedVersion must be a whole number >= 0, got ${expectedVersion}`);
-  const bytes = encodeLifecycle(clubId, doc, part);
+    throw new StoreError(
+      `lifecycle expectedVersion of ${clubId} must be a whole number >= 0, got ${expectedVersion}`,
+    );
   const v = expectedVersion + 1;
   if (bytes.length <= MAX_LIFECYCLE_ITEM_BYTES) return { head: { v, d: bytes }, pieces: [] };
   const n = Math.ceil(bytes.length / MAX_LIFECYCLE_ITEM_BYTES);

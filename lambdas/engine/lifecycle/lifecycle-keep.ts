@@ -115,12 +115,9 @@ function canonical(value: unknown): string {
   );
 }
 
-/** A member's kept state without its last visit: what the delta follows. */
-const memberKey = (entry: MemberEntry | undefined): string => {
-  if (!entry) return '{}';
-  const { lastVisitAt: _visit, ...rest } = entry;
-  return canonical(rest);
-};
+/** A member's kept state without its last visit: what the delta follows (no copy of the entry made). */
+const memberKey = (entry: MemberEntry | undefined): string =>
+  entry ? canonical([entry.firstVisitOf, entry.lapse, entry.expiring, entry.pay]) : canonical([]);
 
 function changed<T>(
   base: Readonly<Record<string, T>>,
@@ -128,7 +125,9 @@ function changed<T>(
   key: (value: T | undefined) => string,
 ): Record<string, T | null> {
   const out: Record<string, T | null> = {};
-  for (const [id, value] of Object.entries(next)) if (key(base[id]) !== key(value)) out[id] = value;
+  // The same object is the same state (an evaluation keeps a member's object when nothing changed).
+  for (const [id, value] of Object.entries(next))
+    if (base[id] !== value && key(base[id]) !== key(value)) out[id] = value;
   for (const id of Object.keys(base)) if (!(id in next) && key(base[id]) !== key(undefined)) out[id] = null;
   return out;
 }

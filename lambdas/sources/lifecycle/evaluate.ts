@@ -14,7 +14,9 @@ import { instantOf, localAt } from './local-time';
 import {
   evaluateMember,
   evaluateProspect,
+  hasLife,
   type LifecycleSettings,
+  lifeWith,
   type MemberDue,
   type MemberFacts,
   type MemberLife,
@@ -160,7 +162,7 @@ function recordFacts(
   const outcomes = input.payments.get(number) ?? [];
   if (outcomes.length > 0) {
     const paid = foldPayments(life.pay ?? {}, outcomes);
-    next = { ...next, pay: paid.life };
+    next = lifeWith(next, { pay: paid.life });
     for (const r of paid.recovered) {
       const occurredAtMs = at(r.recoveredAt);
       if (occurredAtMs !== undefined) out.push({ member: number, fact: 'recovered', found: r, occurredAtMs });
@@ -187,9 +189,9 @@ function memberStep(
     const announced = occurredAtMs !== undefined;
     if (due.rule === 'inactive') {
       // A baseline lapse is recorded silent: its return is no news either.
-      next = { ...next, lapse: { from: due.from, lastVisitAt: due.lastVisitAt, announced } };
+      next = lifeWith(next, { lapse: { from: due.from, lastVisitAt: due.lastVisitAt, announced } });
     } else {
-      next = { ...next, expiring: [...(next.expiring ?? []), `${due.kind}|${due.date}`] };
+      next = lifeWith(next, { expiring: [...(next.expiring ?? []), `${due.kind}|${due.date}`] });
     }
     if (announced) out.push({ member: number, fact: 'due', found: due, occurredAtMs });
   }
@@ -203,8 +205,7 @@ function pruned(life: Life, nowLocal: string): Life {
   if (!life.expiring) return life;
   const kept = life.expiring.filter((mark) => mark.slice(mark.indexOf('|') + 1) > nowLocal);
   if (kept.length === life.expiring.length) return life;
-  const { expiring: _all, ...rest } = life;
-  return kept.length > 0 ? { ...rest, expiring: kept } : rest;
+  return lifeWith(life, { expiring: kept.length > 0 ? kept : undefined });
 }
 
 /** The start of tracking, and of the visit history known: as kept, or begun by this evaluation. */
@@ -232,7 +233,7 @@ export function evaluateLifecycle(input: LifecycleInput): LifecycleOutcome {
     facts.push(...step.facts);
     soonest(step.nextAtMs);
     const life = pruned(step.life, nowLocal);
-    if (Object.keys(life).length > 0) members[number] = life;
+    if (hasLife(life)) members[number] = life;
   }
   const prospects: Record<string, string[]> = {};
   for (const [number, prospectFacts] of input.prospects) {

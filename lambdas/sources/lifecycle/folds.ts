@@ -4,7 +4,7 @@
  * bridge keeps of the member in, what it keeps afterwards and the facts out.
  */
 import { normalLocal, wholeDaysBetween } from './local-time';
-import type { MemberFacts, MemberLife } from './rules';
+import { lifeWith, type MemberFacts, type MemberLife } from './rules';
 
 export interface VisitFacts {
   readonly firstVisit?: { readonly membershipStartDate: string; readonly visitedAt: string };
@@ -39,7 +39,7 @@ export function foldVisits(
     const visitedAt = [...sorted.filter((v) => v >= start), ...known].sort()[0];
     if (visitedAt) {
       found.firstVisit = { membershipStartDate: start, visitedAt };
-      next = { ...next, firstVisitOf: start };
+      next = lifeWith(next, { firstVisitOf: start });
     }
   }
   for (const visitedAt of sorted) {
@@ -53,10 +53,9 @@ export function foldVisits(
           inactiveDays: wholeDaysBetween(lapse.lastVisitAt ?? lapse.from, visitedAt),
         };
       }
-      const { lapse: _closed, ...rest } = next;
-      next = rest;
+      next = lifeWith(next, { lapse: undefined });
     }
-    if (!next.lastVisitAt || visitedAt > next.lastVisitAt) next = { ...next, lastVisitAt: visitedAt };
+    if (!next.lastVisitAt || visitedAt > next.lastVisitAt) next = lifeWith(next, { lastVisitAt: visitedAt });
   }
   return { life: next, facts: found };
 }

@@ -64,6 +64,33 @@ export interface MemberLife {
   readonly expiring?: readonly string[];
 }
 
+/** A member's kept state with its payment part (folds.ts's PaymentLife, opaque here). */
+type LifeParts = MemberLife & { readonly pay?: unknown };
+
+/**
+ * `life` with `change` applied (a part given as undefined is dropped), built as one object literal
+ * of one shape: the kept state of every member then shares one hidden class. `{ ...life, part }`
+ * made V8 (Node 20) a new one per member: 50,000 of them held 15 MB (bench: the big club).
+ */
+export function lifeWith<L extends LifeParts>(life: L, change: Partial<LifeParts>): L {
+  const part = <K extends keyof LifeParts>(k: K): LifeParts[K] => (k in change ? change[k] : life[k]);
+  return {
+    lastVisitAt: part('lastVisitAt'),
+    firstVisitOf: part('firstVisitOf'),
+    lapse: part('lapse'),
+    expiring: part('expiring'),
+    pay: part('pay'),
+  } as L;
+}
+
+/** Whether the bridge keeps anything of the member. */
+export const hasLife = (life: LifeParts): boolean =>
+  life.lastVisitAt !== undefined ||
+  life.firstVisitOf !== undefined ||
+  life.lapse !== undefined ||
+  life.expiring !== undefined ||
+  life.pay !== undefined;
+
 export type ExpiringKind = 'expiry' | 'minimumTerm';
 
 export type MemberDue =

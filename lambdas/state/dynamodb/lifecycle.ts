@@ -7,6 +7,7 @@ import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb
 import { logger } from '../../common/logger';
 import { clubPk } from '../keys';
 import {
+  gzipLifecycle,
   LifecycleConflictError,
   type LifecyclePart,
   type LifecycleStore,
@@ -46,7 +47,12 @@ export class DynamoDbLifecycleStore implements LifecycleStore {
     expectedVersion: number,
     part: LifecyclePart = 'base',
   ): Promise<number> {
-    const { head, pieces } = lifecycleItems(clubId, part, doc, expectedVersion);
+    const { head, pieces } = lifecycleItems(
+      clubId,
+      part,
+      await gzipLifecycle(clubId, doc, part),
+      expectedVersion,
+    );
     const { doc: client, tableName } = this.table;
     const pk = clubPk(clubId);
     if (pieces.length > 0) await this.table.batchWrite(pieces.map((p) => ({ pk, ...p })));

@@ -1,6 +1,7 @@
 /** LifecycleStore in process memory: each document's head and pieces as ../lifecycle-store.ts lays them out. */
 import { clubPk } from '../keys';
 import {
+  gzipLifecycle,
   LifecycleConflictError,
   type LifecycleItems,
   type LifecyclePart,
@@ -43,7 +44,12 @@ export class MemoryLifecycleStore implements LifecycleStore {
     expectedVersion: number,
     part: LifecyclePart = 'base',
   ): Promise<number> {
-    const { head, pieces } = lifecycleItems(clubId, part, doc, expectedVersion);
+    const { head, pieces } = lifecycleItems(
+      clubId,
+      part,
+      await gzipLifecycle(clubId, doc, part),
+      expectedVersion,
+    );
     const items = this.club(clubId);
     for (const p of pieces) items.pieces.set(p.sk, p);
     const old = items.heads.get(lifecycleSk(part));

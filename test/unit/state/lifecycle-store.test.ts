@@ -9,6 +9,8 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { StoreError } from '../../../lambdas/state';
 import {
+  encodeLifecycle,
+  gzipLifecycle,
   LifecycleConflictError,
   lifecycleItems,
   MAX_LIFECYCLE_ITEM_BYTES,
@@ -54,7 +56,7 @@ describe('lifecycle documents', () => {
     const doc = noisy(900);
     const store = new MemoryLifecycleStore();
     // Act
-    const items = lifecycleItems(CLUB, 'base', doc, 4);
+    const items = lifecycleItems(CLUB, 'base', encodeLifecycle(CLUB, doc), 4);
     const v1 = await store.putLifecycle(CLUB, doc, 0);
     const v2 = await store.putLifecycle(CLUB, { small: true }, 1);
     const v3 = await store.putLifecycle(CLUB, doc, 2);
@@ -73,7 +75,7 @@ describe('lifecycle documents', () => {
 
   it('a piece missing or written by another write makes the document unreadable, not wrong', () => {
     // Prepare
-    const { head, pieces } = lifecycleItems(CLUB, 'delta', noisy(800), 0);
+    const { head, pieces } = lifecycleItems(CLUB, 'delta', encodeLifecycle(CLUB, noisy(800)), 0);
     const all = new Map(pieces.map((p) => [p.sk, p]));
     const first = pieces[0]!;
     const damaged = { ...first, w: 'another' };
@@ -104,10 +106,35 @@ describe('lifecycle documents', () => {
     expect(store.itemCount(CLUB)).toBe(1);
   });
 
-  it('refuses to write a document over the bound, or not JSON', () => {
+  it('refuses to write a document over the bound, or not JSON', async () => {
     const tooBig = { s: 'x'.repeat(MAX_LIFECYCLE_JSON_BYTES) };
-    expect(() => lifecycleItems(CLUB, 'base', tooBig, 0)).toThrow(StoreError);
-    expect(() => lifecycleItems(CLUB, 'base', undefined, 0)).toThrow(StoreError);
-    expect(() => lifecycleItems(CLUB, 'base', {}, -1)).toThrow(StoreError);
+    const manyPieces = {
+      members: Object.fromEntries(Array.from({ length: 70_000 }, (_, i) => [i, 'y'.repeat(480)])),
+    };
+    await expect(gzipLifecycle(CLUB, tooBig)).rejects.toThrow(StoreError);
+    await expect(gzipLifecycle(CLUB, manyPieces)).rejects.toThrow(StoreError);
+    await expect(gzipLifecycle(CLUB, undefined)).rejects.toThrow(StoreError);
+    expect(() => encodeLifecycle(CLUB, tooBig)).toThrow(StoreError);
+    expect(() => lifecycleItems(CLUB, 'base', Buffer.alloc(1), -1)).toThrow(StoreError);
+  });
+
+  it('writes the JSON a few KB at a time: the same document, read back whole', async () => {
+    // Prepare: large containers, nested, values JSON drops or turns to null, keys that need escapes.
+    const doc = {
+      members: Object.fromEntries(
+        Array.from({ length: 500 }, (_, i) => [
+          `m"${i}`,
+          { last: `2026-06-0${i % 9}T00:00:00`, gone: undefined },
+        ]),
+      ),
+      facts: Array.from({ length: 300 }, (_, i) =>
+        i % 50 === 0 ? undefined : { i, at: new Date(i * 1000) },
+      ),
+      small: { a: [1, null, 'x'] },
+    };
+    // Act
+    const bytes = await gzipLifecycle(CLUB, doc);
+    // Assess
+    expect(storedLifecycle(CLUB, 'base', { v: 1, d: bytes }).doc).toEqual(JSON.parse(JSON.stringify(doc)));
   });
 });
