@@ -4,6 +4,7 @@
  * for the subject's next event. Pure: the same facts give the same text.
  */
 import { redactKnownSecrets } from '../../common/redact';
+import { failingWords } from './lifecycle-facts';
 import type { SourceFacts, SubjectFacts } from './subject-facts';
 
 const minutes = (ms: number) => {
@@ -111,6 +112,7 @@ function lifecycleWords(f: SubjectFacts): string[] {
     ];
   const out = [
     `Lifecycle events are tracked since ${l.trackedSince} (club local time); what was underway then is the baseline and is not announced.`,
+    ...failingWords(l),
   ];
   if (l.lastEvaluation)
     out.push(
