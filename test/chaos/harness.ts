@@ -402,7 +402,9 @@ class ChaosRun {
     const events = delivered.filter((e) => e.detail.source === 'lifecycle');
     const settled = this.evaluations.filter((e) => e.label.startsWith('settle')).at(-1);
     const stored = await this.wiring.inspectionStore.getLifecycle(this.#club.clubId);
-    const doc = stored?.doc as { trackedSince?: string; trackedSinceMs?: number } | undefined;
+    const doc = stored?.doc as
+      | { trackedSince?: string; trackedSinceMs?: number; seenFrom?: string }
+      | undefined;
     if (!settled || !doc?.trackedSince || doc.trackedSinceMs === undefined || !this.#baseline) {
       failures.push(
         `lifecycle: no evaluation while settling, or no document (${this.evaluations.length} evaluations)`,
@@ -417,6 +419,7 @@ class ChaosRun {
       settings: lifecycle,
       trackedSince: doc.trackedSince,
       trackedSinceMs: doc.trackedSinceMs,
+      seenFrom: doc.seenFrom ?? doc.trackedSince,
       endMs: settled.atMs,
       baseline: this.#baseline,
       baselineMs: this.#baselineMs,

@@ -39,6 +39,27 @@ export class Timeline<T> {
       return s.fromMs <= toMs && end > fromMs && ok(s.value);
     });
   }
+
+  /** The times the value changes in (fromMs, toMs]. */
+  changesIn(fromMs: number, toMs: number): number[] {
+    return this.segments.map((s) => s.fromMs).filter((ms) => ms > fromMs && ms <= toMs);
+  }
+}
+
+/**
+ * Whether `ok` (of the time) held at some time, or at every time, of [fromMs, toMs], for a
+ * condition on several timelines: it can only change where one of them does.
+ */
+export function heldIn(
+  timelines: readonly (Timeline<unknown> | undefined)[],
+  fromMs: number,
+  toMs: number,
+  ok: (ms: number) => boolean,
+): { some: boolean; every: boolean } {
+  if (toMs < fromMs) return { some: false, every: false };
+  const times = [fromMs, ...timelines.flatMap((t) => t?.changesIn(fromMs, toMs) ?? [])];
+  const results = times.map(ok);
+  return { some: results.some(Boolean), every: results.every(Boolean) };
 }
 
 /** A local date-time as given, in whole seconds; null when absent or not one (a bent record). */
