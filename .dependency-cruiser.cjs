@@ -30,6 +30,10 @@ const PARTS = {
   Clubs: { paths: ['lambdas/clubs/'], says: 'club registry and credentials' },
   Engine: { paths: ['lambdas/engine/'], says: 'watermark protocol, club polls, scheduling' },
   Handlers: { paths: ['lambdas/handlers/'], says: 'thin Lambda entry points' },
+  Delivery: {
+    paths: ['lambdas/delivery/'],
+    says: 'webhook delivery: endpoints, signing, sending, retries, isolation; its own Lambda entry points',
+  },
   LocalAws: { paths: ['lambdas/local-aws/'], says: 'local AWS endpoints for the CLI, tests and bench' },
   Cli: { paths: ['lambdas/cli/'], says: 'the CLI and the local demo' },
   Cdk: { paths: ['lib/', 'bin/'], says: 'constructs and the stack' },
@@ -50,6 +54,11 @@ const MAY = {
   // Not drawn: the club config schema lives in clubs/ (clubs -> engine stays forbidden).
   Engine: ['Sources', 'Events', 'State', 'GymApi', 'Common', 'Clubs'],
   Handlers: ['Engine', 'Clubs', 'Common', 'Events', 'State'],
+  // Not drawn: the fan-out matches each endpoint's pattern on `detail` with the project's matcher,
+  // the only part of event-tooling a Lambda may bundle (delivery-bundles-only-the-pattern-matcher).
+  // Not drawn either: the webhook table has the state table's shape (pk, sk, expiresAt) and is made
+  // by the same function.
+  Delivery: ['Common', 'Events', 'EventTooling', 'State'],
   LocalAws: ['Common', 'Events'],
   // Not drawn: the CLI is an entry point like the handlers (status lists sources, the sample
   // rig reads the API operations, `schemas` renders the payment rules); it starts the local AWS
@@ -65,6 +74,8 @@ const MAY = {
     'Sources',
     'GymApi',
     'LocalAws',
+    // The webhook events' samples run the delivery use cases in process.
+    'Delivery',
   ],
   // Not drawn: a subscription construct types its pattern with the pattern matcher's JSON type.
   Cdk: ['Common', 'Events', 'EventTooling', 'State'],
@@ -100,10 +111,34 @@ const NEVER = [
   ['Engine', 'Bench', 'runtime never imports the bench'],
   ['Cli', 'Bench', 'runtime never imports the bench'],
   ['Handlers', 'Bench', 'runtime never imports the bench'],
+  ['Delivery', 'Engine', 'delivery reads the bus, not the polls'],
+  ['Delivery', 'GymApi', 'delivery knows nothing of the gym API'],
+  ['Delivery', 'Handlers', 'delivery has its own entry points'],
+  ['Delivery', 'Bench', 'runtime never imports the bench'],
+];
+
+/**
+ * The pure pattern matcher (no Node built-in, no AWS SDK): the one part of event-tooling a Lambda
+ * (the webhook fan-out) may bundle, through its public functions.
+ */
+const PATTERN_MATCHER = [
+  'lambdas/event-tooling/event-pattern.ts',
+  'lambdas/event-tooling/event-pattern-operators.ts',
+  'lambdas/event-tooling/event-pattern-types.ts',
 ];
 
 /** Local AWS endpoints are test and demo plumbing: no Lambda code path may load them. */
-const LAMBDA_PARTS = ['Handlers', 'Engine', 'Events', 'State', 'Sources', 'Clubs', 'GymApi', 'Common'];
+const LAMBDA_PARTS = [
+  'Handlers',
+  'Engine',
+  'Events',
+  'State',
+  'Sources',
+  'Clubs',
+  'GymApi',
+  'Common',
+  'Delivery',
+];
 
 const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const pathsOf = (...parts) => `^(${parts.flatMap((p) => PARTS[p].paths.map(escapeRegExp)).join('|')})`;
@@ -139,6 +174,14 @@ const runtime = { path: '^lambdas/' };
 module.exports = {
   forbidden: [
     ...neverRules,
+    {
+      name: 'delivery-bundles-only-the-pattern-matcher',
+      comment:
+        'The webhook delivery Lambdas may bundle only the pattern matcher of event-tooling (event-pattern*.ts: pure, public functions); the rest of the tooling is for consumers and the CLI.',
+      severity: 'error',
+      from: { path: pathsOf('Delivery') },
+      to: { path: pathsOf('EventTooling'), pathNot: `^(${PATTERN_MATCHER.map(escapeRegExp).join('|')})$` },
+    },
     {
       name: 'runtime-never-imports-cdk',
       comment:

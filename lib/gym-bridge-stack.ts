@@ -15,13 +15,20 @@ import { Monitoring } from './constructs/monitoring';
 import { createTopicKey, NotificationTopic } from './constructs/notification-topic';
 import { Poller } from './constructs/poller';
 import { StateTable, type StateTableCapacity } from './constructs/state-table';
+import { WebhookMonitoring } from './constructs/webhook-monitoring';
+import { WebhookDelivery } from './constructs/webhooks';
 import { tableCapacityFor } from './fleet-sizing';
 import type { StageConfig } from './stage-config';
 
 export interface GymBridgeStackProps extends StackProps {
   readonly config: StageConfig;
   /** Handler entry files, relative to the repository root. @default HANDLER_ENTRIES */
-  readonly handlerEntries?: { readonly dispatch: string; readonly poll: string };
+  readonly handlerEntries?: {
+    readonly dispatch: string;
+    readonly poll: string;
+    readonly webhookFanOut?: string;
+    readonly webhookDeliver?: string;
+  };
 }
 
 /** The state table's capacity: on demand, or provisioned as sized for the stage's clubs. */
@@ -42,6 +49,7 @@ export class GymBridgeStack extends Stack {
   public readonly poller: Poller;
   public readonly monitoring: Monitoring;
   public readonly exampleRules?: ExampleRules;
+  public readonly webhooks: WebhookDelivery;
 
   constructor(scope: Construct, id: string, props: GymBridgeStackProps) {
     super(scope, id, props);
@@ -54,6 +62,7 @@ export class GymBridgeStack extends Stack {
       eventBusName: `gym-bridge-${config.stage}`,
       eventSource: config.eventSource,
       archiveRetention: Duration.days(config.archiveRetentionDays),
+      archiveRemovalPolicy: removalPolicy,
     });
     this.clubSecrets = new ClubSecrets(this, 'ClubSecrets', {
       secretNamePrefix: `gym-bridge/${config.stage}/clubs/`,
@@ -62,7 +71,15 @@ export class GymBridgeStack extends Stack {
 
     const needsOwnTopic = !config.alarmTopicArn && (config.alarmEmail || config.exampleRules);
     const topicKey = needsOwnTopic ? createTopicKey(this, 'NotificationsKey') : undefined;
-    this.monitoring = this.#monitoring(config, serviceName, this.#alarmTopic(config, topicKey));
+    const alarmTopic = this.#alarmTopic(config, topicKey);
+    this.monitoring = this.#monitoring(config, serviceName, alarmTopic);
+    this.webhooks = this.#webhooks(props, serviceName, removalPolicy);
+    new WebhookMonitoring(this, 'WebhookMonitoring', {
+      webhooks: this.webhooks,
+      serviceName,
+      dashboard: this.monitoring.dashboard,
+      ...(alarmTopic ? { alarmTopic } : {}),
+    });
 
     if (config.exampleRules) {
       this.exampleRules = new ExampleRules(this, 'ExampleRules', {
@@ -70,6 +87,8 @@ export class GymBridgeStack extends Stack {
         topicEncryptionKey: topicKey,
         operationsEmail: config.alarmEmail,
         emailDetail: config.exampleRulesEmailDetail,
+        removalPolicy,
+        ...(alarmTopic ? { alarmTopic } : {}),
       });
     }
 
@@ -94,6 +113,26 @@ export class GymBridgeStack extends Stack {
       logRetention: config.retainData ? logs.RetentionDays.THREE_MONTHS : logs.RetentionDays.ONE_WEEK,
       logRemovalPolicy: removalPolicy,
       ...(props.handlerEntries ? { handlerEntries: props.handlerEntries } : {}),
+    });
+  }
+
+  /** The webhook delivery machinery (endpoints are data: none is deployed). */
+  #webhooks(props: GymBridgeStackProps, serviceName: string, removalPolicy: RemovalPolicy): WebhookDelivery {
+    const { config, handlerEntries } = props;
+    return new WebhookDelivery(this, 'Webhooks', {
+      eventBus: this.eventBus,
+      secretNamePrefix: `gym-bridge/${config.stage}/webhooks/`,
+      serviceName,
+      removalPolicy,
+      logRetention: config.retainData ? logs.RetentionDays.THREE_MONTHS : logs.RetentionDays.ONE_WEEK,
+      ...(handlerEntries?.webhookFanOut && handlerEntries.webhookDeliver
+        ? {
+            entries: {
+              webhookFanOut: handlerEntries.webhookFanOut,
+              webhookDeliver: handlerEntries.webhookDeliver,
+            },
+          }
+        : {}),
     });
   }
 
@@ -146,6 +185,24 @@ export class GymBridgeStack extends Stack {
     new CfnOutput(this, 'PollFunctionLogGroup', { value: this.poller.pollLogGroup.logGroupName });
     new CfnOutput(this, 'DispatchFunctionLogGroup', { value: this.poller.dispatchLogGroup.logGroupName });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
+    new CfnOutput(this, 'WebhookTableName', {
+      value: this.webhooks.table.tableName,
+      description: 'webhooks CLI: --table',
+    });
+    new CfnOutput(this, 'WebhookQueueUrl', {
+      value: this.webhooks.deliveryQueue.queueUrl,
+      description: 'webhooks redrive',
+    });
+    new CfnOutput(this, 'WebhookSecretPrefix', { value: this.webhooks.secretNamePrefix });
+    new CfnOutput(this, 'WebhookRuleArn', {
+      value: this.webhooks.rule.ruleArn,
+      description: 'webhooks replay',
+    });
+    new CfnOutput(this, 'EventArchiveArn', {
+      value: this.eventBus.archive.archiveArn,
+      description: 'webhooks replay',
+    });
+    new CfnOutput(this, 'WebhookDeliverLogGroup', { value: this.webhooks.deliverLogGroup.logGroupName });
     if (this.exampleRules?.marketingQueue) {
       new CfnOutput(this, 'MarketingQueueUrl', { value: this.exampleRules.marketingQueue.queueUrl });
     }

@@ -48,7 +48,11 @@ export function piiPolicySection(): string[] {
     '  it), `Suburb` and `Postcode` go. `OptOutEmail` and `OptOutSms` always stay: automation must',
     '  respect them. A field travels only in the form the API documents: a value as a string, number,',
     '  boolean or null; `Contact`, `Membership` and the other nested objects as an object minimised by',
-    '  its own list; `FeeBreakdown[]` and `Items[]` as arrays of such objects.',
+    "  its own list; `FeeBreakdown[]` and `Items[]` as arrays of such objects. A URL (a prospect's",
+    '  `SourcePage`) travels as the page alone, without userinfo, path parameters (`;jsessionid=`),',
+    '  query or fragment, where forms and mail links put e-mail addresses and names',
+    '  (`/join?email=pat%40example.org` travels as `/join`); when what is left still holds an `@`',
+    '  (`/thanks/pat@example.org`), the field is dropped.',
     '',
     ...markdownTable(
       ['`data` of', 'detail-types', 'travels under `minimal`', 'documented fields dropped'],
@@ -93,7 +97,7 @@ export function lifecycleTypes(): string[] {
 function allowListText(list: AllowList): string {
   const inner = (l: AllowList): string[] =>
     Object.entries(l).map(([field, rule]) => {
-      if (rule === 'value') return field;
+      if (rule === 'value' || rule === 'url') return field;
       if (Array.isArray(rule)) return `${field}[].{${inner(rule[0] as AllowList).join(', ')}}`;
       return `${field}.{${inner(rule as AllowList).join(', ')}}`;
     });

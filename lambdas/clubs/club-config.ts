@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { type CredentialField, credentialProblem } from '../common/credential-text';
+import { compileLinearPattern } from '../common/linear-pattern';
 import { PLAN_QUOTAS } from '../common/plans';
 import { SOURCE_NAMES } from '../common/source-names';
 import { assertTimeZone } from '../common/zoned-time';
@@ -67,14 +68,17 @@ const credentials = z
   });
 
 /** A payment rule pattern, compiled as the classifier compiles it, so a typo fails at load time. */
-const rulePattern = z.string().refine((source) => {
+/** A payment rule: RE2 syntax, run in linear time (../common/linear-pattern.ts); refused here, not at poll time. */
+const rulePattern = z.string().superRefine((source, ctx) => {
   try {
-    new RegExp(source, 'i');
-    return true;
-  } catch {
-    return false;
+    compileLinearPattern(source);
+  } catch (err) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `not a pattern the linear-time engine takes (RE2 syntax: no lookaround, no backreferences): ${(err as Error).message}`,
+    });
   }
-}, 'not a valid regular expression');
+});
 
 /**
  * The lifecycle events' settings (docs/lifecycle.md). Absent: on, with the defaults. The bounds

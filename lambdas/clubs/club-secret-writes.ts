@@ -6,13 +6,23 @@
  * would make every club of the shared secret poll with that one club's login and key, and a shared
  * secret written over a club secret would take the club's key away. `checkClubSecretWrite` says so
  * before anything is written (the CLI asks it for every club first); putSharedClubKeys asks it too.
+ *
+ * A shared secret is read, merged and written, and two runs of `clubs add --shared-secret` at once
+ * would each write their merge over the version both read, the last one dropping the other's
+ * keys. So the merge is a compare-and-swap on the secret's version stages: the new version is
+ * stored without AWSCURRENT (under PENDING_STAGE), then AWSCURRENT is moved to it from the version
+ * the merge read (UpdateSecretVersionStage with RemoveFromVersionId), which Secrets Manager refuses
+ * when another write moved it first. The loser reads again and merges into the winner's version.
  */
+import { randomUUID } from 'node:crypto';
 import {
   CreateSecretCommand,
   GetSecretValueCommand,
   PutSecretValueCommand,
   type SecretsManagerClient,
+  UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
+import { backoffDelayMs, sleep } from '../common/backoff';
 import {
   type ClubCredentials,
   ClubCredentialsSchema,
@@ -33,6 +43,16 @@ export class ClubSecretConflictError extends ClubSecretError {
   }
 }
 
+/**
+ * A shared-secret merge that lost the race to other writers MAX_MERGE_ATTEMPTS times in a row.
+ * Retryable; nothing of this write was stored, nothing of theirs was lost.
+ */
+export class ClubSecretContentionError extends ClubSecretError {
+  constructor(secretName: string, message: string) {
+    super(secretName, message, true);
+  }
+}
+
 /** What is about to be written: one club's credentials, or keys under a shared integrator login. */
 export type ClubSecretWrite =
   | { readonly form: 'club'; readonly clubId: string }
@@ -48,8 +68,17 @@ export async function checkClubSecretWrite(
   secretName: string,
   write: ClubSecretWrite,
 ): Promise<string | undefined> {
-  const current = await readSecretText(client, secretName);
-  if (current !== undefined) conflictOf(secretName, current, write);
+  return (await checkedCurrent(client, secretName, write))?.text;
+}
+
+/** The secret's AWSCURRENT version, checked (as checkClubSecretWrite); undefined: no such secret. */
+async function checkedCurrent(
+  client: SecretsManagerClient,
+  secretName: string,
+  write: ClubSecretWrite,
+): Promise<SecretVersion | undefined> {
+  const current = await readCurrentVersion(client, secretName);
+  if (current !== undefined) conflictOf(secretName, current.text, write);
   return current;
 }
 
@@ -141,7 +170,8 @@ export async function putClubSecret(
  * all. Used by `clubs add --shared-secret`. The secret's login must be the clubs' login: a shared
  * secret belongs to one integrator login (a new password for it replaces the old one). Refused,
  * with nothing written (ClubSecretConflictError), when the secret is a club secret, another login's
- * or would outgrow Secrets Manager's 64 KB.
+ * or would outgrow Secrets Manager's 64 KB. Another writer changing the secret meanwhile costs a
+ * new read and merge (the header), up to MAX_MERGE_ATTEMPTS; then a retryable ClubSecretError.
  */
 export async function putSharedClubKeys(
   client: SecretsManagerClient,
@@ -149,43 +179,128 @@ export async function putSharedClubKeys(
   login: { readonly username: string; readonly password: string },
   apiKeys: Readonly<Record<string, string>>,
 ): Promise<'created' | 'updated'> {
-  const current = await checkClubSecretWrite(client, secretName, {
-    form: 'shared',
-    username: login.username,
-  });
-  const doc = current === undefined ? undefined : parseSecretDocument(secretName, current);
+  let lastRead: string | undefined;
+  for (let attempt = 1; attempt <= MAX_MERGE_ATTEMPTS; attempt++) {
+    if (attempt > 1) await sleep(backoffDelayMs(attempt - 1, MERGE_BACKOFF));
+    const current = await checkedCurrent(client, secretName, { form: 'shared', username: login.username });
+    if (current !== undefined && current.versionId === lastRead) {
+      // AWSCURRENT did not move, yet the swap was refused: not a race, so not worth another try.
+      throw new ClubSecretError(
+        secretName,
+        `could not update secret '${secretName}': Secrets Manager refused to move AWSCURRENT from the version read (${current.versionId})`,
+        true,
+      );
+    }
+    const SecretString = mergedKeys(secretName, current, login, apiKeys);
+    if (current === undefined) {
+      if (await createShared(client, secretName, SecretString)) return 'created';
+    } else if (await swapCurrent(client, secretName, current.versionId, SecretString)) {
+      return 'updated';
+    }
+    lastRead = current?.versionId;
+  }
+  throw new ClubSecretContentionError(
+    secretName,
+    `could not update secret '${secretName}': other writers changed it ${MAX_MERGE_ATTEMPTS} times while this one merged; nothing of this run was written and nothing of theirs was lost. Run it again`,
+  );
+}
+
+/** Writes that lose a race read, merge and try again, this many times in all. */
+const MAX_MERGE_ATTEMPTS = 10;
+const MERGE_BACKOFF = { baseDelayMs: 50, maxDelayMs: 1000 };
+/** The label a merged version waits under until AWSCURRENT is moved to it (not AWSPENDING: rotation's). */
+export const PENDING_STAGE = 'GYMBRIDGE_PENDING';
+
+/** The secret's text with `apiKeys` merged into what `current` holds; refused over 64 KB. */
+function mergedKeys(
+  secretName: string,
+  current: SecretVersion | undefined,
+  login: { readonly username: string; readonly password: string },
+  apiKeys: Readonly<Record<string, string>>,
+): string {
+  const doc = current === undefined ? undefined : parseSecretDocument(secretName, current.text);
   const existing: SharedClubSecret | undefined = doc?.kind === 'shared' ? doc.secret : undefined;
   const next = SharedClubSecretSchema.parse({ ...login, apiKeys: { ...existing?.apiKeys, ...apiKeys } });
-  const SecretString = JSON.stringify(next);
-  const bytes = Buffer.byteLength(SecretString);
+  const text = JSON.stringify(next);
+  const bytes = Buffer.byteLength(text);
   if (bytes > MAX_SECRET_BYTES) {
     throw new ClubSecretConflictError(
       secretName,
       `shared secret '${secretName}' would hold ${Object.keys(next.apiKeys).length} clubs in ${bytes} bytes, over Secrets Manager's ${MAX_SECRET_BYTES}. Nothing was written. Put the other clubs in another shared secret`,
     );
   }
-  if (current === undefined) {
-    await client
-      .send(new CreateSecretCommand({ Name: secretName, SecretString, Description: SHARED_DESCRIPTION }))
-      .catch((err: unknown) => {
-        throw writeError(secretName, 'create', err);
-      });
-    return 'created';
+  return text;
+}
+
+/** Creates the shared secret; false when another writer created it first (merge into theirs). */
+async function createShared(client: SecretsManagerClient, secretName: string, SecretString: string) {
+  try {
+    await client.send(
+      new CreateSecretCommand({ Name: secretName, SecretString, Description: SHARED_DESCRIPTION }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof Error && err.name === 'ResourceExistsException') return false;
+    throw writeError(secretName, 'create', err);
   }
+}
+
+/**
+ * Stores `SecretString` as a new version under PENDING_STAGE, then moves AWSCURRENT to it from
+ * `readVersionId`; false when AWSCURRENT is no longer there (another write won: read again).
+ */
+async function swapCurrent(
+  client: SecretsManagerClient,
+  secretName: string,
+  readVersionId: string,
+  SecretString: string,
+): Promise<boolean> {
+  const versionId = randomUUID();
   await client
-    .send(new PutSecretValueCommand({ SecretId: secretName, SecretString }))
+    .send(
+      new PutSecretValueCommand({
+        SecretId: secretName,
+        SecretString,
+        ClientRequestToken: versionId,
+        VersionStages: [PENDING_STAGE],
+      }),
+    )
     .catch((err: unknown) => {
       throw writeError(secretName, 'update', err);
     });
-  return 'updated';
+  try {
+    await client.send(
+      new UpdateSecretVersionStageCommand({
+        SecretId: secretName,
+        VersionStage: 'AWSCURRENT',
+        MoveToVersionId: versionId,
+        RemoveFromVersionId: readVersionId,
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof Error && err.name === 'InvalidParameterException') return false;
+    throw writeError(secretName, 'update', err);
+  }
 }
 
 const SHARED_DESCRIPTION = 'gym-bridge integrator login and club API keys { username, password, apiKeys }';
 
-async function readSecretText(client: SecretsManagerClient, secretName: string): Promise<string | undefined> {
+interface SecretVersion {
+  readonly text: string;
+  readonly versionId: string;
+}
+
+async function readCurrentVersion(
+  client: SecretsManagerClient,
+  secretName: string,
+): Promise<SecretVersion | undefined> {
   try {
-    const out = await client.send(new GetSecretValueCommand({ SecretId: secretName }));
-    return out.SecretString ?? '';
+    // AWSCURRENT named: moto and LocalStack answer without it with their last-written version.
+    const out = await client.send(
+      new GetSecretValueCommand({ SecretId: secretName, VersionStage: 'AWSCURRENT' }),
+    );
+    return { text: out.SecretString ?? '', versionId: out.VersionId ?? '' };
   } catch (err) {
     if (err instanceof Error && err.name === 'ResourceNotFoundException') return undefined;
     throw writeError(secretName, 'read', err);

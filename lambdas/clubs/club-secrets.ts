@@ -121,7 +121,11 @@ export class SecretsManagerClubSecrets implements ClubSecretsReader {
   async #fetch(secretName: string): Promise<ClubSecretDocument> {
     let text: string | undefined;
     try {
-      const out = await this.#client.send(new GetSecretValueCommand({ SecretId: secretName }));
+      // AWSCURRENT is the default; named, because moto and LocalStack answer a request without it
+      // with their last-written version, not the one a staged write (club-secret-writes.ts) made current.
+      const out = await this.#client.send(
+        new GetSecretValueCommand({ SecretId: secretName, VersionStage: 'AWSCURRENT' }),
+      );
       text = out.SecretString;
     } catch (cause) {
       const code = cause instanceof Error ? cause.name : 'unknown error';

@@ -10,6 +10,7 @@ export {
 export { type ClubListing, type ClubRegistry, ClubRegistryError } from './club-registry';
 export {
   ClubSecretConflictError,
+  ClubSecretContentionError,
   type ClubSecretWrite,
   checkClubSecretWrite,
   putClubSecret,

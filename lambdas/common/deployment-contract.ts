@@ -57,6 +57,19 @@ export const ENV = {
   logLevel: 'POWERTOOLS_LOG_LEVEL',
   /** Log level that wins over `logLevel` when set: the CLI sets it (`--log-level`); the stack does not. */
   logLevelOverride: 'LOG_LEVEL',
+  /** Webhook fan-out and delivery: the webhook table (endpoints, health, dead letters). */
+  webhookTable: 'WEBHOOK_TABLE_NAME',
+  /** Webhook fan-out and delivery: the delivery queue's URL (an SQS fair queue). */
+  webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
+  /** Webhook delivery: Secrets Manager name prefix of the shared signing-key secrets. */
+  webhookSecretPrefix: 'WEBHOOK_SECRET_PREFIX',
+  /**
+   * Webhook fan-out: its most concurrent invocations (the event source's maximum concurrency): each
+   * paces an endpoint at its rate limit divided by this, so together they never exceed it.
+   */
+  webhookFanOutConcurrency: 'WEBHOOK_FANOUT_CONCURRENCY',
+  /** Webhook delivery, optional: milliseconds an attempt may take (default 15000). Not set by the stack. */
+  webhookTimeoutMs: 'WEBHOOK_TIMEOUT_MS',
 } as const;
 
 /** Default minimum allowance, in minutes, before a source without a successful poll is overdue. */
@@ -133,11 +146,34 @@ export const METRIC = {
   sourcesOverdue: 'SourcesOverdue',
   /** Dispatcher, every run: the longest time since a checked source's last successful poll. */
   oldestSuccessAgeSeconds: 'OldestSuccessAgeSeconds',
+  /** Webhook fan-out: deliveries queued (events x matching endpoints). */
+  webhookDeliveriesQueued: 'WebhookDeliveriesQueued',
+  /** Webhook delivery: deliveries answered 2xx. */
+  webhookDelivered: 'WebhookDelivered',
+  /** Webhook delivery: attempts that failed (non-2xx, timeout, network, refused address). */
+  webhookAttemptsFailed: 'WebhookAttemptsFailed',
+  /** Webhook delivery: milliseconds from the event's publication to the 2xx, per delivery. */
+  webhookLatency: 'WebhookLatency',
+  /** Webhook delivery: the age of the oldest delivery seen and not delivered, per invocation (s). */
+  webhookOldestUndeliveredAge: 'WebhookOldestUndeliveredAge',
+  /** Webhook delivery: deliveries moved to an endpoint's dead letters. */
+  webhookDeadLettered: 'WebhookDeadLettered',
+  /** Webhook delivery: endpoints the bridge disabled (410, or 5 days of failures). */
+  webhookEndpointsDisabled: 'WebhookEndpointsDisabled',
 } as const;
+
+/**
+ * The `message` of the webhook delivery's INFO line per invocation: per endpoint its figures, and
+ * per delivery `<webhookId> <endpointId> <result> <status> <attempt>`; the saved Logs Insights
+ * queries (per endpoint, per event for `explain`) filter on it.
+ */
+export const WEBHOOK_BATCH_LOG_MESSAGE = 'webhook batch';
 
 /** Handler entry files (relative to the repository root) and their exported handler name. */
 export const HANDLER_ENTRIES = {
   dispatch: 'lambdas/handlers/dispatch.ts',
   poll: 'lambdas/handlers/poll.ts',
+  webhookFanOut: 'lambdas/delivery/handlers/fan-out.ts',
+  webhookDeliver: 'lambdas/delivery/handlers/deliver.ts',
 } as const;
 export const HANDLER_EXPORT = 'handler';

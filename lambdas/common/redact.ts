@@ -12,6 +12,12 @@
  *   credential this process has used lately (`rememberSecrets`, called by the client and the token
  *   provider), so a text that escaped the first layer is still cleaned.
  *
+ * Both decide on what a text says, not on one way of writing it: a text that holds escapes
+ * (`decodeEscapes`: JSON's `\u006b`, `\/`, `\"`; percent-encoding; HTML character references) is
+ * also read decoded, up to MAX_DECODE_LEVELS deep, and when a credential shows only there, the
+ * decoded text is what comes out, redacted (`redactDecoded`). Parsed JSON is decided on its parsed
+ * strings (gym-api/credential-scrubber.ts).
+ *
  * Matching is case-sensitive (credentials are); both hex cases of URL encoding are variants.
  * Secrets shorter than MIN_SECRET_CHARS are not searched for (they would cut ordinary words).
  */
@@ -22,6 +28,87 @@ const MARK = '[redacted]';
 
 /** Credentials shorter than this are not searched for in text. */
 export const MIN_SECRET_CHARS = 4;
+
+/** How many times a text is decoded in turn (an escape inside a percent-encoding, ...). */
+export const MAX_DECODE_LEVELS = 3;
+
+/** An escape `decodeEscapes` reads (a `%` or `&` of ordinary text is none). */
+export const ESCAPE_SEQUENCE = /\\[u"\\/bfnrt]|%[0-9a-fA-F]{2}|&(?:#|amp;|lt;|gt;|quot;|apos;)/;
+const JSON_ESCAPE = /\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/g;
+const JSON_SIMPLE: Record<string, string> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
+const PERCENT_RUN = /(?:%[0-9a-fA-F]{2})+/g;
+const CHAR_REFERENCE = /&(?:#[xX]([0-9a-fA-F]{1,6})|#([0-9]{1,7})|(amp|lt|gt|quot|apos));?/g;
+const NAMED_REFERENCE: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** True when `text` holds an escape `decodeEscapes` reads (`\u`, `\/`, `%6B`, `&#107;`, ...). */
+export function mayHoldEscapes(text: string): boolean {
+  return ESCAPE_SEQUENCE.test(text);
+}
+
+/**
+ * `text` decoded one level: JSON escapes (`\u006b` in either hex case, one UTF-16 unit each, so a
+ * surrogate pair written as two escapes decodes to its character; `\/`, `\"`, `\\`, `\n`, ...),
+ * then runs of percent-encoding (as UTF-8), then HTML character references (`&#107;`, `&#x6B;`,
+ * `&amp;`). What is not a well-formed escape is left as it is. Never throws.
+ */
+export function decodeEscapes(text: string): string {
+  let out = text;
+  if (out.includes('\\')) {
+    out = out.replace(JSON_ESCAPE, (_m, hex: string | undefined, simple: string | undefined) =>
+      hex === undefined ? (JSON_SIMPLE[simple ?? ''] ?? '') : String.fromCharCode(Number.parseInt(hex, 16)),
+    );
+  }
+  if (out.includes('%')) {
+    out = out.replace(PERCENT_RUN, (run) => Buffer.from(run.replaceAll('%', ''), 'hex').toString('utf8'));
+  }
+  if (out.includes('&')) {
+    out = out.replace(CHAR_REFERENCE, (whole, hex: string | undefined, dec: string | undefined, name) => {
+      if (name) return NAMED_REFERENCE[name as string] ?? whole;
+      const code = hex === undefined ? Number(dec) : Number.parseInt(hex, 16);
+      return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    });
+  }
+  return out;
+}
+
+/**
+ * `text` with `replace` applied (it replaces credentials), and, when the text holds escapes, with
+ * `replace` applied to what it decodes to, level by level: when a credential shows only once
+ * decoded, the decoded text comes out, redacted. A text with nothing to replace at any level comes
+ * out as it came in.
+ */
+export function redactDecoded(text: string, replace: (text: string) => string): string {
+  let out = replace(text);
+  let probe = out;
+  for (let level = 0; level < MAX_DECODE_LEVELS && mayHoldEscapes(probe); level++) {
+    const decoded = decodeEscapes(probe);
+    if (decoded === probe) break;
+    const cleaned = replace(decoded);
+    if (cleaned !== decoded) out = cleaned;
+    probe = cleaned;
+  }
+  return out;
+}
+
+/** `text` decoded as far as it goes (at most MAX_DECODE_LEVELS levels). */
+export function decodeFully(text: string): string {
+  let out = text;
+  for (let level = 0; level < MAX_DECODE_LEVELS && mayHoldEscapes(out); level++) {
+    const decoded = decodeEscapes(out);
+    if (decoded === out) break;
+    out = decoded;
+  }
+  return out;
+}
 
 /** Every form in which `secret` can reappear in a text an upstream writes. */
 export function secretVariants(secret: string): string[] {
@@ -82,23 +169,38 @@ export function scrubTokenLike(text: string): string {
     .replace(TOKEN_LIKE, (run) => (/\d/.test(run) && /[A-Za-z]/.test(run) ? MARK : run));
 }
 
-/** A pattern matching every variant of the secrets (longest first), or undefined for none. */
-export function secretPattern(secrets: readonly (string | undefined)[]): RegExp | undefined {
+/** Every variant of the secrets, longest first. */
+export function allVariants(secrets: readonly (string | undefined)[]): string[] {
   const variants = new Set<string>();
   for (const secret of secrets) if (secret) for (const v of secretVariants(secret)) variants.add(v);
-  if (variants.size === 0) return undefined;
-  const sorted = [...variants].sort((a, b) => b.length - a.length);
-  return new RegExp(sorted.map(escapeRegExp).join('|'), 'g');
+  return [...variants].sort((a, b) => b.length - a.length);
+}
+
+/** A pattern matching every variant of the secrets (longest first), or undefined for none. */
+export function secretPattern(secrets: readonly (string | undefined)[]): RegExp | undefined {
+  return variantPattern(allVariants(secrets));
+}
+
+/** A global pattern matching any of `variants` (in their order), or undefined for none. */
+export function variantPattern(variants: readonly string[]): RegExp | undefined {
+  if (variants.length === 0) return undefined;
+  return new RegExp(variants.map(escapeRegExp).join('|'), 'g');
 }
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 }
 
+/**
+ * `text` without the secrets in any of their forms, also where they show only once the text is
+ * decoded (`redactDecoded`), and without Authorization or `x-api-key` header values.
+ */
 export function redact(text: string, secrets: readonly (string | undefined)[] = []): string {
-  const out = text.replace(AUTH_VALUE, `$1 ${MARK}`).replace(API_KEY_HEADER, `$1${MARK}`);
   const pattern = secretPattern(secrets);
-  return pattern ? out.replace(pattern, MARK) : out;
+  return redactDecoded(text, (t) => {
+    const out = t.replace(AUTH_VALUE, `$1 ${MARK}`).replace(API_KEY_HEADER, `$1${MARK}`);
+    return pattern ? out.replace(pattern, MARK) : out;
+  });
 }
 
 /**
@@ -171,15 +273,19 @@ export function forgetKnownSecrets(): void {
   knownMatcher = undefined;
 }
 
-/** `text` without any credential this process remembers, in any of its forms. Never throws. */
+/**
+ * `text` without any credential this process remembers, in any of its forms, also where one shows
+ * only once the text is decoded (`redactDecoded`: then the text comes out decoded). Never throws.
+ */
 export function redactKnownSecrets(text: string): string {
   if (known.size === 0) return text;
   if (!knownMatcher) {
     knownMatcher = new SecretMatcher();
     for (const secret of known.keys()) for (const v of secretVariants(secret)) knownMatcher.add(v);
   }
+  const matcher = knownMatcher;
   try {
-    return knownMatcher.redact(text);
+    return redactDecoded(text, (t) => matcher.redact(t));
   } catch {
     return MARK;
   }

@@ -1,8 +1,8 @@
 /**
  * The operational events of a club poll (docs/events.md): Club Credentials Rejected, Club Quota Low,
- * Club Source Unavailable and Club Data Stale. Pure builders: the caller decides when one is due
- * (once per episode) and publishes it. Their eventIds derive from the club and the episode, so a
- * re-publish carries the same id.
+ * Club Source Unavailable and Club Data Stale. Pure builders, and the rules of when one is due (once
+ * per episode); club-poll/announcer.ts delivers them at least once. Their eventIds derive from the
+ * club and the episode (when it began), so the same announcement always carries the same id.
  */
 
 import type { ClubConfig } from '../clubs/club-config';
@@ -14,6 +14,9 @@ import type { Cursor, SourceName, SourceUnavailable } from '../state/store';
 import type { PauseKind } from './failure-policy';
 
 type OpsClub = Pick<ClubConfig, 'clubId' | 'plan' | 'piiPolicy'>;
+
+/** A source with no success for this long is announced stale (Club Data Stale), by default. */
+export const DEFAULT_STALE_AFTER_MS = 30 * 60_000;
 
 /** `yyyy-mm` (UTC) of an epoch ms: the month of the quota counter. */
 export const monthOf = (ms: number): string => new Date(ms).toISOString().slice(0, 7);
@@ -45,7 +48,30 @@ export function quotaEvent(
   );
 }
 
-/** The event of a club paused by this poll: Club Credentials Rejected (401) or Club Quota Low (429). */
+/**
+ * Whether a refusal of `kind` (a 401 or a 429) starts a new episode of the club, to be announced:
+ * true unless the club was already refused with that kind since its last success, that is unless a
+ * cursor (the refused one as it was before this refusal, or another) is in a run of such refusals
+ * whose latest came at or after the latest success of any of its sources. A resumed club (`clubs
+ * resume` resets the runs) starts a new one. Judged on the club's cursors, not on the refused
+ * source's count alone: the next poll may be refused on another source first (poll-order.ts).
+ */
+export function startsPauseEpisode(kind: PauseKind, cursorsBefore: readonly Cursor[]): boolean {
+  let lastSuccessMs = Number.NEGATIVE_INFINITY;
+  for (const c of cursorsBefore) {
+    const at = c.health.lastSuccessAt ? Date.parse(c.health.lastSuccessAt) : Number.NaN;
+    if (at > lastSuccessMs) lastSuccessMs = at;
+  }
+  return !cursorsBefore.some((c) => {
+    const error = c.health.lastError;
+    return error?.kind === kind && c.health.consecutiveFailures > 0 && Date.parse(error.at) >= lastSuccessMs;
+  });
+}
+
+/**
+ * The event of a club paused by this poll: Club Credentials Rejected (401) or Club Quota Low (429),
+ * occurring at `nowMs`, the refusal that began the episode (part of the eventId).
+ */
 export function pauseEvent(
   club: OpsClub,
   kind: PauseKind,
@@ -91,19 +117,24 @@ export function unavailableEvent(
 }
 
 /**
- * Club Data Stale, when the source has had no success for `staleAfterMs` and this episode (since its
- * last success) was not announced yet; undefined otherwise.
+ * Club Data Stale, when the source has had no success for `staleAfterMs` as of `judgedAtMs` (now,
+ * or the failure a later poll looks back on) and this episode (since its last success) was not
+ * announced yet; undefined otherwise. Its eventId is the source's and the episode's: the same
+ * whenever it is built.
  */
 export function staleEvent(
   club: OpsClub,
   cursor: Cursor,
   nowMs: number,
   staleAfterMs: number,
+  judgedAtMs: number = nowMs,
 ): BridgeEvent | undefined {
   const { lastSuccessAt, staleNotifiedAt } = cursor.health;
   const since = lastSuccessAt ? Date.parse(lastSuccessAt) : undefined;
-  if (since === undefined || nowMs - since < staleAfterMs) return undefined;
-  if (staleNotifiedAt && Date.parse(staleNotifiedAt) >= since) return undefined;
+  if (since === undefined || !(judgedAtMs - since >= staleAfterMs)) return undefined;
+  // A notice at the instant of the success is the previous episode's: a poll's catch-up announces
+  // it before that poll's sources succeed (a notice of this episode comes staleAfterMs after it).
+  if (staleNotifiedAt && Date.parse(staleNotifiedAt) > since) return undefined;
   return createEvent(
     DETAIL_TYPES.ClubDataStale,
     opsEnvelope(club, ['stale', cursor.source, lastSuccessAt ?? ''], nowMs),

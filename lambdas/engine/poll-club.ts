@@ -14,18 +14,24 @@
  * UNAVAILABLE_RETRY_MS); a poll that then succeeds clears the mark. The club's other sources poll
  * and publish as usual, and the club's outcome stays 'ok'.
  *
+ * Operational events are delivered at least once: each is written as owed with the state it
+ * announces and removed once published; a poll first delivers what earlier polls owe
+ * (club-poll/announcer.ts, docs/publishing.md "Operational events").
+ *
  * Where the parts live: the failure policy (kinds, pauses, back-off, unavailability, the pause rule)
- * in failure-policy.ts; the operational events in operational-events.ts; the run of the sources
- * under the club lease in club-poll/club-poll-run.ts, what follows each source's outcome in
- * club-poll/source-outcomes.ts, the cursor health writes in club-poll/cursor-health.ts, the quota
- * count in club-poll/quota-check.ts, the poll order in club-poll/poll-order.ts.
+ * in failure-policy.ts; the operational events and when each is due in operational-events.ts, their
+ * delivery in club-poll/announcer.ts; the run of the sources under the club lease in
+ * club-poll/club-poll-run.ts, what follows each source's outcome in club-poll/source-outcomes.ts,
+ * the cursor health writes in cursor/cursor-writes.ts, the quota count in club-poll/quota-check.ts,
+ * the poll order in club-poll/poll-order.ts.
  */
 
 import type { ClubConfig } from '../clubs/club-config';
 import { logger } from '../common/logger';
 import { enabledSources } from '../sources';
 import { sessionStore } from '../state/composed-store';
-import type { ClubSession, Cursor, SourceName } from '../state/store';
+import type { ClubSession, Cursor, SourceName, StateStore } from '../state/store';
+import { Announcer } from './club-poll/announcer';
 import { ClubPollRun } from './club-poll/club-poll-run';
 import {
   type ClubReport,
@@ -40,7 +46,7 @@ import { countQuotaUsage } from './club-poll/quota-check';
 import { sourcesStillDue } from './club-poll/stale-sources';
 import { activePause } from './failure-policy';
 import { type LifecycleReport, lifecycleSettingsOf, runClubLifecycle } from './lifecycle/club-lifecycle';
-import { monthOf } from './operational-events';
+import { DEFAULT_STALE_AFTER_MS, monthOf } from './operational-events';
 import { sweepIntervals } from './schedule/sweep-budget';
 
 export { SOURCE_CONCURRENCY } from './club-poll/club-poll-run';
@@ -108,11 +114,12 @@ export async function pollClub(
 }
 
 /**
- * The poll once the lease is taken, on the cursors its write returned: the sources a later poll
- * already covered left out (a message's `dispatchedAt`, club-poll/stale-sources.ts: none left,
- * nothing polled), a paused club left alone, else every source due and the hour's lifecycle
- * evaluation; a heavy poll (a first poll, a backfill, a lifecycle reading everything) once it has
- * one of the process's slots (club-poll/heavy-polls.ts).
+ * The poll once the lease is taken, on the cursors its write returned: first what earlier polls
+ * announced and could not deliver (club-poll/announcer.ts), then the sources a later poll already
+ * covered left out (a message's `dispatchedAt`, club-poll/stale-sources.ts: none left, nothing
+ * polled), a paused club left alone, else every source due and the hour's lifecycle evaluation; a
+ * heavy poll (a first poll, a backfill, a lifecycle reading everything) once it has one of the
+ * process's slots (club-poll/heavy-polls.ts).
  */
 async function pollUnderLease(
   deps: PollClubDeps,
@@ -122,13 +129,17 @@ async function pollUnderLease(
   enabled: readonly SourceName[],
   startMs: number,
 ): Promise<ClubReport> {
-  const cursors = await session.listCursors(club.clubId);
+  const store = sessionStore(deps.store, session);
+  const announcer = new Announcer({ store, sink: deps.sink, club, now: deps.now ?? Date.now });
+  const staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
+  const cursors = await announcer.catchUp(await session.listCursors(club.clubId), staleAfterMs);
+  const operationalEvents = announcer.delivered;
   const due =
     options.dispatchedAt === undefined ? enabled : sourcesStillDue(cursors, enabled, options.dispatchedAt);
-  if (due.length === 0) return idleReport(club.clubId, 'ok', { stale: true });
+  if (due.length === 0) return idleReport(club.clubId, 'ok', { stale: true, operationalEvents });
   const pause = activePause(cursors, startMs);
   if (pause && !options.ignorePause) {
-    return idleReport(club.clubId, 'paused', { pausedUntil: pause.until, pause });
+    return idleReport(club.clubId, 'paused', { pausedUntil: pause.until, pause, operationalEvents });
   }
   const order = pollOrder(due, cursors);
   // A first poll, a backfill or a lifecycle that reads everything: HEAVY_POLL_SLOTS at a time.
@@ -143,10 +154,11 @@ async function pollUnderLease(
     const sources = order.map((name) =>
       skippedReport(name, 'no heavy-poll slot came free before the deadline'),
     );
-    return idleReport(club.clubId, 'ok', { sources });
+    return idleReport(club.clubId, 'ok', { sources, operationalEvents });
   }
   try {
-    return await pollSourcesAndLifecycle(deps, club, options, session, { cursors, order, due, startMs });
+    const run = { cursors, order, due, startMs, store, announcer };
+    return await pollSourcesAndLifecycle(deps, club, options, session, run);
   } finally {
     slot();
   }
@@ -157,9 +169,16 @@ async function pollSourcesAndLifecycle(
   club: ClubConfig,
   options: PollClubOptions,
   session: ClubSession,
-  at: { cursors: readonly Cursor[]; order: SourceName[]; due: readonly SourceName[]; startMs: number },
+  at: {
+    cursors: readonly Cursor[];
+    order: SourceName[];
+    due: readonly SourceName[];
+    startMs: number;
+    store: StateStore;
+    announcer: Announcer;
+  },
 ): Promise<ClubReport> {
-  const { cursors, order, due, startMs } = at;
+  const { cursors, order, due, startMs, store, announcer } = at;
   // Sweeps the quota the plan leaves unused pays for (the scheduler counts the same ones).
   const sweeps = sweepIntervals({
     plan: club.plan,
@@ -168,10 +187,9 @@ async function pollSourcesAndLifecycle(
     quotaUsed: await session.getQuotaUsage(club.clubId, monthOf(startMs)),
     nowMs: startMs,
   });
-  const store = sessionStore(deps.store, session);
   // With lifecycle events off nothing evaluates the notes: once on again, the first reads everything.
   if (!lifecycleSettingsOf(club)) session.noteLifecycle({ full: true });
-  const run = new ClubPollRun({ ...deps, store }, club, options, startMs, sweeps);
+  const run = new ClubPollRun({ ...deps, store }, club, options, startMs, announcer, sweeps);
   await run.pollSources(order, new Map(cursors.map((c) => [c.source, c])));
   return clubReport(run, order, await lifecycleOf(run, session));
 }
@@ -215,7 +233,7 @@ async function clubReport(
       club: run.club,
       nowMs: run.now(),
       ...(run.options.quotaAlertShare === undefined ? {} : { alertShare: run.options.quotaAlertShare }),
-      publishOps: (event) => run.publishOps(event),
+      announcer: run.announcer,
     },
     run.requests,
   );

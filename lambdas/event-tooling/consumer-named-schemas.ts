@@ -165,3 +165,15 @@ export type ClubSourceUnavailable = EventDetail<typeof DETAIL_TYPES.ClubSourceUn
 export const ClubSourceUnavailableEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.ClubSourceUnavailable] =
   EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.ClubSourceUnavailable];
 export type ClubSourceUnavailableEvent = EventBridgeEvent<typeof DETAIL_TYPES.ClubSourceUnavailable>;
+export const WebhookDeliveryFailedDetail: EventSchemas[typeof DETAIL_TYPES.WebhookDeliveryFailed] =
+  EVENT_SCHEMAS[DETAIL_TYPES.WebhookDeliveryFailed];
+export type WebhookDeliveryFailed = EventDetail<typeof DETAIL_TYPES.WebhookDeliveryFailed>;
+export const WebhookDeliveryFailedEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.WebhookDeliveryFailed] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.WebhookDeliveryFailed];
+export type WebhookDeliveryFailedEvent = EventBridgeEvent<typeof DETAIL_TYPES.WebhookDeliveryFailed>;
+export const WebhookEndpointDisabledDetail: EventSchemas[typeof DETAIL_TYPES.WebhookEndpointDisabled] =
+  EVENT_SCHEMAS[DETAIL_TYPES.WebhookEndpointDisabled];
+export type WebhookEndpointDisabled = EventDetail<typeof DETAIL_TYPES.WebhookEndpointDisabled>;
+export const WebhookEndpointDisabledEvent: EventBridgeEventSchemas[typeof DETAIL_TYPES.WebhookEndpointDisabled] =
+  EVENTBRIDGE_EVENT_SCHEMAS[DETAIL_TYPES.WebhookEndpointDisabled];
+export type WebhookEndpointDisabledEvent = EventBridgeEvent<typeof DETAIL_TYPES.WebhookEndpointDisabled>;

@@ -57,6 +57,9 @@ export {
   QUOTA_LOW_REASONS,
   SOURCE_UNAVAILABLE_KINDS,
   type Subject,
+  WEBHOOK_DELIVERY_FAILURE_REASONS,
+  WEBHOOK_DISABLE_REASONS,
+  WEBHOOK_ENDPOINT_ID_PATTERN,
 } from '../events/catalog';
 export { EVENT_ID_PATTERN } from '../events/event-id-pattern';
 export * from './consumer-named-schemas';
@@ -70,6 +73,13 @@ export {
   type EventSchemas,
   eventBridgeEventJsonSchema,
 } from './consumer-schemas';
+/** Receiving the bridge's Standard Webhooks: the payload type and its verifier (Web Crypto). */
+export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookPayload,
+  WebhookVerificationError,
+} from './consumer-webhooks';
 
 /** Check a subscription's pattern offline, in a consumer's own tests (EventBridge's content filtering). */
 export {

@@ -28,7 +28,9 @@
  * of objects matches a nested pattern when one element matches all of that level's fields.
  *
  * An invalid pattern throws `EventPatternError` (with the JSON path of the problem) whatever the
- * event. Pure TypeScript: no AWS SDK, no Node built-in (it ships in `@gym-bridge/events`). The
+ * event; so does one nested deeper than `MAX_PATTERN_DEPTH`. Hostile input costs time in proportion
+ * to its size: wildcards match without backtracking, arrays nested in an event at any depth are
+ * walked without recursion, and objects only as deep as the pattern goes. Pure TypeScript: no AWS SDK, no Node built-in (it ships in `@gym-bridge/events`). The
  * operators are in ./event-pattern-operators.ts.
  */
 
@@ -38,13 +40,20 @@ import { EventPatternError, type EventPatternJson, isObject, type Json } from '.
 export { EventPatternError, type EventPatternJson } from './event-pattern-types';
 
 /**
+ * The deepest pattern accepted, in object levels (`$or` counts as one): the walk recurses once a
+ * level, so the bound keeps every consumer's stack safe. EventBridge's largest pattern (4,096
+ * characters, its quota's ceiling) cannot nest past about 680 levels, so no pattern it takes is
+ * refused.
+ */
+export const MAX_PATTERN_DEPTH = 1000;
+
+/**
  * True when `event` (an EventBridge event: `{ source, 'detail-type', detail, ... }`, as an object
  * or a JSON string) matches `pattern` (an object or a JSON string). Throws `EventPatternError` on
  * an invalid pattern.
  */
 export function matchesEventPattern(pattern: EventPatternJson | string, event: unknown): boolean {
-  const parsed = typeof pattern === 'string' ? parsePatternJson(pattern) : pattern;
-  const compiled = compileObject(parsed, '', true);
+  const compiled = compilePattern(pattern);
   const value = typeof event === 'string' ? (JSON.parse(event) as unknown) : event;
   return matchObject(compiled, value);
 }
@@ -68,7 +77,7 @@ export function explainEventPattern(
   pattern: EventPatternJson | string,
   event: unknown,
 ): { readonly matches: true } | { readonly matches: false; readonly mismatch: PatternMismatch } {
-  const compiled = compileObject(typeof pattern === 'string' ? parsePatternJson(pattern) : pattern, '', true);
+  const compiled = compilePattern(pattern);
   const mismatch = mismatchObject(
     compiled,
     typeof event === 'string' ? (JSON.parse(event) as unknown) : event,
@@ -79,13 +88,45 @@ export function explainEventPattern(
 
 /** Throws `EventPatternError` when `pattern` is not a valid EventBridge event pattern. */
 export function assertValidEventPattern(pattern: EventPatternJson | string): void {
-  compileObject(typeof pattern === 'string' ? parsePatternJson(pattern) : pattern, '', true);
+  compilePattern(pattern);
 }
 
 /** A predicate from a pattern, validated once: for filtering many events. */
 export function eventPatternMatcher(pattern: EventPatternJson | string): (event: unknown) => boolean {
-  const compiled = compileObject(typeof pattern === 'string' ? parsePatternJson(pattern) : pattern, '', true);
+  const compiled = compilePattern(pattern);
   return (event) => matchObject(compiled, typeof event === 'string' ? (JSON.parse(event) as unknown) : event);
+}
+
+function compilePattern(pattern: EventPatternJson | string): ObjectNode {
+  const parsed = typeof pattern === 'string' ? parsePatternJson(pattern) : pattern;
+  assertDepth(parsed);
+  return compileObject(parsed, '', true);
+}
+
+/**
+ * Throws when a pattern nests objects (or `$or` alternatives) deeper than MAX_PATTERN_DEPTH,
+ * walking with a stack before anything recurses, and naming where (the path's start and end).
+ */
+function assertDepth(pattern: unknown): void {
+  const stack: Array<readonly [unknown, number, string]> = [[pattern, 1, '']];
+  while (stack.length > 0) {
+    const [node, depth, path] = stack.pop()!;
+    if (!isObject(node)) continue;
+    if (depth > MAX_PATTERN_DEPTH) {
+      const shown = path.length > 200 ? `${path.slice(0, 80)}...${path.slice(-80)}` : path;
+      throw new EventPatternError(shown, `nested deeper than ${MAX_PATTERN_DEPTH} levels`);
+    }
+    for (const [key, value] of Object.entries(node)) {
+      const at = joinPath(path, key);
+      if (key === '$or' && Array.isArray(value)) {
+        value.forEach((sub, i) => {
+          stack.push([sub, depth + 1, `${at}[${i}]`]);
+        });
+      } else {
+        stack.push([value, depth + 1, at]);
+      }
+    }
+  }
 }
 
 function parsePatternJson(text: string): unknown {
@@ -193,7 +234,7 @@ function matchObject(node: ObjectNode, value: unknown): boolean {
  */
 function mismatchObject(node: ObjectNode, value: unknown, path: string): PatternMismatch | undefined {
   if (Array.isArray(value)) {
-    const failures = value.map((element) => mismatchObject(node, element, path));
+    const failures = flattenArrays(value).map((element) => mismatchObject(node, element, path));
     return failures.some((f) => f === undefined)
       ? undefined
       : (failures[0] ?? { path, expected: 'an object', actual: value, reason: 'an empty list' });
@@ -215,15 +256,29 @@ function mismatchObject(node: ObjectNode, value: unknown, path: string): Pattern
   };
 }
 
-/** The leaf values of a field: arrays flattened, objects dropped (they are not leaves). */
-function leaves(value: unknown, out: Json[] = []): Json[] {
-  if (value === undefined) return out;
-  if (Array.isArray(value)) {
-    for (const element of value) leaves(element, out);
-  } else if (!isObject(value)) {
-    out.push(value as Json);
+/**
+ * The elements of an array and of the arrays nested in it, in order, with a stack instead of
+ * recursion: an event may nest arrays as deep as its size allows.
+ */
+function flattenArrays(value: readonly unknown[]): unknown[] {
+  const out: unknown[] = [];
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) stack.push(item[i]);
+    } else {
+      out.push(item);
+    }
   }
   return out;
+}
+
+/** The leaf values of a field: arrays flattened, objects dropped (they are not leaves). */
+function leaves(value: unknown): Json[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) return isObject(value) ? [] : [value as Json];
+  return flattenArrays(value).filter((element): element is Json => !isObject(element));
 }
 
 function mismatchLeaf(node: LeafNode, value: unknown, path: string): PatternMismatch | undefined {

@@ -277,5 +277,33 @@ function operationalExamples(): BridgeEvent[] {
         retryAt: '2025-03-05T04:00:00.000Z',
       },
     ),
+    ...webhookExamples(),
+  ];
+}
+
+/** The webhook delivery's events about an endpoint (docs/webhooks.md). */
+function webhookExamples(): BridgeEvent[] {
+  const endpoint = { endpointId: 'ep-3f9a0c1d2e4b5a69', endpointHost: 'hooks.example.com' };
+  return [
+    createEvent(
+      DETAIL_TYPES.WebhookDeliveryFailed,
+      base(['ep-3f9a0c1d2e4b5a69', '5b0e4c7d1a2f3e6b8c9d0a1b2c3d4e5f'], '2025-03-07T23:35:05.000Z'),
+      {
+        ...endpoint,
+        reason: 'schedule-exhausted',
+        webhookId: '5b0e4c7d1a2f3e6b8c9d0a1b2c3d4e5f',
+        webhookType: DETAIL_TYPES.MemberStatusChanged,
+        attempts: 10,
+        firstQueuedAt: '2025-03-04T20:00:00.000Z',
+        lastAttemptAt: '2025-03-07T23:35:05.000Z',
+        lastStatus: 503,
+        lastError: 'HTTP 503',
+      },
+    ),
+    createEvent(
+      DETAIL_TYPES.WebhookEndpointDisabled,
+      base(['ep-3f9a0c1d2e4b5a69', 'gone', '2025-03-01T00:00:00.000Z'], '2025-03-04T22:00:00.000Z'),
+      { ...endpoint, reason: 'gone', lastStatus: 410, lastError: 'HTTP 410 Gone' },
+    ),
   ];
 }

@@ -35,6 +35,8 @@ import {
   PosTransactionRecordedDetail,
   ProspectCreatedDetail,
   ProspectStatusChangedDetail,
+  WebhookDeliveryFailedDetail,
+  WebhookEndpointDisabledDetail,
 } from './event-details';
 import { EVENT_ID_PATTERN } from './event-id-pattern';
 import {
@@ -86,6 +88,8 @@ export const EVENT_SCHEMAS = {
   [DETAIL_TYPES.ClubQuotaLow]: ClubQuotaLowDetail,
   [DETAIL_TYPES.ClubDataStale]: ClubDataStaleDetail,
   [DETAIL_TYPES.ClubSourceUnavailable]: ClubSourceUnavailableDetail,
+  [DETAIL_TYPES.WebhookDeliveryFailed]: WebhookDeliveryFailedDetail,
+  [DETAIL_TYPES.WebhookEndpointDisabled]: WebhookEndpointDisabledDetail,
 } as const satisfies Record<DetailType, z.ZodType>;
 
 export type EventSchemas = typeof EVENT_SCHEMAS;

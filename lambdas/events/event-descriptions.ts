@@ -51,4 +51,8 @@ export const EVENT_DESCRIPTIONS: Record<DetailType, string> = {
     'A source of the club has not completed a poll for longer than its staleness limit.',
   [DETAIL_TYPES.ClubSourceUnavailable]:
     "A source's endpoint is missing or refused for the club (HTTP 404, or 403 that blames no credential; for an experimental source also 400 or a response that is not a usable page). The source is marked unavailable and re-tried every 6 hours; the club's other sources go on. Emitted once per episode: a source that comes back and goes away again is a new episode.",
+  [DETAIL_TYPES.WebhookDeliveryFailed]:
+    "A webhook delivery (docs/webhooks.md) ran out of its retry schedule (10 attempts over about 3 days, or 3 days of an endpoint that kept failing): the event is in the endpoint's dead letters, where `webhooks redrive` delivers it again. Once per dead letter (a redriven delivery that fails again is a new one). clubId is the club of the undelivered event; the endpoint's URL is never in the event (its path or query may hold a token), only its host.",
+  [DETAIL_TYPES.WebhookEndpointDisabled]:
+    'A webhook endpoint was disabled by the bridge: it answered 410 Gone (the Standard Webhooks signal to stop), or every attempt to it failed for 5 days. Nothing more is queued for it; its pending deliveries go to its dead letters. `webhooks enable` turns it back on, `webhooks replay` and `webhooks redrive` deliver what it missed. clubId is the club of the event whose delivery decided it.',
 };

@@ -198,3 +198,57 @@ export const ClubSourceUnavailableDetail = z.strictObject({
   since: utcDateTime.describe('When the source was first found unavailable, UTC'),
   retryAt: utcDateTime.describe('The source is not polled again before this time, UTC'),
 });
+
+// ---------------------------------------------------------------------------------------------
+// Webhook delivery (docs/webhooks.md): operational events about endpoints, never their URL or secret
+
+/** A webhook endpoint's id: `ep-` and 16 lowercase hex characters. */
+export const WEBHOOK_ENDPOINT_ID_PATTERN = /^ep-[0-9a-f]{16}$/;
+
+const webhookEndpoint = {
+  endpointId: z.string().regex(WEBHOOK_ENDPOINT_ID_PATTERN).describe('The webhook endpoint'),
+  endpointHost: z
+    .string()
+    .min(1)
+    .max(253)
+    .describe("The endpoint URL's host only: its path and query may hold a token and never travel"),
+};
+
+const httpStatus = z.number().int().min(100).max(599);
+
+export const WEBHOOK_DELIVERY_FAILURE_REASONS = ['schedule-exhausted'] as const;
+
+export const WebhookDeliveryFailedDetail = z.strictObject({
+  ...envelope('bridge'),
+  ...webhookEndpoint,
+  reason: z
+    .enum(WEBHOOK_DELIVERY_FAILURE_REASONS)
+    .describe('schedule-exhausted: the retry schedule ran out (attempts, or about 3 days)'),
+  webhookId: z
+    .string()
+    .min(1)
+    .describe('The undelivered event: its eventId, the webhook-id header of every attempt'),
+  webhookType: z.string().min(1).describe('The detail-type of the undelivered event'),
+  attempts: z
+    .number()
+    .int()
+    .min(0)
+    .describe('HTTP attempts made (holds while the endpoint failed not counted)'),
+  firstQueuedAt: utcDateTime.describe('When the delivery was first queued, UTC'),
+  lastAttemptAt: utcDateTime.optional().describe('The last attempt, UTC'),
+  lastStatus: httpStatus.nullable().describe('HTTP status of the last answer (null: none, e.g. a timeout)'),
+  lastError: z.string().max(300).describe('Why the last attempt failed (e.g. HTTP 500, timeout after 15 s)'),
+});
+
+export const WEBHOOK_DISABLE_REASONS = ['gone', 'failing'] as const;
+
+export const WebhookEndpointDisabledDetail = z.strictObject({
+  ...envelope('bridge'),
+  ...webhookEndpoint,
+  reason: z
+    .enum(WEBHOOK_DISABLE_REASONS)
+    .describe('gone (the endpoint answered 410) or failing (every attempt failed for 5 days)'),
+  lastStatus: httpStatus.nullable().describe('HTTP status of the last answer (null: none)'),
+  lastError: z.string().max(300).describe('The last attempt as the bridge saw it'),
+  failingSince: utcDateTime.optional().describe('First failure of the run of failures, UTC'),
+});

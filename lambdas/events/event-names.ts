@@ -37,6 +37,8 @@ export const DETAIL_TYPES = {
   ClubQuotaLow: 'Club Quota Low',
   ClubDataStale: 'Club Data Stale',
   ClubSourceUnavailable: 'Club Source Unavailable',
+  WebhookDeliveryFailed: 'Webhook Delivery Failed',
+  WebhookEndpointDisabled: 'Webhook Endpoint Disabled',
 } as const;
 
 export type DetailTypeKey = keyof typeof DETAIL_TYPES;

@@ -8,6 +8,9 @@
  *
  * An allow-list maps a field name to what may travel in it:
  * - `'value'`: a string, number, boolean or null (anything else in it is dropped);
+ * - `'url'`: the same, a string cut to the page it names (pii.ts `pageOfUrl`): no userinfo, path
+ *   parameters, query or fragment, where web forms and mail campaigns put e-mail addresses and
+ *   names; dropped when what is left still holds an `@`;
  * - a nested allow-list: an object, itself minimised with that list (or null);
  * - `[list]`: an array of objects, each minimised with `list` (or null).
  * The nesting of these lists is the only depth `minimise` ever descends to.
@@ -18,8 +21,13 @@
  *   the same reason (a prospect is told who will call), with the sales person's `Id` for routing.
  * - `Contact.State` stays: a state or territory (NSW) is shared by millions and is what regional
  *   rules (consumer law, campaigns) need; `Suburb` and `Postcode` go.
- * - `Gender` stays (personalisation); `SourcePage` stays (lead attribution: marketing needs it).
+ * - `Gender` stays (personalisation); `SourcePage` stays (lead attribution: marketing needs it) as
+ *   a `'url'`: the page, without its query (`?email=pat%40...&name=...` from a form or a mail link).
  * - Payment, POS, disbursement and visit records name no person: every documented field stays.
+ *   The free-text ones were checked for the same risk as SourcePage: `PaymentDescription` and an
+ *   item's `Description` describe the fee or product (the club's catalogue: "Fortnightly
+ *   membership", "Guest pass"), like `ProductName` and `Membership.Name`; `Response` is the bank's
+ *   result text; `Door`, `ScanSource` and `Till` name devices. They stay as values.
  * - Class attendance's shape is not in the API document: only fields with the names listed in
  *   `CLASS_ATTENDANCE_ALLOWED` travel (ids, class, times, status, member/prospect number), and only
  *   with a scalar value; an instructor's or attendee's name never does.
@@ -27,8 +35,8 @@
 import { DISBURSEMENT_BREAKDOWN_FIELDS, FEE_BREAKDOWN_FIELDS } from '../gym-api/schemas';
 import { DETAIL_TYPES, type DetailType, type EventDetail } from './catalog';
 
-/** What may travel in one field: a scalar, an object (its own list) or an array of objects. */
-export type FieldRule = 'value' | AllowList | readonly [AllowList];
+/** What may travel in one field: a scalar, a URL's page, an object (its own list) or an array of objects. */
+export type FieldRule = 'value' | 'url' | AllowList | readonly [AllowList];
 /** The fields of a record, or of a nested object, that travel under `minimal`. */
 export type AllowList = { readonly [field: string]: FieldRule };
 
@@ -99,16 +107,8 @@ export const MINIMAL_ALLOW_LISTS: Readonly<Record<RecordKind, AllowList>> = {
     Membership: MEMBERSHIP,
   },
   prospect: {
-    ...values(
-      'Number',
-      'FirstName',
-      'Status',
-      'Gender',
-      'TrialStartDate',
-      'TrialEndDate',
-      'CreatedDateUtc',
-      'SourcePage',
-    ),
+    ...values('Number', 'FirstName', 'Status', 'Gender', 'TrialStartDate', 'TrialEndDate', 'CreatedDateUtc'),
+    SourcePage: 'url',
     ContactMethod: ID_NAME,
     Source: ID_NAME,
     SalesPerson: values('Id', 'FirstName'),

@@ -7,7 +7,9 @@
  *   later. What automation needs stays (member/prospect numbers, first name, gender, status,
  *   membership, opt-out flags, amounts, ids, the dates of the business event); what identifies or
  *   contacts a person goes (last name, email, phones, address, suburb, postcode, date of birth,
- *   barcode, fitness passport number; the sales person's and the debt referral's too). Class
+ *   barcode, fitness passport number; the sales person's and the debt referral's too); a URL
+ *   (a prospect's SourcePage) travels as the page alone, without the query a form or a mail link
+ *   fills with an e-mail address or a name. Class
  *   attendance, whose shape the API does not document, keeps only fields named in a list of
  *   non-person fields. docs/events.md ("PII policy") prints the lists.
  *
@@ -46,14 +48,36 @@ function minimise(record: Record<string, unknown>, allow: AllowList): Record<str
     const value = record[field];
     if (value === null || (rule === 'value' && isScalar(value))) {
       out[field] = value;
+    } else if (rule === 'url' && isScalar(value)) {
+      const page = typeof value === 'string' ? pageOfUrl(value) : value;
+      if (page !== undefined) out[field] = page;
     } else if (isArrayRule(rule)) {
       if (Array.isArray(value))
         out[field] = value.filter(isPlainObject).map((item) => minimise(item, rule[0]));
-    } else if (rule !== 'value' && isPlainObject(value)) {
+    } else if (typeof rule === 'object' && isPlainObject(value)) {
       out[field] = minimise(value, rule);
     }
   }
   return out;
+}
+
+/**
+ * The page a URL (absolute or relative) names, for `minimal`: without userinfo
+ * (`https://pat:pw@host`), path parameters (`;jsessionid=`), query and fragment, which web forms,
+ * mail campaigns and session handling fill with addresses, names and tokens. Undefined (the field
+ * is dropped) when what is left still holds an address: an `@`, plain or percent-encoded.
+ */
+export function pageOfUrl(url: string): string | undefined {
+  let page = url.split(/[?#]/, 1)[0]!;
+  const scheme = /^[a-z][a-z\d+.-]*:\/\//i.exec(page);
+  if (scheme) {
+    const slash = page.indexOf('/', scheme[0].length);
+    const authority = page.slice(scheme[0].length, slash === -1 ? undefined : slash);
+    const at = authority.lastIndexOf('@');
+    if (at !== -1) page = scheme[0] + page.slice(scheme[0].length + at + 1);
+  }
+  page = page.split(';', 1)[0]!;
+  return /@|%40/i.test(page) ? undefined : page;
 }
 
 /** The entries of each allow-list, listed once (a record event is minimised on every publish). */

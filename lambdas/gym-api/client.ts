@@ -96,7 +96,7 @@ export class GymApiClient {
     let size = pageSize;
     const endpoint = `${this.#baseUrl}${spec.path}`;
     const progress = new PageProgress(op);
-    const overCap = new OverCapPolicy(op, (text) => this.#requests.scrub(text));
+    const overCap = new OverCapPolicy(op, this.#requests.cleaner());
     const requestOptions = requestOptionsOf(options);
     const ahead = this.#pagesAhead(op, spec, filters, pageSize, options);
     try {

@@ -2,14 +2,15 @@
  * The data requests of one club's client: one logical GET of a page (token, the club's headers,
  * the retry policy of retry-policy.ts, a fresh token once after a 401, every request reported to
  * the onRequest hook), its body read as a page envelope, and every credential of the client
- * scrubbed from what the upstream sent back. Resolves with a 2xx page; every other outcome is a
- * typed error.
+ * scrubbed from what the upstream sent back, decided on the parsed body (credential-scrubber.ts).
+ * Resolves with a 2xx page; every other outcome is a typed error.
  */
 import { logger } from '../common/logger';
 import type { RequestOptions, SleepFn, TokenSource } from './client-options';
 import { CredentialScrubber } from './credential-scrubber';
 import { AuthError, DeadlineExceededError, GymApiError } from './errors';
 import { type ExchangeResponse, exchange, type FetchFn, throwIfAborted } from './http-exchange';
+import type { UpstreamTextCleaner } from './over-cap-policy';
 import { type Envelope, parseEnvelope } from './page-reader';
 import { describeError, type RequestObserver, reportRequest } from './request-event';
 import { type RetryClock, type RetryPolicy, type RetryState, retryDelay } from './retry-policy';
@@ -59,9 +60,12 @@ export class DataRequests {
     return [this.#apiKey, ...(token ? [token] : []), ...(this.#tokens.redactionSecrets?.() ?? [])];
   }
 
-  /** Upstream text that may quote a credential of this client, cleaned. */
-  scrub(text: string): string {
-    return this.#scrubberOf(this.secrets()).text(text);
+  /** Cleans upstream text that may quote a credential of this client (over-cap-policy.ts). */
+  cleaner(): UpstreamTextCleaner {
+    return {
+      link: (text) => this.#scrubberOf(this.secrets()).secrets(text),
+      cut: (text) => this.#scrubberOf(this.secrets()).cutText(text),
+    };
   }
 
   /**
@@ -75,17 +79,18 @@ export class DataRequests {
   }
 
   /**
-   * A page whose body quotes a credential of this client (in any form): every such string of its
-   * records is replaced before anything reads them.
+   * A page whose parsed body quotes a credential of this client (in any form, however the body
+   * escaped it): every such string of it (records, keys, `href`, `next`) is replaced before
+   * anything reads it.
    */
-  #scrubCredentials(operation: string, url: string, envelope: Envelope, body: string, token: string): void {
-    const scrubber = this.#scrubberOf(this.secrets(token));
-    if (!scrubber.appearsIn(body)) return;
-    const strings = scrubber.values([envelope.data]);
+  #scrubCredentials(operation: string, url: string, parsed: unknown, token: string): void {
+    const strings = this.#scrubberOf(this.secrets(token)).values(parsed);
+    if (strings === 0) return;
     logger.warn('gym-api response quoted a credential; removed from its records', {
       operation,
       offset: new URL(url).searchParams.get('offset'),
       strings,
+      reason: `${strings} string${strings === 1 ? '' : 's'} of the page held a credential of the request; each reads [redacted] there now`,
     });
   }
 
@@ -101,8 +106,8 @@ export class DataRequests {
         response.body,
         response.headers.get('content-type'),
         response.status,
+        (parsed) => this.#scrubCredentials(operation, url, parsed, token),
       );
-      this.#scrubCredentials(operation, url, envelope, response.body, token);
       return { envelope, release: response.release };
     } catch (err) {
       response.release();

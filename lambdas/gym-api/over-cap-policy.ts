@@ -24,6 +24,17 @@ export const MAX_OVERSIZED_IN_A_ROW = 10;
  */
 export const MAX_ASKS_ALONE = 4;
 
+/** Cleaning upstream text of the client's credentials (DataRequests). */
+export interface UpstreamTextCleaner {
+  /** A link (an `href`): the credentials removed, nothing else touched, so it still parses. */
+  link(text: string): string;
+  /**
+   * Text cut where a read stopped: the credentials and anything shaped like a key or token
+   * removed, and the start of a credential left at the cut.
+   */
+  cut(text: string): string;
+}
+
 /** What the paging loop does after an answer over the cap. */
 export type OverCapStep<N extends OperationName> =
   | { readonly action: 'ask-fewer'; readonly size: number }
@@ -38,8 +49,8 @@ export class OverCapPolicy {
 
   constructor(
     private readonly operation: string,
-    /** Upstream text that may quote a credential of the client, cleaned. */
-    private readonly clean: (text: string) => string,
+    /** Cleans upstream text that may quote a credential of the client (DataRequests). */
+    private readonly clean: UpstreamTextCleaner,
   ) {}
 
   /** A page read within the cap: the count of records skipped in a row starts again. */
@@ -61,7 +72,8 @@ export class OverCapPolicy {
     const op = this.operation;
     // An answer over the cap that names another request (a previous response served again)
     // says nothing of the records at this offset: refused like any stale page.
-    checkAnswersRequest(hrefInHead(err.head), url, op);
+    const href = hrefInHead(err.head);
+    checkAnswersRequest(href === undefined ? undefined : this.clean.link(href), url, op);
     if (size > 1) {
       logger.warn('gym-api page over the response cap; asking for fewer records', {
         operation: op,
@@ -106,7 +118,7 @@ function oversizedRecordPage<N extends OperationName>(
   operation: string,
   offset: number,
   err: ResponseTooLargeError,
-  clean: (text: string) => string,
+  clean: UpstreamTextCleaner,
 ): Page<N> {
   const raw = {
     gymBridge: 'record over the response cap, not read',
@@ -114,7 +126,7 @@ function oversizedRecordPage<N extends OperationName>(
     bytes: err.bytes,
     limitBytes: err.limitBytes,
     // What `data` started with: the quarantine key (a hash of the raw) stays stable across polls.
-    start: clean(err.prefix),
+    start: clean.cut(err.prefix),
   };
   return {
     offset,

@@ -56,21 +56,28 @@ export interface Envelope {
 
 const MAX_ISSUES_PER_ITEM = 5;
 
+/**
+ * The envelope of a page's body. `clean` sees the parsed body before anything else reads it (the
+ * client removes echoed credentials there, in place).
+ */
 export function parseEnvelope(
   operation: string,
   body: string,
   contentType: string | null,
   status: number,
+  clean?: (parsed: unknown) => void,
 ): Envelope {
   let parsed: unknown;
   try {
     parsed = parseJsonPreservingInt64(body);
-  } catch (err) {
+  } catch {
+    // No `cause`: the parser's message quotes the body's first characters, which may be a credential.
     throw new InvalidResponseError(
       `${operation}: response is not JSON or is truncated (${describeBody(body, contentType)})`,
-      { operation, status, cause: err },
+      { operation, status },
     );
   }
+  clean?.(parsed);
   const result = PageEnvelopeSchema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];

@@ -4,7 +4,7 @@
  * ask at once. One provider serves every club that shares the integrator login.
  */
 import { logger } from '../common/logger';
-import { basicLoginSecrets, rememberSecrets } from '../common/redact';
+import { basicLoginSecrets, redact, rememberSecrets } from '../common/redact';
 import { SMALL_BODY_BYTES } from './body-budget';
 import { AuthError, DeadlineExceededError, InvalidResponseError } from './errors';
 import { exchange, type FetchFn, throwIfAborted } from './http-exchange';
@@ -60,8 +60,10 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 export class TokenProvider {
   readonly #baseUrl: string;
   readonly #basicAuth: string;
-  /** The password, `username:password` and the Basic header: what a response may echo. */
+  /** The password, `username:password` and the Basic header: remembered for the sinks. */
   readonly #loginSecrets: readonly string[];
+  /** The login secrets and the username: what an answer may echo, removed at the source. */
+  readonly #echoSecrets: readonly string[];
   readonly #fetch: FetchFn;
   readonly #now: () => number;
   readonly #refreshMarginSec: number | undefined;
@@ -74,6 +76,9 @@ export class TokenProvider {
     this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#basicAuth = `Basic ${Buffer.from(`${options.username}:${options.password}`, 'utf8').toString('base64')}`;
     this.#loginSecrets = [...basicLoginSecrets(options.username, options.password), this.#basicAuth];
+    // The username alone is removed from what the upstream sends (an echo of the login), not from
+    // every text of the process: the CLI names the login on purpose (`clubs add`).
+    this.#echoSecrets = [...this.#loginSecrets, options.username];
     rememberSecrets(...this.#loginSecrets);
     this.#fetch = options.fetch ?? globalThis.fetch;
     this.#now = options.now ?? Date.now;
@@ -116,17 +121,17 @@ export class TokenProvider {
   }
 
   /**
+   * The integrator login (username, password, `username:password`, the Basic header) and the
+   * token this provider holds, for the client to redact from upstream text.
+   */
+  redactionSecrets(): readonly string[] {
+    return this.#cached ? [...this.#echoSecrets, this.#cached.token] : this.#echoSecrets;
+  }
+
+  /**
    * Forgets `token` if it is the cached one, so the next getToken fetches a new token. Called after
    * a 401: many callers rejected with the same stale token cause exactly one refresh.
    */
-  /**
-   * The integrator login (password, `username:password`, the Basic header) and the tokens this
-   * provider holds, for the client to redact from upstream text.
-   */
-  redactionSecrets(): readonly string[] {
-    return this.#cached ? [...this.#loginSecrets, this.#cached.token] : this.#loginSecrets;
-  }
-
   invalidate(token: string): void {
     if (this.#cached?.token === token) this.#cached = undefined;
   }
@@ -156,7 +161,7 @@ export class TokenProvider {
       if (response.status !== 200) {
         throw errorForStatus(response, {
           operation: 'token',
-          secrets: this.#loginSecrets,
+          secrets: this.#echoSecrets,
           nowMs: this.#now(),
           defaultAuthReason: 'credentials',
           forceAuthReason: 'credentials',
@@ -186,11 +191,11 @@ export class TokenProvider {
     let parsed: unknown;
     try {
       parsed = parseJsonPreservingInt64(body);
-    } catch (err) {
+    } catch {
+      // No `cause`: the parser's message quotes the body's first characters (the login, echoed?).
       throw new InvalidResponseError(`token: response is not JSON (${describeBody(body, contentType)})`, {
         operation: 'token',
         status: 200,
-        cause: err,
       });
     }
     const result = TokenResponseSchema.safeParse(parsed);
@@ -221,7 +226,8 @@ export class TokenProvider {
     }
     if (TokenType.toLowerCase() !== 'bearer') {
       logger.warn('gym-api token type is not Bearer; sending it as a bearer token anyway', {
-        TokenType: TokenType.slice(0, 40),
+        // Redacted before it is cut: a login echoed there never shows, whole or in part.
+        TokenType: redact(TokenType, [...this.#echoSecrets, AccessToken]).slice(0, 40),
       });
     }
     const lifetimeMs = ExpiresIn * 1000;

@@ -207,7 +207,19 @@ export class HttpApi {
     const next = nextUrl.toString();
     if (plan?.hugePage)
       return streamHugePage(res, { href, next, itemsJson: stringifyWithInt64(data) }, plan.hugePage);
-    sendPage(req, res, stringifyWithInt64({ href, next, data }), this.ctx.compression, this.pageBytes);
+    const body = stringifyWithInt64({ href, next, data });
+    sendPage(req, res, this.echoedInPage(req, club, operation, body), this.ctx.compression, this.pageBytes);
+  }
+
+  /** Poison mode: the page with a credential of the request echoed into it, when one is drawn. */
+  private echoedInPage(req: IncomingMessage, club: ClubRuntime, operation: OperationName, body: string) {
+    const poison = this.ctx.faults.poison;
+    if (!(poison.echoCredentials > 0)) return body;
+    const bearerToken = parseBearer(req.headers.authorization);
+    const secrets = { ...this.ctx.integrator, apiKey: club.apiKey, ...(bearerToken ? { bearerToken } : {}) };
+    const where = { clubId: club.clubId, operation };
+    // A class attendance record is identified by all of it: an echo in it would be another record.
+    return this.ctx.poisonResponses.echoPage(poison, secrets, where, body, operation !== 'classAttendance');
   }
 
   private token(req: IncomingMessage, res: ServerResponse) {
@@ -224,13 +236,11 @@ export class HttpApi {
     const poison = this.ctx.faults.poison;
     const token =
       poison.tokenControlChar > 0 ? this.ctx.poisonResponses.token(poison, issued.token) : issued.token;
-    send(
-      res,
-      200,
-      JSON.stringify({ AccessToken: token, ExpiresIn: issued.expiresIn, TokenType: 'Bearer' }),
-      undefined,
-      { 'cache-control': 'no-store' },
-    );
+    const body = JSON.stringify({ AccessToken: token, ExpiresIn: issued.expiresIn, TokenType: 'Bearer' });
+    const login = parseBasicAuth(req.headers.authorization);
+    const echoed =
+      poison.echoCredentials > 0 && login ? this.ctx.poisonResponses.echoToken(poison, login, body) : body;
+    send(res, 200, echoed, undefined, { 'cache-control': 'no-store' });
   }
 
   private sendForced(res: ServerResponse, forced: ForcedResponse): void {

@@ -9,8 +9,11 @@
  * `unknown-response`: never a success. The rules are listed in docs/publishing.md.
  *
  * Order: per-club overrides (dishonoured, declined, pending, succeeded), then the defaults in the
- * same order. The first match wins and is named in `rule`.
+ * same order. The first match wins and is named in `rule`. The overrides are the operator's and
+ * run in a linear-time engine (RE2 syntax, ../common/linear-pattern.ts), so no pattern and no
+ * Response backtracks; the defaults are ours, JavaScript regexes that scan a Response once.
  */
+import { compileLinearPattern, type LinearPattern } from '../common/linear-pattern';
 import type { PaymentFailureReason } from '../events/catalog';
 import type { MemberPaymentHistory } from '../gym-api/schemas';
 
@@ -27,7 +30,7 @@ export interface PaymentClassification {
   readonly isDishonourFee: boolean;
 }
 
-/** Per-club patterns (regular-expression sources, matched case-insensitively), checked first. */
+/** Per-club patterns (RE2 syntax, matched case-insensitively anywhere in Response), checked first. */
 export interface PaymentRuleOverrides {
   readonly succeeded?: readonly string[];
   readonly declined?: readonly string[];
@@ -45,7 +48,8 @@ export class PaymentRuleError extends Error {
 export interface PaymentRule {
   readonly name: string;
   readonly category: Category;
-  readonly pattern: RegExp;
+  /** A default's JavaScript regex, or an override compiled by the linear-time engine. */
+  readonly pattern: RegExp | LinearPattern;
   /** Restricts the rule to card payments (PaymentType CC) or to every other PaymentType. */
   readonly onlyFor?: 'card' | 'non-card';
 }
@@ -105,7 +109,10 @@ const OVERRIDE_ORDER: readonly Category[] = ['dishonoured', 'declined', 'pending
 
 const compiledOverrides = new WeakMap<PaymentRuleOverrides, readonly PaymentRule[]>();
 
-/** Compiles override patterns (cached per overrides object). Throws PaymentRuleError on a bad regex. */
+/**
+ * Compiles override patterns (cached per overrides object). Throws PaymentRuleError naming the rule
+ * when the linear-time engine does not take one (club config validation refuses it earlier).
+ */
 export function compileOverrides(overrides: PaymentRuleOverrides): readonly PaymentRule[] {
   const cached = compiledOverrides.get(overrides);
   if (cached) return cached;
@@ -113,11 +120,16 @@ export function compileOverrides(overrides: PaymentRuleOverrides): readonly Paym
   for (const category of OVERRIDE_ORDER) {
     (overrides[category] ?? []).forEach((source, index) => {
       try {
-        rules.push({ name: `override:${category}:${source}`, category, pattern: new RegExp(source, 'i') });
-      } catch (err) {
-        throw new PaymentRuleError(`payment rule override ${category}[${index}] is not a valid regex`, {
-          cause: err,
+        rules.push({
+          name: `override:${category}:${source}`,
+          category,
+          pattern: compileLinearPattern(source),
         });
+      } catch (err) {
+        throw new PaymentRuleError(
+          `payment rule override ${category}[${index}] is not a pattern the linear-time engine takes (RE2 syntax): ${(err as Error).message}`,
+          { cause: err },
+        );
       }
     });
   }

@@ -36,6 +36,18 @@ export interface SourceHealth {
   staleNotifiedAt?: string;
   /** Set while the source's endpoint is missing or unusable for this club (engine/club-poll/source-outcomes.ts). */
   unavailable?: SourceUnavailable;
+  /**
+   * Operational events announced and not delivered yet (engine/club-poll/announcer.ts): each is
+   * written with the state it announces, removed once published, and published again by the next
+   * poll until then, under the same eventId. Absent in a normal poll.
+   */
+  owedEvents?: OwedEvent[];
+}
+
+/** An operational event as a cursor keeps it until it is delivered (the catalog validates it then). */
+export interface OwedEvent {
+  readonly detailType: string;
+  readonly detail: { readonly eventId: string } & Record<string, unknown>;
 }
 
 /** A source whose endpoint answered 404/403 (or, for an experimental one, 400 or an unusable shape). */

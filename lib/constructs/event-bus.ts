@@ -7,7 +7,7 @@
  * `eventJsonSchema(detailType)`: that is the form the registry's code bindings and the console's
  * "discovered" schemas use, so a consumer sees where `detail` sits.
  */
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventschemas from 'aws-cdk-lib/aws-eventschemas';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -33,6 +33,12 @@ export interface BridgeEventBusProps {
   readonly archiveRetention?: Duration;
   /** Name of the schema registry. @default '<stack name>-events' */
   readonly registryName?: string;
+  /**
+   * What happens to the archive (its events) when the stack is deleted. A retained archive keeps
+   * its source, the bus's ARN: a bus of the same name, deployed again, can replay it.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly archiveRemovalPolicy?: RemovalPolicy;
 }
 
 /** Schema registry name of an event: `<source>@<DetailTypeKey>`, e.g. `gym-bridge@MemberStatusChanged`. */
@@ -82,6 +88,7 @@ export class BridgeEventBus extends Construct {
       eventPattern: { account: [stack.account] },
       retention: props.archiveRetention ?? Duration.days(365),
     });
+    this.archive.applyRemovalPolicy(props.archiveRemovalPolicy ?? RemovalPolicy.RETAIN);
 
     this.registry = new eventschemas.CfnRegistry(this, 'SchemaRegistry', {
       registryName: props.registryName ?? `${stack.stackName}-events`,

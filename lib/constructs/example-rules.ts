@@ -11,9 +11,13 @@
  * - archive-everything is the bus archive (`BridgeEventBus.archive`).
  *
  * Rule targets that fail to deliver after retries go to a rule dead-letter queue instead of being
- * dropped.
+ * dropped; it and the marketing queue's own dead-letter queue each raise RuleDeadLetterQueueNotEmpty
+ * (docs/deploy.md runbook). The queues hold events not yet delivered: they follow the stage's
+ * `retainData` (`removalPolicy`). The operations topic's publish permission names each rule
+ * (`TopicRuleTarget`).
  */
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -23,7 +27,8 @@ import { Construct } from 'constructs';
 import { DETAIL_TYPES } from '../../lambdas/events/catalog';
 import { BridgeSubscription, bridgePattern, subscriptionSpec } from './bridge-subscription';
 import type { BridgeEventBus } from './event-bus';
-import { NotificationTopic } from './notification-topic';
+import { deadLetterQueueAlarm } from './monitoring/alarms';
+import { NotificationTopic, TopicRuleTarget } from './notification-topic';
 
 export interface ExampleRulesProps {
   readonly eventBus: BridgeEventBus;
@@ -42,6 +47,10 @@ export interface ExampleRulesProps {
    * @default 'summary'
    */
   readonly emailDetail?: ExampleRulesEmailDetail;
+  /** What happens to the queues (events not yet delivered) when the stack is deleted. @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+  /** The dead-letter queues' alarms notify this topic. @default no notification (the alarms still show) */
+  readonly alarmTopic?: sns.ITopic;
 }
 
 /** What the operations e-mail of a PaymentIssue member carries (stage setting `exampleRulesEmailDetail`). */
@@ -113,10 +122,13 @@ export class ExampleRules extends Construct {
   /** Events a rule could not deliver after its retries. */
   public readonly ruleDeadLetterQueue: sqs.IQueue;
   public readonly rules: readonly events.IRule[];
+  /** RuleDeadLetterQueueNotEmpty of the rules' dead-letter queue, and of the marketing one (when `marketing`). */
+  public readonly alarms: readonly cloudwatch.IAlarm[];
+  readonly #alarms: cloudwatch.IAlarm[] = [];
 
   constructor(scope: Construct, id: string, props: ExampleRulesProps) {
     super(scope, id);
-    this.ruleDeadLetterQueue = this.#ruleDeadLetterQueue();
+    this.ruleDeadLetterQueue = this.#ruleDeadLetterQueue(props);
     const delivery: targets.TargetBaseProps = {
       deadLetterQueue: this.ruleDeadLetterQueue,
       retryAttempts: 20,
@@ -134,10 +146,14 @@ export class ExampleRules extends Construct {
       this.operationsTopic = operations.topic;
     }
     this.rules = rules;
+    this.alarms = this.#alarms;
+    for (const queue of this.node.findAll().filter((c): c is sqs.Queue => c instanceof sqs.Queue)) {
+      queue.applyRemovalPolicy(props.removalPolicy ?? RemovalPolicy.RETAIN);
+    }
   }
 
-  /** The dead-letter queue of every rule target. */
-  #ruleDeadLetterQueue(): sqs.Queue {
+  /** The dead-letter queue of every rule target, and its alarm. */
+  #ruleDeadLetterQueue(props: ExampleRulesProps): sqs.Queue {
     const ruleDeadLetterQueue = new sqs.Queue(this, 'RuleDeadLetterQueue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -147,6 +163,13 @@ export class ExampleRules extends Construct {
       id: 'AwsSolutions::AwsSolutions-SQS3',
       reason: 'This queue is the dead-letter queue of the rule targets (EventBridge DeadLetterConfig).',
     });
+    this.#alarms.push(
+      deadLetterQueueAlarm(this, 'RuleDeadLetterQueueNotEmpty', {
+        queue: ruleDeadLetterQueue,
+        description: 'An example rule could not deliver an event to its target after its retries.',
+        ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
+      }),
+    );
     return ruleDeadLetterQueue;
   }
 
@@ -155,18 +178,23 @@ export class ExampleRules extends Construct {
     props: ExampleRulesProps,
     delivery: targets.TargetBaseProps,
   ): { queue: sqs.Queue; rule: events.IRule } {
+    const deadLetters = new sqs.Queue(this, 'MarketingDeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.#alarms.push(
+      deadLetterQueueAlarm(this, 'MarketingDeadLetterQueueNotEmpty', {
+        queue: deadLetters,
+        description: 'A prospect event in the marketing queue was received 5 times and not deleted.',
+        ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
+      }),
+    );
     const queue = new sqs.Queue(this, 'MarketingQueue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       retentionPeriod: Duration.days(4),
-      deadLetterQueue: {
-        queue: new sqs.Queue(this, 'MarketingDeadLetterQueue', {
-          encryption: sqs.QueueEncryption.SQS_MANAGED,
-          enforceSSL: true,
-          retentionPeriod: Duration.days(14),
-        }),
-        maxReceiveCount: 5,
-      },
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: 5 },
     });
     const rule = new BridgeSubscription(this, 'MarketingProspectsRule', {
       eventBus: props.eventBus,
@@ -194,7 +222,7 @@ export class ExampleRules extends Construct {
         description: `Operations: a member moved to ${PAYMENT_ISSUE_STATUS}`,
         ...EXAMPLE_SUBSCRIPTIONS.operationsPaymentIssue,
         targets: [
-          new targets.SnsTopic(topic, {
+          new TopicRuleTarget(topic, {
             ...delivery,
             ...(summary ? { message: paymentIssueSummary() } : {}),
           }),
@@ -204,7 +232,7 @@ export class ExampleRules extends Construct {
         eventBus: props.eventBus,
         description: 'Operations: club credentials rejected, data stale or quota low',
         ...EXAMPLE_SUBSCRIPTIONS.operationsClubHealth,
-        targets: [new targets.SnsTopic(topic, delivery)],
+        targets: [new TopicRuleTarget(topic, delivery)],
       }),
     ];
     return { topic, rules };

@@ -9,6 +9,7 @@ const ACKNOWLEDGED = [
   'AwsSolutions::AwsSolutions-L1',
   'AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:gym-bridge/prod/clubs/*]',
   'AwsSolutions::AwsSolutions-IAM5[Resource::<PollerDispatchFunction608CD047.Arn>:*]',
+  'AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:gym-bridge/prod/webhooks/*]',
   'AwsSolutions::AwsSolutions-SQS3',
 ];
 

@@ -82,7 +82,10 @@ describe('StateTableThrottled', () => {
   it("is one of the stack's alarms, and the bench counts them all from the template", () => {
     const alarms = Object.keys(prod.stack.monitoring.alarms);
     expect(alarms).toContain('stateTableThrottled');
-    prod.template.resourceCountIs('AWS::CloudWatch::Alarm', alarms.length);
-    expect(readDeploymentSettings('prod').fixed.alarms).toBe(alarms.length);
+    // and the example rules' dead-letter alarms (lib/constructs/example-rules.ts), on in prod
+    const all = alarms.length + (prod.stack.exampleRules?.alarms.length ?? 0);
+    expect(all).toBe(alarms.length + 2);
+    prod.template.resourceCountIs('AWS::CloudWatch::Alarm', all);
+    expect(readDeploymentSettings('prod').fixed.alarms).toBe(all);
   });
 });

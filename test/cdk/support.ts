@@ -13,6 +13,8 @@ import type { GymBridgeStack } from '../../lib/gym-bridge-stack';
 export const FIXTURE_ENTRIES = {
   dispatch: 'test/cdk/fixtures/handler.ts',
   poll: 'test/cdk/fixtures/handler.ts',
+  webhookFanOut: 'test/cdk/fixtures/handler.ts',
+  webhookDeliver: 'test/cdk/fixtures/handler.ts',
 } as const;
 
 export interface ValidationReport {

@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ENV } from '../../lambdas/common/deployment-contract';
 import { PROJECT_ROOT } from '../../lib/constructs/bridge-function';
 
 const outdir = mkdtempSync(join(tmpdir(), 'gym-bridge-synth-'));
@@ -35,18 +34,38 @@ function offlineEnv(): NodeJS.ProcessEnv {
   };
 }
 
-/** What the stack gives the functions (placeholders), in case a handler reads its config at load. */
-const LAMBDA_ENV: NodeJS.ProcessEnv = {
-  AWS_REGION: 'us-east-1',
-  [ENV.stateTable]: 'gym-bridge-state',
-  [ENV.eventBus]: 'gym-bridge-dev',
-  [ENV.eventSource]: 'gym-bridge.dev',
-  [ENV.pollQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/123456789012/poll',
-  [ENV.clubSecretPrefix]: 'gym-bridge/dev/clubs/',
-  [ENV.piiPolicyDefault]: 'minimal',
-  [ENV.pollDeadlineMs]: '100000',
-  [ENV.quotaReserve]: '0.1',
-};
+/**
+ * The environment the template gives the function whose code is `assetHash`: its literal values as
+ * they are, a placeholder for each reference (a table's name, a queue's URL), resolved by CloudFormation.
+ */
+function functionEnv(
+  resources: Record<string, { Type: string; Properties: Record<string, unknown> }>,
+  assetHash: string,
+): NodeJS.ProcessEnv {
+  const fn = Object.values(resources).find(
+    (r) =>
+      r.Type === 'AWS::Lambda::Function' &&
+      JSON.stringify((r.Properties.Code as { S3Key?: unknown } | undefined)?.S3Key ?? '').includes(assetHash),
+  );
+  expect(fn, `a function whose code is asset ${assetHash}`).toBeDefined();
+  const vars =
+    (fn?.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+  const placeholder = (name: string) =>
+    /URL$/i.test(name)
+      ? 'https://sqs.us-east-1.amazonaws.com/123456789012/placeholder'
+      : /ARN$/i.test(name)
+        ? 'arn:aws:sns:us-east-1:123456789012:placeholder'
+        : 'placeholder';
+  return {
+    AWS_REGION: 'us-east-1',
+    ...Object.fromEntries(
+      Object.entries(vars).map(([name, value]) => [
+        name,
+        typeof value === 'string' ? value : placeholder(name),
+      ]),
+    ),
+  };
+}
 
 describe('npm run synth', () => {
   it('produces the template and ESM bundles offline, without credentials', { timeout: 120_000 }, () => {
@@ -85,7 +104,7 @@ describe('npm run synth', () => {
     expect(bundles.some(({ code }) => /from\s*"@aws-sdk\//.test(code))).toBe(true);
 
     // Each bundle loads as Lambda loads it (an ES module importing the runtime's SDK) and exports
-    // `handler`: catches ESM/CommonJS interop mistakes that only show at load time.
+    // `handler`, given only the environment the template gives its function: catches ESM/CommonJS interop mistakes that only show at load time.
     symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(outdir, 'node_modules'), 'dir');
     for (const { dir } of bundles) {
       const url = pathToFileURL(join(outdir, dir, 'index.mjs')).href;
@@ -96,7 +115,11 @@ describe('npm run synth', () => {
           '-e',
           `const m = await import(${JSON.stringify(url)}); console.log(typeof m.handler);`,
         ],
-        { encoding: 'utf8', env: { ...offlineEnv(), ...LAMBDA_ENV }, timeout: 30_000 },
+        {
+          encoding: 'utf8',
+          env: { ...offlineEnv(), ...functionEnv(template.Resources, dir.slice('asset.'.length)) },
+          timeout: 30_000,
+        },
       );
       expect(load.stdout.trim(), load.stderr).toBe('function');
     }

@@ -50,6 +50,8 @@ describe('chaos: the engine under injected faults against the journal', () => {
       expect(result.check.spurious).toEqual([]);
       expect(result.lifecycle.missing).toEqual([]);
       expect(result.lifecycle.spurious).toEqual([]);
+      expect(result.operational.missing).toEqual([]);
+      expect(result.operational.spurious).toEqual([]);
     },
     120_000,
   );
@@ -71,20 +73,26 @@ describe('chaos: the engine under injected faults against the journal', () => {
 
   it('fails a run whose events are not all delivered (the verdict is not vacuous)', async () => {
     // A sink that silently drops the first visit it is given, and that same event every time it is
-    // published again (a crash and retry must not deliver it behind the check's back).
+    // published again (a crash and retry must not deliver it behind the check's back); and so the
+    // first operational event.
     let droppedId: string | undefined;
+    let droppedOperational: string | undefined;
     const lossy = (inner: EventSink): EventSink => ({
       publish: (events) => {
         // A real visit (not a poison record's: those are accounted for apart from the journal).
         droppedId ??= events.find(
           (e) => e.detailType === 'Member Visit Recorded' && !JSON.stringify(e.detail).includes('~poison-'),
         )?.detail.eventId;
-        return inner.publish(events.filter((e) => e.detail.eventId !== droppedId));
+        droppedOperational ??= events.find((e) => e.detail.source === 'bridge')?.detail.eventId;
+        const lost = new Set([droppedId, droppedOperational]);
+        return inner.publish(events.filter((e) => !lost.has(e.detail.eventId)));
       },
     });
     const result = await runChaos(seeds[0] ?? 1, { dynamoEndpoint: db.endpoint }, { wrapSink: lossy });
     expect(droppedId).toBeDefined();
     expect(result.ok).toBe(false);
     expect(result.check.missing.filter((k) => k.startsWith('V|'))).toHaveLength(1);
+    expect(droppedOperational).toBeDefined();
+    expect(result.operational.missing.length).toBeGreaterThan(0);
   }, 120_000);
 });

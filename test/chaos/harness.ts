@@ -19,22 +19,31 @@
  *
  *   const result = await runChaos(123, { dynamoEndpoint }); // result.ok, result.failures
  */
-import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  DeleteTableCommand,
+  DynamoDBClient,
+  ScanCommand,
+} from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config';
 import { GymApiClientFactory } from '../../lambdas/engine/client-factory';
+import { Announcer } from '../../lambdas/engine/club-poll/announcer';
 import { clubContext } from '../../lambdas/engine/club-poll/club-context';
 import { LIFECYCLE_SOURCES } from '../../lambdas/engine/lifecycle/club-lifecycle';
+import { DEFAULT_STALE_AFTER_MS } from '../../lambdas/engine/operational-events';
 import { type ClubReport, pollClub } from '../../lambdas/engine/poll-club';
 import { pollSource } from '../../lambdas/engine/poll-source';
 import type { BridgeEvent } from '../../lambdas/events/catalog';
 import { EventBridgeSink, type EventSink, PublishError } from '../../lambdas/events/publisher';
 import { GymApiError } from '../../lambdas/gym-api';
+import { OPERATIONS } from '../../lambdas/gym-api/operations';
 import { startLocalEventBridge } from '../../lambdas/local-aws/local-eventbridge';
 import { type JournalEntry, type Sandbox, startSandbox } from '../../lambdas/sandbox';
 import { SOURCE_ORDER, SOURCES } from '../../lambdas/sources';
 import {
   ConcurrentModificationError,
+  type Cursor,
   DynamoDbStateStore,
   type SourceName,
   StoreError,
@@ -43,14 +52,21 @@ import { sessionStore } from '../../lambdas/state/composed-store';
 import { createTestTable } from '../support/dynalite';
 import { injectDynamoDbThrottling } from '../support/fault-dynamodb';
 import { faultyFetch } from '../support/fault-fetch';
-import { type Counters, FaultInjector, SimulatedCrashError } from '../support/fault-injector';
+import {
+  type Counters,
+  FaultInjector,
+  missingEndpointRound,
+  rotatedKeyRound,
+  SimulatedCrashError,
+} from '../support/fault-injector';
 import { FaultySink } from '../support/fault-sink';
 import { faultyStore } from '../support/fault-store';
 import { RecentWrites, StaleReadStore } from '../support/stale-reads';
 import { checkAgainstJournal, type JournalCheck } from './journal-check';
 import { checkLifecycle, type LifecycleCheck } from './lifecycle-check';
 import type { ApiRecord } from './lifecycle-truth';
-import { accountPoison, type PoisonFigures } from './poison-check';
+import { checkOperational, type OperationalCheck } from './operational-check';
+import { accountPoison, CredentialWatch, type PoisonFigures } from './poison-check';
 import { type Scenario, scenarioFor } from './scenario';
 
 const MINUTE = 60_000;
@@ -97,6 +113,8 @@ export interface ChaosRunResult {
   readonly check: JournalCheck;
   /** The lifecycle events against the facts the records and journal imply. */
   readonly lifecycle: LifecycleCheck;
+  /** The operational events against the conditions the committed state implies (operational-check.ts). */
+  readonly operational: OperationalCheck;
   /** What poison mode stored and served, and what the bridge did with it. */
   readonly poison: PoisonFigures;
   /** Faults actually injected in this run, by kind. */
@@ -177,6 +195,8 @@ export async function runChaos(
   // The harness's own reads go around the faults.
   const inspection = new DynamoDBClient(dynamoConfig);
   let tableName: string | undefined;
+  // Credentials (issue 32): the bridge's log lines and bearer tokens while the run lasts.
+  const watch = new CredentialWatch();
   try {
     tableName = await createTestTable(dynamo, 'chaos');
     const run = new ChaosRun(scenario, injector, sandbox, {
@@ -193,13 +213,16 @@ export async function runChaos(
         new EventBridgeSink({ client: eventBridge, busName: 'chaos', baseDelayMs: 1, maxDelayMs: 8 }),
       ),
       faults: bus.faults,
+      watch,
     });
-    await run.execute(failures);
+    watch.start();
+    await run.execute(failures).finally(() => watch.stop());
     injector.count('eventbridge-failed-entry', bus.stats.failedEntries);
     injector.count('eventbridge-throttle', bus.stats.throttledRequests);
     const all = bus.events.map((e) => ({ detailType: e.detailType, detail: e.detail }) as BridgeEvent);
     // Events of poison records (their markers) are accounted for apart: the journal has real changes only.
-    const poison = await accountPoison(sandbox, all, run, failures);
+    const tableItems = await scanTable(inspection, tableName);
+    const poison = await accountPoison(sandbox, all, run, failures, { watch, tableItems });
     const delivered = all.filter((e) => !poison.eventsOfPoison.has(e));
     // The changes of the sources the club polls (a run with lifecycle rounds polls four).
     const polled = new Set(run.club.sources ?? SOURCE_ORDER);
@@ -212,6 +235,17 @@ export async function runChaos(
     const check = checkAgainstJournal(journal, delivered, explained);
     options.inspect?.({ delivered, journal, uncommittedEventIds: explained });
     const lifecycle = await run.checkLifecycle(delivered, poison.eventsOfPoison, journal, failures);
+    // Operational events: every announcement delivered, every committed condition announced.
+    const operational = checkOperational({
+      delivered: all,
+      committed: run.committed,
+      processes: injector.processes,
+      staleAfterMs: DEFAULT_STALE_AFTER_MS,
+    });
+    if (operational.missing.length)
+      failures.push(`operational missing: ${operational.missing.slice(0, 10).join('; ')}`);
+    if (operational.spurious.length)
+      failures.push(`operational spurious: ${operational.spurious.slice(0, 10).join('; ')}`);
     if (check.missing.length) failures.push(`missing: ${check.missing.slice(0, 10).join('; ')}`);
     if (check.spurious.length) failures.push(`spurious: ${check.spurious.slice(0, 10).join('; ')}`);
     if (check.unexplainedDuplicates.length) {
@@ -227,6 +261,7 @@ export async function runChaos(
       failures,
       check,
       lifecycle,
+      operational,
       poison: poison.figures,
       injected: injector.injected,
       polls: run.polls,
@@ -234,6 +269,7 @@ export async function runChaos(
       scenario,
     };
   } finally {
+    watch.stop();
     eventBridge.destroy();
     await Promise.allSettled([sandbox.close(), bus.close()]);
     if (tableName) await dynamo.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
@@ -242,17 +278,35 @@ export async function runChaos(
   }
 }
 
+/** Every item of a table (the credential check reads them all). */
+async function scanTable(client: DynamoDBClient, tableName: string): Promise<unknown[]> {
+  const items: unknown[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({ TableName: tableName, ...(start ? { ExclusiveStartKey: start } : {}) }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
 interface RunWiring {
   readonly store: DynamoDbStateStore;
   /** The same table without injected faults, for the harness's own reads. */
   readonly inspectionStore: DynamoDbStateStore;
   readonly sink: EventSink;
   readonly faults: { failEntryRate: number; throttleRate: number; reset(): void };
+  /** Notes the bearer tokens the bridge sends (poison-check.ts). */
+  readonly watch: CredentialWatch;
 }
 
 class ChaosRun {
   baselineSeq = 0;
   polls = 0;
+  /** The club's cursors as committed after each poll, read around the faults (operational-check.ts). */
+  readonly committed: Cursor[][] = [];
   /** The clock of each poll whose lifecycle evaluation completed (from its report). */
   readonly evaluations: { label: string; atMs: number }[] = [];
   /** The API's members, prospects and payments when the baseline ended, and the clock then. */
@@ -261,6 +315,8 @@ class ChaosRun {
   #settleStarted = false;
   /** The lifecycle rounds: every fault on but slow responses (they only make the long rounds long). */
   #quick = false;
+  /** This round's polls send a rotated API key (the API answers 401: Club Credentials Rejected). */
+  #keyRotated = false;
 
   /** The club as polled, and the table read around the faults: for the poison accounting. */
   get club(): ClubConfig {
@@ -339,6 +395,13 @@ class ChaosRun {
         Object.assign(sandbox.faults, { latencyMs: 0, latencyJitterMs: 0 });
       }
       sandbox.advance((round > scenario.rounds ? longStepMinutes : scenario.stepMinutes) * MINUTE);
+      this.#keyRotated = round === rotatedKeyRound(scenario.seed, scenario.rounds);
+      if (this.#keyRotated) injector.count('api-key-rotated');
+      if (round === missingEndpointRound(scenario.seed, scenario.rounds)) {
+        // From here until the faults are off, the experimental source's endpoint is missing.
+        injector.count('endpoint-missing');
+        sandbox.failNext(Number.POSITIVE_INFINITY, 404, { pathPrefix: OPERATIONS.classAttendance.path });
+      }
       const before = sandbox.journal.lastSeq;
       const dice = injector.random();
       if (dice < scenario.raceRate) {
@@ -358,6 +421,8 @@ class ChaosRun {
     }
 
     // 3. Faults off; the clock moves on (sweeps due, pauses over); poll until nothing new comes.
+    this.#keyRotated = false;
+    sandbox.clearFailures();
     this.#faultsOff();
     this.#settleStarted = true;
     sandbox.advance(SETTLE_ADVANCE_MS);
@@ -506,9 +571,11 @@ class ChaosRun {
   #process(label: string) {
     const process = this.injector.newProcess(label);
     const clients = new GymApiClientFactory({
-      fetch: faultyFetch(process, {
-        jumpClock: () => this.sandbox.advance(this.scenario.api.clockJumpSec * 1000),
-      }),
+      fetch: this.wiring.watch.watchFetch(
+        faultyFetch(process, {
+          jumpClock: () => this.sandbox.advance(this.scenario.api.clockJumpSec * 1000),
+        }),
+      ),
       // Short timeouts are a fault: the settling polls use the client's default.
       ...(this.injector.active && !this.#quick
         ? { requestTimeoutMs: this.scenario.api.requestTimeoutMs }
@@ -541,6 +608,13 @@ class ChaosRun {
     this.injector.leaseClockOffsetMs += POLL_SPACING_MS;
   }
 
+  /** The club as this round polls it: with a rotated API key in the round that has one. */
+  #polledClub(): ClubConfig {
+    const club = this.#club;
+    if (!this.#keyRotated) return club;
+    return { ...club, credentials: { ...club.credentials, apiKey: `${club.credentials.apiKey}-rotated` } };
+  }
+
   /** One poll of the club by a fresh poller process (one Lambda invocation). */
   async #poll(
     label: string,
@@ -553,13 +627,14 @@ class ChaosRun {
     try {
       const report = await pollClub(
         { store, sink, clients, owner: process.owner, now: this.#now },
-        this.#club,
+        this.#polledClub(),
         {
           deadlineMs: Date.now() + 30_000,
           pageSize: this.scenario.pageSize,
           ...(options.ignorePause ? { ignorePause: true } : {}),
         },
       );
+      process.closed = true;
       for (const f of report.failures) {
         if (f.kind === 'internal' && !/simulated|is dead/.test(f.message)) {
           failures.push(`${label}: ${f.source} failed with an unexpected error: ${f.message}`);
@@ -574,7 +649,12 @@ class ChaosRun {
       return undefined;
     } finally {
       process.end();
+      await this.#noteCommitted();
     }
+  }
+
+  async #noteCommitted(): Promise<void> {
+    this.committed.push(await this.wiring.inspectionStore.listCursors(this.#club.clubId));
   }
 
   /** Every source polled on its own with a deadline too short to finish: scans save and resume. */
@@ -582,7 +662,7 @@ class ChaosRun {
     this.#nextPollWindow();
     this.polls++;
     const { process, clients, store, sink } = this.#process(label);
-    const club = this.#club;
+    const club = this.#polledClub();
     const client = clients.forClub(club, () => {});
     const ctx = clubContext(club);
     try {
@@ -591,6 +671,14 @@ class ChaosRun {
       const session = await store.openClub(club.clubId, process.owner, HASTE_LEASE_TTL_MS, Date.now());
       if (!session) return;
       const scoped = sessionStore(store, session);
+      // As pollClub does first: what earlier polls owe, delivered (club-poll/announcer.ts).
+      const announcer = new Announcer({ store: scoped, sink, club, now: this.#now });
+      await scoped
+        .listCursors(club.clubId)
+        .then((cursors) => announcer.catchUp(cursors, DEFAULT_STALE_AFTER_MS))
+        .catch((err: unknown) => {
+          if (!isExpectedFailure(err)) failures.push(`${label}: catching up threw ${describe(err)}`);
+        });
       for (const name of club.sources ?? SOURCE_ORDER) {
         const budgetMs = 20 + Math.floor(this.injector.random() * 120);
         try {
@@ -609,11 +697,15 @@ class ChaosRun {
           if (process.dead) break;
         }
       }
-      if (!process.dead) await session.close();
+      if (!process.dead) {
+        await session.close();
+        process.closed = true;
+      }
     } catch (err) {
       if (!isExpectedFailure(err)) failures.push(`${label}: club lease threw ${describe(err)}`);
     } finally {
       process.end();
+      await this.#noteCommitted();
     }
   }
 }

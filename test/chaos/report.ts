@@ -2,7 +2,7 @@
  * Figures of many chaos runs, and docs/reliability.md made from them.
  */
 import { markdownTable } from '../../lambdas/cli/catalog-markdown';
-import type { Counters } from '../support/fault-injector';
+import { type Counters, failsOperationalPublishes } from '../support/fault-injector';
 import type { ChaosRunResult } from './harness';
 import type { PoisonFigures } from './poison-check';
 
@@ -33,6 +33,16 @@ export interface RunSummary {
     readonly missing: number;
     readonly spurious: number;
     readonly byType: Record<string, number>;
+  };
+  /** The operational verdict (operational-check.ts); absent in summaries kept before it existed. */
+  readonly operational?: {
+    readonly checked: number;
+    readonly required: number;
+    readonly missing: number;
+    readonly spurious: number;
+    readonly byType: Record<string, number>;
+    /** Whether the run failed the first publish of each operational event. */
+    readonly failedFirst: boolean;
   };
 }
 
@@ -82,6 +92,14 @@ export function summarise(result: ChaosRunResult): RunSummary {
       spurious: result.lifecycle.spurious.length,
       byType: result.lifecycle.byType,
     },
+    operational: {
+      checked: result.operational.checked,
+      required: result.operational.required,
+      missing: result.operational.missing.length,
+      spurious: result.operational.spurious.length,
+      byType: result.operational.byType,
+      failedFirst: failsOperationalPublishes(result.seed),
+    },
   };
 }
 
@@ -121,6 +139,9 @@ const FAULT_LABELS: [key: string, label: string][] = [
   ['race', 'two pollers racing for the club'],
   ['short-deadline-poll', 'poll with a deadline too short to finish (scan resumed later)'],
   ['stale-read', 'eventually consistent read that missed a recent write (snapshots, seen keys)'],
+  ['api-key-rotated', 'fault round polled with a rotated API key (401: credentials rejected)'],
+  ['endpoint-missing', 'class-attendance endpoint answering 404 from a fault round on (source unavailable)'],
+  ['operational-publish-failed', 'first publish of an operational event failed (each eventId once)'],
 ];
 
 export function renderReport(report: LongRunReport): string {
@@ -179,6 +200,16 @@ export function renderReport(report: LongRunReport): string {
         ],
         ['lifecycle missing', fmt(sum(runs, (r) => r.lifecycle?.missing ?? 0))],
         ['lifecycle spurious', fmt(sum(runs, (r) => r.lifecycle?.spurious ?? 0))],
+        [
+          'operational events checked (distinct eventIds on the bus)',
+          fmt(sum(runs, (r) => r.operational?.checked ?? 0)),
+        ],
+        [
+          'operational announcements and conditions required',
+          fmt(sum(runs, (r) => r.operational?.required ?? 0)),
+        ],
+        ['operational missing', fmt(sum(runs, (r) => r.operational?.missing ?? 0))],
+        ['operational spurious', fmt(sum(runs, (r) => r.operational?.spurious ?? 0))],
         ['polls', fmt(sum(runs, (r) => r.polls))],
       ],
     ),
@@ -199,13 +230,30 @@ export function renderReport(report: LongRunReport): string {
         .map(([t, n]) => [t, fmt(n)]),
     ),
     '',
+    '## Operational events',
+    '',
+    `In ${fmt(runs.filter((r) => r.operational?.failedFirst).length)} runs the first publish of each operational event failed (\`test/support/fault-sink.ts\`), on top of EventBridge's injected faults and the crashes. The verdict (\`test/chaos/operational-check.ts\`) requires every operational event a poll tried to publish, when that poll committed its state, on the bus under that eventId; and, from the cursors the run committed after each poll (the refusals, unavailable marks and failures the injected faults left, read around the faults, never from the events), a Club Credentials Rejected or Club Quota Low for each refusal's episode, a Club Source Unavailable for each unavailable mark, and a Club Data Stale for each failure 30 minutes or more after its source's last success. An operational event that matches no committed condition is spurious (unless a poll that lost its state published it).`,
+    '',
+    ...markdownTable(
+      ['detail-type', 'distinct events checked'],
+      Object.entries(
+        runs.reduce<Record<string, number>>((acc, r) => {
+          for (const [t, n] of Object.entries(r.operational?.byType ?? {})) acc[t] = (acc[t] ?? 0) + n;
+          return acc;
+        }, {}),
+      )
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([t, n]) => [t, fmt(n)]),
+    ),
+    '',
     '## Poison (bad records and upstream habits)',
     '',
     "The sandbox's poison mode (docs/sandbox.md) stores bad records in the club's data while it",
     'changes (they stay there after, as a real bad record does) and bends responses with the other API',
     'faults; the settling polls run with the habits off. Every quarantined record must be a poison',
     'record or a cut of a huge page; a poison record the API document forbids must never be published;',
-    'no credential may appear in an event, a quarantined record or a cursor (test/chaos/poison-check.ts).',
+    'no credential may appear in an event, a table item or a log line of any level, in any form a reader',
+    'could decode (JSON escapes, percent-encoding, HTML references, base64: test/chaos/poison-check.ts).',
     '',
     ...markdownTable(
       ['figure', 'value'],
@@ -232,6 +280,18 @@ export function renderReport(report: LongRunReport): string {
           fmt(sum(runs, (r) => r.poison?.quarantinedCuts ?? 0)),
         ],
         ['of which real records (must be 0)', fmt(sum(runs, (r) => r.poison?.quarantinedReal ?? 0))],
+        [
+          'responses echoing a credential, escaped in any way JSON allows (error bodies, pages, token responses)',
+          fmt(sum(runs, (r) => r.poison?.credentialEchoes ?? 0)),
+        ],
+        [
+          'of which 200s (a page or a token response)',
+          fmt(sum(runs, (r) => r.poison?.credentialEchoesIn200 ?? 0)),
+        ],
+        [
+          'credentials found in events, table items or log lines (must be 0)',
+          fmt(sum(runs, (r) => r.poison?.credentialsFound ?? 0)),
+        ],
       ],
     ),
     '',
@@ -316,7 +376,8 @@ const METHOD = [
   'key, int64 forms that round, nulls, wrong types, unknown enum values, other date formats, fields',
   'nested 6,000 deep, 300 KB and 3 MB fields, records served twice), which stay in the data after, and',
   'responses bent (huge pages, offset or limit ignored, a `next` that does not advance, the previous',
-  "page again, credentials echoed in every form, a token with a control character). The bridge's",
+  'page again, credentials echoed in every form and escaped in any way JSON allows, in error bodies,',
+  "pages and token responses (issue 32), a token with a control character). The bridge's",
   'response cap is 256 KB in these runs and a huge page 600 KB (the real figures, 8 MiB and 100 MiB,',
   'are tested by test/integration/hostile/), so the cap path is met often and cheaply.',
   '',
@@ -330,7 +391,10 @@ const METHOD = [
   'entries and throttling (the local endpoint); DynamoDB throttling (SDK middleware), StoreErrors and',
   'lost conditional writes on cursors and leases (a StateStore wrapper); up to four crashes at',
   'planned steps (fetch, every store call, publish; before, after or half-way; as an exception or a',
-  'killed process); racing pollers; interrupted scans.',
+  'killed process); racing pollers; interrupted scans. Drawn from the seed apart from the rest (so',
+  "a seed's other faults stay what they were): in one run of four a fault round polls with a rotated",
+  'API key (401), in one of four the class-attendance endpoint answers 404 from a fault round on, and',
+  'in three of four the first publish of each operational event fails.',
   '',
   'The verdict (`test/chaos/journal-check.ts`) compares the events on the bus with the sandbox',
   'journal, using the keys of `test/support/ground-truth.ts`: every change exactly once (zero missing,',
@@ -339,7 +403,7 @@ const METHOD = [
   'two different changes. Events of poison records (their markers) are accounted for apart',
   '(`test/chaos/poison-check.ts`): a poison record the API document forbids must never be published,',
   'every quarantined record must be a poison record or a cut of a huge page, and no credential may',
-  'appear in an event, a quarantined record or a cursor.',
+  'appear in an event, a table item or a log line, in any form a reader could decode.',
   '',
   'The rest of the verdict, as before: one eventId never for two different',
   "changes. Member and prospect states follow the README's collapsing rule per subject: the",

@@ -17,13 +17,16 @@
  * the reference. Exit 1 only when the offline matcher disagrees with the corpus.
  *
  * Result with moto 5.2.1 (2026-11-23): TestEventPattern answers without a Result; through rule
- * routing 81 of 83 match cases agree. The two differences are arrays of objects
+ * routing 81 of 83 match cases agree. Re-run 2026-11-28 with eight wildcard cases added (case,
+ * an empty run, runs that would overlap, escaped star and backslash, anything-but): 89 of 91, the
+ * new ones all agreeing. The two differences are arrays of objects
  * (`detail.data.FeeBreakdown[].Kind`): moto does not look into arrays of objects, EventBridge does
- * (and so does the offline matcher). Of the 18 invalid patterns moto refuses 3 with
+ * (and so does the offline matcher). Of the 19 invalid patterns moto refuses 3 with
  * InvalidEventPatternException (leaf not a list, a number leaf, an empty list) and answers HTTP 500
- * to a pattern that is not an object: its validation checks only that leaves are non-empty lists; it accepts unknown matchers, bad numeric ranges, non-boolean exists, `a**b`
- * wildcards and a non-list `$or`, and answers HTTP 500 at PutEvents for a non-string prefix or a
- * non-numeric bound.
+ * to a pattern that is not an object: its validation checks only that leaves are non-empty lists;
+ * it accepts unknown matchers, bad numeric ranges, non-boolean exists, `a**b` and `a\b*` wildcards
+ * and a non-list `$or`, and answers HTTP 500 at PutEvents for a non-string prefix or a non-numeric
+ * bound.
  */
 import {
   CreateEventBusCommand,

@@ -12,6 +12,8 @@
  *   nothing more is written, the lease is left held until it expires, and no failure is recorded.
  */
 import { mulberry32 } from '../../lambdas/common/seeded-random';
+import type { BridgeEvent } from '../../lambdas/events/catalog';
+import { OperationalPublishFaults } from './fault-sink';
 
 /** The steps of a poll where a crash can be planned. */
 export const CRASH_TARGETS = [
@@ -85,6 +87,35 @@ const bump = (counters: Counters, key: string, by = 1) => {
   counters[key] = (counters[key] ?? 0) + by;
 };
 
+/**
+ * Whether a run fails the first publish of each operational event: three runs in four, drawn from
+ * the seed apart from the injector's stream (the seed's other faults stay what they were).
+ */
+export function failsOperationalPublishes(seed: number): boolean {
+  return mulberry32(seed ^ 0x0b5e_7a11)() < 0.75;
+}
+
+/**
+ * The fault round (1-based, of `rounds`) whose polls send a rotated API key, in one run of four;
+ * undefined in the others. Drawn from the seed apart from the injector's stream.
+ */
+export function rotatedKeyRound(seed: number, rounds: number): number | undefined {
+  const random = mulberry32(seed ^ 0x4b1d_c0de);
+  if (random() >= 0.25) return undefined;
+  return 1 + Math.floor(random() * rounds);
+}
+
+/**
+ * The fault round from which the club's class-attendance endpoint answers 404 (until the faults
+ * are off: Club Source Unavailable), in one run of four; undefined in the others. Drawn from the
+ * seed apart from the injector's stream.
+ */
+export function missingEndpointRound(seed: number, rounds: number): number | undefined {
+  const random = mulberry32(seed ^ 0x0404_cafe);
+  if (random() >= 0.25) return undefined;
+  return 1 + Math.floor(random() * rounds);
+}
+
 export class FaultInjector {
   /** While false, wrappers pass every call through untouched (setup, baseline cleanup, settling). */
   active = false;
@@ -99,6 +130,13 @@ export class FaultInjector {
   readonly uncommittedEventIds = new Set<string>();
   /** eventIds delivered by a poll one of whose reads was served stale (stale-reads.ts). */
   readonly staleReadEventIds = new Set<string>();
+  /**
+   * While faults are on, the first publish of each operational event fails (fault-sink.ts), in
+   * the runs `failsOperationalPublishes` picks; undefined in the others.
+   */
+  readonly operationalPublishFaults: OperationalPublishFaults | undefined;
+  /** Every poller process of the run, in the order they started. */
+  readonly processes: PollerProcess[] = [];
   readonly #random: () => number;
   readonly #pending: CrashPoint[];
   readonly #calls: Counters = {};
@@ -108,6 +146,9 @@ export class FaultInjector {
     this.#random = mulberry32(seed);
     this.rates = { ...rates };
     this.#pending = [...crashes];
+    this.operationalPublishFaults = failsOperationalPublishes(seed)
+      ? new OperationalPublishFaults()
+      : undefined;
   }
 
   count(kind: string, by = 1): void {
@@ -136,7 +177,9 @@ export class FaultInjector {
 
   newProcess(label: string): PollerProcess {
     this.#processes++;
-    return new PollerProcess(this, `${label}-${this.#processes}`);
+    const process = new PollerProcess(this, `${label}-${this.#processes}`);
+    this.processes.push(process);
+    return process;
   }
 
   /** Planned crashes that never fired (their target was not called that often). */
@@ -154,6 +197,13 @@ export class PollerProcess {
   readonly #deliveries = new Map<string, number>();
   /** Crash points that fired in this process. */
   readonly crashes: CrashPoint[] = [];
+  /**
+   * The poll's club session was closed (its state committed): whatever it announced is delivered
+   * or owed in that state. Set by the harness.
+   */
+  closed = false;
+  /** Every operational event this process handed to a publish, and whether that publish went through. */
+  readonly operational: { readonly event: BridgeEvent; readonly published: boolean }[] = [];
   /** Events delivered and not committed yet, by the bridge source (`detail.source`) they belong to. */
   readonly #uncommitted = new Map<string, string[]>();
 

@@ -14,7 +14,6 @@ import { evaluationHourStartMs } from '../../engine/lifecycle/lifecycle-slot';
 import { DETAIL_TYPES } from '../../events/catalog';
 import { makeEventId } from '../../events/event-id';
 import { seenFromOf } from '../../sources/lifecycle/evaluate';
-import { HOUR_MS } from '../../sources/lifecycle/local-time';
 import { evaluateMember, evaluateProspect, type LifecycleSettings } from '../../sources/lifecycle/rules';
 import type { StateStore } from '../../state/store';
 import type { SubjectRef } from './subject-facts';

@@ -3,6 +3,7 @@ import type { SourceName } from '../../state';
 import { LIFECYCLE_TYPES, lifecycleEvents } from './lifecycle';
 import { credentialsRejected, dataStale, quotaLow, sourceUnavailable } from './operational';
 import { collect, HOUR, MAX_SAMPLE_COUNT, pollEvery, type SampleOptions, withRig } from './rig';
+import { webhookEvents } from './webhooks';
 
 export { MAX_SAMPLE_COUNT, SAMPLE_START, SampleError, type SampleOptions } from './rig';
 
@@ -38,6 +39,9 @@ export const SAMPLE_METHODS: Record<DetailType, string> = {
   [DETAIL_TYPES.ClubQuotaLow]: "usage put near 80% of the plan, then the sandbox's quota spent (429)",
   [DETAIL_TYPES.ClubDataStale]: 'an endpoint answering 503 for over 30 simulated minutes',
   [DETAIL_TYPES.ClubSourceUnavailable]: 'classAttendance enabled with its endpoint 404, then other 404/403s',
+  [DETAIL_TYPES.WebhookDeliveryFailed]:
+    'webhook deliveries to a local receiver answering 503 for 3 shifted days',
+  [DETAIL_TYPES.WebhookEndpointDisabled]: 'webhook endpoints on local receivers answering 410 Gone',
 };
 
 /** The data source whose polls produce a record event of this type. */
@@ -96,6 +100,8 @@ export async function sampleEvents(options: SampleOptions): Promise<BridgeEvent[
     events = await credentialsRejected(options);
   else if (options.detailType === DETAIL_TYPES.ClubQuotaLow) events = await quotaLow(options);
   else if (options.detailType === DETAIL_TYPES.ClubDataStale) events = await dataStale(options);
+  else if (options.detailType === DETAIL_TYPES.WebhookDeliveryFailed) events = await webhookEvents(options);
+  else if (options.detailType === DETAIL_TYPES.WebhookEndpointDisabled) events = await webhookEvents(options);
   else events = await sourceUnavailable(options);
   for (const event of events) validateEvent(event);
   return events;

@@ -1,20 +1,20 @@
 /**
  * One club poll under the club lease: the club's sources in turn, what each one's outcome means
  * for the others (a 401 or 429 stops the rest and pauses the club), and the operational events
- * it publishes on the way. pollClub (../poll-club.ts) takes the lease, runs this, and reports.
+ * it announces on the way (delivered at least once: announcer.ts). pollClub (../poll-club.ts) takes
+ * the lease, runs this, and reports.
  */
 
 import type { ClubConfig } from '../../clubs/club-config';
 import { mapWithConcurrency } from '../../common/concurrency';
-import { logger } from '../../common/logger';
 import type { BridgeEvent } from '../../events/catalog';
 import type { GymApiClient } from '../../gym-api';
 import { SOURCES } from '../../sources';
 import { type Cursor, newCursor, type SourceName } from '../../state/store';
-import { activePause, type ClubPause, isPauseKind, type PauseKind, unavailability } from '../failure-policy';
-import { monthOf, pauseEvent } from '../operational-events';
+import { activePause, type ClubPause, isPauseKind, unavailability } from '../failure-policy';
 import { pollSource } from '../poll-source';
 import type { SweepIntervals } from '../schedule/sweep-budget';
+import type { Announcer } from './announcer';
 import { clubContext } from './club-context';
 import {
   type ClubSourceReport,
@@ -40,7 +40,6 @@ const DEADLINE_MARGIN_MS = 3000;
 export class ClubPollRun implements ClubPollScope {
   readonly reports = new Map<SourceName, ClubSourceReport>();
   readonly failures: SourceFailure[] = [];
-  readonly operationalEvents: BridgeEvent[] = [];
   readonly now: () => number;
   requests = 0;
   tokenRequests = 0;
@@ -48,13 +47,16 @@ export class ClubPollRun implements ClubPollScope {
   /** Cursors this poll paused (a 401 or a 429). */
   readonly #paused: Cursor[] = [];
   #stopped = false;
-  #pauseAnnounced = false;
+  /** Failed sources are handled one at a time: a pause's episode is judged on the cursors as written. */
+  #failureHandling: Promise<void> = Promise.resolve();
 
   constructor(
     readonly deps: PollClubDeps,
     readonly club: ClubConfig,
     readonly options: PollClubOptions,
     readonly startMs: number,
+    /** Delivers the poll's operational events (and delivered what earlier polls owed). */
+    readonly announcer: Announcer,
     /** Sweep periods the unused quota pays for (schedule/sweep-budget.ts). */
     readonly sweeps: SweepIntervals = {},
   ) {
@@ -70,17 +72,9 @@ export class ClubPollRun implements ClubPollScope {
     return this.#client;
   }
 
-  async publishOps(event: BridgeEvent): Promise<void> {
-    try {
-      await this.deps.sink.publish([event]);
-      this.operationalEvents.push(event);
-    } catch (err) {
-      logger.error('operational event not published', {
-        clubId: this.club.clubId,
-        detailType: event.detailType,
-        err,
-      });
-    }
+  /** Operational events this poll delivered (those earlier polls owed included). */
+  get operationalEvents(): BridgeEvent[] {
+    return this.announcer.delivered;
   }
 
   /** The pause this poll started (the one that ends last), if any. */
@@ -126,7 +120,9 @@ export class ClubPollRun implements ClubPollScope {
         await reportStale(this, await this.deps.store.getCursor(this.club.clubId, name));
       }
     } catch (err) {
-      await this.#onSourceError(name, err);
+      const handled = this.#failureHandling.then(() => this.#onSourceError(name, err));
+      this.#failureHandling = handled.catch(() => undefined);
+      await handled;
     }
   }
 
@@ -156,23 +152,13 @@ export class ClubPollRun implements ClubPollScope {
       await markUnavailable(this, name, err, cause);
       return;
     }
-    const { kind, cursor } = await recordSourceFailure(this, name, err);
-    if (isPauseKind(kind)) await this.#onPaused(kind, err, cursor);
-    else await reportStale(this, cursor);
-  }
-
-  /** The other sources would be refused the same way: those not started yet are not polled. */
-  async #onPaused(kind: PauseKind, err: unknown, cursor: Cursor | undefined): Promise<void> {
-    this.#stopped = true;
-    const pausedUntil = cursor?.health.pausedUntil;
-    if (!cursor || !pausedUntil) return;
-    this.#paused.push(cursor);
-    // Announced once per episode: on the first refusal in a row, once per poll.
-    const failures = cursor.health.consecutiveFailures;
-    if (failures !== 1 || this.#pauseAnnounced) return;
-    this.#pauseAnnounced = true;
-    const nowMs = this.now();
-    const used = await this.deps.store.getQuotaUsage(this.club.clubId, monthOf(nowMs));
-    await this.publishOps(pauseEvent(this.club, kind, err, failures, pausedUntil, nowMs, used));
+    const { kind, cursor, owed } = await recordSourceFailure(this, name, err);
+    if (isPauseKind(kind)) {
+      // The other sources would be refused the same way: those not started yet are not polled.
+      this.#stopped = true;
+      if (cursor?.health.pausedUntil) this.#paused.push(cursor);
+      // Announced once per episode (startsPauseEpisode), written as owed with the refusal.
+      if (owed) await this.announcer.deliver(name, owed);
+    } else await reportStale(this, cursor);
   }
 }

@@ -76,7 +76,10 @@ export interface ClubReport {
   readonly pausedUntil?: string;
   /** Set when the club is paused (outcome 'paused'), or was paused by this poll (outcome 'failed'). */
   readonly pause?: ClubPause;
-  /** Operational events (credentials, quota, staleness) published during this poll. */
+  /**
+   * Operational events (credentials, quota, staleness, unavailable sources) delivered during this
+   * poll: its own, and those earlier polls announced and could not deliver.
+   */
   readonly operationalEvents: BridgeEvent[];
   /** The lifecycle evaluation of this poll (absent: off, or already done this hour). */
   readonly lifecycle?: LifecycleReport;
@@ -88,7 +91,7 @@ export interface ClubReport {
 export function idleReport(
   clubId: string,
   outcome: ClubReport['outcome'],
-  extra: Partial<Pick<ClubReport, 'sources' | 'pausedUntil' | 'pause' | 'stale'>> = {},
+  extra: Partial<Pick<ClubReport, 'sources' | 'pausedUntil' | 'pause' | 'stale' | 'operationalEvents'>> = {},
 ): ClubReport {
   return {
     clubId,

@@ -1,15 +1,17 @@
 /**
  * After a club poll: its data requests are added to the club's monthly counter, and Club Quota Low
- * is announced once a month when the counter passes the alert share of the plan.
+ * is announced once a month when the counter passes the alert share of the plan. Its mark (in the
+ * seen set) is written only once the event was delivered; until then it is owed on the club's first
+ * cursor (announcer.ts) and a later poll delivers it, under the same eventId.
  */
 
 import type { ClubConfig } from '../../clubs/club-config';
 import { logger } from '../../common/logger';
 import { PLAN_QUOTAS } from '../../common/plans';
-import type { BridgeEvent } from '../../events/catalog';
 import type { QuotaStore, SeenStore } from '../../state/store';
 import { monthOf, quotaEvent } from '../operational-events';
 import { fingerprint } from '../poll-source';
+import type { Announcer } from './announcer';
 
 /** Share of the monthly quota at which Club Quota Low is announced, by default. */
 export const DEFAULT_QUOTA_ALERT_SHARE = 0.8;
@@ -21,7 +23,7 @@ export interface QuotaCheck {
   readonly club: Pick<ClubConfig, 'clubId' | 'plan' | 'piiPolicy'>;
   readonly nowMs: number;
   readonly alertShare?: number;
-  readonly publishOps: (event: BridgeEvent) => Promise<void>;
+  readonly announcer: Pick<Announcer, 'announceForClub'>;
 }
 
 /**
@@ -41,8 +43,11 @@ export async function countQuotaUsage(check: QuotaCheck, requests: number): Prom
       const mark = fingerprint(`OPS|quota-threshold|${month}`);
       const nowSec = Math.floor(nowMs / 1000);
       const seen = await store.filterSeen(club.clubId, 'members', [mark], nowSec);
-      if (!seen.has(mark)) {
-        await check.publishOps(quotaEvent(club, 'threshold', used, nowMs));
+      // Delivered now or earlier in this poll (owed by an earlier one): marked; else owed still.
+      if (
+        !seen.has(mark) &&
+        (await check.announcer.announceForClub(quotaEvent(club, 'threshold', used, nowMs)))
+      ) {
         await store.putSeen(club.clubId, 'members', [mark], nowSec + ALERT_MARK_TTL_SEC);
       }
     }

@@ -1,7 +1,8 @@
 /**
  * What a club poll does after one source's poll, besides keeping its report: clear or set the
  * unavailable mark of its endpoint, record a failure (and the pause a 401 or 429 starts), and
- * announce a source that has gone stale. Each logs what it did; none hides the source's outcome
+ * announce a source that has gone stale. Each announcement is written as owed with the state it
+ * announces, then delivered (announcer.ts). Each logs what it did; none hides the source's outcome
  * when the store cannot record it.
  */
 
@@ -13,14 +14,16 @@ import { QuotaExceededError } from '../../gym-api/errors';
 import { SOURCES } from '../../sources';
 import type { Cursor, SourceName } from '../../state/store';
 import { unavailableMark } from '../cursor/cursor-life';
+import { clearUnavailableMark, recordFailure, recordUnavailable } from '../cursor/cursor-writes';
+import { type FailureKind, failureKind, isPauseKind, type Unavailability } from '../failure-policy';
 import {
-  clearUnavailableMark,
-  markStaleNotified,
-  recordFailure,
-  recordUnavailable,
-} from '../cursor/cursor-writes';
-import { type FailureKind, failureKind, type Unavailability } from '../failure-policy';
-import { staleEvent, unavailableEvent } from '../operational-events';
+  DEFAULT_STALE_AFTER_MS,
+  monthOf,
+  pauseEvent,
+  startsPauseEpisode,
+  unavailableEvent,
+} from '../operational-events';
+import { type Announcer, withOwed } from './announcer';
 import {
   type ClubSourceReport,
   type PollClubDeps,
@@ -28,8 +31,6 @@ import {
   type SourceFailure,
   unavailableReport,
 } from './club-report';
-
-const MINUTE = 60_000;
 
 /** What the source outcomes need of the club poll in progress. */
 export interface ClubPollScope {
@@ -39,8 +40,8 @@ export interface ClubPollScope {
   readonly now: () => number;
   readonly reports: Map<SourceName, ClubSourceReport>;
   readonly failures: SourceFailure[];
-  /** Publishes an operational event; a failure to publish is logged, never thrown. */
-  publishOps(event: BridgeEvent): Promise<void>;
+  /** Delivers the operational events the outcomes write as owed. */
+  readonly announcer: Announcer;
 }
 
 /**
@@ -61,20 +62,33 @@ export async function markUnavailable(
   const { club, deps } = scope;
   const error = messageOf(err);
   const at = scope.now();
-  const recorded = await recordUnavailable(deps.store, club.clubId, name, cause, error, at).catch(
-    (storeErr: unknown) => {
-      logger.error('could not record an unavailable source', {
-        clubId: club.clubId,
-        source: name,
-        error,
-        err: storeErr,
-      });
-      return undefined;
+  const experimental = SOURCES[name].experimental === true;
+  // A new episode is announced in the write of its mark (owed until delivered).
+  let owed: BridgeEvent | undefined;
+  const recorded = await recordUnavailable(
+    deps.store,
+    club.clubId,
+    name,
+    cause,
+    error,
+    at,
+    (next, previous) => {
+      owed = previous.health.unavailable
+        ? undefined
+        : unavailableEvent(club, name, next.health.unavailable!, experimental, at);
+      return owed ? withOwed(next, owed) : next;
     },
-  );
+  ).catch((storeErr: unknown) => {
+    logger.error('could not record an unavailable source', {
+      clubId: club.clubId,
+      source: name,
+      error,
+      err: storeErr,
+    });
+    return undefined;
+  });
   const mark = recorded?.mark ?? unavailableMark(undefined, cause, error, at);
   scope.reports.set(name, unavailableReport(name, mark, true));
-  const experimental = SOURCES[name].experimental === true;
   if (recorded && !recorded.fresh) {
     logger.info('source endpoint still unavailable', {
       clubId: club.clubId,
@@ -95,7 +109,7 @@ export async function markUnavailable(
     error,
     retryAt: mark.retryAt,
   });
-  if (recorded) await scope.publishOps(unavailableEvent(club, name, mark, experimental, scope.now()));
+  if (recorded && owed) await scope.announcer.deliver(name, owed);
 }
 
 /** Clears the unavailable mark of a source that answered again. */
@@ -114,15 +128,17 @@ export async function clearUnavailable(scope: ClubPollScope, name: SourceName): 
 
 /**
  * Reports the failure, logs it and records it on the cursor (with the pause of a 401 or 429; a 429
- * that says when the quota comes back, e.g. the next month, is honoured). The cursor as written, or
- * undefined when the store could not record it.
+ * that says when the quota comes back, e.g. the next month, is honoured). A refusal that starts an
+ * episode of the club (startsPauseEpisode) is announced in the same write: `owed`, to deliver. The
+ * cursor as written, or undefined when the store could not record it.
  */
 export async function recordSourceFailure(
   scope: ClubPollScope,
   name: SourceName,
   err: unknown,
-): Promise<{ kind: FailureKind; cursor: Cursor | undefined }> {
-  const { clubId } = scope.club;
+): Promise<{ kind: FailureKind; cursor: Cursor | undefined; owed?: BridgeEvent }> {
+  const { club, deps } = scope;
+  const { clubId } = club;
   const kind = failureKind(err);
   const reason = messageOf(err);
   scope.failures.push({ source: name, kind, message: reason });
@@ -130,28 +146,27 @@ export async function recordSourceFailure(
   logger.error('source poll failed', { clubId, source: name, kind, error: reason });
   const retryAfterMs = err instanceof QuotaExceededError ? err.retryAfterMs : undefined;
   const failure = { kind, message: reason, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
-  const cursor = await recordFailure(scope.deps.store, clubId, name, failure, scope.now()).catch(
-    (storeErr: unknown) => {
-      // The failure is in the report either way; a store that cannot record it must not hide it.
-      logger.error('could not record a failed poll', { clubId, source: name, err: storeErr });
-      return undefined;
-    },
-  );
-  return { kind, cursor };
+  const at = scope.now();
+  let owed: BridgeEvent | undefined;
+  const cursor = await recordFailure(deps.store, clubId, name, failure, at, async (next, previous) => {
+    owed = undefined;
+    if (!isPauseKind(kind) || !next.health.pausedUntil) return next;
+    const others = (await deps.store.listCursors(clubId)).filter((c) => c.source !== name);
+    if (!startsPauseEpisode(kind, [previous, ...others])) return next;
+    const used = await deps.store.getQuotaUsage(clubId, monthOf(at));
+    const failures = next.health.consecutiveFailures;
+    owed = pauseEvent(club, kind, err, failures, next.health.pausedUntil, at, used);
+    return withOwed(next, owed);
+  }).catch((storeErr: unknown) => {
+    // The failure is in the report either way; a store that cannot record it must not hide it.
+    logger.error('could not record a failed poll', { clubId, source: name, err: storeErr });
+    return undefined;
+  });
+  return { kind, cursor, ...(cursor && owed ? { owed } : {}) };
 }
 
 /** Announces Club Data Stale once per episode when the source has had no success for too long. */
 export async function reportStale(scope: ClubPollScope, cursor: Cursor | undefined): Promise<void> {
   if (!cursor) return;
-  const staleAfterMs = scope.options.staleAfterMs ?? 30 * MINUTE;
-  const stale = staleEvent(scope.club, cursor, scope.now(), staleAfterMs);
-  if (!stale) return;
-  await scope.publishOps(stale);
-  await markStaleNotified(scope.deps.store, cursor, scope.now()).catch((err: unknown) => {
-    logger.error('could not mark the stale notice', {
-      clubId: scope.club.clubId,
-      source: cursor.source,
-      err,
-    });
-  });
+  await scope.announcer.announceStale(cursor.source, scope.options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS);
 }

@@ -1,7 +1,9 @@
 /**
  * The cursor writes a club poll makes besides the scan itself: a failed poll (and the pause it may
- * start), the unavailable mark of a missing endpoint and its clearing, and the stale notice. Each
- * next cursor comes from cursor-life.ts; every write is versioned, and one that loses to another
+ * start), the unavailable mark of a missing endpoint and its clearing, and any other change of one
+ * cursor (`updateCursor`: the stale notice, the operational events a cursor owes). Each next cursor
+ * comes from cursor-life.ts; the caller may add to it (`CursorAddition`: the operational event that
+ * announces the change, written with it); every write is versioned, and one that loses to another
  * writer is re-read and tried once more.
  */
 
@@ -16,10 +18,14 @@ import type { Unavailability } from '../failure-policy';
 import {
   cursorAfterFailure,
   cursorMarkedUnavailable,
-  cursorStaleNotified,
   cursorWithoutUnavailable,
   type PollFailure,
 } from './cursor-life';
+
+/** What a caller adds to the next cursor of a write, seeing the cursor it replaces. */
+export type CursorAddition = (next: Cursor, previous: Cursor) => Cursor | Promise<Cursor>;
+
+const asIs: CursorAddition = (next) => next;
 
 /** Runs `write` on a fresh read of the cursor, once more if another writer won the first time. */
 async function withRetriedCursor<T>(
@@ -50,9 +56,10 @@ export function recordUnavailable(
   cause: Unavailability,
   error: string,
   nowMs: number,
+  add: CursorAddition = asIs,
 ): Promise<{ mark: SourceUnavailable; fresh: boolean } | undefined> {
   return withRetriedCursor(store, clubId, source, async (cursor) => {
-    const next = cursorMarkedUnavailable(cursor, cause, error, nowMs);
+    const next = await add(cursorMarkedUnavailable(cursor, cause, error, nowMs), cursor);
     await store.putCursor(next);
     return { mark: next.health.unavailable!, fresh: cursor.health.unavailable === undefined };
   });
@@ -79,17 +86,25 @@ export function recordFailure(
   source: SourceName,
   failure: PollFailure,
   nowMs: number,
+  add: CursorAddition = asIs,
 ): Promise<Cursor | undefined> {
-  return withRetriedCursor(store, clubId, source, (cursor) =>
-    store.putCursor(cursorAfterFailure(cursor, failure, nowMs)),
+  return withRetriedCursor(store, clubId, source, async (cursor) =>
+    store.putCursor(await add(cursorAfterFailure(cursor, failure, nowMs), cursor)),
   );
 }
 
-/** Notes on the cursor that its stale episode was announced (a lost race is left to the winner). */
-export async function markStaleNotified(store: CursorStore, cursor: Cursor, nowMs: number): Promise<void> {
-  try {
-    await store.putCursor(cursorStaleNotified(cursor, nowMs));
-  } catch (err) {
-    if (!(err instanceof ConcurrentModificationError)) throw err;
-  }
+/**
+ * Writes `change` of the source's cursor (undefined: nothing to write) and returns the cursor as
+ * written, or undefined when nothing was written or another writer kept winning.
+ */
+export function updateCursor(
+  store: CursorStore,
+  clubId: string,
+  source: SourceName,
+  change: (cursor: Cursor) => Cursor | undefined,
+): Promise<Cursor | undefined> {
+  return withRetriedCursor(store, clubId, source, async (cursor) => {
+    const next = change(cursor);
+    return next === undefined ? undefined : store.putCursor(next);
+  });
 }

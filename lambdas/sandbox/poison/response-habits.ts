@@ -2,13 +2,20 @@
  * Response habits of poison mode, decided per request from a seeded stream of their own (the
  * other faults' draws are the same with poison on or off): a page that ignores `offset` or
  * `limit`, a `next` that does not advance (each for an episode of `episodeRequests` requests of one
- * club and operation), a page that repeats the previous one, a huge streamed page, an error that
- * echoes credentials, a token with a control character. Each bent response is logged.
+ * club and operation), a page that repeats the previous one, a huge streamed page, an error, a
+ * page or a token response that echoes credentials, a token with a control character. Each bent
+ * response is logged.
  */
 import { MAX_PAGE_SIZE, type OperationName } from '../../gym-api/operations';
 import type { PageQuery } from '../page-query';
 import { SeededRandom } from '../seeded-random';
-import { type EchoResponse, type EchoSecrets, echoResponse } from './credential-echo';
+import {
+  type EchoResponse,
+  type EchoSecrets,
+  echoInPage,
+  echoInToken,
+  echoResponse,
+} from './credential-echo';
 import { drawHugePage, type HugePagePlan } from './huge-page';
 import type { PoisonLog, PoisonLogInput } from './poison-log';
 import type { PoisonSettings } from './settings';
@@ -173,6 +180,34 @@ export class PoisonResponses {
       this.record({ ...where, kind: 'echoCredentials', variant: response.variant, status: response.status });
     }
     return response;
+  }
+
+  /**
+   * A page body with a credential of the request echoed into it (a record's field, key or nested
+   * value, or its `href` or `next`), when `echoCredentials` draws one; else the body as it is.
+   * `inRecords`: false where the whole record is its identity (class attendance).
+   */
+  echoPage(
+    p: PoisonSettings,
+    secrets: EchoSecrets,
+    where: { readonly clubId: string; readonly operation: OperationName },
+    body: string,
+    inRecords: boolean,
+  ): string {
+    if (!(p.echoCredentials > 0 && this.rng.chance(p.echoCredentials))) return body;
+    const echoed = echoInPage(this.rng, secrets, body, inRecords);
+    if (!echoed) return body;
+    this.record({ ...where, kind: 'echoCredentials', variant: echoed.variant, status: 200 });
+    return echoed.body;
+  }
+
+  /** A token response with the login echoed into it, when `echoCredentials` draws one. */
+  echoToken(p: PoisonSettings, secrets: EchoSecrets, body: string): string {
+    if (!(p.echoCredentials > 0 && this.rng.chance(p.echoCredentials))) return body;
+    const echoed = echoInToken(this.rng, secrets, body);
+    if (!echoed) return body;
+    this.record({ operation: 'token', kind: 'echoCredentials', variant: echoed.variant, status: 200 });
+    return echoed.body;
   }
 
   /** The access token to send: with a control character when `tokenControlChar` draws one. */

@@ -10,12 +10,16 @@
  * - LifecycleFailing: a club's lifecycle evaluations fail, hour after hour.
  * - DispatchErrors / DispatchNotRunning: the scheduler-driven dispatcher fails or does not run.
  * - StateTableThrottled: the state table throttles reads or writes minute after minute.
+ * And, for the example rules (their construct creates them with `deadLetterQueueAlarm`):
+ * - RuleDeadLetterQueueNotEmpty: an event a rule could not deliver, or a message its target queue
+ *   could not hand over, is in a dead-letter queue.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { METRIC, OVERDUE_CADENCE_FACTOR } from '../../../lambdas/common/deployment-contract';
 import type { MonitoredPoller } from './monitored-poller';
@@ -59,18 +63,22 @@ type AlarmOptions = Omit<cloudwatch.CreateAlarmOptions, 'alarmDescription' | 'ev
   readonly evaluationPeriods?: number;
 };
 
-/** An alarm whose description links its runbook entry, notifying `alarmTopic` of ALARM and OK. */
+/**
+ * An alarm whose description links its runbook entry (`runbook`, default its id), notifying
+ * `alarmTopic` of ALARM and OK.
+ */
 function bridgeAlarm(
   scope: Construct,
   alarmTopic: sns.ITopic | undefined,
   alarmId: string,
   description: string,
   options: AlarmOptions,
+  runbook = alarmId,
 ): cloudwatch.Alarm {
   const { metric, ...rest } = options;
   const alarm = new cloudwatch.Alarm(scope, alarmId, {
     metric,
-    alarmDescription: `${description} Runbook: docs/deploy.md#${alarmId.toLowerCase()}`,
+    alarmDescription: `${description} Runbook: docs/deploy.md#${runbook.toLowerCase()}`,
     evaluationPeriods: 1,
     treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     ...rest,
@@ -85,6 +93,32 @@ function bridgeAlarm(
 type Alarm = (alarmId: string, description: string, options: AlarmOptions) => cloudwatch.Alarm;
 const AT_LEAST = cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;
 
+/** A message in `queue` (its most visible in a minute): the alarm of a dead-letter queue. */
+const deadLetterMetric = (queue: sqs.IQueue) =>
+  queue.metricApproximateNumberOfMessagesVisible({
+    period: Duration.minutes(1),
+    statistic: cloudwatch.Stats.MAXIMUM,
+  });
+
+/**
+ * RuleDeadLetterQueueNotEmpty for one dead-letter queue of the example rules (runbook entry of that
+ * name), created in `scope` as `alarmId`, notifying `alarmTopic`.
+ */
+export function deadLetterQueueAlarm(
+  scope: Construct,
+  alarmId: string,
+  props: { readonly queue: sqs.IQueue; readonly description: string; readonly alarmTopic?: sns.ITopic },
+): cloudwatch.Alarm {
+  return bridgeAlarm(
+    scope,
+    props.alarmTopic,
+    alarmId,
+    props.description,
+    { metric: deadLetterMetric(props.queue), threshold: 1, comparisonOperator: AT_LEAST },
+    'RuleDeadLetterQueueNotEmpty',
+  );
+}
+
 /** The alarms on the polls: dead letters, errors, overdue sources. */
 function pollAlarms(alarm: Alarm, props: BridgeAlarmsProps) {
   const { serviceMetric, pollRate } = props;
@@ -92,14 +126,7 @@ function pollAlarms(alarm: Alarm, props: BridgeAlarmsProps) {
     deadLetterQueueNotEmpty: alarm(
       'DeadLetterQueueNotEmpty',
       'A poll message failed every attempt and is in the poll dead-letter queue.',
-      {
-        metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-          period: Duration.minutes(1),
-          statistic: cloudwatch.Stats.MAXIMUM,
-        }),
-        threshold: 1,
-        comparisonOperator: AT_LEAST,
-      },
+      { metric: deadLetterMetric(props.deadLetterQueue), threshold: 1, comparisonOperator: AT_LEAST },
     ),
     pollErrors: alarm('PollErrors', 'Polls of one or more clubs keep failing.', {
       metric: serviceMetric(METRIC.pollErrors, cloudwatch.Stats.SUM),

@@ -99,4 +99,48 @@ describe('events match', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("invalid event pattern at detail.reason[0].nope: unknown matcher 'nope'");
   });
+
+  it('exits 2 naming the depth on a pattern 20,000 levels deep; answers for arrays 20,000 deep in events', async () => {
+    // Prepare: the JSON is written by hand (JSON.stringify recurses, and would overflow)
+    const pattern = `${'{"k":'.repeat(20_000)}{"x":["v"]}${'}'.repeat(20_000)}`;
+    const line = (value: string) =>
+      `{"source":"gym-bridge","detailType":"Member Visit Recorded","detail":{"x":${'['.repeat(20_000)}"${value}"${']'.repeat(20_000)}}}`;
+    const deepEvents = await file('deep.jsonl', `${line('v')}\n${line('w')}\n`);
+    const args = (p: string, ...more: string[]) => [
+      'events',
+      'match',
+      '--pattern',
+      p,
+      '--event',
+      deepEvents,
+      ...more,
+    ];
+    // Act
+    const [tooDeep, text, json] = await Promise.all([
+      runCli(args(await file('deep-pattern.json', pattern))),
+      runCli(args('{"detail":{"x":["v"]}}')),
+      runCli(args('{"detail":{"x":["v"]}}', '--json')),
+    ]);
+    // Assess
+    expect(tooDeep.code).toBe(2);
+    expect(tooDeep.stderr).toMatch(/invalid event pattern at k\.k\.k.*: nested deeper than 1000 levels/);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain('event 1: Member Visit Recorded: matches');
+    expect(text.stdout).toContain('event 2: Member Visit Recorded: does not match');
+    expect(text.stdout).toContain('the event has (a list nested 20000 levels deep)');
+    expect(json.code).toBe(1);
+    expect(
+      json.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toMatchObject([
+      { event: 1, matches: true },
+      {
+        event: 2,
+        matches: false,
+        mismatch: { path: 'detail.x', actual: '(a list nested 20000 levels deep)' },
+      },
+    ]);
+  }, 120_000);
 });

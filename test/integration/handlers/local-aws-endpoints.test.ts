@@ -165,7 +165,11 @@ describe('local Secrets Manager (AWS JSON 1.1)', () => {
     expect(v2.SecretString).toBe('v2');
     expect(v2.VersionStages).toEqual(['AWSCURRENT']);
     expect(described.Description).toBe('d');
-    expect(described.VersionIdsToStages).toEqual({ [put.VersionId!]: ['AWSCURRENT'] });
+    // As Secrets Manager does: the version that was current becomes AWSPREVIOUS.
+    expect(described.VersionIdsToStages).toEqual({
+      [put.VersionId!]: ['AWSCURRENT'],
+      [created.VersionId!]: ['AWSPREVIOUS'],
+    });
     expect(sm.getSecretValueCalls('app/one')).toBe(2);
   });
 

@@ -1,8 +1,9 @@
 /**
  * Poison mode, response habits, over real HTTP: offset or limit ignored and a next that does not
  * advance (for an episode of requests), the previous page again, a huge page streamed (about
- * 100 MB by default, without the sandbox holding it), credentials echoed in error bodies, a token
- * with a control character; and the settings' validation.
+ * 100 MB by default, without the sandbox holding it), credentials echoed (escaped as JSON allows) in
+ * error bodies, pages and token responses, a token with a control character; and the settings'
+ * validation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJsonPreservingInt64 } from '../../../lambdas/gym-api/json';
@@ -16,8 +17,15 @@ import {
   STORED_POISON_KINDS,
   startSandbox,
 } from '../../../lambdas/sandbox';
-import { jsonEscapeAll, PLACEMENTS, SECRET_FORMS } from '../../../lambdas/sandbox/poison/credential-echo';
+import {
+  ESCAPES,
+  PAGE_PLACES,
+  PLACEMENTS,
+  SECRET_FORMS,
+  TOKEN_PLACES,
+} from '../../../lambdas/sandbox/poison/credential-echo';
 import { HUGE_PAGE_SHAPES } from '../../../lambdas/sandbox/poison/huge-page';
+import { decodedForms } from '../../support/credential-leaks';
 import { basicHeader, getPage, rawGet, requestToken } from './sandbox-http';
 
 const START = '2025-03-10T00:00:00Z';
@@ -233,12 +241,14 @@ describe('sandbox poison mode: response habits', () => {
           return basicValue;
         case 'username-password':
           return login;
+        case 'username':
+          return username;
         case 'password':
           return password;
         case 'url-encoded':
-          return encodeURIComponent(login);
+          return login; // percent-encoded: the decoded text holds it
         case 'json-escaped':
-          return jsonEscapeAll(login);
+          return login;
         case 'api-key':
           return apiKey;
         case 'bearer-token':
@@ -258,21 +268,30 @@ describe('sandbox poison mode: response habits', () => {
         const entry = logSince(since).at(-1) as PoisonLogEntry;
         expect([entry.operation, entry.status]).toEqual(['token', res.status]);
         expect([401, 500]).toContain(res.status);
-        expect(await res.text(), entry.variant).toContain(
-          secretIn(entry.variant.split('/')[0] as string, undefined),
-        );
+        // Written with the escape drawn (the variant's third part): it reads as the secret decoded.
+        const text = await res.text();
+        const secret = secretIn(entry.variant.split('/')[0] as string, undefined);
+        expect(
+          decodedForms(text).some((t) => t.includes(secret)),
+          entry.variant,
+        ).toBe(true);
       }
       for (let i = 0; i < 60; i++) {
         const res = await rawGet(sandbox, '/members?limit=1', { token, apiKey });
         const entry = logSince(since).at(-1) as PoisonLogEntry;
         expect([entry.operation, entry.clubId, entry.status]).toEqual(['members', 'club-1', res.status]);
         expect([400, 401, 500]).toContain(res.status);
-        expect(res.text, entry.variant).toContain(secretIn(entry.variant.split('/')[0] as string, token));
+        const secret = secretIn(entry.variant.split('/')[0] as string, token);
+        expect(
+          decodedForms(res.text).some((t) => t.includes(secret)),
+          entry.variant,
+        ).toBe(true);
       }
     });
     const log = logSince(since);
     expect(new Set(log.map((e) => e.variant.split('/')[0]))).toEqual(new Set(SECRET_FORMS));
     expect(new Set(log.map((e) => e.variant.split('/')[1]))).toEqual(new Set(PLACEMENTS));
+    expect(new Set(log.map((e) => e.variant.split('/')[2]))).toEqual(new Set(ESCAPES));
     // The log names the form, never the secret.
     expect(JSON.stringify(log)).not.toContain(password);
     expect(JSON.stringify(log)).not.toContain(apiKey);
@@ -284,14 +303,56 @@ describe('sandbox poison mode: response habits', () => {
     const { username, password } = sandbox.integrator;
     const since = sandbox.poison.log.lastSeq;
     await withPoison({ echoCredentials: 1 }, async () => {
-      for (let i = 0; i < 200 && !logSince(since).some((e) => e.variant === 'json-escaped/message'); i++) {
+      const wanted = 'json-escaped/message/all-lower';
+      for (let i = 0; i < 200 && !logSince(since).some((e) => e.variant === wanted); i++) {
         const res = await rawGet(sandbox, '/members?limit=1', { token, apiKey });
-        if (logSince(since).at(-1)?.variant !== 'json-escaped/message') continue;
+        if (logSince(since).at(-1)?.variant !== wanted) continue;
         expect(res.text).not.toContain(password);
         expect((JSON.parse(res.text) as { Message: string }).Message).toContain(`${username}:${password}`);
       }
     });
-    expect(logSince(since).some((e) => e.variant === 'json-escaped/message')).toBe(true);
+    expect(logSince(since).some((e) => e.variant === 'json-escaped/message/all-lower')).toBe(true);
+  });
+
+  it('echoes credentials into 200 pages and token responses, escaped: the parsed body reads as them', async () => {
+    const { username, password } = sandbox.integrator;
+    const login = `${username}:${password}`;
+    const signature = token.split('.')[2] ?? token;
+    const known = [username, password, login, Buffer.from(login).toString('base64'), apiKey, signature];
+    const holdsOne = (value: unknown) =>
+      decodedForms(JSON.stringify(value)).some((t) => known.some((k) => t.includes(k)));
+    const since = sandbox.poison.log.lastSeq;
+    await withPoison({ echoCredentials: 0.5 }, async () => {
+      for (let i = 0; i < 160; i++) {
+        const before = sandbox.poison.log.lastSeq;
+        const res = await rawGet(sandbox, `/members?limit=2&offset=${i % 5}`, { token, apiKey });
+        const entry = sandbox.poison.log.entries(before).at(-1);
+        if (res.status !== 200 || entry?.status !== 200) continue;
+        // Valid JSON whose parsed strings (decoded once more) hold a credential of the request.
+        expect(holdsOne(parseJsonPreservingInt64(res.text)), entry.variant).toBe(true);
+      }
+      for (let i = 0; i < 40; i++) {
+        const before = sandbox.poison.log.lastSeq;
+        const res = await fetch(`${sandbox.url}/token`, {
+          method: 'POST',
+          headers: { authorization: basicHeader(username, password) },
+        });
+        const text = await res.text();
+        const entry = sandbox.poison.log.entries(before).at(-1);
+        if (res.status !== 200 || entry?.status !== 200) continue;
+        const body = JSON.parse(text) as { AccessToken: string };
+        expect(body.AccessToken).toMatch(/^ey/);
+        expect(holdsOne(body), entry.variant).toBe(true);
+      }
+    });
+    const log = logSince(since).filter((e) => e.status === 200);
+    expect(new Set(log.filter((e) => e.operation === 'members').map((e) => e.variant.split('/')[1]))).toEqual(
+      new Set(PAGE_PLACES),
+    );
+    expect(new Set(log.filter((e) => e.operation === 'token').map((e) => e.variant.split('/')[1]))).toEqual(
+      new Set(TOKEN_PLACES),
+    );
+    expect(JSON.stringify(logSince(since))).not.toContain(password);
   });
 
   it('issues tokens with a control character in them', async () => {

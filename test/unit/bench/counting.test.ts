@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CountingSink } from '../../../bench/counting-sink';
-import { type CountingStateStore, countingStore, queryCost } from '../../../bench/counting-store';
+import { countingStore, queryCost } from '../../../bench/counting-store';
 import { itemBytes } from '../../../bench/dynamo-units';
 import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
 import { createEvent } from '../../../lambdas/events/envelope';

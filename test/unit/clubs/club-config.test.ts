@@ -215,7 +215,7 @@ describe('parseClubsFile: each bad field names the club and the field', () => {
   it('an invalid payment rule pattern is a config error, not a failure at poll time', () => {
     const message = errorOf({ clubs: [club({ paymentRules: { declined: ['^ok$', '(unclosed'] } })] });
     expect(message).toContain("club 'club-1' paymentRules.declined.1:");
-    expect(message).toContain('regular expression');
+    expect(message).toContain('RE2 syntax');
   });
 
   it('lifecycle settings: absent is on with the defaults; partial gets the defaults; out of range names the field', () => {

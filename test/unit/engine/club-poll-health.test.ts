@@ -3,6 +3,7 @@
  * pauses they start, unavailable marks, the once-a-month quota alert, and the operational events.
  */
 import { describe, expect, it } from 'vitest';
+import { Announcer } from '../../../lambdas/engine/club-poll/announcer';
 import { countQuotaUsage } from '../../../lambdas/engine/club-poll/quota-check';
 import {
   clearUnavailableMark,
@@ -11,7 +12,7 @@ import {
 } from '../../../lambdas/engine/cursor/cursor-writes';
 import { MAX_RETRY_AFTER_MS, UNAVAILABLE_RETRY_MS } from '../../../lambdas/engine/failure-policy';
 import { pauseEvent, staleEvent } from '../../../lambdas/engine/operational-events';
-import type { BridgeEvent } from '../../../lambdas/events/catalog';
+import { MemorySink } from '../../../lambdas/events/publisher';
 import { AuthError } from '../../../lambdas/gym-api/errors';
 import { MemoryStateStore } from '../../../lambdas/state';
 import { newCursor } from '../../../lambdas/state/store';
@@ -80,8 +81,9 @@ describe('countQuotaUsage', () => {
     // Prepare: 790,000 of 1,000,000 used; the alert at 80%.
     const store = new MemoryStateStore();
     await store.addQuotaUsage('club-1', '2026-06', 790_000);
-    const published: BridgeEvent[] = [];
-    const check = { store, club, nowMs: NOW, publishOps: async (e: BridgeEvent) => void published.push(e) };
+    const sink = new MemorySink();
+    const announcer = new Announcer({ store, sink, club, now: () => NOW });
+    const check = { store, club, nowMs: NOW, announcer };
     // Act
     const below = await countQuotaUsage(check, 5_000);
     const crossing = await countQuotaUsage(check, 5_000);
@@ -89,8 +91,8 @@ describe('countQuotaUsage', () => {
     const none = await countQuotaUsage(check, 0);
     // Assess
     expect([below, crossing, after, none]).toEqual([795_000, 800_000, 805_000, undefined]);
-    expect(published.map((e) => e.detailType)).toEqual(['Club Quota Low']);
-    expect(published[0]!.detail).toMatchObject({ reason: 'threshold', used: 800_000, limit: 1_000_000 });
+    expect(sink.events.map((e) => e.detailType)).toEqual(['Club Quota Low']);
+    expect(sink.events[0]!.detail).toMatchObject({ reason: 'threshold', used: 800_000, limit: 1_000_000 });
   });
 });
 
@@ -119,5 +121,16 @@ describe('operational events', () => {
     });
     expect(staleEvent(club, cursor, NOW, 60 * MINUTE)).toBeUndefined();
     expect(staleEvent(club, notified, NOW, 30 * MINUTE)).toBeUndefined();
+  });
+
+  it('takes a notice at the instant of the last success for the episode before it', () => {
+    // A poll announced the previous episode on its start, then the source succeeded at that same
+    // instant (a clock that did not move); 40 minutes later it fails: a new episode (chaos seed 8).
+    const lastSuccessAt = new Date(NOW - 40 * MINUTE).toISOString();
+    const cursor = {
+      ...newCursor('club-1', 'visits'),
+      health: { consecutiveFailures: 1, lastSuccessAt, staleNotifiedAt: lastSuccessAt },
+    };
+    expect(staleEvent(club, cursor, NOW, 30 * MINUTE)?.detail).toMatchObject({ lastSuccessAt });
   });
 });

@@ -91,6 +91,12 @@ const BREAKERS: Record<DetailType, (d: Detail) => void> = {
   [DETAIL_TYPES.ClubSourceUnavailable]: (d) => {
     d.kind = 'gone';
   },
+  [DETAIL_TYPES.WebhookDeliveryFailed]: (d) => {
+    d.endpointId = 'https://hooks.example.com/catch/secret-token';
+  },
+  [DETAIL_TYPES.WebhookEndpointDisabled]: (d) => {
+    d.lastStatus = 200.5;
+  },
 };
 
 /** Envelope breakages every event must reject. */
@@ -120,8 +126,8 @@ const clone = (event: BridgeEvent): { detailType: DetailType; detail: Detail } =
   structuredClone(event) as never;
 
 describe('event catalog', () => {
-  it('defines 24 detail-types, each with a schema, a description and an example', () => {
-    expect(ALL_DETAIL_TYPES).toHaveLength(24);
+  it('defines 26 detail-types, each with a schema, a description and an example', () => {
+    expect(ALL_DETAIL_TYPES).toHaveLength(26);
     expect(Object.keys(EVENT_SCHEMAS).sort()).toEqual([...ALL_DETAIL_TYPES].sort());
     for (const detailType of ALL_DETAIL_TYPES) {
       expect(EVENT_DESCRIPTIONS[detailType].length).toBeGreaterThan(20);

@@ -23,6 +23,7 @@ describe('consumer bundle of @gym-bridge/events', () => {
       'lambdas/event-tooling/consumer-named-schemas.ts',
       'lambdas/event-tooling/consumer-parse.ts',
       'lambdas/event-tooling/consumer-schemas.ts',
+      'lambdas/event-tooling/consumer-webhooks.ts',
       'lambdas/event-tooling/consumer.ts',
       'lambdas/event-tooling/event-pattern-operators.ts',
       'lambdas/event-tooling/event-pattern-types.ts',

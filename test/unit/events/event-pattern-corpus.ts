@@ -132,6 +132,45 @@ export const matchCases: readonly MatchCase[] = [
   { name: 'wildcard whole', pattern: d({ clubId: [{ wildcard: 'club-*' }] }), matches: true },
   { name: 'wildcard is anchored', pattern: d({ clubId: [{ wildcard: 'lub-*' }] }), matches: false },
   { name: 'wildcard on array', pattern: d({ tags: [{ wildcard: 'l*e' }] }), matches: true },
+  { name: 'wildcard is case-sensitive', pattern: d({ reason: [{ wildcard: 'DIS*' }] }), matches: false },
+  {
+    name: 'wildcard star matches nothing',
+    pattern: d({ reason: [{ wildcard: 'dishonoured*' }] }),
+    matches: true,
+  },
+  {
+    name: 'wildcard runs do not overlap',
+    pattern: d({ clubId: [{ wildcard: 'club-1*-1' }] }),
+    matches: false,
+  },
+  {
+    name: 'wildcard escaped star',
+    pattern: d({ s: [{ wildcard: 'a\\**' }] }),
+    event: { ...baseEvent, detail: { s: 'a*b' } },
+    matches: true,
+  },
+  {
+    name: 'wildcard escaped star is not a wildcard',
+    pattern: d({ s: [{ wildcard: 'a\\*' }] }),
+    event: { ...baseEvent, detail: { s: 'ab' } },
+    matches: false,
+  },
+  {
+    name: 'wildcard escaped backslash',
+    pattern: d({ s: [{ wildcard: 'a\\\\*' }] }),
+    event: { ...baseEvent, detail: { s: 'a\\b' } },
+    matches: true,
+  },
+  {
+    name: 'anything-but wildcard',
+    pattern: d({ response: [{ 'anything-but': { wildcard: '*Closed' } }] }),
+    matches: false,
+  },
+  {
+    name: 'anything-but wildcard no',
+    pattern: d({ response: [{ 'anything-but': { wildcard: '*Open' } }] }),
+    matches: true,
+  },
   {
     name: 'mixed list: exact or prefix',
     pattern: d({ reason: ['declined', { prefix: 'dis' }] }),
@@ -288,6 +327,7 @@ export const invalidPatterns: ReadonlyArray<{ readonly name: string; readonly pa
   { name: 'anything-but with nested list', pattern: d({ reason: [{ 'anything-but': [['x']] }] }) },
   { name: 'anything-but unknown inner', pattern: d({ reason: [{ 'anything-but': { numeric: ['>', 1] } }] }) },
   { name: 'wildcard with consecutive stars', pattern: d({ reason: [{ wildcard: 'a**b' }] }) },
+  { name: 'wildcard escaping another character', pattern: d({ reason: [{ wildcard: 'a\\b*' }] }) },
   { name: 'nested list', pattern: d({ reason: [['x']] }) },
   { name: 'pattern not an object', pattern: ['gym-bridge'] },
   { name: '$or not a list', pattern: { $or: { source: ['x'] } } },

@@ -17,7 +17,7 @@ import { API_SCHEMAS, type DocumentedKind, documentedPaths } from './pii-fixture
 /** Dotted paths an allow-list lets through (`Items[].ItemId`), the same form as documentedPaths. */
 function allowedPaths(list: AllowList, prefix = ''): string[] {
   return Object.entries(list).flatMap(([field, rule]) => {
-    if (rule === 'value') return [`${prefix}${field}`];
+    if (rule === 'value' || rule === 'url') return [`${prefix}${field}`];
     if (Array.isArray(rule)) return allowedPaths(rule[0] as AllowList, `${prefix}${field}[].`);
     return allowedPaths(rule as AllowList, `${prefix}${field}.`);
   });

@@ -159,6 +159,47 @@ describe('minimal PII policy: an allow-list per detail-type', () => {
   });
 });
 
+describe("minimal PII policy: URL fields (a prospect's SourcePage)", () => {
+  const sourcePage = (SourcePage: unknown) =>
+    applyPiiPolicy({ Number: 'P1', SourcePage }, 'minimal', DETAIL_TYPES.ProspectCreated).SourcePage;
+
+  it.each([
+    ['https://gym.example/join?email=pat%40example.org&name=Pat+Privateson#form', 'https://gym.example/join'],
+    ['https://pat:hunter2@gym.example/free-trial?utm_source=mail', 'https://gym.example/free-trial'],
+    ['https://gym.example?ref=pat@example.org', 'https://gym.example'],
+    ['/join?first=Pat&last=Privateson', '/join'],
+    ['/classes#pat@example.org', '/classes'],
+    ['gym.example/join;jsessionid=F00D?x=1', 'gym.example/join'],
+    ['/join', '/join'],
+    ['', ''],
+  ])('%s travels as %s: no userinfo, parameters, query or fragment', (value, expected) => {
+    expect(sourcePage(value)).toBe(expected);
+  });
+
+  it.each([['/thanks/pat@example.org'], ['/thanks/pat%40example.org?x=1'], ['mailto:pat@example.org']])(
+    '%s still holds an address in its path: the field is dropped',
+    (value) => {
+      const minimal = applyPiiPolicy(
+        { Number: 'P1', SourcePage: value },
+        'minimal',
+        DETAIL_TYPES.ProspectCreated,
+      );
+      expect(minimal).toEqual({ Number: 'P1' });
+    },
+  );
+
+  it('null stays null, and an object or a list is dropped as for any value field', () => {
+    expect(sourcePage(null)).toBeNull();
+    expect(sourcePage({ url: 'https://gym.example/join?email=pat@example.org' })).toBeUndefined();
+    expect(sourcePage(['https://gym.example/join?email=pat@example.org'])).toBeUndefined();
+  });
+
+  it('full keeps the URL whole', () => {
+    const url = 'https://gym.example/join?email=pat%40example.org';
+    expect(applyPiiPolicy({ SourcePage: url }, 'full', DETAIL_TYPES.ProspectCreated).SourcePage).toBe(url);
+  });
+});
+
 describe('minimal PII policy: class attendance (shape unknown)', () => {
   it('keeps only fields named in the non-person list, with scalar values', () => {
     const sandboxRecord = {

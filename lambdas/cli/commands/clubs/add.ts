@@ -5,6 +5,7 @@
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
+  ClubSecretContentionError,
   ClubSecretError,
   checkClubSecretWrite,
   clubRecordFrom,
@@ -26,6 +27,7 @@ import { DEFAULT_SECRET_PREFIX, type Flags } from './usage';
  */
 function secretWriteFailure(err: ClubSecretError): Error {
   if (!err.retryable) return new CliUsageError(err.message);
+  if (err instanceof ClubSecretContentionError) return err; // other writers, not the endpoint: exit 1
   return new PreflightError(
     `${err.message} (Secrets Manager at ${whereFromEnv('SECRETS_MANAGER')}): check AWS_REGION, AWS_ENDPOINT_URL_SECRETS_MANAGER and the AWS credentials (local-aws serves DynamoDB and EventBridge, not Secrets Manager)`,
     { cause: err },

@@ -8,7 +8,8 @@
  * JSON, a JSON array or JSON lines, each as a rule target receives it (`events sample`), as a
  * line of an events file (`poll --events-file`: `{ source, detailType, time, detail }`) or as a
  * PutEvents entry (`{ Source, DetailType, Detail }`, Detail a JSON string). Exit: 0 every event
- * matches, 1 one does not, 2 bad flags, pattern or events.
+ * matches, 1 one does not, 2 bad flags, pattern (one nested too deep too) or events. The matcher
+ * walks an event's arrays at any depth; a value too deep for JSON.stringify is printed described.
  */
 import { readFileSync } from 'node:fs';
 import { type EventPatternJson, explainEventPattern } from '../../../event-tooling/event-pattern';
@@ -115,7 +116,47 @@ export function readEvents(value: string): Record<string, unknown>[] {
     );
 }
 
-const show = (v: unknown) => (v === undefined ? '(missing)' : JSON.stringify(v));
+/** How many levels of lists and objects a value nests, counted without recursion. */
+function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<readonly [unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    deepest = Math.max(deepest, depth);
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/**
+ * An event's value as the output shows it: itself, or a description when it nests too deep for
+ * JSON.stringify (which recurses, and an event may nest lists as deep as its size allows).
+ */
+function printable(value: unknown): { readonly value: unknown } | { readonly description: string } {
+  try {
+    JSON.stringify(value);
+    return { value };
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    const what = Array.isArray(value) ? 'a list' : 'an object';
+    return { description: `(${what} nested ${nestingDepth(value)} levels deep)` };
+  }
+}
+
+function show(v: unknown): string {
+  if (v === undefined) return '(missing)';
+  const shown = printable(v);
+  return 'description' in shown ? shown.description : JSON.stringify(shown.value);
+}
+
+/** The result of one event for `--json`, with an unprintable value replaced by its description. */
+function jsonResult(result: ReturnType<typeof explainEventPattern>) {
+  if (result.matches) return result;
+  const shown = printable(result.mismatch.actual);
+  const actual = 'description' in shown ? shown.description : shown.value;
+  return { ...result, mismatch: { ...result.mismatch, actual } };
+}
 
 function label(event: Record<string, unknown>, index: number, count: number): string {
   const detail = isObject(event.detail) ? event.detail : {};
@@ -142,7 +183,7 @@ export async function match(flags: Flags): Promise<number> {
     const name = label(event, i, events.length);
     if (flags.json) {
       process.stdout.write(
-        `${JSON.stringify({ event: i + 1, detailType: event['detail-type'], ...result })}\n`,
+        `${JSON.stringify({ event: i + 1, detailType: event['detail-type'], ...jsonResult(result) })}\n`,
       );
     } else if (result.matches) {
       process.stdout.write(`${name}: matches\n`);

@@ -1,0 +1,106 @@
+/**
+ * The webhook delivery in the stack: one rule for every endpoint (endpoints are data), the ingest
+ * and delivery queues with their dead-letter queues, both functions with their environment and
+ * event sources, the key secrets readable by the delivery function only, a table of its own, the
+ * alarms beside the others and the outputs the CLI reads.
+ */
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '../../lambdas/common/deployment-contract';
+import { synthStack } from './support';
+
+describe('webhook delivery (CDK)', () => {
+  let template: Template;
+
+  beforeAll(() => {
+    template = synthStack({ stage: 'prod' }).template;
+  }, 180_000);
+
+  it('one rule on the bus for every event of the bridge, to the ingest queue, with a dead-letter queue', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { source: ['gym-bridge'] },
+      Targets: [
+        Match.objectLike({
+          DeadLetterConfig: Match.anyValue(),
+          RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86_400 },
+        }),
+      ],
+    });
+  });
+
+  it('the functions read the contract environment and consume their queues with partial batch responses', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('webhooks: signs and sends'),
+      Environment: {
+        Variables: Match.objectLike({
+          [ENV.webhookTable]: Match.anyValue(),
+          [ENV.webhookQueueUrl]: Match.anyValue(),
+          [ENV.webhookSecretPrefix]: 'gym-bridge/prod/webhooks/',
+          [ENV.eventBus]: Match.anyValue(),
+          [ENV.eventSource]: 'gym-bridge',
+        }),
+      },
+      Timeout: 60,
+      Architectures: ['arm64'],
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('webhooks: matches each event'),
+      Environment: { Variables: Match.objectLike({ [ENV.webhookFanOutConcurrency]: '2' }) },
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 2 },
+    });
+  });
+
+  it('the key secrets: GetSecretValue under the webhook prefix only', () => {
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Sid: 'ReadWebhookKeys',
+            Action: 'secretsmanager:GetSecretValue',
+            Resource: {
+              'Fn::Join': [
+                '',
+                Match.arrayWith([Match.stringLikeRegexp(':secret:gym-bridge/prod/webhooks/\\*$')]),
+              ],
+            },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('a table of its own (on demand, TTL), queues with dead-letter queues, alarms and outputs', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      MessageRetentionPeriod: 14 * 86_400,
+      RedrivePolicy: Match.objectLike({ maxReceiveCount: 500 }),
+    });
+    for (const name of [
+      'WebhookDeadLetters',
+      'WebhookEndpointDisabled',
+      'WebhookLatencyHigh',
+      'WebhookQueueDeadLetters',
+    ]) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        AlarmDescription: Match.stringLikeRegexp(`docs/deploy.md#${name.toLowerCase()}$`),
+      });
+    }
+    const outputs = Object.keys(template.toJSON().Outputs as Record<string, unknown>);
+    expect(outputs).toEqual(
+      expect.arrayContaining([
+        'WebhookTableName',
+        'WebhookQueueUrl',
+        'WebhookRuleArn',
+        'EventArchiveArn',
+        'WebhookSecretPrefix',
+      ]),
+    );
+  });
+});
