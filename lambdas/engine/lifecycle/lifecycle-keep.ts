@@ -242,6 +242,8 @@ export async function readKeptLifecycle(
     version: 1,
     trackedSince: base.trackedSince,
     trackedSinceMs: base.trackedSinceMs,
+    // The visit history the first evaluation read: lapses and first visits count from it for good.
+    ...(base.seenFrom === undefined ? {} : { seenFrom: base.seenFrom }),
     members: applied(base.members, entries.members),
     prospects: applied(base.prospects, entries.prospects),
     ...(writtenAtMs > 0 ? { writtenAtMs } : {}),

@@ -80,6 +80,30 @@ describe('the kept lifecycle state', () => {
     expect(kept3?.view?.prospects['9']).toEqual(view('x').prospects['9']);
   });
 
+  it('keeps the start of the visit history the first evaluation read, through a delta and a rebase', async () => {
+    // Prepare: a first evaluation that read the visit history from two days before tracking.
+    const { store, keep } = rig();
+    const first = { ...life({ '1': { lastVisitAt: 'a' } }), seenFrom: '2026-02-27T00:00:00' };
+    await keepLifecycle(keep(10, 1), undefined, { life: first, view: view('Active') }, [], true);
+
+    // Act: read back; a delta; a rebase of what an evaluation makes of the kept document.
+    const kept1 = await readKeptLifecycle(store, CLUB, 1);
+    const later = { ...first, members: { '1': { lastVisitAt: 'a', firstVisitOf: 'a' } } };
+    await keepLifecycle(keep(20, 2), kept1, { life: later, view: view('Active') }, [], false);
+    const kept2 = await readKeptLifecycle(store, CLUB, 2);
+    const { seenFrom: _dropped, ...withoutHistory } = later;
+    const again = kept2?.seenFrom ? { ...withoutHistory, seenFrom: kept2.seenFrom } : withoutHistory;
+    await keepLifecycle(keep(30, 3), kept2, { life: again, view: view('Active') }, [], true);
+    const kept3 = await readKeptLifecycle(store, CLUB, 3);
+
+    // Assess
+    expect([kept1?.seenFrom, kept2?.seenFrom, kept3?.seenFrom]).toEqual([
+      '2026-02-27T00:00:00',
+      '2026-02-27T00:00:00',
+      '2026-02-27T00:00:00',
+    ]);
+  });
+
   it('keeps new facts pending until the club records the hour that published them', async () => {
     // Prepare
     const { store, published, keep } = rig();
