@@ -66,6 +66,12 @@ export interface SandboxOptions {
    * compresses. @default 'gzip'
    */
   readonly compression?: PageCompression;
+  /**
+   * Day passes, short trials and terms cut short (activity/short-terms.ts): subjects that come to
+   * satisfy a lifecycle rule after tracking began. Off keeps the data what it was, draw for draw.
+   * @default false
+   */
+  readonly shortTerms?: boolean;
 }
 
 export type PageCompression = 'gzip' | 'none';
@@ -105,6 +111,7 @@ export interface ResolvedOptions {
   readonly activityScale: number;
   readonly integrator: { readonly username: string; readonly password: string };
   readonly compression: PageCompression;
+  readonly shortTerms: boolean;
 }
 
 const HEX = '0123456789abcdef';
@@ -115,6 +122,13 @@ function toEpochMs(value: Date | string | number): number {
   if (!Number.isFinite(ms))
     throw new InvalidSandboxOptionError(`startTime is not a valid time: ${String(value)}`);
   return ms;
+}
+
+function booleanOption(name: string, value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean')
+    throw new InvalidSandboxOptionError(`${name} must be true or false, got ${String(value)}`);
+  return value;
 }
 
 function nonNegative(name: string, value: number, integer = false): number {
@@ -213,6 +227,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     ambiguousZone,
     activityScale: nonNegative('activityScale', options.activityScale ?? 1),
     compression: compressionOf(options.compression),
+    shortTerms: booleanOption('shortTerms', options.shortTerms),
     integrator: {
       username: options.integrator?.username ?? `integrator-${rng.chars(6, HEX)}`,
       password: options.integrator?.password ?? rng.chars(24, ALNUM),

@@ -38,6 +38,12 @@ export class ShortTerms {
   private readonly ending = new Set<number>();
   /** Subjects changed once already (a term cut, a short trial): never twice. */
   private readonly changed = new Set<string>();
+  /**
+   * Each member's ExpiryDate when the journal began (the first journaled step): a term is cut only
+   * while its date is still that one (a renewal and a cut would be two changes the journal cannot
+   * tell apart).
+   */
+  private journaledExpiry: Map<number, number> | undefined;
 
   constructor(
     private readonly ctx: SimulationContext,
@@ -48,6 +54,8 @@ export class ShortTerms {
   /** The step's short-term actions (drawn after every other of the step: the default draws stay). */
   actions(step: Step): Action[] {
     const { rng, store, settings } = this.ctx;
+    if (!this.journaledExpiry && store.journaling)
+      this.journaledExpiry = new Map(store.members.map((m) => [m.index, m.expiryKey ?? Number.NaN]));
     const days = (step.t1 - step.t0) / MS_DAY;
     const count = (ratePerDay: number) => rng.poisson(ratePerDay * this.ctx.scale * days * step.traffic);
     const paidInFull = store.memberStatusSet('Active').size * 0.2;
@@ -82,12 +90,14 @@ export class ShortTerms {
   }
 
   /**
-   * A paid-in-full member of the club's first population (whose ExpiryDate before is on record) has
-   * the term cut: its ExpiryDate moves to 1 to 3 days away, and it is not renewed.
+   * An Active paid-in-full member whose ExpiryDate is the one it had when the journal began has the
+   * term cut: its ExpiryDate moves to 1 to 3 days away, and it is not renewed.
    */
   cutShort(atMs: number): void {
     const member = this.ctx.pickMember('Active');
-    if (!member || member.expiryKey === undefined || member.index >= this.ctx.settings.initialMembers) return;
+    if (!member || member.expiryKey === undefined) return;
+    const journaled = this.journaledExpiry ? this.journaledExpiry.get(member.index) : member.expiryKey;
+    if (journaled !== member.expiryKey) return;
     if (this.changed.has(member.api.Number) || this.ending.has(member.index)) return;
     this.changed.add(member.api.Number);
     const expiry = this.ctx.zone.localDayStart(atMs) + this.ctx.rng.int(1, 3) * MS_DAY;
