@@ -79,23 +79,34 @@ export interface LifecycleCheck {
 /** How much older than an evaluation the status it reads may be (a poll's lag), and a clock jump's slack. */
 const LAG_MS = 6 * HOUR;
 const SLACK_MS = 10 * 60_000;
+/** Local times are whole seconds; instants of the engine's clock are not. */
+const SECOND = 1000;
 
 class Facts {
   readonly allowed = new Map<string, string>();
   readonly required = new Map<string, string>();
+  /** The earliest occurredAt each fact can carry (the one rule: never before its moment, the change that qualified it, or tracking). */
+  readonly earliest = new Map<string, number>();
   constructor(private readonly clubId: string) {}
 
   id(type: string, ...identity: string[]): string {
     return makeEventId(this.clubId, 'lifecycle', type, ...identity);
   }
 
-  add(label: string, id: string, required: boolean): void {
+  add(label: string, id: string, required: boolean, earliestMs: number): void {
     this.allowed.set(id, label);
     if (required) this.required.set(id, label);
+    this.earliest.set(id, Math.min(earliestMs, this.earliest.get(id) ?? Number.POSITIVE_INFINITY));
   }
 }
 
 const ACTIVE = (s: string | undefined) => s === 'Active';
+
+/** When the timeline first held `value` (any value: when it begins, a subject's creation); 0 if unknown. */
+function since<T>(timeline: Timeline<T> | undefined, ...value: T[]): number {
+  const segment = timeline?.segments.find((s) => value.length === 0 || s.value === value[0]);
+  return segment?.fromMs ?? 0;
+}
 
 /**
  * When the state the first evaluation read may date from: its snapshots are at most as old as the
@@ -155,6 +166,7 @@ function memberFacts(input: LifecycleCheckInput, facts: Facts, delivered: Readon
           `First Visit ${member} ${start}`,
           facts.id('Member First Visit', member, 'firstVisit', start),
           must && !maybeSeen,
+          Math.max(instant(since[0]!.local), trackedSinceMs),
         );
     }
     // Member Inactive: every point a lapse can count from (the history's start or the membership
@@ -176,13 +188,19 @@ function memberFacts(input: LifecycleCheckInput, facts: Facts, delivered: Readon
       const open = i === points.length - 1;
       const silentMaybe = momentMs <= trackedSinceMs && activeAtFirst.some;
       const inactiveId = facts.id('Member Inactive', member, 'inactive', from);
-      facts.add(`Inactive ${member} from ${from}`, inactiveId, must && open && activeAtEnd && !silentMaybe);
+      facts.add(
+        `Inactive ${member} from ${from}`,
+        inactiveId,
+        must && open && activeAtEnd && !silentMaybe,
+        found,
+      );
       // Member Returned: the first visit after an announced lapse.
       if (delivered.has(inactiveId) && closers.length > 0)
         facts.add(
           `Returned ${member} from ${from}`,
           facts.id('Member Returned', member, 'returned', from),
           must,
+          Math.max(instant(closers[0]!.local), trackedSinceMs),
         );
     }
     expiringFacts(input, member, life, facts, must);
@@ -219,6 +237,13 @@ function expiringFacts(
       `Expiring ${member} ${kind} ${date}`,
       facts.id('Membership Expiring', member, 'expiring', kind, date),
       must && !loose && required,
+      // A date set or a member who joined after tracking began: not before the change (the one rule).
+      Math.max(
+        fact.open,
+        input.trackedSinceMs,
+        since(life.status),
+        kind === 'expiry' ? since(life.expiryDate, date) : 0,
+      ),
     );
   }
 }
@@ -243,6 +268,7 @@ function trialFacts(input: LifecycleCheckInput, facts: Facts): void {
         `Trial Ending ${prospect} ${date}`,
         facts.id('Prospect Trial Ending', prospect, 'trialEnding', date),
         required && life.trialEndDate !== undefined,
+        Math.max(fact.open, input.trackedSinceMs, since(life.status), since(life.trialEndDate, date)),
       );
     }
   }
@@ -330,6 +356,7 @@ function recoveredFacts(input: LifecycleCheckInput, facts: Facts): void {
         `Recovered ${member} after ${failed}`,
         facts.id('Payment Recovered', member, 'recovered', failed),
         required,
+        input.trackedSinceMs,
       );
     }
   }
@@ -347,8 +374,19 @@ export function checkLifecycle(input: LifecycleCheckInput): LifecycleCheck {
   for (const [id, e] of distinct) {
     byType[e.detailType] = (byType[e.detailType] ?? 0) + 1;
     const subject = e.detail.subject.memberNumber ?? e.detail.subject.prospectNumber ?? '';
-    if (facts.allowed.has(id) || input.loose.has(subject)) continue;
-    spurious.push(`${e.detailType} ${subject} ${JSON.stringify(e.detail).slice(0, 300)}`);
+    if (input.loose.has(subject)) continue;
+    if (!facts.allowed.has(id)) {
+      spurious.push(`${e.detailType} ${subject} ${JSON.stringify(e.detail).slice(0, 300)}`);
+      continue;
+    }
+    // occurredAt by the one rule: not before the fact's moment, the change that qualified it or the
+    // start of tracking (earliest), and not after the evaluation that found it (observedAt).
+    const occurredMs = Date.parse(String(e.detail.occurredAt));
+    const earliest = facts.earliest.get(id) ?? Number.NEGATIVE_INFINITY;
+    if (!(occurredMs >= earliest - SECOND && occurredMs <= Date.parse(String(e.detail.observedAt))))
+      spurious.push(
+        `${e.detailType} ${subject}: occurredAt ${String(e.detail.occurredAt)} outside [${new Date(earliest).toISOString()}, observedAt ${String(e.detail.observedAt)}]`,
+      );
   }
   const missing = [...facts.required].filter(([id]) => !distinct.has(id)).map(([, label]) => label);
   return { checked: distinct.size, byType, required: facts.required.size, missing, spurious };

@@ -114,7 +114,13 @@ export function outcomeOf(response: string): 'succeeded' | 'failed' | undefined 
 }
 
 export interface SandboxView {
-  readonly baseline: { members: ApiRecord[]; prospects: ApiRecord[]; payments: ApiRecord[] };
+  /** The API's records when the baseline ended (visits: every one then, the history the bridge read among them). */
+  readonly baseline: {
+    members: ApiRecord[];
+    prospects: ApiRecord[];
+    payments: ApiRecord[];
+    visits: ApiRecord[];
+  };
   readonly final: { members: ApiRecord[]; prospects: ApiRecord[] };
   readonly journal: readonly JournalEntry[];
   readonly baselineMs: number;
@@ -146,6 +152,12 @@ export function memberLives(view: SandboxView): Map<string, MemberLife> {
   const joinedAt = new Map<string, number>();
   const push = <T>(map: Map<string, T[]>, key: string, value: T) =>
     map.set(key, [...(map.get(key) ?? []), value]);
+  // Visits the API showed by the baseline: the first evaluation's visit history reads them.
+  for (const v of view.baseline.visits) {
+    const local = text(v.VisitDateTime);
+    if (local && v.MemberNumber != null)
+      push(visits, String(v.MemberNumber), { local, shownMs: Number.NEGATIVE_INFINITY });
+  }
   for (const e of view.journal) {
     if (e.kind === 'memberJoined') {
       joinedAt.set(e.memberNumber, at(e));
