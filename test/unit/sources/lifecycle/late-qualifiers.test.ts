@@ -380,6 +380,45 @@ describe('Member Inactive: late qualifiers and the real last visit', () => {
       { member: 'M14', found: { rule: 'inactive' }, occurredAtMs: moment },
     ]);
   });
+
+  it('a start date moved earlier (a lapse past its threshold at once) and later (a new lapse at its moment)', () => {
+    // Prepare: both joined the day tracking began and were not seen since; M17's start is corrected
+    // three weeks earlier, M18's a week later (a membership that starts later).
+    const members: [string, MemberFacts][] = [
+      ['M17', { status: 'Active', startDate: '2026-06-01T00:00:00' }],
+      ['M18', { status: 'Active', startDate: '2026-06-01T00:00:00' }],
+    ];
+    const readAt = T0 + 2 * DAY;
+    const after: [string, MemberFacts][] = [
+      ['M17', { status: 'Active', startDate: '2026-05-11T00:00:00' }],
+      ['M18', { status: 'Active', startDate: '2026-06-08T00:00:00' }],
+    ];
+    const changes = {
+      members: new Map([
+        ['M17', change(readAt, 'startDate')],
+        ['M18', change(readAt, 'startDate')],
+      ]),
+    };
+    const history = { from: '2026-05-18T10:00:00', visits: [] as [string, string[]][] };
+    // Act
+    const { first, next } = later({ members }, { atMs: readAt + HOUR, members: after, changes }, history);
+    const m18Moment = Date.parse('2026-06-21T14:00:00Z'); // 2026-06-22T00:00 local, 14 days after
+    const oldMoment = evaluateLifecycle(
+      input({ doc: next.doc, nowMs: Date.parse('2026-06-14T14:00:00Z'), members: new Map(after) }),
+    );
+    const newMoment = evaluateLifecycle(
+      input({ doc: oldMoment.doc, nowMs: m18Moment, members: new Map(after) }),
+    );
+    // Assess: M17 counts from the history's start (its start is before it), due since 2026-06-01.
+    expect(first.facts).toEqual([]);
+    expect(next.facts).toMatchObject([
+      { member: 'M17', found: { rule: 'inactive', from: '2026-05-18T10:00:00' }, occurredAtMs: readAt },
+    ]);
+    expect(oldMoment.facts).toEqual([]);
+    expect(newMoment.facts).toMatchObject([
+      { member: 'M18', found: { rule: 'inactive', from: '2026-06-08T00:00:00' }, occurredAtMs: m18Moment },
+    ]);
+  });
 });
 
 describe('Member First Visit: late qualifiers', () => {
@@ -413,6 +452,36 @@ describe('Member First Visit: late qualifiers', () => {
         fact: 'firstVisit',
         found: { membershipStartDate: '2026-05-27T00:00:00', visitedAt: '2026-06-02T07:00:00' },
         occurredAtMs: Date.parse('2026-06-01T21:00:00Z'),
+      },
+    ]);
+  });
+
+  it('a new membership (its start set after tracking) is announced at its first visit, not at the change', () => {
+    // Prepare: M19, a member for years who visited at the baseline, starts a new membership.
+    const history = {
+      from: '2026-05-18T10:00:00',
+      visits: [['M19', ['2026-05-30T08:00:00']]] as [string, string[]][],
+    };
+    const renewed: MemberFacts = { status: 'Active', startDate: '2026-06-03T00:00:00' };
+    // Act
+    const { first, next } = later(
+      { members: [['M19', { status: 'Active', startDate: OLD_START }]] },
+      {
+        atMs: T0 + 3 * DAY,
+        members: [['M19', renewed]],
+        changes: { members: new Map([['M19', change(T0 + DAY, 'startDate')]]) },
+        visits: new Map([['M19', ['2026-06-02T07:00:00', '2026-06-03T18:15:00']]]),
+      },
+      history,
+    );
+    // Assess: the visit before the new start is not its first.
+    expect(first.facts).toEqual([]);
+    expect(next.facts).toMatchObject([
+      {
+        member: 'M19',
+        fact: 'firstVisit',
+        found: { membershipStartDate: '2026-06-03T00:00:00', visitedAt: '2026-06-03T18:15:00' },
+        occurredAtMs: Date.parse('2026-06-03T08:15:00Z'),
       },
     ]);
   });
