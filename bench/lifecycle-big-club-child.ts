@@ -58,7 +58,8 @@ function countWrites(client: DynamoDBClient, into: Written): void {
           for (const r of requests) items.push(r.PutRequest?.Item ?? r.DeleteRequest?.Key);
       if (items.length > 0) {
         const bytes = items.reduce<number>((n, item) => n + itemSize(item), 0);
-        const entry = (into.byOperation[op] ??= { calls: 0, items: 0, bytes: 0 });
+        const entry = into.byOperation[op] ?? { calls: 0, items: 0, bytes: 0 };
+        into.byOperation[op] = entry;
         entry.calls++;
         entry.items += items.length;
         entry.bytes += bytes;

@@ -40,6 +40,10 @@ export function rawJson(r: BenchResults): string {
             addedApiRequests: r.lifecycle.added.apiRequests,
             addedCostPerClubMonthUsd: r.lifecycle.usd.total,
             addedCostPerClubMonthUsdBound: r.lifecycle.usd.totalBound,
+            // Once a club, at its first evaluation (absent in reports from before it).
+            ...(r.lifecycle.oneOff
+              ? { visitHistoryRequestsOnce: r.lifecycle.oneOff.visitHistoryRequests }
+              : {}),
             // The table's mode the added units were priced in (before the setting: on demand).
             tableCapacity: r.lifecycle.pricedAs?.mode ?? 'on-demand',
           },
