@@ -35,6 +35,13 @@ export interface BenchResults {
   readonly lifecycle?: LifecycleCostFigures;
   /** The big club's lifecycle, every member due in one hour (absent in reports from before it). */
   readonly lifecycleBigClub?: LifecycleBigClubFigures;
+  /** Steps measured again into this report (`--only`), after the run it is made of. */
+  readonly remeasured?: readonly {
+    readonly steps: string;
+    readonly date: string;
+    readonly commit: string;
+    readonly seconds: number;
+  }[];
   /** The unit model checked against a DynamoDB-compatible server (absent in earlier reports). */
   readonly units?: UnitsCheck;
   readonly scale: {
