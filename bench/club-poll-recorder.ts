@@ -52,7 +52,9 @@ export class ClubPollRecorder {
   readonly emf: EmfCapture;
   readonly logs: LogCapture;
   /** The lifecycle evaluations the polls made (their reports), what they published and took. */
-  readonly lifecycle = { evaluations: 0, published: 0, ms: 0, waiting: 0 };
+  readonly lifecycle = { evaluations: 0, published: 0, ms: 0, waiting: 0, historyRequests: 0 };
+  /** API requests of the visit history the club's first evaluation read (once: never reset). */
+  historyRequestsOnce = 0;
   failures = 0;
 
   /** `pollBatchSize`: the clubs a poll invocation carries, sharing its EMF and its context line. */
@@ -87,6 +89,10 @@ export class ClubPollRecorder {
     });
     this.emf.poll({ report, plan, durationMs: wallMs, rateLimited: 0 });
     if (report.failures.length > 0) this.failures += report.failures.length;
+    const history =
+      report.lifecycle && 'historyRequests' in report.lifecycle ? report.lifecycle.historyRequests : 0;
+    this.lifecycle.historyRequests += history ?? 0;
+    this.historyRequestsOnce += history ?? 0;
     if (report.lifecycle?.outcome === 'evaluated') {
       this.lifecycle.evaluations++;
       this.lifecycle.published += report.lifecycle.published;
@@ -136,7 +142,7 @@ export class ClubPollRecorder {
     Object.assign(this.pollStore, emptyStoreCounts());
     Object.assign(this.sinkTotals, emptySinkCounts());
     for (const key of Object.keys(this.bySource)) delete this.bySource[key];
-    Object.assign(this.lifecycle, { evaluations: 0, published: 0, ms: 0, waiting: 0 });
+    Object.assign(this.lifecycle, { evaluations: 0, published: 0, ms: 0, waiting: 0, historyRequests: 0 });
   }
 }
 

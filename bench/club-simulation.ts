@@ -109,6 +109,10 @@ export interface ClubSimulationResult {
     docBytes: number;
     /** The delta item's bytes gzipped at the end. */
     deltaBytes: number;
+    /** API requests of the visit history read in the span (the first evaluation's, if it fell there). */
+    historyRequests: number;
+    /** API requests of the visit history the first evaluation read, wherever it fell (once a club). */
+    historyRequestsOnce: number;
   };
 }
 
@@ -282,8 +286,9 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
     endSimMs: rig.clock.nowMs,
     lifecycle: {
       ...recorder.lifecycle,
-      docBytes: doc ? encodeLifecycle(club.clubId, doc.doc, 0).length : 0,
-      deltaBytes: delta ? encodeLifecycle(club.clubId, delta.doc, 0).length : 0,
+      historyRequestsOnce: recorder.historyRequestsOnce,
+      docBytes: doc ? encodeLifecycle(club.clubId, doc.doc).length : 0,
+      deltaBytes: delta ? encodeLifecycle(club.clubId, delta.doc).length : 0,
     },
   };
 }

@@ -95,10 +95,24 @@ function dimension(
   };
 }
 
+/**
+ * The template's tables of `type` that are the state table: the StateTable construct's when there
+ * is one (the webhooks' table is another, issue 35), else every table.
+ */
+function stateTables(template: Template, type: string) {
+  const isState = ([id]: [string, Resource]) => id.startsWith('StateTable');
+  const all = [
+    ...resources(template, 'AWS::DynamoDB::Table'),
+    ...resources(template, 'AWS::DynamoDB::GlobalTable'),
+  ];
+  const of = resources(template, type);
+  return all.some(isState) ? of.filter(isState) : of;
+}
+
 /** The capacity of the template's one state table (AWS::DynamoDB::Table or GlobalTable). */
 export function readTableCapacity(template: Template): TableCapacitySettings {
-  const tables = resources(template, 'AWS::DynamoDB::Table');
-  const globals = resources(template, 'AWS::DynamoDB::GlobalTable');
+  const tables = stateTables(template, 'AWS::DynamoDB::Table');
+  const globals = stateTables(template, 'AWS::DynamoDB::GlobalTable');
   if (tables.length + globals.length !== 1)
     throw new TableCapacityError(
       `expected one state table in the template, found ${tables.length + globals.length}`,

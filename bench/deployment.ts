@@ -66,11 +66,19 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 type Resource = { Properties: Record<string, unknown> };
 
-function one(template: Template, type: string, match: (r: Resource) => boolean, what: string): Resource {
-  const found = Object.values(template.findResources(type) as Record<string, Resource>).filter(match);
+function one(
+  template: Template,
+  type: string,
+  match: (r: Resource, logicalId: string) => boolean,
+  what: string,
+): Resource & { readonly logicalId: string } {
+  const found = Object.entries(template.findResources(type) as Record<string, Resource>).filter(([id, r]) =>
+    match(r, id),
+  );
   if (found.length !== 1)
     throw new DeploymentSettingsError(`expected one ${what} in the template, found ${found.length}`);
-  return found[0]!;
+  const [logicalId, resource] = found[0]!;
+  return { ...resource, logicalId };
 }
 
 function functionSettings(r: Resource): FunctionSettings {
@@ -117,7 +125,13 @@ export function readDeploymentSettings(
   const dispatch = one(template, 'AWS::Lambda::Function', isFn('dispatch'), 'dispatch function');
   const poll = one(template, 'AWS::Lambda::Function', isFn('gym-bridge poll'), 'poll function');
   const { scheduleRateMinutes, dispatchShards } = dispatchSchedules(template);
-  const mapping = one(template, 'AWS::Lambda::EventSourceMapping', () => true, 'SQS event source mapping');
+  // The poll function's (the webhook functions have their own since issue 35).
+  const mapping = one(
+    template,
+    'AWS::Lambda::EventSourceMapping',
+    (r) => JSON.stringify(r.Properties.FunctionName ?? '').includes(poll.logicalId),
+    "poll function's SQS event source mapping",
+  );
   const env =
     (poll.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
   const deadline = Number(env.POLL_DEADLINE_MS);
@@ -125,7 +139,8 @@ export function readDeploymentSettings(
     (dispatch.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
   const clubsPerMessage = Number(dispatchEnv.POLL_CLUBS_PER_MESSAGE ?? 1);
   const count = (type: string) => Object.keys(template.findResources(type)).length;
-  const table = one(template, 'AWS::DynamoDB::Table', () => true, 'state table');
+  // The state table (the webhooks' table is another since issue 35).
+  const table = one(template, 'AWS::DynamoDB::Table', (_r, id) => id.startsWith('StateTable'), 'state table');
   const pitr = (
     table.Properties.PointInTimeRecoverySpecification as { PointInTimeRecoveryEnabled?: boolean } | undefined
   )?.PointInTimeRecoveryEnabled;

@@ -50,6 +50,11 @@ export interface LifecycleCostFigures {
     /** Store calls and units by method, per month. */
     readonly byMethod: Record<string, { calls: number; readUnits: number; writeUnits: number }>;
   };
+  /**
+   * Once a club, not a month: the API requests of the visit history its first evaluation reads
+   * (docs/lifecycle.md, "The visit history"). Absent in reports from before it.
+   */
+  readonly oneOff?: { readonly visitHistoryRequests: number };
   /** The table's mode the added units were priced in (absent in reports from before: on demand). */
   readonly pricedAs?: LifecycleTablePricing;
   readonly usd: {
@@ -136,7 +141,11 @@ function byMethodDiff(on: Counts, off: Counts, perMonth: number) {
   return out;
 }
 
-type OnRun = Pick<ClubSimulationResult, 'requests' | 'pollStore' | 'lifecycle' | 'options'>;
+type RunLifecycle = ClubSimulationResult['lifecycle'];
+type OnRun = Pick<ClubSimulationResult, 'requests' | 'pollStore' | 'options'> & {
+  readonly lifecycle: Omit<RunLifecycle, 'historyRequests' | 'historyRequestsOnce'> &
+    Partial<Pick<RunLifecycle, 'historyRequests' | 'historyRequestsOnce'>>;
+};
 type OffRun = Pick<ClubSimulationResult, 'requests' | 'pollStore'>;
 
 /** The fleet the units are priced for and the table they are priced in. */
@@ -250,13 +259,15 @@ export function lifecycleCost(
     docBytes: l.docBytes,
     deltaBytes: l.deltaBytes,
     added: {
-      // Data requests (token requests follow the wall clock the bench caches tokens on, not the club).
-      apiRequests: (on.requests.data - off.requests.data) * perMonth,
+      // Data requests (token requests follow the wall clock the bench caches tokens on, not the club),
+      // but the visit history's: read once a club, at its first evaluation (`oneOff`).
+      apiRequests: (on.requests.data - off.requests.data - (l.historyRequests ?? 0)) * perMonth,
       storeRequests: d.storeRequests,
       readUnits: d.readUnits,
       writeUnits: d.writeUnits,
       byMethod: byMethodDiff(on.pollStore, off.pollStore, perMonth),
     },
+    oneOff: { visitHistoryRequests: l.historyRequestsOnce ?? 0 },
     pricedAs: d.pricedAs,
     usd: d.usd,
   };

@@ -15,6 +15,8 @@ export interface BenchPlan {
   readonly simSeeds: readonly number[];
   /** Simulated days of the lifecycle on/off pair (bench/lifecycle-cost.ts). */
   readonly lifecycleDays: number;
+  /** The big club's lifecycle step (bench/lifecycle-big-club.ts): every member due in one hour. */
+  readonly lifecycleBigClub: { readonly members: number; readonly prospects: number };
   /** The unit model's check against dynalite's consumed capacity (bench/units-check.ts). */
   readonly unitsCheck: { members: number; visitsPerDay: number; historyDays: number; hours: number };
   readonly naiveCycles: number;
@@ -47,6 +49,7 @@ export const FULL_PLAN: BenchPlan = {
   simDays: 3, // x 3 seeds: keeps `npm run bench` well under 15 minutes on 2 cores with every-minute polling
   simSeeds: [5, 6, 7],
   lifecycleDays: 1,
+  lifecycleBigClub: { members: 50_000, prospects: 5_000 },
   unitsCheck: { members: 3000, visitsPerDay: 1500, historyDays: 7, hours: 2 },
   naiveCycles: 10,
   altScheduleHours: 12,
@@ -68,6 +71,7 @@ export const QUICK_PLAN: BenchPlan = {
   simDays: 0.5,
   simSeeds: [5],
   lifecycleDays: 0.25,
+  lifecycleBigClub: { members: 5_000, prospects: 500 },
   unitsCheck: { members: 500, visitsPerDay: 250, historyDays: 3, hours: 0.5 },
   naiveCycles: 3,
   altScheduleHours: 2,

@@ -8,16 +8,18 @@
  *   npm run bench -- --cpu-prof        # also keep the raw .cpuprofile (bench/profiles/)
  *   npm run bench -- --out DIR         # write the report elsewhere (default: docs)
  *   npm run bench -- --memory-only     # only the invocation-memory step, into DIR's report
+ *   npm run bench -- --only lifecycle  # the lifecycle steps alone, into the report that is there
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { logger } from '../lambdas/common/logger';
-import { readDeploymentSettings } from './deployment';
+import { type DeploymentSettings, readDeploymentSettings } from './deployment';
 import { measureInvocationMemory } from './invocation-memory';
+import { measureLifecycleBigClub } from './lifecycle-big-club';
 import { machineInfo } from './machine';
-import { FULL_PLAN, QUICK_PLAN } from './plan';
+import { type BenchPlan, FULL_PLAN, QUICK_PLAN } from './plan';
 import { measureFingerprintHashing } from './profile';
 import { elapsedMs, say } from './progress';
 import type { BenchResults } from './report/results';
@@ -28,19 +30,27 @@ import { measureFleetAtScale, measureScale } from './steps/scale-step';
 import { measureLifecycle, measureTypicalClub } from './steps/typical-club-step';
 import { measureUnits } from './steps/units-step';
 
-const HELP = `usage: npm run bench -- [--quick] [--cpu-prof] [--out DIR] [--render FILE] [--memory-only]
+const HELP = `usage: npm run bench -- [--quick] [--cpu-prof] [--out DIR] [--render FILE] [--only lifecycle]
+                             [--memory-only]
 
-  --quick        small sizes and one run of each benchmark (a smoke test, minutes less)
-  --cpu-prof     keep the raw CPU profile of the profiled backfill in bench/profiles/
-  --out DIR      directory for benchmarks.md, benchmarks.json and charts/ (default: docs)
-  --render FILE  measure nothing: write the report again from a benchmarks.json
-  --memory-only  measure only the memory of a poll invocation (minutes, not the full run) and
-                 write the report again from DIR's benchmarks.json with that section replaced`;
+  --quick           small sizes and one run of each benchmark (a smoke test, minutes less)
+  --cpu-prof        keep the raw CPU profile of the profiled backfill in bench/profiles/
+  --out DIR         directory for benchmarks.md, benchmarks.json and charts/ (default: docs)
+  --render FILE     measure nothing: write the report again from a benchmarks.json
+  --only lifecycle  measure the lifecycle steps alone (the typical club's added cost, the big
+                    club): their figures replace those of the benchmarks.json in the --out DIR,
+                    the rest is kept, and the report is written again
+  --memory-only     measure only the memory of a poll invocation (minutes, not the full run) and
+                    write the report again from DIR's benchmarks.json with that section replaced`;
+
+/** The steps --only runs. */
+const ONLY = ['lifecycle'] as const;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 interface Flags {
   quick?: boolean;
+  only?: string;
   'cpu-prof'?: boolean;
   out?: string;
   render?: string;
@@ -59,10 +69,13 @@ function parseFlags(args: string[]): Flags | number {
         out: { type: 'string' },
         render: { type: 'string' },
         'memory-only': { type: 'boolean' },
+        only: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
     }).values;
+    if (flags.only !== undefined && !(ONLY as readonly string[]).includes(flags.only))
+      throw new Error(`--only takes ${ONLY.join(', ')}, got '${flags.only}'`);
     if (!flags.help) return flags;
     process.stdout.write(`${HELP}\n`);
     return 0;
@@ -84,6 +97,35 @@ async function memoryOnly(outDir: string): Promise<number> {
   return 0;
 }
 
+/** The lifecycle steps: what lifecycle events add to the typical club, and the big club's hour. */
+async function measureLifecycleSteps(plan: BenchPlan, deployment: DeploymentSettings) {
+  const lifecycle = await measureLifecycle(plan, deployment);
+  const lifecycleBigClub = await measureLifecycleBigClub(plan.lifecycleBigClub, deployment);
+  return { lifecycle, lifecycleBigClub };
+}
+
+/** `--only lifecycle`: the lifecycle steps' figures replace those of the report in `outDir`. */
+async function runOnly(plan: BenchPlan, outDir: string): Promise<number> {
+  const file = join(outDir, 'benchmarks.json');
+  const before = JSON.parse(await readFile(file, 'utf8')) as BenchResults;
+  const deployment = readDeploymentSettings('prod');
+  const steps = await measureLifecycleSteps(plan, deployment);
+  const stepsSec = elapsedMs() / 1000;
+  const m = machineInfo();
+  const again = { steps: 'lifecycle', date: m.date, commit: m.commit, seconds: stepsSec };
+  const results: BenchResults = {
+    ...before,
+    ...steps,
+    remeasured: [...(before.remeasured ?? []).filter((x) => x.steps !== again.steps), again],
+    plan: { ...before.plan, lifecycleDays: plan.lifecycleDays, lifecycleBigClub: plan.lifecycleBigClub },
+  };
+  await writeReport(results, outDir);
+  say(
+    `wrote the lifecycle steps into ${join(outDir, 'benchmarks.md')} and benchmarks.json in ${stepsSec.toFixed(0)} s`,
+  );
+  return 0;
+}
+
 async function main(): Promise<number> {
   const flags = parseFlags(process.argv.slice(2));
   if (typeof flags === 'number') return flags;
@@ -98,6 +140,7 @@ async function main(): Promise<number> {
   logger.setLogLevel('ERROR');
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   if (flags['memory-only']) return memoryOnly(outDir);
+  if (flags.only) return runOnly(plan, outDir);
 
   const machine = machineInfo();
   say(`machine: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; plan: ${plan.name}`);
@@ -107,7 +150,7 @@ async function main(): Promise<number> {
   );
   const engine = await measureEngine(plan, flags['cpu-prof'] ? join(ROOT, 'bench', 'profiles') : undefined);
   const typical = await measureTypicalClub(plan, deployment);
-  const lifecycle = await measureLifecycle(plan, deployment);
+  const { lifecycle, lifecycleBigClub } = await measureLifecycleSteps(plan, deployment);
   const units = await measureUnits(plan, deployment);
   const scale = await measureScale(plan, deployment, typical);
   const cost = measureCosts(plan, deployment, typical, scale.dispatchMemory);
@@ -126,6 +169,7 @@ async function main(): Promise<number> {
     fingerprintHashing: await measureFingerprintHashing(),
     typical: { runs: typical.runs, unconfirmedZone: typical.unconfirmedZone },
     lifecycle,
+    lifecycleBigClub,
     units,
     scale: { ...scale, atScale, invocationMemory },
     cost: cost.costs,

@@ -8,7 +8,12 @@
 import { clubStateItemBytes } from '../lambdas/state/club-state';
 import type { StoreMethod } from '../lambdas/state/decorate-store';
 import type { LifecycleNotes } from '../lambdas/state/lifecycle-notes';
-import { encodeLifecycle, LIFECYCLE_SK, type StoredLifecycle } from '../lambdas/state/lifecycle-store';
+import {
+  encodeLifecycle,
+  LIFECYCLE_SK,
+  lifecycleItems,
+  type StoredLifecycle,
+} from '../lambdas/state/lifecycle-store';
 import { packSeenAt, seenAtQueryEnd } from '../lambdas/state/seen-packs';
 import type {
   ClubSession,
@@ -116,11 +121,18 @@ function seenQuery(inner: StateStore, args: readonly unknown[]): Bill {
 
 type Rule = (inner: StateStore, args: readonly unknown[], result: unknown) => Bill | Promise<Bill>;
 
-/** The lifecycle item: its keys, the version and the gzipped document (binary: its length). */
-const lifecycleItemBytes = (clubId: string, doc: unknown, version: number) =>
-  itemBytes({ pk: `CLUB#${clubId}`, sk: LIFECYCLE_SK, v: version }) +
-  1 +
-  encodeLifecycle(clubId, doc, 0).length;
+/**
+ * The lifecycle document's items (lifecycle-store.ts: one, or a head and its pieces): each one's
+ * keys, version (and write id) and gzipped bytes (binary: their length).
+ */
+const lifecycleItemSizes = (clubId: string, doc: unknown, version: number): number[] => {
+  const { head, pieces } = lifecycleItems(clubId, 'base', encodeLifecycle(clubId, doc), version - 1);
+  const keys = (sk: string) => itemBytes({ pk: `CLUB#${clubId}`, sk, v: version });
+  return [
+    keys(LIFECYCLE_SK) + 1 + head.d.length + (head.w ? 12 : 0),
+    ...pieces.map((p) => keys(p.sk) + 1 + p.d.length + 10),
+  ];
+};
 
 /** The seen digest item: its keys, the expiry and the digest (binary: its length). */
 const seenDigestItemBytes = (clubId: string, source: string, digest: Uint8Array) =>
@@ -219,20 +231,21 @@ const RULES: Record<StoreMethod, Rule> = {
     const { requests, units } = queryCost(sizes, consistent);
     return { read: usage(requests, sizes.length, units) };
   },
-  /** GetItem, strongly consistent: a unit per 4 KB (half a unit for an absent item). */
+  /** GetItem (and a BatchGetItem of the pieces), strongly consistent: a unit per 4 KB of each item. */
   getLifecycle: (_inner, [clubId], found) => {
     const stored = found as StoredLifecycle | undefined;
     // Strongly consistent: an absent item costs a whole unit too.
-    const units =
-      stored && !stored.unreadable
-        ? readUnits(lifecycleItemBytes(clubId as string, stored.doc, stored.version))
-        : 1;
-    return { read: usage(1, stored ? 1 : 0, units) };
+    if (!stored || stored.unreadable) return { read: usage(1, stored ? 1 : 0, 1) };
+    const sizes = lifecycleItemSizes(clubId as string, stored.doc, stored.version);
+    const units = sizes.reduce((n, b) => n + readUnits(b), 0);
+    return { read: usage(sizes.length > 1 ? 2 : 1, sizes.length, units) };
   },
-  /** One conditional PutItem: a unit per 1 KB written. */
-  putLifecycle: (_inner, [clubId, doc, expected]) => ({
-    write: usage(1, 1, writeUnits(lifecycleItemBytes(clubId as string, doc, (expected as number) + 1))),
-  }),
+  /** One conditional PutItem (after a BatchWriteItem of the pieces): a unit per 1 KB of each item. */
+  putLifecycle: (_inner, [clubId, doc, expected]) => {
+    const sizes = lifecycleItemSizes(clubId as string, doc, (expected as number) + 1);
+    const units = sizes.reduce((n, b) => n + writeUnits(b), 0);
+    return { write: usage(1 + Math.ceil((sizes.length - 1) / 25), sizes.length, units) };
+  },
   putQuarantined: (_inner, [clubId, , records]) => {
     let units = 0;
     for (const r of records as QuarantinedRecord[])

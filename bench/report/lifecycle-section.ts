@@ -25,7 +25,7 @@ club's lifecycle base was ${int(l.docBytes)} bytes gzipped at the end, its delta
 | per club-month | measured | bound |
 | --- | --- | --- |
 | added API requests | **${int(l.added.apiRequests)}** (target: none) | |
-${unitRows(l)}
+${oneOffRow(l)}${unitRows(l)}
 | DynamoDB storage (base and delta) | ${usd(l.usd.storage)} | |
 | Lambda (the poll's extra time) | ${usd(l.usd.lambda)} | |
 | EventBridge (events and archive) | ${usd(l.usd.events)} | two events per member a month: ${usd(l.usd.eventsBound)} |
@@ -41,6 +41,46 @@ everything and rewrites the base (docs/lifecycle.md, "What an evaluation reads")
 Store calls the lifecycle evaluation adds, per club-month:
 
 ${table(['method', 'calls', 'read units', 'write units'], rows)}
+
+${bigClubPart(r)}`;
+}
+
+/** The visit history the club's first evaluation reads: once a club, not a month. */
+function oneOffRow(l: LifecycleCostFigures): string {
+  if (!l.oneOff) return '';
+  return `| visit history read at the first evaluation | ${int(l.oneOff.visitHistoryRequests)} API requests, **once a club** (not a month) | |
+`;
+}
+
+/** The big club's one evaluation with every member due in the same hour (issue 33). */
+function bigClubPart(r: BenchResults): string {
+  const b = r.lifecycleBigClub;
+  if (!b) return '### The big club\n\nNot measured in this run (a report from before the step).\n';
+  const ops = Object.entries(b.byOperation)
+    .sort(([x], [y]) => (x < y ? -1 : 1))
+    .map(([op, o]) => [op.replace(/Command$/, ''), int(o.calls), int(o.items), int(o.bytes)]);
+  return `### The big club
+
+One evaluation of a club of ${int(b.members)} members and ${int(b.prospects)} prospects whose every
+member comes due in the same hour (each lapses 14 days after a last visit in the hour before), in
+the worst form it takes: its notes say nothing, so it reads every snapshot, finds the lapses, keeps
+them pending, publishes them, rebases and empties the delta (bench/lifecycle-big-club.ts). The state
+table is dynalite in a process of its own; the evaluation runs in a child under the heap flags
+Lambda gives the poll function (${int(b.functionMb)} MB), its RSS sampled every 10 ms; the sink
+validates and batches the events as the EventBridge sink does, without the network.
+
+| | |
+| --- | --- |
+| members due in the hour | ${int(b.dueInOneHour)} |
+| events published | ${int(b.eventsPublished)} (${int(b.putEventsRequests)} PutEvents requests) |
+| evaluation | ${b.failed ? `**failed**: ${b.error ?? ''}` : `${sig(b.evaluationSeconds)} s, read ${b.read ?? 'n/a'}`} |
+| peak RSS | ${sig(b.peakRssMb)} MB of ${int(b.functionMb)} MB |
+| written | ${int(b.itemsWritten)} items, ${sig(b.bytesWritten / 1e6)} MB, about ${int(b.writeUnits)} write units |
+| that hour's bill | ${usd(b.usd.total)}: DynamoDB writes ${usd(b.usd.dynamoWrites)}, events ${usd(b.usd.events)}, Lambda ${usd(b.usd.lambda)} |
+
+Writes by operation:
+
+${table(['operation', 'calls', 'items', 'bytes'], ops)}
 `;
 }
 

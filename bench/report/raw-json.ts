@@ -62,6 +62,10 @@ export function rawJson(r: BenchResults): string {
             addedApiRequests: r.lifecycle.added.apiRequests,
             addedCostPerClubMonthUsd: r.lifecycle.usd.total,
             addedCostPerClubMonthUsdBound: r.lifecycle.usd.totalBound,
+            // Once a club, at its first evaluation (absent in reports from before it).
+            ...(r.lifecycle.oneOff
+              ? { visitHistoryRequestsOnce: r.lifecycle.oneOff.visitHistoryRequests }
+              : {}),
             // The table's mode the added units were priced in (before the setting: on demand).
             tableCapacity: r.lifecycle.pricedAs?.mode ?? 'on-demand',
           },
@@ -81,6 +85,8 @@ export function rawJson(r: BenchResults): string {
     ...r.scale,
     fleet,
   };
-  // Keys first; a report rendered again from its JSON carries them too, and the ones computed now win.
-  return `${JSON.stringify({ ...keys, ...r, ...keys, scale }, null, 2)}\n`;
+  // Results read back from a benchmarks.json (--render, --only) carry the keys as they were then:
+  // those made here from the figures win.
+  const figures = Object.fromEntries(Object.entries(r).filter(([key]) => !(key in keys)));
+  return `${JSON.stringify({ ...keys, ...figures, scale }, null, 2)}\n`;
 }

@@ -3,6 +3,7 @@ import type { BackfillRun, FetchLoopRun } from '../backfill';
 import type { ClubCost } from '../cost';
 import type { DeploymentSettings } from '../deployment';
 import type { InvocationMemory } from '../invocation-memory';
+import type { LifecycleBigClubFigures } from '../lifecycle-big-club';
 import type { LifecycleCostFigures } from '../lifecycle-cost';
 import type { MachineInfo } from '../machine';
 import type { BenchPlan } from '../plan';
@@ -32,6 +33,15 @@ export interface BenchResults {
   readonly typical: { runs: TypicalClubRun[]; unconfirmedZone: TypicalClubRun };
   /** What lifecycle events add to the typical club (absent in reports from before them). */
   readonly lifecycle?: LifecycleCostFigures;
+  /** The big club's lifecycle, every member due in one hour (absent in reports from before it). */
+  readonly lifecycleBigClub?: LifecycleBigClubFigures;
+  /** Steps measured again into this report (`--only`), after the run it is made of. */
+  readonly remeasured?: readonly {
+    readonly steps: string;
+    readonly date: string;
+    readonly commit: string;
+    readonly seconds: number;
+  }[];
   /** The unit model checked against a DynamoDB-compatible server (absent in earlier reports). */
   readonly units?: UnitsCheck;
   readonly scale: {

@@ -139,6 +139,8 @@ export const METRIC = {
   pollDuration: 'PollDuration',
   credentialsRejected: 'CredentialsRejected',
   quotaUsedShare: 'QuotaUsedShare',
+  /** Poll, summed over a batch: club lifecycle evaluations that failed (the LifecycleFailing alarm). */
+  lifecycleFailures: 'LifecycleFailures',
   clubsDispatched: 'ClubsDispatched',
   /** Dispatcher, every run: enabled club/sources without a successful poll for longer than allowed. */
   sourcesOverdue: 'SourcesOverdue',

@@ -48,6 +48,8 @@ export interface ClubPollReportFigures {
   readonly requests: number;
   readonly quotaUsed?: number;
   readonly operationalEvents: readonly unknown[];
+  /** The poll's lifecycle evaluation, when it ran one (`failed` counts in LifecycleFailures). */
+  readonly lifecycle?: { readonly outcome: string };
 }
 
 export interface ClubPollMetricsInput {
@@ -77,7 +79,7 @@ export const EMF_MAX_VALUES = 100;
  * batch is done, so polls running side by side never share a half-written document.
  *
  * - Summed over the batch (one value each): RecordsFetched, EventsPublished, ApiRequests,
- *   RateLimited, PollErrors, CredentialsRejected. They are counts, read only as a Sum (the
+ *   RateLimited, PollErrors, CredentialsRejected, LifecycleFailures. They are counts, read only as a Sum (the
  *   PollErrors and CredentialsRejected alarms, the dashboard's graphs), and the Sum of one total is
  *   the Sum of its parts. Their SampleCount and Average become per invocation; nothing reads them.
  * - One value per poll (an EMF array): PollDuration (the dashboard's p50, p99 and maximum need
@@ -104,6 +106,7 @@ export class PollBatchMetrics {
     sums.rateLimited += input.rateLimited;
     sums.pollErrors += report.failures.length;
     if (report.failures.some((f) => f.kind === 'auth')) sums.credentialsRejected += 1;
+    if (report.lifecycle?.outcome === 'failed') sums.lifecycleFailures += 1;
     this.#durations.push(Math.max(0, Math.round(input.durationMs)));
     if (report.quotaUsed !== undefined) this.#quotaShares.push(quotaUsedShare(report.quotaUsed, input.plan));
   }
@@ -143,10 +146,19 @@ interface PollSums {
   rateLimited: number;
   pollErrors: number;
   credentialsRejected: number;
+  lifecycleFailures: number;
 }
 
 function emptySums(): PollSums {
-  return { records: 0, events: 0, requests: 0, rateLimited: 0, pollErrors: 0, credentialsRejected: 0 };
+  return {
+    records: 0,
+    events: 0,
+    requests: 0,
+    rateLimited: 0,
+    pollErrors: 0,
+    credentialsRejected: 0,
+    lifecycleFailures: 0,
+  };
 }
 
 /** The batch's counts, zeros included (an alarm sees data, and recovers). */
@@ -157,6 +169,7 @@ function addSums(metrics: Metrics, sums: PollSums): void {
   metrics.addMetric(METRIC.rateLimited, MetricUnit.Count, sums.rateLimited);
   metrics.addMetric(METRIC.pollErrors, MetricUnit.Count, sums.pollErrors);
   metrics.addMetric(METRIC.credentialsRejected, MetricUnit.Count, sums.credentialsRejected);
+  metrics.addMetric(METRIC.lifecycleFailures, MetricUnit.Count, sums.lifecycleFailures);
 }
 
 export interface DispatchMetricsInput {

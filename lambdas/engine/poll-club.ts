@@ -216,7 +216,8 @@ async function lifecycleOf(run: ClubPollRun, session: ClubSession): Promise<Life
         .map((r) => r.source as SourceName),
     ),
   };
-  const deps = { store: run.deps.store, sink: run.deps.sink, session, nowMs: run.now(), poll };
+  const api = { client: run.client, deadlineMs: options.deadlineMs };
+  const deps = { store: run.deps.store, sink: run.deps.sink, session, nowMs: run.now(), poll, api };
   return runClubLifecycle(deps, run.club, await session.listCursors(run.club.clubId));
 }
 

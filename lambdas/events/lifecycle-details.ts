@@ -16,7 +16,7 @@ const ABOUT = 'Who the event is about';
 const lifecycleEnvelope = {
   ...detailEnvelope('lifecycle'),
   occurredAt: utcDateTime.describe(
-    "The fact's moment, UTC: the visit or payment time, or the moment a threshold was crossed",
+    "The fact's moment, UTC: the visit or payment time; for a threshold, the latest of the moment it was crossed, the poll that read the change that made the subject qualify, and the start of tracking",
   ),
   occurredAtLocal: localDateTime.optional().describe("The fact's moment in gym local time"),
 };

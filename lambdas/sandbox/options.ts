@@ -73,6 +73,12 @@ export interface SandboxOptions {
    * its own (record-padding.ts; 1 to MAX_RECORD_SCALE). @default 1
    */
   readonly recordScale?: number;
+  /**
+   * Day passes, short trials and terms cut short (activity/short-terms.ts): subjects that come to
+   * satisfy a lifecycle rule after tracking began. Off keeps the data what it was, draw for draw.
+   * @default false
+   */
+  readonly shortTerms?: boolean;
 }
 
 export type PageCompression = 'gzip' | 'none';
@@ -113,6 +119,7 @@ export interface ResolvedOptions {
   readonly integrator: { readonly username: string; readonly password: string };
   readonly compression: PageCompression;
   readonly recordScale: number;
+  readonly shortTerms: boolean;
 }
 
 const HEX = '0123456789abcdef';
@@ -123,6 +130,13 @@ function toEpochMs(value: Date | string | number): number {
   if (!Number.isFinite(ms))
     throw new InvalidSandboxOptionError(`startTime is not a valid time: ${String(value)}`);
   return ms;
+}
+
+function booleanOption(name: string, value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean')
+    throw new InvalidSandboxOptionError(`${name} must be true or false, got ${String(value)}`);
+  return value;
 }
 
 function nonNegative(name: string, value: number, integer = false): number {
@@ -225,6 +239,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     activityScale: nonNegative('activityScale', options.activityScale ?? 1),
     compression: compressionOf(options.compression),
     recordScale,
+    shortTerms: booleanOption('shortTerms', options.shortTerms),
     integrator: {
       username: options.integrator?.username ?? `integrator-${rng.chars(6, HEX)}`,
       password: options.integrator?.password ?? rng.chars(24, ALNUM),

@@ -40,7 +40,8 @@ export interface ApiMember {
 export interface MemberRecord {
   readonly index: number;
   readonly api: ApiMember;
-  readonly plan: MembershipPlan;
+  /** A term cut short (activity/short-terms.ts) drops its renewal. */
+  plan: MembershipPlan;
   /** Picks the member's direct-debit day within the billing period. */
   readonly billingAnchor: number;
   /** Naive ms of Membership.StartDate (the members `fromdate` key). */

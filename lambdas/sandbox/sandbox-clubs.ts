@@ -38,6 +38,7 @@ function buildClub(
     ...(club.visits !== undefined ? { historyVisits: club.visits } : {}),
     historyDays: resolved.historyDays,
     activityScale: resolved.activityScale,
+    shortTerms: resolved.shortTerms,
     faults,
     poisonLog,
   });

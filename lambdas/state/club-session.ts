@@ -86,7 +86,8 @@ export class ClubSessionImpl implements ClubSession {
     this.#quota = quotaMonth === undefined ? undefined : { month: quotaMonth, requests: quotaRequests ?? 0 };
     this.#lifecycleHour = options.state.lifecycleHour;
     // A poll that stopped without its closing write may have changed subjects it never noted.
-    this.#notes = options.state.uncleanStop ? { full: true } : (options.state.lifecycleNotes ?? {});
+    const stored = options.state.lifecycleNotes ?? {};
+    this.#notes = options.state.uncleanStop ? addNotes(stored, { full: true }) : stored;
     if (options.state.uncleanStop && !options.state.lifecycleNotes?.full) this.#changes++;
     this.#lastWriteMs = options.now();
     this.#leaseExpiresAtMs = options.state.leaseExpiresAtMs;

@@ -84,7 +84,11 @@ export class ClubStates implements ClubStateStore, CursorStore, QuotaStore {
     const out = new Map<string, ClubStateSummary>();
     for (const clubId of clubIds) {
       const state = states.get(clubId);
-      const hour = state?.lifecycleHour === undefined ? {} : { lifecycleHour: state.lifecycleHour };
+      const failed = state?.lifecycleNotes?.failed;
+      const hour = {
+        ...(state?.lifecycleHour === undefined ? {} : { lifecycleHour: state.lifecycleHour }),
+        ...(failed ? { lifecycleFailure: failed } : {}),
+      };
       if (state?.cursors !== undefined) {
         out.set(clubId, { cursors: state.cursors, quotaUsed: quotaOf(state, month), ...hour });
       } else {

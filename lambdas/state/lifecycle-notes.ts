@@ -9,7 +9,25 @@
  * they say `full`: too many subjects to note (NOTES_MAX_CHARS), or a poll stopped without storing
  * them (its lease was never released), or lifecycle events were off: the next evaluation then
  * reads everything, as the first one does.
+ *
+ * They also say since when the club's evaluations fail, and why (`failed`, docs/lifecycle.md, "When
+ * an evaluation fails"): `status` and `explain` read it; the evaluation that succeeds clears it with
+ * the rest of the notes.
  */
+
+/** Evaluations of the club that failed in a row since the last one that succeeded. */
+export interface LifecycleFailure {
+  /** When the first of them failed (epoch ms). */
+  readonly sinceMs: number;
+  /** When the latest failed (epoch ms). */
+  readonly lastMs: number;
+  readonly attempts: number;
+  /** Why the latest failed (`<ErrorName>: <message>`, cut to FAILURE_MAX_CHARS). */
+  readonly error: string;
+}
+
+/** The longest reason the notes keep. */
+export const FAILURE_MAX_CHARS = 300;
 export interface LifecycleNotes {
   readonly members?: readonly string[];
   readonly prospects?: readonly string[];
@@ -19,6 +37,7 @@ export interface LifecycleNotes {
   readonly paymentsFromMs?: number;
   /** The notes are not the whole story: the next evaluation reads everything. */
   readonly full?: true;
+  readonly failed?: LifecycleFailure;
 }
 
 /** Notes longer than this (the numbers' characters) become `full`: the state item stays small. */
@@ -36,12 +55,29 @@ function union(a: readonly string[] | undefined, b: readonly string[] | undefine
 
 const chars = (ids: readonly string[] | undefined) => (ids ?? []).reduce((n, id) => n + id.length + 3, 0);
 
+/** Two failure notes as one: the first failure's start, the latest's time and reason, every attempt. */
+function addFailures(
+  a: LifecycleFailure | undefined,
+  b: LifecycleFailure | undefined,
+): LifecycleFailure | undefined {
+  if (!a || !b) return a ?? b;
+  const latest = b.lastMs >= a.lastMs ? b : a;
+  return {
+    sinceMs: Math.min(a.sinceMs, b.sinceMs),
+    lastMs: latest.lastMs,
+    attempts: a.attempts + b.attempts,
+    error: latest.error,
+  };
+}
+
 /** The notes with `more` added; `full` once the numbers outgrow NOTES_MAX_CHARS (they are dropped). */
 export function addNotes(notes: LifecycleNotes, more: LifecycleNotes): LifecycleNotes {
-  if (notes.full || more.full) return { full: true };
+  const failed = addFailures(notes.failed, more.failed);
+  const failure = failed ? { failed: { ...failed, error: failed.error.slice(0, FAILURE_MAX_CHARS) } } : {};
+  if (notes.full || more.full) return { full: true, ...failure };
   const members = union(notes.members, more.members);
   const prospects = union(notes.prospects, more.prospects);
-  if (chars(members) + chars(prospects) > NOTES_MAX_CHARS) return { full: true };
+  if (chars(members) + chars(prospects) > NOTES_MAX_CHARS) return { full: true, ...failure };
   const visitsFromMs = minOf(notes.visitsFromMs, more.visitsFromMs);
   const paymentsFromMs = minOf(notes.paymentsFromMs, more.paymentsFromMs);
   return {
@@ -49,6 +85,7 @@ export function addNotes(notes: LifecycleNotes, more: LifecycleNotes): Lifecycle
     ...(prospects && prospects.length > 0 ? { prospects } : {}),
     ...(visitsFromMs === undefined ? {} : { visitsFromMs }),
     ...(paymentsFromMs === undefined ? {} : { paymentsFromMs }),
+    ...failure,
   };
 }
 
@@ -62,7 +99,19 @@ export function encodeNotes(notes: LifecycleNotes): string {
     ...(notes.prospects ? { p: notes.prospects } : {}),
     ...(notes.visitsFromMs === undefined ? {} : { v: notes.visitsFromMs }),
     ...(notes.paymentsFromMs === undefined ? {} : { y: notes.paymentsFromMs }),
+    ...(notes.failed
+      ? { x: [notes.failed.sinceMs, notes.failed.lastMs, notes.failed.attempts, notes.failed.error] }
+      : {}),
   });
+}
+
+/** A failure note as encoded (`x`: since, last, attempts, reason), or undefined when not one. */
+function failureOf(v: unknown): LifecycleFailure | undefined {
+  if (!Array.isArray(v) || v.length !== 4) return undefined;
+  const [sinceMs, lastMs, attempts, error] = v as unknown[];
+  if (!instant(sinceMs) || !instant(lastMs) || !instant(attempts) || typeof error !== 'string')
+    return undefined;
+  return { sinceMs, lastMs, attempts, error };
 }
 
 const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
@@ -77,14 +126,16 @@ export function decodeNotes(text: unknown): LifecycleNotes {
   } catch {
     raw = null;
   }
-  if (!raw || typeof raw !== 'object' || raw.f === 1) return { full: true };
+  const failed = failureOf(raw?.x);
+  const failure = failed ? { failed } : {};
+  if (!raw || typeof raw !== 'object' || raw.f === 1) return { full: true, ...failure };
   if (
     (raw.m !== undefined && !strings(raw.m)) ||
     (raw.p !== undefined && !strings(raw.p)) ||
     (raw.v !== undefined && !instant(raw.v)) ||
     (raw.y !== undefined && !instant(raw.y))
   )
-    return { full: true };
+    return { full: true, ...failure };
   return addNotes(
     {},
     {
@@ -92,6 +143,7 @@ export function decodeNotes(text: unknown): LifecycleNotes {
       ...(strings(raw.p) ? { prospects: raw.p } : {}),
       ...(instant(raw.v) ? { visitsFromMs: raw.v } : {}),
       ...(instant(raw.y) ? { paymentsFromMs: raw.y } : {}),
+      ...failure,
     },
   );
 }

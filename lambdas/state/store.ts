@@ -9,7 +9,7 @@
 
 import type { SourceName } from '../common/source-names';
 import type { Snapshot, SnapshotKind } from '../common/subject-snapshot';
-import type { LifecycleNotes } from './lifecycle-notes';
+import type { LifecycleFailure, LifecycleNotes } from './lifecycle-notes';
 import type { LifecycleStore } from './lifecycle-store';
 import type { SeenDigestStore } from './seen-digest-store';
 
@@ -178,6 +178,8 @@ export interface ClubStateSummary {
   readonly quotaUsed: number;
   /** The UTC hour (epoch hours) of the club's last lifecycle evaluation, if any. */
   readonly lifecycleHour?: number;
+  /** Since when and why the club's lifecycle evaluations fail, if they do (lifecycle-notes.ts). */
+  readonly lifecycleFailure?: LifecycleFailure;
 }
 
 /**

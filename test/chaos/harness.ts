@@ -64,7 +64,7 @@ import { faultyStore } from '../support/fault-store';
 import { RecentWrites, StaleReadStore } from '../support/stale-reads';
 import { checkAgainstJournal, type JournalCheck } from './journal-check';
 import { checkLifecycle, type LifecycleCheck } from './lifecycle-check';
-import type { ApiRecord } from './lifecycle-truth';
+import type { ApiRecord, SandboxView } from './lifecycle-truth';
 import { checkOperational, type OperationalCheck } from './operational-check';
 import { accountPoison, CredentialWatch, type PoisonFigures } from './poison-check';
 import { type Scenario, scenarioFor } from './scenario';
@@ -175,6 +175,8 @@ export async function runChaos(
     historyDays: scenario.sandbox.historyDays,
     startTime: scenario.sandbox.startTime,
     activityScale: scenario.sandbox.activityScale,
+    // Day passes, short trials, terms cut short: subjects that qualify after tracking began (issue 33).
+    shortTerms: true,
     ambiguousZone: scenario.sandbox.ambiguousZone,
     ...(scenario.sandbox.dstTransition ? { dstTransition: scenario.sandbox.dstTransition } : {}),
   });
@@ -310,7 +312,7 @@ class ChaosRun {
   /** The clock of each poll whose lifecycle evaluation completed (from its report). */
   readonly evaluations: { label: string; atMs: number }[] = [];
   /** The API's members, prospects and payments when the baseline ended, and the clock then. */
-  #baseline: { members: ApiRecord[]; prospects: ApiRecord[]; payments: ApiRecord[] } | undefined;
+  #baseline: SandboxView['baseline'] | undefined;
   #baselineMs = 0;
   #settleStarted = false;
   /** The lifecycle rounds: every fault on but slow responses (they only make the long rounds long). */
@@ -378,11 +380,14 @@ class ChaosRun {
     }
     this.baselineSeq = sandbox.journal.lastSeq;
     this.#baselineMs = this.#now();
-    const records = (operation: 'members' | 'prospects' | 'paymentHistory') => this.#realRecords(operation);
+    const records = (operation: 'members' | 'prospects' | 'paymentHistory' | 'visits') =>
+      this.#realRecords(operation);
     this.#baseline = {
       members: records('members'),
       prospects: records('prospects'),
       payments: records('paymentHistory'),
+      // The visit history the first evaluation may read (from its seenFrom): every visit so far.
+      visits: records('visits'),
     };
 
     // 2. Activity and polls with every fault on.
@@ -447,7 +452,7 @@ class ChaosRun {
   }
 
   /** The API's records of an operation without poison mode's bad records (their markers). */
-  #realRecords(operation: 'members' | 'prospects' | 'paymentHistory'): ApiRecord[] {
+  #realRecords(operation: 'members' | 'prospects' | 'paymentHistory' | 'visits'): ApiRecord[] {
     return this.sandbox
       .records(this.#club.clubId, operation)
       .filter((r) => this.sandbox.poison.findIn(r).length === 0);
@@ -467,7 +472,9 @@ class ChaosRun {
     const events = delivered.filter((e) => e.detail.source === 'lifecycle');
     const settled = this.evaluations.filter((e) => e.label.startsWith('settle')).at(-1);
     const stored = await this.wiring.inspectionStore.getLifecycle(this.#club.clubId);
-    const doc = stored?.doc as { trackedSince?: string; trackedSinceMs?: number } | undefined;
+    const doc = stored?.doc as
+      | { trackedSince?: string; trackedSinceMs?: number; seenFrom?: string }
+      | undefined;
     if (!settled || !doc?.trackedSince || doc.trackedSinceMs === undefined || !this.#baseline) {
       failures.push(
         `lifecycle: no evaluation while settling, or no document (${this.evaluations.length} evaluations)`,
@@ -482,6 +489,7 @@ class ChaosRun {
       settings: lifecycle,
       trackedSince: doc.trackedSince,
       trackedSinceMs: doc.trackedSinceMs,
+      seenFrom: doc.seenFrom ?? doc.trackedSince,
       endMs: settled.atMs,
       baseline: this.#baseline,
       baselineMs: this.#baselineMs,

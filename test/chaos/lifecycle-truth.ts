@@ -39,6 +39,27 @@ export class Timeline<T> {
       return s.fromMs <= toMs && end > fromMs && ok(s.value);
     });
   }
+
+  /** The times the value changes in (fromMs, toMs]. */
+  changesIn(fromMs: number, toMs: number): number[] {
+    return this.segments.map((s) => s.fromMs).filter((ms) => ms > fromMs && ms <= toMs);
+  }
+}
+
+/**
+ * Whether `ok` (of the time) held at some time, or at every time, of [fromMs, toMs], for a
+ * condition on several timelines: it can only change where one of them does.
+ */
+export function heldIn(
+  timelines: readonly (Timeline<unknown> | undefined)[],
+  fromMs: number,
+  toMs: number,
+  ok: (ms: number) => boolean,
+): { some: boolean; every: boolean } {
+  if (toMs < fromMs) return { some: false, every: false };
+  const times = [fromMs, ...timelines.flatMap((t) => t?.changesIn(fromMs, toMs) ?? [])];
+  const results = times.map(ok);
+  return { some: results.some(Boolean), every: results.every(Boolean) };
 }
 
 /** A local date-time as given, in whole seconds; null when absent or not one (a bent record). */
@@ -93,7 +114,13 @@ export function outcomeOf(response: string): 'succeeded' | 'failed' | undefined 
 }
 
 export interface SandboxView {
-  readonly baseline: { members: ApiRecord[]; prospects: ApiRecord[]; payments: ApiRecord[] };
+  /** The API's records when the baseline ended (visits: every one then, the history the bridge read among them). */
+  readonly baseline: {
+    members: ApiRecord[];
+    prospects: ApiRecord[];
+    payments: ApiRecord[];
+    visits: ApiRecord[];
+  };
   readonly final: { members: ApiRecord[]; prospects: ApiRecord[] };
   readonly journal: readonly JournalEntry[];
   readonly baselineMs: number;
@@ -125,6 +152,12 @@ export function memberLives(view: SandboxView): Map<string, MemberLife> {
   const joinedAt = new Map<string, number>();
   const push = <T>(map: Map<string, T[]>, key: string, value: T) =>
     map.set(key, [...(map.get(key) ?? []), value]);
+  // Visits the API showed by the baseline: the first evaluation's visit history reads them.
+  for (const v of view.baseline.visits) {
+    const local = text(v.VisitDateTime);
+    if (local && v.MemberNumber != null)
+      push(visits, String(v.MemberNumber), { local, shownMs: Number.NEGATIVE_INFINITY });
+  }
   for (const e of view.journal) {
     if (e.kind === 'memberJoined') {
       joinedAt.set(e.memberNumber, at(e));

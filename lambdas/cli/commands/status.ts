@@ -1,7 +1,8 @@
 /**
  * `status --clubs FILE --table NAME [--json]`: per club and source, the watermark, its age, the last
  * error, whether the club is paused (until when and why), which sources are unavailable (their
- * endpoint is missing for the club) and when they are tried again, and the quota used this month.
+ * endpoint is missing for the club) and when they are tried again, the quota used this month, and
+ * since when and why the club's lifecycle evaluations fail, when they do (docs/lifecycle.md).
  */
 
 import { type ClubConfig, PLAN_QUOTAS } from '../../clubs/club-config';
@@ -49,6 +50,15 @@ export interface ClubStatus {
   readonly pause: ClubPause | null;
   readonly quota: { month: string; used: number; limit: number; share: number };
   readonly sources: SourceStatus[];
+  /** The club's lifecycle evaluations: since when and why they fail (null: they do not). */
+  readonly lifecycle: { readonly failing: LifecycleFailing | null };
+}
+
+export interface LifecycleFailing {
+  readonly since: string;
+  readonly lastAt: string;
+  readonly attempts: number;
+  readonly reason: string;
 }
 
 function sourceState(enabled: boolean, cursor: Cursor | undefined, pause: ClubPause | null): SourceState {
@@ -68,10 +78,12 @@ export async function clubStatus(
   const month = new Date(nowMs).toISOString().slice(0, 7);
   return Promise.all(
     clubs.map(async (club) => {
-      const [cursors, used] = await Promise.all([
+      const [cursors, used, states] = await Promise.all([
         store.listCursors(club.clubId),
         store.getQuotaUsage(club.clubId, month),
+        store.readClubStates([club.clubId], month),
       ]);
+      const failed = states.get(club.clubId)?.lifecycleFailure;
       const limit = PLAN_QUOTAS[club.plan];
       const pause = activePause(cursors, nowMs) ?? null;
       const bySource = new Map(cursors.map((c) => [c.source, c]));
@@ -94,6 +106,16 @@ export async function clubStatus(
             stats: c?.stats ?? {},
           };
         }),
+        lifecycle: {
+          failing: failed
+            ? {
+                since: new Date(failed.sinceMs).toISOString(),
+                lastAt: new Date(failed.lastMs).toISOString(),
+                attempts: failed.attempts,
+                reason: redactKnownSecrets(failed.error),
+              }
+            : null,
+        },
       };
     }),
   );
@@ -171,6 +193,13 @@ export function renderStatus(
         `${club.clubId}: unavailable (not polled until their next try, the other sources go on): ${unavailable
           .map((s) => `${s.source} until ${s.unavailable!.retryAt}`)
           .join(', ')}`,
+      );
+    }
+    const failing = club.lifecycle.failing;
+    if (failing) {
+      lines.push(
+        `${club.clubId}: lifecycle: failing since ${failing.since} (${failing.attempts} attempts, the last at ${failing.lastAt}): ${redactKnownSecrets(failing.reason).slice(0, 200)}` +
+          ' (docs/deploy.md#lifecyclefailing)',
       );
     }
     const q = club.quota;

@@ -1,16 +1,19 @@
 /**
  * `explain`'s lifecycle part (docs/lifecycle.md): what the lifecycle state (base and delta) keeps
  * of a member or prospect, the eventIds of the facts it records as announced, when the club was
- * last evaluated and the next moment a time-based rule can fire for the subject as things stand.
+ * last evaluated, since when and why its evaluations fail (if they do), and the next moment a
+ * time-based rule can fire for the subject as things stand.
  * Read from the state table; the words are in ./subject-words.ts.
  */
 import type { ClubConfig } from '../../clubs/club-config';
+import { redactKnownSecrets } from '../../common/redact';
 import { hourOf, type KeptLifecycle, lifecycleSettingsOf } from '../../engine/lifecycle/club-lifecycle';
 import { memberFacts, prospectFacts } from '../../engine/lifecycle/lifecycle-input';
 import { readKeptLifecycle } from '../../engine/lifecycle/lifecycle-keep';
 import { evaluationHourStartMs } from '../../engine/lifecycle/lifecycle-slot';
 import { DETAIL_TYPES } from '../../events/catalog';
 import { makeEventId } from '../../events/event-id';
+import { seenFromOf } from '../../sources/lifecycle/evaluate';
 import { evaluateMember, evaluateProspect, type LifecycleSettings } from '../../sources/lifecycle/rules';
 import type { StateStore } from '../../state/store';
 import type { SubjectRef } from './subject-facts';
@@ -31,6 +34,8 @@ export interface LifecycleFacts {
   readonly keptAt: string | null;
   readonly lastEvaluation: string | null;
   readonly nextEvaluation: string | null;
+  /** The club's evaluations fail: since when (UTC), how often in a row, and why the latest did. */
+  readonly failing: { readonly since: string; readonly attempts: number; readonly reason: string } | null;
   /** What the document keeps of the subject (absent: nothing yet). */
   readonly kept: Record<string, unknown> | null;
   readonly recorded: RecordedFact[];
@@ -96,7 +101,16 @@ function nextDue(
     return evaluateProspect(prospectFacts(fields), ends, nowMs, club.timeZone, settings).nextAtMs;
   }
   const life = doc.members[subject.id] ?? {};
-  return evaluateMember(memberFacts(fields), life, doc.trackedSince, nowMs, club.timeZone, settings).nextAtMs;
+  return evaluateMember(memberFacts(fields), life, seenFromOf(doc), nowMs, club.timeZone, settings).nextAtMs;
+}
+
+/** The words of a club whose lifecycle evaluations fail (none when they do not). */
+export function failingWords(l: Pick<LifecycleFacts, 'failing'>): string[] {
+  const f = l.failing;
+  if (!f) return [];
+  return [
+    `The club's lifecycle evaluations fail since ${f.since} (${f.attempts} in a row): ${f.reason}. Its lifecycle events are published once one succeeds (docs/deploy.md#lifecyclefailing).`,
+  ];
 }
 
 /** The lifecycle facts of a member or prospect (null for a payment). */
@@ -115,6 +129,7 @@ export async function lifecycleFacts(
     store.readClubStates([club.clubId], month),
   ]);
   const hour = states.get(club.clubId)?.lifecycleHour;
+  const failed = states.get(club.clubId)?.lifecycleFailure;
   const kept = (subject.kind === 'member' ? doc?.members[subject.id] : doc?.prospects[subject.id]) ?? null;
   const keptView =
     subject.kind === 'prospect' && kept ? { ends: kept } : (kept as Record<string, unknown> | null);
@@ -129,6 +144,9 @@ export async function lifecycleFacts(
       hour === undefined
         ? null
         : iso(evaluationHourStartMs(club.clubId, Math.max(hourOf(club.clubId, nowMs), hour + 1))),
+    failing: failed
+      ? { since: iso(failed.sinceMs), attempts: failed.attempts, reason: redactKnownSecrets(failed.error) }
+      : null,
     kept: keptView,
     recorded: keptView ? recordedFacts(club.clubId, subject, keptView) : [],
     nextDueAt: due === undefined ? null : iso(due),

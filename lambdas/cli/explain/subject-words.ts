@@ -4,6 +4,7 @@
  * for the subject's next event. Pure: the same facts give the same text.
  */
 import { redactKnownSecrets } from '../../common/redact';
+import { failingWords } from './lifecycle-facts';
 import { PAYMENT_WINDOW_MS } from './payment-facts';
 import type { PaymentSighting, RefundSighting, SourceFacts, SubjectFacts } from './subject-facts';
 
@@ -150,6 +151,7 @@ function lifecycleWords(f: SubjectFacts): string[] {
     ];
   const out = [
     `Lifecycle events are tracked since ${l.trackedSince} (club local time); what was underway then is the baseline and is not announced.`,
+    ...failingWords(l),
   ];
   if (l.lastEvaluation)
     out.push(

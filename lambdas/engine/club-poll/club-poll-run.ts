@@ -67,6 +67,11 @@ export class ClubPollRun implements ClubPollScope {
     });
   }
 
+  /** The club's API client (its requests counted in `requests`): the lifecycle's visit history reads with it. */
+  get client(): GymApiClient {
+    return this.#client;
+  }
+
   /** Operational events this poll delivered (those earlier polls owed included). */
   get operationalEvents(): BridgeEvent[] {
     return this.announcer.delivered;

@@ -5,27 +5,39 @@
  * bridge keeps (snapshots, the seen set's visits and payments), evaluates the rules, publishes the
  * facts' events, then keeps the document; the session records the hour. No API request.
  *
+ * The club's first evaluation reads the visit history first (visit-history.ts: the one read of the
+ * API the lifecycle makes, once).
+ *
  * A crash or a failure anywhere before the hour is recorded leaves the hour open: the next poll
- * evaluates again and finds the same facts with the same eventIds (the document is written after
- * the events are published). An evaluation that fails is logged and reported, never fails the poll.
+ * evaluates again and finds the same facts with the same eventIds (the facts are kept before their
+ * events are published). An evaluation that fails is logged, reported (the poll's metrics count it:
+ * LifecycleFailures) and noted on the club state item with since when and why (`status`,
+ * `explain`); it never fails the poll. A second failure in a row waits for the next hour.
  */
 import type { ClubConfig } from '../../clubs/club-config';
 import { logger } from '../../common/logger';
 import { validateEvent } from '../../events/catalog';
 import type { EventSink } from '../../events/event-sink';
+import type { GymApiClient } from '../../gym-api';
 import { enabledSources, SOURCES } from '../../sources';
-import { evaluateLifecycle } from '../../sources/lifecycle/evaluate';
+import { evaluateLifecycle, type LifecycleFact } from '../../sources/lifecycle/evaluate';
 import { HOUR_MS } from '../../sources/lifecycle/local-time';
 import { LIFECYCLE_DEFAULTS, type LifecycleSettings } from '../../sources/lifecycle/rules';
 import { DAY_MS, tailLookbackFor } from '../../sources/source';
-import type { LifecycleNotes } from '../../state/lifecycle-notes';
+import { FAILURE_MAX_CHARS, type LifecycleNotes } from '../../state/lifecycle-notes';
 import type { ClubSession, Cursor, SourceName, StateStore } from '../../state/store';
 import { clubContext } from '../club-poll/club-context';
 import { lifecycleEvent } from './lifecycle-events';
-import { gatherLifecycleInput, type LifecycleWindow, type SubjectReads } from './lifecycle-input';
+import {
+  factChanges,
+  gatherLifecycleInput,
+  type LifecycleWindow,
+  type SubjectReads,
+} from './lifecycle-input';
 import { type KeptLifecycle, keepLifecycle, MAX_DELTA_SIZE, readKeptLifecycle } from './lifecycle-keep';
 import { evaluationHourOf, rebaseDue } from './lifecycle-slot';
 import { UnreadableLifecycleBaseError } from './unreadable-base';
+import { clearVisitHistory, readVisitHistory, type VisitHistory } from './visit-history';
 
 export type { KeptLifecycle } from './lifecycle-keep';
 
@@ -38,9 +50,18 @@ export type LifecycleReport =
       /** Everything (the first evaluation, a rebase) or the kept state and what was noted since. */
       readonly read: 'all' | 'noted';
       readonly nextAtMs?: number;
+      /** API requests of the visit history a first evaluation read in this poll (none: absent). */
+      readonly historyRequests?: number;
     }
-  | { readonly outcome: 'waiting'; readonly reason: string }
-  | { readonly outcome: 'failed'; readonly error: string };
+  | { readonly outcome: 'waiting'; readonly reason: string; readonly historyRequests?: number }
+  | {
+      readonly outcome: 'failed';
+      readonly error: string;
+      /** When the club's evaluations began to fail (this one included), epoch ms. */
+      readonly failingSinceMs?: number;
+      /** Failed evaluations in a row, this one included. */
+      readonly attempts?: number;
+    };
 
 /** The sources whose baselines an evaluation waits for, when the club polls them. */
 export const LIFECYCLE_SOURCES: readonly SourceName[] = ['members', 'prospects', 'visits', 'paymentHistory'];
@@ -162,12 +183,17 @@ export interface LifecycleRunDeps {
   readonly sink: EventSink;
   readonly session: Pick<
     ClubSession,
-    'lifecycleHour' | 'markLifecycleHour' | 'lifecycleNotes' | 'clearLifecycleNotes'
+    'lifecycleHour' | 'markLifecycleHour' | 'lifecycleNotes' | 'clearLifecycleNotes' | 'noteLifecycle'
   >;
   readonly nowMs: number;
   /** What this poll did with the club's sources. */
   readonly poll: PolledSources;
+  /** The poll's API client and deadline: a first evaluation reads the visit history with them. */
+  readonly api: { readonly client: Pick<GymApiClient, 'pages'>; readonly deadlineMs: number };
 }
+
+/** Facts whose events are built and published at a time: a club's every member due in one hour stays in memory bounds. */
+export const PUBLISH_BATCH = 500;
 
 /** Evaluates the club's lifecycle if this hour has not; undefined when it is off or not due. */
 export async function runClubLifecycle(
@@ -178,15 +204,38 @@ export async function runClubLifecycle(
   const settings = lifecycleSettingsOf(club);
   const hour = hourOf(club.clubId, deps.nowMs);
   if (!settings || deps.session.lifecycleHour() === hour) return undefined;
-  const waiting = notReady(club, cursors, deps.poll);
+  const waiting =
+    notReady(club, cursors, deps.poll) ?? retryLater(club.clubId, deps.session.lifecycleNotes(), hour);
   if (waiting) return { outcome: 'waiting', reason: waiting };
   try {
     return await evaluateClub(deps, club, settings, hour);
   } catch (err) {
-    const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-    logger.error('lifecycle evaluation failed; the next poll tries again', { clubId: club.clubId, error });
-    return { outcome: 'failed', error };
+    const error = (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(
+      0,
+      FAILURE_MAX_CHARS,
+    );
+    const failed = { sinceMs: deps.nowMs, lastMs: deps.nowMs, attempts: 1, error };
+    deps.session.noteLifecycle({ failed });
+    const noted = deps.session.lifecycleNotes().failed ?? failed;
+    logger.error('lifecycle evaluation failed; the next poll tries again', {
+      clubId: club.clubId,
+      error,
+      failingSince: new Date(noted.sinceMs).toISOString(),
+      attempts: noted.attempts,
+    });
+    return { outcome: 'failed', error, failingSinceMs: noted.sinceMs, attempts: noted.attempts };
   }
+}
+
+/**
+ * Why an evaluation that failed twice or more in a row waits: the next is tried in the club's next
+ * hour, not at every poll (each would read as much again and fail the same way).
+ */
+function retryLater(clubId: string, notes: LifecycleNotes, hour: number): string | undefined {
+  const failed = notes.failed;
+  if (!failed || failed.attempts < 2 || hourOf(clubId, failed.lastMs) !== hour) return undefined;
+  const since = new Date(failed.sinceMs).toISOString();
+  return `failing since ${since} (${failed.attempts} attempts, ${failed.error}): tried again in the next hour`;
 }
 
 /**
@@ -211,6 +260,47 @@ async function readKeptOrStartOver(
   }
 }
 
+/** The visit history of a first evaluation (none for a later one), or why it waits for the next poll. */
+async function historyFor(
+  deps: LifecycleRunDeps,
+  club: ClubConfig,
+  settings: LifecycleSettings,
+  first: boolean,
+): Promise<{ history?: VisitHistory; waiting?: string; requests: number }> {
+  if (!first) return { requests: 0 };
+  const read = await readVisitHistory(
+    {
+      client: deps.api.client as GymApiClient,
+      store: deps.store,
+      nowMs: deps.nowMs,
+      deadlineMs: deps.api.deadlineMs,
+    },
+    club,
+    settings.inactiveDays,
+  );
+  return read.done ? { history: read, requests: read.pages } : { waiting: read.reason, requests: read.pages };
+}
+
+/** The visits of the window, and of the history read for a first evaluation. */
+function withHistory(
+  visits: Map<string, string[]>,
+  history: VisitHistory | undefined,
+): Map<string, string[]> {
+  if (!history) return visits;
+  for (const [member, at] of history.lastVisits) visits.set(member, [...(visits.get(member) ?? []), at]);
+  return visits;
+}
+
+/** Publishes the facts' events PUBLISH_BATCH at a time, as of the evaluation that found them. */
+async function publishFacts(
+  sink: EventSink,
+  ctx: { readonly clubId: string; readonly zone: string; readonly nowMs: number },
+  facts: readonly LifecycleFact[],
+): Promise<void> {
+  for (let i = 0; i < facts.length; i += PUBLISH_BATCH)
+    await sink.publish(facts.slice(i, i + PUBLISH_BATCH).map((fact) => lifecycleEvent(ctx, fact)));
+}
+
 async function evaluateClub(
   deps: LifecycleRunDeps,
   club: ClubConfig,
@@ -220,6 +310,9 @@ async function evaluateClub(
   const { store, nowMs } = deps;
   const started = performance.now();
   const { kept, unreadable } = await readKeptOrStartOver(store, club.clubId, deps.session.lifecycleHour());
+  const { history, waiting, requests } = await historyFor(deps, club, settings, !kept);
+  const historyRequests = requests > 0 ? { historyRequests: requests } : {};
+  if (waiting) return { outcome: 'waiting', reason: waiting, ...historyRequests };
   const notes = deps.session.lifecycleNotes();
   const all = readsAll(kept, notes, { clubId: club.clubId, hour, nowMs }) !== undefined;
   if (kept?.deltaUnreadable)
@@ -238,27 +331,42 @@ async function evaluateClub(
     stretchOf(club, nowMs, kept, all ? undefined : notes),
   );
   // Events an evaluation kept and may not have published (it stopped after keeping them): first.
-  const pending = (kept?.pending ?? []).map((e) => validateEvent(e));
-  if (pending.length > 0) await deps.sink.publish(pending);
-  const outcome = evaluateLifecycle({ doc: kept, nowMs, zone: club.timeZone, settings, ...input });
   const ctx = { clubId: club.clubId, zone: club.timeZone, nowMs };
-  const events = outcome.facts.map((fact) => lifecycleEvent(ctx, fact));
+  if (kept) {
+    const { events, facts, nowMs: factsNowMs } = kept.pending;
+    if (events.length > 0) await deps.sink.publish(events.map((e) => validateEvent(e)));
+    await publishFacts(deps.sink, { ...ctx, nowMs: factsNowMs }, facts as LifecycleFact[]);
+  }
+  const outcome = evaluateLifecycle({
+    doc: kept,
+    nowMs,
+    zone: club.timeZone,
+    settings,
+    members: input.members,
+    prospects: input.prospects,
+    visits: withHistory(input.visits, history),
+    payments: input.payments,
+    changes: factChanges(kept?.view, input),
+    ...(history ? { historyFrom: history.from } : {}),
+  });
   const view = {
     members: Object.fromEntries(input.members),
     prospects: Object.fromEntries(input.prospects),
   };
-  const publish = (list: typeof events) => deps.sink.publish(list);
+  const publish = (facts: LifecycleFact[]) => publishFacts(deps.sink, ctx, facts);
   const keep = { store, clubId: club.clubId, nowMs, hour, publish };
   const late = all ? undefined : lateVisitsFrom(kept, notes);
   const next = { life: outcome.doc, view, ...(late === undefined ? {} : { visitsFromMs: late }) };
-  await keepLifecycle(keep, kept, next, events, all, unreadable);
+  await keepLifecycle(keep, kept, next, outcome.facts, all, unreadable);
+  if (history) await clearVisitHistory(store, club.clubId, history.storedVersion);
   deps.session.markLifecycleHour(hour);
   deps.session.clearLifecycleNotes();
   const report = {
     outcome: 'evaluated',
-    published: events.length,
+    published: outcome.facts.length,
     ms: performance.now() - started,
     read: all ? 'all' : 'noted',
+    ...historyRequests,
   } as const;
   return outcome.nextAtMs === undefined ? report : { ...report, nextAtMs: outcome.nextAtMs };
 }

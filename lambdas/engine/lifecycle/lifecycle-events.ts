@@ -14,11 +14,16 @@ export interface LifecycleEventContext {
   readonly nowMs: number;
 }
 
-/** `occurredAt` (UTC) and `occurredAtLocal` of a fact at a local time, or at an instant. */
-function when(ctx: LifecycleEventContext, at: { local: string } | { ms: number }) {
-  const local = 'local' in at ? at.local : localAt(at.ms, ctx.zone);
-  const ms = 'local' in at ? instantOf(at.local, ctx.zone) : at.ms;
-  return { occurredAt: new Date(ms), occurredAtLocal: local, observedAt: new Date(ctx.nowMs) };
+/**
+ * `occurredAt` (UTC) and `occurredAtLocal` of a fact (evaluate.ts, `announcement`): its record's
+ * local time when that is its moment (kept as the API wrote it), else the instant in the club's zone.
+ */
+function when(ctx: LifecycleEventContext, occurredAtMs: number, recordLocal?: string) {
+  const local =
+    recordLocal !== undefined && instantOf(recordLocal, ctx.zone) === occurredAtMs
+      ? recordLocal
+      : localAt(occurredAtMs, ctx.zone);
+  return { occurredAt: new Date(occurredAtMs), occurredAtLocal: local, observedAt: new Date(ctx.nowMs) };
 }
 
 type FactOf<K extends LifecycleFact['fact']> = Extract<LifecycleFact, { fact: K }>;
@@ -29,7 +34,7 @@ function dueEvent(ctx: LifecycleEventContext, fact: FactOf<'due'>): BridgeEvent 
   const envelope = {
     clubId: ctx.clubId,
     subject: { memberNumber: member },
-    ...when(ctx, { ms: due.momentMs }),
+    ...when(ctx, fact.occurredAtMs),
   };
   if (due.rule === 'inactive') {
     return createEvent(
@@ -52,7 +57,7 @@ function recordEvent(ctx: LifecycleEventContext, fact: FactOf<'firstVisit' | 're
     clubId: ctx.clubId,
     identity: [member, ...identity],
     subject: { memberNumber: member },
-    ...when(ctx, { local }),
+    ...when(ctx, fact.occurredAtMs, local),
   });
   if (fact.fact === 'firstVisit') {
     const { membershipStartDate, visitedAt } = fact.found;
@@ -84,14 +89,14 @@ function recordEvent(ctx: LifecycleEventContext, fact: FactOf<'firstVisit' | 're
 export function lifecycleEvent(ctx: LifecycleEventContext, fact: LifecycleFact): BridgeEvent {
   if (fact.fact === 'due') return dueEvent(ctx, fact);
   if (fact.fact !== 'trialEnding') return recordEvent(ctx, fact);
-  const { trialEndDate, hoursLeft, momentMs } = fact.found;
+  const { trialEndDate, hoursLeft } = fact.found;
   return createEvent(
     DETAIL_TYPES.ProspectTrialEnding,
     {
       clubId: ctx.clubId,
       identity: [fact.prospect, 'trialEnding', trialEndDate],
       subject: { prospectNumber: fact.prospect },
-      ...when(ctx, { ms: momentMs }),
+      ...when(ctx, fact.occurredAtMs),
     },
     { trialEndDate, hoursLeft },
   );

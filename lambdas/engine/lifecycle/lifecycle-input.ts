@@ -6,6 +6,7 @@
  * file. No API request.
  */
 import { utcToLocal } from '../../common/zoned-time';
+import type { FactChange } from '../../sources/lifecycle/evaluate';
 import type { PaymentOutcome } from '../../sources/lifecycle/folds';
 import type { MemberFacts, ProspectFacts } from '../../sources/lifecycle/rules';
 import { classifyPayment, type PaymentRuleOverrides } from '../../sources/payment-classifier';
@@ -19,6 +20,8 @@ export interface LifecycleReads {
   readonly prospects: Map<string, ProspectFacts>;
   readonly visits: Map<string, string[]>;
   readonly payments: Map<string, PaymentOutcome[]>;
+  /** When the poll that wrote each snapshot read read its record (epoch ms): the subjects read. */
+  readonly readAt: { readonly members: Map<string, number>; readonly prospects: Map<string, number> };
 }
 
 export interface LifecycleWindow {
@@ -30,13 +33,17 @@ export interface LifecycleWindow {
 
 const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
 
-/** The latest known state of each subject: what a poll was publishing, else what it committed. */
-function latest(stored: Map<string, Snapshot>): Map<string, Record<string, unknown>> {
-  const out = new Map<string, Record<string, unknown>>();
+/**
+ * The latest known state of each subject, what a poll was publishing, else what it committed, and
+ * when the poll that wrote it read the record (the state's time; `fallbackMs` when unreadable).
+ */
+function latest(stored: Map<string, Snapshot>, fallbackMs: number) {
+  const out = new Map<string, { fields: Record<string, unknown>; atMs: number }>();
   for (const [id, snapshot] of stored) {
     const { committed, published } = splitIntent(snapshot);
     const state = published.at(-1) ?? committed;
-    if (state) out.set(id, state.fields);
+    const atMs = Date.parse(state?.updatedAt ?? '');
+    if (state) out.set(id, { fields: state.fields, atMs: Number.isFinite(atMs) ? atMs : fallbackMs });
   }
   return out;
 }
@@ -81,40 +88,76 @@ async function subjectFacts(
   store: StateStore,
   clubId: string,
   reads: SubjectReads,
-): Promise<Pick<LifecycleReads, 'members' | 'prospects'>> {
+  nowMs: number,
+): Promise<Pick<LifecycleReads, 'members' | 'prospects' | 'readAt'>> {
   const consistentRead = true;
-  if (reads.full) {
-    const [members, prospects] = await Promise.all([
-      store.listSnapshots(clubId, 'MEMBER', { consistentRead }),
-      store.listSnapshots(clubId, 'PROSPECT', { consistentRead }),
-    ]);
-    return {
-      members: new Map([...latest(members)].map(([id, f]) => [id, memberFacts(f)])),
-      prospects: new Map([...latest(prospects)].map(([id, f]) => [id, prospectFacts(f)])),
-    };
-  }
-  const [members, prospects] = await Promise.all([
-    reads.members.length > 0
-      ? store.getSnapshots(clubId, 'MEMBER', [...reads.members], { consistentRead })
-      : new Map<string, Snapshot>(),
-    reads.prospects.length > 0
-      ? store.getSnapshots(clubId, 'PROSPECT', [...reads.prospects], { consistentRead })
-      : new Map<string, Snapshot>(),
-  ]);
+  const none = new Map<string, Snapshot>();
+  const [members, prospects] = reads.full
+    ? await Promise.all([
+        store.listSnapshots(clubId, 'MEMBER', { consistentRead }),
+        store.listSnapshots(clubId, 'PROSPECT', { consistentRead }),
+      ])
+    : await Promise.all([
+        reads.members.length > 0
+          ? store.getSnapshots(clubId, 'MEMBER', [...reads.members], { consistentRead })
+          : none,
+        reads.prospects.length > 0
+          ? store.getSnapshots(clubId, 'PROSPECT', [...reads.prospects], { consistentRead })
+          : none,
+      ]);
+  const fresh = { members: latest(members, nowMs), prospects: latest(prospects, nowMs) };
   const out = {
-    members: new Map(Object.entries(reads.view.members)),
-    prospects: new Map(Object.entries(reads.view.prospects)),
+    members: new Map(reads.full ? [] : Object.entries(reads.view.members)),
+    prospects: new Map(reads.full ? [] : Object.entries(reads.view.prospects)),
+    readAt: { members: new Map<string, number>(), prospects: new Map<string, number>() },
   };
-  const fresh = { members: latest(members), prospects: latest(prospects) };
-  for (const id of reads.members) {
+  const noted = (ids: readonly string[], found: ReadonlyMap<string, unknown>) =>
+    reads.full ? [...found.keys()] : ids;
+  for (const id of noted(reads.full ? [] : reads.members, fresh.members)) {
     const f = fresh.members.get(id);
-    if (f) out.members.set(id, memberFacts(f));
-    else out.members.delete(id);
+    if (!f) out.members.delete(id);
+    else {
+      out.members.set(id, memberFacts(f.fields));
+      out.readAt.members.set(id, f.atMs);
+    }
   }
-  for (const id of reads.prospects) {
+  for (const id of noted(reads.full ? [] : reads.prospects, fresh.prospects)) {
     const f = fresh.prospects.get(id);
-    if (f) out.prospects.set(id, prospectFacts(f));
-    else out.prospects.delete(id);
+    if (!f) out.prospects.delete(id);
+    else {
+      out.prospects.set(id, prospectFacts(f.fields));
+      out.readAt.prospects.set(id, f.atMs);
+    }
+  }
+  return out;
+}
+
+/** The facts of `next` that differ from `before`'s (every one when `before` is absent). */
+function changedFields<T extends object>(before: T | undefined, next: T): string[] {
+  const keys = new Set([...Object.keys(before ?? {}), ...Object.keys(next)]);
+  const value = (o: T | undefined, k: string) => (o as Record<string, unknown> | undefined)?.[k] ?? null;
+  return [...keys].filter((k) => !before || value(before, k) !== value(next, k));
+}
+
+/**
+ * The subjects read whose facts differ from those the last evaluation read (its view), with the time
+ * the poll that wrote their snapshot read the change: when each came to qualify (docs/lifecycle.md,
+ * "Baseline and late qualifiers"). None without a view (a first evaluation, whose facts are all
+ * baseline).
+ */
+export function factChanges(
+  view: LifecycleView | undefined,
+  reads: Pick<LifecycleReads, 'members' | 'prospects' | 'readAt'>,
+): { members: Map<string, FactChange>; prospects: Map<string, FactChange> } {
+  const out = { members: new Map<string, FactChange>(), prospects: new Map<string, FactChange>() };
+  if (!view) return out;
+  for (const [id, atMs] of reads.readAt.members) {
+    const fields = changedFields(view.members[id], reads.members.get(id)!);
+    if (fields.length > 0) out.members.set(id, { atMs, fields });
+  }
+  for (const [id, atMs] of reads.readAt.prospects) {
+    const fields = changedFields(view.prospects[id], reads.prospects.get(id)!);
+    if (fields.length > 0) out.prospects.set(id, { atMs, fields });
   }
   return out;
 }
@@ -135,7 +178,7 @@ export async function gatherLifecycleInput(
   // Strongly consistent, as the subjects: a visit filed a moment ago closes a lapse.
   const consistentRead = true;
   const [facts, visitEntries, paymentEntries] = await Promise.all([
-    subjectFacts(store, club.clubId, subjects),
+    subjectFacts(store, club.clubId, subjects, nowMs),
     store.seenEntriesSince(club.clubId, 'visits', window.visitsFrom, nowSec, { consistentRead }),
     window.paymentsFrom === undefined
       ? []

@@ -6,9 +6,11 @@
  *   REBASE_EVERY_MS, or when the notes cannot tell what changed);
  * - the delta: every subject whose kept state differs from the base's (a later last visit alone
  *   does not count: the visits since the base are read again), rewritten when that set changes.
- * The delta written with new facts carries their events (`pending`) and the evaluation's hour: they
- * are surely published once the club state item records that hour as evaluated (its closing
- * write follows the publishing), else the next evaluation publishes them again (same eventIds).
+ * The delta written with new facts carries them (`facts`, with the evaluation's clock and hour: their
+ * events are built again from them, the same to the byte) : they are surely published once the club
+ * state item records that hour as evaluated (its closing write follows the publishing), else the
+ * next evaluation publishes them again (same eventIds). A delta of an earlier release carries the
+ * events themselves (`pending`).
  * A delta names the base version it applies to: one written before a rebase is ignored (its
  * pending events were published before the base was rewritten).
  */
@@ -50,9 +52,22 @@ interface DeltaDoc extends DeltaEntries {
   readonly delta: 1;
   readonly baseVersion: number;
   readonly writtenAtMs: number;
+  /** Events an earlier release kept (this one keeps `facts`). */
   readonly pending?: readonly unknown[];
+  /** The facts found, whose events may not be published yet. */
+  readonly facts?: readonly unknown[];
+  /** The clock of the evaluation that found them: their events' observedAt and counts. */
+  readonly factsNowMs?: number;
   /** The hour (epoch hours) of the evaluation that found the pending events. */
   readonly pendingHour?: number;
+}
+
+/** What an evaluation kept and may not have published: events (an earlier release's) and facts. */
+export interface Pending {
+  readonly events: readonly unknown[];
+  readonly facts: readonly unknown[];
+  /** The clock of the evaluation that found `facts`. */
+  readonly nowMs: number;
 }
 
 /** The base with its delta applied: what the evaluation and `explain` read. */
@@ -65,11 +80,11 @@ export interface KeptLifecycle extends LifecycleDoc {
   readonly visitsFromMs?: number;
   readonly view?: LifecycleView;
   /**
-   * Events of facts recorded as announced and maybe not published: those of the delta unless the
+   * Facts (and events) recorded as announced and maybe not published: those of the delta unless the
    * club's last evaluated hour (`lastHour` of the read) is at or past the hour that found them, and
-   * those of a base of an earlier release.
+   * the events of a base of an earlier release.
    */
-  readonly pending: readonly unknown[];
+  readonly pending: Pending;
   /** Subjects the delta holds. */
   readonly deltaSize: number;
   /** The stored delta could not be read (ignored): the next evaluation reads everything. */
@@ -100,12 +115,9 @@ function canonical(value: unknown): string {
   );
 }
 
-/** A member's kept state without its last visit: what the delta follows. */
-const memberKey = (entry: MemberEntry | undefined): string => {
-  if (!entry) return '{}';
-  const { lastVisitAt: _visit, ...rest } = entry;
-  return canonical(rest);
-};
+/** A member's kept state without its last visit: what the delta follows (no copy of the entry made). */
+const memberKey = (entry: MemberEntry | undefined): string =>
+  entry ? canonical([entry.firstVisitOf, entry.lapse, entry.expiring, entry.pay]) : canonical([]);
 
 function changed<T>(
   base: Readonly<Record<string, T>>,
@@ -113,7 +125,9 @@ function changed<T>(
   key: (value: T | undefined) => string,
 ): Record<string, T | null> {
   const out: Record<string, T | null> = {};
-  for (const [id, value] of Object.entries(next)) if (key(base[id]) !== key(value)) out[id] = value;
+  // The same object is the same state (an evaluation keeps a member's object when nothing changed).
+  for (const [id, value] of Object.entries(next))
+    if (base[id] !== value && key(base[id]) !== key(value)) out[id] = value;
   for (const id of Object.keys(base)) if (!(id in next) && key(base[id]) !== key(undefined)) out[id] = null;
   return out;
 }
@@ -178,10 +192,19 @@ function deltaFor(stored: unknown, baseVersion: number): DeltaDoc | undefined | 
   if (
     doc?.delta !== 1 ||
     !entries.every(isRecord) ||
-    (doc.pending !== undefined && !Array.isArray(doc.pending))
+    (doc.pending !== undefined && !Array.isArray(doc.pending)) ||
+    (doc.facts !== undefined && (!Array.isArray(doc.facts) || typeof doc.factsNowMs !== 'number'))
   )
     return 'unreadable';
   return doc.baseVersion === baseVersion ? (doc as DeltaDoc) : undefined;
+}
+
+function pendingOf(base: BaseDoc, delta: DeltaDoc | undefined): Pending {
+  return {
+    events: [...(base.pending ?? []), ...(delta?.pending ?? [])],
+    facts: delta?.facts ?? [],
+    nowMs: delta?.factsNowMs ?? 0,
+  };
 }
 
 const published = (delta: DeltaDoc, lastHour: number | undefined) =>
@@ -219,16 +242,15 @@ export async function readKeptLifecycle(
     version: 1,
     trackedSince: base.trackedSince,
     trackedSinceMs: base.trackedSinceMs,
+    // The visit history the first evaluation read: lapses and first visits count from it for good.
+    ...(base.seenFrom === undefined ? {} : { seenFrom: base.seenFrom }),
     members: applied(base.members, entries.members),
     prospects: applied(base.prospects, entries.prospects),
     ...(writtenAtMs > 0 ? { writtenAtMs } : {}),
     ...(base.writtenAtMs === undefined ? {} : { baseWrittenAtMs: base.writtenAtMs }),
     ...(delta?.visitsFromMs === undefined ? {} : { visitsFromMs: delta.visitsFromMs }),
     ...(view ? { view } : {}),
-    pending: [
-      ...(base.pending ?? []),
-      ...(delta && !published(delta, lastHour) ? (delta.pending ?? []) : []),
-    ],
+    pending: pendingOf(base, delta && !published(delta, lastHour) ? delta : undefined),
     deltaSize: sizeOf(entries),
     ...(found === 'unreadable' ? { deltaUnreadable: true } : {}),
     stored: {
@@ -244,15 +266,16 @@ export interface KeepDeps<E> {
   readonly store: Pick<LifecycleStore, 'putLifecycle'>;
   readonly clubId: string;
   readonly nowMs: number;
-  /** The evaluation's hour (epoch hours): recorded with pending events. */
+  /** The evaluation's hour (epoch hours): recorded with the pending facts. */
   readonly hour: number;
-  readonly publish: (events: E[]) => Promise<void>;
+  /** Publishes the facts' events. */
+  readonly publish: (facts: E[]) => Promise<void>;
 }
 
 /**
- * Keeps the evaluation's outcome and publishes its events, in an order a stop anywhere survives:
- * the facts are recorded with their events pending (the delta, with the hour) before they are
- * published; the hour the session then records says they were. A rebase (`rebase`) then writes the
+ * Keeps the evaluation's outcome and publishes its facts' events, in an order a stop anywhere
+ * survives: the facts are recorded as pending (the delta, with the clock and the hour) before their
+ * events are published; the hour the session then records says they were. A rebase (`rebase`) then writes the
  * whole state as the new base and empties the delta. Nothing is written when nothing the delta
  * follows changed.
  */
@@ -260,7 +283,7 @@ export async function keepLifecycle<E>(
   deps: KeepDeps<E>,
   kept: KeptLifecycle | undefined,
   next: NextLifecycle,
-  events: E[],
+  facts: E[],
   rebase: boolean,
   /** Without `kept`: the versions of the items an unreadable base left (UnreadableLifecycleBaseError). */
   unreadable?: { readonly base: number; readonly delta: number },
@@ -276,11 +299,11 @@ export async function keepLifecycle<E>(
     ...entries,
     ...more,
   });
-  if (events.length > 0) {
+  if (facts.length > 0) {
     if (!kept) throw new Error('lifecycle facts found before the first evaluation was kept');
-    const pending = { pending: events, pendingHour: deps.hour };
+    const pending = { facts, factsNowMs: nowMs, pendingHour: deps.hour };
     deltaVersion = await store.putLifecycle(clubId, deltaDoc(pending), deltaVersion, 'delta');
-    await deps.publish(events);
+    await deps.publish(facts);
   }
   if (rebase || !kept) {
     const base: BaseDoc = { ...next.life, view: next.view, writtenAtMs: nowMs };
@@ -289,7 +312,7 @@ export async function keepLifecycle<E>(
       const emptied: DeltaDoc = { delta: 1, baseVersion: version, writtenAtMs: nowMs, ...EMPTY };
       await store.putLifecycle(clubId, emptied, deltaVersion, 'delta');
     }
-  } else if (events.length === 0 && keyOf(entries) !== kept.stored.deltaKey) {
+  } else if (facts.length === 0 && keyOf(entries) !== kept.stored.deltaKey) {
     await store.putLifecycle(clubId, deltaDoc(), deltaVersion, 'delta');
   }
 }

@@ -27,6 +27,8 @@ export interface SimulationSettings {
   readonly faults: Faults;
   /** Where stored poison is logged (poison mode). @default a log of the club's own */
   readonly poisonLog?: PoisonLog;
+  /** Day passes, short trials and terms cut short (./short-terms.ts). @default false */
+  readonly shortTerms?: boolean;
 }
 
 /** The next id of each kind of record (ids only go up). */

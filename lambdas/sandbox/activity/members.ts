@@ -143,6 +143,26 @@ export class Members {
     return member;
   }
 
+  /** A walk-in joins on `plan`, Active from today, its membership ending at `expiryKey` (a pass). */
+  joinsOn(atMs: number, plan: MembershipPlan, expiryKey: number): MemberRecord {
+    const { rng, zone, store } = this.ctx;
+    const today = zone.localDayStart(atMs);
+    const saleKey = floorToSecond(store.local(atMs));
+    const who = makePerson(rng, store.profile.locale, store.members.length + 1);
+    const member = this.newMemberRecord(who, {
+      plan,
+      status: 'Active',
+      startKey: today,
+      saleKey,
+      updatedMs: atMs,
+    });
+    member.expiryKey = expiryKey;
+    member.api.Membership.ExpiryDate = formatNaive(expiryKey);
+    store.addMember(member, atMs);
+    this.joiningPayment(member, atMs);
+    return member;
+  }
+
   private joiningPayment(member: MemberRecord, atMs: number): void {
     this.payments.add(member, atMs, {
       type: 'CC',

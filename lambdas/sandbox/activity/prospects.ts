@@ -116,6 +116,15 @@ export class Prospects {
     prospect.api.Barcode ??= `30${this.ctx.rng.chars(8)}`;
   }
 
+  /** A trial from now until `endKey` (naive ms: a time of day, not a midnight): the prospect goes OnTrial. */
+  startTrialUntil(prospect: ProspectRecord, atMs: number, endKey: number): void {
+    prospect.trialEndKey = endKey;
+    prospect.api.TrialStartDate = formatNaive(this.ctx.zone.localDayStart(atMs));
+    prospect.api.TrialEndDate = formatNaive(endKey);
+    prospect.api.Barcode ??= `30${this.ctx.rng.chars(8)}`;
+    this.ctx.store.setProspectStatus(prospect, 'OnTrial', atMs);
+  }
+
   newProspect(atMs: number): void {
     const status = this.ctx.rng.weighted<ProspectStatus>([
       ['Enquiry', 70],

@@ -26,6 +26,7 @@ import { posSale } from './pos';
 import { FUNNEL, Prospects } from './prospects';
 import { DEFAULT_RATES, type Step, scheduleActions } from './schedule';
 import { Settlement } from './settlement';
+import { ShortTerms } from './short-terms';
 import { trafficFactor, visitBatch } from './visits';
 
 const STEP_MS = 15 * MS_MINUTE;
@@ -46,6 +47,7 @@ export class ClubSimulation {
   private readonly members: Members;
   private readonly prospects: Prospects;
   private readonly poison: StoredPoison;
+  private readonly shortTerms: ShortTerms | undefined;
   private readonly jobs: Job[];
   private visitRate: number;
   private historyEndMs = 0;
@@ -60,6 +62,9 @@ export class ClubSimulation {
     this.settlement = new Settlement(this.ctx, this.payments);
     this.members = new Members(this.ctx, this.payments);
     this.prospects = new Prospects(this.ctx, this.members);
+    this.shortTerms = settings.shortTerms
+      ? new ShortTerms(this.ctx, this.members, this.prospects)
+      : undefined;
     this.poison = new StoredPoison(
       store,
       settings.seed,
@@ -181,7 +186,9 @@ export class ClubSimulation {
       prospectMove: (status, t) => this.prospects.move(status, t),
       earlySale: (t) => this.prospects.trialEnds(t, true),
     });
-    this.runInOrder(actions, t0, t1);
+    // Short terms draw after every other action of the step: off, the data is what it was.
+    const more = this.shortTerms?.actions(step) ?? [];
+    this.runInOrder(more.length > 0 ? [...actions, ...more].sort((a, b) => a.at - b.at) : actions, t0, t1);
     this.poison.run(t0, t1);
   }
 
@@ -228,5 +235,6 @@ export class ClubSimulation {
   private housekeeping(atMs: number): void {
     this.members.housekeeping(atMs);
     this.prospects.endTrials(atMs);
+    this.shortTerms?.housekeeping(atMs);
   }
 }

@@ -4,7 +4,7 @@
  * bridge keeps of the member in, what it keeps afterwards and the facts out.
  */
 import { normalLocal, wholeDaysBetween } from './local-time';
-import type { MemberFacts, MemberLife } from './rules';
+import { lifeWith, type MemberFacts, type MemberLife } from './rules';
 
 export interface VisitFacts {
   readonly firstVisit?: { readonly membershipStartDate: string; readonly visitedAt: string };
@@ -18,24 +18,31 @@ export interface VisitFacts {
 
 /**
  * A member's visits (any order, any number) folded into what the bridge keeps: Member First Visit
- * for a membership started after tracking began, Member Returned for the first visit after an
- * announced lapse (a late visit dated before the lapse's moment included: docs/lifecycle.md).
+ * for a membership whose start the bridge could watch (at or after `seenFrom`, the start of the visit
+ * history it read) and whose first visit it had not recorded, Member Returned for the first visit
+ * after an announced lapse (a late visit dated before the lapse's moment included:
+ * docs/lifecycle.md). The first visit is the earliest visit at or after the start that the bridge
+ * knows: of these visits, or the last one it kept (a start set or moved before it).
  */
 export function foldVisits(
   facts: MemberFacts,
   life: MemberLife,
   visits: readonly string[],
-  trackedSince: string,
+  seenFrom: string,
 ): { life: MemberLife; facts: VisitFacts } {
   const sorted = visits.map(normalLocal).sort();
   const found: { -readonly [K in keyof VisitFacts]: VisitFacts[K] } = {};
   let next: MemberLife = life;
   const start = facts.startDate ? normalLocal(facts.startDate) : undefined;
-  for (const visitedAt of sorted) {
-    if (start && start >= normalLocal(trackedSince) && visitedAt >= start && next.firstVisitOf !== start) {
+  if (start && start >= normalLocal(seenFrom) && life.firstVisitOf !== start) {
+    const known = life.lastVisitAt && life.lastVisitAt >= start ? [life.lastVisitAt] : [];
+    const visitedAt = [...sorted.filter((v) => v >= start), ...known].sort()[0];
+    if (visitedAt) {
       found.firstVisit = { membershipStartDate: start, visitedAt };
-      next = { ...next, firstVisitOf: start };
+      next = lifeWith(next, { firstVisitOf: start });
     }
+  }
+  for (const visitedAt of sorted) {
     const lapse = next.lapse;
     if (lapse && visitedAt > lapse.from) {
       if (lapse.announced && !found.returned) {
@@ -46,10 +53,9 @@ export function foldVisits(
           inactiveDays: wholeDaysBetween(lapse.lastVisitAt ?? lapse.from, visitedAt),
         };
       }
-      const { lapse: _closed, ...rest } = next;
-      next = rest;
+      next = lifeWith(next, { lapse: undefined });
     }
-    if (!next.lastVisitAt || visitedAt > next.lastVisitAt) next = { ...next, lastVisitAt: visitedAt };
+    if (!next.lastVisitAt || visitedAt > next.lastVisitAt) next = lifeWith(next, { lastVisitAt: visitedAt });
   }
   return { life: next, facts: found };
 }

@@ -7,6 +7,7 @@
  *   (fleet-wide metric `SourcesOverdue`; the clubs behind it: the saved query `<service>/overdue-sources`).
  * - CredentialsRejected: a club's API credentials or key were refused.
  * - QuotaHigh: a club has used more than the threshold share of its monthly quota.
+ * - LifecycleFailing: a club's lifecycle evaluations fail, hour after hour.
  * - DispatchErrors / DispatchNotRunning: the scheduler-driven dispatcher fails or does not run.
  * - StateTableThrottled: the state table throttles reads or writes minute after minute.
  * And, for the example rules (their construct creates them with `deadLetterQueueAlarm`):
@@ -31,6 +32,7 @@ export interface BridgeAlarms {
   readonly sourceOverdue: cloudwatch.IAlarm;
   readonly credentialsRejected: cloudwatch.IAlarm;
   readonly quotaHigh: cloudwatch.IAlarm;
+  readonly lifecycleFailing: cloudwatch.IAlarm;
   readonly dispatchErrors: cloudwatch.IAlarm;
   readonly dispatchNotRunning: cloudwatch.IAlarm;
   readonly stateTableThrottled: cloudwatch.IAlarm;
@@ -152,7 +154,7 @@ function pollAlarms(alarm: Alarm, props: BridgeAlarmsProps) {
   };
 }
 
-/** The alarms on a club's standing with the API: refused credentials, quota use. */
+/** The alarms on a club's standing with the API (refused credentials, quota use) and its lifecycle. */
 function clubAlarms(alarm: Alarm, props: BridgeAlarmsProps) {
   const { serviceMetric, quotaShareThreshold } = props;
   return {
@@ -172,6 +174,20 @@ function clubAlarms(alarm: Alarm, props: BridgeAlarmsProps) {
         metric: serviceMetric(METRIC.quotaUsedShare, cloudwatch.Stats.MAXIMUM),
         threshold: quotaShareThreshold,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      },
+    ),
+    // An evaluation runs once in a club's hour; one that fails is tried at the next poll, then in
+    // the next hour (engine/lifecycle/club-lifecycle.ts): a failure in two hours in a row is one
+    // that does not go away by itself. Nothing is published meanwhile.
+    lifecycleFailing: alarm(
+      'LifecycleFailing',
+      "A club's lifecycle evaluations fail in two hours in a row: its lifecycle events are not published. Which club, since when and why: `status`, the poll log's `lifecycle evaluation failed` lines.",
+      {
+        metric: serviceMetric(METRIC.lifecycleFailures, cloudwatch.Stats.SUM, Duration.hours(1)),
+        threshold: 1,
+        evaluationPeriods: 2,
+        datapointsToAlarm: 2,
+        comparisonOperator: AT_LEAST,
       },
     ),
   };

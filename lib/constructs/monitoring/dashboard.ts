@@ -133,6 +133,7 @@ function errorsRow({ serviceMetric, ...props }: BridgeDashboardProps): cloudwatc
       left: [
         serviceMetric(METRIC.pollErrors, cloudwatch.Stats.SUM),
         serviceMetric(METRIC.credentialsRejected, cloudwatch.Stats.SUM),
+        serviceMetric(METRIC.lifecycleFailures, cloudwatch.Stats.SUM),
         props.pollFunction.metricErrors({ period: FIVE_MINUTES, label: 'poll Lambda errors' }),
         props.dispatchFunction.metricErrors({ period: FIVE_MINUTES, label: 'dispatch Lambda errors' }),
       ],

@@ -66,13 +66,18 @@ describe('the lifecycle evaluation of a club poll', () => {
     }
 
     // Assess
+    // The first evaluation read the visit history of inactiveDays once (a few pages here).
     expect(first.lifecycle).toEqual({
       outcome: 'evaluated',
       published: 0,
       ms: expect.any(Number),
       read: 'all',
       nextAtMs: expect.any(Number),
+      historyRequests: expect.any(Number),
     });
+    expect(reports.every((r) => r.lifecycle?.outcome === 'evaluated' && !r.lifecycle.historyRequests)).toBe(
+      true,
+    );
     expect(sameHour.lifecycle).toBeUndefined();
     expect(reports.every((r) => r.lifecycle?.outcome === 'evaluated')).toBe(true);
     // What the polls noted in between, and everything every 12 hours (the 4th poll 3 hours apart).
@@ -138,8 +143,8 @@ describe('the lifecycle evaluation of a club poll', () => {
     const store = new Proxy(base, {
       get(target, key, receiver) {
         if (key === 'putLifecycle' && broken)
-          return (clubId: string, doc: { pending?: unknown[] }, version: number, part?: LifecyclePart) =>
-            doc.pending
+          return (clubId: string, doc: { facts?: unknown[] }, version: number, part?: LifecyclePart) =>
+            doc.facts
               ? target.putLifecycle(clubId, doc, version, part)
               : Promise.reject(new StoreError('injected'));
         const value = Reflect.get(target, key, receiver);
@@ -167,8 +172,8 @@ describe('the lifecycle evaluation of a club poll', () => {
     expect(retried.lifecycle?.outcome).toBe('evaluated');
     // The retry finds the same facts; it may find more (visits of the minute), never another id for them.
     expect(ids(retrySink)).toEqual(expect.arrayContaining(ids(failedSink)));
-    expect((await base.getLifecycle(club.clubId))?.doc).not.toHaveProperty('pending');
-    expect((await base.getLifecycle(club.clubId, 'delta'))?.doc).not.toHaveProperty('pending');
+    expect((await base.getLifecycle(club.clubId))?.doc).not.toHaveProperty('facts');
+    expect((await base.getLifecycle(club.clubId, 'delta'))?.doc).not.toHaveProperty('facts');
     const again = new MemorySink();
     rig.sandbox.advance(HOUR_MS);
     await poll(store, again, club);

@@ -58,6 +58,34 @@ describe('lifecycleCost', () => {
     expect(cost.msPerEvaluation).toBe(20);
   });
 
+  it('counts the visit history the first evaluation reads once a club, never as a monthly request', () => {
+    // Prepare: one day; lifecycle on read 40 pages of visit history at its first evaluation.
+    const on = {
+      options: { seed: 5, members: 3000, spanMs: 86_400_000 } as never,
+      requests: { data: 1040, token: 9, reauth401: 0, dataWallMs: 0, bySource: {}, aheadBySource: {} },
+      pollStore: store(1000, 500, { putSnapshots: 40 }),
+      lifecycle: {
+        evaluations: 24,
+        published: 0,
+        ms: 24 * 20,
+        waiting: 0,
+        docBytes: 3000,
+        deltaBytes: 0,
+        historyRequests: 40,
+        historyRequestsOnce: 40,
+      },
+    };
+    const off = {
+      requests: { data: 1000, token: 7, reauth401: 0, dataWallMs: 0, bySource: {}, aheadBySource: {} },
+      pollStore: store(1000, 500, { putSnapshots: 40 }),
+    };
+    // Act
+    const cost = lifecycleCost(on, off, deployment);
+    // Assess
+    expect(cost.added.apiRequests).toBe(0);
+    expect(cost.oneOff).toEqual({ visitHistoryRequests: 40 });
+  });
+
   it('prices the added units in a provisioned table as the capacity they add at the target, the bound held at the scale-in threshold', () => {
     // Prepare: 3 days (x10 a month); lifecycle on adds 25,920 reads and 3,000 writes a club-month.
     const provisioned: TableCapacitySettings = {

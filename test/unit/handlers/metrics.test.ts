@@ -23,7 +23,7 @@ interface Emf {
   [key: string]: unknown;
 }
 
-/** A poll of two sources (640 records, 8 events) with one operational event and a 401. */
+/** A poll of two sources (640 records, 8 events) with one operational event, a 401 and a failed lifecycle evaluation. */
 const failedPoll: ClubPollMetricsInput = {
   report: {
     sources: [
@@ -34,6 +34,7 @@ const failedPoll: ClubPollMetricsInput = {
     requests: 4,
     quotaUsed: 250_000,
     operationalEvents: [{}],
+    lifecycle: { outcome: 'failed' },
   },
   plan: 'basic',
   durationMs: 1234.4,
@@ -98,6 +99,7 @@ describe('metrics', () => {
     expect(doc![METRIC.rateLimited]).toBe(2);
     expect(doc![METRIC.pollErrors]).toBe(2);
     expect(doc![METRIC.credentialsRejected]).toBe(1);
+    expect(doc![METRIC.lifecycleFailures]).toBe(1);
     // A value per poll: the dashboard's percentiles and the quota alarm's maximum read every poll.
     expect(doc![METRIC.pollDuration]).toEqual([1234, 310, 56]);
     expect(doc![METRIC.quotaUsedShare]).toEqual([0.25, 0.1]);
@@ -109,6 +111,7 @@ describe('metrics', () => {
       [METRIC.rateLimited]: 'Count',
       [METRIC.pollErrors]: 'Count',
       [METRIC.credentialsRejected]: 'Count',
+      [METRIC.lifecycleFailures]: 'Count',
       [METRIC.pollDuration]: 'Milliseconds',
       [METRIC.quotaUsedShare]: 'None',
     });

@@ -4,6 +4,7 @@ import {
   addNotes,
   decodeNotes,
   encodeNotes,
+  FAILURE_MAX_CHARS,
   isEmptyNotes,
   NOTES_MAX_CHARS,
 } from '../../../lambdas/state/lifecycle-notes';
@@ -46,5 +47,25 @@ describe('lifecycle notes', () => {
     expect(decodeNotes(undefined)).toEqual({});
     for (const bad of ['{', '"x"', 'null', 42, '{"m":[1]}', '{"v":"soon"}'])
       expect(decodeNotes(bad)).toEqual({ full: true });
+  });
+
+  it('keeps since when evaluations fail and why, through full notes and its attribute', () => {
+    // Prepare
+    const first = { sinceMs: 1_000, lastMs: 1_000, attempts: 1, error: 'StoreError: too big' };
+    const second = { sinceMs: 5_000, lastMs: 5_000, attempts: 1, error: `PublishError: ${'x'.repeat(400)}` };
+    // Act
+    const both = addNotes(addNotes({ members: ['1'] }, { failed: first }), { failed: second });
+    const full = addNotes(both, { full: true });
+    // Assess: the first failure's start, the latest's reason (cut), every attempt.
+    expect(both.failed).toEqual({
+      sinceMs: 1_000,
+      lastMs: 5_000,
+      attempts: 2,
+      error: second.error.slice(0, FAILURE_MAX_CHARS),
+    });
+    expect(full).toEqual({ full: true, failed: both.failed });
+    expect(decodeNotes(encodeNotes(both))).toEqual(both);
+    expect(decodeNotes(encodeNotes(full))).toEqual(full);
+    expect(isEmptyNotes({ failed: first })).toBe(false);
   });
 });

@@ -59,7 +59,12 @@ class Session {
   clearLifecycleNotes = () => {
     this.notes = {};
   };
+  noteLifecycle = (more: LifecycleNotes) => {
+    this.notes = addNotes(this.notes, more);
+  };
 }
+/** An API with no visits: the first evaluation's history read finds none. */
+const api = { client: { pages: async function* () {} }, deadlineMs: Number.MAX_SAFE_INTEGER };
 
 describe('the reads of an hourly evaluation', () => {
   it('reads a late visit again until the rebase, so a last visit it alone moved is not forgotten', async () => {
@@ -76,7 +81,7 @@ describe('the reads of an hourly evaluation', () => {
     };
     const evaluate = async (hour: number) => {
       const nowMs = T0 + hour * HOUR_MS;
-      const report = await runClubLifecycle({ store, sink, session, nowMs, poll }, CLUB, cursors);
+      const report = await runClubLifecycle({ store, sink, session, nowMs, poll, api }, CLUB, cursors);
       return report as Extract<LifecycleReport, { outcome: 'evaluated' }>;
     };
     const reads: string[] = [(await evaluate(0)).read];

@@ -88,6 +88,7 @@ describe('lifecycleEvent', () => {
       member: '1001',
       fact: 'firstVisit' as const,
       found: { membershipStartDate: '2026-04-01T00:00:00', visitedAt: '2026-04-05T09:15:00' },
+      occurredAtMs: Date.parse('2026-04-04T23:15:00Z'),
     };
     const event = lifecycleEvent(ctx, fact);
     const later = lifecycleEvent({ ...ctx, nowMs: ctx.nowMs + 3_600_000 }, fact);
@@ -107,7 +108,7 @@ describe('lifecycleEvent', () => {
     );
   });
 
-  it('a time-based fact: occurredAt is its moment; Inactive, Expiring and Trial Ending carry their fields', () => {
+  it("a time-based fact: occurredAt is the fact's (its moment, or when it qualified); Inactive, Expiring and Trial Ending carry their fields", () => {
     const momentMs = Date.parse('2026-04-04T14:00:00Z');
     const inactive = lifecycleEvent(ctx, {
       member: '1001',
@@ -120,16 +121,19 @@ describe('lifecycleEvent', () => {
         thresholdDays: 14,
         momentMs,
       },
+      occurredAtMs: momentMs,
     });
     const expiring = lifecycleEvent(ctx, {
       member: '1001',
       fact: 'due',
       found: { rule: 'expiring', kind: 'minimumTerm', date: '2026-04-18T00:00:00', daysLeft: 13, momentMs },
+      occurredAtMs: momentMs + 3_600_000,
     });
     const trial = lifecycleEvent(ctx, {
       prospect: 'P7',
       fact: 'trialEnding',
       found: { rule: 'trialEnding', trialEndDate: '2026-04-06T00:00:00', hoursLeft: 10, momentMs },
+      occurredAtMs: momentMs,
     });
     expect(inactive.detail).toMatchObject({
       occurredAt: '2026-04-04T14:00:00.000Z',
@@ -139,7 +143,14 @@ describe('lifecycleEvent', () => {
     expect(inactive.detail.eventId).toBe(
       makeEventId('club-1', 'lifecycle', 'Member Inactive', '1001', 'inactive', '2026-03-21T01:00:00'),
     );
-    expect(expiring.detail).toMatchObject({ kind: 'minimumTerm', date: '2026-04-18T00:00:00', daysLeft: 13 });
+    // A fact that qualified after its moment (a date moved into the window) occurred when it did.
+    expect(expiring.detail).toMatchObject({
+      kind: 'minimumTerm',
+      date: '2026-04-18T00:00:00',
+      daysLeft: 13,
+      occurredAt: '2026-04-04T15:00:00.000Z',
+      occurredAtLocal: '2026-04-05T02:00:00',
+    });
     expect(trial.detail).toMatchObject({
       subject: { prospectNumber: 'P7' },
       hoursLeft: 10,

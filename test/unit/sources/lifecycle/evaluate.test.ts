@@ -123,6 +123,7 @@ describe('evaluateLifecycle', () => {
           thresholdDays: 14,
           momentMs: T0 + 14 * DAY,
         },
+        occurredAtMs: T0 + 14 * DAY,
       },
     ]);
     expect(back.facts).toMatchObject([

@@ -4,11 +4,11 @@
  * evaluations, late data, out-of-order payment outcomes.
  */
 import { describe, expect, it } from 'vitest';
+import { announcement } from '../../../../lambdas/sources/lifecycle/evaluate';
 import { foldPayments, foldVisits } from '../../../../lambdas/sources/lifecycle/folds';
 import {
   evaluateMember,
   evaluateProspect,
-  isBaseline,
   type MemberFacts,
   LIFECYCLE_DEFAULTS as S,
 } from '../../../../lambdas/sources/lifecycle/rules';
@@ -210,9 +210,16 @@ describe('Prospect Trial Ending', () => {
     expect([sale.due, told.due, over.due]).toEqual([[], [], []]);
   });
 
-  it('a fact whose moment came before tracking began is baseline', () => {
-    expect(isBaseline(1000, 1000)).toBe(true);
-    expect(isBaseline(1001, 1000)).toBe(false);
+  it('one rule: the first evaluation is silent; later, occurredAt is the latest of moment, change, tracking', () => {
+    // Prepare
+    const first = { since: TRACKED, sinceMs: 1000, seenFrom: TRACKED, first: true };
+    const later = { ...first, first: false };
+    // Act and Assess
+    expect(announcement(first, 5000, 6000)).toBeUndefined();
+    expect(announcement(later, 5000)).toBe(5000);
+    expect(announcement(later, 5000, 6000)).toBe(6000);
+    expect(announcement(later, 5000, 4000)).toBe(5000);
+    expect(announcement(later, 500, 800)).toBe(1000);
   });
 });
 
