@@ -49,12 +49,18 @@ describe('the example README, step by step', () => {
   });
 
   it('step 1 installs what the example imports, what its tsconfig and CDK app need, TypeScript pinned', async () => {
-    const lines = shBlock(readme, '### 1. Install')
-      .split('\n')
-      .filter((l) => l.startsWith('npm install '));
+    const block = shBlock(readme, '### 1. Install');
+    const lines = block.split('\n').filter((l) => l.startsWith('npm install '));
     const args = lines.flatMap((l) => l.replace(/^npm install (-D )?/, '').split(/\s+/));
+    // The bridge's two packages, from the tarballs `npm pack` makes of what build:events wrote
+    const tarball = /^\.\.\/gym-bridge\/gym-bridge-(events|cdk)-\*\.tgz$/;
+    expect(block).toMatch(/^npm ci && npm run build:events\b/m);
+    expect(block).toMatch(/^npm pack \.\/dist\/events \.\/dist\/cdk\b/m);
     const installed = new Set(
-      args.map((a) => (a === '../gym-bridge/dist/events' ? '@gym-bridge/events' : packageName(a))),
+      args.map((a) => {
+        const ours = tarball.exec(a)?.[1];
+        return ours === undefined ? packageName(a) : `@gym-bridge/${ours}`;
+      }),
     );
     // Every package the example's code imports.
     const files = [...(await tsFiles(join(EXAMPLE, 'src'))), ...(await tsFiles(join(EXAMPLE, 'infra')))];
