@@ -119,17 +119,6 @@ describe('readTableCapacity', () => {
     return Template.fromStack(stack);
   };
 
-  it('reads the state table beside another table (the webhooks table)', () => {
-    const template = synth((s) => {
-      new dynamodb.Table(s, 'Webhooks', {
-        partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
-        billingMode: dynamodb.BillingMode.PROVISIONED,
-      });
-      new StateTable(s, 'State');
-    });
-    expect(readTableCapacity(template)).toEqual({ mode: 'on-demand' });
-  });
-
   it('reads on demand, or the provisioned range and target from the scalable targets and their policies', () => {
     expect(readTableCapacity(synth((s) => new StateTable(s, 'State')))).toEqual({ mode: 'on-demand' });
     const template = synth(
@@ -149,6 +138,17 @@ describe('readTableCapacity', () => {
       write: { provisioned: 12, min: 12, max: 30, targetUtilizationPercent: 65 },
       scalableTargets: 2,
     });
+  });
+
+  it('reads the state table beside another table (the webhooks table)', () => {
+    const template = synth((s) => {
+      new dynamodb.Table(s, 'Webhooks', {
+        partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+        billingMode: dynamodb.BillingMode.PROVISIONED,
+      });
+      new StateTable(s, 'State');
+    });
+    expect(readTableCapacity(template)).toEqual({ mode: 'on-demand' });
   });
 
   it('sums an index into the table and counts its scalable targets', () => {
