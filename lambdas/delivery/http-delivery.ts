@@ -13,12 +13,18 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import type { LookupFunction, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { parseRetryAfterMs } from '../common/backoff';
 import { redact, scrubTokenLike } from '../common/redact';
 import { type AddressPolicy, addressProblem, checkWebhookUrl, WebhookUrlError } from './address-policy';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
+/**
+ * A new connection (TCP, then TLS) not made in this long is given up, inside the 15 s: a host that
+ * drops or holds connections would otherwise hold a delivery Lambda the whole deadline each time.
+ */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
 export const EXCERPT_CHARS = 200;
 
@@ -55,6 +61,8 @@ export interface HttpDeliveryOptions {
   readonly policy: AddressPolicy;
   /** @default DEFAULT_TIMEOUT_MS */
   readonly timeoutMs?: number;
+  /** @default DEFAULT_CONNECT_TIMEOUT_MS */
+  readonly connectTimeoutMs?: number;
   /** @default DEFAULT_MAX_RESPONSE_BYTES */
   readonly maxResponseBytes?: number;
   /** @default systemResolver */
@@ -143,7 +151,8 @@ function requestOptionsOf(
 }
 
 /**
- * Makes one attempt. Never throws: every failure is an outcome with its reason. A kept-alive
+ * Makes one attempt. Never throws: every failure is an outcome with its reason. A new connection
+ * has DEFAULT_CONNECT_TIMEOUT_MS to be made (TCP and TLS), the whole exchange DEFAULT_TIMEOUT_MS. A kept-alive
  * connection the receiver closed just as it was reused (ECONNRESET on a reused socket: Node's
  * `request.reusedSocket`; also what a Lambda container frozen between invocations finds) is not
  * the receiver failing: the request goes once more, on a new connection, within the same deadline.
@@ -186,6 +195,13 @@ export function sendWebhook(request: DeliveryRequest, options: HttpDeliveryOptio
         onResponse,
       );
       req = current;
+      const connectMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+      current.on('socket', (socket) =>
+        watchConnect(socket, secure, connectMs, () => {
+          finish({ ok: false, kind: 'timeout', error: `no connection in ${connectMs / 1000} s`, ms: ms() });
+          current.destroy();
+        }),
+      );
       current.on('error', (err) => {
         const reset = (err as NodeJS.ErrnoException).code === 'ECONNRESET';
         if (!fresh && !settled && current.reusedSocket && reset) send(true);
@@ -221,6 +237,19 @@ function httpFailure(
     ...(excerpt ? { excerpt } : {}),
     ms,
   };
+}
+
+/**
+ * Gives a socket still connecting (TCP, then TLS) `timeoutMs` to be ready; a reused one is ready
+ * (its TLS handshake done: `authorized`, which a verified certificate sets, and nothing else does).
+ */
+function watchConnect(socket: Socket, secure: boolean, timeoutMs: number, onTimeout: () => void): void {
+  const ready = secure ? (socket as TLSSocket).authorized === true : !socket.connecting;
+  if (ready) return;
+  const timer = setTimeout(onTimeout, timeoutMs);
+  const done = () => clearTimeout(timer);
+  socket.once(secure ? 'secureConnect' : 'connect', done);
+  socket.once('close', done);
 }
 
 function header(res: http.IncomingMessage, name: string): string | undefined {

@@ -2,16 +2,21 @@
  * One webhook attempt over real sockets: HTTPS to a receiver with its own certificate, the SSRF
  * checks at connect time (a name resolving to a private address, DNS rebinding, a mixed answer),
  * the connection pinned to the checked address, no redirect followed, the response cap, a kept-alive
- * connection the receiver closed as it was reused (sent again on a new one), and the 15 s deadline
- * (an answer at 14 s succeeds, one at 16 s times out).
+ * connection the receiver closed as it was reused (sent again on a new one), a host that takes the
+ * connection and never completes it (given up after the connect timeout, 5 s, not the 15 s
+ * deadline), and the 15 s deadline (an answer at 14 s succeeds, one at 16 s times out).
  */
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Server, Socket } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Resolver, sendWebhook } from '../../../lambdas/delivery/http-delivery';
+import {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  type Resolver,
+  sendWebhook,
+} from '../../../lambdas/delivery/http-delivery';
 
 const fixtures = join(import.meta.dirname, 'fixtures');
 const ca = readFileSync(join(fixtures, 'receiver-cert.pem'));
@@ -182,6 +187,28 @@ describe('one webhook attempt', () => {
       expect(requests).toBe(1);
     } finally {
       await new Promise((r) => resetting.close(r));
+    }
+  });
+
+  it('a host that takes the connection and never completes the TLS handshake: given up after the connect timeout', async () => {
+    expect(DEFAULT_CONNECT_TIMEOUT_MS).toBe(5_000);
+    const held: Socket[] = [];
+    const silent = createTcpServer((socket) => {
+      held.push(socket);
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    try {
+      const out = await sendWebhook(request(`https://127.0.0.1:${port(silent)}/hook`), {
+        policy: 'local',
+        ca,
+        connectTimeoutMs: 300,
+      });
+      expect(out).toMatchObject({ ok: false, kind: 'timeout', error: 'no connection in 0.3 s' });
+      expect(out.ms).toBeLessThan(2_000);
+      expect(held).toHaveLength(1);
+    } finally {
+      for (const s of held) s.destroy();
+      await new Promise((r) => silent.close(r));
     }
   });
 

@@ -303,6 +303,27 @@ describe('webhook delivery to misbehaving receivers (shifted clock)', () => {
     expect(hooks.queue.size).toBe(0);
   });
 
+  it("an attempt that times out opens the circuit at once: the endpoint's next deliveries wait for a probe instead of holding the function 15 s each", async () => {
+    vi.useRealTimers();
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
+    setClock(START);
+    const { hooks } = await runner(new MemorySink(), () => Date.now());
+    const id = await add(hooks, '/silent');
+    receiver.script('/silent', () => 'hang');
+    await hooks.publish([1, 2, 3].map(() => event(DETAIL_TYPES.MemberVisitRecorded)));
+    const silent = () => receiver.received.filter((r) => r.path === '/silent');
+    const pumping = hooks.pump();
+    await vi.waitFor(() => expect(silent()).toHaveLength(1));
+    await vi.advanceTimersByTimeAsync(15_000);
+    await pumping;
+    // One attempt, not three in a row: the other two wait hidden for the circuit's probe.
+    expect(silent()).toHaveLength(1);
+    const [status] = await endpointStatus(hooks.admin(), [id]);
+    expect(status).toMatchObject({ failures: 1, lastFailure: { error: 'timeout after 15 s' } });
+    expect(status!.retryAt).toBeDefined();
+    expect(hooks.queue.size).toBe(3);
+  });
+
   it('schedule exhausted: dead letter and Webhook Delivery Failed; 5 days failing disables; redrive delivers with the same id', async () => {
     const { hooks, sink } = await runner();
     const id = await add(hooks, '/always-500');
