@@ -95,9 +95,22 @@ function dimension(
   };
 }
 
+/** The tables a function names in WEBHOOK_TABLE_NAME: the webhook table, not the state table. */
+export function webhookTableIds(template: Template): Set<string> {
+  return new Set(
+    resources(template, 'AWS::Lambda::Function').flatMap(([, f]) => {
+      const env = (f.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)
+        ?.Variables;
+      const ref = (env?.WEBHOOK_TABLE_NAME as { Ref?: string } | undefined)?.Ref;
+      return ref ? [ref] : [];
+    }),
+  );
+}
+
 /** The capacity of the template's one state table (AWS::DynamoDB::Table or GlobalTable). */
 export function readTableCapacity(template: Template): TableCapacitySettings {
-  const tables = resources(template, 'AWS::DynamoDB::Table');
+  const webhooks = webhookTableIds(template);
+  const tables = resources(template, 'AWS::DynamoDB::Table').filter(([id]) => !webhooks.has(id));
   const globals = resources(template, 'AWS::DynamoDB::GlobalTable');
   if (tables.length + globals.length !== 1)
     throw new TableCapacityError(

@@ -7,6 +7,7 @@
  *   npm run bench -- --quick           # small sizes, one run each: a smoke test of the harness
  *   npm run bench -- --cpu-prof        # also keep the raw .cpuprofile (bench/profiles/)
  *   npm run bench -- --out DIR         # write the report elsewhere (default: docs)
+ *   npm run bench -- --only webhooks   # only the webhook step, into the report in DIR (issue 35)
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,23 +17,26 @@ import { logger } from '../lambdas/common/logger';
 import { readDeploymentSettings } from './deployment';
 import { measureInvocationMemory } from './invocation-memory';
 import { machineInfo } from './machine';
-import { FULL_PLAN, QUICK_PLAN } from './plan';
+import { type BenchPlan, FULL_PLAN, QUICK_PLAN } from './plan';
 import { measureFingerprintHashing } from './profile';
 import { elapsedMs, say } from './progress';
 import type { BenchResults } from './report/results';
 import { writeReport } from './report/write-report';
+import { median } from './stats';
 import { measureCosts } from './steps/cost-step';
 import { measureEngine } from './steps/engine-step';
 import { measureFleetAtScale, measureScale } from './steps/scale-step';
 import { measureLifecycle, measureTypicalClub } from './steps/typical-club-step';
 import { measureUnits } from './steps/units-step';
+import { measureWebhooks, type WebhookFigures } from './steps/webhooks-step';
 
-const HELP = `usage: npm run bench -- [--quick] [--cpu-prof] [--out DIR] [--render FILE]
+const HELP = `usage: npm run bench -- [--quick] [--cpu-prof] [--out DIR] [--render FILE] [--only webhooks]
 
-  --quick        small sizes and one run of each benchmark (a smoke test, minutes less)
-  --cpu-prof     keep the raw CPU profile of the profiled backfill in bench/profiles/
-  --out DIR      directory for benchmarks.md, benchmarks.json and charts/ (default: docs)
-  --render FILE  measure nothing: write the report again from a benchmarks.json`;
+  --quick          small sizes and one run of each benchmark (a smoke test, minutes less)
+  --cpu-prof       keep the raw CPU profile of the profiled backfill in bench/profiles/
+  --out DIR        directory for benchmarks.md, benchmarks.json and charts/ (default: docs)
+  --render FILE    measure nothing: write the report again from a benchmarks.json
+  --only webhooks  measure the webhook step alone and put it into DIR's benchmarks.json and report`;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -41,6 +45,7 @@ interface Flags {
   'cpu-prof'?: boolean;
   out?: string;
   render?: string;
+  only?: string;
   help?: boolean;
 }
 
@@ -54,10 +59,13 @@ function parseFlags(args: string[]): Flags | number {
         'cpu-prof': { type: 'boolean' },
         out: { type: 'string' },
         render: { type: 'string' },
+        only: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
     }).values;
+    if (flags.only !== undefined && flags.only !== 'webhooks')
+      throw new Error(`--only takes 'webhooks', got '${flags.only}'`);
     if (!flags.help) return flags;
     process.stdout.write(`${HELP}\n`);
     return 0;
@@ -80,6 +88,7 @@ async function main(): Promise<number> {
   // The engine's warnings (e.g. a scan re-read) are expected in places; keep the output to progress.
   logger.setLogLevel('ERROR');
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  if (flags.only === 'webhooks') return onlyWebhooks(plan, outDir);
 
   const machine = machineInfo();
   say(`machine: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; plan: ${plan.name}`);
@@ -95,6 +104,7 @@ async function main(): Promise<number> {
   const cost = measureCosts(plan, deployment, typical, scale.dispatchMemory);
   const atScale = await measureFleetAtScale(plan, typical, cost, scale.fleet);
   const invocationMemory = await measureInvocationMemory(plan, deployment);
+  const webhooks = await measureWebhooks(plan, deployment, median(typical.runs.map((r) => r.perDay.events)));
 
   const results: BenchResults = {
     generatedAt: new Date().toISOString(),
@@ -111,6 +121,7 @@ async function main(): Promise<number> {
     units,
     scale: { ...scale, atScale, invocationMemory },
     cost: cost.costs,
+    webhooks,
   };
   await writeReport(results, outDir);
   say(
@@ -118,6 +129,34 @@ async function main(): Promise<number> {
   );
   return 0;
 }
+/**
+ * `--only webhooks`: the webhook step measured alone and put into the report in `outDir` (its
+ * benchmarks.json: the rest of it as it was, the `webhooks` key replaced), the report rendered again.
+ */
+async function onlyWebhooks(plan: BenchPlan, outDir: string): Promise<number> {
+  const file = join(outDir, 'benchmarks.json');
+  const previous = JSON.parse(await readFile(file, 'utf8')) as BenchResults & Record<string, unknown>;
+  const eventsPerDay = median(previous.typical.runs.map((r) => r.perDay.events));
+  say(
+    `webhooks only, plan ${plan.name}; the typical club's ${eventsPerDay.toFixed(0)} events a day from ${file}`,
+  );
+  const webhooks = await measureWebhooks(plan, readDeploymentSettings('prod'), eventsPerDay);
+  const results = { ...withWebhooks(previous, webhooks), webhooks } as BenchResults;
+  await writeReport(results, outDir, { json: withWebhooks(previous, webhooks) });
+  say(
+    `wrote the webhook figures into ${file} and ${join(outDir, 'benchmarks.md')} in ${(elapsedMs() / 60_000).toFixed(1)} min`,
+  );
+  return 0;
+}
+
+/** The JSON with `webhooks` after the other keys compared run to run (in place if it was there). */
+function withWebhooks(json: Record<string, unknown>, webhooks: WebhookFigures): Record<string, unknown> {
+  const entries = Object.entries(json).filter(([k]) => k !== 'webhooks');
+  const at = entries.findIndex(([k]) => k === 'generatedAt');
+  entries.splice(at < 0 ? entries.length : at, 0, ['webhooks', webhooks]);
+  return Object.fromEntries(entries);
+}
+
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {

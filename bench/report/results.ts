@@ -10,6 +10,7 @@ import type { HashMicro, ProfileSummary } from '../profile';
 import type { DispatchRun } from '../scale/dispatch';
 import type { FleetAtScaleResult } from '../scale/fleet-at-scale';
 import type { FleetHourResult } from '../scale/fleet-hour';
+import type { WebhookFigures } from '../steps/webhooks-step';
 import type { PublishSdkRun, ThroughputRun } from '../throughput';
 import type { TypicalClubRun } from '../typical-club';
 import type { UnitsCheck } from '../units-check';
@@ -57,6 +58,8 @@ export interface BenchResults {
     /** Seed of the run the cost lines come from. */
     seed: number;
   };
+  /** Webhook delivery (issue 35; absent in reports from before it). */
+  readonly webhooks?: WebhookFigures;
 }
 
 /** What a fleet size's template sets from its club count (lib/fleet-sizing.ts). */
