@@ -80,8 +80,20 @@ const MAY = {
   // Not drawn: a subscription construct types its pattern with the pattern matcher's JSON type.
   Cdk: ['Common', 'Events', 'EventTooling', 'State'],
   // The bench runs the deployed path in process (the engine's use case, not the handlers) and
-  // reads the stage settings of the CDK app.
-  Bench: ['Common', 'GymApi', 'Sandbox', 'Events', 'Sources', 'State', 'Clubs', 'Engine', 'LocalAws', 'Cdk'],
+  // reads the stage settings of the CDK app; the webhook step runs the delivery Lambdas' handlers.
+  Bench: [
+    'Common',
+    'GymApi',
+    'Sandbox',
+    'Events',
+    'Sources',
+    'State',
+    'Clubs',
+    'Engine',
+    'LocalAws',
+    'Cdk',
+    'Delivery',
+  ],
 };
 
 /** The arrows the drawing forbids, with their reasons (each is also outside MAY). */

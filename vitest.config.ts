@@ -12,7 +12,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // A CDK file synthesizes its stacks once in beforeAll: ~10 s alone, over 30 s on two busy cores.
+    hookTimeout: 120_000,
     pool: 'forks',
     // vitest's default is one worker less than the cores: on CI's 2 cores, one file at a time,
     // though most files wait on child processes and sockets. Every core: ~40% less wall time there.

@@ -8,6 +8,7 @@
  */
 import type { ClubConfig } from '../lambdas/clubs/club-config';
 import type { PollMessage } from '../lambdas/common/deployment-contract';
+import type { BridgeEvent } from '../lambdas/events/catalog';
 import type { JournalEntry } from '../lambdas/sandbox';
 import type { PageBytes } from '../lambdas/sandbox/sandbox-types';
 import { enabledSources, SOURCE_ORDER, SOURCES } from '../lambdas/sources';
@@ -53,6 +54,8 @@ export interface ClubSimulationOptions {
    * @default 1 (each poll pays a whole invocation's: an upper bound)
    */
   readonly pollBatchSize?: number;
+  /** Sees every batch of events the club publishes (the webhook bench keeps them). */
+  readonly onEvents?: (events: readonly BridgeEvent[]) => void;
 }
 
 export interface ClubSimulationResult {

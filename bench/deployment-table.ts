@@ -95,24 +95,38 @@ function dimension(
   };
 }
 
+/** The tables a function names in WEBHOOK_TABLE_NAME: the webhook table, not the state table. */
+export function webhookTableIds(template: Template): Set<string> {
+  return new Set(
+    resources(template, 'AWS::Lambda::Function').flatMap(([, f]) => {
+      const env = (f.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)
+        ?.Variables;
+      const ref = (env?.WEBHOOK_TABLE_NAME as { Ref?: string } | undefined)?.Ref;
+      return ref ? [ref] : [];
+    }),
+  );
+}
+
 /**
- * The template's tables of `type` that are the state table: the StateTable construct's when there
- * is one (the webhooks' table is another, issue 35), else every table.
+ * The template's resources of `type` that may be the state table: not a table a function names in
+ * WEBHOOK_TABLE_NAME, and the StateTable construct's when there is one (the bridge's template names
+ * it so; a template of the webhook construct alone names no function).
  */
-function stateTables(template: Template, type: string) {
-  const isState = ([id]: [string, Resource]) => id.startsWith('StateTable');
+function stateTableCandidates(template: Template, type: string) {
+  const webhooks = webhookTableIds(template);
+  const isState = ([id]: [string, unknown]) => id.startsWith('StateTable');
   const all = [
     ...resources(template, 'AWS::DynamoDB::Table'),
     ...resources(template, 'AWS::DynamoDB::GlobalTable'),
-  ];
-  const of = resources(template, type);
+  ].filter(([id]) => !webhooks.has(id));
+  const of = resources(template, type).filter(([id]) => !webhooks.has(id));
   return all.some(isState) ? of.filter(isState) : of;
 }
 
 /** The capacity of the template's one state table (AWS::DynamoDB::Table or GlobalTable). */
 export function readTableCapacity(template: Template): TableCapacitySettings {
-  const tables = stateTables(template, 'AWS::DynamoDB::Table');
-  const globals = stateTables(template, 'AWS::DynamoDB::GlobalTable');
+  const tables = stateTableCandidates(template, 'AWS::DynamoDB::Table');
+  const globals = stateTableCandidates(template, 'AWS::DynamoDB::GlobalTable');
   if (tables.length + globals.length !== 1)
     throw new TableCapacityError(
       `expected one state table in the template, found ${tables.length + globals.length}`,

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Template } from 'aws-cdk-lib/assertions';
 import { HANDLER_ENTRIES } from '../lambdas/common/deployment-contract';
 import { createGymBridgeApp } from '../lib/gym-bridge-app';
-import { readTableCapacity, type TableCapacitySettings } from './deployment-table';
+import { readTableCapacity, type TableCapacitySettings, webhookTableIds } from './deployment-table';
 
 export type { ProvisionedDimension, TableCapacitySettings } from './deployment-table';
 
@@ -41,6 +41,8 @@ export interface DeploymentSettings {
    * the setting: on demand).
    */
   readonly tableCapacity?: TableCapacitySettings;
+  /** The webhook delivery machinery (absent in reports from before it). */
+  readonly webhooks?: WebhookDeploymentSettings;
   /** True when lambdas/handlers/*.ts existed; false: stand-in entries were used to synthesize. */
   readonly handlersPresent: boolean;
   /** What the stack bills whatever the club count (fleet-wide fixed costs). */
@@ -58,6 +60,24 @@ export interface DeploymentSettings {
   };
 }
 
+/** A webhook function, its event source mapping and its environment as the template gives them. */
+export interface WebhookFunctionSettings extends FunctionSettings {
+  readonly batchSize: number;
+  readonly maxConcurrency: number;
+  /** The queue's visibility timeout, s. */
+  readonly visibilitySec: number;
+  /** Its environment variables: values, or `{ Ref: logicalId }`. */
+  readonly environment: Readonly<Record<string, unknown>>;
+}
+
+export interface WebhookDeploymentSettings {
+  readonly fanOut: WebhookFunctionSettings;
+  readonly deliver: WebhookFunctionSettings;
+  /** The webhook alarms (part of `fixed.alarms`). */
+  readonly alarms: number;
+  readonly logRetentionDays: number;
+}
+
 export class DeploymentSettingsError extends Error {
   override readonly name = 'DeploymentSettingsError';
 }
@@ -66,19 +86,27 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 type Resource = { Properties: Record<string, unknown> };
 
-function one(
+function oneEntry(
   template: Template,
   type: string,
-  match: (r: Resource, logicalId: string) => boolean,
+  match: (r: Resource, id: string) => boolean,
   what: string,
-): Resource & { readonly logicalId: string } {
+): [string, Resource] {
   const found = Object.entries(template.findResources(type) as Record<string, Resource>).filter(([id, r]) =>
     match(r, id),
   );
   if (found.length !== 1)
     throw new DeploymentSettingsError(`expected one ${what} in the template, found ${found.length}`);
-  const [logicalId, resource] = found[0]!;
-  return { ...resource, logicalId };
+  return found[0]!;
+}
+
+function one(
+  template: Template,
+  type: string,
+  match: (r: Resource, id: string) => boolean,
+  what: string,
+): Resource {
+  return oneEntry(template, type, match, what)[1];
 }
 
 function functionSettings(r: Resource): FunctionSettings {
@@ -107,6 +135,62 @@ function dispatchSchedules(template: Template): { scheduleRateMinutes: number; d
   return { scheduleRateMinutes, dispatchShards: schedules.length };
 }
 
+/** The one SQS event source mapping of the function with logical id `functionId`. */
+function mappingOf(template: Template, functionId: string): Resource {
+  return one(
+    template,
+    'AWS::Lambda::EventSourceMapping',
+    (r) => (r.Properties.FunctionName as { Ref?: string } | undefined)?.Ref === functionId,
+    `event source mapping of ${functionId}`,
+  );
+}
+
+/** The webhook functions (their descriptions begin with 'gym-bridge webhooks'), undefined without them. */
+function readWebhooks(template: Template): WebhookDeploymentSettings | undefined {
+  const all = Object.entries(template.toJSON().Resources as Record<string, Resource & { Type: string }>);
+  const fn = (word: string) =>
+    all.find(
+      ([, r]) =>
+        r.Type === 'AWS::Lambda::Function' &&
+        String(r.Properties.Description ?? '').startsWith(`gym-bridge webhooks: ${word}`),
+    );
+  const fanOut = fn('matches');
+  const deliver = fn('signs');
+  if (!fanOut || !deliver) return undefined;
+  const settings = ([id, r]: [string, Resource]): WebhookFunctionSettings => {
+    const mapping = mappingOf(template, id);
+    const queueId = String(
+      ((mapping.Properties.EventSourceArn as { 'Fn::GetAtt'?: string[] })['Fn::GetAtt'] ?? [])[0] ?? '',
+    );
+    return {
+      ...functionSettings(r),
+      batchSize: Number(mapping.Properties.BatchSize ?? 10),
+      maxConcurrency: Number(
+        (mapping.Properties.ScalingConfig as { MaximumConcurrency?: number } | undefined)
+          ?.MaximumConcurrency ?? 1000,
+      ),
+      visibilitySec: Number(
+        (all.find(([qid]) => qid === queueId)?.[1].Properties.VisibilityTimeout as number | undefined) ?? 30,
+      ),
+      environment: (r.Properties.Environment as { Variables?: Record<string, unknown> }).Variables ?? {},
+    };
+  };
+  const retention = (id: string) =>
+    all
+      .filter(
+        ([lid, r]) =>
+          r.Type === 'AWS::Logs::LogGroup' && lid.startsWith(id.replace(/Function[0-9A-F]{8}$/, '')),
+      )
+      .map(([, r]) => Number(r.Properties.RetentionInDays ?? 0));
+  return {
+    fanOut: settings(fanOut),
+    deliver: settings(deliver),
+    alarms: all.filter(([id, r]) => r.Type === 'AWS::CloudWatch::Alarm' && id.startsWith('WebhookMonitoring'))
+      .length,
+    logRetentionDays: Math.max(0, ...retention(fanOut[0]), ...retention(deliver[0])),
+  };
+}
+
 /** The settings of `stage`, with extra context values (e.g. `{ clubs: 50000 }`). */
 export function readDeploymentSettings(
   stage = 'prod',
@@ -123,15 +207,14 @@ export function readDeploymentSettings(
   const template = Template.fromStack(stack);
   const isFn = (word: string) => (r: Resource) => String(r.Properties.Description ?? '').includes(word);
   const dispatch = one(template, 'AWS::Lambda::Function', isFn('dispatch'), 'dispatch function');
-  const poll = one(template, 'AWS::Lambda::Function', isFn('gym-bridge poll'), 'poll function');
-  const { scheduleRateMinutes, dispatchShards } = dispatchSchedules(template);
-  // The poll function's (the webhook functions have their own since issue 35).
-  const mapping = one(
+  const [pollId, poll] = oneEntry(
     template,
-    'AWS::Lambda::EventSourceMapping',
-    (r) => JSON.stringify(r.Properties.FunctionName ?? '').includes(poll.logicalId),
-    "poll function's SQS event source mapping",
+    'AWS::Lambda::Function',
+    isFn('gym-bridge poll'),
+    'poll function',
   );
+  const { scheduleRateMinutes, dispatchShards } = dispatchSchedules(template);
+  const mapping = mappingOf(template, pollId);
   const env =
     (poll.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
   const deadline = Number(env.POLL_DEADLINE_MS);
@@ -139,8 +222,8 @@ export function readDeploymentSettings(
     (dispatch.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
   const clubsPerMessage = Number(dispatchEnv.POLL_CLUBS_PER_MESSAGE ?? 1);
   const count = (type: string) => Object.keys(template.findResources(type)).length;
-  // The state table (the webhooks' table is another since issue 35).
-  const table = one(template, 'AWS::DynamoDB::Table', (_r, id) => id.startsWith('StateTable'), 'state table');
+  const webhookTables = webhookTableIds(template);
+  const table = one(template, 'AWS::DynamoDB::Table', (_, id) => !webhookTables.has(id), 'state table');
   const pitr = (
     table.Properties.PointInTimeRecoverySpecification as { PointInTimeRecoveryEnabled?: boolean } | undefined
   )?.PointInTimeRecoveryEnabled;
@@ -162,6 +245,7 @@ export function readDeploymentSettings(
     ),
     ...(Number.isFinite(deadline) ? { pollDeadlineMs: deadline } : {}),
     tableCapacity: readTableCapacity(template),
+    webhooks: readWebhooks(template),
     handlersPresent,
     fixed: {
       alarms: count('AWS::CloudWatch::Alarm'),

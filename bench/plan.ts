@@ -35,6 +35,18 @@ export interface BenchPlan {
     visitsPerDay: number;
     historyDays: number;
   };
+  /** The webhook delivery bench (bench/steps/webhooks-step.ts). */
+  readonly webhooks: {
+    readonly endpoints: number;
+    readonly deliveriesPerSecond: number;
+    /** Simulated hours of the typical club whose events are delivered. */
+    readonly poolHours: number;
+    readonly warmupSec: number;
+    readonly measureSec: number;
+    /** The run with dead endpoints: how many, and its measured seconds (they die at its start). */
+    readonly dead: number;
+    readonly deadMeasureSec: number;
+  };
 }
 
 export const FULL_PLAN: BenchPlan = {
@@ -57,6 +69,15 @@ export const FULL_PLAN: BenchPlan = {
   scaleClubs: 50_000,
   memory: { members: 3000, historyDays: 30 },
   fleet: { clubs: 200, minutes: 60, members: 3000, visitsPerDay: 1500, historyDays: 1 },
+  webhooks: {
+    endpoints: 1000,
+    deliveriesPerSecond: 100,
+    poolHours: 2,
+    warmupSec: 15,
+    measureSec: 60,
+    dead: 100,
+    deadMeasureSec: 120,
+  },
 };
 
 export const QUICK_PLAN: BenchPlan = {
@@ -79,4 +100,13 @@ export const QUICK_PLAN: BenchPlan = {
   scaleClubs: 6000,
   memory: { members: 300, historyDays: 3 },
   fleet: { clubs: 20, minutes: 10, members: 3000, visitsPerDay: 1500, historyDays: 1 },
+  webhooks: {
+    endpoints: 200,
+    deliveriesPerSecond: 20,
+    poolHours: 1,
+    warmupSec: 5,
+    measureSec: 15,
+    dead: 20,
+    deadMeasureSec: 30,
+  },
 };

@@ -9,6 +9,7 @@
  *   npm run bench -- --out DIR         # write the report elsewhere (default: docs)
  *   npm run bench -- --memory-only     # only the invocation-memory step, into DIR's report
  *   npm run bench -- --only lifecycle  # the lifecycle steps alone, into the report that is there
+ *   npm run bench -- --only webhooks   # only the webhook step, into the report in DIR (issue 35)
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -24,14 +25,16 @@ import { measureFingerprintHashing } from './profile';
 import { elapsedMs, say } from './progress';
 import type { BenchResults } from './report/results';
 import { writeReport } from './report/write-report';
+import { median } from './stats';
 import { measureCosts } from './steps/cost-step';
 import { measureEngine } from './steps/engine-step';
 import { measureFleetAtScale, measureScale } from './steps/scale-step';
 import { measureLifecycle, measureTypicalClub } from './steps/typical-club-step';
 import { measureUnits } from './steps/units-step';
+import { measureWebhooks, type WebhookFigures } from './steps/webhooks-step';
 
-const HELP = `usage: npm run bench -- [--quick] [--cpu-prof] [--out DIR] [--render FILE] [--only lifecycle]
-                             [--memory-only]
+const HELP = `usage: npm run bench -- [--quick] [--cpu-prof] [--out DIR] [--render FILE]
+                             [--only lifecycle|webhooks] [--memory-only]
 
   --quick           small sizes and one run of each benchmark (a smoke test, minutes less)
   --cpu-prof        keep the raw CPU profile of the profiled backfill in bench/profiles/
@@ -40,11 +43,12 @@ const HELP = `usage: npm run bench -- [--quick] [--cpu-prof] [--out DIR] [--rend
   --only lifecycle  measure the lifecycle steps alone (the typical club's added cost, the big
                     club): their figures replace those of the benchmarks.json in the --out DIR,
                     the rest is kept, and the report is written again
+  --only webhooks   measure the webhook step alone and put it into DIR's benchmarks.json and report
   --memory-only     measure only the memory of a poll invocation (minutes, not the full run) and
                     write the report again from DIR's benchmarks.json with that section replaced`;
 
 /** The steps --only runs. */
-const ONLY = ['lifecycle'] as const;
+const ONLY = ['lifecycle', 'webhooks'] as const;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -140,6 +144,7 @@ async function main(): Promise<number> {
   logger.setLogLevel('ERROR');
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   if (flags['memory-only']) return memoryOnly(outDir);
+  if (flags.only === 'webhooks') return onlyWebhooks(plan, outDir);
   if (flags.only) return runOnly(plan, outDir);
 
   const machine = machineInfo();
@@ -156,6 +161,7 @@ async function main(): Promise<number> {
   const cost = measureCosts(plan, deployment, typical, scale.dispatchMemory);
   const atScale = await measureFleetAtScale(plan, typical, cost, scale.fleet);
   const invocationMemory = await measureInvocationMemory(plan, deployment);
+  const webhooks = await measureWebhooks(plan, deployment, median(typical.runs.map((r) => r.perDay.events)));
 
   const results: BenchResults = {
     generatedAt: new Date().toISOString(),
@@ -173,6 +179,7 @@ async function main(): Promise<number> {
     units,
     scale: { ...scale, atScale, invocationMemory },
     cost: cost.costs,
+    webhooks,
   };
   await writeReport(results, outDir);
   say(
@@ -180,6 +187,34 @@ async function main(): Promise<number> {
   );
   return 0;
 }
+/**
+ * `--only webhooks`: the webhook step measured alone and put into the report in `outDir` (its
+ * benchmarks.json: the rest of it as it was, the `webhooks` key replaced), the report rendered again.
+ */
+async function onlyWebhooks(plan: BenchPlan, outDir: string): Promise<number> {
+  const file = join(outDir, 'benchmarks.json');
+  const previous = JSON.parse(await readFile(file, 'utf8')) as BenchResults & Record<string, unknown>;
+  const eventsPerDay = median(previous.typical.runs.map((r) => r.perDay.events));
+  say(
+    `webhooks only, plan ${plan.name}; the typical club's ${eventsPerDay.toFixed(0)} events a day from ${file}`,
+  );
+  const webhooks = await measureWebhooks(plan, readDeploymentSettings('prod'), eventsPerDay);
+  const results = { ...withWebhooks(previous, webhooks), webhooks } as BenchResults;
+  await writeReport(results, outDir, { json: withWebhooks(previous, webhooks) });
+  say(
+    `wrote the webhook figures into ${file} and ${join(outDir, 'benchmarks.md')} in ${(elapsedMs() / 60_000).toFixed(1)} min`,
+  );
+  return 0;
+}
+
+/** The JSON with `webhooks` after the other keys compared run to run (in place if it was there). */
+function withWebhooks(json: Record<string, unknown>, webhooks: WebhookFigures): Record<string, unknown> {
+  const entries = Object.entries(json).filter(([k]) => k !== 'webhooks');
+  const at = entries.findIndex(([k]) => k === 'generatedAt');
+  entries.splice(at < 0 ? entries.length : at, 0, ['webhooks', webhooks]);
+  return Object.fromEntries(entries);
+}
+
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {

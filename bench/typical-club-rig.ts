@@ -71,9 +71,10 @@ export async function startTypicalClub(options: ClubSimulationOptions): Promise<
   const tracker = new FreshnessTracker();
   const clock = { nowMs: info.nowMs };
   const pollStart: PollStart = { sim: clock.nowMs, wall: performance.now() };
-  const sink = new CountingSink((events) =>
-    tracker.published(events, pollStart.sim + (performance.now() - pollStart.wall)),
-  );
+  const sink = new CountingSink((events) => {
+    tracker.published(events, pollStart.sim + (performance.now() - pollStart.wall));
+    options.onEvents?.(events);
+  });
   // Counts each request's bytes on the client's sockets (wire-counter.ts) as well.
   const clients = new CountingClientFactory(new URL(info.url).origin);
   const secretPrefix = 'gym-bridge/bench/clubs/';

@@ -2,6 +2,7 @@
 import { int, pct, secs, sig, table, usd, yes } from './format';
 import { headline } from './headline';
 import type { BenchResults } from './results';
+import { webhookHeadlineRows } from './webhooks-section';
 
 /** The state table's mode the cost was priced in: "table on demand" or "table provisioned at 70%". */
 const tableModeWords = (r: BenchResults) => {
@@ -17,7 +18,7 @@ export function headlineTable(r: BenchResults): string {
   const h = headline(r);
   return table(
     ['figure', 'measured', 'target', ''],
-    [...engineRows(h), ...clubRows(r, h), ...scaleRows(r, h)],
+    [...engineRows(h), ...clubRows(r, h), ...scaleRows(r, h), ...webhookHeadlineRows(r)],
   );
 }
 

@@ -71,6 +71,8 @@ export function rawJson(r: BenchResults): string {
           },
         }
       : {}),
+    // The keys compared run to run of issue 35 first in it (webhooks.endpoints, .costPerMillionUsd, ...).
+    ...(r.webhooks ? { webhooks: r.webhooks } : {}),
   };
   // The keys compared run to run (issue 20), then everything the section was made from.
   const scale = {

@@ -12,6 +12,7 @@ import type { BenchResults } from './results';
 import { scaleSection } from './scale-section';
 import { throughputSection } from './throughput-section';
 import { unitsSection } from './units-section';
+import { webhooksSection } from './webhooks-section';
 
 export function renderReport(r: BenchResults): string {
   const m = r.machine;
@@ -44,6 +45,7 @@ ${costSection(r)}
 ${unitsSection(r)}
 ${lifecycleSection(r)}
 ${scaleSection(r)}
+${webhooksSection(r)}
 ${profileSection(r)}
 ${nextStepsSection(r)}
 ${methodSection(r)}`;

@@ -11,6 +11,7 @@ import type { HashMicro, ProfileSummary } from '../profile';
 import type { DispatchRun } from '../scale/dispatch';
 import type { FleetAtScaleResult } from '../scale/fleet-at-scale';
 import type { FleetHourResult } from '../scale/fleet-hour';
+import type { WebhookFigures } from '../steps/webhooks-step';
 import type { PublishSdkRun, ThroughputRun } from '../throughput';
 import type { TypicalClubRun } from '../typical-club';
 import type { UnitsCheck } from '../units-check';
@@ -67,6 +68,8 @@ export interface BenchResults {
     /** Seed of the run the cost lines come from. */
     seed: number;
   };
+  /** Webhook delivery (issue 35; absent in reports from before it). */
+  readonly webhooks?: WebhookFigures;
 }
 
 /** What a fleet size's template sets from its club count (lib/fleet-sizing.ts). */

@@ -25,10 +25,16 @@ async function formatJson(file: string): Promise<void> {
   }
 }
 
-export async function writeReport(r: BenchResults, outDir: string): Promise<void> {
+/** `json`: the benchmarks.json to write as it is (a step measured alone into an earlier report). */
+export async function writeReport(
+  r: BenchResults,
+  outDir: string,
+  options: { readonly json?: Record<string, unknown> } = {},
+): Promise<void> {
   await mkdir(join(outDir, 'charts'), { recursive: true });
   await writeFile(join(outDir, 'benchmarks.md'), renderReport(r));
-  await writeFile(join(outDir, 'benchmarks.json'), rawJson(r));
+  const json = options.json ? `${JSON.stringify(options.json, null, 2)}\n` : rawJson(r);
+  await writeFile(join(outDir, 'benchmarks.json'), json);
   await formatJson(join(outDir, 'benchmarks.json'));
   await writeFile(join(outDir, 'charts', 'freshness.svg'), freshnessChart(r));
   await writeFile(join(outDir, 'charts', 'rows-per-change.svg'), rowsChart(r));

@@ -225,8 +225,9 @@ async function failed(
 ): Promise<OneResult> {
   const now = deps.now();
   const failure = failureOf(message, outcome, now);
+  const timedOut = outcome.kind === 'timeout';
   let current = health;
-  let next = healthAfterFailure(current, failure, outcome.retryAfterMs, deps.random);
+  let next = healthAfterFailure(current, failure, outcome.retryAfterMs, deps.random, timedOut);
   for (
     let round = 0;
     round < 3 && !(await deps.store.writeHealth(endpoint.endpointId, next, current.rev));
@@ -234,7 +235,7 @@ async function failed(
   ) {
     deps.health.forget(endpoint.endpointId);
     current = (await deps.health.get([endpoint.endpointId])).get(endpoint.endpointId)!;
-    next = healthAfterFailure(current, failure, outcome.retryAfterMs, deps.random);
+    next = healthAfterFailure(current, failure, outcome.retryAfterMs, deps.random, timedOut);
   }
   const kept = { ...next, rev: current.rev + 1 };
   deps.health.set(endpoint.endpointId, kept);

@@ -4,7 +4,8 @@
  * test/unit/delivery/).
  *
  * The endpoint's circuit keeps a failing endpoint from costing anyone else: after CIRCUIT_FAILURES
- * failed attempts in a row (or a 429/503 with Retry-After), its deliveries wait, hidden in the
+ * failed attempts in a row (or a 429/503 with Retry-After, or one attempt that timed out: each
+ * held a delivery Lambda for its whole deadline), its deliveries wait, hidden in the
  * queue, until `retryAt`; then one of them is the probe (claimed with a conditional write, so one
  * process probes); the others wait for its answer. A success closes the circuit. Waiting costs a
  * delivery Lambda nothing (no socket held), and a failing endpoint makes one attempt per probe
@@ -90,16 +91,20 @@ export function healthAfterSuccess(
   return { ...rest, failures: 0, lastSuccess: success };
 }
 
-/** The health after a failed attempt: one more failure, and the circuit opened or moved on. */
+/**
+ * The health after a failed attempt: one more failure, and the circuit opened or moved on.
+ * `timedOut`: the attempt ran out of time (it opens the circuit at once).
+ */
 export function healthAfterFailure(
   health: EndpointHealth,
   failure: HealthFailure,
   retryAfterMs: number | undefined,
   random: () => number,
+  timedOut = false,
 ): EndpointHealth {
   const failures = health.failures + 1;
   const { probeUntil: _p, retryAt: _r, ...rest } = health;
-  const open = failures >= CIRCUIT_FAILURES;
+  const open = failures >= CIRCUIT_FAILURES || timedOut;
   const retryAt = open
     ? failure.at + probeDelayMs(failures, random, retryAfterMs)
     : retryAfterMs !== undefined

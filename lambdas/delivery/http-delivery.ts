@@ -13,12 +13,18 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import type { LookupFunction, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { parseRetryAfterMs } from '../common/backoff';
 import { redact, scrubTokenLike } from '../common/redact';
 import { type AddressPolicy, addressProblem, checkWebhookUrl, WebhookUrlError } from './address-policy';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
+/**
+ * A new connection (TCP, then TLS) not made in this long is given up, inside the 15 s: a host that
+ * drops or holds connections would otherwise hold a delivery Lambda the whole deadline each time.
+ */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
 export const EXCERPT_CHARS = 200;
 
@@ -55,6 +61,8 @@ export interface HttpDeliveryOptions {
   readonly policy: AddressPolicy;
   /** @default DEFAULT_TIMEOUT_MS */
   readonly timeoutMs?: number;
+  /** @default DEFAULT_CONNECT_TIMEOUT_MS */
+  readonly connectTimeoutMs?: number;
   /** @default DEFAULT_MAX_RESPONSE_BYTES */
   readonly maxResponseBytes?: number;
   /** @default systemResolver */
@@ -116,7 +124,39 @@ function agentFor(secure: boolean, policy: AddressPolicy, ca: string | Buffer | 
   return agent;
 }
 
-/** Makes one attempt. Never throws: every failure is an outcome with its reason. */
+/** The request of an attempt: pooled (kept alive), or `fresh` on a connection of its own. */
+function requestOptionsOf(
+  request: DeliveryRequest,
+  checked: ReturnType<typeof checkWebhookUrl>,
+  options: HttpDeliveryOptions,
+  fresh: boolean,
+): https.RequestOptions {
+  const secure = checked.url.protocol === 'https:';
+  return {
+    hostname: checked.hostname,
+    port: checked.port,
+    path: `${checked.url.pathname}${checked.url.search}`,
+    method: 'POST',
+    headers: {
+      ...request.headers,
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(request.body)),
+      'user-agent': 'gym-bridge-webhooks/1',
+    },
+    lookup: checkedLookup(options.resolve ?? systemResolver, options.policy),
+    agent: fresh ? false : agentFor(secure, options.policy, options.ca),
+    ...(fresh && options.ca !== undefined ? { ca: options.ca } : {}),
+    ...(secure && !checked.literal ? { servername: checked.hostname } : {}),
+  };
+}
+
+/**
+ * Makes one attempt. Never throws: every failure is an outcome with its reason. A new connection
+ * has DEFAULT_CONNECT_TIMEOUT_MS to be made (TCP and TLS), the whole exchange DEFAULT_TIMEOUT_MS. A kept-alive
+ * connection the receiver closed just as it was reused (ECONNRESET on a reused socket: Node's
+ * `request.reusedSocket`; also what a Lambda container frozen between invocations finds) is not
+ * the receiver failing: the request goes once more, on a new connection, within the same deadline.
+ */
 export function sendWebhook(request: DeliveryRequest, options: HttpDeliveryOptions): Promise<AttemptOutcome> {
   const elapsed = options.elapsed ?? (() => performance.now());
   const started = elapsed();
@@ -133,58 +173,83 @@ export function sendWebhook(request: DeliveryRequest, options: HttpDeliveryOptio
   const secure = checked.url.protocol === 'https:';
   return new Promise((resolve) => {
     let settled = false;
+    let req: http.ClientRequest | undefined;
     const finish = (outcome: AttemptOutcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       resolve(outcome);
     };
-    const requestOptions: https.RequestOptions = {
-      hostname: checked.hostname,
-      port: checked.port,
-      path: `${checked.url.pathname}${checked.url.search}`,
-      method: 'POST',
-      headers: {
-        ...request.headers,
-        'content-type': 'application/json',
-        'content-length': String(Buffer.byteLength(request.body)),
-        'user-agent': 'gym-bridge-webhooks/1',
-      },
-      lookup: checkedLookup(options.resolve ?? systemResolver, options.policy),
-      agent: agentFor(secure, options.policy, options.ca),
-      ...(secure && !checked.literal ? { servername: checked.hostname } : {}),
-    };
-    const req = (secure ? https : http).request(requestOptions, (res) => {
+    const onResponse = (res: http.IncomingMessage) => {
       const status = res.statusCode ?? 0;
       if (status >= 200 && status < 300) {
         finish({ ok: true, status, ms: ms() });
         drain(res, cap);
         return;
       }
-      readExcerpt(res, cap).then((text) => {
-        const retryAfterMs =
-          status === 429 || status === 503
-            ? parseRetryAfterMs(header(res, 'retry-after'), Date.now())
-            : undefined;
-        const excerpt = cleanExcerpt(text, request.secrets ?? []);
-        finish({
-          ok: false,
-          kind: 'http',
-          status,
-          error: `HTTP ${status}${res.statusMessage ? ` ${res.statusMessage.slice(0, 40)}` : ''}`,
-          ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-          ...(excerpt ? { excerpt } : {}),
-          ms: ms(),
-        });
+      readExcerpt(res, cap).then((text) => finish(httpFailure(res, status, text, request, ms())));
+    };
+    const send = (fresh: boolean) => {
+      const current = (secure ? https : http).request(
+        requestOptionsOf(request, checked, options, fresh),
+        onResponse,
+      );
+      req = current;
+      const connectMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+      current.on('socket', (socket) =>
+        watchConnect(socket, secure, connectMs, () => {
+          finish({ ok: false, kind: 'timeout', error: `no connection in ${connectMs / 1000} s`, ms: ms() });
+          current.destroy();
+        }),
+      );
+      current.on('error', (err) => {
+        const reset = (err as NodeJS.ErrnoException).code === 'ECONNRESET';
+        if (!fresh && !settled && current.reusedSocket && reset) send(true);
+        else finish(networkFailure(err, ms()));
       });
-    });
+      current.end(request.body);
+    };
     const timer = setTimeout(() => {
       finish({ ok: false, kind: 'timeout', error: `timeout after ${timeoutMs / 1000} s`, ms: ms() });
-      req.destroy();
+      req?.destroy();
     }, timeoutMs);
-    req.on('error', (err) => finish(networkFailure(err, ms())));
-    req.end(request.body);
+    send(false);
   });
+}
+
+/** A non-2xx answer: its status, Retry-After (429, 503) and a clean excerpt. */
+function httpFailure(
+  res: http.IncomingMessage,
+  status: number,
+  text: string,
+  request: DeliveryRequest,
+  ms: number,
+): AttemptOutcome {
+  const retryAfterMs =
+    status === 429 || status === 503 ? parseRetryAfterMs(header(res, 'retry-after'), Date.now()) : undefined;
+  const excerpt = cleanExcerpt(text, request.secrets ?? []);
+  return {
+    ok: false,
+    kind: 'http',
+    status,
+    error: `HTTP ${status}${res.statusMessage ? ` ${res.statusMessage.slice(0, 40)}` : ''}`,
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...(excerpt ? { excerpt } : {}),
+    ms,
+  };
+}
+
+/**
+ * Gives a socket still connecting (TCP, then TLS) `timeoutMs` to be ready; a reused one is ready
+ * (its TLS handshake done: `authorized`, which a verified certificate sets, and nothing else does).
+ */
+function watchConnect(socket: Socket, secure: boolean, timeoutMs: number, onTimeout: () => void): void {
+  const ready = secure ? (socket as TLSSocket).authorized === true : !socket.connecting;
+  if (ready) return;
+  const timer = setTimeout(onTimeout, timeoutMs);
+  const done = () => clearTimeout(timer);
+  socket.once(secure ? 'secureConnect' : 'connect', done);
+  socket.once('close', done);
 }
 
 function header(res: http.IncomingMessage, name: string): string | undefined {

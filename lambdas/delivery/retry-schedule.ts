@@ -10,7 +10,7 @@
  * its endpoint was failing (attempts held back by the endpoint's circuit do not stretch it).
  *
  * An endpoint whose attempts keep failing is probed, not hammered (./delivery-decision.ts): after
- * CIRCUIT_FAILURES failures in a row its circuit opens, and one attempt (a probe) goes out at a
+ * CIRCUIT_FAILURES failures in a row (one, if it timed out) its circuit opens, and one attempt (a probe) goes out at a
  * time, PROBE_DELAYS_MS apart (capped at an hour); every other delivery waits for the probe's
  * answer. An endpoint that has failed everything for DISABLE_AFTER_MS is disabled.
  */

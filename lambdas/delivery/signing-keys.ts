@@ -12,7 +12,8 @@
  * at once) never lose one another's endpoint: read the current version, write the new document as
  * a version staged AWSPENDING only, then move AWSCURRENT to it from the version read
  * (UpdateSecretVersionStage with RemoveFromVersionId), which Secrets Manager refuses when AWSCURRENT
- * has moved meanwhile; then read again, merge again, try again.
+ * has moved meanwhile; then wait (capped exponential backoff with full jitter, so writers that
+ * collided spread out), read again, merge again, try again.
  *
  * Reads are cached per secret for SECRET_CACHE_TTL_MS, and read again at once when an endpoint's
  * `keyVersion` is newer than the cached document's (a rotation shows on the next delivery). Keys
@@ -27,6 +28,7 @@ import {
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { z } from 'zod';
+import { type BackoffPolicy, backoffDelayMs, sleep } from '../common/backoff';
 import { rememberSecrets } from '../common/redact';
 import { signingKeyOf } from './webhook-signature';
 
@@ -35,7 +37,9 @@ export const MAX_SECRET_BYTES = 65_536;
 export const SECRET_CACHE_TTL_MS = 30 * 60_000;
 /** How long the key being rotated out keeps signing too. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
-const CAS_ATTEMPTS = 8;
+/** Writes a lost race is tried again, after a wait with full jitter (writers that collided spread out). */
+const CAS_ATTEMPTS = 10;
+const CAS_BACKOFF: BackoffPolicy = { baseDelayMs: 100, maxDelayMs: 2_000 };
 
 const EntrySchema = z.object({
   keyVersion: z.number().int().min(1),
@@ -214,6 +218,7 @@ export class SecretsManagerSigningKeys implements SigningKeyStore {
         this.#cache.delete(secretName);
         return;
       }
+      if (attempt < CAS_ATTEMPTS) await sleep(backoffDelayMs(attempt, CAS_BACKOFF));
     }
     throw new SigningKeyError(
       `secret '${secretName}': ${CAS_ATTEMPTS} writes in a row lost a race; try again`,

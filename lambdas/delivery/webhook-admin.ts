@@ -21,7 +21,7 @@ import {
   shardSecretName,
 } from './signing-keys';
 import { generateWebhookSecret, isWebhookSecret } from './webhook-signature';
-import { EMPTY_HEALTH, type EndpointHealth, type WebhookStore } from './webhook-store';
+import { EMPTY_HEALTH, EndpointConflictError, type EndpointHealth, type WebhookStore } from './webhook-store';
 
 export interface AdminContext {
   readonly store: WebhookStore;
@@ -243,7 +243,19 @@ export async function removeEndpoint(ctx: AdminContext, endpointId: string): Pro
   await ctx.keys.update(current.secretName, endpointId, () => undefined);
 }
 
-/** A new secret (shown once); the old one keeps signing too for ROTATION_OVERLAP_MS, then is dropped. */
+/**
+ * A rotation whose secret write is younger than this and whose endpoint write is missing may still
+ * be under way (the CLI's calls take seconds); an older one was interrupted and is taken over.
+ */
+export const ROTATION_UNDER_WAY_MS = 5 * 60_000;
+
+/**
+ * A new secret (shown once); the old one keeps signing too for ROTATION_OVERLAP_MS, then is dropped.
+ * Two rotations of one endpoint at once: the first to write the key secret wins, the other fails
+ * with EndpointConflictError and changes nothing (else the key that signs could be one whose
+ * caller was told it failed). The endpoint's keyVersion is then written (again, on a concurrent
+ * update of the endpoint), so that delivery Lambdas read the new key at once.
+ */
 export async function rotateSecret(
   ctx: AdminContext,
   endpointId: string,
@@ -255,16 +267,46 @@ export async function rotateSecret(
   const nowMs = (ctx.now ?? Date.now)();
   const next = secret ?? generateWebhookSecret();
   const until = nowMs + ROTATION_OVERLAP_MS;
+  let keyVersion = current.keyVersion + 1;
   await ctx.keys.update(current.secretName, endpointId, (entry) => {
     if (!entry) throw new EndpointInputError(`endpoint ${endpointId} has no key in ${current.secretName}`);
-    return { ...entry, keyVersion: current.keyVersion + 1, key: next, previous: { key: entry.key, until } };
+    const rotatedAt = entry.previous ? entry.previous.until - ROTATION_OVERLAP_MS : undefined;
+    if (
+      entry.keyVersion > current.keyVersion &&
+      rotatedAt !== undefined &&
+      nowMs - rotatedAt < ROTATION_UNDER_WAY_MS
+    ) {
+      throw new EndpointConflictError(
+        `endpoint ${endpointId}: another rotate-secret is under way (or was interrupted less than ${ROTATION_UNDER_WAY_MS / 60_000} minutes ago); its secret stands, nothing was changed: run rotate-secret again to replace it`,
+      );
+    }
+    keyVersion = Math.max(entry.keyVersion, current.keyVersion) + 1;
+    return { ...entry, keyVersion, key: next, previous: { key: entry.key, until } };
   });
-  const now = new Date(nowMs).toISOString();
-  await ctx.store.putEndpoint(
-    { ...current, keyVersion: current.keyVersion + 1, updatedAt: now, version: current.version + 1 },
-    current.version,
-  );
+  await recordKeyVersion(ctx, current, keyVersion, new Date(nowMs).toISOString());
   return { secret: next, previousUntil: new Date(until).toISOString() };
+}
+
+/** Writes the endpoint's new keyVersion, reading it again if another change wrote it meanwhile. */
+async function recordKeyVersion(ctx: AdminContext, read: Endpoint, keyVersion: number, now: string) {
+  let stored = read;
+  for (let round = 1; ; round++) {
+    try {
+      await ctx.store.putEndpoint(
+        {
+          ...stored,
+          keyVersion: Math.max(stored.keyVersion, keyVersion),
+          updatedAt: now,
+          version: stored.version + 1,
+        },
+        stored.version,
+      );
+      return;
+    } catch (err) {
+      if (!(err instanceof EndpointConflictError) || round >= 5) throw err;
+      stored = await existing(ctx, read.endpointId);
+    }
+  }
 }
 
 export async function listEndpoints(ctx: Pick<AdminContext, 'store'>): Promise<EndpointView[]> {

@@ -1,16 +1,22 @@
 /**
  * One webhook attempt over real sockets: HTTPS to a receiver with its own certificate, the SSRF
  * checks at connect time (a name resolving to a private address, DNS rebinding, a mixed answer),
- * the connection pinned to the checked address, no redirect followed, the response cap, and the
- * 15 s deadline (an answer at 14 s succeeds, one at 16 s times out).
+ * the connection pinned to the checked address, no redirect followed, the response cap, a kept-alive
+ * connection the receiver closed as it was reused (sent again on a new one), a host that takes the
+ * connection and never completes it (given up after the connect timeout, 5 s, not the 15 s
+ * deadline), and the 15 s deadline (an answer at 14 s succeeds, one at 16 s times out).
  */
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Server } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Resolver, sendWebhook } from '../../../lambdas/delivery/http-delivery';
+import {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  type Resolver,
+  sendWebhook,
+} from '../../../lambdas/delivery/http-delivery';
 
 const fixtures = join(import.meta.dirname, 'fixtures');
 const ca = readFileSync(join(fixtures, 'receiver-cert.pem'));
@@ -132,6 +138,78 @@ describe('one webhook attempt', () => {
     });
     expect(out.ok).toBe(false);
     if (!out.ok) expect(out.excerpt!.length).toBeLessThanOrEqual(200);
+  });
+
+  it('a kept-alive connection the receiver closes as it is reused: sent again on a new connection, once', async () => {
+    // A receiver that drops a connection when a second request comes on it (as one closing an idle
+    // connection at the moment it is reused, or after a Lambda container was frozen), and says so.
+    const requests = new Map<Socket, number>();
+    let answered = 0;
+    const dropping = createHttpServer((req, res) => {
+      const n = (requests.get(req.socket) ?? 0) + 1;
+      requests.set(req.socket, n);
+      req.resume();
+      req.on('end', () => {
+        if (n > 1) {
+          req.socket.destroy();
+          return;
+        }
+        answered++;
+        res.writeHead(204);
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => dropping.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${port(dropping)}/hook`;
+      expect(await sendWebhook(request(url), { policy: 'local' })).toMatchObject({ ok: true, status: 204 });
+      await new Promise((r) => setTimeout(r, 50)); // the connection back in the pool
+      const again = await sendWebhook(request(url), { policy: 'local' });
+      expect(again).toMatchObject({ ok: true, status: 204 });
+      expect(answered).toBe(2);
+      expect([...requests.values()].sort()).toEqual([1, 2]);
+    } finally {
+      dropping.closeAllConnections();
+      await new Promise((r) => dropping.close(r));
+    }
+  });
+
+  it('a connection reset on a new connection is a failure, not sent again', async () => {
+    let requests = 0;
+    const resetting = createHttpServer((req) => {
+      requests++;
+      req.socket.destroy();
+    });
+    await new Promise<void>((r) => resetting.listen(0, '127.0.0.1', () => r()));
+    try {
+      const out = await sendWebhook(request(`http://127.0.0.1:${port(resetting)}/hook`), { policy: 'local' });
+      expect(out).toMatchObject({ ok: false, kind: 'network', error: 'connection reset' });
+      expect(requests).toBe(1);
+    } finally {
+      await new Promise((r) => resetting.close(r));
+    }
+  });
+
+  it('a host that takes the connection and never completes the TLS handshake: given up after the connect timeout', async () => {
+    expect(DEFAULT_CONNECT_TIMEOUT_MS).toBe(5_000);
+    const held: Socket[] = [];
+    const silent = createTcpServer((socket) => {
+      held.push(socket);
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    try {
+      const out = await sendWebhook(request(`https://127.0.0.1:${port(silent)}/hook`), {
+        policy: 'local',
+        ca,
+        connectTimeoutMs: 300,
+      });
+      expect(out).toMatchObject({ ok: false, kind: 'timeout', error: 'no connection in 0.3 s' });
+      expect(out.ms).toBeLessThan(2_000);
+      expect(held).toHaveLength(1);
+    } finally {
+      for (const s of held) s.destroy();
+      await new Promise((r) => silent.close(r));
+    }
   });
 
   it('an answer at 14 s succeeds; one at 16 s times out at 15 s', { timeout: 40_000 }, async () => {

@@ -1,10 +1,12 @@
 /**
  * Webhook delivery against receivers that misbehave, over real sockets, with the webhook table in
  * dynalite and the real SDK; the clock is shifted, never slept (Date is faked to the same clock, so
- * the official `standardwebhooks` verifier judges each timestamp against it). Every request any
- * receiver gets is verified by `standardwebhooks`. 0 events lost: each is delivered to each
- * matching endpoint at least once with its eventId as webhook-id, none to an endpoint whose filter
- * does not match, and a healthy endpoint is served at once while another is down.
+ * the official `standardwebhooks` verifier judges each timestamp against it; the 15 s deadline and
+ * a receiver's slow answer run on fake timers that are moved on). Every request any receiver gets
+ * is verified by `standardwebhooks` (checked after each test). 0 events lost: each is delivered to
+ * each matching endpoint at least once with its eventId as webhook-id, none to an endpoint whose
+ * filter does not match, and a healthy endpoint is served at once while another is down (503, or
+ * refusing connections) for 72 hours, answers in 14 s, or not at all.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { BusEvent } from '../../../lambdas/delivery/delivery-message';
@@ -15,7 +17,7 @@ import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
 import { makeEventId } from '../../../lambdas/events/event-id';
 import { MemorySink } from '../../../lambdas/events/memory-sink';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
-import { type Receiver, startReceiver } from './receiver';
+import { type Answer, type Receiver, startReceiver } from './receiver';
 
 const START = Date.parse('2026-03-02T08:00:00.000Z');
 const HOUR = 3_600_000;
@@ -28,15 +30,19 @@ const setClock = (t: number) => {
 
 let db: Dynalite;
 let receiver: Receiver;
+/** A second receiver, for an endpoint whose host refuses connections while it is down. */
+let refusing: Receiver;
 const secrets = new Map<string, string>();
 let tables = 0;
 
 beforeAll(async () => {
   db = await startDynalite();
   receiver = await startReceiver(secrets);
+  refusing = await startReceiver(secrets);
 });
 afterAll(async () => {
   await receiver.close();
+  await refusing.close();
   await db.close();
 });
 beforeEach(() => {
@@ -45,14 +51,16 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.useRealTimers();
+  // Every request any receiver got, in every test, verified with the official package.
+  expect([...receiver.unverified, ...refusing.unverified]).toEqual([]);
 });
 
-async function runner(sink = new MemorySink()) {
+async function runner(sink = new MemorySink(), clock: () => number = now) {
   tables++;
   const hooks = await LocalWebhooks.start({
     client: db.client,
     tableName: `webhooks-it-${process.pid}-${tables}`,
-    now,
+    now: clock,
     random: () => 0.5,
     sink,
   });
@@ -62,10 +70,10 @@ async function runner(sink = new MemorySink()) {
 async function add(
   hooks: LocalWebhooks,
   path: string,
-  input: { detailTypes?: string[]; detailPattern?: string } = {},
+  input: { detailTypes?: string[]; detailPattern?: string; on?: Receiver } = {},
 ) {
   const { endpoint, secret } = await hooks.add({
-    url: receiver.url(path),
+    url: (input.on ?? receiver).url(path),
     detailTypes: input.detailTypes ?? ['*'],
     ...(input.detailPattern ? { detailPattern: input.detailPattern } : {}),
   });
@@ -109,9 +117,11 @@ const idsOf = (events: readonly BusEvent[]) => events.map((e) => String(e.detail
 const deliveredIds = (path: string) => [...new Set(receiver.delivered(path).map((r) => r.webhookId))].sort();
 
 describe('webhook delivery to misbehaving receivers (shifted clock)', () => {
-  it('a receiver down for 72 h loses nothing; a healthy one is served at once meanwhile; filters hold', async () => {
+  it('receivers down for 72 h (503, refused connections) lose nothing; a healthy one is served at once meanwhile; filters hold', async () => {
     const { hooks, sink } = await runner();
     await add(hooks, '/down-72h');
+    await add(hooks, '/refused-72h', { on: refusing });
+    await refusing.stop();
     await add(hooks, '/healthy');
     await add(hooks, '/dishonours', {
       detailTypes: [DETAIL_TYPES.PaymentFailed],
@@ -136,10 +146,14 @@ describe('webhook delivery to misbehaving receivers (shifted clock)', () => {
       await runUntil(hooks, clock + 2_000);
       for (const e of batch) expect(deliveredIds('/healthy')).toContain(e.detail.eventId);
     }
+    await runUntil(hooks, outageEnds);
+    await refusing.restart();
     await runUntil(hooks, START + 80 * HOUR);
 
-    expect(receiver.unverified).toEqual([]);
     expect(deliveredIds('/down-72h')).toEqual(idsOf(published));
+    expect([...new Set(refusing.delivered('/refused-72h').map((r) => r.webhookId))].sort()).toEqual(
+      idsOf(published),
+    );
     expect(deliveredIds('/healthy')).toEqual(idsOf(published));
     const dishonoured = published.filter((e) => e.detail.reason === 'dishonoured');
     expect(deliveredIds('/dishonours')).toEqual(idsOf(dishonoured));
@@ -188,6 +202,8 @@ describe('webhook delivery to misbehaving receivers (shifted clock)', () => {
     const tries = receiver.received.filter((r) => r.path === '/429');
     expect(tries).toHaveLength(2);
     expect(tries[1]!.timestamp - tries[0]!.timestamp).toBeGreaterThanOrEqual(120);
+    expect(tries[1]!.webhookId).toBe(tries[0]!.webhookId);
+    expect(tries[1]!.answered).toBe(204);
   });
 
   it('410: the endpoint is disabled at once, announced, its delivery dead-lettered, nothing more sent', async () => {
@@ -225,7 +241,87 @@ describe('webhook delivery to misbehaving receivers (shifted clock)', () => {
     await hooks.publish([e]);
     await runUntil(hooks, START + HOUR);
     expect(deliveredIds('/reset')).toEqual([e.detail.eventId]);
-    expect(receiver.received.filter((r) => r.path === '/reset')).toHaveLength(3);
+    const tries = receiver.received.filter((r) => r.path === '/reset');
+    expect(tries).toHaveLength(3);
+    expect(new Set(tries.map((r) => `${r.webhookId} ${r.body}`)).size).toBe(1);
+  });
+
+  it('a 14 s answer is a success, not retried; the next answer never comes: a timeout at 15 s, retried, delivered; a prompt endpoint is not held up', async () => {
+    // The attempt's 15 s deadline and the receiver's 14 s delay are timers: fake ones, moved on.
+    vi.useRealTimers();
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
+    setClock(START);
+    const { hooks } = await runner(new MemorySink(), () => Date.now());
+    const slowId = await add(hooks, '/slow');
+    await add(hooks, '/prompt');
+    const answers: Answer[] = [{ status: 200, afterMs: 14_000 }, 'hang', { status: 204 }];
+    receiver.script('/slow', () => answers.shift() ?? { status: 204 });
+    const slow = () => receiver.received.filter((r) => r.path === '/slow');
+
+    // The first event: answered at 14 s, inside the deadline.
+    const first = event(DETAIL_TYPES.MemberVisitRecorded);
+    await hooks.publish([first]);
+    let pumping = hooks.pump();
+    await vi.waitFor(() => expect(slow()).toHaveLength(1));
+    await vi.waitFor(() => expect(deliveredIds('/prompt')).toEqual([first.detail.eventId]));
+    const promptAt = Date.now();
+    await vi.advanceTimersByTimeAsync(14_000);
+    await pumping;
+    expect(promptAt - START).toBeLessThan(2_000);
+    expect(hooks.queue.size).toBe(0);
+    let [status] = await endpointStatus(hooks.admin(), [slowId]);
+    expect(status).toMatchObject({
+      failures: 0,
+      lastSuccess: { status: 200, webhookId: first.detail.eventId },
+    });
+    expect(status!.lastFailure).toBeUndefined();
+
+    // The second: no answer; the attempt gives up at 15 s and the delivery comes back 5 s later.
+    const second = event(DETAIL_TYPES.PaymentSucceeded);
+    await hooks.publish([second]);
+    pumping = hooks.pump();
+    await vi.waitFor(() => expect(slow()).toHaveLength(2));
+    await vi.waitFor(() => expect(deliveredIds('/prompt')).toContain(second.detail.eventId));
+    await vi.advanceTimersByTimeAsync(15_000);
+    await pumping;
+    [status] = await endpointStatus(hooks.admin(), [slowId]);
+    expect(status!.lastFailure).toMatchObject({
+      error: 'timeout after 15 s',
+      webhookId: second.detail.eventId,
+      attempt: 1,
+    });
+    expect(hooks.queue.size).toBe(1);
+    await vi.advanceTimersByTimeAsync(5_000);
+    await hooks.pump();
+
+    expect(deliveredIds('/slow')).toEqual(idsOf([first, second]));
+    expect(slow().map((r) => r.answered)).toEqual([200, 'hang', 204]);
+    const [, timedOut, retried] = slow();
+    expect(retried!.webhookId).toBe(timedOut!.webhookId);
+    expect(retried!.body).toBe(timedOut!.body);
+    expect(retried!.timestamp - timedOut!.timestamp).toBeGreaterThanOrEqual(20);
+    expect(hooks.queue.size).toBe(0);
+  });
+
+  it("an attempt that times out opens the circuit at once: the endpoint's next deliveries wait for a probe instead of holding the function 15 s each", async () => {
+    vi.useRealTimers();
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
+    setClock(START);
+    const { hooks } = await runner(new MemorySink(), () => Date.now());
+    const id = await add(hooks, '/silent');
+    receiver.script('/silent', () => 'hang');
+    await hooks.publish([1, 2, 3].map(() => event(DETAIL_TYPES.MemberVisitRecorded)));
+    const silent = () => receiver.received.filter((r) => r.path === '/silent');
+    const pumping = hooks.pump();
+    await vi.waitFor(() => expect(silent()).toHaveLength(1));
+    await vi.advanceTimersByTimeAsync(15_000);
+    await pumping;
+    // One attempt, not three in a row: the other two wait hidden for the circuit's probe.
+    expect(silent()).toHaveLength(1);
+    const [status] = await endpointStatus(hooks.admin(), [id]);
+    expect(status).toMatchObject({ failures: 1, lastFailure: { error: 'timeout after 15 s' } });
+    expect(status!.retryAt).toBeDefined();
+    expect(hooks.queue.size).toBe(3);
   });
 
   it('schedule exhausted: dead letter and Webhook Delivery Failed; 5 days failing disables; redrive delivers with the same id', async () => {

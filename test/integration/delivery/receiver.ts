@@ -1,7 +1,9 @@
 /**
  * A webhook receiver for tests: a real HTTP server on 127.0.0.1 whose answer per path a test
- * scripts (status, Retry-After, a reset, a delay), and which checks every request it gets with the
- * official `standardwebhooks` package, under the test's clock (the one `Date.now` is set to).
+ * scripts (status, Retry-After, a reset, an answer after a delay on the test's timers, no answer
+ * at all), and which checks every request it gets with the official `standardwebhooks` package,
+ * under the test's clock (the one `Date.now` is set to). `stop()` closes it (connections are then
+ * refused, as a host that is down refuses them) and `restart()` listens again on the same port.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,13 +17,21 @@ export interface Received {
   readonly body: string;
   readonly payload: { type: string; timestamp: string; data: Record<string, unknown> };
   readonly headers: IncomingMessage['headers'];
-  /** The answer given. */
-  readonly answered: number | 'reset';
+  /** The answer given (for an answer after a delay: the one it will give). */
+  readonly answered: number | 'reset' | 'hang';
 }
 
 export type Answer =
-  | { readonly status: number; readonly retryAfter?: string; readonly body?: string }
-  | 'reset';
+  | {
+      readonly status: number;
+      readonly retryAfter?: string;
+      readonly body?: string;
+      /** Answer after this long (setTimeout: a test with fake timers moves it on). */
+      readonly afterMs?: number;
+    }
+  | 'reset'
+  /** Read the request, never answer (the sender's deadline ends it). */
+  | 'hang';
 
 export interface Receiver {
   readonly url: (path: string) => string;
@@ -32,6 +42,10 @@ export interface Receiver {
   script(path: string, answer: (request: Received) => Answer): void;
   /** Signatures that did not verify (must stay empty). */
   readonly unverified: string[];
+  /** Stops listening and drops every connection: a connection is refused until `restart`. */
+  stop(): Promise<void>;
+  /** Listens again on the same port. */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -67,17 +81,27 @@ export async function startReceiver(secrets: Map<string, string>): Promise<Recei
         headers: req.headers,
       };
       const answer: Answer = (scripts.get(path) ?? (() => ({ status: 204 })))({ ...base, answered: 0 });
-      received.push({ ...base, answered: answer === 'reset' ? 'reset' : answer.status });
+      received.push({ ...base, answered: typeof answer === 'string' ? answer : answer.status });
       if (answer === 'reset') {
         req.socket.destroy();
         return;
       }
-      res.writeHead(answer.status, answer.retryAfter ? { 'retry-after': answer.retryAfter } : {});
-      res.end(answer.body ?? '');
+      if (answer === 'hang') return;
+      const respond = () => {
+        res.writeHead(answer.status, answer.retryAfter ? { 'retry-after': answer.retryAfter } : {});
+        res.end(answer.body ?? '');
+      };
+      if (answer.afterMs === undefined) respond();
+      else setTimeout(respond, answer.afterMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return {
     url: (path) => `http://127.0.0.1:${port}${path}`,
     received,
@@ -85,10 +109,8 @@ export async function startReceiver(secrets: Map<string, string>): Promise<Recei
       received.filter((r) => r.path === path && typeof r.answered === 'number' && r.answered < 300),
     script: (path, answer) => scripts.set(path, answer),
     unverified,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    stop,
+    restart: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
+    close: () => (server.listening ? stop() : Promise.resolve()),
   };
 }

@@ -1,0 +1,134 @@
+/**
+ * The AWS side of the webhook bench in a process of its own (as the bench's other servers:
+ * bench/hosts/), so the Lambdas' code is measured apart from it: dynalite behind the metering proxy
+ * (./dynamo-meter.ts), the SQS endpoint with fair queues (./sqs-service.ts), a Secrets Manager
+ * endpoint that serves the key secrets (GetSecretValue, counted per secret) and the local
+ * EventBridge (lambdas/local-aws) for the delivery function's operational events. Run by the
+ * bench, never on its own.
+ */
+import { startLocalEventBridge } from '../../lambdas/local-aws/local-eventbridge';
+import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../lambdas/state/embedded-dynamodb';
+import { serveHost } from '../hosts/rpc';
+import { type DynamoMeter, startDynamoMeter } from './dynamo-meter';
+import { type JsonService, JsonServiceError, startJsonService } from './json-service';
+import { SqsQueues, type SqsService, startSqsService } from './sqs-service';
+
+/** Who calls: each function (its code and its event source), the bench's own setup. */
+export const CLIENTS = ['fanOut', 'deliver', 'bench'] as const;
+export type Client = (typeof CLIENTS)[number];
+
+export interface AwsEndpoints {
+  /** A DynamoDB endpoint per client (metered apart), all on the one dynalite. */
+  readonly dynamodb: Record<Client, string>;
+  /** The one SQS endpoint (clients are told apart by their queue URLs: ./sqs-service.ts). */
+  readonly sqs: string;
+  readonly secretsManager: string;
+  readonly eventBridge: string;
+}
+
+export interface AwsStats {
+  readonly dynamo: Record<Client, ReturnType<DynamoMeter['counts']>>;
+  readonly sqs: ReturnType<SqsService['counts']>;
+  /** GetSecretValue calls per secret. */
+  readonly secretReads: Record<string, number>;
+  readonly putEventsRequests: number;
+}
+
+interface Running {
+  db: EmbeddedDynamoDb;
+  meters: Record<Client, DynamoMeter>;
+  queues: SqsQueues;
+  sqs: SqsService;
+  secrets: JsonService;
+  eventBridge: Awaited<ReturnType<typeof startLocalEventBridge>>;
+  values: Map<string, string>;
+  reads: Map<string, number>;
+}
+
+let running: Running | undefined;
+const started = (): Running => {
+  if (!running) throw new Error('the webhook AWS host is not started');
+  return running;
+};
+
+async function start(options: { sqsLatencyMs: number }): Promise<AwsEndpoints> {
+  const db = await startEmbeddedDynamoDb({ createTableMs: 0 });
+  const meters = Object.fromEntries(
+    await Promise.all(CLIENTS.map(async (c) => [c, await startDynamoMeter(db.endpoint)] as const)),
+  ) as Record<Client, DynamoMeter>;
+  const queues = new SqsQueues();
+  const sqs = await startSqsService(queues, () => options.sqsLatencyMs);
+  const values = new Map<string, string>();
+  const reads = new Map<string, number>();
+  const secrets = await startJsonService({
+    targetPrefix: 'secretsmanager',
+    contentType: 'application/x-amz-json-1.1',
+    operations: {
+      GetSecretValue: (input) => {
+        const name = String(input.SecretId);
+        reads.set(name, (reads.get(name) ?? 0) + 1);
+        const value = values.get(name);
+        if (value === undefined)
+          throw new JsonServiceError('ResourceNotFoundException', "Secrets Manager can't find the secret.");
+        return {
+          Name: name,
+          ARN: `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}`,
+          SecretString: value,
+          VersionId: `v-${value.length}`,
+        };
+      },
+    },
+  });
+  const eventBridge = await startLocalEventBridge({ keepEvents: false });
+  running = { db, meters, queues, sqs, secrets, eventBridge, values, reads };
+  return {
+    dynamodb: Object.fromEntries(CLIENTS.map((c) => [c, meters[c].endpoint])) as Record<Client, string>,
+    sqs: sqs.endpoint,
+    secretsManager: secrets.endpoint,
+    eventBridge: eventBridge.endpoint,
+  };
+}
+
+serveHost({
+  start,
+  createQueue: (name: string, visibilityTimeoutSec: number) => {
+    started().queues.create(name, visibilityTimeoutSec);
+    return true;
+  },
+  putSecret: (name: string, value: string) => {
+    started().values.set(name, value);
+    return true;
+  },
+  queueCounts: (name: string) => started().queues.counts(name),
+  stats: (): AwsStats => {
+    const r = started();
+    return {
+      dynamo: Object.fromEntries(CLIENTS.map((c) => [c, r.meters[c].counts()])) as AwsStats['dynamo'],
+      sqs: r.sqs.counts(),
+      secretReads: Object.fromEntries(r.reads),
+      putEventsRequests: r.eventBridge.stats.putEventsRequests,
+    };
+  },
+  reset: () => {
+    const r = started();
+    for (const m of Object.values(r.meters)) m.reset();
+    r.sqs.reset();
+    r.reads.clear();
+    r.eventBridge.stats.putEventsRequests = 0;
+    return true;
+  },
+  cpu: () => process.cpuUsage(),
+  async close() {
+    const r = running;
+    running = undefined;
+    if (r) {
+      r.queues.close();
+      await r.sqs.close();
+      await r.secrets.close();
+      await r.eventBridge.close();
+      for (const m of Object.values(r.meters)) await m.close();
+      await r.db.close();
+    }
+    return true;
+  },
+});
