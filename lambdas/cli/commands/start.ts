@@ -14,12 +14,7 @@ import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../state/embedd
 import { createStateTable } from '../../state/table';
 import { intFlag, parseFlags } from '../args';
 import { bold, dim, PrintingSink, statusHeading, statusLine } from '../demo-output';
-import {
-  type DemoWebhook,
-  type DemoWebhookSettings,
-  demoWebhookSettings,
-  startDemoWebhook,
-} from '../demo-webhooks';
+import type { DemoWebhook, DemoWebhookSettings } from '../demo-webhooks';
 import { ListenError, listenError } from '../listen-error';
 import { pollFileClub } from '../poll-file-club';
 import { checkEventsFile } from '../preflight';
@@ -86,7 +81,11 @@ export async function run(argv: string[]): Promise<number> {
   }
   const eventsFile = flags['events-file'];
   if (eventsFile !== undefined) await checkEventsFile(eventsFile);
-  const webhook = flags.webhook === undefined ? undefined : demoWebhookSettings(flags.webhook);
+  // The delivery code (and its AWS SDK clients) is loaded only for --webhook: a plain demo starts as fast.
+  const webhook =
+    flags.webhook === undefined
+      ? undefined
+      : (await import('../demo-webhooks')).demoWebhookSettings(flags.webhook);
 
   // Ctrl-C from here on stops cleanly, however many times it arrives (stop-signal.ts).
   const stop = watchStop({
@@ -131,8 +130,10 @@ async function runDemo(settings: DemoSettings, stop: StopWatch): Promise<number>
   let webhook: DemoWebhook | undefined;
   try {
     if (settings.webhook)
-      webhook = await startDemoWebhook(db.client, settings.webhook, (line) =>
-        process.stdout.write(`${dim(line)}\n`),
+      webhook = await (await import('../demo-webhooks')).startDemoWebhook(
+        db.client,
+        settings.webhook,
+        (line) => process.stdout.write(`${dim(line)}\n`),
       );
     const bridge = await demoBridge(settings, db, sandbox, webhook);
     sandbox.startLive({ speed: settings.speed });
