@@ -5,12 +5,11 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig } from '../common/aws-clients';
 import { CliUsageError } from './args';
 
-function region(): string {
+/** The region the SDK environment names (a local endpoint alone: us-east-1), or a usage error. */
+export function region(): string {
   const value = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
   if (value) return value;
   // A local endpoint (dynalite, a local EventBridge) does not care about the region.
@@ -34,12 +33,4 @@ export function dynamoDbClient(): DynamoDBClient {
 
 export function eventBridgeClient(): EventBridgeClient {
   return new EventBridgeClient({ ...awsClientConfig(), region: region() });
-}
-
-export function secretsManagerClient(): SecretsManagerClient {
-  return new SecretsManagerClient({ ...awsClientConfig(), region: region() });
-}
-
-export function sqsClient(): SQSClient {
-  return new SQSClient({ ...awsClientConfig(), region: region() });
 }

@@ -7,7 +7,6 @@ import { readClubsFile } from '../../clubs/clubs-file';
 import { DynamoDbStateStore } from '../../state';
 import { CliUsageError, HELP_HINT, parseFlags } from '../args';
 import { dynamoDbClient } from '../aws-env';
-import { explainEvent } from '../explain/event-deliveries';
 import { type SubjectRef, subjectFacts } from '../explain/subject-facts';
 import { renderExplanation } from '../explain/subject-words';
 import { checkTableExists, checkTableName } from '../preflight';
@@ -86,6 +85,8 @@ export async function run(argv: string[]): Promise<number> {
     );
     if (other.length > 0)
       throw new CliUsageError(`explain --event does not take ${other.map((f) => `--${f}`).join(', ')}`);
+    // Loaded only here: the subject form does not pay for the webhook code's start-up.
+    const { explainEvent } = await import('../explain/event-deliveries');
     return explainEvent(flags.event, flags['webhook-table'], flags.json === true);
   }
   if (flags['webhook-table'] !== undefined) throw new CliUsageError('--webhook-table goes with --event');

@@ -14,12 +14,7 @@ import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../state/embedd
 import { createStateTable } from '../../state/table';
 import { CliUsageError, intFlag, parseFlags } from '../args';
 import { bold, dim, PrintingSink, statusHeading, statusLine } from '../demo-output';
-import {
-  type DemoWebhook,
-  type DemoWebhookSettings,
-  demoWebhookSettings,
-  startDemoWebhook,
-} from '../demo-webhooks';
+import type { DemoWebhook, DemoWebhookSettings } from '../demo-webhooks';
 import { count } from '../format';
 import { ListenError, listenError } from '../listen-error';
 import { pollFileClub } from '../poll-file-club';
@@ -83,7 +78,11 @@ export async function run(argv: string[]): Promise<number> {
     throw new CliUsageError(`--pii must be full or minimal, got '${pii}'`);
   const eventsFile = flags['events-file'];
   if (eventsFile !== undefined) await checkEventsFile(eventsFile);
-  const webhook = flags.webhook === undefined ? undefined : demoWebhookSettings(flags.webhook);
+  // The delivery code (and its AWS SDK clients) is loaded only for --webhook: a plain demo starts as fast.
+  const webhook =
+    flags.webhook === undefined
+      ? undefined
+      : (await import('../demo-webhooks')).demoWebhookSettings(flags.webhook);
 
   // Ctrl-C from here on stops cleanly, however many times it arrives (stop-signal.ts).
   const stop = watchStop({
@@ -128,8 +127,10 @@ async function runDemo(settings: DemoSettings, stop: StopWatch): Promise<number>
   let webhook: DemoWebhook | undefined;
   try {
     if (settings.webhook)
-      webhook = await startDemoWebhook(db.client, settings.webhook, (line) =>
-        process.stdout.write(`${dim(line)}\n`),
+      webhook = await (await import('../demo-webhooks')).startDemoWebhook(
+        db.client,
+        settings.webhook,
+        (line) => process.stdout.write(`${dim(line)}\n`),
       );
     const bridge = await demoBridge(settings, db, sandbox, webhook);
     sandbox.startLive({ speed: settings.speed });

@@ -11,6 +11,7 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CliUsageError } from '../../../lambdas/cli/args';
+import { run as explain } from '../../../lambdas/cli/commands/explain';
 import { run } from '../../../lambdas/cli/commands/webhooks';
 import { sampleEvents } from '../../../lambdas/cli/sample-events';
 import { newDeliveryMessage } from '../../../lambdas/delivery/delivery-message';
@@ -63,7 +64,10 @@ async function ok(args: string[], stdin = ''): Promise<string> {
  * A `webhooks` command in this process, with local-aws's environment: the command's own errors
  * (main.ts turns a CliUsageError into exit 2 and its one line) and what it printed.
  */
-async function inProcess(args: string[]): Promise<{ code?: number; error?: Error; stdout: string }> {
+async function inProcess(
+  args: string[],
+  command: (argv: string[]) => Promise<number> = run,
+): Promise<{ code?: number; error?: Error; stdout: string }> {
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
   let stdout = '';
@@ -72,7 +76,7 @@ async function inProcess(args: string[]): Promise<{ code?: number; error?: Error
     return true;
   });
   try {
-    return { code: await run(args), stdout };
+    return { code: await command(args), stdout };
   } catch (err) {
     return { error: err as Error, stdout };
   } finally {
@@ -300,6 +304,22 @@ describe('webhooks against the local stack (local-aws)', () => {
     expect(receiver.delivered('/a')).toHaveLength(before + 1);
     expect((await inProcess(['enable', '--endpoint', a])).stdout).toContain(`${a} enabled`);
   }, 90_000);
+
+  it('explain --event says which filter takes an event, and why another does not', async () => {
+    const visit = visits[0]!;
+    const line = JSON.stringify({ detailType: visit.detailType, detail: visit.detail });
+    const { code, stdout } = await inProcess(['--event', line], explain);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`event ${visit.detail.eventId} (Member Visit Recorded): webhook deliveries`);
+    expect(stdout).toContain(
+      `  ${a}  127.0.0.1:${new URL(receiver.url('/')).port}\n    - its filter does not take the event: it takes Payment Failed, not Member Visit Recorded`,
+    );
+    expect(stdout).toMatch(
+      new RegExp(
+        `${b}[^\\n]*\\n {4}- its filter does not take the event: its pattern fails at detail\\.reason: it wants \\["declined"\\], the event has no such field`,
+      ),
+    );
+  }, 30_000);
 
   it('updates and removes endpoints', async () => {
     expect(await ok(['update', '--endpoint', b, '--clear-pattern', '--all-clubs', '--rate', '5'])).toBe(

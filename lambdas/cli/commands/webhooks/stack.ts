@@ -9,6 +9,9 @@
  * the local stack's when local-aws marked it and DynamoDB is on this machine.
  */
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { awsClientConfig } from '../../../common/aws-clients';
 import type { AddressPolicy } from '../../../delivery/address-policy';
 import { type DeliveryQueue, SqsDeliveryQueue } from '../../../delivery/delivery-queue';
 import { SecretsManagerSigningKeys, type SigningKeyStore } from '../../../delivery/signing-keys';
@@ -16,7 +19,7 @@ import type { AdminContext } from '../../../delivery/webhook-admin';
 import { WebhookStore } from '../../../delivery/webhook-store';
 import { stateTableKeySchema } from '../../../state/table';
 import { CliUsageError } from '../../args';
-import { dynamoDbClient, secretsManagerClient, sqsClient } from '../../aws-env';
+import { dynamoDbClient, region } from '../../aws-env';
 import { isLocalStack, LOCAL_SECRET_PREFIX } from '../../local-stack/local-stack-table';
 import { TableDeliveryQueue } from '../../local-stack/table-delivery-queue';
 import { TableSigningKeys } from '../../local-stack/table-signing-keys';
@@ -55,7 +58,9 @@ export async function openStack(flags: Pick<Flags, 'table'>, flag = '--table'): 
   const keyStore = () => {
     keys ??= local
       ? new TableSigningKeys(client, tableName)
-      : new SecretsManagerSigningKeys({ client: secretsManagerClient() });
+      : new SecretsManagerSigningKeys({
+          client: new SecretsManagerClient({ ...awsClientConfig(), region: region() }),
+        });
     return keys;
   };
   return {
@@ -78,7 +83,10 @@ export async function openStack(flags: Pick<Flags, 'table'>, flag = '--table'): 
           'give the delivery queue with --queue-url (the stack output WebhookQueueUrl) or $WEBHOOK_QUEUE_URL',
         );
       if (!/^https?:\/\/\S+$/.test(url)) throw new CliUsageError('--queue-url must be an SQS queue URL');
-      return new SqsDeliveryQueue({ client: sqsClient(), queueUrl: url });
+      return new SqsDeliveryQueue({
+        client: new SQSClient({ ...awsClientConfig(), region: region() }),
+        queueUrl: url,
+      });
     },
   };
 }
