@@ -63,6 +63,8 @@ export interface DeploymentSettings {
 /** A webhook function, its event source mapping and its environment as the template gives them. */
 export interface WebhookFunctionSettings extends FunctionSettings {
   readonly batchSize: number;
+  /** MaximumBatchingWindowInSeconds of its event source (0: none). */
+  readonly batchingWindowSec: number;
   readonly maxConcurrency: number;
   /** The queue's visibility timeout, s. */
   readonly visibilitySec: number;
@@ -165,6 +167,7 @@ function readWebhooks(template: Template): WebhookDeploymentSettings | undefined
     return {
       ...functionSettings(r),
       batchSize: Number(mapping.Properties.BatchSize ?? 10),
+      batchingWindowSec: Number(mapping.Properties.MaximumBatchingWindowInSeconds ?? 0),
       maxConcurrency: Number(
         (mapping.Properties.ScalingConfig as { MaximumConcurrency?: number } | undefined)
           ?.MaximumConcurrency ?? 1000,

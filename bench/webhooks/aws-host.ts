@@ -95,6 +95,18 @@ serveHost({
     started().queues.create(name, visibilityTimeoutSec);
     return true;
   },
+  /** EventBridge's rule target: each event a SendMessage of its own (counted so), sent in process. */
+  sendEvents: (queueUrl: string, bodies: string[]) => {
+    const r = started();
+    for (const body of bodies) r.sqs.sendMessage(queueUrl, body);
+    return true;
+  },
+  /** Every message of both queues dropped (a run that could not keep up leaves a backlog). */
+  purgeQueues: (visibility: Record<string, number>) => {
+    const r = started();
+    for (const [name, seconds] of Object.entries(visibility)) r.queues.create(name, seconds);
+    return true;
+  },
   putSecret: (name: string, value: string) => {
     started().values.set(name, value);
     return true;

@@ -43,6 +43,11 @@ export interface EventSourceOptions {
   readonly container: () => InvokeFn;
   /** Pollers at rest. @default 5 (Lambda's) */
   readonly minPollers?: number;
+  /**
+   * MaximumBatchingWindowInSeconds: a poller that got fewer than a batch keeps receiving until the
+   * batch is full or this long has passed since its first message. @default 0 (the template's)
+   */
+  readonly batchingWindowSec?: number;
 }
 
 export interface InvocationFigures {
@@ -105,28 +110,39 @@ export class EventSource {
   async #poll(): Promise<void> {
     const o = this.#o;
     while (!this.#stopped) {
-      let messages: Message[];
-      try {
-        const got = await o.sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: o.queueUrl,
-            MaxNumberOfMessages: o.batchSize,
-            WaitTimeSeconds: 20,
-            MessageSystemAttributeNames: ['All'],
-          }),
-          { abortSignal: this.#abort.signal },
-        );
-        messages = got.Messages ?? [];
-      } catch (err) {
-        if (this.#stopped) return;
-        throw err;
-      }
+      const messages = await this.#receive(o.batchSize, 20);
+      if (messages === undefined) return;
       if (messages.length === 0) {
         if (this.#pollers > (o.minPollers ?? 5)) return;
         continue;
       }
+      const windowEnd = Date.now() + (o.batchingWindowSec ?? 0) * 1000;
+      while (messages.length < o.batchSize && Date.now() < windowEnd) {
+        const more = await this.#receive(o.batchSize - messages.length, (windowEnd - Date.now()) / 1000);
+        if (more === undefined) return;
+        messages.push(...more);
+      }
       if (messages.length === o.batchSize) this.#spawn();
       await this.#invoke(messages);
+    }
+  }
+
+  /** One long poll; undefined when the source is stopped. */
+  async #receive(max: number, waitSec: number): Promise<Message[] | undefined> {
+    try {
+      const got = await this.#o.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: this.#o.queueUrl,
+          MaxNumberOfMessages: max,
+          WaitTimeSeconds: Math.min(20, Math.max(0, waitSec)),
+          MessageSystemAttributeNames: ['All'],
+        }),
+        { abortSignal: this.#abort.signal },
+      );
+      return got.Messages ?? [];
+    } catch (err) {
+      if (this.#stopped) return undefined;
+      throw err;
     }
   }
 

@@ -19,6 +19,7 @@ export interface LambdaHostConfig {
   readonly queueUrl: string;
   readonly queueArn: string;
   readonly batchSize: number;
+  readonly batchingWindowSec: number;
   readonly maxConcurrency: number;
   readonly timeoutSec: number;
   readonly memoryMb: number;
@@ -114,6 +115,7 @@ serveHost({
       queueUrl: config.queueUrl,
       queueArn: config.queueArn,
       batchSize: config.batchSize,
+      batchingWindowSec: config.batchingWindowSec,
       maxConcurrency: config.maxConcurrency,
       timeoutSec: config.timeoutSec,
       memoryMb: config.memoryMb,

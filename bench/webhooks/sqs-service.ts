@@ -22,6 +22,8 @@ export type SqsCounts = Record<
 
 export interface SqsService {
   readonly endpoint: string;
+  /** SendMessage as if over the wire (counted as one request each): EventBridge's rule target. */
+  sendMessage(queueUrl: string, body: string): void;
   counts(): SqsCounts;
   reset(): void;
   close(): Promise<void>;
@@ -32,7 +34,9 @@ export class SqsQueues {
   readonly #queues = new Map<string, FairQueue>();
   closed = false;
 
+  /** A new, empty queue (one of that name before is emptied and closed). */
   create(name: string, visibilityTimeoutSec: number): void {
+    this.#queues.get(name)?.close();
     this.#queues.set(name, new Queue(name, name, visibilityTimeoutSec));
   }
 
@@ -162,15 +166,19 @@ export async function startSqsService(queues: SqsQueues, latencyMs: () => number
     c.billed += Math.max(1, Math.ceil(bytes / CHUNK));
     c.messages += messages;
   };
+  const sends = sendOperations(queues, count);
   const service: JsonService = await startJsonService({
     targetPrefix: 'AmazonSQS',
     contentType: 'application/x-amz-json-1.0',
-    operations: { ...sendOperations(queues, count), ...receiveOperations(queues, count) },
+    operations: { ...sends, ...receiveOperations(queues, count) },
     latencyMs,
     errorType: (type) => `com.amazonaws.sqs#${type}`,
   });
   return {
     endpoint: service.endpoint,
+    sendMessage: (queueUrl, body) => {
+      sends.SendMessage({ QueueUrl: queueUrl, MessageBody: body });
+    },
     counts: () => counts,
     reset: () => {
       counts = {};

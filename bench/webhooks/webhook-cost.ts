@@ -189,10 +189,15 @@ function lambdaLines(r: WindowCounts, d: WebhookDeploymentSettings, per: number,
 }
 
 /** SQS, EventBridge, DynamoDB and Secrets Manager: what the deliveries ask of them. */
-function serviceLines(r: WindowCounts, per: number, monthlyAtRate: number): CostLine[] {
+function serviceLines(r: WindowCounts, per: number, monthlyAtRate: number, endpoints: number): CostLine[] {
   const sqs = sum(['fanOut', 'deliver', 'eventBridge'].map((c) => sqsOf(r.aws.sqs, c).billed));
-  const units = (k: 'readUnits' | 'writeUnits') =>
+  const measured = (k: 'readUnits' | 'writeUnits') =>
     sum((['fanOut', 'deliver'] as const).flatMap((c) => Object.values(r.aws.dynamo[c]).map((x) => x[k])));
+  // Each endpoint's last success is written again every 5 minutes it is delivered to: longer than
+  // a window after a warm-up, so modelled (a write unit each) when the window saw fewer.
+  const refreshes = (endpoints * r.seconds) / 300;
+  const units = (k: 'readUnits' | 'writeUnits') =>
+    k === 'writeUnits' ? Math.max(measured(k), refreshes) : measured(k);
   const secrets = Math.max(
     sum(Object.values(r.aws.secretReads)) * per,
     (secretReadsPerMonth(r) * 1e6) / monthlyAtRate,
@@ -212,7 +217,7 @@ function serviceLines(r: WindowCounts, per: number, monthlyAtRate: number): Cost
     ),
     line(
       'dynamo',
-      'DynamoDB (on demand): registry checks, health reads and writes',
+      `DynamoDB (on demand): registry checks, health reads, writes (at least ${endpoints} endpoints' last success every 5 min)`,
       `${fmt(units('readUnits') * per)} RRU × $0.125/M + ${fmt(units('writeUnits') * per)} WRU × $0.625/M`,
       (units('readUnits') * PRICES.dynamoReadUnit.usd + units('writeUnits') * PRICES.dynamoWriteUnit.usd) *
         per,
@@ -257,7 +262,8 @@ function bytesLines(r: WindowCounts, d: WebhookDeploymentSettings, per: number):
   ];
 }
 
-export function webhookCost(r: WindowCounts, d: WebhookDeploymentSettings): WebhookCost {
+/** `endpoints`: those the window delivered to (their last success refreshed every 5 minutes). */
+export function webhookCost(r: WindowCounts, d: WebhookDeploymentSettings, endpoints: number): WebhookCost {
   const duration = { fanOut: durationModel(r, d, 'fanOut'), deliver: durationModel(r, d, 'deliver') };
   const per = 1e6 / Math.max(1, r.delivered);
   const monthlyAtRate = (r.delivered / Math.max(1e-9, r.seconds)) * 30 * 86_400;
@@ -265,7 +271,7 @@ export function webhookCost(r: WindowCounts, d: WebhookDeploymentSettings): Webh
   const fixedTotal = sum(fixed.map((l) => l.usd));
   const lines = [
     ...lambdaLines(r, d, per, duration),
-    ...serviceLines(r, per, monthlyAtRate),
+    ...serviceLines(r, per, monthlyAtRate, endpoints),
     ...bytesLines(r, d, per),
     line(
       'fixedShare',

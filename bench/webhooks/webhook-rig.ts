@@ -8,9 +8,7 @@
  * secrets as the shared secrets' documents).
  */
 import { readFileSync } from 'node:fs';
-import { Agent as HttpAgent } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import {
   KEYS_FORMAT,
   type KeyEntry,
@@ -75,10 +73,14 @@ export interface WebhookRig {
   readonly receivers: HostProcess;
   readonly fanOut: HostProcess;
   readonly deliver: HostProcess;
-  /** For what EventBridge's rule target sends to the ingest queue. */
-  readonly sqs: SQSClient;
+  /** The ingest queue's URL as EventBridge's rule target is given it. */
   readonly ingestUrl: string;
   readonly endpoints: readonly EndpointSpec[];
+  /**
+   * New function processes (cold containers) whose event sources have this batching window (the
+   * template's when undefined), the queues emptied first with `purge`.
+   */
+  restartFunctions(batchingWindowSec: number | undefined, purge?: boolean): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -141,17 +143,87 @@ const hostConfig = (
   queueUrl,
   queueArn: `arn:aws:sqs:us-east-1:000000000000:${queueUrl.split('/').pop()}`,
   batchSize: fn.batchSize,
+  batchingWindowSec: fn.batchingWindowSec,
   maxConcurrency: fn.maxConcurrency,
   timeoutSec: fn.timeoutSec,
   memoryMb: fn.memoryMb,
   ...(kind === 'deliver' ? { ca: readFileSync(CA, 'utf8') } : {}),
 });
 
+interface Functions {
+  readonly fanOut: HostProcess;
+  readonly deliver: HostProcess;
+}
+
+/** The two functions in processes of their own, their event sources started. */
+async function startFunctions(
+  d: WebhookDeploymentSettings,
+  aws: AwsEndpoints,
+  batchingWindowSec: number | undefined,
+): Promise<Functions> {
+  const fanOut = HostProcess.start(new URL('./lambda-host.ts', import.meta.url), 1024);
+  const deliver = HostProcess.start(new URL('./lambda-host.ts', import.meta.url), 2048);
+  const window = (fn: WebhookFunctionSettings) =>
+    batchingWindowSec === undefined ? fn : { ...fn, batchingWindowSec };
+  await fanOut.call(
+    'start',
+    hostConfig(
+      'fanOut',
+      window(d.fanOut),
+      environmentOf(d.fanOut, aws, 'fanOut'),
+      queueUrl(aws, 'fanOut', 'webhook-ingest'),
+    ),
+  );
+  await deliver.call(
+    'start',
+    hostConfig(
+      'deliver',
+      window(d.deliver),
+      environmentOf(d.deliver, aws, 'deliver'),
+      queueUrl(aws, 'deliver', 'webhook-delivery'),
+    ),
+  );
+  return { fanOut, deliver };
+}
+
+async function stopFunctions(f: Functions): Promise<void> {
+  await Promise.allSettled([f.fanOut.call('stop'), f.deliver.call('stop')]);
+  await Promise.allSettled([f.fanOut.close(), f.deliver.close()]);
+}
+
+/** The endpoints, added as `webhooks add` adds them; each one's secret, for its receiver. */
+async function addEndpoints(
+  d: WebhookDeploymentSettings,
+  aws: HostProcess,
+  client: DynamoDBClient,
+  ports: readonly number[],
+): Promise<{ specs: EndpointSpec[]; secrets: [number, string][] }> {
+  const admin = {
+    store: new WebhookStore({ client, tableName: TABLE }),
+    keys: new HostKeys(aws),
+    secretPrefix: String(d.deliver.environment.WEBHOOK_SECRET_PREFIX),
+    policy: 'local' as const,
+  };
+  const specs: EndpointSpec[] = [];
+  const secrets: [number, string][] = [];
+  for (const [index, port] of ports.entries()) {
+    const filter = endpointFilter(index);
+    const clubId = `club-${index}`;
+    const { endpoint, secret } = await addEndpoint(admin, {
+      url: `https://127.0.0.1:${port}/hook/${index}`,
+      clubs: [clubId],
+      ...filter,
+      detailTypes: [...filter.detailTypes],
+    });
+    specs.push({ index, endpointId: endpoint.endpointId, clubId, ...filter });
+    secrets.push([index, secret]);
+  }
+  return { specs, secrets };
+}
+
 export async function startWebhookRig(d: WebhookDeploymentSettings, o: RigOptions): Promise<WebhookRig> {
   const aws = HostProcess.start(new URL('./aws-host.ts', import.meta.url), 2048);
   const receivers = HostProcess.start(new URL('./receivers-host.ts', import.meta.url), 1024);
-  const fanOut = HostProcess.start(new URL('./lambda-host.ts', import.meta.url), 1024);
-  const deliver = HostProcess.start(new URL('./lambda-host.ts', import.meta.url), 2048);
   const endpoints = await aws.call<AwsEndpoints>('start', { sqsLatencyMs: o.sqsRequestMs });
   await aws.call('createQueue', 'webhook-ingest', d.fanOut.visibilitySec);
   await aws.call('createQueue', 'webhook-delivery', d.deliver.visibilitySec);
@@ -162,58 +234,35 @@ export async function startWebhookRig(d: WebhookDeploymentSettings, o: RigOption
   });
   await createStateTable(client, TABLE);
   const ports = await receivers.call<number[]>('start', o.endpoints, o.receiverAnswerMs);
-  const admin = {
-    store: new WebhookStore({ client, tableName: TABLE }),
-    keys: new HostKeys(aws),
-    secretPrefix: String(d.deliver.environment.WEBHOOK_SECRET_PREFIX),
-    policy: 'local' as const,
-  };
-  const specs: EndpointSpec[] = [];
-  const secrets: [number, string][] = [];
-  for (let index = 0; index < o.endpoints; index++) {
-    const filter = endpointFilter(index);
-    const clubId = `club-${index}`;
-    const { endpoint, secret } = await addEndpoint(admin, {
-      url: `https://127.0.0.1:${ports[index]}/hook/${index}`,
-      clubs: [clubId],
-      ...filter,
-      detailTypes: [...filter.detailTypes],
-    });
-    specs.push({ index, endpointId: endpoint.endpointId, clubId, ...filter });
-    secrets.push([index, secret]);
-  }
+  const { specs, secrets } = await addEndpoints(d, aws, client, ports);
   await receivers.call('secrets', secrets);
-  const fanOutEnv = environmentOf(d.fanOut, endpoints, 'fanOut');
-  const deliverEnv = environmentOf(d.deliver, endpoints, 'deliver');
-  await fanOut.call(
-    'start',
-    hostConfig('fanOut', d.fanOut, fanOutEnv, queueUrl(endpoints, 'fanOut', 'webhook-ingest')),
-  );
-  await deliver.call(
-    'start',
-    hostConfig('deliver', d.deliver, deliverEnv, queueUrl(endpoints, 'deliver', 'webhook-delivery')),
-  );
-  // EventBridge's sends to the ingest queue: one per event, as many at once as events come.
-  const sqs = new SQSClient({
-    endpoint: endpoints.sqs,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
-    requestHandler: { httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 500 }) },
-  });
+  let functions = await startFunctions(d, endpoints, undefined);
   return {
     aws,
     receivers,
-    fanOut,
-    deliver,
-    sqs,
+    get fanOut() {
+      return functions.fanOut;
+    },
+    get deliver() {
+      return functions.deliver;
+    },
     ingestUrl: queueUrl(endpoints, 'eventBridge', 'webhook-ingest'),
     endpoints: specs,
+    async restartFunctions(batchingWindowSec, purge = false) {
+      await stopFunctions(functions);
+      if (purge) {
+        await aws.call('purgeQueues', {
+          'webhook-ingest': d.fanOut.visibilitySec,
+          'webhook-delivery': d.deliver.visibilitySec,
+        });
+      }
+      functions = await startFunctions(d, endpoints, batchingWindowSec);
+    },
     async close() {
-      sqs.destroy();
       client.destroy();
-      await Promise.allSettled([fanOut.call('stop'), deliver.call('stop')]);
+      await stopFunctions(functions);
       await Promise.allSettled([aws.call('close'), receivers.call('close')]);
-      await Promise.allSettled([fanOut, deliver, aws, receivers].map((h) => h.close()));
+      await Promise.allSettled([aws, receivers].map((h) => h.close()));
     },
   };
 }

@@ -83,7 +83,17 @@ export class DeliveryReport {
 
   /** Writes the metrics and the log line, and starts over. */
   publish(metrics: MetricsSink, extra: Record<string, unknown> = {}): void {
-    if (this.#deliveries.length === 0 && this.#disabled === 0) return;
+    const fields = this.flush(metrics);
+    if (fields) logger.info(WEBHOOK_BATCH_LOG_MESSAGE, { ...extra, ...fields });
+  }
+
+  /**
+   * Writes the metrics and starts over; returns the `webhook batch` line's fields (each
+   * endpoint's figures, each delivery), or undefined when there was nothing to report. The delivery
+   * handler writes them on its one invocation line (with the Lambda context).
+   */
+  flush(metrics: MetricsSink): Record<string, unknown> | undefined {
+    if (this.#deliveries.length === 0 && this.#disabled === 0) return undefined;
     const all = [...this.#endpoints.values()];
     const sum = (pick: (f: EndpointFigures) => number) => all.reduce((n, f) => n + pick(f), 0);
     metrics.addMetric(
@@ -112,8 +122,7 @@ export class DeliveryReport {
       if (from + EMF_MAX_VALUES < latencies.length) metrics.publishStoredMetrics();
     }
     metrics.publishStoredMetrics();
-    logger.info(WEBHOOK_BATCH_LOG_MESSAGE, {
-      ...extra,
+    const fields = {
       endpoints: Object.fromEntries(
         [...this.#endpoints].map(([id, f]) => [
           id,
@@ -127,10 +136,11 @@ export class DeliveryReport {
           },
         ]),
       ),
-      deliveries: this.#deliveries,
-    });
+      deliveries: [...this.#deliveries],
+    };
     this.#endpoints.clear();
     this.#deliveries.length = 0;
     this.#disabled = 0;
+    return fields;
   }
 }

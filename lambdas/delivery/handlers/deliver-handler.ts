@@ -5,6 +5,7 @@
  * every other one is deleted. One EMF document and one `webhook batch` line per invocation.
  */
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { WEBHOOK_BATCH_LOG_MESSAGE } from '../../common/deployment-contract';
 import { InvocationLog, logger } from '../../common/logger';
 import { deliverBatch } from '../deliver-batch';
 import { DeliveryReport } from '../delivery-report';
@@ -56,8 +57,9 @@ export function createDeliverHandler(rt: DeliverRuntime, options: DeliverHandler
       const back = event.Records.filter((r) => settled.get(r.messageId) !== 'done');
       return { batchItemFailures: back.map((r) => ({ itemIdentifier: r.messageId })) };
     } finally {
-      report.publish(rt.metrics);
-      invocationLog.end('webhook invocation', { records: event.Records.length });
+      // One line an invocation: the batch's figures on the invocation's line (the Lambda context).
+      const fields = report.flush(rt.metrics);
+      invocationLog.end(WEBHOOK_BATCH_LOG_MESSAGE, { records: event.Records.length, ...fields });
     }
   };
 }
