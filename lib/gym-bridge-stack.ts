@@ -50,6 +50,7 @@ export class GymBridgeStack extends Stack {
   public readonly monitoring: Monitoring;
   public readonly exampleRules?: ExampleRules;
   public readonly webhooks: WebhookDelivery;
+  public readonly webhookMonitoring: WebhookMonitoring;
 
   constructor(scope: Construct, id: string, props: GymBridgeStackProps) {
     super(scope, id, props);
@@ -74,7 +75,7 @@ export class GymBridgeStack extends Stack {
     const alarmTopic = this.#alarmTopic(config, topicKey);
     this.monitoring = this.#monitoring(config, serviceName, alarmTopic);
     this.webhooks = this.#webhooks(props, serviceName, removalPolicy);
-    new WebhookMonitoring(this, 'WebhookMonitoring', {
+    this.webhookMonitoring = new WebhookMonitoring(this, 'WebhookMonitoring', {
       webhooks: this.webhooks,
       serviceName,
       dashboard: this.monitoring.dashboard,

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readDeploymentSettings } from '../../bench/deployment';
 import { TABLE_THROTTLED_MINUTES } from '../../lib/constructs/monitoring';
 import type { GymBridgeStack } from '../../lib/gym-bridge-stack';
-import { onlyResource, type Resource, synthStack } from './support';
+import { onlyResource, outsideWebhooks, type Resource, synthStack } from './support';
 
 let prod: { stack: GymBridgeStack; template: Template };
 let dev: Template;
@@ -50,7 +50,7 @@ const throttledAlarm = (tableId: string) => ({
 
 describe('StateTableThrottled', () => {
   it("fires on the state table's throttled reads and writes, every minute of five, to the alarm topic", () => {
-    const table = onlyResource(prod.template, 'AWS::DynamoDB::Table');
+    const table = onlyResource(prod.template, 'AWS::DynamoDB::Table', outsideWebhooks);
     expect(table.resource.Properties.BillingMode ?? 'PROVISIONED').toBe('PROVISIONED');
     prod.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       ...throttledAlarm(table.id),
@@ -61,7 +61,7 @@ describe('StateTableThrottled', () => {
   });
 
   it('watches an on-demand table too (dev): on demand throttles past twice its peak, its quota or a hot partition', () => {
-    const table = onlyResource(dev, 'AWS::DynamoDB::Table');
+    const table = onlyResource(dev, 'AWS::DynamoDB::Table', outsideWebhooks);
     expect(table.resource.Properties.BillingMode).toBe('PAY_PER_REQUEST');
     dev.hasResourceProperties('AWS::CloudWatch::Alarm', throttledAlarm(table.id));
   });
@@ -82,9 +82,12 @@ describe('StateTableThrottled', () => {
   it("is one of the stack's alarms, and the bench counts them all from the template", () => {
     const alarms = Object.keys(prod.stack.monitoring.alarms);
     expect(alarms).toContain('stateTableThrottled');
-    // and the example rules' dead-letter alarms (lib/constructs/example-rules.ts), on in prod
-    const all = alarms.length + (prod.stack.exampleRules?.alarms.length ?? 0);
-    expect(all).toBe(alarms.length + 2);
+    // and the example rules' dead-letter alarms (lib/constructs/example-rules.ts), on in prod, and
+    // the webhook delivery's (lib/constructs/webhook-monitoring.ts)
+    const webhookAlarms = Object.keys(prod.stack.webhookMonitoring.alarms).length;
+    const all = alarms.length + (prod.stack.exampleRules?.alarms.length ?? 0) + webhookAlarms;
+    expect(all).toBe(alarms.length + 2 + webhookAlarms);
+    expect(webhookAlarms).toBeGreaterThan(0);
     prod.template.resourceCountIs('AWS::CloudWatch::Alarm', all);
     expect(readDeploymentSettings('prod').fixed.alarms).toBe(all);
   });
