@@ -215,7 +215,7 @@ export class SourceScan {
     const detect = this.lane === 'backfill' ? identified.filter((r) => !readBefore.has(r.id)) : identified;
     if (this.#detection instanceof AppendDetection)
       await this.#detection.detect(detect, scan.mode, quarantine);
-    else await this.#detection.detect(detect, scan, quarantine);
+    else await this.#detection.detect(detect, scan, quarantine, this.deps.now());
     const where = { clubId: this.ctx.clubId, source: this.source.name, startMs: this.#startMs };
     this.#quarantined += await quarantineOnce(this.deps.store, where, quarantine);
     return result;

@@ -40,15 +40,18 @@ const WRITTEN_CACHE_SIZE = 10_000;
 export class StateDetection {
   readonly #fns: SnapshotFunctions;
   readonly #written = new Map<string, Snapshot>();
+  /** The poll's context as of the page being detected (see `detect`). */
+  private ctx: ClubContext;
 
   constructor(
     private readonly store: SnapshotStore,
-    private readonly ctx: ClubContext,
+    private readonly pollCtx: ClubContext,
     private readonly source: StateSource,
     private readonly publish: PublishPage,
     /** The regular lane's row marks (row-marks.ts): SourceScan gives the backfill lane none. */
     private readonly marks?: RowMarks,
   ) {
+    this.ctx = pollCtx;
     this.#fns = {
       snapshotOf: source.snapshot as SnapshotFunctions['snapshotOf'],
       diff: source.diff as SnapshotFunctions['diff'],
@@ -56,7 +59,19 @@ export class StateDetection {
     };
   }
 
-  async detect(records: readonly IdentifiedRecord[], scan: EngineScan, quarantine: QuarantineEntry[]) {
+  /**
+   * `readAtMs`: when the page was read. A page read later in the poll than its start may show a
+   * change made after the start: its snapshots and events are as of the read (the snapshot's time
+   * is when the bridge read the change, which the lifecycle rules take as the moment a subject
+   * came to qualify), never before it.
+   */
+  async detect(
+    records: readonly IdentifiedRecord[],
+    scan: EngineScan,
+    quarantine: QuarantineEntry[],
+    readAtMs = this.pollCtx.observedAtMs,
+  ) {
+    this.ctx = { ...this.pollCtx, observedAtMs: Math.max(this.pollCtx.observedAtMs, readAtMs) };
     const latest = new Map<string, unknown>();
     for (const { id, item } of records) latest.set(id, item);
     if (latest.size === 0) return;
