@@ -146,7 +146,12 @@ export function checkOperational(run: OperationalRun): OperationalCheck {
       const occurred = Date.parse(d.occurredAt);
       return (kind === 'auth' || d.reason === 'rate-limited') && occurred >= fromMs && occurred <= atMs;
     });
-    if (!found) missing.push(`${PAUSE_TYPE[kind]}: refusal ${key} in an episode never announced`);
+    if (!found) {
+      const announcedAt = ofType(PAUSE_TYPE[kind]).map((d) => d.occurredAt);
+      missing.push(
+        `${PAUSE_TYPE[kind]}: refusal ${key} in an episode never announced (its episode from the success at ${Number.isFinite(fromMs) ? new Date(fromMs).toISOString() : 'none'}; announced: ${announcedAt.join(', ') || 'none'})`,
+      );
+    }
   }
   for (const key of c.stale) {
     required++;
