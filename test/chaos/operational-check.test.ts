@@ -154,6 +154,22 @@ describe('checkOperational', () => {
     expect(both.missing).toEqual([]);
     expect(both.spurious).toEqual([]);
   });
+  it('takes a success at the very instant of a refusal as maybe after it: the episode announced before may hold it', () => {
+    // Prepare: members refused at T0 + 10 min (announced); at T0 + 20 min, in one poll, members is
+    // refused again and visits succeeds: the poll's sources share its instant, in either order.
+    const again = cursorAfterFailure(refused, { kind: 'auth', message: '401' }, T0 + 20 * MINUTE);
+    const committed = [[refused], [succeeded('visits', T0 + 20 * MINUTE), again]];
+    // Act
+    const result = checkOperational(run({ committed, delivered: [rejected] }));
+    const none = checkOperational(run({ committed, delivered: [] }));
+    // Assess: the first announcement covers it; without any, both refusals are missing.
+    expect(result.missing).toEqual([]);
+    expect(result.spurious).toEqual([]);
+    expect(none.missing).toEqual([
+      expect.stringMatching(/refusal members\|auth\|2026-05-01T10:10:00.000Z/),
+      expect.stringMatching(/refusal members\|auth\|2026-05-01T10:20:00.000Z/),
+    ]);
+  });
 });
 
 const HOUR = 60 * MINUTE;

@@ -13,7 +13,8 @@
  *    - an unavailable mark: a Club Source Unavailable with its source and `since`;
  *    - a refusal recorded with its pause (a 401 or a 429): a Club Credentials Rejected, or a Club
  *      Quota Low (`rate-limited`), that began its episode: occurring at or after the club's latest
- *      success at or before the refusal, and at or before the refusal;
+ *      success before the refusal (one at the same instant may have come after it), and at or
+ *      before the refusal;
  *    - a failure recorded `staleAfterMs` or more after the source's last success (a pause aside): a
  *      Club Data Stale with that source and last success.
  * 3. Nothing made up. Each operational event on the bus matches a committed condition (the same
@@ -97,10 +98,15 @@ function conditionsOf(committed: readonly (readonly Cursor[])[], staleAfterMs: n
   return c;
 }
 
-/** The latest success at or before `atMs` (-Infinity when none). */
+/**
+ * The latest success before `atMs` (-Infinity when none). One at the refusal's very instant is not
+ * known to have come before it: a poll's sources share the instant of its clock, and a source may
+ * succeed after another was refused (the bridge then takes the refusal as part of the episode
+ * already announced), or before it (the bridge announces a new one at the refusal): either is right.
+ */
 function latestSuccess(successes: readonly number[], atMs: number): number {
   let latest = Number.NEGATIVE_INFINITY;
-  for (const s of successes) if (s <= atMs) latest = s;
+  for (const s of successes) if (s < atMs) latest = s;
   return latest;
 }
 
