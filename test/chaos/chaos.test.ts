@@ -88,7 +88,9 @@ describe('chaos: the engine under injected faults against the journal', () => {
         return inner.publish(events.filter((e) => !lost.has(e.detail.eventId)));
       },
     });
-    const result = await runChaos(seeds[0] ?? 1, { dynamoEndpoint: db.endpoint }, { wrapSink: lossy });
+    // Seed 1 whatever CHAOS_SEED says: its scenario polls visits and meets operational events (some
+    // seeds' scenarios publish no visit, which would prove nothing here).
+    const result = await runChaos(1, { dynamoEndpoint: db.endpoint }, { wrapSink: lossy });
     expect(droppedId).toBeDefined();
     expect(result.ok).toBe(false);
     expect(result.check.missing.filter((k) => k.startsWith('V|'))).toHaveLength(1);
