@@ -311,6 +311,8 @@ class ChaosRun {
   readonly committed: Cursor[][] = [];
   /** The clock of each poll whose lifecycle evaluation completed (from its report). */
   readonly evaluations: { label: string; atMs: number }[] = [];
+  /** How each poll's lifecycle ended (`outcome: reason`), counted: a verdict with no evaluation names them. */
+  readonly lifecycleOutcomes = new Map<string, number>();
   /** The API's members, prospects and payments when the baseline ended, and the clock then. */
   #baseline: SandboxView['baseline'] | undefined;
   #baselineMs = 0;
@@ -477,7 +479,7 @@ class ChaosRun {
       | undefined;
     if (!settled || !doc?.trackedSince || doc.trackedSinceMs === undefined || !this.#baseline) {
       failures.push(
-        `lifecycle: no evaluation while settling, or no document (${this.evaluations.length} evaluations)`,
+        `lifecycle: no evaluation while settling, or no document (${this.evaluations.length} evaluations; the polls' lifecycle outcomes: ${JSON.stringify(Object.fromEntries(this.lifecycleOutcomes))})`,
       );
       return empty;
     }
@@ -644,6 +646,11 @@ class ChaosRun {
         if (f.kind === 'internal' && !/simulated|is dead/.test(f.message)) {
           failures.push(`${label}: ${f.source} failed with an unexpected error: ${f.message}`);
         }
+      }
+      if (report.lifecycle) {
+        const l = report.lifecycle;
+        const key = `${l.outcome}${'reason' in l ? `: ${l.reason}` : 'error' in l ? `: ${l.error}` : ''}`;
+        this.lifecycleOutcomes.set(key, (this.lifecycleOutcomes.get(key) ?? 0) + 1);
       }
       if (report.lifecycle?.outcome === 'evaluated') this.evaluations.push({ label, atMs: this.#now() });
       if (report.lifecycle?.outcome === 'failed' && this.#settleStarted)

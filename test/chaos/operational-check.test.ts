@@ -170,6 +170,21 @@ describe('checkOperational', () => {
       expect.stringMatching(/refusal members\|auth\|2026-05-01T10:20:00.000Z/),
     ]);
   });
+  it('keeps an episode across a success at the instant of one of its refusals, and ends it at a success strictly between', () => {
+    // Prepare: members refused at T0 + 10 min (announced); at T0 + 20 min visits succeeds and members
+    // is refused again, in one poll; members refused at T0 + 30 min. Then a second run where visits
+    // succeeds at T0 + 25 min instead: the refusal at T0 + 30 min begins an episode of its own.
+    const again = cursorAfterFailure(refused, { kind: 'auth', message: '401' }, T0 + 20 * MINUTE);
+    const third = cursorAfterFailure(again, { kind: 'auth', message: '401' }, T0 + 30 * MINUTE);
+    const tied = [[refused], [succeeded('visits', T0 + 20 * MINUTE), again], [third]];
+    const between = [[refused], [again], [succeeded('visits', T0 + 25 * MINUTE), third]];
+    // Act
+    const same = checkOperational(run({ committed: tied, delivered: [rejected] }));
+    const ended = checkOperational(run({ committed: between, delivered: [rejected] }));
+    // Assess
+    expect(same.missing).toEqual([]);
+    expect(ended.missing).toEqual([expect.stringMatching(/refusal members\|auth\|2026-05-01T10:30:00.000Z/)]);
+  });
 });
 
 const HOUR = 60 * MINUTE;

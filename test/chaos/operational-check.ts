@@ -13,8 +13,9 @@
  *    - an unavailable mark: a Club Source Unavailable with its source and `since`;
  *    - a refusal recorded with its pause (a 401 or a 429): a Club Credentials Rejected, or a Club
  *      Quota Low (`rate-limited`), that began its episode: occurring at or after the club's latest
- *      success before the refusal (one at the same instant may have come after it), and at or
- *      before the refusal;
+ *      success before the episode's first refusal, and at or before the refusal. An episode runs
+ *      until a success comes strictly between two refusals: a poll's sources share its instant, so
+ *      a success at a refusal's very instant may have come after it (episodeStart);
  *    - a failure recorded `staleAfterMs` or more after the source's last success (a pause aside): a
  *      Club Data Stale with that source and last success.
  * 3. Nothing made up. Each operational event on the bus matches a committed condition (the same
@@ -110,6 +111,25 @@ function latestSuccess(successes: readonly number[], atMs: number): number {
   return latest;
 }
 
+/**
+ * The first refusal of the episode a refusal of `kind` at `atMs` belongs to: refusals of the kind
+ * (any source) follow one another in an episode until a success comes strictly between two of
+ * them. A success at a refusal's very instant does not end it: it may have come after the refusal
+ * (latestSuccess), and the bridge then takes the next refusal as part of the same episode.
+ */
+function episodeStart(c: Conditions, kind: PauseKind, atMs: number): number {
+  const earlier = [...c.refusals.values()]
+    .filter((r) => r.kind === kind && r.atMs < atMs)
+    .map((r) => r.atMs)
+    .sort((a, b) => b - a);
+  let start = atMs;
+  for (const r of earlier) {
+    if (c.successes.some((s) => s > r && s < start)) break;
+    start = r;
+  }
+  return start;
+}
+
 export function checkOperational(run: OperationalRun): OperationalCheck {
   const delivered = new Map<string, BridgeEvent>();
   for (const e of run.delivered) if (e.detail.source === 'bridge') delivered.set(e.detail.eventId, e);
@@ -147,7 +167,7 @@ export function checkOperational(run: OperationalRun): OperationalCheck {
   }
   for (const [key, { kind, atMs }] of c.refusals) {
     required++;
-    const fromMs = latestSuccess(c.successes, atMs);
+    const fromMs = latestSuccess(c.successes, episodeStart(c, kind, atMs));
     const found = ofType(PAUSE_TYPE[kind]).some((d) => {
       const occurred = Date.parse(d.occurredAt);
       return (kind === 'auth' || d.reason === 'rate-limited') && occurred >= fromMs && occurred <= atMs;
