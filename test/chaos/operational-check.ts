@@ -61,8 +61,8 @@ interface Conditions {
   readonly unavailable: Set<string>;
   /** Every refusal: kind, source and instant (ms), by `source|kind|at`. */
   readonly refusals: Map<string, { kind: PauseKind; atMs: number }>;
-  /** `source|lastSuccessAt` of every failure recorded staleAfterMs after that success. */
-  readonly stale: Set<string>;
+  /** `source|lastSuccessAt` of every failure recorded staleAfterMs after that success (kind@at). */
+  readonly stale: Map<string, string[]>;
   /** `source|lastSuccessAt` of every failure (a pause aside) after that success. */
   readonly failedAfter: Set<string>;
   /** Every success instant (ms) of any source, ascending. */
@@ -73,7 +73,7 @@ function conditionsOf(committed: readonly (readonly Cursor[])[], staleAfterMs: n
   const c: Conditions = {
     unavailable: new Set(),
     refusals: new Map(),
-    stale: new Set(),
+    stale: new Map(),
     failedAfter: new Set(),
     successes: [],
   };
@@ -93,7 +93,11 @@ function conditionsOf(committed: readonly (readonly Cursor[])[], staleAfterMs: n
     const since = health.lastSuccessAt;
     if (!since || atMs < Date.parse(since)) continue;
     c.failedAfter.add(`${source}|${since}`);
-    if (atMs - Date.parse(since) >= staleAfterMs) c.stale.add(`${source}|${since}`);
+    if (atMs - Date.parse(since) >= staleAfterMs) {
+      const seen = c.stale.get(`${source}|${since}`) ?? [];
+      if (!seen.includes(`${error.kind}@${error.at}`)) seen.push(`${error.kind}@${error.at}`);
+      c.stale.set(`${source}|${since}`, seen);
+    }
   }
   c.successes.push(...[...successes].sort((a, b) => a - b));
   return c;
@@ -179,7 +183,7 @@ export function checkOperational(run: OperationalRun): OperationalCheck {
       );
     }
   }
-  for (const key of c.stale) {
+  for (const [key, failures] of c.stale) {
     required++;
     const [source, since] = key.split('|');
     const found = ofType('Club Data Stale').some(
@@ -187,7 +191,7 @@ export function checkOperational(run: OperationalRun): OperationalCheck {
     );
     if (!found)
       missing.push(
-        `Club Data Stale: ${source} failing ${run.staleAfterMs / 60_000}+ min after its success at ${since}, never announced`,
+        `Club Data Stale: ${source} failing ${run.staleAfterMs / 60_000}+ min after its success at ${since}, never announced (failures ${failures.join(', ')})`,
       );
   }
 
