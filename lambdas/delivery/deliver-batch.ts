@@ -82,6 +82,7 @@ export async function deliverBatch(
   await Promise.all(
     [...groups].map(async ([endpointId, items]) => {
       const cached = await deps.registry.get(endpointId);
+      if (cached?.endpoint.metrics) deps.report.measure(endpointId);
       let current = health.get(endpointId)!;
       for (const { record, message } of items) {
         try {

@@ -1,24 +1,49 @@
 /**
  * What one delivery invocation reports: fleet-wide metrics as ONE EMF document (dimension `service`
- * only: a metric per endpoint would be billed per endpoint, $0.30 a month each, $1,200 a month for
- * four metrics at 1,000 endpoints), and ONE log line (`webhook batch`) with each endpoint's figures
- * and each delivery's outcome, which the saved Logs Insights queries read per endpoint (delivered,
- * failed attempts, p95 latency, oldest undelivered age) and per event (`explain`). A few dozen
- * bytes a delivery: the log bill of a million deliveries is a few cents.
+ * only), and ONE log line (`webhook batch`) with each endpoint's figures and each delivery's
+ * outcome, which the saved Logs Insights queries read per endpoint (delivered, failed attempts, p95
+ * latency, oldest undelivered age) and per event (`explain`). A few dozen bytes a delivery: the log
+ * bill of a million deliveries is a few cents.
+ *
+ * An endpoint with metrics on (opt-in, `webhooks add --metrics`) also gets a document of its own
+ * (dimensions `service` and `endpointId`, the same four names as the fleet's delivered, failed
+ * attempts, latency and oldest undelivered age): a CloudWatch metric is billed $0.30 a month, so
+ * four per endpoint for every endpoint would be $1,200 a month at 1,000 endpoints; an endpoint
+ * with metrics off costs nothing more than its share of the fleet's document.
  */
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { METRIC, WEBHOOK_BATCH_LOG_MESSAGE } from '../common/deployment-contract';
 import { logger } from '../common/logger';
-import { EMF_MAX_VALUES } from '../common/metrics';
+import { createMetrics, EMF_MAX_VALUES } from '../common/metrics';
 
 /** What the report writes to: Powertools Metrics, or a no-op locally. */
 export interface MetricsSink {
   addMetric(name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number): unknown;
+  hasStoredMetrics(): boolean;
   publishStoredMetrics(): unknown;
 }
 
+/**
+ * The sink of one endpoint's own metrics: Powertools Metrics with `endpointId` among its DEFAULT
+ * dimensions, which every document it writes carries (also the one Powertools writes by itself when
+ * a metric reaches EMF_MAX_VALUES values, after which it clears the other dimensions).
+ */
+export type EndpointMetricsSink = (endpointId: string) => MetricsSink;
+
+/** One endpoint's sink in the Lambda: a Metrics instance of its own (the contract's namespace). */
+export function createEndpointMetrics(
+  endpointId: string,
+  options: { readonly serviceName?: string } = {},
+): Metrics {
+  return createMetrics(options).setDefaultDimensions({ endpointId });
+}
+
 /** Metrics that go nowhere: the local demo and tests (the log line stays). */
-export const NO_METRICS: MetricsSink = { addMetric: () => undefined, publishStoredMetrics: () => undefined };
+export const NO_METRICS: MetricsSink = {
+  addMetric: () => undefined,
+  hasStoredMetrics: () => false,
+  publishStoredMetrics: () => undefined,
+};
 
 /** What became of one delivery in this invocation. */
 export type DeliveryResult = 'delivered' | 'failed' | 'waiting' | 'dead' | 'dropped' | 'error';
@@ -34,6 +59,7 @@ interface EndpointFigures {
 
 export class DeliveryReport {
   readonly #endpoints = new Map<string, EndpointFigures>();
+  readonly #measured = new Set<string>();
   readonly #deliveries: string[] = [];
   #disabled = 0;
 
@@ -44,6 +70,11 @@ export class DeliveryReport {
       this.#endpoints.set(endpointId, f);
     }
     return f;
+  }
+
+  /** An endpoint with metrics on: its figures of this invocation are also written as its own metrics. */
+  measure(endpointId: string): void {
+    this.#measured.add(endpointId);
   }
 
   /** One delivery's outcome; `ageMs` since it was first queued (or published). */
@@ -88,12 +119,19 @@ export class DeliveryReport {
   }
 
   /**
-   * Writes the metrics and starts over; returns the `webhook batch` line's fields (each
-   * endpoint's figures, each delivery), or undefined when there was nothing to report. The delivery
-   * handler writes them on its one invocation line (with the Lambda context).
+   * Writes the metrics (the fleet's, then each measured endpoint's to `endpointMetrics`) and starts
+   * over; returns the `webhook batch` line's fields (each endpoint's figures, each delivery), or
+   * undefined when there was nothing to report. The delivery handler writes them on its one
+   * invocation line (with the Lambda context).
    */
-  flush(metrics: MetricsSink): Record<string, unknown> | undefined {
-    if (this.#deliveries.length === 0 && this.#disabled === 0) return undefined;
+  flush(
+    metrics: MetricsSink,
+    endpointMetrics: EndpointMetricsSink = () => NO_METRICS,
+  ): Record<string, unknown> | undefined {
+    if (this.#deliveries.length === 0 && this.#disabled === 0) {
+      this.#measured.clear();
+      return undefined;
+    }
     const all = [...this.#endpoints.values()];
     const sum = (pick: (f: EndpointFigures) => number) => all.reduce((n, f) => n + pick(f), 0);
     metrics.addMetric(
@@ -114,33 +152,59 @@ export class DeliveryReport {
     metrics.addMetric(METRIC.webhookEndpointsDisabled, MetricUnit.Count, this.#disabled);
     const oldest = Math.max(0, ...all.map((f) => f.oldestUndeliveredS));
     metrics.addMetric(METRIC.webhookOldestUndeliveredAge, MetricUnit.Seconds, oldest);
-    const latencies = all.flatMap((f) => f.latenciesMs);
-    for (let from = 0; from < latencies.length; from += EMF_MAX_VALUES) {
-      for (const ms of latencies.slice(from, from + EMF_MAX_VALUES)) {
-        metrics.addMetric(METRIC.webhookLatency, MetricUnit.Milliseconds, ms);
-      }
-      if (from + EMF_MAX_VALUES < latencies.length) metrics.publishStoredMetrics();
+    publishWithLatencies(
+      metrics,
+      all.flatMap((f) => f.latenciesMs),
+    );
+    for (const [endpointId, f] of this.#endpoints) {
+      if (this.#measured.has(endpointId)) publishEndpointMetrics(endpointMetrics(endpointId), f);
     }
-    metrics.publishStoredMetrics();
     const fields = {
-      endpoints: Object.fromEntries(
-        [...this.#endpoints].map(([id, f]) => [
-          id,
-          {
-            delivered: f.delivered,
-            failed: f.failed,
-            dead: f.dead,
-            waiting: f.waiting,
-            ...(f.latenciesMs.length > 0 ? { latencyMs: f.latenciesMs } : {}),
-            ...(f.oldestUndeliveredS > 0 ? { oldestUndeliveredS: f.oldestUndeliveredS } : {}),
-          },
-        ]),
-      ),
+      endpoints: Object.fromEntries([...this.#endpoints].map(([id, f]) => [id, lineFigures(f)])),
       deliveries: [...this.#deliveries],
     };
     this.#endpoints.clear();
+    this.#measured.clear();
     this.#deliveries.length = 0;
     this.#disabled = 0;
     return fields;
   }
+}
+
+/** An endpoint's figures on the `webhook batch` line. */
+function lineFigures(f: EndpointFigures): Record<string, unknown> {
+  return {
+    delivered: f.delivered,
+    failed: f.failed,
+    dead: f.dead,
+    waiting: f.waiting,
+    ...(f.latenciesMs.length > 0 ? { latencyMs: f.latenciesMs } : {}),
+    ...(f.oldestUndeliveredS > 0 ? { oldestUndeliveredS: f.oldestUndeliveredS } : {}),
+  };
+}
+
+/**
+ * One endpoint's own metrics, the fleet's names: delivered and failed attempts (0 included, so an
+ * alarm sees data), the oldest undelivered age, a latency per delivery.
+ */
+function publishEndpointMetrics(sink: MetricsSink, f: EndpointFigures): void {
+  sink.addMetric(METRIC.webhookDelivered, MetricUnit.Count, f.delivered);
+  sink.addMetric(METRIC.webhookAttemptsFailed, MetricUnit.Count, f.failed);
+  sink.addMetric(METRIC.webhookOldestUndeliveredAge, MetricUnit.Seconds, f.oldestUndeliveredS);
+  publishWithLatencies(sink, f.latenciesMs);
+}
+
+/**
+ * Adds a WebhookLatency value per delivery (CloudWatch computes the percentiles from them) and
+ * writes what is stored: at most EMF_MAX_VALUES values a document. Powertools writes a document
+ * by itself when a metric reaches EMF_MAX_VALUES values; a sink that does not is written here.
+ */
+function publishWithLatencies(sink: MetricsSink, latenciesMs: readonly number[]): void {
+  for (let from = 0; from < latenciesMs.length; from += EMF_MAX_VALUES) {
+    for (const ms of latenciesMs.slice(from, from + EMF_MAX_VALUES)) {
+      sink.addMetric(METRIC.webhookLatency, MetricUnit.Milliseconds, ms);
+    }
+    if (sink.hasStoredMetrics()) sink.publishStoredMetrics();
+  }
+  if (sink.hasStoredMetrics()) sink.publishStoredMetrics();
 }

@@ -50,6 +50,11 @@ export const EndpointSchema = z.object({
   keyVersion: z.number().int().min(1),
   /** Names of its static headers (the values are in the secret). */
   headerNames: z.array(z.string()).default([]),
+  /**
+   * Its own CloudWatch metrics (dimension `endpointId`, 4 metrics, $1.20 a month): opt-in; a
+   * record without the field (written before it existed) reads as off.
+   */
+  metrics: z.boolean().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
   /** Optimistic concurrency: every write checks and bumps it. */

@@ -51,6 +51,8 @@ export interface EndpointInput {
   readonly headers?: Readonly<Record<string, string>>;
   /** A `whsec_` secret to use (e.g. $GYM_BRIDGE_WEBHOOK_SECRET locally); generated when absent. */
   readonly secret?: string;
+  /** Per-endpoint CloudWatch metrics (docs/webhooks.md, "Operating it"). @default false */
+  readonly metrics?: boolean;
 }
 
 /** What may be shown of an endpoint: no secret, the URL redacted to its scheme and host. */
@@ -67,6 +69,7 @@ export interface EndpointView {
   readonly disabledReason?: string;
   readonly disabledAt?: string;
   readonly headerNames: readonly string[];
+  readonly metrics: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -96,6 +99,7 @@ export function viewOf(e: Endpoint): EndpointView {
     ...(e.disabledReason ? { disabledReason: e.disabledReason } : {}),
     ...(e.disabledAt ? { disabledAt: e.disabledAt } : {}),
     headerNames: e.headerNames,
+    metrics: e.metrics === true,
     createdAt: e.createdAt,
     updatedAt: e.updatedAt,
   };
@@ -164,6 +168,7 @@ export async function addEndpoint(
     secretName,
     keyVersion: 1,
     headerNames: Object.keys(input.headers ?? {}),
+    ...(input.metrics ? { metrics: true } : {}),
     createdAt: now,
     updatedAt: now,
     version: 1,
@@ -180,7 +185,7 @@ export async function existing(ctx: AdminContext, endpointId: string): Promise<E
 
 export type EndpointChanges = Partial<Omit<EndpointInput, 'secret'>>;
 
-/** Changes an endpoint's URL, filter, clubs, rate, description or static headers. */
+/** Changes an endpoint's URL, filter, clubs, rate, description, static headers or metrics. */
 export async function updateEndpoint(
   ctx: AdminContext,
   endpointId: string,

@@ -4,7 +4,9 @@
  * docs/deploy.md "Operations runbook". Metrics are fleet-wide (dimension `service`); per endpoint,
  * the `webhook batch` log line (its `endpoints` figures: delivered, failed attempts, latencies,
  * oldest undelivered age; its `deliveries`), and the saved query `<service>/webhook-event` (one
- * event's deliveries, for `explain`: replace EVENT_ID).
+ * event's deliveries, for `explain`: replace EVENT_ID). An endpoint with metrics on (opt-in, its
+ * endpoint record) also has the four of its own (dimension `endpointId`): the dashboard's
+ * per-endpoint graphs find them with SEARCH expressions, so an endpoint turned on needs no deploy.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -12,7 +14,11 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { METRIC, WEBHOOK_BATCH_LOG_MESSAGE } from '../../lambdas/common/deployment-contract';
+import {
+  METRIC,
+  METRICS_NAMESPACE,
+  WEBHOOK_BATCH_LOG_MESSAGE,
+} from '../../lambdas/common/deployment-contract';
 import { FIVE_MINUTES, serviceMetricOf } from './monitoring/service-metric';
 import type { WebhookDelivery } from './webhooks';
 
@@ -123,7 +129,7 @@ export class WebhookMonitoring extends Construct {
     });
     props.dashboard.addWidgets(
       new cloudwatch.TextWidget({
-        markdown: `## Webhooks\nFleet-wide; per endpoint: \`webhooks status\` and the \`${WEBHOOK_BATCH_LOG_MESSAGE}\` log lines (docs/webhooks.md, "Operating it").`,
+        markdown: `## Webhooks\nFleet-wide, then per endpoint with metrics on (\`webhooks update --metrics on\`); every endpoint: \`webhooks status\` and the \`${WEBHOOK_BATCH_LOG_MESSAGE}\` log lines (docs/webhooks.md, "Operating it").`,
         width: 24,
         height: 2,
       }),
@@ -146,6 +152,33 @@ export class WebhookMonitoring extends Construct {
         right: [metric(METRIC.webhookOldestUndeliveredAge, cloudwatch.Stats.MAXIMUM, FIVE_MINUTES)],
         width: 12,
       }),
+      ...perEndpointGraphs(props.serviceName),
     );
   }
+}
+
+/**
+ * A line per endpoint with metrics on: a SEARCH over the metrics with exactly the dimensions
+ * `service` and `endpointId` (the fleet's have `service` only), labelled by endpoint id.
+ */
+function perEndpointGraphs(serviceName: string): cloudwatch.GraphWidget[] {
+  const search = (metricName: string, statistic: string) =>
+    new cloudwatch.SearchExpression({
+      expression: `SEARCH('{${METRICS_NAMESPACE},endpointId,service} MetricName="${metricName}" service="${serviceName}"', '${statistic}', ${FIVE_MINUTES.toSeconds()})`,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudWatch dynamic label (the series' endpointId)
+      label: "${PROP('Dim.endpointId')}",
+      period: FIVE_MINUTES,
+    });
+  const graph = (title: string, metricName: string, statistic: string) =>
+    new cloudwatch.GraphWidget({
+      title: `Per endpoint: ${title}`,
+      left: [search(metricName, statistic)],
+      width: 6,
+    });
+  return [
+    graph('delivered', METRIC.webhookDelivered, 'Sum'),
+    graph('failed attempts', METRIC.webhookAttemptsFailed, 'Sum'),
+    graph('p95 publish to 2xx (ms)', METRIC.webhookLatency, 'p95'),
+    graph('oldest undelivered (s)', METRIC.webhookOldestUndeliveredAge, 'Maximum'),
+  ];
 }

@@ -6,8 +6,23 @@
  */
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENV } from '../../lambdas/common/deployment-contract';
-import { synthStack } from './support';
+import { ENV, METRIC, METRICS_NAMESPACE } from '../../lambdas/common/deployment-contract';
+import { onlyResource, synthStack } from './support';
+
+interface Widget {
+  readonly properties?: {
+    readonly title?: string;
+    readonly metrics?: readonly (readonly unknown[])[];
+  };
+}
+
+/** The dashboard's widgets (its body's references, such as the region, as the text TOKEN). */
+function dashboardWidgets(template: Template): Widget[] {
+  const { resource } = onlyResource(template, 'AWS::CloudWatch::Dashboard');
+  const parts = (resource.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+  const text = parts.map((p) => (typeof p === 'string' ? p : 'TOKEN')).join('');
+  return (JSON.parse(text) as { widgets: Widget[] }).widgets;
+}
 
 describe('webhook delivery (CDK)', () => {
   let template: Template;
@@ -102,5 +117,28 @@ describe('webhook delivery (CDK)', () => {
         'WebhookSecretPrefix',
       ]),
     );
+  });
+
+  it('the dashboard: per endpoint with metrics on, a SEARCH over endpointId for each of its four metrics', () => {
+    const graphs = dashboardWidgets(template).filter((w) => w.properties?.title?.startsWith('Per endpoint'));
+    const expressions = graphs.map((w) => {
+      const [[line, ...more] = []] = w.properties!.metrics ?? [];
+      expect(more).toEqual([]);
+      return line as { expression: string; label: string };
+    });
+    const search = (name: string, statistic: string) =>
+      `SEARCH('{${METRICS_NAMESPACE},endpointId,service} MetricName="${name}" service="gym-bridge-prod"', '${statistic}', 300)`;
+    expect(expressions.map((e) => e.expression)).toEqual([
+      search(METRIC.webhookDelivered, 'Sum'),
+      search(METRIC.webhookAttemptsFailed, 'Sum'),
+      search(METRIC.webhookLatency, 'p95'),
+      search(METRIC.webhookOldestUndeliveredAge, 'Maximum'),
+    ]);
+    // Each series named by its endpoint (a CloudWatch dynamic label).
+    const label = ['$', "{PROP('Dim.endpointId')}"].join('');
+    expect(new Set(expressions.map((e) => e.label))).toEqual(new Set([label]));
+    // Beside the fleet-wide graphs, which stay service-wide metrics.
+    const fleet = dashboardWidgets(template).find((w) => w.properties?.title?.startsWith('Webhooks: queued'));
+    expect(JSON.stringify(fleet)).not.toContain('endpointId');
   });
 });

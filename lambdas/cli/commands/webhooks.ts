@@ -94,8 +94,11 @@ function dispatch(subcommand: Exclude<Subcommand, 'listen'>, flags: Flags, stack
 /** Strict flags; a positional argument is named by its position only (its text may be a secret). */
 export function parseWebhookFlags(subcommand: string, argv: string[]): Flags {
   let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: typeof FLAGS; allowPositionals: true }>>;
+  // A bare --metrics (last, or before another flag) is --metrics on.
+  const bare = (i: number) => argv[i] === '--metrics' && (argv[i + 1] ?? '-').startsWith('-');
+  const args = argv.map((word, i) => (bare(i) ? '--metrics=on' : word));
   try {
-    parsed = parseArgs({ args: argv, options: FLAGS, strict: true, allowPositionals: true });
+    parsed = parseArgs({ args, options: FLAGS, strict: true, allowPositionals: true });
   } catch (err) {
     const message = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
     // parseArgs names the flag, never a value; its advice about '--' does not apply here.

@@ -2,7 +2,8 @@
  * The webhook delivery Lambda's handler (SQS event source on the delivery queue, a fair queue
  * grouped by endpoint; partial batch responses): the batch's deliveries are attempted
  * (../deliver-batch.ts); a message that waits (hidden until due) or met an error is reported back,
- * every other one is deleted. One EMF document and one `webhook batch` line per invocation.
+ * every other one is deleted. One EMF document (and one per endpoint with metrics on) and one
+ * `webhook batch` line per invocation.
  */
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { WEBHOOK_BATCH_LOG_MESSAGE } from '../../common/deployment-contract';
@@ -58,7 +59,7 @@ export function createDeliverHandler(rt: DeliverRuntime, options: DeliverHandler
       return { batchItemFailures: back.map((r) => ({ itemIdentifier: r.messageId })) };
     } finally {
       // One line an invocation: the batch's figures on the invocation's line (the Lambda context).
-      const fields = report.flush(rt.metrics);
+      const fields = report.flush(rt.metrics, rt.endpointMetrics);
       invocationLog.end(WEBHOOK_BATCH_LOG_MESSAGE, { records: event.Records.length, ...fields });
     }
   };

@@ -16,6 +16,7 @@ import type { EventSink } from '../../events/event-sink';
 import { DEFAULT_EVENT_SOURCE, eventSourceProblem } from '../../events/event-source';
 import { EventBridgeSink } from '../../events/publisher';
 import { type DeliveryQueue, SqsDeliveryQueue } from '../delivery-queue';
+import { createEndpointMetrics } from '../delivery-report';
 import { EndpointRegistry, HealthCache } from '../endpoint-cache';
 import { EndpointPacer } from '../fan-out';
 import { DEFAULT_TIMEOUT_MS } from '../http-delivery';
@@ -94,6 +95,8 @@ export interface DeliverRuntime {
   readonly sink: EventSink;
   readonly timeoutMs: number;
   readonly metrics: Metrics;
+  /** The metrics of one endpoint with metrics on: `endpointId` beside `service`, default dimensions. */
+  readonly endpointMetrics: (endpointId: string) => Metrics;
 }
 
 /** Signing keys only from secrets under the deployment's prefix (what the role may read anyway). */
@@ -138,5 +141,6 @@ export function deliverRuntimeFromEnv(env: Env): DeliverRuntime {
     sink: new EventBridgeSink({ client: new EventBridgeClient(awsClientConfig()), busName, source }),
     timeoutMs,
     metrics: createMetrics(),
+    endpointMetrics: (endpointId) => createEndpointMetrics(endpointId),
   };
 }

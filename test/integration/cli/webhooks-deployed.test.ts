@@ -175,6 +175,58 @@ describe('webhooks against a deployed stage', () => {
     expect(JSON.stringify(items.Items)).not.toContain(secret);
   }, 60_000);
 
+  it("--metrics: add turns an endpoint's own metrics on, update off and on; list and show say so; a record without the field reads as off", async () => {
+    const out = await ok(['add', '--url', 'https://hooks.example.com/m', '--type', '*', '--metrics']);
+    const measured =
+      /^(ep-[0-9a-f]{16}) added: POST https:\/\/hooks\.example\.com\/… {2}every event; 10\/s; metrics on$/m.exec(
+        out,
+      )![1]!;
+    expect((await store.getEndpoint(measured))!.metrics).toBe(true);
+    // `id` was added without --metrics: its item has no such attribute.
+    const items = await db.client.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :p',
+        ExpressionAttributeValues: { ':p': { S: 'ENDPOINT' } },
+      }),
+    );
+    const itemOf = (endpointId: string) => items.Items!.find((i) => i.sk?.S === endpointId)!;
+    expect(itemOf(id)).not.toHaveProperty('metrics');
+    expect(itemOf(measured).metrics).toEqual({ BOOL: true });
+    const [json, text, shown] = await Promise.all([
+      ok(['list', '--json']),
+      ok(['list']),
+      ok(['show', '--endpoint', measured]),
+    ]);
+    const listed = JSON.parse(json) as { endpointId: string; metrics: boolean }[];
+    expect(Object.fromEntries(listed.map((e) => [e.endpointId, e.metrics]))).toEqual({
+      [id]: false,
+      [measured]: true,
+    });
+    const rows = text.trimEnd().split('\n');
+    expect(rows[0]).toMatch(/ {2}HEADERS +METRICS$/);
+    expect(rows.find((r) => r.startsWith(measured))).toMatch(/ {2}- +on$/);
+    expect(rows.find((r) => r.startsWith(id))).toMatch(/ {2}X-Api-Key +off$/);
+    expect(shown).toContain('\n  metrics      on: its own CloudWatch metrics (dimension endpointId)\n');
+
+    expect(await ok(['update', '--endpoint', measured, '--metrics', 'off'])).toBe(
+      `${measured} updated: POST https://hooks.example.com/…  every event; 10/s\n`,
+    );
+    const [off, offText] = await Promise.all([
+      ok(['show', '--endpoint', measured, '--json']),
+      ok(['show', '--endpoint', measured]),
+    ]);
+    expect((JSON.parse(off) as { metrics: boolean }).metrics).toBe(false);
+    expect(offText).toContain('\n  metrics      off\n');
+    expect((await store.getEndpoint(measured))!.metrics).toBe(false);
+    expect(await ok(['update', '--endpoint', measured, '--metrics'])).toContain('; metrics on\n');
+    expect((await store.getEndpoint(measured))!.metrics).toBe(true);
+    const bad = await webhooks(['update', '--endpoint', measured, '--metrics', 'yes']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('gym-bridge webhooks: --metrics is on or off (alone: on)\n');
+    expect(await ok(['remove', '--endpoint', measured])).toContain(`${measured} removed`);
+  }, 90_000);
+
   it('refuses http, private addresses and a missing key prefix: one line, exit 2', async () => {
     const [http, priv, noPrefix] = await Promise.all([
       webhooks(['add', '--url', 'http://127.0.0.1:9000/hook', '--type', '*']),

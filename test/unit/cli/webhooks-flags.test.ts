@@ -55,6 +55,18 @@ describe('webhooks flags', () => {
     }
   });
 
+  it('reads --metrics alone as on, --metrics on|off on add and update only', async () => {
+    const url = ['--url', 'https://h.example.com/'];
+    expect(parseWebhookFlags('add', [...url, '--metrics']).metrics).toBe('on');
+    expect(parseWebhookFlags('add', ['--metrics', ...url]).metrics).toBe('on');
+    expect(parseWebhookFlags('add', ['--metrics', 'off', ...url]).metrics).toBe('off');
+    const id = ['--endpoint', 'ep-0123456789abcdef'];
+    expect(parseWebhookFlags('update', [...id, '--metrics', 'off']).metrics).toBe('off');
+    expect(parseWebhookFlags('update', [...id, '--metrics=on']).metrics).toBe('on');
+    expect(parseWebhookFlags('update', [...id, '--metrics']).metrics).toBe('on');
+    expect(await usageError(() => run(['list', '--metrics']))).toBe('webhooks list does not take --metrics');
+  });
+
   it('refuses flags another subcommand takes, and unknown subcommands', async () => {
     expect(await usageError(() => run(['list', '--url', 'https://h.example.com/']))).toBe(
       'webhooks list does not take --url',
@@ -118,6 +130,22 @@ describe('endpoint input', () => {
     expect(await usageError(() => updateInput(flags({ pattern: '{}', 'clear-pattern': true })))).toMatch(
       /not both/,
     );
+  });
+
+  it("--metrics turns an endpoint's own metrics on or off; anything else is refused unechoed", async () => {
+    const add = { url: 'https://h.example.com/', type: ['*'] };
+    expect(await addInput(flags({ ...add, metrics: 'on' }))).toMatchObject({ metrics: true });
+    expect(await addInput(flags({ ...add, metrics: 'off' }))).not.toHaveProperty('metrics');
+    expect(await addInput(flags(add))).not.toHaveProperty('metrics');
+    expect((await updateInput(flags({ metrics: 'off' }))).changes).toEqual({ metrics: false });
+    expect((await updateInput(flags({ metrics: 'on' }))).changes).toEqual({ metrics: true });
+    for (const work of [
+      () => updateInput(flags({ metrics: SECRET_VALUE })),
+      () => addInput(flags({ ...add, metrics: SECRET_VALUE })),
+    ]) {
+      const message = await usageError(work);
+      expect(message).toBe('--metrics is on or off (alone: on)');
+    }
   });
 });
 
@@ -185,6 +213,7 @@ describe('webhooks status lines', () => {
         ratePerSecond: 10,
         enabled: true,
         headerNames: [],
+        metrics: false,
         createdAt: '',
         updatedAt: '',
       },

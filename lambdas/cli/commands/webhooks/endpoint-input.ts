@@ -31,6 +31,7 @@ export async function addInput(flags: Flags): Promise<EndpointInput> {
   return {
     url: url(flags.url),
     ...filterOf(flags),
+    ...(flags.metrics !== undefined && metricsOn(flags.metrics) ? { metrics: true } : {}),
     ...(headers ? { headers } : {}),
     ...(secret ? { secret } : {}),
   } as EndpointInput;
@@ -48,14 +49,21 @@ export async function updateInput(flags: Flags): Promise<{ changes: EndpointChan
   const changes = {
     ...(flags.url !== undefined ? { url: url(flags.url) } : {}),
     ...filterOf(flags),
+    ...(flags.metrics !== undefined ? { metrics: metricsOn(flags.metrics) } : {}),
     ...(headers ? { headers } : {}),
   } as EndpointChanges;
   const clear = { pattern: flags['clear-pattern'] === true, clubs: flags['all-clubs'] === true };
   if (Object.keys(changes).length === 0 && !clear.pattern && !clear.clubs)
     throw new CliUsageError(
-      'webhooks update changes nothing: give --url, --type, --pattern, --club, --rate, --description, --headers-stdin or a --clear flag',
+      'webhooks update changes nothing: give --url, --type, --pattern, --club, --rate, --description, --metrics, --headers-stdin or a --clear flag',
     );
   return { changes, clear };
+}
+
+/** --metrics on | off (a bare --metrics is on: parseWebhookFlags). */
+function metricsOn(value: string): boolean {
+  if (value === 'on' || value === 'off') return value === 'on';
+  throw new CliUsageError('--metrics is on or off (alone: on)');
 }
 
 /** The URL, remembered as a secret when it has a path or query (they may hold a token). */

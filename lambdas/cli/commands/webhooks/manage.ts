@@ -48,7 +48,7 @@ export function filterWords(v: EndpointView): string {
 
 function summaryLine(v: EndpointView): string {
   const headers = v.headerNames.length ? `; headers ${v.headerNames.join(', ')}` : '';
-  return `POST ${v.url}  ${filterWords(v)}; ${v.ratePerSecond}/s${headers}`;
+  return `POST ${v.url}  ${filterWords(v)}; ${v.ratePerSecond}/s${headers}${v.metrics ? '; metrics on' : ''}`;
 }
 
 /** Prints a secret once, on its own line, then keeps it out of anything printed after. */
@@ -88,8 +88,10 @@ export async function list(flags: Flags, stack: WebhookStack): Promise<number> {
     filterWords(v),
     `${v.ratePerSecond}/s`,
     v.headerNames.join(',') || '-',
+    v.metrics ? 'on' : 'off',
   ]);
-  process.stdout.write(`${table(['ENDPOINT', 'ENABLED', 'URL', 'RECEIVES', 'RATE', 'HEADERS'], rows)}\n`);
+  const header = ['ENDPOINT', 'ENABLED', 'URL', 'RECEIVES', 'RATE', 'HEADERS', 'METRICS'];
+  process.stdout.write(`${table(header, rows)}\n`);
   return 0;
 }
 
@@ -105,6 +107,7 @@ export async function show(flags: Flags, stack: WebhookStack): Promise<number> {
     ['receives', filterWords(view)],
     ['rate', `${view.ratePerSecond} deliveries a second`],
     ['headers', view.headerNames.length ? `${view.headerNames.join(', ')} (values not shown)` : 'none'],
+    ['metrics', view.metrics ? 'on: its own CloudWatch metrics (dimension endpointId)' : 'off'],
     ...(view.description ? [['description', view.description] as [string, string]] : []),
     ['created', view.createdAt],
     ['updated', view.updatedAt],

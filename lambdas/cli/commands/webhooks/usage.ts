@@ -49,16 +49,18 @@ Signed webhooks (Standard Webhooks) to any HTTPS endpoint, managed as data: no d
 (local-aws, whose environment points the CLI at it: http and loopback URLs are allowed there).
 
   webhooks add --url URL --type TYPE... [--pattern JSON] [--club ID]... [--rate N]
-               [--description TEXT] [--headers-stdin] [--secret-stdin] [--secret-prefix PREFIX]
+               [--description TEXT] [--metrics] [--headers-stdin] [--secret-stdin]
+               [--secret-prefix PREFIX]
       Adds an endpoint and prints its signing secret (whsec_...) ONCE: keep it where the
       receiver reads it. --type is a detail-type (repeatable) or * for every one; --pattern an
       EventBridge pattern on detail, e.g. '{"status":["PaymentIssue"]}' (checked now);
-      --club limits it to clubs (repeatable); --rate deliveries a second (default 10).
+      --club limits it to clubs (repeatable); --rate deliveries a second (default 10);
+      --metrics gives it CloudWatch metrics of its own (4 metrics, $1.20 a month; default off).
   webhooks list [--json]                    every endpoint (host and redacted URL, no secret)
   webhooks show --endpoint ID [--json]      one endpoint
   webhooks update --endpoint ID [--url URL] [--type TYPE]... [--pattern JSON | --clear-pattern]
                [--club ID... | --all-clubs] [--rate N] [--description TEXT]
-               [--headers-stdin | --clear-headers]
+               [--headers-stdin | --clear-headers] [--metrics on|off]
   webhooks disable --endpoint ID            stops its deliveries: new events are not queued for
                                             it, those on their way go to its dead letters
   webhooks enable --endpoint ID             delivers again; its failure count starts over
@@ -111,6 +113,8 @@ export const FLAGS = {
   'all-clubs': { type: 'boolean' },
   rate: { type: 'string' },
   description: { type: 'string' },
+  /** on | off; a bare --metrics is on (parseWebhookFlags). */
+  metrics: { type: 'string' },
   'headers-stdin': { type: 'boolean' },
   'clear-headers': { type: 'boolean' },
   'secret-stdin': { type: 'boolean' },
@@ -131,10 +135,10 @@ export type Flags = NonNullable<ReturnType<typeof parseFlags<typeof FLAGS>>>;
 const FILTER = ['url', 'type', 'pattern', 'club', 'rate', 'description', 'headers-stdin'] as const;
 
 export const SUBCOMMAND_FLAGS: Record<Subcommand, readonly (keyof Flags)[]> = {
-  add: ['table', 'secret-prefix', ...FILTER, 'secret-stdin'],
+  add: ['table', 'secret-prefix', ...FILTER, 'metrics', 'secret-stdin'],
   list: ['table', 'json'],
   show: ['table', 'endpoint', 'json'],
-  update: ['table', 'endpoint', ...FILTER, 'clear-pattern', 'all-clubs', 'clear-headers'],
+  update: ['table', 'endpoint', ...FILTER, 'metrics', 'clear-pattern', 'all-clubs', 'clear-headers'],
   disable: ['table', 'endpoint'],
   enable: ['table', 'endpoint'],
   remove: ['table', 'endpoint'],
