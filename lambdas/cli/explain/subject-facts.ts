@@ -104,8 +104,12 @@ export const KEPT: Record<SubjectKind, KeptKinds> = {
 
 /** A lifecycle fact the document records, with its eventId only when it was announced. */
 export type LifecycleRecord = Omit<RecordedFact, 'eventId'> & {
-  /** False: its moment came before tracking began, so the first evaluation passed it silently. */
-  readonly announced: boolean;
+  /**
+   * True: announced (its moment came after tracking began). Null: its moment came before tracking
+   * began, so the first evaluation passed it silently, or the subject came to qualify later and a
+   * later evaluation announced it (a late qualifier): the document does not say which.
+   */
+  readonly announced: true | null;
   readonly eventId: string | null;
 };
 
@@ -174,23 +178,25 @@ function sourceFacts(club: ClubConfig, cursor: Cursor | undefined, name: SourceN
 }
 
 /**
- * Whether the first evaluation passed a recorded fact silently: its moment (rules.ts) at or before
- * tracking began. A fact this cannot read is taken as not announced: no eventId is better than one
- * never published.
+ * Whether a recorded fact was announced: surely when its moment (rules.ts) came after tracking
+ * began; otherwise the first evaluation passed it silently, or a later one announced it for a
+ * subject that came to qualify after tracking began (docs/lifecycle.md, "Baseline and late
+ * qualifiers"), and the document does not say which: null. A fact this cannot read is null too:
+ * no eventId is better than one never published.
  */
-function announcedFact(fact: RecordedFact, l: LifecycleFacts, zone: string): boolean {
+function announcedFact(fact: RecordedFact, l: LifecycleFacts, zone: string): true | null {
   if (fact.detailType === T.MemberInactive) return true; // only announced lapses are listed
-  if (!l.trackedSince || !l.settings) return false;
+  if (!l.trackedSince || !l.settings) return null;
   const date = /(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})/.exec(fact.about)?.[1];
-  if (!date) return false;
-  // Kept for a membership started once tracking began; the first evaluation's is silent.
-  if (fact.detailType === T.MemberFirstVisit) return date > l.trackedSince;
+  if (!date) return null;
+  // Kept for a membership started once tracking began; one started before may be either.
+  if (fact.detailType === T.MemberFirstVisit) return date > l.trackedSince ? true : null;
   const sinceMs = instantOf(l.trackedSince, zone);
   const momentMs =
     fact.detailType === T.MembershipExpiring
       ? instantOf(addLocalDays(date, -l.settings.expiringDays), zone)
       : instantOf(date, zone) - l.settings.trialEndingHours * HOUR_MS;
-  return momentMs > sinceMs;
+  return momentMs > sinceMs ? true : null;
 }
 
 function lifecycleView(l: LifecycleFacts | null, zone: string): LifecycleView | null {

@@ -171,7 +171,7 @@ function lifecycleWords(f: SubjectFacts): string[] {
     out.push(
       r.announced
         ? `${r.detailType} for ${r.about} is recorded as announced: eventId ${r.eventId}.`
-        : `${r.detailType} for ${r.about} is recorded as passed silently: it came due before tracking began, so no event was published for it.`,
+        : `${r.detailType} for ${r.about} is recorded, and came due before tracking began: the first evaluation passed it silently if ${what(f)} qualified then, or a later one announced it if ${what(f)} came to qualify after (a late qualifier); the state does not keep which, so no eventId is shown.`,
     );
   if (l.nextDueAt)
     out.push(
