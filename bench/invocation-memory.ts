@@ -23,10 +23,10 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
 import { HEAVY_POLL_SLOTS, POLL_PEAK_BUDGET_MB } from '../lambdas/engine/club-poll/heavy-polls';
 import { SANDBOX_HOST, type SandboxInfo } from './big-club';
 import type { DeploymentSettings } from './deployment';
+import { bundleEsm } from './esm-bundle';
 import { HostProcess } from './hosts/rpc';
 import { machineInfo } from './machine';
 import type { BenchPlan } from './plan';
@@ -80,21 +80,8 @@ process.on('exit', () => {
 `;
 
 /** The CLI bundled as the functions are (one ESM file, dependencies inside). */
-async function bundleCli(dir: string): Promise<string> {
-  const outfile = join(dir, 'cli.mjs');
-  await build({
-    entryPoints: [join(ROOT, 'lambdas/cli/main.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile,
-    logLevel: 'warning',
-    banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-    },
-  });
-  return outfile;
+function bundleCli(dir: string): Promise<string> {
+  return bundleEsm(join(ROOT, 'lambdas/cli/main.ts'), join(dir, 'cli.mjs'));
 }
 
 /** Where the child polls: the bundle, its clubs file, the table's endpoint and the heap flags. */

@@ -20,7 +20,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { build } from 'esbuild';
 import type { ClubConfig } from '../lambdas/clubs/club-config';
 import { awsClientConfig } from '../lambdas/common/aws-clients';
 import { hourOf, type LifecycleReport } from '../lambdas/engine/lifecycle/club-lifecycle';
@@ -29,6 +28,7 @@ import { DynamoDbStateStore, newCursor, type Snapshot } from '../lambdas/state';
 import { createStateTable } from '../lambdas/state/table';
 import type { SinkCounts } from './counting-sink';
 import type { DeploymentSettings } from './deployment';
+import { bundleEsm } from './esm-bundle';
 import { HostProcess } from './hosts/rpc';
 import { PRICES } from './prices';
 import { say } from './progress';
@@ -176,21 +176,8 @@ const pick = (f: ReturnType<typeof memberFields>) => ({
   cancellationDate: f.cancellationDate,
 });
 
-async function bundleChild(dir: string): Promise<string> {
-  const outfile = join(dir, 'child.mjs');
-  await build({
-    entryPoints: [join(ROOT, 'bench/lifecycle-big-club-child.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile,
-    logLevel: 'warning',
-    banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-    },
-  });
-  return outfile;
+function bundleChild(dir: string): Promise<string> {
+  return bundleEsm(join(ROOT, 'bench/lifecycle-big-club-child.ts'), join(dir, 'child.mjs'));
 }
 
 interface ChildResult {

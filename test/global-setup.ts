@@ -12,7 +12,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { bundleEsm } from '../bench/esm-bundle';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -20,20 +20,7 @@ export default async function setup(): Promise<() => Promise<void>> {
   const outdir = `${ROOT}.cache/test-cli`;
   mkdirSync(outdir, { recursive: true });
   const outfile = `${outdir}/main-${process.pid}.mjs`;
-  await build({
-    entryPoints: [`${ROOT}lambdas/cli/main.ts`],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    external: ['dynalite'],
-    logLevel: 'error',
-    // CommonJS packages inlined in an ES module still call require.
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-    },
-  });
+  await bundleEsm(`${ROOT}lambdas/cli/main.ts`, outfile, { external: ['dynalite'] });
   process.env.GYM_BRIDGE_TEST_CLI = outfile;
   return async () => {
     const { rm } = await import('node:fs/promises');
