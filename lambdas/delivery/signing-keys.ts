@@ -48,11 +48,25 @@ const EntrySchema = z.object({
   headers: z.record(z.string(), z.string()).optional(),
 });
 export type KeyEntry = z.infer<typeof EntrySchema>;
-const DocumentSchema = z.object({
+/** A key document: what a key secret holds (and the local stack's table item). */
+export const KeysDocumentSchema = z.object({
   format: z.literal(KEYS_FORMAT),
   endpoints: z.record(z.string(), EntrySchema),
 });
-type KeysDocument = z.infer<typeof DocumentSchema>;
+export type KeysDocument = z.infer<typeof KeysDocumentSchema>;
+
+/** The document's endpoints after `change` to one endpoint's entry (undefined removes it). */
+export function changedEndpoints(
+  doc: KeysDocument,
+  endpointId: string,
+  change: (e: KeyEntry | undefined) => KeyEntry | undefined,
+): KeysDocument['endpoints'] {
+  const next = change(doc.endpoints[endpointId]);
+  const endpoints = { ...doc.endpoints };
+  if (next) endpoints[endpointId] = EntrySchema.parse(next);
+  else delete endpoints[endpointId];
+  return endpoints;
+}
 
 /** What an attempt signs with and adds: the keys (current first) and static headers. */
 export interface EndpointKeys {
@@ -94,7 +108,8 @@ export function shardSecretName(prefix: string, endpointId: string, shards: numb
   return `${prefix}keys-${n}`;
 }
 
-function remember(entry: KeyEntry | undefined): void {
+/** Remembers an entry's key, previous key and header values for redaction (common/redact.ts). */
+export function rememberKeyEntry(entry: KeyEntry | undefined): void {
   if (!entry) return;
   rememberSecrets(entry.key, entry.previous?.key, ...Object.values(entry.headers ?? {}));
 }
@@ -105,7 +120,7 @@ export class MemorySigningKeys implements SigningKeyStore {
 
   async entry(secretName: string, endpointId: string): Promise<KeyEntry | undefined> {
     const entry = this.#docs.get(secretName)?.get(endpointId);
-    remember(entry);
+    rememberKeyEntry(entry);
     return entry;
   }
 
@@ -156,7 +171,7 @@ export class SecretsManagerSigningKeys implements SigningKeyStore {
       cached = await this.#cached(secretName, true);
       entry = cached.doc.endpoints[endpointId];
     }
-    remember(entry);
+    rememberKeyEntry(entry);
     return entry && entry.keyVersion >= keyVersion ? entry : undefined;
   }
 
@@ -193,7 +208,7 @@ export class SecretsManagerSigningKeys implements SigningKeyStore {
     } catch {
       throw new SigningKeyError(`secret '${secretName}' is not JSON: not a webhook key secret`);
     }
-    const parsed = DocumentSchema.safeParse(json);
+    const parsed = KeysDocumentSchema.safeParse(json);
     if (!parsed.success)
       throw new SigningKeyError(`secret '${secretName}' is not a webhook key secret (${KEYS_FORMAT})`);
     return { doc: parsed.data, ...(versionId ? { versionId } : {}) };
@@ -206,10 +221,7 @@ export class SecretsManagerSigningKeys implements SigningKeyStore {
   ): Promise<void> {
     for (let attempt = 1; attempt <= CAS_ATTEMPTS; attempt++) {
       const { doc, versionId } = await this.#read(secretName);
-      const next = change(doc.endpoints[endpointId]);
-      const endpoints = { ...doc.endpoints };
-      if (next) endpoints[endpointId] = EntrySchema.parse(next);
-      else delete endpoints[endpointId];
+      const endpoints = changedEndpoints(doc, endpointId, change);
       const text = JSON.stringify({ format: KEYS_FORMAT, endpoints });
       if (Buffer.byteLength(text) > MAX_SECRET_BYTES) {
         throw new SecretShardFullError(`secret '${secretName}' has no room for another endpoint's keys`);

@@ -8,27 +8,17 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
-import { rememberSecrets } from '../../common/redact';
 import {
+  changedEndpoints,
   KEYS_FORMAT,
   type KeyEntry,
+  type KeysDocument,
+  KeysDocumentSchema,
+  rememberKeyEntry,
   SigningKeyError,
   type SigningKeyStore,
 } from '../../delivery/signing-keys';
 import { documentClient } from './local-stack-table';
-
-const EntrySchema = z.object({
-  keyVersion: z.number().int().min(1),
-  key: z.string().min(1),
-  previous: z.object({ key: z.string().min(1), until: z.number() }).optional(),
-  headers: z.record(z.string(), z.string()).optional(),
-});
-const DocumentSchema = z.object({
-  format: z.literal(KEYS_FORMAT),
-  endpoints: z.record(z.string(), EntrySchema),
-});
-type KeysDocument = z.infer<typeof DocumentSchema>;
 
 const CAS_ATTEMPTS = 20;
 /** A random wait before writing again after a lost race, up to this many ms per attempt so far. */
@@ -45,7 +35,7 @@ export class TableSigningKeys implements SigningKeyStore {
 
   async entry(secretName: string, endpointId: string, keyVersion: number): Promise<KeyEntry | undefined> {
     const entry = (await this.#read(secretName)).doc.endpoints[endpointId];
-    if (entry) rememberSecrets(entry.key, entry.previous?.key, ...Object.values(entry.headers ?? {}));
+    rememberKeyEntry(entry);
     return entry && entry.keyVersion >= keyVersion ? entry : undefined;
   }
 
@@ -56,10 +46,7 @@ export class TableSigningKeys implements SigningKeyStore {
   ): Promise<void> {
     for (let attempt = 1; attempt <= CAS_ATTEMPTS; attempt++) {
       const { doc, version } = await this.#read(secretName);
-      const next = change(doc.endpoints[endpointId]);
-      const endpoints = { ...doc.endpoints };
-      if (next) endpoints[endpointId] = EntrySchema.parse(next);
-      else delete endpoints[endpointId];
+      const endpoints = changedEndpoints(doc, endpointId, change);
       try {
         await this.#doc.send(
           new PutCommand({
@@ -94,7 +81,7 @@ export class TableSigningKeys implements SigningKeyStore {
     } catch {
       json = undefined;
     }
-    const parsed = DocumentSchema.safeParse(json);
+    const parsed = KeysDocumentSchema.safeParse(json);
     if (!parsed.success)
       throw new SigningKeyError(`keys '${secretName}' in the table are not a key document`);
     return { doc: parsed.data, version: Number(out.Item.v ?? 0) };
