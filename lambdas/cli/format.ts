@@ -4,6 +4,19 @@ import type { ClubReport, SourceFailure } from '../engine/poll-club';
 import type { BridgeEvent } from '../events/catalog';
 
 /** `1 event`, `2 events`, `0 events`: a count and its noun, singular for one (plural: noun + s). */
+/** Rows as aligned columns, two spaces apart, no trailing blanks (the first row is the header, if any). */
+export function textTable(rows: readonly (readonly string[])[]): string {
+  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
 export function count(n: number, noun: string, plural = `${noun}s`): string {
   return `${n} ${n === 1 ? noun : plural}`;
 }

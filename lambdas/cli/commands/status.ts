@@ -14,6 +14,7 @@ import { type Cursor, DynamoDbStateStore, type SourceName, type StateStore } fro
 import type { SourceUnavailable } from '../../state/store';
 import { CliUsageError, parseFlags } from '../args';
 import { dynamoDbClient } from '../aws-env';
+import { textTable } from '../format';
 import { checkTableExists, checkTableName } from '../preflight';
 
 const HELP = `usage: npm run --silent cli -- status --clubs FILE [--table NAME] [--json]
@@ -169,13 +170,7 @@ export function renderStatus(
       ]);
     }
   }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const lines = rows.map((r) =>
-    r
-      .map((cell, i) => cell.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd(),
-  );
+  const lines = textTable(rows).split('\n');
   lines.push('');
   for (const club of status) {
     const p = club.pause;

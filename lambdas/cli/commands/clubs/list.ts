@@ -1,5 +1,7 @@
 /** `clubs list`: the registered clubs (enabled, or --all), as a table or --json, without credentials. */
+
 import type { ClubRecord } from '../../../clubs';
+import { textTable } from '../../format';
 import { registryFor } from './state-table';
 import type { Flags } from './usage';
 
@@ -30,13 +32,5 @@ function formatTable(clubs: readonly ClubRecord[]): string {
     c.baseUrl,
     c.secretName,
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return [header, ...rows]
-    .map((r) =>
-      r
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return textTable([header, ...rows]);
 }

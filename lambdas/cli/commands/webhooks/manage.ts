@@ -4,6 +4,7 @@
  * once, by add and rotate-secret, on a line of its own (the last); views carry the URL's host and
  * a redacted URL, static headers by name only.
  */
+
 import { rememberSecrets } from '../../../common/redact';
 import { ALL_TYPES } from '../../../delivery/endpoint';
 import {
@@ -18,6 +19,7 @@ import {
   viewOf,
 } from '../../../delivery/webhook-admin';
 import { CliUsageError } from '../../args';
+import { textTable } from '../../format';
 import { addInput, type Clearing, secretFromStdin, updateInput } from './endpoint-input';
 import { secretPrefixOf, type WebhookStack } from './stack';
 import type { Flags } from './usage';
@@ -174,13 +176,5 @@ export async function rotate(flags: Flags, stack: WebhookStack): Promise<number>
 }
 
 function table(header: readonly string[], rows: readonly string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return [header, ...rows]
-    .map((r) =>
-      r
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return textTable([header, ...rows]);
 }
