@@ -6,6 +6,7 @@
  * endpoints' figures and the deliveries (what the saved Logs Insights queries and `explain` read).
  * Its EMF: the fleet's document, and one of its own for each endpoint with metrics on.
  */
+
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { METRIC, WEBHOOK_BATCH_LOG_MESSAGE } from '../../../lambdas/common/deployment-contract';
 import { createMetrics } from '../../../lambdas/common/metrics';
@@ -22,6 +23,7 @@ import { WebhookStore } from '../../../lambdas/delivery/webhook-store';
 import { MemorySink } from '../../../lambdas/events/memory-sink';
 import { createStateTable } from '../../../lambdas/state/table';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
+import { emfDocuments } from '../../support/emf';
 import { captureLogs } from '../../support/log-capture';
 import { type Receiver, startReceiver } from './receiver';
 
@@ -98,17 +100,12 @@ async function invoke({ handler, records }: Awaited<ReturnType<typeof rig>>) {
     );
     // What the invocation wrote to stdout (the log capture spies on it).
     const written = vi.mocked(process.stdout.write).mock.calls.map(([chunk]) => String(chunk));
-    return { out, lines: logs.lines, emf: written.flatMap(emfDocuments) };
+    return { out, lines: logs.lines, emf: emfDocuments(written) };
   } finally {
     logs.stop();
   }
 }
 
-const emfDocuments = (text: string): Record<string, unknown>[] =>
-  text
-    .split('\n')
-    .filter((l) => l.includes('"_aws"'))
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const dimensionsOf = (doc: Record<string, unknown>) =>
   (doc._aws as { CloudWatchMetrics: { Dimensions: string[][] }[] }).CloudWatchMetrics[0]!.Dimensions;
 

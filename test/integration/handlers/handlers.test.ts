@@ -7,6 +7,7 @@
  * The domain clock is Date (faked, moving with real time): a test jumps it forward together with
  * the sandbox clock to make sources due again.
  */
+
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -27,6 +28,7 @@ import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { DEFAULT_SOURCES } from '../../../lambdas/sources';
 import { DynamoDbStateStore, newCursor } from '../../../lambdas/state';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
+import { emfDocuments } from '../../support/emf';
 import { actualKeys, compare, expectedKeys } from '../../support/ground-truth';
 import { type LocalSecretsManager, startLocalSecretsManager } from '../../support/local-secrets-manager';
 import { type LocalSqs, startLocalSqs } from '../../support/local-sqs';
@@ -97,12 +99,7 @@ describe('dispatch and poll handlers', () => {
   let clubs: ClubConfig[];
   /** What the handlers write to stdout (EMF metrics: one document an invocation), captured for the whole file. */
   const stdout: string[] = [];
-  const emf = (fromIndex = 0) =>
-    stdout
-      .slice(fromIndex)
-      .flatMap((w) => w.split('\n'))
-      .filter((l) => l.includes('"_aws"'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const emf = (fromIndex = 0) => emfDocuments(stdout.slice(fromIndex));
 
   const onboard = async (club: ClubConfig) => {
     await putClubSecret(secretsClient, `${PREFIX}${club.clubId}`, club.credentials);

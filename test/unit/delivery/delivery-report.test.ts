@@ -4,10 +4,12 @@
  * `service` and `endpointId`, the fleet's names), never for an endpoint with metrics off; each
  * document within EMF's 100 values a metric.
  */
+
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { METRIC, METRICS_NAMESPACE } from '../../../lambdas/common/deployment-contract';
 import { createMetrics, EMF_MAX_VALUES } from '../../../lambdas/common/metrics';
 import { createEndpointMetrics, DeliveryReport } from '../../../lambdas/delivery/delivery-report';
+import { emfDocuments } from '../../support/emf';
 
 interface Emf {
   _aws: {
@@ -41,11 +43,7 @@ describe('the delivery report', () => {
   afterEach(() => {
     vi.restoreAllMocks();
   });
-  const documents = (): Emf[] =>
-    stdout
-      .flatMap((l) => l.split('\n'))
-      .filter((l) => l.includes('"_aws"'))
-      .map((l) => JSON.parse(l) as Emf);
+  const documents = (): Emf[] => emfDocuments<Emf>(stdout);
   const fleet = () => documents().filter((d) => !('endpointId' in d));
   const ofEndpoint = (id: string) => documents().filter((d) => d.endpointId === id);
   const sinks = {

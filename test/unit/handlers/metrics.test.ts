@@ -1,4 +1,5 @@
 /** The EMF documents written for a batch of club polls and for the dispatcher's freshness view. */
+
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { METRIC, METRICS_NAMESPACE } from '../../../lambdas/common/deployment-contract';
 import {
@@ -9,6 +10,7 @@ import {
   publishDispatchMetrics,
   watermarkLagSeconds,
 } from '../../../lambdas/common/metrics';
+import { emfDocuments } from '../../support/emf';
 
 const NOW = Date.parse('2026-06-10T12:00:00.000Z');
 
@@ -67,11 +69,7 @@ describe('metrics', () => {
   afterEach(() => {
     vi.restoreAllMocks();
   });
-  const documents = (): Emf[] =>
-    lines
-      .flatMap((l) => l.split('\n'))
-      .filter((l) => l.includes('"_aws"'))
-      .map((l) => JSON.parse(l) as Emf);
+  const documents = (): Emf[] => emfDocuments<Emf>(lines);
 
   it('writes ONE service-wide document for a batch of polls: counts summed, a duration and a quota share per poll', () => {
     // Prepare
