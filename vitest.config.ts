@@ -15,6 +15,7 @@ export default defineConfig({
     // A CDK file synthesizes its stacks once in beforeAll: ~10 s alone, over 30 s on two busy cores.
     hookTimeout: 120_000,
     pool: 'forks',
+    isolate: false,
     // vitest's default is one worker less than the cores: on CI's 2 cores, one file at a time,
     // though most files wait on child processes and sockets. Every core: ~40% less wall time there.
     maxWorkers: Math.max(2, availableParallelism()),

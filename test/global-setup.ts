@@ -9,6 +9,9 @@
  * dynalite stays a package (it requires its actions by computed names); the rest is inlined, so a
  * start reads one file. It lives in the repository (.cache/, ignored) because the CLI finds
  * package.json two folders above its module, as it does from lambdas/cli/.
+ *
+ * It also names the run's folder of shared CDK templates (test/cdk/support.ts `synthTemplate`:
+ * the CDK files that assert on the same app synthesize it once a run), removed at the end.
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -22,8 +25,11 @@ export default async function setup(): Promise<() => Promise<void>> {
   const outfile = `${outdir}/main-${process.pid}.mjs`;
   await bundleEsm(`${ROOT}lambdas/cli/main.ts`, outfile, { external: ['dynalite'] });
   process.env.GYM_BRIDGE_TEST_CLI = outfile;
+  const templates = `${ROOT}.cache/test-templates-${process.pid}`;
+  process.env.GYM_BRIDGE_TEST_TEMPLATES = templates;
   return async () => {
     const { rm } = await import('node:fs/promises');
     await rm(outfile, { force: true });
+    await rm(templates, { recursive: true, force: true });
   };
 }

@@ -8,7 +8,7 @@ import { BridgeEventBus, registrySchemaName } from '../../lib/constructs/event-b
 import { exampleEventPatterns } from '../../lib/constructs/example-rules';
 import { Poller, PollerConfigError, type PollerProps } from '../../lib/constructs/poller';
 import { StateTable } from '../../lib/constructs/state-table';
-import { FIXTURE_ENTRIES, synthStack } from './support';
+import { FIXTURE_ENTRIES, synthTemplate } from './support';
 
 const newStack = () => new Stack(new App(), 'Test');
 
@@ -140,7 +140,7 @@ describe('example rule patterns', () => {
 describe('an existing alarm topic', () => {
   it('receives the alarms and no topic of our own is created for them', () => {
     const arn = 'arn:aws:sns:eu-west-1:123456789012:ops-alarms';
-    const { template } = synthStack({ stage: 'dev', alarmTopicArn: arn, exampleRules: false });
+    const { template } = synthTemplate({ stage: 'dev', alarmTopicArn: arn, exampleRules: false });
     template.resourceCountIs('AWS::SNS::Topic', 0);
     template.resourceCountIs('AWS::KMS::Key', 0);
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as {

@@ -32,7 +32,7 @@ import {
   type Resource,
   roleIdOf,
   statementsOfRole,
-  synthStack,
+  synthTemplate,
 } from './support';
 
 const ALARM_EMAIL = 'ops@example.com';
@@ -41,10 +41,10 @@ let dev: Template;
 let fleet: Template;
 
 beforeAll(() => {
-  prod = synthStack({ stage: 'prod', alarmEmail: ALARM_EMAIL }).template;
-  dev = synthStack({ stage: 'dev', exampleRules: 'false', pollRateMinutes: '2' }).template;
+  prod = synthTemplate({ stage: 'prod', alarmEmail: ALARM_EMAIL }).template;
+  dev = synthTemplate({ stage: 'dev', exampleRules: 'false', pollRateMinutes: '2' }).template;
   // The table quota raised (docs/deploy.md, "State table capacity"): 50,000 clubs' first hour needs it.
-  fleet = synthStack({ stage: 'prod', clubs: '50000', tableMaxUnits: '80000' }).template;
+  fleet = synthTemplate({ stage: 'prod', clubs: '50000', tableMaxUnits: '80000' }).template;
 });
 
 const getAtt = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
@@ -350,10 +350,14 @@ describe('state table', () => {
       ProvisionedThroughput: Match.absent(),
     });
     dev.resourceCountIs('AWS::ApplicationAutoScaling::ScalableTarget', 0);
-    const onDemandProd = synthStack({ stage: 'prod', tableCapacity: 'on-demand' }).template;
+    const onDemandProd = synthTemplate({ stage: 'prod', tableCapacity: 'on-demand' }).template;
     onDemandProd.hasResourceProperties('AWS::DynamoDB::Table', { BillingMode: 'PAY_PER_REQUEST' });
     onDemandProd.resourceCountIs('AWS::ApplicationAutoScaling::ScalingPolicy', 0);
-    const devAt50 = synthStack({ stage: 'dev', tableCapacity: 'provisioned', tableTargetUtilization: '50' });
+    const devAt50 = synthTemplate({
+      stage: 'dev',
+      tableCapacity: 'provisioned',
+      tableTargetUtilization: '50',
+    });
     // 10 clubs at 50%, half the mean: 0.2 x 10 x 0.5 / 0.5 = 2 read units, 0.073 x 10 x 0.5 / 0.5 =
     // 0.73 -> 1 write unit.
     devAt50.template.hasResourceProperties('AWS::DynamoDB::Table', {
@@ -496,7 +500,11 @@ describe('alarms', () => {
     expect(envOf(bridgeFunction(prod, 'dispatch').resource)).toMatchObject({
       [ENV.sourceOverdueMinutes]: String(DEFAULT_SOURCE_OVERDUE_MINUTES),
     });
-    const custom = synthStack({ stage: 'dev', sourceOverdueMinutes: '45', pollRateMinutes: '10' }).template;
+    const custom = synthTemplate({
+      stage: 'dev',
+      sourceOverdueMinutes: '45',
+      pollRateMinutes: '10',
+    }).template;
     custom.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: METRIC.sourcesOverdue,
       AlarmDescription: Match.stringLikeRegexp('45 minutes'),
@@ -706,7 +714,7 @@ describe('example rules', () => {
     expect(JSON.stringify(transformer)).not.toMatch(/\$\.detail\.data|"\$\.detail"|"\$"/);
 
     // The whole event only when the stage asks for it.
-    const full = synthStack({
+    const full = synthTemplate({
       stage: 'prod',
       alarmEmail: ALARM_EMAIL,
       exampleRulesEmailDetail: 'full',

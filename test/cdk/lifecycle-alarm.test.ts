@@ -6,12 +6,12 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { METRIC, METRICS_NAMESPACE } from '../../lambdas/common/deployment-contract';
-import { synthStack } from './support';
+import { synthTemplate } from './support';
 
 let prod: Template;
 
 beforeAll(() => {
-  prod = synthStack({ stage: 'prod', alarmEmail: 'ops@example.com' }).template;
+  prod = synthTemplate({ stage: 'prod', alarmEmail: 'ops@example.com' }).template;
 });
 
 describe('LifecycleFailing', () => {

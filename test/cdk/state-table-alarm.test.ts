@@ -9,14 +9,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readDeploymentSettings } from '../../bench/deployment';
 import { TABLE_THROTTLED_MINUTES } from '../../lib/constructs/monitoring';
 import type { GymBridgeStack } from '../../lib/gym-bridge-stack';
-import { onlyResource, outsideWebhooks, type Resource, synthStack } from './support';
+import { onlyResource, outsideWebhooks, type Resource, synthStack, synthTemplate } from './support';
 
 let prod: { stack: GymBridgeStack; template: Template };
 let dev: Template;
 
 beforeAll(() => {
   prod = synthStack({ stage: 'prod', alarmEmail: 'ops@example.com' });
-  dev = synthStack({ stage: 'dev', exampleRules: 'false' }).template;
+  dev = synthTemplate({ stage: 'dev', exampleRules: 'false' }).template;
 });
 
 /** The table's throttle metric `name` (Sum a minute) as the alarm's Metrics array has it. */

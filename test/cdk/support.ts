@@ -2,7 +2,18 @@
  * Shared helpers of the CDK tests: the app built like bin/gym-bridge.ts (fixture handlers unless a
  * test wants the real ones) and small template lookups.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -47,6 +58,61 @@ export function synthStack(context: Record<string, unknown>): {
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
+}
+
+/** Where a test run keeps the templates its CDK files share (test/global-setup.ts names it). */
+const TEMPLATE_CACHE = process.env.GYM_BRIDGE_TEST_TEMPLATES;
+/** How long a file waits for another worker that is synthesizing the same app, ms. */
+const WAIT_FOR_OTHER_MS = 180_000;
+
+const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * The template and cdk-nag report of `synthStack(context)`, synthesized once a test run: several
+ * CDK files assert on the same app (prod with an alarm address, dev, ...), each synthesis is 5-10 s
+ * of CPU, and the files run in worker processes of their own. The first file to ask writes the
+ * result into the run's cache (removed when the run ends); a file that asks while another
+ * synthesizes the same app waits for it. Outside vitest's global setup it synthesizes every time.
+ */
+export function synthTemplate(context: Record<string, unknown>): {
+  template: Template;
+  validationReport: ValidationReport;
+} {
+  if (!TEMPLATE_CACHE) return synthStack(context);
+  const key = createHash('sha256')
+    .update(JSON.stringify(Object.entries(context).sort()))
+    .digest('hex');
+  const file = join(TEMPLATE_CACHE, `${key.slice(0, 16)}.json`);
+  const lock = `${file}.lock`;
+  mkdirSync(TEMPLATE_CACHE, { recursive: true });
+  const deadline = Date.now() + WAIT_FOR_OTHER_MS;
+  while (!existsSync(file)) {
+    let fd: number | undefined;
+    try {
+      fd = openSync(lock, 'wx');
+    } catch {
+      if (Date.now() > deadline) return synthStack(context); // the other worker died: do it here
+      pause(200);
+      continue;
+    }
+    try {
+      const { template, validationReport } = synthStack(context);
+      writeFileSync(
+        `${file}.${process.pid}`,
+        JSON.stringify({ template: template.toJSON(), validationReport }),
+      );
+      renameSync(`${file}.${process.pid}`, file);
+      return { template, validationReport };
+    } finally {
+      closeSync(fd);
+      rmSync(lock, { force: true });
+    }
+  }
+  const cached = JSON.parse(readFileSync(file, 'utf8')) as {
+    template: object;
+    validationReport: ValidationReport;
+  };
+  return { template: Template.fromJSON(cached.template), validationReport: cached.validationReport };
 }
 
 export type Resource = { Type: string; Properties: Record<string, unknown>; DeletionPolicy?: string };

@@ -7,14 +7,14 @@
  */
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { onlyResource, type Resource, synthStack } from './support';
+import { onlyResource, type Resource, synthTemplate } from './support';
 
 let prod: Template;
 let dev: Template;
 
 beforeAll(() => {
-  prod = synthStack({ stage: 'prod', alarmEmail: 'ops@example.com' }).template;
-  dev = synthStack({ stage: 'dev' }).template;
+  prod = synthTemplate({ stage: 'prod', alarmEmail: 'ops@example.com' }).template;
+  dev = synthTemplate({ stage: 'dev' }).template;
 }, 180_000); // two synths with cdk-nag: a minute on a busy 2-core machine
 
 type Statement = {

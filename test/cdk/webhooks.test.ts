@@ -7,7 +7,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV, METRIC, METRICS_NAMESPACE } from '../../lambdas/common/deployment-contract';
-import { onlyResource, synthStack } from './support';
+import { onlyResource, synthTemplate } from './support';
 
 interface Widget {
   readonly properties?: {
@@ -28,7 +28,7 @@ describe('webhook delivery (CDK)', () => {
   let template: Template;
 
   beforeAll(() => {
-    template = synthStack({ stage: 'prod' }).template;
+    template = synthTemplate({ stage: 'prod', alarmEmail: 'ops@example.com' }).template;
   }, 180_000);
 
   it('one rule on the bus for every event of the bridge, to the ingest queue, with a dead-letter queue', () => {
