@@ -12,10 +12,12 @@ import {
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ClubSecretContentionError, ClubSecretError, putSharedClubKeys } from '../../../lambdas/clubs';
 
 const sm = mockClient(SecretsManagerClient);
+// The SDK's client is shared with the worker's next test files (vitest.config.ts isolate: false).
+afterAll(() => sm.restore());
 const client = new SecretsManagerClient({ region: 'us-east-1' });
 const LOGIN = { username: 'integrator', password: 'pw' };
 const shared = (keys: Record<string, string>) => JSON.stringify({ ...LOGIN, apiKeys: keys });

@@ -19,7 +19,7 @@ import {
   StartReplayCommand,
 } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   checkReplayWindow,
   defaultReplayName,
@@ -31,6 +31,8 @@ import {
 import { formatProgress, replayProgress, watchReplay } from '../../../lambdas/event-tooling/replay-watch';
 
 const mock = mockClient(EventBridgeClient);
+// The SDK's client is shared with the worker's next test files (vitest.config.ts isolate: false).
+afterAll(() => mock.restore());
 const client = new EventBridgeClient({ region: 'eu-west-1' });
 
 const ACCOUNT = '123456789012';

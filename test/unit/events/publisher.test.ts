@@ -5,13 +5,15 @@ import {
   type PutEventsRequestEntry,
 } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventValidationError } from '../../../lambdas/events/catalog';
 import { EventBridgeSink, isRetryableRequestError, PublishError } from '../../../lambdas/events/publisher';
 import { entrySize, MAX_REQUEST_BYTES } from '../../../lambdas/events/put-events-batches';
 import { contactTransitions, largeEvents, visitEvents } from './fixtures';
 
 const eventBridge = mockClient(EventBridgeClient);
+// The SDK's client is shared with the worker's next test files (vitest.config.ts isolate: false).
+afterAll(() => eventBridge.restore());
 let sleeps: number[];
 
 const awsError = (name: string, status: number) =>

@@ -6,7 +6,7 @@
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { CliUsageError } from '../../../lambdas/cli/args';
 import { parseInstant } from '../../../lambdas/cli/commands/events';
 import {
@@ -151,6 +151,8 @@ describe('parseInstant (--from, --to)', () => {
 
 describe('sendEvents', () => {
   const mock = mockClient(EventBridgeClient);
+  // The SDK's client is shared with the worker's next test files (vitest.config.ts isolate: false).
+  afterAll(() => mock.restore());
   beforeEach(() => {
     mock.reset();
     mock.on(PutEventsCommand).callsFake((input: { Entries: unknown[] }) => ({
