@@ -15,6 +15,10 @@ export default defineConfig({
     // A CDK file synthesizes its stacks once in beforeAll: ~10 s alone, over 30 s on two busy cores.
     hookTimeout: 120_000,
     pool: 'forks',
+    // Files share their worker's packages (the AWS SDK, aws-cdk-lib, zod: a third of the suite's CPU
+    // went to loading them again for every file); vitest.setup.ts starts the project's own modules
+    // afresh in each file and restores timers and env. A file that mocks an SDK client (prototype
+    // patch) restores it in afterAll, or the next file of the worker gets the mock.
     isolate: false,
     // vitest's default is one worker less than the cores: on CI's 2 cores, one file at a time,
     // though most files wait on child processes and sockets. Every core: ~40% less wall time there.
