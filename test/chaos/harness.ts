@@ -96,6 +96,15 @@ const MAX_SETTLE_POLLS = 10;
 const SETTLE_ADVANCE_MS = 61 * MINUTE;
 /** Wall time between two polls of a club as the lease clock sees it (leases last ~90 s). */
 const POLL_SPACING_MS = 5 * MINUTE;
+/** A poll's deadline while the faults are on: short on purpose (scans run out of time and resume). */
+const POLL_MS = 30_000;
+/**
+ * A poll's deadline while the faults are off (the baseline's clean polls, settling): long enough to
+ * finish on a loaded machine (at a load average of 20 on 2 cores, seeds 68 and 71 spent 30 s on
+ * their first source in every settling poll). Its lease (the deadline and a minute) still ends
+ * before the next poll's window.
+ */
+const CLEAN_POLL_MS = 3 * MINUTE;
 /** The club lease of a hasty poll: its sources' budgets (at most 140 ms each) plus a minute, as pollClub sizes it. */
 const HASTE_LEASE_TTL_MS = 61 * 1000 + SOURCE_ORDER.length * 140;
 /**
@@ -324,6 +333,8 @@ class ChaosRun {
   #settleStarted = false;
   /** The lifecycle rounds: every fault on but slow responses (they only make the long rounds long). */
   #quick = false;
+  /** Every fault is off (the baseline's clean polls, settling): polls get CLEAN_POLL_MS. */
+  #clean = false;
   /** This round's polls send a rotated API key (the API answers 401: Club Credentials Rejected). */
   #keyRotated = false;
 
@@ -539,6 +550,7 @@ class ChaosRun {
   }
 
   #faultsOn({ changeData }: { changeData: boolean }): void {
+    this.#clean = false;
     const { api, eventBridge } = this.scenario;
     Object.assign(this.sandbox.faults, {
       errorRate5xx: api.errorRate5xx,
@@ -569,6 +581,7 @@ class ChaosRun {
   }
 
   #faultsOff(): void {
+    this.#clean = true;
     this.injector.active = false;
     Object.assign(this.sandbox.faults, {
       errorRate5xx: 0,
@@ -645,7 +658,7 @@ class ChaosRun {
         { store, sink, clients, owner: process.owner, now: this.#now },
         this.#polledClub(),
         {
-          deadlineMs: Date.now() + 30_000,
+          deadlineMs: Date.now() + (this.#clean ? CLEAN_POLL_MS : POLL_MS),
           pageSize: this.scenario.pageSize,
           ...(options.ignorePause ? { ignorePause: true } : {}),
         },
