@@ -63,9 +63,15 @@ export class SimulatedCrashError extends Error {
 export interface InjectedFaultRates {
   /** DynamoDB calls answered ProvisionedThroughputExceededException (the store retries them). */
   dynamoThrottleRate: number;
-  /** Store calls failing with StoreError (throttled past all retries, a service error). */
+  /**
+   * Store calls failing with StoreError (throttled past all retries, a service error); a cursor
+   * write of a poll's session throws it after taking effect (its checkpoint failed).
+   */
   storeErrorRate: number;
-  /** putCursor answered ConcurrentModificationError (another writer won the conditional write). */
+  /**
+   * putCursor answered ConcurrentModificationError (another writer won the conditional write):
+   * cursors written outside a poll's session only (under the lease a session has no other writer).
+   */
   cursorConflictRate: number;
   /** acquireLease answered "held by another poller" (the lease's conditional write failed). */
   leaseConflictRate: number;

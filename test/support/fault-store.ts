@@ -3,9 +3,10 @@
  * StoreError (throttled past all retries, a service error), ConcurrentModificationError on cursor
  * writes and lost lease races (conditional checks that failed), and planned crashes before, after
  * or half-way through any step, the steps of a poll's club session (open = the lease taken,
- * close = the lease released with the cursor changes) included. It also tells the poller process when its published events are
- * committed (seen keys, time-ordered seen entries or snapshots written), and shifts the lease clock so a killed poller's lease
- * can expire without the test waiting for it.
+ * close = the lease released with the cursor changes) included, as a session can fail
+ * (FaultyClubSession). It also tells the poller process when its published events are committed
+ * (seen keys, time-ordered seen entries or snapshots written), and shifts the lease clock so a
+ * killed poller's lease can expire without the test waiting for it.
  */
 import { decorateStore, type StoreMethod } from '../../lambdas/state/decorate-store';
 import type { LifecycleNotes } from '../../lambdas/state/lifecycle-notes';
@@ -55,9 +56,32 @@ function conflictingPut(process: PollerProcess, cursor: Cursor, put: () => Promi
 }
 
 /**
- * A poll's session with the same faults: its cursor steps as the store's, its close as the lease
- * release (crash target `releaseLease`: a crash before it leaves the lease held and the session's
- * cursor changes unwritten).
+ * A cursor step of a poll's session, which production keeps in memory (lambdas/state/club-session.ts):
+ * only a killed process fails it. An exception planned there does not fire: nothing in memory throws.
+ */
+async function inMemoryStep<T>(
+  process: PollerProcess,
+  target: CrashTarget,
+  run: () => Promise<T>,
+): Promise<T> {
+  process.assertAlive(target);
+  const crash = process.injector.crashFor(target);
+  if (crash?.mode === 'kill') throw process.crash(crash);
+  return run();
+}
+
+/**
+ * A poll's session with the faults a session can have. Its cursor steps are in memory in
+ * production: a read never fails, and a write takes effect before the only I/O it may do (the
+ * checkpoint it triggers now and then). So a cursor read fails only in a killed process; a cursor
+ * write may throw after it took effect (an injected StoreError at the store's rate, or a planned
+ * exception: its checkpoint failed), or die before or after it (a kill); it never conflicts unless
+ * the writer's version is stale (the lease keeps other pollers out: no injected conflict). The
+ * session's writes to the table keep the store's faults: its close as the lease release (crash
+ * target `releaseLease`: a crash before it leaves the lease held and the session's cursor changes
+ * unwritten), and the quota counter (`addQuotaUsage`, which reads a month's count the item lacks).
+ * Failing a cursor step before it took effect would let the chaos suite find losses production
+ * cannot have (issue 32, seeds 78 and 767; docs/reliability.md).
  */
 class FaultyClubSession implements ClubSession {
   constructor(
@@ -69,13 +93,25 @@ class FaultyClubSession implements ClubSession {
     return this.inner.clubId;
   }
   getCursor(clubId: string, source: SourceName): Promise<Cursor> {
-    return faultyStep(this.process, 'getCursor', () => this.inner.getCursor(clubId, source));
+    return inMemoryStep(this.process, 'getCursor', () => this.inner.getCursor(clubId, source));
   }
   listCursors(clubId: string): Promise<Cursor[]> {
-    return faultyStep(this.process, 'listCursors', () => this.inner.listCursors(clubId));
+    return inMemoryStep(this.process, 'listCursors', () => this.inner.listCursors(clubId));
   }
-  putCursor(cursor: Cursor): Promise<Cursor> {
-    return conflictingPut(this.process, cursor, () => this.inner.putCursor(cursor));
+  async putCursor(cursor: Cursor): Promise<Cursor> {
+    const { process } = this;
+    process.assertAlive('putCursor');
+    const crash = process.injector.crashFor('putCursor');
+    if (crash?.mode === 'kill' && crash.phase === 'before') throw process.crash(crash);
+    const written = await this.inner.putCursor(cursor);
+    if (crash) throw process.crash(crash);
+    if (process.injector.roll(process.injector.rates.storeErrorRate)) {
+      process.injector.count('store-error');
+      throw new StoreError('injected: the checkpoint after putCursor failed (throttled past all retries)', {
+        operation: 'putCursor',
+      });
+    }
+    return written;
   }
   addQuotaUsage(clubId: string, month: string, requests: number): Promise<number> {
     return faultyStep(this.process, 'addQuotaUsage', () => this.inner.addQuotaUsage(clubId, month, requests));

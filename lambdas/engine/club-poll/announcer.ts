@@ -3,15 +3,16 @@
  * guarantee as record events, with the same tool as a state source's snapshot intents.
  *
  * - An announcement is written as **owed** on a cursor (`health.owedEvents`) in the same write as
- *   the state it announces: the refusal that starts a pause, the unavailable mark, the stale notice;
- *   the club's quota alert on the club's first cursor. Then it is published.
+ *   the state it announces: the refusal that starts a pause, the unavailable mark, the stale notice
+ *   with the failure that makes it due; the club's quota alert on the club's first cursor. Then it
+ *   is published.
  * - Once delivered it is removed from the cursor. A publish that fails leaves it owed, and the
  *   next poll of the club publishes what its cursors owe before anything else: the same event,
  *   under the same eventId, whether or not its condition is still there. A crash anywhere in
  *   between leaves it owed too, or unwritten together with its state (then the next poll finds the
  *   condition unannounced and announces it).
- * - The next poll also announces a stale episode that a failure recorded without its notice (the
- *   notice is a write of its own after an incomplete scan).
+ * - The next poll also announces a stale episode recorded without its notice: after an incomplete
+ *   scan the notice is a write of its own, after the scan's.
  *
  * The cursors ride on the club state item the poll writes at its close anyway: a normal poll owes
  * nothing and writes nothing more. A cursor owes at most MAX_OWED_EVENTS; beyond that the oldest
@@ -109,19 +110,21 @@ export class Announcer {
   /**
    * At the start of a poll, before its sources: what the cursors owe, published (one call per
    * cursor that owes something), and a stale episode recorded without its notice, announced.
-   * Returns the cursors as they are after (re-read when any was written).
+   * Returns the cursors as they are after: re-read when a write was tried, as one may have taken
+   * effect and then failed (the session's checkpoint it triggered), and a source polled from the
+   * cursor read before would lose its own write to a version conflict.
    */
   async catchUp(cursors: readonly Cursor[], staleAfterMs: number): Promise<readonly Cursor[]> {
-    let wrote = false;
+    let tried = false;
     for (const cursor of cursors) {
       const owed = cursor.health.owedEvents ?? [];
-      if (owed.length > 0) wrote = (await this.#deliverOwed(cursor.source, owed)) || wrote;
       const error = cursor.health.lastError;
-      if (error && !isPauseKind(error.kind)) {
-        wrote = (await this.announceStale(cursor.source, staleAfterMs, Date.parse(error.at))) || wrote;
-      }
+      const stale = error && !isPauseKind(error.kind) ? Date.parse(error.at) : undefined;
+      if (owed.length > 0) await this.#deliverOwed(cursor.source, owed);
+      if (stale !== undefined) await this.announceStale(cursor.source, staleAfterMs, stale);
+      tried ||= owed.length > 0 || stale !== undefined;
     }
-    return wrote ? this.scope.store.listCursors(this.scope.club.clubId) : cursors;
+    return tried ? this.scope.store.listCursors(this.scope.club.clubId) : cursors;
   }
 
   /**
@@ -146,7 +149,7 @@ export class Announcer {
   }
 
   /** Publishes what one cursor owes; an event the catalog no longer accepts is dropped (ERROR). */
-  async #deliverOwed(source: SourceName, owed: readonly OwedEvent[]): Promise<boolean> {
+  async #deliverOwed(source: SourceName, owed: readonly OwedEvent[]): Promise<void> {
     const valid: BridgeEvent[] = [];
     const done = new Set<string>();
     for (const event of owed) {
@@ -164,7 +167,7 @@ export class Announcer {
       }
     }
     if (valid.length > 0 && (await this.#publish(valid, source))) for (const e of valid) done.add(idOf(e));
-    return done.size > 0 && (await this.#forget(source, done));
+    if (done.size > 0) await this.#forget(source, done);
   }
 
   async #publish(events: BridgeEvent[], source: SourceName | undefined): Promise<boolean> {
@@ -189,18 +192,14 @@ export class Announcer {
   }
 
   /** Removes delivered events from the cursor; a failed write leaves them owed (sent again). */
-  async #forget(source: SourceName, eventIds: ReadonlySet<string>): Promise<boolean> {
+  async #forget(source: SourceName, eventIds: ReadonlySet<string>): Promise<void> {
     const { store, club } = this.scope;
-    const written = await updateCursor(store, club.clubId, source, (c) => withoutOwed(c, eventIds)).catch(
-      (err: unknown) => {
-        logger.error('could not note delivered operational events: the next poll sends them again', {
-          clubId: club.clubId,
-          source,
-          err,
-        });
-        return undefined;
-      },
-    );
-    return written !== undefined;
+    await updateCursor(store, club.clubId, source, (c) => withoutOwed(c, eventIds)).catch((err: unknown) => {
+      logger.error('could not note delivered operational events: the next poll sends them again', {
+        clubId: club.clubId,
+        source,
+        err,
+      });
+    });
   }
 }

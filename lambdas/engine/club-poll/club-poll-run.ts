@@ -157,8 +157,8 @@ export class ClubPollRun implements ClubPollScope {
       // The other sources would be refused the same way: those not started yet are not polled.
       this.#stopped = true;
       if (cursor?.health.pausedUntil) this.#paused.push(cursor);
-      // Announced once per episode (startsPauseEpisode), written as owed with the refusal.
-      if (owed) await this.announcer.deliver(name, owed);
-    } else await reportStale(this, cursor);
+    }
+    // A pause's episode or a stale one (once each), written as owed with the failure.
+    if (owed) await this.announcer.deliver(name, owed);
   }
 }

@@ -13,13 +13,14 @@ import type { BridgeEvent } from '../../events/catalog';
 import { QuotaExceededError } from '../../gym-api/errors';
 import { SOURCES } from '../../sources';
 import type { Cursor, SourceName } from '../../state/store';
-import { unavailableMark } from '../cursor/cursor-life';
+import { cursorStaleNotified, unavailableMark } from '../cursor/cursor-life';
 import { clearUnavailableMark, recordFailure, recordUnavailable } from '../cursor/cursor-writes';
 import { type FailureKind, failureKind, isPauseKind, type Unavailability } from '../failure-policy';
 import {
   DEFAULT_STALE_AFTER_MS,
   monthOf,
   pauseEvent,
+  staleEvent,
   startsPauseEpisode,
   unavailableEvent,
 } from '../operational-events';
@@ -128,9 +129,12 @@ export async function clearUnavailable(scope: ClubPollScope, name: SourceName): 
 
 /**
  * Reports the failure, logs it and records it on the cursor (with the pause of a 401 or 429; a 429
- * that says when the quota comes back, e.g. the next month, is honoured). A refusal that starts an
- * episode of the club (startsPauseEpisode) is announced in the same write: `owed`, to deliver. The
- * cursor as written, or undefined when the store could not record it.
+ * that says when the quota comes back, e.g. the next month, is honoured). What the failure makes due
+ * is announced in the same write, `owed` to deliver: a refusal that starts an episode of the club
+ * (startsPauseEpisode), or any other failure `staleAfterMs` after the source's last success whose
+ * episode was not announced yet (the stale notice and Club Data Stale). Nothing can then commit the
+ * failure without its announcement. The cursor as written, or undefined when the store could not
+ * record it.
  */
 export async function recordSourceFailure(
   scope: ClubPollScope,
@@ -147,9 +151,11 @@ export async function recordSourceFailure(
   const retryAfterMs = err instanceof QuotaExceededError ? err.retryAfterMs : undefined;
   const failure = { kind, message: reason, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   const at = scope.now();
+  const staleAfterMs = scope.options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
   let owed: BridgeEvent | undefined;
   const cursor = await recordFailure(deps.store, clubId, name, failure, at, async (next, previous) => {
-    owed = undefined;
+    owed = isPauseKind(kind) ? undefined : staleEvent(club, next, at, staleAfterMs);
+    if (owed) return withOwed(cursorStaleNotified(next, at), owed);
     if (!isPauseKind(kind) || !next.health.pausedUntil) return next;
     const others = (await deps.store.listCursors(clubId)).filter((c) => c.source !== name);
     if (!startsPauseEpisode(kind, [previous, ...others])) return next;
@@ -165,7 +171,10 @@ export async function recordSourceFailure(
   return { kind, cursor, ...(cursor && owed ? { owed } : {}) };
 }
 
-/** Announces Club Data Stale once per episode when the source has had no success for too long. */
+/**
+ * Announces Club Data Stale once per episode when a source that finished incomplete has had no
+ * success for too long (a failure announces it in its own write: recordSourceFailure).
+ */
 export async function reportStale(scope: ClubPollScope, cursor: Cursor | undefined): Promise<void> {
   if (!cursor) return;
   await scope.announcer.announceStale(cursor.source, scope.options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS);

@@ -14,7 +14,13 @@ import { quotaEvent, startsPauseEpisode, unavailableEvent } from '../../../lambd
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { MemoryStateStore } from '../../../lambdas/state';
-import { type Cursor, newCursor, type OwedEvent, type SourceName } from '../../../lambdas/state/store';
+import {
+  type Cursor,
+  newCursor,
+  type OwedEvent,
+  type SourceName,
+  StoreError,
+} from '../../../lambdas/state/store';
 import { captureLogs } from '../../support/log-capture';
 
 const MINUTE = 60_000;
@@ -179,6 +185,31 @@ describe('Announcer', () => {
     expect(sink.events[0]!.detail).toMatchObject({ lastSuccessAt: iso(NOW - 50 * MINUTE), ageSeconds: 3000 });
     expect((await store.getCursor('club-1', 'visits')).health).toMatchObject({ staleNotifiedAt: iso(NOW) });
     expect(await owedIds(store, 'visits')).toEqual([]);
+  });
+
+  it('returns the cursors as written when a write of the catch-up took effect and then failed', async () => {
+    // Prepare: the session's checkpoint that the notice's write triggers fails after the write
+    const failed = cursorAfterFailure(
+      cursorOf('visits', { lastSuccessAt: iso(NOW - 50 * MINUTE) }),
+      { kind: 'unavailable', message: '503' },
+      NOW - 10 * MINUTE,
+    );
+    const { store, sink } = await setup([failed]);
+    const checkpointFails = Object.assign(Object.create(store) as MemoryStateStore, {
+      putCursor: async (cursor: Cursor) => {
+        await store.putCursor(cursor);
+        throw new StoreError('the checkpoint failed (throttled past all retries)');
+      },
+    });
+    const announcer = new Announcer({ store: checkpointFails, sink, club, now: () => NOW });
+    // Act
+    const after = await announcer.catchUp(await store.listCursors('club-1'), 30 * MINUTE);
+    // Assess: the notice and its owed event in memory, and the cursors returned are those (a source
+    // polled from the ones read before would lose its write to a version conflict)
+    const visits = after.find((c) => c.source === 'visits');
+    expect(visits).toEqual(await store.getCursor('club-1', 'visits'));
+    expect(visits?.health).toMatchObject({ staleNotifiedAt: iso(NOW) });
+    expect(visits?.health.owedEvents).toHaveLength(1);
   });
 
   it("owes a club-level event on the club's first cursor until delivered", async () => {
