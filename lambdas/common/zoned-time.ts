@@ -6,17 +6,22 @@
  *   and `ambiguous` is reported. For watermarks the earlier instant is the conservative choice.
  * - A local time inside a gap (DST starts) does not exist: it is read with the offset in force
  *   before the gap (02:30 in a 02:00->03:00 gap becomes 03:30 daylight time), and `gap` is reported.
- * Offsets come from Intl (the runtime's tz database) and are cached per minute (of UTC for
- * instants, of wall time for local values), so the hot path of a poll is a Map lookup. Transitions
- * happen on whole minutes but not only on :00/:30 (Pacific/Chatham at :45, America/St_Johns until
- * 2011 at 00:01 local = 03:31 UTC), so a coarser bucket could straddle one and serve a stale offset.
- * Each cache is cleared when it grows past MAX_CACHE_ENTRIES, so a long-running process stays bounded.
+ * Offsets come from Intl (the runtime's tz database) and are cached per hour (of UTC for instants,
+ * of wall time for local values), so the hot path of a poll is a Map lookup. Transitions happen on
+ * whole minutes but not only on :00/:30 (Pacific/Chatham at :45, America/St_Johns until 2011 at
+ * 00:01 local = 03:31 UTC), so an hour is cached whole only when its first and last minutes read
+ * alike (a zone changes its offset at most once in an hour); an hour that holds a transition is
+ * cached per minute. Per hour, because a per-minute cache of a month of records held about 1.5 MB
+ * a zone for the life of the process (a poll batch's clubs in a zone each; docs/operations.md, "The
+ * poll function's memory"). Each cache is cleared when it grows past MAX_CACHE_ENTRIES, so a
+ * long-running process stays bounded.
  */
 
 const LOCAL_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?$/;
 const BUCKET_MS = 60_000;
 const MAX_CACHE_ENTRIES = 50_000;
 const HOUR_MS = 3_600_000;
+const MINUTES_AN_HOUR = 60;
 
 export class InvalidTimeZoneError extends Error {
   override readonly name = 'InvalidTimeZoneError';
@@ -25,10 +30,28 @@ export class InvalidLocalDateTimeError extends Error {
   override readonly name = 'InvalidLocalDateTimeError';
 }
 
+type LocalReading = { offsetMin: number; flag?: 'gap' | 'ambiguous' };
+
+/** An hour whose offset (or local reading) changes within it: its minutes are cached instead. */
+const MIXED = Number.NaN;
+const MIXED_READING: LocalReading = { offsetMin: MIXED };
+
 interface ZoneCache {
   readonly format: Intl.DateTimeFormat;
-  readonly offsetByBucket: Map<number, number>;
-  readonly localByBucket: Map<string, { offsetMin: number; flag?: 'gap' | 'ambiguous' }>;
+  /** UTC hour (ms / HOUR_MS) -> the offset through the whole hour, or MIXED. */
+  readonly offsetByHour: Map<number, number>;
+  /** UTC minute -> offset, for the minutes of MIXED hours. */
+  readonly offsetByMinute: Map<number, number>;
+  /** Wall-clock hour (`YYYY-MM-DDTHH`) -> the reading of the whole hour, or MIXED_READING. */
+  readonly localByHour: Map<string, LocalReading>;
+  /** Wall-clock minute (`YYYY-MM-DDTHH:mm`) -> its reading, for the minutes of mixed hours. */
+  readonly localByMinute: Map<string, LocalReading>;
+}
+
+/** Sets `key` in `cache`, cleared first when it is full. */
+function remember<K, V>(cache: Map<K, V>, key: K, value: V): void {
+  if (cache.size >= MAX_CACHE_ENTRIES) cache.clear();
+  cache.set(key, value);
 }
 
 const zones = new Map<string, ZoneCache>();
@@ -52,10 +75,25 @@ function zoneCache(zone: string): ZoneCache {
     } catch (cause) {
       throw new InvalidTimeZoneError(`unknown IANA time zone '${zone}'`, { cause });
     }
-    cache = { format, offsetByBucket: new Map(), localByBucket: new Map() };
+    cache = {
+      format,
+      offsetByHour: new Map(),
+      offsetByMinute: new Map(),
+      localByHour: new Map(),
+      localByMinute: new Map(),
+    };
     zones.set(zone, cache);
   }
   return cache;
+}
+
+/**
+ * Entries `zone`'s caches hold (tests, diagnostics): one an hour met, and one a minute only in the
+ * hours that hold a transition.
+ */
+export function zoneCacheEntries(zone: string): number {
+  const c = zones.get(zone);
+  return c ? c.offsetByHour.size + c.offsetByMinute.size + c.localByHour.size + c.localByMinute.size : 0;
 }
 
 /** Throws InvalidTimeZoneError unless `zone` is an IANA zone the runtime knows. */
@@ -66,9 +104,25 @@ export function assertTimeZone(zone: string): void {
 /** Offset of `zone` from UTC at `instantMs`, in minutes (Sydney in summer: +660). */
 export function offsetMinutesAt(zone: string, instantMs: number): number {
   const cache = zoneCache(zone);
+  const hour = Math.floor(instantMs / HOUR_MS);
+  let offset = cache.offsetByHour.get(hour);
+  if (offset === undefined) {
+    const first = intlOffset(cache, hour * MINUTES_AN_HOUR);
+    offset = first === intlOffset(cache, hour * MINUTES_AN_HOUR + MINUTES_AN_HOUR - 1) ? first : MIXED;
+    remember(cache.offsetByHour, hour, offset);
+  }
+  if (!Number.isNaN(offset)) return offset;
   const bucket = Math.floor(instantMs / BUCKET_MS);
-  const hit = cache.offsetByBucket.get(bucket);
-  if (hit !== undefined) return hit;
+  offset = cache.offsetByMinute.get(bucket);
+  if (offset === undefined) {
+    offset = intlOffset(cache, bucket);
+    remember(cache.offsetByMinute, bucket, offset);
+  }
+  return offset;
+}
+
+/** The zone's offset at the start of minute `bucket` (ms / BUCKET_MS), from Intl, in minutes. */
+function intlOffset(cache: ZoneCache, bucket: number): number {
   const parts = cache.format.formatToParts(new Date(bucket * BUCKET_MS));
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
   // Years before 1 AD come as 1 BC, 2 BC...: year 0, -1... in the proleptic calendar Date uses.
@@ -77,10 +131,7 @@ export function offsetMinutesAt(zone: string, instantMs: number): number {
   const asUtcMs = Date.UTC(year, get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
   // Date.UTC reads years 0-99 as 1900-1999: a placeholder such as 0001-01-01 would be 1,900 years off.
   const asUtc = year >= 0 && year < 100 ? new Date(asUtcMs).setUTCFullYear(year) : asUtcMs;
-  const offset = Math.round((asUtc - bucket * BUCKET_MS) / 60_000);
-  if (cache.offsetByBucket.size >= MAX_CACHE_ENTRIES) cache.offsetByBucket.clear();
-  cache.offsetByBucket.set(bucket, offset);
-  return offset;
+  return Math.round((asUtc - bucket * BUCKET_MS) / 60_000);
 }
 
 /** The number two ASCII digits at `i` spell, or -1 when either is not a digit. */
@@ -148,12 +199,23 @@ export interface LocalToUtcResult {
 export function localToUtc(local: string, zone: string): LocalToUtcResult {
   const naive = naiveMs(local);
   const cache = zoneCache(zone);
-  const key = local.slice(0, 16); // YYYY-MM-DDTHH:mm (one wall-clock minute)
-  let rule = cache.localByBucket.get(key);
+  const hourKey = local.slice(0, 13); // YYYY-MM-DDTHH (one wall-clock hour)
+  let rule = cache.localByHour.get(hourKey);
   if (!rule) {
-    rule = resolveLocal(zone, naive);
-    if (cache.localByBucket.size >= MAX_CACHE_ENTRIES) cache.localByBucket.clear();
-    cache.localByBucket.set(key, rule);
+    const start = Math.floor(naive / HOUR_MS) * HOUR_MS;
+    const first = resolveLocal(zone, start);
+    const last = resolveLocal(zone, start + HOUR_MS - BUCKET_MS);
+    const whole = !first.flag && !last.flag && first.offsetMin === last.offsetMin;
+    rule = whole ? first : MIXED_READING;
+    remember(cache.localByHour, hourKey, rule);
+  }
+  if (rule === MIXED_READING) {
+    const minuteKey = local.slice(0, 16); // YYYY-MM-DDTHH:mm (one wall-clock minute)
+    rule = cache.localByMinute.get(minuteKey);
+    if (!rule) {
+      rule = resolveLocal(zone, naive);
+      remember(cache.localByMinute, minuteKey, rule);
+    }
   }
   return rule.flag
     ? { instantMs: naive - rule.offsetMin * 60_000, flag: rule.flag }

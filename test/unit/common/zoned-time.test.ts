@@ -15,6 +15,7 @@
  *   -> 01:01 NDT (-2:30).
  */
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../../lambdas/common/seeded-random';
 import {
   apiUtcToInstant,
   assertTimeZone,
@@ -25,8 +26,10 @@ import {
   localToUtc,
   naiveMs,
   offsetMinutesAt,
+  resolveLocal,
   utcToApiUtc,
   utcToLocal,
+  zoneCacheEntries,
 } from '../../../lambdas/common/zoned-time';
 
 const utc = (iso: string) => Date.parse(iso);
@@ -337,6 +340,83 @@ describe('the offset caches never return a stale offset across a transition', ()
     expect(localToUtc('2025-07-01T12:00:00', 'America/New_York').instantMs).toBe(utc('2025-07-01T16:00:00Z'));
     expect(localToUtc('2025-07-01T12:00:00', 'Australia/Sydney').instantMs).toBe(utc('2025-07-01T02:00:00Z'));
   });
+});
+
+describe('the offset caches hold hours, not minutes', () => {
+  const MINUTE = 60_000;
+  const HOUR = 60 * MINUTE;
+
+  /** The zone's offset at the start of an instant's minute, from a formatter of its own (no cache). */
+  const intlOffset = (zone: string) => {
+    const format = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    return (_zone: string, instantMs: number) => {
+      const at = Math.floor(instantMs / MINUTE) * MINUTE;
+      const parts = format.formatToParts(new Date(at));
+      const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+      const wall = Date.UTC(
+        get('year'),
+        get('month') - 1,
+        get('day'),
+        get('hour'),
+        get('minute'),
+        get('second'),
+      );
+      return Math.round((wall - at) / MINUTE);
+    };
+  };
+
+  it('a month of every minute, both ways, keeps about two entries an hour', () => {
+    // January 2025 in Kolkata: no transition, a half-hour offset.
+    const zone = 'Asia/Kolkata';
+    const from = utc('2025-01-01T00:00:00Z');
+    const hours = 31 * 24;
+    for (let at = from; at < from + hours * HOUR; at += MINUTE) {
+      expect(localToUtc(utcToLocal(at, zone), zone).instantMs).toBe(at);
+    }
+    // An offset and a local reading an hour, and the offsets 14 hours either side a reading asks for.
+    expect(zoneCacheEntries(zone)).toBeLessThanOrEqual(2 * hours + 2 * 30);
+  });
+
+  it.each([
+    ['Australia/Sydney', ['2025-04-05T16:00:00Z', '2025-10-04T16:00:00Z']],
+    ['Australia/Lord_Howe', ['2025-04-05T15:00:00Z', '2025-10-04T15:30:00Z']],
+    ['Pacific/Chatham', ['2025-04-05T14:00:00Z', '2025-09-27T14:00:00Z']],
+    ['America/St_Johns', ['2010-03-14T03:31:00Z']],
+    ['America/New_York', ['2025-03-09T07:00:00Z', '2025-11-02T06:00:00Z']],
+    ['Europe/London', ['2025-03-30T01:00:00Z', '2025-10-26T01:00:00Z']],
+  ])(
+    '%s: every minute of the hours around a transition reads as it does uncached, in any order',
+    (zone, transitions) => {
+      // The reading policy is resolveLocal's (tested above by hand-computed instants); here its
+      // offsets come from a formatter of the test's own, minute by minute, so only the caches differ.
+      const reference = intlOffset(zone);
+      const random = mulberry32(zone.length);
+      const around = (center: number) => {
+        const minutes = Array.from({ length: 6 * 60 + 1 }, (_, i) => center - 3 * HOUR + i * MINUTE);
+        return minutes.sort(() => random() - 0.5).map((m) => m + Math.floor(random() * 60) * 1000);
+      };
+      for (const transition of transitions.map(utc)) {
+        for (const at of around(transition)) expect(offsetMinutesAt(zone, at)).toBe(reference(zone, at));
+        // Wall times around the transition's, gap and repeated hour included.
+        for (const naive of around(transition + reference(zone, transition - MINUTE) * MINUTE)) {
+          const want = resolveLocal(zone, naive, reference);
+          const instantMs = naive - want.offsetMin * MINUTE;
+          expect(localToUtc(formatNaive(naive), zone)).toEqual(
+            want.flag ? { instantMs, flag: want.flag } : { instantMs },
+          );
+        }
+      }
+    },
+  );
 });
 
 describe('the UTC helpers', () => {
