@@ -14,6 +14,7 @@ import { lifecycleEvent } from '../../engine/lifecycle/lifecycle-events';
 import { memberFacts, prospectFacts } from '../../engine/lifecycle/lifecycle-input';
 import { readKeptLifecycle } from '../../engine/lifecycle/lifecycle-keep';
 import { evaluationHourStartMs } from '../../engine/lifecycle/lifecycle-slot';
+import { UnreadableLifecycleBaseError } from '../../engine/lifecycle/unreadable-base';
 import { DETAIL_TYPES } from '../../events/catalog';
 import { makeEventId } from '../../events/event-id';
 import { type LifecycleFact, seenFromOf } from '../../sources/lifecycle/evaluate';
@@ -55,6 +56,8 @@ export interface LifecycleFacts {
   readonly nextEvaluation: string | null;
   /** The club's evaluations fail: since when (UTC), how often in a row, and why the latest did. */
   readonly failing: { readonly since: string; readonly attempts: number; readonly reason: string } | null;
+  /** The base cannot be read by this release (a later release's, a damaged item): the next evaluation starts over. */
+  readonly baseUnreadable: boolean;
   /** Whether the base says which facts the first evaluation passed silently (false: an earlier release's). */
   readonly baselineKept: boolean;
   /** What the document keeps of the subject (absent: nothing yet). */
@@ -138,13 +141,18 @@ function announcedBeforeMarks(
   return momentMs > instantOf(doc.trackedSince, zone);
 }
 
-/** The eventIds of the facts the document keeps as announced and not yet surely published. */
-function pendingIds(club: ClubConfig, doc: KeptLifecycle): Set<string> {
+/** The eventIds of the subject's facts the document keeps as announced and not yet surely published. */
+function pendingIds(club: ClubConfig, subject: SubjectRef, doc: KeptLifecycle): Set<string> {
   const { events, facts, nowMs } = doc.pending;
   const ctx = { clubId: club.clubId, zone: club.timeZone, nowMs };
+  const whose = (f: LifecycleFact) => ('member' in f ? ['member', f.member] : ['prospect', f.prospect]);
+  const theirs = (facts as LifecycleFact[]).filter((f) => {
+    const [kind, id] = whose(f);
+    return kind === subject.kind && id === subject.id;
+  });
   return new Set([
     ...(events as { detail?: { eventId?: unknown } }[]).map((e) => String(e.detail?.eventId)),
-    ...(facts as LifecycleFact[]).map((f) => lifecycleEvent(ctx, f).detail.eventId),
+    ...theirs.map((f) => lifecycleEvent(ctx, f).detail.eventId),
   ]);
 }
 
@@ -156,7 +164,7 @@ function recordedFacts(
   doc: KeptLifecycle,
   settings: LifecycleSettings | null,
 ): LifecycleRecord[] {
-  const pending = pendingIds(club, doc);
+  const pending = pendingIds(club, subject, doc);
   const silent = doc.silent && (subject.kind === 'member' ? doc.silent.members : doc.silent.prospects);
   return marksOf(club.clubId, subject, kept).map(({ detailType, about, mark, eventId, lapseAnnounced }) => {
     const m = { detailType, about, mark, eventId };
@@ -220,7 +228,11 @@ export async function lifecycleFacts(
   const states = await store.readClubStates([club.clubId], month);
   const hour = states.get(club.clubId)?.lifecycleHour;
   // The hour the club state records as evaluated tells which of the delta's facts were published.
-  const doc = await readKeptLifecycle(store, club.clubId, hour);
+  const found = await readKeptLifecycle(store, club.clubId, hour).catch((err: unknown) => {
+    if (err instanceof UnreadableLifecycleBaseError) return 'unreadable' as const;
+    throw err;
+  });
+  const doc = found === 'unreadable' ? undefined : found;
   const failed = states.get(club.clubId)?.lifecycleFailure;
   const kept = (subject.kind === 'member' ? doc?.members[subject.id] : doc?.prospects[subject.id]) ?? null;
   const keptView =
@@ -239,6 +251,7 @@ export async function lifecycleFacts(
     failing: failed
       ? { since: iso(failed.sinceMs), attempts: failed.attempts, reason: redactKnownSecrets(failed.error) }
       : null,
+    baseUnreadable: found === 'unreadable',
     baselineKept: doc?.silent !== undefined,
     kept: keptView,
     recorded: keptView && doc ? recordedFacts(club, subject, keptView, doc, settings) : [],

@@ -160,6 +160,11 @@ function lifecycleWords(f: SubjectFacts): string[] {
   const l = f.lifecycle;
   if (!l) return [];
   if (!l.enabled) return [`Lifecycle events are off for club ${f.clubId} (lifecycle.enabled is false).`];
+  if (l.baseUnreadable)
+    return [
+      "The club's lifecycle base cannot be read by this release (a later release wrote it, or it is damaged): the next evaluation starts over silently, as a first one, and replaces it (docs/lifecycle.md); what it held of the subject is not shown.",
+      ...failingWords(l),
+    ];
   if (!l.trackedSince)
     return [
       'No lifecycle evaluation has run for this club yet: the first one waits for a complete poll of members, prospects, visits and payment history, and is silent (what is underway then is the baseline).',
