@@ -81,7 +81,7 @@ const COMMANDS: Record<string, CommandEntry> = {
     load: () => import('./commands/status'),
   },
   explain: {
-    summary: "why an event fired or didn't: a member, prospect or payment; an event's webhook deliveries",
+    summary: "why an event fired or didn't: a member, prospect, payment or club; webhook deliveries",
     load: () => import('./commands/explain'),
   },
   schemas: {

@@ -1,18 +1,21 @@
 /**
- * `explain --clubs FILE --club ID (--member N | --prospect N | --payment ID)`: why did (or didn't)
+ * `explain --clubs FILE --club ID [--member N | --prospect N | --payment ID]`: why did (or didn't)
  * an event fire? What the state table holds of the subject (./../explain/subject-facts.ts) and
- * what it means, in words (./../explain/subject-words.ts) or as JSON.
+ * what it means, in words (./../explain/subject-words.ts) or as JSON; without a subject flag, the
+ * club's own operational events (./../explain/club-facts.ts, ./../explain/club-words.ts).
  */
 import { readClubsFile } from '../../clubs/clubs-file';
 import { DynamoDbStateStore } from '../../state';
 import { CliUsageError, HELP_HINT, parseFlags } from '../args';
 import { dynamoDbClient } from '../aws-env';
+import { clubOpsFacts } from '../explain/club-facts';
+import { renderClubExplanation } from '../explain/club-words';
 import { type SubjectRef, subjectFacts } from '../explain/subject-facts';
 import { renderExplanation } from '../explain/subject-words';
 import { checkTableExists, checkTableName } from '../preflight';
 
 const HELP = `usage: npm run --silent cli -- explain --clubs FILE --club ID
-         (--member N | --prospect N | --payment ID) [--table NAME] [--json]
+         [--member N | --prospect N | --payment ID] [--table NAME] [--json]
        npm run --silent cli -- explain --event ID|FILE|JSON [--webhook-table NAME] [--json]
 
 Prints what the bridge knows of one member, prospect or payment of a club, from the state table,
@@ -31,9 +34,15 @@ and what it means for its events, in words:
     failures, a pause of the club, an unavailable endpoint.
 It never shows an eventId that was not published.
 
+Without --member, --prospect or --payment: the club's operational events (their subject is the
+club), per source and for the club: Club Data Stale (since its last success, when announced, or when
+it becomes due), Club Source Unavailable (the endpoint's episode), Club Credentials Rejected and
+Club Quota Low on a 429 (the club's pause and its episode), Club Quota Low at the alert share (the
+month's count); each published (its eventId), pending (owed, not delivered yet) or not due.
+
   --clubs FILE      clubs file (JSON): the club's zone, sources and payment rules   (required)
   --club ID         the club                                                        (required)
-  --member N        a member number
+  --member N        a member number     (none of the three: the club's operational events)
   --prospect N      a prospect number
   --payment ID      a payment history Id
   --table NAME      DynamoDB state table (default gym-bridge-state); a local run: the
@@ -63,12 +72,19 @@ const FLAGS = {
   'webhook-table': { type: 'string' },
 } as const;
 
-/** The one subject the flags name. */
-export function subjectOf(flags: { member?: string; prospect?: string; payment?: string }): SubjectRef {
+/** The one subject the flags name; undefined for none (the club's operational events). */
+export function subjectOf(flags: {
+  member?: string;
+  prospect?: string;
+  payment?: string;
+}): SubjectRef | undefined {
   const given = (['member', 'prospect', 'payment'] as const).filter((k) => flags[k] !== undefined);
-  if (given.length !== 1)
-    throw new CliUsageError(`give exactly one of --member, --prospect, --payment ${HELP_HINT}`);
-  const kind = given[0]!;
+  if (given.length > 1)
+    throw new CliUsageError(
+      `give at most one of --member, --prospect, --payment (none: the club's operational events) ${HELP_HINT}`,
+    );
+  const kind = given[0];
+  if (!kind) return undefined;
   const id = flags[kind]!.trim();
   if (id === '' || id.length > 64) throw new CliUsageError(`--${kind} must be 1 to 64 characters`);
   if (kind === 'payment' && !/^\d{1,20}$/.test(id))
@@ -107,7 +123,13 @@ export async function run(argv: string[]): Promise<number> {
   await checkTableExists(client, tableName, {
     whenMissing: 'nothing has been polled into it; check --table and AWS_REGION / AWS_ENDPOINT_URL_DYNAMODB',
   });
-  const facts = await subjectFacts(new DynamoDbStateStore({ client, tableName }), club, subject, Date.now());
+  const store = new DynamoDbStateStore({ client, tableName });
+  if (!subject) {
+    const ops = await clubOpsFacts(store, club, Date.now());
+    process.stdout.write(flags.json ? `${JSON.stringify(ops, null, 2)}\n` : renderClubExplanation(ops));
+    return 0;
+  }
+  const facts = await subjectFacts(store, club, subject, Date.now());
   process.stdout.write(flags.json ? `${JSON.stringify(facts, null, 2)}\n` : renderExplanation(facts));
   return 0;
 }

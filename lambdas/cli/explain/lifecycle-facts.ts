@@ -1,6 +1,8 @@
 /**
  * `explain`'s lifecycle part (docs/lifecycle.md): what the lifecycle state (base and delta) keeps
- * of a member or prospect, the eventIds of the facts it records as announced, when the club was
+ * of a member or prospect, each fact it records with what became of its event (published, with its
+ * eventId; passed silently by the first evaluation; pending; or, in a base of an earlier release
+ * for a fact due before tracking began, not known), when the club was
  * last evaluated, since when and why its evaluations fail (if they do), and the next moment a
  * time-based rule can fire for the subject as things stand.
  * Read from the state table; the words are in ./subject-words.ts.
@@ -8,21 +10,39 @@
 import type { ClubConfig } from '../../clubs/club-config';
 import { redactKnownSecrets } from '../../common/redact';
 import { hourOf, type KeptLifecycle, lifecycleSettingsOf } from '../../engine/lifecycle/club-lifecycle';
+import { lifecycleEvent } from '../../engine/lifecycle/lifecycle-events';
 import { memberFacts, prospectFacts } from '../../engine/lifecycle/lifecycle-input';
 import { readKeptLifecycle } from '../../engine/lifecycle/lifecycle-keep';
 import { evaluationHourStartMs } from '../../engine/lifecycle/lifecycle-slot';
+import { UnreadableLifecycleBaseError } from '../../engine/lifecycle/unreadable-base';
 import { DETAIL_TYPES } from '../../events/catalog';
 import { makeEventId } from '../../events/event-id';
-import { seenFromOf } from '../../sources/lifecycle/evaluate';
-import { evaluateMember, evaluateProspect, type LifecycleSettings } from '../../sources/lifecycle/rules';
+import { type LifecycleFact, seenFromOf } from '../../sources/lifecycle/evaluate';
+import { addLocalDays, HOUR_MS, instantOf } from '../../sources/lifecycle/local-time';
+import {
+  evaluateMember,
+  evaluateProspect,
+  type Lapse,
+  type LifecycleSettings,
+} from '../../sources/lifecycle/rules';
 import type { StateStore } from '../../state/store';
 import type { SubjectRef } from './subject-facts';
 
-/** A fact the document records as announced (or passed silently at the baseline), with its eventId. */
-export interface RecordedFact {
+/**
+ * What the state says of a recorded fact's event: `published` (its eventId given), `silent` (the
+ * club's first evaluation passed it silently: no event), `pending` (recorded as announced by an
+ * evaluation whose hour the club state does not record as evaluated: the next evaluation publishes
+ * it, under the same eventId) or `unknown` (it came due before tracking began, and the base was
+ * written before the bridge kept which facts its first evaluation passed silently).
+ */
+export type LifecycleAnnouncement = 'published' | 'silent' | 'pending' | 'unknown';
+
+/** A fact the document records, with its eventId only when the state shows it was published. */
+export interface LifecycleRecord {
   readonly detailType: string;
   readonly about: string;
-  readonly eventId: string;
+  readonly announcement: LifecycleAnnouncement;
+  readonly eventId: string | null;
 }
 
 export interface LifecycleFacts {
@@ -36,54 +56,135 @@ export interface LifecycleFacts {
   readonly nextEvaluation: string | null;
   /** The club's evaluations fail: since when (UTC), how often in a row, and why the latest did. */
   readonly failing: { readonly since: string; readonly attempts: number; readonly reason: string } | null;
+  /** The base cannot be read by this release (a later release's, a damaged item): the next evaluation starts over. */
+  readonly baseUnreadable: boolean;
+  /** Whether the base says which facts the first evaluation passed silently (false: an earlier release's). */
+  readonly baselineKept: boolean;
   /** What the document keeps of the subject (absent: nothing yet). */
   readonly kept: Record<string, unknown> | null;
-  readonly recorded: RecordedFact[];
+  readonly recorded: LifecycleRecord[];
   /** The next moment a time-based rule can fire for the subject, as things stand (UTC). */
   readonly nextDueAt: string | null;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function recordedFacts(clubId: string, subject: SubjectRef, kept: Record<string, unknown>): RecordedFact[] {
+/** A recorded fact: its mark (as the document writes it), what it is about, its eventId. */
+interface Mark {
+  readonly detailType: string;
+  readonly about: string;
+  readonly mark: string;
+  readonly eventId: string;
+  /** A lapse says itself whether it was announced. */
+  readonly lapseAnnounced?: boolean;
+}
+
+function marksOf(clubId: string, subject: SubjectRef, kept: Record<string, unknown>): Mark[] {
   const id = (type: string, ...parts: string[]) =>
     makeEventId(clubId, 'lifecycle', type, subject.id, ...parts);
-  const out: RecordedFact[] = [];
-  if (subject.kind === 'prospect') {
-    for (const end of (kept.ends as string[] | undefined) ?? [])
-      out.push({
-        detailType: DETAIL_TYPES.ProspectTrialEnding,
-        about: `trial end ${end}`,
-        eventId: id(DETAIL_TYPES.ProspectTrialEnding, 'trialEnding', end),
-      });
-    return out;
-  }
-  const life = kept as {
-    firstVisitOf?: string;
-    lapse?: { from: string; announced: boolean };
-    expiring?: string[];
-  };
+  const T = DETAIL_TYPES;
+  if (subject.kind === 'prospect')
+    return ((kept.ends as string[] | undefined) ?? []).map((end) => ({
+      detailType: T.ProspectTrialEnding,
+      about: `trial end ${end}`,
+      mark: end,
+      eventId: id(T.ProspectTrialEnding, 'trialEnding', end),
+    }));
+  const life = kept as { firstVisitOf?: string; lapse?: Lapse; expiring?: string[] };
+  const out: Mark[] = [];
   if (life.firstVisitOf)
     out.push({
-      detailType: DETAIL_TYPES.MemberFirstVisit,
+      detailType: T.MemberFirstVisit,
       about: `membership start ${life.firstVisitOf}`,
-      eventId: id(DETAIL_TYPES.MemberFirstVisit, 'firstVisit', life.firstVisitOf),
+      mark: life.firstVisitOf,
+      eventId: id(T.MemberFirstVisit, 'firstVisit', life.firstVisitOf),
     });
-  if (life.lapse?.announced)
+  if (life.lapse)
     out.push({
-      detailType: DETAIL_TYPES.MemberInactive,
+      detailType: T.MemberInactive,
       about: `lapse from ${life.lapse.from}`,
-      eventId: id(DETAIL_TYPES.MemberInactive, 'inactive', life.lapse.from),
+      mark: life.lapse.from,
+      eventId: id(T.MemberInactive, 'inactive', life.lapse.from),
+      lapseAnnounced: life.lapse.announced === true,
     });
   for (const mark of life.expiring ?? []) {
     const [kind, date] = mark.split('|') as [string, string];
     out.push({
-      detailType: DETAIL_TYPES.MembershipExpiring,
+      detailType: T.MembershipExpiring,
       about: `${kind} ${date}`,
-      eventId: id(DETAIL_TYPES.MembershipExpiring, 'expiring', kind, date),
+      mark,
+      eventId: id(T.MembershipExpiring, 'expiring', kind, date),
     });
   }
   return out;
+}
+
+/**
+ * Without the base's silent marks (a base of an earlier release): a fact whose moment (rules.ts)
+ * came after tracking began was surely announced; one before may have been passed silently by the
+ * first evaluation or announced for a late qualifier: not known.
+ */
+function announcedBeforeMarks(
+  m: Mark,
+  doc: KeptLifecycle,
+  settings: LifecycleSettings,
+  zone: string,
+): boolean {
+  const date = /(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})/.exec(m.about)?.[1];
+  if (!date) return false;
+  // Kept for a membership started once tracking began; one started before may be either.
+  if (m.detailType === DETAIL_TYPES.MemberFirstVisit) return date > doc.trackedSince;
+  const momentMs =
+    m.detailType === DETAIL_TYPES.MembershipExpiring
+      ? instantOf(addLocalDays(date, -settings.expiringDays), zone)
+      : instantOf(date, zone) - settings.trialEndingHours * HOUR_MS;
+  return momentMs > instantOf(doc.trackedSince, zone);
+}
+
+/** The eventIds of the subject's facts the document keeps as announced and not yet surely published. */
+function pendingIds(club: ClubConfig, subject: SubjectRef, doc: KeptLifecycle): Set<string> {
+  const { events, facts, nowMs } = doc.pending;
+  const ctx = { clubId: club.clubId, zone: club.timeZone, nowMs };
+  const whose = (f: LifecycleFact) => ('member' in f ? ['member', f.member] : ['prospect', f.prospect]);
+  const theirs = (facts as LifecycleFact[]).filter((f) => {
+    const [kind, id] = whose(f);
+    return kind === subject.kind && id === subject.id;
+  });
+  return new Set([
+    ...(events as { detail?: { eventId?: unknown } }[]).map((e) => String(e.detail?.eventId)),
+    ...theirs.map((f) => lifecycleEvent(ctx, f).detail.eventId),
+  ]);
+}
+
+/** Each recorded fact of the subject, with what the state says of its event. */
+function recordedFacts(
+  club: ClubConfig,
+  subject: SubjectRef,
+  kept: Record<string, unknown>,
+  doc: KeptLifecycle,
+  settings: LifecycleSettings | null,
+): LifecycleRecord[] {
+  const pending = pendingIds(club, subject, doc);
+  const silent = doc.silent && (subject.kind === 'member' ? doc.silent.members : doc.silent.prospects);
+  return marksOf(club.clubId, subject, kept).map(({ detailType, about, mark, eventId, lapseAnnounced }) => {
+    const m = { detailType, about, mark, eventId };
+    const announced =
+      lapseAnnounced ??
+      (silent
+        ? !(silent[subject.id] ?? []).includes(mark)
+        : settings && announcedBeforeMarks(m, doc, settings, club.timeZone)
+          ? true
+          : undefined);
+    const announcement: LifecycleAnnouncement =
+      announced === undefined
+        ? 'unknown'
+        : !announced
+          ? 'silent'
+          : pending.has(eventId)
+            ? 'pending'
+            : 'published';
+    return { detailType, about, announcement, eventId: announcement === 'published' ? eventId : null };
+  });
 }
 
 /** The subject's next time-based moment, from its snapshot's fields and what the document keeps. */
@@ -124,11 +225,14 @@ export async function lifecycleFacts(
   if (subject.kind === 'payment') return null;
   const settings = lifecycleSettingsOf(club) ?? null;
   const month = iso(nowMs).slice(0, 7);
-  const [doc, states] = await Promise.all([
-    readKeptLifecycle(store, club.clubId),
-    store.readClubStates([club.clubId], month),
-  ]);
+  const states = await store.readClubStates([club.clubId], month);
   const hour = states.get(club.clubId)?.lifecycleHour;
+  // The hour the club state records as evaluated tells which of the delta's facts were published.
+  const found = await readKeptLifecycle(store, club.clubId, hour).catch((err: unknown) => {
+    if (err instanceof UnreadableLifecycleBaseError) return 'unreadable' as const;
+    throw err;
+  });
+  const doc = found === 'unreadable' ? undefined : found;
   const failed = states.get(club.clubId)?.lifecycleFailure;
   const kept = (subject.kind === 'member' ? doc?.members[subject.id] : doc?.prospects[subject.id]) ?? null;
   const keptView =
@@ -147,8 +251,10 @@ export async function lifecycleFacts(
     failing: failed
       ? { since: iso(failed.sinceMs), attempts: failed.attempts, reason: redactKnownSecrets(failed.error) }
       : null,
+    baseUnreadable: found === 'unreadable',
+    baselineKept: doc?.silent !== undefined,
     kept: keptView,
-    recorded: keptView ? recordedFacts(club.clubId, subject, keptView) : [],
+    recorded: keptView && doc ? recordedFacts(club, subject, keptView, doc, settings) : [],
     nextDueAt: due === undefined ? null : iso(due),
   };
 }

@@ -14,10 +14,9 @@ import { type PublishedEntry, publishedOf } from '../../engine/scan/published-lo
 import { splitIntent } from '../../engine/scan/snapshot-intent';
 import { DETAIL_TYPES } from '../../events/catalog';
 import { enabledSources, SOURCES } from '../../sources';
-import { addLocalDays, HOUR_MS, instantOf } from '../../sources/lifecycle/local-time';
 import { tailLookbackFor } from '../../sources/source';
 import type { Cursor, SourceName, StateStore } from '../../state/store';
-import { type LifecycleFacts, lifecycleFacts, type RecordedFact } from './lifecycle-facts';
+import { type LifecycleFacts, lifecycleFacts } from './lifecycle-facts';
 import {
   memberPaymentSightings,
   type PaymentSighting,
@@ -102,20 +101,6 @@ export const KEPT: Record<SubjectKind, KeptKinds> = {
   payment: { onSnapshot: [], payments: PAYMENT_KINDS, lifecycle: [], notKept: [T.PaymentRecovered] },
 };
 
-/** A lifecycle fact the document records, with its eventId only when it was announced. */
-export type LifecycleRecord = Omit<RecordedFact, 'eventId'> & {
-  /**
-   * True: announced (its moment came after tracking began). Null: its moment came before tracking
-   * began, so the first evaluation passed it silently, or the subject came to qualify later and a
-   * later evaluation announced it (a late qualifier): the document does not say which.
-   */
-  readonly announced: true | null;
-  readonly eventId: string | null;
-};
-
-/** The lifecycle part, its recorded facts with an eventId only when announced. */
-export type LifecycleView = Omit<LifecycleFacts, 'recorded'> & { readonly recorded: LifecycleRecord[] };
-
 export interface SubjectFacts {
   readonly clubId: string;
   readonly subject: SubjectRef;
@@ -134,7 +119,7 @@ export interface SubjectFacts {
   readonly source: SourceFacts;
   readonly pause: ClubPause | null;
   /** Its lifecycle state (docs/lifecycle.md); null for a payment. */
-  readonly lifecycle: LifecycleView | null;
+  readonly lifecycle: LifecycleFacts | null;
 }
 
 const SOURCE_OF: Record<SubjectKind, SourceName> = {
@@ -175,37 +160,6 @@ function sourceFacts(club: ClubConfig, cursor: Cursor | undefined, name: SourceN
     sweep: source.sweep ?? null,
     health: cursor?.health ?? null,
   };
-}
-
-/**
- * Whether a recorded fact was announced: surely when its moment (rules.ts) came after tracking
- * began; otherwise the first evaluation passed it silently, or a later one announced it for a
- * subject that came to qualify after tracking began (docs/lifecycle.md, "Baseline and late
- * qualifiers"), and the document does not say which: null. A fact this cannot read is null too:
- * no eventId is better than one never published.
- */
-function announcedFact(fact: RecordedFact, l: LifecycleFacts, zone: string): true | null {
-  if (fact.detailType === T.MemberInactive) return true; // only announced lapses are listed
-  if (!l.trackedSince || !l.settings) return null;
-  const date = /(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})/.exec(fact.about)?.[1];
-  if (!date) return null;
-  // Kept for a membership started once tracking began; one started before may be either.
-  if (fact.detailType === T.MemberFirstVisit) return date > l.trackedSince ? true : null;
-  const sinceMs = instantOf(l.trackedSince, zone);
-  const momentMs =
-    fact.detailType === T.MembershipExpiring
-      ? instantOf(addLocalDays(date, -l.settings.expiringDays), zone)
-      : instantOf(date, zone) - l.settings.trialEndingHours * HOUR_MS;
-  return momentMs > sinceMs ? true : null;
-}
-
-function lifecycleView(l: LifecycleFacts | null, zone: string): LifecycleView | null {
-  if (!l) return null;
-  const recorded = l.recorded.map((r): LifecycleRecord => {
-    const announced = announcedFact(r, l, zone);
-    return { ...r, announced, eventId: announced ? r.eventId : null };
-  });
-  return { ...l, recorded };
 }
 
 /** Everything the state table holds about the subject, as of `nowMs`. */
@@ -258,6 +212,6 @@ export async function subjectFacts(
       sourceName,
     ),
     pause: activePause(cursors, nowMs) ?? null,
-    lifecycle: lifecycleView(lifecycle, club.timeZone),
+    lifecycle,
   };
 }

@@ -4,7 +4,7 @@
  * for the subject's next event. Pure: the same facts give the same text.
  */
 import { redactKnownSecrets } from '../../common/redact';
-import { failingWords } from './lifecycle-facts';
+import { failingWords, type LifecycleRecord } from './lifecycle-facts';
 import { PAYMENT_WINDOW_MS } from './payment-facts';
 import type { PaymentSighting, RefundSighting, SourceFacts, SubjectFacts } from './subject-facts';
 
@@ -141,10 +141,30 @@ function paymentWords(f: SubjectFacts): string[] {
   return [...f.payments.map(sightingWords), ...f.refunds.map(refundWords)];
 }
 
+/** What became of a recorded lifecycle fact's event. */
+function recordWords(r: LifecycleRecord, f: SubjectFacts): string {
+  const head = `${r.detailType} for ${r.about}`;
+  switch (r.announcement) {
+    case 'published':
+      return `${head} is recorded as announced: eventId ${r.eventId}.`;
+    case 'silent':
+      return `${head} was passed silently by the first evaluation (it was underway when tracking began, ${f.lifecycle?.trackedSince}): no event was published for it, and none will be.`;
+    case 'pending':
+      return `${head} is recorded as announced by an evaluation whose hour the club state does not record as evaluated (it stopped before its end): the next evaluation publishes it, under the eventId it was given; none is shown until then.`;
+    default:
+      return `${head} is recorded, and came due before tracking began: the first evaluation passed it silently if ${what(f)} qualified then, or a later one announced it if ${what(f)} came to qualify after (a late qualifier); the lifecycle base was written before the bridge kept which, so no eventId is shown.`;
+  }
+}
+
 function lifecycleWords(f: SubjectFacts): string[] {
   const l = f.lifecycle;
   if (!l) return [];
   if (!l.enabled) return [`Lifecycle events are off for club ${f.clubId} (lifecycle.enabled is false).`];
+  if (l.baseUnreadable)
+    return [
+      "The club's lifecycle base cannot be read by this release (a later release wrote it, or it is damaged): the next evaluation starts over silently, as a first one, and replaces it (docs/lifecycle.md); what it held of the subject is not shown.",
+      ...failingWords(l),
+    ];
   if (!l.trackedSince)
     return [
       'No lifecycle evaluation has run for this club yet: the first one waits for a complete poll of members, prospects, visits and payment history, and is silent (what is underway then is the baseline).',
@@ -167,12 +187,7 @@ function lifecycleWords(f: SubjectFacts): string[] {
       ? `The lifecycle state (last kept ${l.keptAt ?? 'never'}) holds for ${what(f)}: ${kept}. Visits seen since its base was written (at most 12 hours before) are read from the seen set at each evaluation.`
       : `The lifecycle state holds nothing for ${what(f)} yet (no visit, payment outcome or announcement recorded).`,
   );
-  for (const r of l.recorded)
-    out.push(
-      r.announced
-        ? `${r.detailType} for ${r.about} is recorded as announced: eventId ${r.eventId}.`
-        : `${r.detailType} for ${r.about} is recorded, and came due before tracking began: the first evaluation passed it silently if ${what(f)} qualified then, or a later one announced it if ${what(f)} came to qualify after (a late qualifier); the state does not keep which, so no eventId is shown.`,
-    );
+  for (const r of l.recorded) out.push(recordWords(r, f));
   if (l.nextDueAt)
     out.push(
       `As things stand, the next time-based event for ${what(f)} comes due at ${l.nextDueAt} and is announced by the first evaluation after it (within the hour).`,

@@ -2,7 +2,8 @@
  * What the lifecycle evaluation keeps between evaluations (docs/lifecycle.md, "State and
  * schedule"), in the club's two lifecycle items:
  * - the base: the rules' document (evaluate.ts), the facts of every member and prospect the rules
- *   need (the view) and when it was written; rewritten by a full evaluation (the first one, every
+ *   need (the view), which of its facts the first evaluation passed silently (`silent`,
+ *   baseline-marks.ts) and when it was written; rewritten by a full evaluation (the first one, every
  *   REBASE_EVERY_MS, or when the notes cannot tell what changed);
  * - the delta: every subject whose kept state differs from the base's (a later last visit alone
  *   does not count: the visits since the base are read again), rewritten when that set changes.
@@ -18,6 +19,7 @@
 import type { LifecycleDoc } from '../../sources/lifecycle/evaluate';
 import type { MemberFacts, ProspectFacts } from '../../sources/lifecycle/rules';
 import type { LifecycleStore } from '../../state/lifecycle-store';
+import { type SilentMarks, silentMarksIn, silentMarksOf, stillSilent } from './baseline-marks';
 import { UnreadableLifecycleBaseError } from './unreadable-base';
 
 /** The facts of every member and prospect the rules read (status and dates), by number. */
@@ -34,6 +36,8 @@ interface BaseDoc extends LifecycleDoc {
   /** Absent in a document of an earlier release: the next evaluation reads everything. */
   readonly view?: LifecycleView;
   readonly pending?: readonly unknown[];
+  /** The marks the first evaluation passed silently (baseline-marks.ts); absent before this release. */
+  readonly silent?: SilentMarks;
 }
 
 interface DeltaEntries {
@@ -79,6 +83,11 @@ export interface KeptLifecycle extends LifecycleDoc {
   /** The earliest late visit noted since the base (the delta's), if any: read back to it too. */
   readonly visitsFromMs?: number;
   readonly view?: LifecycleView;
+  /**
+   * The marks the first evaluation passed silently (baseline-marks.ts): a mark not among them was
+   * announced. Absent when the base does not say (written before this release).
+   */
+  readonly silent?: SilentMarks;
   /**
    * Facts (and events) recorded as announced and maybe not published: those of the delta unless the
    * club's last evaluated hour (`lastHour` of the read) is at or past the hour that found them, and
@@ -210,6 +219,20 @@ function pendingOf(base: BaseDoc, delta: DeltaDoc | undefined): Pending {
 const published = (delta: DeltaDoc, lastHour: number | undefined) =>
   delta.pendingHour !== undefined && lastHour !== undefined && lastHour >= delta.pendingHour;
 
+function silentOf(base: BaseDoc): { silent?: SilentMarks } {
+  const silent = silentMarksIn(base.silent);
+  return silent ? { silent } : {};
+}
+
+/**
+ * The silent marks the new base keeps: all of a first evaluation's (no kept state: the rules passed
+ * every fact silently), those of the kept base still recorded, or none when the kept base has none.
+ */
+function silentFor(kept: KeptLifecycle | undefined, next: NextLifecycle): { silent?: SilentMarks } {
+  if (!kept) return { silent: silentMarksOf(next.life) };
+  return kept.silent ? { silent: stillSilent(kept.silent, next.life) } : {};
+}
+
 /** The kept state: the base with its delta applied, or undefined before the first evaluation. */
 export async function readKeptLifecycle(
   store: Pick<LifecycleStore, 'getLifecycle'>,
@@ -250,6 +273,7 @@ export async function readKeptLifecycle(
     ...(base.writtenAtMs === undefined ? {} : { baseWrittenAtMs: base.writtenAtMs }),
     ...(delta?.visitsFromMs === undefined ? {} : { visitsFromMs: delta.visitsFromMs }),
     ...(view ? { view } : {}),
+    ...silentOf(base),
     pending: pendingOf(base, delta && !published(delta, lastHour) ? delta : undefined),
     deltaSize: sizeOf(entries),
     ...(found === 'unreadable' ? { deltaUnreadable: true } : {}),
@@ -306,7 +330,7 @@ export async function keepLifecycle<E>(
     await deps.publish(facts);
   }
   if (rebase || !kept) {
-    const base: BaseDoc = { ...next.life, view: next.view, writtenAtMs: nowMs };
+    const base: BaseDoc = { ...next.life, view: next.view, writtenAtMs: nowMs, ...silentFor(kept, next) };
     const version = await store.putLifecycle(clubId, base, baseVersion, 'base');
     if (deltaVersion > 0) {
       const emptied: DeltaDoc = { delta: 1, baseVersion: version, writtenAtMs: nowMs, ...EMPTY };

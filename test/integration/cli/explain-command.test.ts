@@ -157,7 +157,7 @@ describe('explain', () => {
     expect(unknown.code).toBe(0);
     expect(unknown.stdout).toContain('The bridge has no snapshot of member no-such-member');
     expect(both.code).toBe(2);
-    expect(both.stderr).toContain('give exactly one of --member, --prospect, --payment');
+    expect(both.stderr).toContain('give at most one of --member, --prospect, --payment');
   });
 
   it('each kind of event the second poll published: its eventId where it is kept, "not kept" where not', async () => {
