@@ -9,9 +9,24 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // redaction registry, caches) carries one file's state into the next.
 vi.resetModules();
 
+// The worker's real timers and clock, kept from its first file (vitest's own are untouched then).
+type Clock = Pick<typeof globalThis, 'setTimeout' | 'clearTimeout' | 'setInterval' | 'clearInterval' | 'setImmediate' | 'clearImmediate' | 'Date'>;
+const shared = globalThis as typeof globalThis & { __gymBridgeRealClock?: Clock };
+const { setTimeout, clearTimeout, setInterval, clearInterval, setImmediate, clearImmediate, Date } = globalThis;
+shared.__gymBridgeRealClock ??= { setTimeout, clearTimeout, setInterval, clearInterval, setImmediate, clearImmediate, Date };
+
 afterAll(() => {
   vi.useRealTimers();
   vi.unstubAllEnvs();
   vi.unstubAllGlobals();
   vi.restoreAllMocks();
+  // A file that leaves a fake timer or clock behind (e.g. a spy laid over fake timers and restored
+  // after them) stops every later file of the worker: each then waits out its timeout. Put the real
+  // ones back, and fail the file that left them, by name.
+  const real = shared.__gymBridgeRealClock!;
+  const left = (Object.keys(real) as (keyof Clock)[]).filter((name) => globalThis[name] !== real[name]);
+  if (left.length === 0) return;
+  Object.assign(globalThis, real);
+  throw new Error(`this file left a fake ${left.join(', ')} behind (restore spies before vi.useRealTimers())`);
 });
+

@@ -20,8 +20,10 @@ describe('DynamoDbStateStore on throttling (the SDK retry strategy)', () => {
   });
 
   afterEach(() => {
-    vi.useRealTimers();
+    // The spy first: it was laid over the fake setTimeout, and restoring it after the real timers
+    // came back would put the fake (a stopped clock) back for every later file of the worker.
     vi.restoreAllMocks();
+    vi.useRealTimers();
   });
 
   /** The store over a fake DynamoDB answering `answer`, with `maxAttempts` per call. */
