@@ -10,10 +10,20 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 vi.resetModules();
 
 // The worker's real timers and clock, kept from its first file (vitest's own are untouched then).
-type Clock = Pick<typeof globalThis, 'setTimeout' | 'clearTimeout' | 'setInterval' | 'clearInterval' | 'setImmediate' | 'clearImmediate' | 'Date'>;
+const CLOCK_NAMES = [
+  'setTimeout',
+  'clearTimeout',
+  'setInterval',
+  'clearInterval',
+  'setImmediate',
+  'clearImmediate',
+  'Date',
+] as const;
+type Clock = Pick<typeof globalThis, (typeof CLOCK_NAMES)[number]>;
 const shared = globalThis as typeof globalThis & { __gymBridgeRealClock?: Clock };
-const { setTimeout, clearTimeout, setInterval, clearInterval, setImmediate, clearImmediate, Date } = globalThis;
-shared.__gymBridgeRealClock ??= { setTimeout, clearTimeout, setInterval, clearInterval, setImmediate, clearImmediate, Date };
+shared.__gymBridgeRealClock ??= Object.fromEntries(
+  CLOCK_NAMES.map((name) => [name, globalThis[name]]),
+) as Clock;
 
 afterAll(() => {
   vi.useRealTimers();
@@ -27,6 +37,7 @@ afterAll(() => {
   const left = (Object.keys(real) as (keyof Clock)[]).filter((name) => globalThis[name] !== real[name]);
   if (left.length === 0) return;
   Object.assign(globalThis, real);
-  throw new Error(`this file left a fake ${left.join(', ')} behind (restore spies before vi.useRealTimers())`);
+  throw new Error(
+    `this file left a fake ${left.join(', ')} behind (restore spies before vi.useRealTimers())`,
+  );
 });
-
