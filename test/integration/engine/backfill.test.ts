@@ -13,6 +13,7 @@ import { MemorySink } from '../../../lambdas/events/publisher';
 import { SOURCES } from '../../../lambdas/sources';
 import type { Cursor, DynamoDbStateStore } from '../../../lambdas/state';
 import { clubContext, useEngineRig } from '../../support/engine-rig';
+import { GrowingBudget } from '../../support/growing-budget';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -167,6 +168,7 @@ describe('backfill', () => {
     const outcomes: string[] = [];
     let advanced = false;
     let regularEventsWhilePending = 0;
+    const budget = new GrowingBudget(60); // grows after an invocation that read nothing (load)
     for (let i = 0; i < 400; i++) {
       if (!advanced && outcomes.filter((o) => o === 'partial').length === 5) {
         advanced = true;
@@ -174,11 +176,12 @@ describe('backfill', () => {
         await pollSource(deps(control, controlSink), ctx(), source, { deadlineMs: deadline() });
       }
       const report = await pollSource(deps(subject, sink), ctx(), source, {
-        deadlineMs: Date.now() + 60,
+        deadlineMs: budget.deadline(),
         reserveMs: 0,
         pageSize: 20,
         ...(i === 0 ? { backfillFromMs: from } : {}),
       });
+      budget.after(report.backfill?.pages ?? 0);
       const cursor = await subject.getCursor(club.clubId, 'visits');
       if (!advanced) {
         // Untouched, but for a tail of the regular polls that ran out of this invocation's time.
@@ -255,23 +258,26 @@ describe('backfill', () => {
     const sink = new MemorySink();
     await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, { deadlineMs: deadline() });
     const from = now() - 3 * DAY;
-    // A first slice: time for a page or two.
+    // A first slice: time for a page or two (more after a slice that read nothing, as under load).
+    const budget = new GrowingBudget(60);
     let report = await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, {
-      deadlineMs: Date.now() + 60,
+      deadlineMs: budget.deadline(),
       reserveMs: 0,
       pageSize: 20,
       backfillFromMs: from,
     });
+    budget.after(report.backfill?.pages ?? 0);
     for (
       let i = 0;
       i < 50 && (await store.getCursor(club.clubId, 'visits')).backfillScan === undefined;
       i++
     ) {
       report = await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, {
-        deadlineMs: Date.now() + 60,
+        deadlineMs: budget.deadline(),
         reserveMs: 0,
         pageSize: 20,
       });
+      budget.after(report.backfill?.pages ?? 0);
     }
     expect(report.outcome).toBe('partial');
     const started = (await store.getCursor(club.clubId, 'visits')).backfillScan!;
