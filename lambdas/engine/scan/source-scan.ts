@@ -37,7 +37,6 @@ export class SourceScan {
   #events = 0;
   #quarantined = 0;
   #attempts = 0;
-  readonly #published: BridgeEvent[] = [];
   #countedRows: number | undefined;
   readonly #detection: AppendDetection | StateDetection;
   readonly #reader: PageReader;
@@ -224,7 +223,6 @@ export class SourceScan {
   async #publish(page: PageEvents, quarantine: QuarantineEntry[]): Promise<BridgeEvent[]> {
     const delivered = await publishPageEvents(this.deps.sink, page, quarantine);
     this.#events += delivered.length;
-    for (const e of delivered) this.#published.push(e);
     return delivered;
   }
 
@@ -295,7 +293,6 @@ export class SourceScan {
       quarantined: this.#quarantined,
       attempts: this.#attempts,
       ...(this.#cursor.watermark ? { watermark: this.#cursor.watermark } : {}),
-      publishedEvents: this.#published,
     };
   }
 }
