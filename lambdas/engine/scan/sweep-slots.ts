@@ -6,18 +6,21 @@
  * due together (onboarded together, polled together), so a poll function taking 20 clubs side by
  * side held 20 windows at once: the next poll of a full batch of typical clubs with their sweeps
  * due, records twice the sandbox's size, peaked at 199 and 222 MB RSS of the 256 MB function with
- * every sweep at once, and at 174 and 175 MB with four (the bench's poll function, load 9-17;
- * docs/operations.md, "The poll function's memory"), in the same wall time (41 and 42 s): the
- * function's share of a vCPU parses and detects one page at a time whatever the slots, and four
- * sweeps' requests keep it busy. A typical batch has about three payment sweeps due a poll (20
- * clubs, one sweep each 7 minutes), so it seldom waits; tails take no slot.
+ * every sweep at once, and at 174 and 175 MB with four, in the same wall time (41 and 42 s; a
+ * probe of the bench's poll function, load 9-17; the bench's next poll of a batch then measured
+ * 169 and 170 MB: docs/operations.md, "The poll function's memory"): the function's share of a
+ * vCPU parses and detects one page at a time whatever the slots, and four sweeps' requests keep it
+ * busy. A typical batch has about three payment sweeps due a poll (20 clubs, one sweep each 7
+ * minutes), so it seldom waits; tails take no slot.
  *
- * A sweep takes its slot before it reads a page (holding nothing else: a scan that holds a slot
- * takes the client's page slots one page at a time and gives each back, so no wait closes a
- * circle) and gives it back when its scan ends. It waits at most until SWEEP_WAIT_MARGIN_MS before
- * its poll's deadline: then the source is skipped this time (its report says why, its cursor is
- * left as it was, the sweep is still due) and the next poll brings it back. Baselines and
- * backfills take no sweep slot: they are heavy polls, held apart (club-poll/heavy-polls.ts).
+ * A sweep takes its slot before it reads a page and gives it back when its scan ends, thrown or
+ * not. No wait closes a circle: a scan holding a sweep slot takes the client's page slots one page
+ * at a time and gives each back, and never waits for a heavy-poll slot (a sweep of a club in a
+ * heavy poll may wait for a sweep slot while its club holds one). It waits at most until
+ * SWEEP_WAIT_MARGIN_MS before its poll's deadline: then the source is skipped this time (its
+ * report and an INFO line say why; nothing is written, so its cursor is as it was and the sweep
+ * still due; no failure is counted) and the next poll brings it back. Baselines and backfills take
+ * no sweep slot: they are heavy polls, held apart (club-poll/heavy-polls.ts).
  */
 import { Slots } from '../../common/slots';
 
