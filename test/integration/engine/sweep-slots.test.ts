@@ -82,7 +82,7 @@ describe('sweeps a few at a time', () => {
     pollMs: 120_000,
   });
 
-  /** The clubs' first polls into a fresh table, then (`advance`) a day of their activity: every sweep is due. */
+  /** The clubs' first polls into `store` (a day of activity after them makes every sweep due); the poll's deps. */
   async function firstPolls(store: DynamoDbStateStore, clubs: readonly ClubConfig[], clients = rig.clients) {
     const deps = { store, sink: new MemorySink(), clients, now: rig.now };
     for (const [i, club] of clubs.entries()) {
