@@ -21,10 +21,16 @@ export interface FunctionSettings {
   readonly timeoutSec: number;
 }
 
+/** The poll function: its settings and the environment the template gives it. */
+export interface PollFunctionSettings extends FunctionSettings {
+  /** Its environment variables: values, or `{ Ref: logicalId }` (absent in reports from before). */
+  readonly environment?: Readonly<Record<string, unknown>>;
+}
+
 export interface DeploymentSettings {
   readonly stage: string;
   readonly dispatch: FunctionSettings;
-  readonly poll: FunctionSettings;
+  readonly poll: PollFunctionSettings;
   /** Minutes between dispatcher runs (EventBridge Scheduler rate). */
   readonly scheduleRateMinutes: number;
   /** Dispatch shards: one schedule each (absent in reports from before the shards). */
@@ -237,7 +243,7 @@ export function readDeploymentSettings(
   return {
     stage,
     dispatch: functionSettings(dispatch),
-    poll: functionSettings(poll),
+    poll: { ...functionSettings(poll), environment: env },
     scheduleRateMinutes,
     dispatchShards,
     pollBatchSize: Number(mapping.Properties.BatchSize ?? 10) * clubsPerMessage,

@@ -116,7 +116,6 @@ class SourcePoll {
       quarantined: r.quarantined + (b?.quarantined ?? 0),
       attempts: r.attempts + (b?.attempts ?? 0),
       ...(cursor.watermark ? { watermark: cursor.watermark } : {}),
-      publishedEvents: b ? [...r.publishedEvents, ...b.publishedEvents] : r.publishedEvents,
       backfill: {
         from: backfillFrom,
         outcome: b ? b.outcome : 'skipped',
@@ -150,7 +149,6 @@ class SourcePoll {
       quarantined: 0,
       attempts: 1,
       ...(next.watermark ? { watermark: next.watermark } : {}),
-      publishedEvents: [],
     };
     return { cursor: next, report };
   }

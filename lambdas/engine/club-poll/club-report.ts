@@ -115,7 +115,6 @@ export function skippedReport(source: SourceName, reason: string): SourceReport 
     events: 0,
     quarantined: 0,
     attempts: 0,
-    publishedEvents: [],
   };
 }
 
@@ -136,6 +135,5 @@ export function unavailableReport(
     events: 0,
     quarantined: 0,
     attempts: checked ? 1 : 0,
-    publishedEvents: [],
   };
 }

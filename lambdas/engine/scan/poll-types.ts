@@ -1,6 +1,5 @@
 /** The public shapes of a source poll: its dependencies, options and report. */
 
-import type { BridgeEvent } from '../../events/catalog';
 import type { EventSink } from '../../events/event-sink';
 import type { GymApiClient } from '../../gym-api';
 import type { Cursor, StateStore } from '../../state/store';
@@ -73,7 +72,6 @@ export interface SourceReport {
   readonly quarantined: number;
   readonly attempts: number;
   readonly watermark?: string;
-  readonly publishedEvents: BridgeEvent[];
   /** Present when a backfill was pending at the start of this poll. */
   readonly backfill?: BackfillReport;
 }

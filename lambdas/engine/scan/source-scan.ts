@@ -25,6 +25,7 @@ import { ScanProgress } from './scan-progress';
 import { ScanTally } from './scan-tally';
 import type { Attempt, EngineScan, Lane, SourceOutcome } from './scan-types';
 import { StateDetection } from './state-detection';
+import { NO_SWEEP_SLOT_REASON, SWEEP_WAIT_MARGIN_MS, sweepSlots } from './sweep-slots';
 
 /** Pages between checkpoints of a long scan (a read mark a record: tails and sweeps never pay). */
 const CHECKPOINT_PAGES = 50;
@@ -37,7 +38,6 @@ export class SourceScan {
   #events = 0;
   #quarantined = 0;
   #attempts = 0;
-  readonly #published: BridgeEvent[] = [];
   #countedRows: number | undefined;
   readonly #detection: AppendDetection | StateDetection;
   readonly #reader: PageReader;
@@ -84,13 +84,40 @@ export class SourceScan {
     return Date.now() > this.options.deadlineMs - (this.options.reserveMs ?? 3000);
   }
 
+  /**
+   * Runs the planned scan; a sweep once it has one of the process's sweep slots (sweep-slots.ts),
+   * or not at all (skipped, said, the cursor as it was) when none comes free before the deadline's
+   * margin: nothing is written, so the sweep is still due and the next poll runs it.
+   */
   async run(): Promise<SourceReport> {
+    const scan = this.#plan();
+    if (scan.mode !== 'sweep') return this.#scan(scan);
+    const waitStartMs = Date.now();
+    const slot = await sweepSlots.acquire({
+      waitMs: this.options.deadlineMs - SWEEP_WAIT_MARGIN_MS - waitStartMs,
+    });
+    if (typeof slot !== 'function') {
+      logger.info('sweep skipped: it sweeps next poll', {
+        clubId: this.ctx.clubId,
+        source: this.source.name,
+        reason: NO_SWEEP_SLOT_REASON,
+        waitedMs: Date.now() - waitStartMs,
+      });
+      return { ...this.#report(scan, 'skipped'), reason: NO_SWEEP_SLOT_REASON };
+    }
+    try {
+      return await this.#scan(scan);
+    } finally {
+      slot();
+    }
+  }
+
+  async #scan(scan: EngineScan): Promise<SourceReport> {
     // The cursor's row marks go before the scan writes a snapshot: a scan that fails or stops
     // part-way leaves none, and only a completed regular scan stores them again (#finish).
     if (this.#cursor.committedRows !== undefined) {
       this.#cursor = await this.deps.store.putCursor(withoutCommittedRows(this.#cursor));
     }
-    const scan = this.#plan();
     const fromStart = scan.nextOffset === 0;
     const maxAttempts = this.options.maxScanAttempts ?? 3;
     const tally = new ScanTally(scan, (ids) => notReadBefore(this.#readMarks, scan, ids));
@@ -224,7 +251,6 @@ export class SourceScan {
   async #publish(page: PageEvents, quarantine: QuarantineEntry[]): Promise<BridgeEvent[]> {
     const delivered = await publishPageEvents(this.deps.sink, page, quarantine);
     this.#events += delivered.length;
-    for (const e of delivered) this.#published.push(e);
     return delivered;
   }
 
@@ -295,7 +321,6 @@ export class SourceScan {
       quarantined: this.#quarantined,
       attempts: this.#attempts,
       ...(this.#cursor.watermark ? { watermark: this.#cursor.watermark } : {}),
-      publishedEvents: this.#published,
     };
   }
 }

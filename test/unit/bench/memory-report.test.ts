@@ -49,7 +49,37 @@ const memory: InvocationMemory = {
 const withMemory = (m: InvocationMemory | undefined): BenchResults =>
   ({ ...REPORT, scale: { ...REPORT.scale, invocationMemory: m } }) as BenchResults;
 
+/** This release's runs: the poll function's bundle, with the CLI's for comparison. */
+const functionMemory: InvocationMemory = {
+  ...memory,
+  oldSpaceMb: 231,
+  runs: [
+    ...memory.runs.map((r) => ({
+      ...r,
+      bundle: 'function' as const,
+      atPeak: { heapTotalMb: 86, heapUsedMb: 53.2, externalMb: 7 },
+    })),
+    { ...run('first poll of a full batch, records 2x, the CLI', 20, true, 2, 201), bundle: 'cli' as const },
+  ],
+};
+
 describe('the memory of a poll invocation in the report', () => {
+  it("keys and budget come from the poll function's runs, the CLI's run shown for comparison only", () => {
+    const json = JSON.parse(rawJson(withMemory(functionMemory))) as { memory: Record<string, number> };
+    expect(json.memory.firstBatchDoubleRecordsPeakRssMb).toBe(172.3);
+    const text = invocationMemoryPart(withMemory(functionMemory));
+    expect(text).toContain('the poll function as Lambda runs it');
+    expect(text).toContain('`--max-old-space-size=231 --max-semi-space-size=12`, `--expose-gc`');
+    expect(text).toContain(
+      '| first poll of a full batch | 20 | 1,000 | 171 MB | 67% | 86 MB (53 in use) | 10.0 s | 5.0 s |',
+    );
+    expect(text).toContain(
+      '| first poll of a full batch, records 2x, the CLI | 20 | 1,000 | 201 MB | 79% | n/a |',
+    );
+    expect(text).toContain('The run marked "the CLI"');
+    expect(text).toContain('every run kept to it.');
+  });
+
   it('writes the first batch peaks at both record sizes as keys, replacing any the JSON carried', () => {
     const stale = { ...withMemory(memory), memory: { firstBatchPeakRssMb: 999 } } as BenchResults;
     const json = JSON.parse(rawJson(stale)) as { memory: Record<string, number> };

@@ -16,7 +16,6 @@ const source = (name: string, over: Partial<SourceReport> = {}): SourceReport =>
   events: 0,
   quarantined: 0,
   attempts: 1,
-  publishedEvents: [],
   ...over,
 });
 
