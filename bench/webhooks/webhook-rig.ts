@@ -120,7 +120,7 @@ function environmentOf(fn: WebhookFunctionSettings, aws: AwsEndpoints, client: C
     AWS_SECRET_ACCESS_KEY: 'bench',
     AWS_ENDPOINT_URL_DYNAMODB: aws.dynamodb[client],
     AWS_ENDPOINT_URL_SQS: aws.sqs,
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.secretsManager,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.secretsManager[client],
     AWS_ENDPOINT_URL_EVENTBRIDGE: aws.eventBridge,
   };
   for (const [name, value] of Object.entries(fn.environment)) {
@@ -147,7 +147,7 @@ const hostConfig = (
   maxConcurrency: fn.maxConcurrency,
   timeoutSec: fn.timeoutSec,
   memoryMb: fn.memoryMb,
-  ...(kind === 'deliver' ? { ca: readFileSync(CA, 'utf8') } : {}),
+  ca: readFileSync(CA, 'utf8'),
 });
 
 interface Functions {

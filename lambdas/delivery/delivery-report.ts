@@ -45,8 +45,20 @@ export const NO_METRICS: MetricsSink = {
   publishStoredMetrics: () => undefined,
 };
 
-/** What became of one delivery in this invocation. */
-export type DeliveryResult = 'delivered' | 'failed' | 'waiting' | 'dead' | 'dropped' | 'error';
+/**
+ * What became of one delivery in this invocation. The fan-out's: `queued` (not attempted here:
+ * paced, held to the queue, circuit open) and `handed-off` (its first attempt got no answer within
+ * the inline budget); both wait in the delivery queue, as `waiting` ones do.
+ */
+export type DeliveryResult =
+  | 'delivered'
+  | 'failed'
+  | 'waiting'
+  | 'queued'
+  | 'handed-off'
+  | 'dead'
+  | 'dropped'
+  | 'error';
 
 interface EndpointFigures {
   delivered: number;
@@ -95,7 +107,7 @@ export class DeliveryReport {
       if (detail.latencyMs !== undefined) f.latenciesMs.push(Math.max(0, Math.round(detail.latencyMs)));
     } else if (result === 'failed') f.failed++;
     else if (result === 'dead') f.dead++;
-    else if (result === 'waiting') f.waiting++;
+    else if (result === 'waiting' || result === 'queued' || result === 'handed-off') f.waiting++;
     if (result !== 'delivered' && result !== 'dropped' && detail.ageMs !== undefined) {
       f.oldestUndeliveredS = Math.max(f.oldestUndeliveredS, Math.round(detail.ageMs / 1000));
     }

@@ -1,8 +1,9 @@
 /**
  * What the two webhook Lambdas run with, built once per container from the deployment contract's
  * environment (a missing or invalid variable fails the load, naming it): the webhook table, the
- * delivery queue, the signing keys, the bus for the operational events. The clients take the one
- * SDK retry configuration (common/aws-clients.ts).
+ * delivery queue, the signing keys, the bus for the operational events; the fan-out, which makes
+ * the first attempts, has all of it and its pacer. The clients take the one SDK retry
+ * configuration (common/aws-clients.ts).
  */
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -61,31 +62,6 @@ function numberEnv(env: Env, name: string, fallback: number, valid: (n: number) 
   return n;
 }
 
-export interface FanOutRuntime {
-  readonly registry: EndpointRegistry;
-  readonly queue: DeliveryQueue;
-  readonly pacer: EndpointPacer;
-  readonly metrics: Metrics;
-}
-
-export function fanOutRuntimeFromEnv(env: Env): FanOutRuntime {
-  const tableName = requiredEnv(env, ENV.webhookTable);
-  const queueUrl = requiredEnv(env, ENV.webhookQueueUrl);
-  const concurrency = numberEnv(
-    env,
-    ENV.webhookFanOutConcurrency,
-    1,
-    (n) => Number.isInteger(n) && n >= 1 && n <= 1000,
-  );
-  const store = new WebhookStore({ client: new DynamoDBClient(awsClientConfig()), tableName });
-  return {
-    registry: new EndpointRegistry({ store }),
-    queue: new SqsDeliveryQueue({ client: new SQSClient(awsClientConfig()), queueUrl }),
-    pacer: new EndpointPacer(concurrency),
-    metrics: createMetrics(),
-  };
-}
-
 export interface DeliverRuntime {
   readonly store: WebhookStore;
   readonly registry: EndpointRegistry;
@@ -114,6 +90,21 @@ class PrefixedKeys implements SigningKeyStore {
   update(): Promise<void> {
     throw new WebhookEnvironmentError('the delivery Lambda does not write signing keys');
   }
+}
+
+/** The fan-out: what the delivery has (it makes first attempts), and its share of each endpoint's rate. */
+export interface FanOutRuntime extends DeliverRuntime {
+  readonly pacer: EndpointPacer;
+}
+
+export function fanOutRuntimeFromEnv(env: Env): FanOutRuntime {
+  const concurrency = numberEnv(
+    env,
+    ENV.webhookFanOutConcurrency,
+    1,
+    (n) => Number.isInteger(n) && n >= 1 && n <= 1000,
+  );
+  return { ...deliverRuntimeFromEnv(env), pacer: new EndpointPacer(concurrency) };
 }
 
 export function deliverRuntimeFromEnv(env: Env): DeliverRuntime {
