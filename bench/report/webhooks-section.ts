@@ -135,6 +135,7 @@ const modelRow = (name: string, m: DurationModel) => [
   `${sig(m.attemptsMs)} ms`,
   `**${sig(m.modelledMs)} ms**`,
   `${sig(m.measuredMs)} ms`,
+  m.cpuLoad === undefined ? 'n/a' : pct(m.cpuLoad),
 ];
 
 /** What the CPU share adds to a delivery the fan-out made, and to one the delivery function made. */
@@ -215,7 +216,10 @@ ${table(['line', 'formula (per million deliveries)', 'usd'], [...costRows(c.perM
 Target at most $1: ${yes(c.perMillion.total <= WEBHOOK_TARGETS.costPerMillionUsd)}. Priced from run 2 (the
 dead endpoints' attempts billed): ${usd(w.costWithDeadEndpoints.perMillion.total)} per million deliveries.
 
-${table(['an average invocation', 'CPU × share', 'calls', 'attempts', 'modelled', 'measured here'], [modelRow('fan-out', c.duration.fanOut), modelRow('delivery', c.duration.deliver)])}`;
+${table(['an average invocation', 'CPU × share', 'calls', 'attempts', 'modelled (the longer of the sum and the wall time)', 'wall time here', 'CPU load at its memory'], [modelRow('fan-out', c.duration.fanOut), modelRow('delivery', c.duration.deliver)])}
+
+CPU load: the function's CPU at its share of a vCPU over its wall time (over 100%, a function of
+that memory could not keep up with this rate).`;
 }
 
 export function webhooksSection(r: BenchResults): string {

@@ -134,13 +134,14 @@ const cores = (r: LoadResult) =>
 /**
  * What the functions' CPU share adds to a delivery: a 256 MB function has 256/1769 of a vCPU, so
  * its CPU takes 6.9 times as long as here. A delivery the fan-out made waited for (at most) the
- * fan-out's invocation; one the delivery function made, for the fan-out's and its own (their CPU
- * per invocation, the event source's polling included: an upper bound).
+ * fan-out's work on its batch of events (its event source's, or one it received itself); one the
+ * delivery function made, for that and the delivery invocation's (their CPU per batch, the event
+ * source's polling included: an upper bound).
  */
 function cpuShareAddsSec(cost: WebhookCost): { fanOut: number; deliver: number } {
   const { fanOut, deliver } = cost.duration;
-  const fan = ((fanOut.cpuShare - 1) * fanOut.cpuMs) / 1000;
-  return { fanOut: fan, deliver: fan + ((deliver.cpuShare - 1) * deliver.cpuMs) / 1000 };
+  const fan = ((fanOut.cpuShare - 1) * fanOut.cpuPerBatchMs) / 1000;
+  return { fanOut: fan, deliver: fan + ((deliver.cpuShare - 1) * deliver.cpuPerBatchMs) / 1000 };
 }
 
 /** The p95 of publish to 2xx with each delivery's CPU share added, by the function that made it. */

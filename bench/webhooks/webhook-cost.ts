@@ -64,7 +64,12 @@ const A = WEBHOOK_ASSUMPTIONS;
 const KMS_REQUEST = { usd: 0.03 / 1e4, source: 'https://aws.amazon.com/kms/pricing/' } as const;
 const sum = (values: Iterable<number>) => [...values].reduce((a, b) => a + b, 0);
 
-/** The modelled duration of an average invocation of each function, and what it is made of, ms. */
+/**
+ * The modelled duration of an average invocation of each function, and what it is made of, ms:
+ * its CPU at the function's share of a vCPU, plus its calls and attempts, or its measured wall time
+ * when longer (an invocation that lasts as long as its timers say, as a fan-out draining the ingest
+ * queue does: Lambda bills the wall time; measured on a shared machine, an upper bound).
+ */
 export interface DurationModel {
   readonly cpuMs: number;
   readonly cpuShare: number;
@@ -73,6 +78,10 @@ export interface DurationModel {
   readonly modelledMs: number;
   /** The measured local wall time per invocation (a shared machine: an upper bound). */
   readonly measuredMs: number;
+  /** CPU of one batch of events (the event source's, or one the fan-out received itself), ms. */
+  readonly cpuPerBatchMs: number;
+  /** The share of its wall time the function's CPU takes at its memory (over 1: it cannot keep up). */
+  readonly cpuLoad: number;
 }
 
 type Sqs = WindowCounts['aws']['sqs'];
@@ -112,7 +121,10 @@ export function durationModel(
   const n = Math.max(1, f.invocations);
   const cpuShare = Math.max(1, LAMBDA_FULL_VCPU_MB / d[fn].memoryMb);
   const cpuMs = f.cpuMs / n;
-  const ownSqs = sqsOf(r.aws.sqs, fn, ['SendMessageBatch', 'ChangeMessageVisibilityBatch']).requests;
+  // The function's own SQS calls (its event source's are `<fn>-source`, not waited for by it).
+  const ownSqs = sqsOf(r.aws.sqs, fn).requests;
+  // Batches of events: the event source's, and the fan-out's own receives that brought some.
+  const batches = n + (fn === 'fanOut' ? sqsOf(r.aws.sqs, fn, ['ReceiveMessage']).requests : 0);
   const secrets = r.aws.secretReads[fn];
   const failedBoth = failedAttempts(r.fanOut) + failedAttempts(r.deliver);
   const events = failedBoth > 0 ? (r.aws.putEventsRequests * failedAttempts(f)) / failedBoth : 0;
@@ -126,13 +138,16 @@ export function durationModel(
   const newConnections = attempts > 0 ? Math.min(1, r.receivers.connections / attempts) : 0;
   const attemptMs = A.receiverAnswerMs + A.receiverRttMs * (1 + 2 * newConnections);
   const attemptsMs = (f.attempts.longestChains * attemptMs + f.attempts.heldMs) / n;
+  const measuredMs = f.billedMs / n;
   return {
     cpuMs,
     cpuShare,
     callsMs,
     attemptsMs,
-    modelledMs: cpuMs * cpuShare + callsMs + attemptsMs,
-    measuredMs: f.billedMs / n,
+    modelledMs: Math.max(measuredMs, cpuMs * cpuShare + callsMs + attemptsMs),
+    measuredMs,
+    cpuPerBatchMs: f.cpuMs / batches,
+    cpuLoad: f.billedMs > 0 ? (f.cpuMs * cpuShare) / f.billedMs : 0,
   };
 }
 
@@ -212,7 +227,8 @@ function lambdaLines(r: WindowCounts, d: WebhookDeploymentSettings, per: number,
 
 /** SQS, EventBridge, DynamoDB and Secrets Manager: what the deliveries ask of them. */
 function serviceLines(r: WindowCounts, per: number, monthlyAtRate: number, endpoints: number): CostLine[] {
-  const sqs = sum(['fanOut', 'deliver', 'eventBridge'].map((c) => sqsOf(r.aws.sqs, c).billed));
+  const clients = ['fanOut', 'fanOut-source', 'deliver', 'deliver-source', 'eventBridge'];
+  const sqs = sum(clients.map((c) => sqsOf(r.aws.sqs, c).billed));
   const measured = (k: 'readUnits' | 'writeUnits') =>
     sum((['fanOut', 'deliver'] as const).flatMap((c) => Object.values(r.aws.dynamo[c]).map((x) => x[k])));
   // Each endpoint's last success is written again every 5 minutes it is delivered to: longer than

@@ -68,6 +68,8 @@ export const ENV = {
    * paces an endpoint at its rate limit divided by this, so together they never exceed it.
    */
   webhookFanOutConcurrency: 'WEBHOOK_FANOUT_CONCURRENCY',
+  /** Webhook fan-out: the ingest queue's URL (it receives from it besides its event source). */
+  webhookIngestQueueUrl: 'WEBHOOK_INGEST_QUEUE_URL',
   /** Webhook delivery, optional: milliseconds an attempt may take (default 15000). Not set by the stack. */
   webhookTimeoutMs: 'WEBHOOK_TIMEOUT_MS',
 } as const;

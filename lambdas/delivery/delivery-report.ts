@@ -1,9 +1,10 @@
 /**
- * What one delivery invocation reports: fleet-wide metrics as ONE EMF document (dimension `service`
- * only), and ONE log line (`webhook batch`) with each endpoint's figures and each delivery's
- * outcome, which the saved Logs Insights queries read per endpoint (delivered, failed attempts, p95
- * latency, oldest undelivered age) and per event (`explain`). A few dozen bytes a delivery: the log
- * bill of a million deliveries is a few cents.
+ * What one invocation of a webhook function (the fan-out, the delivery) reports: fleet-wide metrics
+ * as ONE EMF document (dimension `service` only; a count that is 0 is left out, so an invocation
+ * that only delivered writes two metrics), and ONE log line (`webhook batch`) with each endpoint's
+ * figures (its counts that are not 0) and each delivery's outcome, which the saved Logs Insights
+ * queries read per endpoint (delivered, failed attempts, p95 latency, oldest undelivered age) and
+ * per event (`explain`). About a hundred bytes a delivery, plus the document and the line's own.
  *
  * An endpoint with metrics on (opt-in, `webhooks add --metrics`) also gets a document of its own
  * (dimensions `service` and `endpointId`, the same four names as the fleet's delivered, failed
@@ -146,24 +147,32 @@ export class DeliveryReport {
     }
     const all = [...this.#endpoints.values()];
     const sum = (pick: (f: EndpointFigures) => number) => all.reduce((n, f) => n + pick(f), 0);
-    metrics.addMetric(
+    // The fleet's counts only when not 0: a document an invocation is most of a delivery's log
+    // bytes, and no alarm needs the zeros (they treat missing data as not breaching).
+    const add = (name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number) => {
+      if (value > 0) metrics.addMetric(name, unit, value);
+    };
+    add(
       METRIC.webhookDelivered,
       MetricUnit.Count,
       sum((f) => f.delivered),
     );
-    metrics.addMetric(
+    add(
       METRIC.webhookAttemptsFailed,
       MetricUnit.Count,
       sum((f) => f.failed),
     );
-    metrics.addMetric(
+    add(
       METRIC.webhookDeadLettered,
       MetricUnit.Count,
       sum((f) => f.dead),
     );
-    metrics.addMetric(METRIC.webhookEndpointsDisabled, MetricUnit.Count, this.#disabled);
-    const oldest = Math.max(0, ...all.map((f) => f.oldestUndeliveredS));
-    metrics.addMetric(METRIC.webhookOldestUndeliveredAge, MetricUnit.Seconds, oldest);
+    add(METRIC.webhookEndpointsDisabled, MetricUnit.Count, this.#disabled);
+    add(
+      METRIC.webhookOldestUndeliveredAge,
+      MetricUnit.Seconds,
+      Math.max(0, ...all.map((f) => f.oldestUndeliveredS)),
+    );
     publishWithLatencies(
       metrics,
       all.flatMap((f) => f.latenciesMs),
@@ -183,13 +192,11 @@ export class DeliveryReport {
   }
 }
 
-/** An endpoint's figures on the `webhook batch` line. */
+/** An endpoint's figures on the `webhook batch` line (a count that is 0 left out: read as 0). */
 function lineFigures(f: EndpointFigures): Record<string, unknown> {
+  const counts = { delivered: f.delivered, failed: f.failed, dead: f.dead, waiting: f.waiting };
   return {
-    delivered: f.delivered,
-    failed: f.failed,
-    dead: f.dead,
-    waiting: f.waiting,
+    ...Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0)),
     ...(f.latenciesMs.length > 0 ? { latencyMs: f.latenciesMs } : {}),
     ...(f.oldestUndeliveredS > 0 ? { oldestUndeliveredS: f.oldestUndeliveredS } : {}),
   };

@@ -35,9 +35,10 @@ export interface WebhookDeliveryProps {
   /** Secrets Manager name prefix of the shared signing-key secrets (ends in /). */
   readonly secretNamePrefix: string;
   /**
-   * Most concurrent fan-out invocations (2..1000): each paces endpoints at rate / this. Each holds
-   * its first attempts (up to the inline budget, 2 s), so it takes a few at 100 deliveries a
-   * second. @default 10
+   * Most concurrent fan-out invocations (2..1000): each paces endpoints at rate / this. Each one
+   * drains the ingest queue while it has events (receives paced so that each carries several), so
+   * a few carry a fleet: 3 at 256 MB make some 150 first attempts a second; more share the
+   * arrivals (fewer events a receive). @default 3
    */
   readonly fanOutConcurrency?: number;
   /** Most concurrent delivery invocations (2..1000). @default 50 */
@@ -70,7 +71,7 @@ export class WebhookDelivery extends Construct {
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
     super(scope, id);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    const fanOutConcurrency = props.fanOutConcurrency ?? 10;
+    const fanOutConcurrency = props.fanOutConcurrency ?? 3;
     const entries = props.entries ?? HANDLER_ENTRIES;
     this.secretNamePrefix = props.secretNamePrefix;
     const { partitionKey, sortKey, timeToLiveAttribute } = stateTableKeySchema;
@@ -173,6 +174,9 @@ export class WebhookDelivery extends Construct {
       props.eventBus.grantPutEventsTo(fn);
       this.#grantKeys(fn);
     }
+    // The fan-out drains the ingest queue itself too, between its event source's invocations.
+    this.ingestQueue.grantConsumeMessages(fanOut);
+    fanOut.addEnvironment(ENV.webhookIngestQueueUrl, this.ingestQueue.queueUrl);
     fanOut.addEventSource(
       new SqsEventSource(this.ingestQueue, {
         batchSize: 10,

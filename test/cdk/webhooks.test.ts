@@ -64,7 +64,8 @@ describe('webhook delivery (CDK)', () => {
       Description: Match.stringLikeRegexp('webhooks: matches each event'),
       Environment: {
         Variables: Match.objectLike({
-          [ENV.webhookFanOutConcurrency]: '10',
+          [ENV.webhookFanOutConcurrency]: '3',
+          [ENV.webhookIngestQueueUrl]: Match.anyValue(),
           [ENV.webhookTable]: Match.anyValue(),
           [ENV.webhookQueueUrl]: Match.anyValue(),
           [ENV.webhookSecretPrefix]: 'gym-bridge/prod/webhooks/',
@@ -77,7 +78,7 @@ describe('webhook delivery (CDK)', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 10,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: 10 },
+      ScalingConfig: { MaximumConcurrency: 3 },
     });
   });
 

@@ -2,14 +2,16 @@
  * The webhook fan-out Lambda's handler (SQS event source on the ingest queue, which the one
  * webhook rule of the bus feeds; partial batch responses): each record is an EventBridge event;
  * its deliveries are attempted here first when their endpoint is healthy and under its rate, the
- * others queued (../fan-out.ts, ../first-attempt.ts); a record whose deliveries could not all be
- * attempted or queued is reported back and comes again (its deliveries already made then come
- * twice, with the same webhook-id: delivery is at least once).
+ * others queued (../fan-out.ts, ../first-attempt.ts). When that batch was a busy one (events come
+ * fast), the invocation then receives and fans out the ingest queue's events itself while they keep
+ * coming (../ingest-drain.ts), so that one invocation carries hundreds of events. A record whose deliveries could not all be attempted or queued comes
+ * again (reported back, or not deleted; its deliveries already made then come twice, with the same
+ * webhook-id: delivery is at least once).
  *
- * What one invocation writes, as the delivery Lambda's: ONE EMF document (the deliveries made, and
- * the first attempts' delivered, failed, latency...; one more per endpoint with metrics on) and
- * ONE `webhook batch` line with the Lambda context, each endpoint's figures and each delivery
- * (attempted here, or `queued`), which the saved Logs Insights queries and `explain` read.
+ * What it writes, as the delivery Lambda does: per FLUSH_DELIVERIES deliveries, and at the end,
+ * ONE EMF document (the deliveries made, and the first attempts' delivered, failed, latency...; one
+ * more per endpoint with metrics on) and ONE `webhook batch` line with each endpoint's figures and
+ * each delivery (attempted here, or `queued`), the last one with the Lambda context.
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
@@ -17,9 +19,22 @@ import { METRIC, WEBHOOK_BATCH_LOG_MESSAGE } from '../../common/deployment-contr
 import { InvocationLog, logger } from '../../common/logger';
 import { INLINE_BUDGET_MS } from '../delivery-decision';
 import { DeliveryReport } from '../delivery-report';
-import { type FanOutResult, fanOut } from '../fan-out';
+import { type FanOutDeps, type FanOutResult, fanOut, type IncomingEvent } from '../fan-out';
 import { sendWebhook } from '../http-delivery';
+import {
+  DRAIN_BUDGET_MS,
+  DRAIN_MIN_BATCH,
+  DRAIN_MIN_RECEIVE,
+  type DrainResult,
+  drainIngest,
+  RECEIVE_PACE_MS,
+} from '../ingest-drain';
 import type { FanOutRuntime } from './runtime';
+
+/** A `webhook batch` line and a metrics document at least every this many deliveries. */
+export const FLUSH_DELIVERIES = 200;
+/** Time kept after the drain for the last first attempts (their budget) and their settling. */
+const WIND_DOWN_MS = 8_000;
 
 export interface FanOutHandlerOptions {
   /** @default Date.now */
@@ -27,9 +42,23 @@ export interface FanOutHandlerOptions {
   /** @default Math.random */
   readonly random?: () => number;
   /** Override of the attempt (tests: a loopback policy, a CA). @default sendWebhook, public policy */
-  readonly send?: NonNullable<Parameters<typeof fanOut>[0]['firstAttempt']>['send'];
+  readonly send?: NonNullable<FanOutDeps['firstAttempt']>['send'];
   /** How long a first attempt waits for an answer. @default INLINE_BUDGET_MS */
   readonly budgetMs?: number;
+  /** How long an invocation drains the ingest queue (0: its event source's batch only). @default DRAIN_BUDGET_MS */
+  readonly drainMs?: number;
+  /** @default RECEIVE_PACE_MS */
+  readonly paceMs?: number;
+}
+
+/** What one invocation made, summed over its event source's batch and its own receives. */
+interface Totals {
+  events: number;
+  deliveries: number;
+  attempted: number;
+  queued: number;
+  /** Deliveries made since the last metrics document. */
+  unflushed: number;
 }
 
 export function createFanOutHandler(rt: FanOutRuntime, options: FanOutHandlerOptions = {}) {
@@ -37,52 +66,85 @@ export function createFanOutHandler(rt: FanOutRuntime, options: FanOutHandlerOpt
   const invocationLog = new InvocationLog(logger);
   const send =
     options.send ?? ((request) => sendWebhook(request, { policy: 'public', timeoutMs: rt.timeoutMs }));
+  const deps = (report: DeliveryReport): FanOutDeps => ({
+    registry: rt.registry,
+    queue: rt.queue,
+    pacer: rt.pacer,
+    now,
+    firstAttempt: {
+      registry: rt.registry,
+      health: rt.health,
+      store: rt.store,
+      keys: rt.keys,
+      queue: rt.queue,
+      sink: rt.sink,
+      send,
+      report,
+      now,
+      random: options.random ?? Math.random,
+      budgetMs: options.budgetMs ?? INLINE_BUDGET_MS,
+    },
+  });
+  /** Writes the deliveries made since the last document (nothing when none), returns the line's fields. */
+  const flush = (report: DeliveryReport, totals: Totals) => {
+    if (totals.unflushed > 0)
+      rt.metrics.addMetric(METRIC.webhookDeliveriesQueued, MetricUnit.Count, totals.unflushed);
+    totals.unflushed = 0;
+    return report.flush(rt.metrics, rt.endpointMetrics);
+  };
   return async (
     event: SQSEvent,
     context: Pick<Context, 'awsRequestId'> & Partial<Context>,
   ): Promise<SQSBatchResponse> => {
     invocationLog.start(context as Context);
     const report = new DeliveryReport();
-    let result: FanOutResult | undefined;
+    const totals: Totals = { events: 0, deliveries: 0, attempted: 0, queued: 0, unflushed: 0 };
+    const fanOutCounted = async (events: readonly IncomingEvent[]): Promise<FanOutResult> => {
+      const result = await fanOut(deps(report), events);
+      totals.events += result.events;
+      totals.deliveries += result.deliveries;
+      totals.unflushed += result.deliveries;
+      totals.attempted += result.attempted;
+      totals.queued += result.queued;
+      if (report.size >= FLUSH_DELIVERIES) {
+        const fields = flush(report, totals);
+        if (fields) logger.info(WEBHOOK_BATCH_LOG_MESSAGE, fields);
+      }
+      return result;
+    };
+    let first: FanOutResult | undefined;
+    let drained: DrainResult | undefined;
     try {
-      result = await fanOut(
-        {
-          registry: rt.registry,
-          queue: rt.queue,
-          pacer: rt.pacer,
-          now,
-          firstAttempt: {
-            registry: rt.registry,
-            health: rt.health,
-            store: rt.store,
-            keys: rt.keys,
-            queue: rt.queue,
-            sink: rt.sink,
-            send,
-            report,
-            now,
-            random: options.random ?? Math.random,
-            budgetMs: options.budgetMs ?? INLINE_BUDGET_MS,
-          },
-        },
-        event.Records.map((r) => ({ recordId: r.messageId, body: r.body })),
+      const started = now();
+      const remaining = context.getRemainingTimeInMillis?.() ?? 30_000;
+      const untilMs = Math.min(
+        started + (options.drainMs ?? DRAIN_BUDGET_MS),
+        started + remaining - WIND_DOWN_MS,
       );
-      return { batchItemFailures: result.failedRecordIds.map((itemIdentifier) => ({ itemIdentifier })) };
+      [first, drained] = await Promise.all([
+        fanOutCounted(event.Records.map((r) => ({ recordId: r.messageId, body: r.body }))),
+        rt.ingest && untilMs > started && event.Records.length >= DRAIN_MIN_BATCH
+          ? drainIngest(rt.ingest, fanOutCounted, {
+              untilMs,
+              paceMs: options.paceMs ?? RECEIVE_PACE_MS,
+              minMessages: DRAIN_MIN_RECEIVE,
+              now,
+              sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+            })
+          : undefined,
+      ]);
+      return { batchItemFailures: first.failedRecordIds.map((itemIdentifier) => ({ itemIdentifier })) };
     } finally {
-      // One document and one line an invocation (nothing to write when no delivery was made).
-      if (result && result.deliveries > 0)
-        rt.metrics.addMetric(METRIC.webhookDeliveriesQueued, MetricUnit.Count, result.deliveries);
-      const fields = report.flush(rt.metrics, rt.endpointMetrics);
+      const fields = flush(report, totals);
       invocationLog.end(WEBHOOK_BATCH_LOG_MESSAGE, {
         records: event.Records.length,
-        ...(result
-          ? {
-              events: result.events,
-              attempted: result.attempted,
-              queued: result.queued,
-              failedRecords: result.failedRecordIds.length,
-            }
+        ...(drained
+          ? { received: drained.messages, receives: drained.receives, comeBack: drained.comeBack }
           : {}),
+        events: totals.events,
+        attempted: totals.attempted,
+        queued: totals.queued,
+        ...(first ? { failedRecords: first.failedRecordIds.length } : {}),
         ...fields,
       });
     }

@@ -21,6 +21,7 @@ import { createEndpointMetrics } from '../delivery-report';
 import { EndpointRegistry, HealthCache } from '../endpoint-cache';
 import { EndpointPacer } from '../fan-out';
 import { DEFAULT_TIMEOUT_MS } from '../http-delivery';
+import { type IngestQueue, SqsIngestQueue } from '../ingest-drain';
 import { SecretsManagerSigningKeys, type SigningKeyStore } from '../signing-keys';
 import { WebhookStore } from '../webhook-store';
 
@@ -35,6 +36,7 @@ const MEANING: Readonly<Record<string, string>> = {
   [ENV.webhookQueueUrl]: 'the webhook delivery queue URL',
   [ENV.webhookSecretPrefix]: 'the Secrets Manager name prefix of the webhook signing keys (ends in /)',
   [ENV.webhookFanOutConcurrency]: 'the fan-out maximum concurrency, a whole number 1..1000',
+  [ENV.webhookIngestQueueUrl]: 'the webhook ingest queue URL (the fan-out drains it)',
   [ENV.webhookTimeoutMs]: 'milliseconds an attempt may take, 1000..30000',
   [ENV.eventBus]: 'the EventBridge bus name or ARN',
   [ENV.eventSource]: 'the EventBridge source of every event',
@@ -92,9 +94,13 @@ class PrefixedKeys implements SigningKeyStore {
   }
 }
 
-/** The fan-out: what the delivery has (it makes first attempts), and its share of each endpoint's rate. */
+/**
+ * The fan-out: what the delivery has (it makes first attempts), its share of each endpoint's rate,
+ * and the ingest queue it drains (none: its event source's batches only).
+ */
 export interface FanOutRuntime extends DeliverRuntime {
   readonly pacer: EndpointPacer;
+  readonly ingest?: IngestQueue;
 }
 
 export function fanOutRuntimeFromEnv(env: Env): FanOutRuntime {
@@ -104,7 +110,12 @@ export function fanOutRuntimeFromEnv(env: Env): FanOutRuntime {
     1,
     (n) => Number.isInteger(n) && n >= 1 && n <= 1000,
   );
-  return { ...deliverRuntimeFromEnv(env), pacer: new EndpointPacer(concurrency) };
+  const ingestUrl = requiredEnv(env, ENV.webhookIngestQueueUrl);
+  return {
+    ...deliverRuntimeFromEnv(env),
+    pacer: new EndpointPacer(concurrency),
+    ingest: new SqsIngestQueue(new SQSClient(awsClientConfig()), ingestUrl),
+  };
 }
 
 export function deliverRuntimeFromEnv(env: Env): DeliverRuntime {

@@ -3,7 +3,8 @@
  * keys in memory, the queue in memory, a receiver over a real socket): the first attempt of each
  * delivery to a healthy endpoint made at once, one per endpoint an invocation, the others queued
  * (paced); what one invocation writes (ONE `webhook batch` line with the Lambda context, ONE EMF
- * document); and a record whose deliveries could not all be queued comes back, alone.
+ * document); a record whose deliveries could not all be queued comes back, alone; and the ingest
+ * queue drained by the invocation itself, each record deleted once its deliveries are made.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { METRIC, WEBHOOK_BATCH_LOG_MESSAGE } from '../../../lambdas/common/deployment-contract';
@@ -15,6 +16,7 @@ import { EndpointPacer } from '../../../lambdas/delivery/fan-out';
 import { createFanOutHandler } from '../../../lambdas/delivery/handlers/fan-out-handler';
 import type { FanOutRuntime } from '../../../lambdas/delivery/handlers/runtime';
 import { sendWebhook } from '../../../lambdas/delivery/http-delivery';
+import type { IngestMessage, IngestQueue } from '../../../lambdas/delivery/ingest-drain';
 import { MemorySigningKeys } from '../../../lambdas/delivery/signing-keys';
 import { addEndpoint } from '../../../lambdas/delivery/webhook-admin';
 import { WebhookStore } from '../../../lambdas/delivery/webhook-store';
@@ -45,8 +47,24 @@ class RefusingQueue extends MemoryDeliveryQueue {
   }
 }
 
+/** The ingest queue in memory: what is left, and what was deleted. */
+class MemoryIngest implements IngestQueue {
+  readonly deleted: string[] = [];
+  constructor(private readonly left: IngestMessage[]) {}
+  async receive(max: number): Promise<IngestMessage[]> {
+    return this.left.splice(0, max);
+  }
+  async delete(handles: readonly string[]): Promise<void> {
+    this.deleted.push(...handles);
+  }
+}
+
 /** Endpoints /a and /b taking every event, and a handler over a runtime of the real parts. */
-async function rig(name: string, queue: DeliveryQueue & { size?: number } = new MemoryDeliveryQueue()) {
+async function rig(
+  name: string,
+  queue: DeliveryQueue & { size?: number } = new MemoryDeliveryQueue(),
+  ingest?: IngestQueue,
+) {
   const tableName = `fan-out-handler-${name}-${process.pid}`;
   await createStateTable(db.client, tableName);
   const store = new WebhookStore({ client: db.client, tableName });
@@ -72,8 +90,9 @@ async function rig(name: string, queue: DeliveryQueue & { size?: number } = new 
     metrics: createMetrics({ serviceName: 'gym-bridge-test' }),
     endpointMetrics: (id) => createEndpointMetrics(id, { serviceName: 'gym-bridge-test' }),
     pacer: new EndpointPacer(1),
+    ...(ingest ? { ingest } : {}),
   };
-  const handler = createFanOutHandler(rt, { send: (r) => sendWebhook(r, { policy: 'local' }) });
+  const handler = createFanOutHandler(rt, { send: (r) => sendWebhook(r, { policy: 'local' }), paceMs: 10 });
   return { ids, handler, queue };
 }
 
@@ -153,5 +172,39 @@ describe('the fan-out handler', () => {
     // Assess: record 1 was delivered to both at once; record 2's deliveries could not be queued.
     expect(out.batchItemFailures).toEqual([{ itemIdentifier: 'rec-2' }]);
     expect(receiver.delivered('/refused/a').map((x) => x.webhookId)).toEqual(['evt_refused_1']);
+  });
+
+  it('drains the ingest queue after a busy batch: every event fanned out, each record deleted, one line', async () => {
+    // Prepare: 5 records from the event source (a busy batch), 12 more waiting in the ingest queue.
+    const waiting = Array.from({ length: 12 }, (_, i) => {
+      const r = record('drain', i + 6);
+      return { messageId: r.messageId, receiptHandle: r.receiptHandle, body: r.body };
+    });
+    const ingest = new MemoryIngest([...waiting]);
+    const r = await rig('drain', new MemoryDeliveryQueue(), ingest);
+    // Act
+    const { out, lines } = await invoke(
+      r.handler,
+      [1, 2, 3, 4, 5].map((n) => record('drain', n)),
+    );
+    // Assess: 17 events to both endpoints: each one's first delivered at once, the others paced.
+    expect(out.batchItemFailures).toEqual([]);
+    expect(ingest.deleted.sort()).toEqual(waiting.map((m) => m.receiptHandle).sort());
+    const made = receiver.delivered('/drain/a').length + (r.queue as MemoryDeliveryQueue).size / 2;
+    expect(made).toBe(17);
+    const info = lines.filter((l) => l.level === 'INFO');
+    expect(info).toHaveLength(1);
+    expect(info[0]).toMatchObject({ records: 5, received: 12, receives: 2, events: 17, comeBack: 0 });
+    expect(info[0]!.deliveries).toHaveLength(34);
+  });
+
+  it('does not drain after a sparse batch (events come too slowly for it to pay)', async () => {
+    const ingest = new MemoryIngest([
+      { messageId: 'w1', receiptHandle: 'rh-w1', body: record('sparse', 9).body },
+    ]);
+    const r = await rig('sparse', new MemoryDeliveryQueue(), ingest);
+    const { lines } = await invoke(r.handler, [record('sparse', 1)]);
+    expect(ingest.deleted).toEqual([]);
+    expect(lines.find((l) => l.level === 'INFO')).not.toHaveProperty('received');
   });
 });

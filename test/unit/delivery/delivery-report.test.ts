@@ -137,4 +137,26 @@ describe('the delivery report', () => {
     expect(ofEndpoint(ON).map((d) => d[METRIC.webhookLatency])).toEqual([10]);
     expect(fleet().map((d) => d[METRIC.webhookLatency])).toEqual([10, 20, 30]);
   });
+
+  it("leaves the fleet's zero counts out of its document and the line's figures (an endpoint's own document keeps them)", () => {
+    // Prepare: deliveries only, one endpoint measured.
+    const report = new DeliveryReport();
+    report.measure(ON);
+    report.add(ON, 'w1', 'delivered', { status: 204, attempt: 1, latencyMs: 90 });
+    report.add(OFF, 'w2', 'delivered', { status: 204, attempt: 1, latencyMs: 110 });
+    // Act
+    const fields = report.flush(sinks.fleet, sinks.endpoint);
+    // Assess: the fleet's document names two metrics; the measured endpoint keeps its zeros.
+    const [all] = fleet();
+    expect(all!._aws.CloudWatchMetrics[0]!.Metrics.map((m) => m.Name).sort()).toEqual(
+      [METRIC.webhookDelivered, METRIC.webhookLatency].sort(),
+    );
+    expect(all![METRIC.webhookAttemptsFailed]).toBeUndefined();
+    const [own] = ofEndpoint(ON);
+    expect(own).toMatchObject({ [METRIC.webhookAttemptsFailed]: 0, [METRIC.webhookOldestUndeliveredAge]: 0 });
+    expect(fields).toEqual({
+      endpoints: { [ON]: { delivered: 1, latencyMs: [90] }, [OFF]: { delivered: 1, latencyMs: [110] } },
+      deliveries: [`w1 ${ON} delivered 204 1`, `w2 ${OFF} delivered 204 1`],
+    });
+  });
 });

@@ -1,0 +1,168 @@
+/**
+ * The fan-out draining the ingest queue itself (docs/webhooks.md, "The path of one event"): once
+ * its event source has invoked it, a fan-out keeps receiving the bus's events from the ingest
+ * queue, ten a receive, while the queue has them (up to a time budget), and fans each receive out
+ * as it comes, side by side with the first attempts already in flight; a record is deleted once its
+ * deliveries were all attempted or queued. One invocation then carries hundreds of events, not the
+ * event source's ten: what an invocation costs by itself (its request, its START, END and REPORT
+ * lines, its log line and metrics document, its receive and delete) is shared by all of them.
+ *
+ * Receives are paced: at most one every `paceMs` unless the last one came back full, so that each
+ * carries several events at a steady rate (an SQS request is billed whatever it carries), at the
+ * price of up to `paceMs` of waiting. A receive that brings fewer than `minMessages` ends the drain
+ * (events come too sparsely for it to pay: the event source's long polls take over); the handler
+ * starts one only after a batch of DRAIN_MIN_BATCH events or more. A record whose deliveries could not all be queued is not
+ * deleted: it comes back after the queue's visibility timeout, as one the event source gave back
+ * does (its deliveries already made are then made again, with the same webhook-ids).
+ */
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { logger } from '../common/logger';
+import type { FanOutResult, IncomingEvent } from './fan-out';
+
+/** A message of the ingest queue, received by the fan-out itself. */
+export interface IngestMessage {
+  readonly messageId: string;
+  readonly receiptHandle: string;
+  readonly body: string;
+}
+
+/** What the drain needs of the ingest queue. */
+export interface IngestQueue {
+  /** Up to `max` (at most 10) messages; none after a short wait when the queue is empty. */
+  receive(max: number): Promise<IngestMessage[]>;
+  /** Deletes received messages (at most 10); throws when some could not be (they come back). */
+  delete(receiptHandles: readonly string[]): Promise<void>;
+}
+
+export class SqsIngestQueue implements IngestQueue {
+  constructor(
+    private readonly client: SQSClient,
+    private readonly queueUrl: string,
+    /** How long a receive waits for a first message (long polling). */
+    private readonly waitSeconds = 1,
+  ) {}
+
+  async receive(max: number): Promise<IngestMessage[]> {
+    const out = await this.client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: this.queueUrl,
+        MaxNumberOfMessages: Math.min(10, Math.max(1, max)),
+        WaitTimeSeconds: this.waitSeconds,
+      }),
+    );
+    return (out.Messages ?? []).map((m) => ({
+      messageId: m.MessageId ?? '',
+      receiptHandle: m.ReceiptHandle ?? '',
+      body: m.Body ?? '',
+    }));
+  }
+
+  async delete(receiptHandles: readonly string[]): Promise<void> {
+    if (receiptHandles.length === 0) return;
+    const out = await this.client.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: this.queueUrl,
+        Entries: receiptHandles.map((ReceiptHandle, i) => ({ Id: String(i), ReceiptHandle })),
+      }),
+    );
+    if ((out.Failed ?? []).length > 0) throw new Error(`${out.Failed!.length} ingest messages not deleted`);
+  }
+}
+
+/** How long a fan-out invocation keeps receiving (then it ends, and its event source invokes again). */
+export const DRAIN_BUDGET_MS = 10_000;
+/** At most one receive this often (unless the last came back full): about 10 events each at 40 a second. */
+export const RECEIVE_PACE_MS = 250;
+/** A receive bringing fewer ends the drain. */
+export const DRAIN_MIN_RECEIVE = 3;
+/** An event source's batch of fewer does not start one. */
+export const DRAIN_MIN_BATCH = 5;
+
+export interface DrainOptions {
+  /** No receive starts after this moment (ms). */
+  readonly untilMs: number;
+  /** At most one receive this often, unless the last came back full. */
+  readonly paceMs: number;
+  /** A receive bringing fewer messages ends the drain (they are fanned out). @default 1 */
+  readonly minMessages?: number;
+  readonly now: () => number;
+  readonly sleep: (ms: number) => Promise<void>;
+}
+
+export interface DrainResult {
+  readonly receives: number;
+  readonly messages: number;
+  /** Messages not deleted (their deliveries not all queued, or the delete failed): they come back. */
+  readonly comeBack: number;
+}
+
+/**
+ * Receives and fans out (`fanOut`: the events of one receive; resolves with the records to give
+ * back) until a receive comes back empty or `untilMs`; resolves once every receive's deliveries
+ * are settled and its records deleted.
+ */
+export async function drainIngest(
+  queue: IngestQueue,
+  fanOut: (events: readonly IncomingEvent[]) => Promise<Pick<FanOutResult, 'failedRecordIds'>>,
+  o: DrainOptions,
+): Promise<DrainResult> {
+  const inFlight = new Set<Promise<void>>();
+  const settled: string[] = [];
+  let receives = 0;
+  let messages = 0;
+  let comeBack = 0;
+  const flush = async (all: boolean) => {
+    while (settled.length >= (all ? 1 : 10)) {
+      const handles = settled.splice(0, 10);
+      try {
+        await queue.delete(handles);
+      } catch (err) {
+        comeBack += handles.length;
+        logger.warn('webhook fan-out: ingest messages not deleted, they come back', {
+          messages: handles.length,
+          error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+        });
+      }
+    }
+  };
+  let last = Number.NEGATIVE_INFINITY;
+  let full = false;
+  while (o.now() < o.untilMs) {
+    const wait = full ? 0 : last + o.paceMs - o.now();
+    if (wait > 0) await o.sleep(Math.min(wait, o.untilMs - o.now()));
+    if (o.now() >= o.untilMs) break;
+    last = o.now();
+    let got: IngestMessage[];
+    try {
+      got = await queue.receive(10);
+    } catch (err) {
+      logger.warn('webhook fan-out: the ingest queue could not be read, its event source takes over', {
+        error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+      });
+      break;
+    }
+    receives++;
+    if (got.length === 0) break;
+    messages += got.length;
+    const sparse = got.length < (o.minMessages ?? 1);
+    full = got.length === 10;
+    const work = fanOut(got.map((m) => ({ recordId: m.messageId, body: m.body })))
+      .then(
+        (result) => {
+          const back = new Set(result.failedRecordIds);
+          comeBack += back.size;
+          for (const m of got) if (!back.has(m.messageId)) settled.push(m.receiptHandle);
+        },
+        () => {
+          comeBack += got.length;
+        },
+      )
+      .then(() => flush(false));
+    const tracked: Promise<void> = work.finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+    if (sparse) break;
+  }
+  await Promise.all([...inFlight]);
+  await flush(true);
+  return { receives, messages, comeBack };
+}
