@@ -11,7 +11,8 @@
  * carries several events at a steady rate (an SQS request is billed whatever it carries), at the
  * price of up to `paceMs` of waiting. A receive that brings fewer than `minMessages` ends the drain
  * (events come too sparsely for it to pay: the event source's long polls take over); the handler
- * starts one only after a batch of DRAIN_MIN_BATCH events or more. A record whose deliveries could not all be queued is not
+ * starts one only after a batch of DRAIN_MIN_BATCH events or more. A container that falls behind
+ * (DRAIN_MAX_IN_FLIGHT receives still being delivered) receives no more until one settles. A record whose deliveries could not all be queued is not
  * deleted: it comes back after the queue's visibility timeout, as one the event source gave back
  * does (its deliveries already made are then made again, with the same webhook-ids).
  */
@@ -77,6 +78,11 @@ export const RECEIVE_PACE_MS = 250;
 export const DRAIN_MIN_RECEIVE = 3;
 /** An event source's batch of fewer does not start one. */
 export const DRAIN_MIN_BATCH = 5;
+/**
+ * Receives whose deliveries are still being made, at most: beyond, the drain waits for one to
+ * settle before it receives again (a container that falls behind takes no more than it can carry).
+ */
+export const DRAIN_MAX_IN_FLIGHT = 20;
 
 export interface DrainOptions {
   /** No receive starts after this moment (ms). */
@@ -85,6 +91,8 @@ export interface DrainOptions {
   readonly paceMs: number;
   /** A receive bringing fewer messages ends the drain (they are fanned out). @default 1 */
   readonly minMessages?: number;
+  /** Receives in progress at most before the next. @default DRAIN_MAX_IN_FLIGHT */
+  readonly maxInFlight?: number;
   readonly now: () => number;
   readonly sleep: (ms: number) => Promise<void>;
 }
@@ -128,6 +136,7 @@ export async function drainIngest(
   let last = Number.NEGATIVE_INFINITY;
   let full = false;
   while (o.now() < o.untilMs) {
+    while (inFlight.size >= (o.maxInFlight ?? DRAIN_MAX_IN_FLIGHT)) await Promise.race(inFlight);
     const wait = full ? 0 : last + o.paceMs - o.now();
     if (wait > 0) await o.sleep(Math.min(wait, o.untilMs - o.now()));
     if (o.now() >= o.untilMs) break;

@@ -101,4 +101,25 @@ describe('draining the ingest queue', () => {
     expect(r.fannedOut.map((b) => b.length)).toEqual([10, 2]);
     expect(out).toEqual({ receives: 2, messages: 12, comeBack: 0 });
   });
+
+  it('receives no more while too many receives are still being delivered (back-pressure)', async () => {
+    const r = rig(ids(40));
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started = 0;
+    const slowFanOut = async (events: readonly IncomingEvent[]) => {
+      started++;
+      if (started <= 2) await gate;
+      return r.fanOut(events);
+    };
+    const draining = drainIngest(r.queue, slowFanOut, { ...r.options, maxInFlight: 2 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Two receives held: no third yet.
+    expect(r.queue.receivedAt).toHaveLength(2);
+    release();
+    const out = await draining;
+    expect(out.messages).toBe(40);
+  });
 });
