@@ -20,7 +20,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import * as tls from 'node:tls';
 import { parseRetryAfterMs } from '../common/backoff';
 import { redact, scrubTokenLike } from '../common/redact';
 import { type AddressPolicy, addressProblem, checkWebhookUrl, WebhookUrlError } from './address-policy';
@@ -141,12 +141,26 @@ function agentFor(secure: boolean, policy: AddressPolicy, ca: string | Buffer | 
   const key = `${secure}:${policy}:${ca === undefined ? '' : ca.toString()}`;
   let agent = agents.get(key);
   if (!agent) {
+    const context = contextFor(ca);
     agent = secure
-      ? new https.Agent({ keepAlive: true, maxSockets: 50, ...(ca === undefined ? {} : { ca }) })
+      ? new https.Agent({ keepAlive: true, maxSockets: 50, ...(context ? { secureContext: context } : {}) })
       : new http.Agent({ keepAlive: true, maxSockets: 50 });
     agents.set(key, agent);
   }
   return agent;
+}
+
+/** A TLS context trusting an extra CA (tests', the bench's), made once (not per connection). */
+const contexts = new Map<string, tls.SecureContext>();
+function contextFor(ca: string | Buffer | undefined): tls.SecureContext | undefined {
+  if (ca === undefined) return undefined;
+  const key = ca.toString();
+  let context = contexts.get(key);
+  if (!context) {
+    context = tls.createSecureContext({ ca });
+    contexts.set(key, context);
+  }
+  return context;
 }
 
 /** The request of an attempt: pooled (kept alive), or `fresh` on a connection of its own. */
@@ -170,7 +184,7 @@ function requestOptionsOf(
     },
     lookup: checkedLookup(options.resolve ?? systemResolver, options.policy),
     agent: fresh ? false : agentFor(secure, options.policy, options.ca),
-    ...(fresh && options.ca !== undefined ? { ca: options.ca } : {}),
+    ...(fresh && options.ca !== undefined ? { secureContext: contextFor(options.ca) } : {}),
     ...(secure && !checked.literal ? { servername: checked.hostname } : {}),
   };
 }
@@ -303,7 +317,7 @@ function httpFailure(
  * (its TLS handshake done: `authorized`, which a verified certificate sets, and nothing else does).
  */
 function watchConnect(socket: Socket, secure: boolean, timeoutMs: number, onTimeout: () => void): void {
-  const ready = secure ? (socket as TLSSocket).authorized === true : !socket.connecting;
+  const ready = secure ? (socket as tls.TLSSocket).authorized === true : !socket.connecting;
   if (ready) return;
   const timer = setTimeout(onTimeout, timeoutMs);
   const done = () => clearTimeout(timer);

@@ -18,7 +18,7 @@ import { DEFAULT_EVENT_SOURCE, eventSourceProblem } from '../../events/event-sou
 import { EventBridgeSink } from '../../events/publisher';
 import { type DeliveryQueue, SqsDeliveryQueue } from '../delivery-queue';
 import { createEndpointMetrics } from '../delivery-report';
-import { EndpointRegistry, HealthCache } from '../endpoint-cache';
+import { EndpointRegistry, FAN_OUT_HEALTH_TTL_MS, HealthCache } from '../endpoint-cache';
 import { EndpointPacer } from '../fan-out';
 import { DEFAULT_TIMEOUT_MS } from '../http-delivery';
 import { type IngestQueue, SqsIngestQueue } from '../ingest-drain';
@@ -111,8 +111,10 @@ export function fanOutRuntimeFromEnv(env: Env): FanOutRuntime {
     (n) => Number.isInteger(n) && n >= 1 && n <= 1000,
   );
   const ingestUrl = requiredEnv(env, ENV.webhookIngestQueueUrl);
+  const deliver = deliverRuntimeFromEnv(env);
   return {
-    ...deliverRuntimeFromEnv(env),
+    ...deliver,
+    health: new HealthCache({ store: deliver.store, ttlMs: FAN_OUT_HEALTH_TTL_MS }),
     pacer: new EndpointPacer(concurrency),
     ingest: new SqsIngestQueue(new SQSClient(awsClientConfig()), ingestUrl),
   };
