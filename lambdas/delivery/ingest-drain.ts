@@ -9,7 +9,7 @@
  *
  * Receives are paced: at most one every `paceMs` unless the last one came back full, so that each
  * carries several events at a steady rate (an SQS request is billed whatever it carries), at the
- * price of up to `paceMs` of waiting. A receive that brings fewer than `minMessages` ends the drain
+ * price of up to `paceMs` of waiting. A paced receive that brings fewer than `minMessages` ends the drain
  * (events come too sparsely for it to pay: the event source's long polls take over); the handler
  * starts one only after a batch of DRAIN_MIN_BATCH events or more. A container that falls behind
  * (DRAIN_MAX_IN_FLIGHT receives still being delivered) receives no more until one settles. A record whose deliveries could not all be queued is not
@@ -151,9 +151,14 @@ export async function drainIngest(
       break;
     }
     receives++;
+    if (got.length === 0 && full) {
+      full = false; // the receive right after a full one emptied the queue: wait the pace
+      continue;
+    }
     if (got.length === 0) break;
     messages += got.length;
-    const sparse = got.length < (o.minMessages ?? 1);
+    // Sparse after a paced wait (not right after a full receive, which emptied the queue).
+    const sparse = !full && got.length < (o.minMessages ?? 1);
     full = got.length === 10;
     const work = fanOut(got.map((m) => ({ recordId: m.messageId, body: m.body })))
       .then(

@@ -194,7 +194,7 @@ describe('the fan-out handler', () => {
     expect(made).toBe(17);
     const info = lines.filter((l) => l.level === 'INFO');
     expect(info).toHaveLength(1);
-    expect(info[0]).toMatchObject({ records: 5, received: 12, receives: 2, events: 17, comeBack: 0 });
+    expect(info[0]).toMatchObject({ records: 5, received: 12, receives: 3, events: 17, comeBack: 0 });
     expect(info[0]!.deliveries).toHaveLength(34);
   });
 

@@ -95,11 +95,20 @@ describe('draining the ingest queue', () => {
     });
   });
 
-  it('ends when a receive brings fewer than the minimum (events too sparse to pay), after fanning them out', async () => {
-    const r = rig([...ids(10), ...ids(2, 0, 'x'), ...ids(10, 300, 'y')]);
+  it('ends when a paced receive brings fewer than the minimum (events too sparse to pay), after fanning them out', async () => {
+    // 10 and 2 at once (the 2 right after a full receive: not sparse), 2 more by 250 ms (sparse).
+    const r = rig([...ids(10), ...ids(2, 0, 'x'), ...ids(2, 100, 'y'), ...ids(10, 300, 'z')]);
     const out = await drainIngest(r.queue, r.fanOut, { ...r.options, minMessages: 3 });
-    expect(r.fannedOut.map((b) => b.length)).toEqual([10, 2]);
-    expect(out).toEqual({ receives: 2, messages: 12, comeBack: 0 });
+    expect(r.fannedOut.map((b) => b.length)).toEqual([10, 2, 2]);
+    expect(r.queue.receivedAt).toEqual([0, 0, 250]);
+    expect(out).toEqual({ receives: 3, messages: 14, comeBack: 0 });
+  });
+
+  it('waits the pace after a full receive that emptied the queue, rather than ending', async () => {
+    const r = rig([...ids(10), ...ids(5, 200, 'y')]);
+    const out = await drainIngest(r.queue, r.fanOut, { ...r.options, minMessages: 3 });
+    expect(r.queue.receivedAt).toEqual([0, 0, 250, 500]);
+    expect(out).toEqual({ receives: 4, messages: 15, comeBack: 0 });
   });
 
   it('receives no more while too many receives are still being delivered (back-pressure)', async () => {
