@@ -165,9 +165,9 @@ export const METRIC = {
 } as const;
 
 /**
- * The `message` of the webhook delivery's INFO line per invocation: per endpoint its figures, and
- * per delivery `<webhookId> <endpointId> <result> <status> <attempt>`; the saved Logs Insights
- * queries (per endpoint, per event for `explain`) filter on it.
+ * The `message` of the webhook functions' INFO line per invocation (the fan-out's: per 200
+ * deliveries too): per delivery `<webhookId> <endpointId> <result> <status> <attempt> <ms>`; the
+ * saved Logs Insights queries (per endpoint, per event for `explain`) filter on it.
  */
 export const WEBHOOK_BATCH_LOG_MESSAGE = 'webhook batch';
 

@@ -1,10 +1,11 @@
 /**
  * What one invocation of a webhook function (the fan-out, the delivery) reports: fleet-wide metrics
  * as ONE EMF document (dimension `service` only; a count that is 0 is left out, so an invocation
- * that only delivered writes two metrics), and ONE log line (`webhook batch`) with each endpoint's
- * figures (its counts that are not 0) and each delivery's outcome, which the saved Logs Insights
- * queries read per endpoint (delivered, failed attempts, p95 latency, oldest undelivered age) and
- * per event (`explain`). About a hundred bytes a delivery, plus the document and the line's own.
+ * that only delivered writes two metrics), and ONE log line (`webhook batch`) with each delivery:
+ * `<webhookId> <endpointId> <result> <status> <attempt> <ms>` (ms: publish to 2xx when delivered,
+ * the delivery's age otherwise), what Logs Insights reads per endpoint (delivered, failed attempts,
+ * p95 latency, oldest undelivered age) and per event (`explain`, the saved query). About 70 bytes a
+ * delivery, plus the document and the line's own.
  *
  * An endpoint with metrics on (opt-in, `webhooks add --metrics`) also gets a document of its own
  * (dimensions `service` and `endpointId`, the same four names as the fleet's delivered, failed
@@ -112,8 +113,11 @@ export class DeliveryReport {
     if (result !== 'delivered' && result !== 'dropped' && detail.ageMs !== undefined) {
       f.oldestUndeliveredS = Math.max(f.oldestUndeliveredS, Math.round(detail.ageMs / 1000));
     }
+    // Each delivery with its latency (delivered) or its age (the others), ms, when known: what
+    // an endpoint's figures are made of, so the line needs no figures per endpoint beside.
+    const ms = result === 'delivered' ? detail.latencyMs : result === 'dropped' ? undefined : detail.ageMs;
     this.#deliveries.push(
-      `${webhookId} ${endpointId} ${result} ${detail.status ?? '-'} ${detail.attempt ?? '-'}`,
+      `${webhookId} ${endpointId} ${result} ${detail.status ?? '-'} ${detail.attempt ?? '-'}${ms === undefined ? '' : ` ${Math.max(0, Math.round(ms))}`}`,
     );
   }
 
@@ -133,8 +137,8 @@ export class DeliveryReport {
 
   /**
    * Writes the metrics (the fleet's, then each measured endpoint's to `endpointMetrics`) and starts
-   * over; returns the `webhook batch` line's fields (each endpoint's figures, each delivery), or
-   * undefined when there was nothing to report. The delivery handler writes them on its one
+   * over; returns the `webhook batch` line's fields (each delivery), or undefined when there was
+   * nothing to report. The delivery handler writes them on its one
    * invocation line (with the Lambda context).
    */
   flush(
@@ -180,26 +184,13 @@ export class DeliveryReport {
     for (const [endpointId, f] of this.#endpoints) {
       if (this.#measured.has(endpointId)) publishEndpointMetrics(endpointMetrics(endpointId), f);
     }
-    const fields = {
-      endpoints: Object.fromEntries([...this.#endpoints].map(([id, f]) => [id, lineFigures(f)])),
-      deliveries: [...this.#deliveries],
-    };
+    const fields = { deliveries: [...this.#deliveries] };
     this.#endpoints.clear();
     this.#measured.clear();
     this.#deliveries.length = 0;
     this.#disabled = 0;
     return fields;
   }
-}
-
-/** An endpoint's figures on the `webhook batch` line (a count that is 0 left out: read as 0). */
-function lineFigures(f: EndpointFigures): Record<string, unknown> {
-  const counts = { delivered: f.delivered, failed: f.failed, dead: f.dead, waiting: f.waiting };
-  return {
-    ...Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0)),
-    ...(f.latenciesMs.length > 0 ? { latencyMs: f.latenciesMs } : {}),
-    ...(f.oldestUndeliveredS > 0 ? { oldestUndeliveredS: f.oldestUndeliveredS } : {}),
-  };
 }
 
 /**

@@ -77,7 +77,7 @@ export const RECEIVE_PACE_MS = 250;
 /** A receive bringing fewer ends the drain. */
 export const DRAIN_MIN_RECEIVE = 3;
 /** An event source's batch of fewer does not start one. */
-export const DRAIN_MIN_BATCH = 5;
+export const DRAIN_MIN_BATCH = 2;
 /**
  * Receives whose deliveries are still being made, at most: beyond, the drain waits for one to
  * settle before it receives again (a container that falls behind takes no more than it can carry).

@@ -138,7 +138,7 @@ describe('the delivery report', () => {
     expect(fleet().map((d) => d[METRIC.webhookLatency])).toEqual([10, 20, 30]);
   });
 
-  it("leaves the fleet's zero counts out of its document and the line's figures (an endpoint's own document keeps them)", () => {
+  it("leaves the fleet's zero counts out of its document (an endpoint's own keeps them); the line is the deliveries", () => {
     // Prepare: deliveries only, one endpoint measured.
     const report = new DeliveryReport();
     report.measure(ON);
@@ -154,9 +154,12 @@ describe('the delivery report', () => {
     expect(all![METRIC.webhookAttemptsFailed]).toBeUndefined();
     const [own] = ofEndpoint(ON);
     expect(own).toMatchObject({ [METRIC.webhookAttemptsFailed]: 0, [METRIC.webhookOldestUndeliveredAge]: 0 });
-    expect(fields).toEqual({
-      endpoints: { [ON]: { delivered: 1, latencyMs: [90] }, [OFF]: { delivered: 1, latencyMs: [110] } },
-      deliveries: [`w1 ${ON} delivered 204 1`, `w2 ${OFF} delivered 204 1`],
+    // The line: each delivery with its latency (or its age), no figures per endpoint beside.
+    report.add(OFF, 'w3', 'failed', { status: 503, attempt: 2, ageMs: 65_200.4 });
+    report.add(OFF, 'w4', 'queued');
+    expect(fields).toEqual({ deliveries: [`w1 ${ON} delivered 204 1 90`, `w2 ${OFF} delivered 204 1 110`] });
+    expect(report.flush(sinks.fleet)).toEqual({
+      deliveries: [`w3 ${OFF} failed 503 2 65200`, `w4 ${OFF} queued - -`],
     });
   });
 });
