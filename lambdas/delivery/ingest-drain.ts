@@ -93,6 +93,8 @@ export interface DrainOptions {
   readonly minMessages?: number;
   /** Receives in progress at most before the next. @default DRAIN_MAX_IN_FLIGHT */
   readonly maxInFlight?: number;
+  /** The event source's batch that started the drain was full (receive again at once). @default false */
+  readonly afterFull?: boolean;
   readonly now: () => number;
   readonly sleep: (ms: number) => Promise<void>;
 }
@@ -133,8 +135,9 @@ export async function drainIngest(
       }
     }
   };
-  let last = Number.NEGATIVE_INFINITY;
-  let full = false;
+  // The event source's receive has just been made: the first of ours follows it as one would.
+  let last = o.now();
+  let full = o.afterFull ?? false;
   while (o.now() < o.untilMs) {
     while (inFlight.size >= (o.maxInFlight ?? DRAIN_MAX_IN_FLIGHT)) await Promise.race(inFlight);
     const wait = full ? 0 : last + o.paceMs - o.now();

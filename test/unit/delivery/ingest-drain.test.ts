@@ -38,6 +38,8 @@ function rig(arrivals: { at: number; id: string }[]) {
   const options = {
     untilMs: 10_000,
     paceMs: 250,
+    // Started after a full batch of the event source: the first receive at once.
+    afterFull: true,
     now: () => clock.now,
     sleep: async (ms: number) => {
       clock.now += ms;
@@ -130,5 +132,12 @@ describe('draining the ingest queue', () => {
     release();
     const out = await draining;
     expect(out.messages).toBe(40);
+  });
+
+  it('after a batch that was not full, waits the pace before its first receive (which that batch just emptied)', async () => {
+    const r = rig([...ids(1), ...ids(6, 100, 'y')]);
+    const out = await drainIngest(r.queue, r.fanOut, { ...r.options, afterFull: false, minMessages: 3 });
+    expect(r.queue.receivedAt).toEqual([250, 500]);
+    expect(out).toEqual({ receives: 2, messages: 7, comeBack: 0 });
   });
 });
