@@ -9,9 +9,11 @@
  *
  * Receives are paced: at most one every `paceMs` unless the last one came back full, so that each
  * carries several events at a steady rate (an SQS request is billed whatever it carries), at the
- * price of up to `paceMs` of waiting. A paced receive that brings fewer than `minMessages` ends the drain
- * (events come too sparsely for it to pay: the event source's long polls take over); the handler
- * starts one only after a batch of DRAIN_MIN_BATCH events or more. A container that falls behind
+ * price of up to `paceMs` of waiting. The first is made at once and ends the drain when empty; a
+ * paced receive that brings fewer than `minMessages` ends it (events come too sparsely for it to
+ * pay: the event source's long polls take over). The handler starts one only after a batch of
+ * DRAIN_MIN_BATCH events or more (a burst of a few events, what a quiet fleet sends, does not pay
+ * for a receive that may wait a second for nothing). A container that falls behind
  * (DRAIN_MAX_IN_FLIGHT receives still being delivered) receives no more until one settles. A record whose deliveries could not all be queued is not
  * deleted: it comes back after the queue's visibility timeout, as one the event source gave back
  * does (its deliveries already made are then made again, with the same webhook-ids).
@@ -39,7 +41,10 @@ export class SqsIngestQueue implements IngestQueue {
   constructor(
     private readonly client: SQSClient,
     private readonly queueUrl: string,
-    /** How long a receive waits for a first message (long polling). */
+    /**
+     * How long a receive waits for a first message: a long poll asks every SQS server (a short one
+     * samples a few, and with few messages in the queue often brings none).
+     */
     private readonly waitSeconds = 1,
   ) {}
 
@@ -77,7 +82,7 @@ export const RECEIVE_PACE_MS = 250;
 /** A receive bringing fewer ends the drain. */
 export const DRAIN_MIN_RECEIVE = 3;
 /** An event source's batch of fewer does not start one. */
-export const DRAIN_MIN_BATCH = 2;
+export const DRAIN_MIN_BATCH = 5;
 /**
  * Receives whose deliveries are still being made, at most: beyond, the drain waits for one to
  * settle before it receives again (a container that falls behind takes no more than it can carry).
@@ -93,8 +98,6 @@ export interface DrainOptions {
   readonly minMessages?: number;
   /** Receives in progress at most before the next. @default DRAIN_MAX_IN_FLIGHT */
   readonly maxInFlight?: number;
-  /** The event source's batch that started the drain was full (receive again at once). @default false */
-  readonly afterFull?: boolean;
   readonly now: () => number;
   readonly sleep: (ms: number) => Promise<void>;
 }
@@ -135,34 +138,30 @@ export async function drainIngest(
       }
     }
   };
-  // The event source's receive has just been made: the first of ours follows it as one would.
+  // At once: the first receive (an empty one ends the drain at the cost of one request), and the
+  // one after a full receive. Paced: the others (an empty or sparse one ends the drain).
+  let immediate = true;
+  let first = true;
   let last = o.now();
-  let full = o.afterFull ?? false;
   while (o.now() < o.untilMs) {
     while (inFlight.size >= (o.maxInFlight ?? DRAIN_MAX_IN_FLIGHT)) await Promise.race(inFlight);
-    const wait = full ? 0 : last + o.paceMs - o.now();
+    const wait = immediate ? 0 : last + o.paceMs - o.now();
     if (wait > 0) await o.sleep(Math.min(wait, o.untilMs - o.now()));
     if (o.now() >= o.untilMs) break;
     last = o.now();
-    let got: IngestMessage[];
-    try {
-      got = await queue.receive(10);
-    } catch (err) {
-      logger.warn('webhook fan-out: the ingest queue could not be read, its event source takes over', {
-        error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-      });
-      break;
-    }
+    const got = await receiveOrNone(queue);
+    if (got === undefined) break;
     receives++;
-    if (got.length === 0 && full) {
-      full = false; // the receive right after a full one emptied the queue: wait the pace
+    const paced = !immediate;
+    const wasFirst = first;
+    first = false;
+    if (got.length === 0) {
+      if (paced || wasFirst) break;
+      immediate = false; // the receive right after a full one emptied the queue: the pace then
       continue;
     }
-    if (got.length === 0) break;
     messages += got.length;
-    // Sparse after a paced wait (not right after a full receive, which emptied the queue).
-    const sparse = !full && got.length < (o.minMessages ?? 1);
-    full = got.length === 10;
+    immediate = got.length === 10;
     const work = fanOut(got.map((m) => ({ recordId: m.messageId, body: m.body })))
       .then(
         (result) => {
@@ -177,9 +176,21 @@ export async function drainIngest(
       .then(() => flush(false));
     const tracked: Promise<void> = work.finally(() => inFlight.delete(tracked));
     inFlight.add(tracked);
-    if (sparse) break;
+    if (paced && got.length < (o.minMessages ?? 1)) break;
   }
   await Promise.all([...inFlight]);
   await flush(true);
   return { receives, messages, comeBack };
+}
+
+/** A receive; undefined when the queue cannot be read (logged: the event source takes over). */
+async function receiveOrNone(queue: IngestQueue): Promise<IngestMessage[] | undefined> {
+  try {
+    return await queue.receive(10);
+  } catch (err) {
+    logger.warn('webhook fan-out: the ingest queue could not be read, its event source takes over', {
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    });
+    return undefined;
+  }
 }

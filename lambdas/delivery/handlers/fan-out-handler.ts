@@ -128,7 +128,6 @@ export function createFanOutHandler(rt: FanOutRuntime, options: FanOutHandlerOpt
               untilMs,
               paceMs: options.paceMs ?? RECEIVE_PACE_MS,
               minMessages: DRAIN_MIN_RECEIVE,
-              afterFull: event.Records.length >= 10,
               now,
               sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
             })

@@ -38,8 +38,6 @@ function rig(arrivals: { at: number; id: string }[]) {
   const options = {
     untilMs: 10_000,
     paceMs: 250,
-    // Started after a full batch of the event source: the first receive at once.
-    afterFull: true,
     now: () => clock.now,
     sleep: async (ms: number) => {
       clock.now += ms;
@@ -134,10 +132,17 @@ describe('draining the ingest queue', () => {
     expect(out.messages).toBe(40);
   });
 
-  it('after a batch that was not full, waits the pace before its first receive (which that batch just emptied)', async () => {
+  it('makes its first receive at once: empty, it ends the drain; with leftovers, the drain goes on at the pace', async () => {
+    const quiet = rig([{ at: 300, id: 'late' }]);
+    expect(await drainIngest(quiet.queue, quiet.fanOut, { ...quiet.options, minMessages: 3 })).toEqual({
+      receives: 1,
+      messages: 0,
+      comeBack: 0,
+    });
+    // One leftover at once (not sparse: the first), 6 more by 250 ms, none at 500 ms.
     const r = rig([...ids(1), ...ids(6, 100, 'y')]);
-    const out = await drainIngest(r.queue, r.fanOut, { ...r.options, afterFull: false, minMessages: 3 });
-    expect(r.queue.receivedAt).toEqual([250, 500]);
-    expect(out).toEqual({ receives: 2, messages: 7, comeBack: 0 });
+    const out = await drainIngest(r.queue, r.fanOut, { ...r.options, minMessages: 3 });
+    expect(r.queue.receivedAt).toEqual([0, 250, 500]);
+    expect(out).toEqual({ receives: 3, messages: 7, comeBack: 0 });
   });
 });
