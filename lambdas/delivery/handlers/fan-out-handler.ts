@@ -52,21 +52,40 @@ export interface FanOutHandlerOptions {
 }
 
 /** What one invocation made, summed over its event source's batch and its own receives. */
-interface Totals {
-  events: number;
-  deliveries: number;
-  attempted: number;
-  queued: number;
+class InvocationTotals {
+  events = 0;
+  deliveries = 0;
+  attempted = 0;
+  queued = 0;
   /** Deliveries made since the last metrics document. */
-  unflushed: number;
+  #unflushed = 0;
+
+  add(result: FanOutResult): void {
+    this.events += result.events;
+    this.deliveries += result.deliveries;
+    this.#unflushed += result.deliveries;
+    this.attempted += result.attempted;
+    this.queued += result.queued;
+  }
+
+  /** Writes the metrics since the last document (nothing when none), returns the line's fields. */
+  flush(rt: FanOutRuntime, report: DeliveryReport): Record<string, unknown> | undefined {
+    if (this.#unflushed > 0)
+      rt.metrics.addMetric(METRIC.webhookDeliveriesQueued, MetricUnit.Count, this.#unflushed);
+    this.#unflushed = 0;
+    return report.flush(rt.metrics, rt.endpointMetrics);
+  }
 }
 
-export function createFanOutHandler(rt: FanOutRuntime, options: FanOutHandlerOptions = {}) {
+/** The fan-out's use case over the runtime, its first attempts reporting to `report`. */
+function depsOf(
+  rt: FanOutRuntime,
+  options: FanOutHandlerOptions,
+  send: NonNullable<FanOutHandlerOptions['send']>,
+  report: DeliveryReport,
+): FanOutDeps {
   const now = options.now ?? Date.now;
-  const invocationLog = new InvocationLog(logger);
-  const send =
-    options.send ?? ((request) => sendWebhook(request, { policy: 'public', timeoutMs: rt.timeoutMs }));
-  const deps = (report: DeliveryReport): FanOutDeps => ({
+  return {
     registry: rt.registry,
     queue: rt.queue,
     pacer: rt.pacer,
@@ -84,30 +103,27 @@ export function createFanOutHandler(rt: FanOutRuntime, options: FanOutHandlerOpt
       random: options.random ?? Math.random,
       budgetMs: options.budgetMs ?? INLINE_BUDGET_MS,
     },
-  });
-  /** Writes the deliveries made since the last document (nothing when none), returns the line's fields. */
-  const flush = (report: DeliveryReport, totals: Totals) => {
-    if (totals.unflushed > 0)
-      rt.metrics.addMetric(METRIC.webhookDeliveriesQueued, MetricUnit.Count, totals.unflushed);
-    totals.unflushed = 0;
-    return report.flush(rt.metrics, rt.endpointMetrics);
   };
+}
+
+export function createFanOutHandler(rt: FanOutRuntime, options: FanOutHandlerOptions = {}) {
+  const now = options.now ?? Date.now;
+  const invocationLog = new InvocationLog(logger);
+  const send =
+    options.send ?? ((request) => sendWebhook(request, { policy: 'public', timeoutMs: rt.timeoutMs }));
   return async (
     event: SQSEvent,
     context: Pick<Context, 'awsRequestId'> & Partial<Context>,
   ): Promise<SQSBatchResponse> => {
     invocationLog.start(context as Context);
     const report = new DeliveryReport();
-    const totals: Totals = { events: 0, deliveries: 0, attempted: 0, queued: 0, unflushed: 0 };
+    const deps = depsOf(rt, options, send, report);
+    const totals = new InvocationTotals();
     const fanOutCounted = async (events: readonly IncomingEvent[]): Promise<FanOutResult> => {
-      const result = await fanOut(deps(report), events);
-      totals.events += result.events;
-      totals.deliveries += result.deliveries;
-      totals.unflushed += result.deliveries;
-      totals.attempted += result.attempted;
-      totals.queued += result.queued;
+      const result = await fanOut(deps, events);
+      totals.add(result);
       if (report.size >= FLUSH_DELIVERIES) {
-        const fields = flush(report, totals);
+        const fields = totals.flush(rt, report);
         if (fields) logger.info(WEBHOOK_BATCH_LOG_MESSAGE, fields);
       }
       return result;
@@ -135,7 +151,7 @@ export function createFanOutHandler(rt: FanOutRuntime, options: FanOutHandlerOpt
       ]);
       return { batchItemFailures: first.failedRecordIds.map((itemIdentifier) => ({ itemIdentifier })) };
     } finally {
-      const fields = flush(report, totals);
+      const fields = totals.flush(rt, report);
       invocationLog.end(WEBHOOK_BATCH_LOG_MESSAGE, {
         records: event.Records.length,
         ...(drained
