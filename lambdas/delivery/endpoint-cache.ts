@@ -11,12 +11,13 @@ export const REGISTRY_CHECK_MS = 10_000;
 export const HEALTH_TTL_MS = 10_000;
 /**
  * The fan-out's: it reads health only to choose between a first attempt and the queue, and learns
- * at once from its own attempts (a failure or a hand-off it writes); what another process wrote
- * reaches it within a minute, at the price of at most one first attempt a minute per fan-out to an
- * endpoint that began failing elsewhere. A long-lived fan-out (it drains the ingest queue) then
- * reads an endpoint's health about once a minute instead of at nearly every delivery.
+ * at once from its own attempts (a failure or a hand-off it writes). What another process wrote
+ * reaches it within 5 minutes: an endpoint that began failing elsewhere may get one first attempt
+ * from each fan-out meanwhile (then it knows), and one that recovered is served through the queue
+ * a few minutes more. A fan-out that drains the ingest queue lives long and sees every endpoint
+ * every half minute or so: its batches then rarely need a read at all.
  */
-export const FAN_OUT_HEALTH_TTL_MS = 60_000;
+export const FAN_OUT_HEALTH_TTL_MS = 5 * 60_000;
 
 export interface CachedEndpoint {
   readonly endpoint: Endpoint;
