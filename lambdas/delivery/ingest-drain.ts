@@ -7,9 +7,9 @@
  * event source's ten: what an invocation costs by itself (its request, its START, END and REPORT
  * lines, its log line and metrics document, its receive and delete) is shared by all of them.
  *
- * Receives are paced: at most one every `paceMs` unless the last one came back full, so that each
- * carries several events at a steady rate (an SQS request is billed whatever it carries), at the
- * price of up to `paceMs` of waiting. The first is made at once and ends the drain when empty; a
+ * Receives are paced: at most one every `pace` unless the last one came back full, the pace
+ * following the arrivals so that each brings about RECEIVE_TARGET events (an SQS request is billed
+ * whatever it carries), at the price of up to PACE_MAX_MS of waiting. The first is made at once and ends the drain when empty; a
  * paced receive that brings fewer than `minMessages` ends it (events come too sparsely for it to
  * pay: the event source's long polls take over). The handler starts one only after a batch of
  * DRAIN_MIN_BATCH events or more (a burst of a few events, what a quiet fleet sends, does not pay
@@ -77,8 +77,15 @@ export class SqsIngestQueue implements IngestQueue {
 
 /** How long a fan-out invocation keeps receiving (then it ends, and its event source invokes again). */
 export const DRAIN_BUDGET_MS = 10_000;
-/** At most one receive this often (unless the last came back full): about 10 events each at 40 a second. */
+/** The first pace between receives (unless the last came back full): about 10 events each at 40 a second. */
 export const RECEIVE_PACE_MS = 250;
+/**
+ * The pace then follows the arrivals so that a receive brings about RECEIVE_TARGET (an SQS request
+ * is billed whatever it carries), within these bounds (the longest is what an event may wait more).
+ */
+export const RECEIVE_TARGET = 9;
+export const PACE_MIN_MS = 100;
+export const PACE_MAX_MS = 500;
 /**
  * A paced receive bringing fewer ends the drain: an empty one. Draining pays from about two events
  * a second a container (its second of Lambda against an invocation, a receive and a delete an
@@ -96,7 +103,7 @@ export const DRAIN_MAX_IN_FLIGHT = 20;
 export interface DrainOptions {
   /** No receive starts after this moment (ms). */
   readonly untilMs: number;
-  /** At most one receive this often, unless the last came back full. */
+  /** The first pace between receives (then adapted to the arrivals), unless the last came back full. */
   readonly paceMs: number;
   /** A receive bringing fewer messages ends the drain (they are fanned out). @default 1 */
   readonly minMessages?: number;
@@ -147,9 +154,10 @@ export async function drainIngest(
   let immediate = true;
   let first = true;
   let last = o.now();
+  let pace = o.paceMs;
   while (o.now() < o.untilMs) {
     while (inFlight.size >= (o.maxInFlight ?? DRAIN_MAX_IN_FLIGHT)) await Promise.race(inFlight);
-    const wait = immediate ? 0 : last + o.paceMs - o.now();
+    const wait = immediate ? 0 : last + pace - o.now();
     if (wait > 0) await o.sleep(Math.min(wait, o.untilMs - o.now()));
     if (o.now() >= o.untilMs) break;
     last = o.now();
@@ -165,6 +173,7 @@ export async function drainIngest(
       continue;
     }
     messages += got.length;
+    if (paced) pace = nextPace(pace, got.length);
     immediate = got.length === 10;
     const work = fanOut(got.map((m) => ({ recordId: m.messageId, body: m.body })))
       .then(
@@ -197,4 +206,10 @@ async function receiveOrNone(queue: IngestQueue): Promise<IngestMessage[] | unde
     });
     return undefined;
   }
+}
+
+/** The pace after a paced receive that brought `n`: toward RECEIVE_TARGET a receive. */
+export function nextPace(pace: number, n: number): number {
+  const wanted = n >= 10 ? pace * 0.8 : (pace * RECEIVE_TARGET) / Math.max(1, n);
+  return Math.round(Math.min(PACE_MAX_MS, Math.max(PACE_MIN_MS, wanted)));
 }

@@ -6,7 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { IncomingEvent } from '../../../lambdas/delivery/fan-out';
-import { drainIngest, type IngestMessage, type IngestQueue } from '../../../lambdas/delivery/ingest-drain';
+import {
+  drainIngest,
+  type IngestMessage,
+  type IngestQueue,
+  nextPace,
+  PACE_MAX_MS,
+  PACE_MIN_MS,
+} from '../../../lambdas/delivery/ingest-drain';
 
 /** A queue whose messages become visible at given times; receives and deletes recorded. */
 class FakeIngest implements IngestQueue {
@@ -60,9 +67,10 @@ describe('draining the ingest queue', () => {
     // Act
     const out = await drainIngest(r.queue, r.fanOut, r.options);
     // Assess: 10, 10, 3 at once; the next 250 ms after the one that was not full (the 4 of 200 ms);
-    // at 500 ms nothing: the drain ends (the 2 of 900 ms are left to the event source).
+    // 4 of a wanted 9: the pace lengthens to its 500 ms; at 750 ms nothing: the drain ends (the 2
+    // of 900 ms are left to the event source).
     expect(r.fannedOut.map((b) => b.length)).toEqual([10, 10, 3, 4]);
-    expect(r.queue.receivedAt).toEqual([0, 0, 0, 250, 500]);
+    expect(r.queue.receivedAt).toEqual([0, 0, 0, 250, 750]);
     expect(out).toEqual({ receives: 5, messages: 27, comeBack: 0 });
     expect(r.queue.deletes.map((d) => d.length)).toEqual([10, 10, 7]);
   });
@@ -83,7 +91,8 @@ describe('draining the ingest queue', () => {
     const busy = rig(Array.from({ length: 600 }, (_, i) => ({ at: i * 100, id: `b${i}` })));
     const out = await drainIngest(busy.queue, busy.fanOut, { ...busy.options, untilMs: 2_000 });
     expect(Math.max(...busy.queue.receivedAt)).toBeLessThan(2_000);
-    expect(out.receives).toBe(8);
+    // At once, then 250 ms (2 of a wanted 9: the pace goes to its 500 ms), 750, 1,250, 1,750.
+    expect(busy.queue.receivedAt).toEqual([0, 250, 750, 1_250, 1_750]);
     expect(out.messages).toBe(18); // those of 0 to 1,700 ms
 
     const unreadable = rig(ids(5));
@@ -107,7 +116,8 @@ describe('draining the ingest queue', () => {
   it('waits the pace after a full receive that emptied the queue, rather than ending', async () => {
     const r = rig([...ids(10), ...ids(5, 200, 'y')]);
     const out = await drainIngest(r.queue, r.fanOut, { ...r.options, minMessages: 3 });
-    expect(r.queue.receivedAt).toEqual([0, 0, 250, 500]);
+    // 5 at 250 ms of a wanted 9: the next 450 ms later, empty: the drain ends.
+    expect(r.queue.receivedAt).toEqual([0, 0, 250, 700]);
     expect(out).toEqual({ receives: 4, messages: 15, comeBack: 0 });
   });
 
@@ -139,10 +149,25 @@ describe('draining the ingest queue', () => {
       messages: 0,
       comeBack: 0,
     });
-    // One leftover at once (not sparse: the first), 6 more by 250 ms, none at 500 ms.
+    // One leftover at once (not sparse: the first), 6 more by 250 ms, none 375 ms later.
     const r = rig([...ids(1), ...ids(6, 100, 'y')]);
     const out = await drainIngest(r.queue, r.fanOut, { ...r.options, minMessages: 3 });
-    expect(r.queue.receivedAt).toEqual([0, 250, 500]);
+    expect(r.queue.receivedAt).toEqual([0, 250, 625]);
     expect(out).toEqual({ receives: 3, messages: 7, comeBack: 0 });
+  });
+
+  it('paces its receives to the arrivals: about 9 a receive, within its bounds', async () => {
+    // 40 events a second for 5 s: the pace settles near 9 / 40 s = 225 ms.
+    const r = rig(Array.from({ length: 200 }, (_, i) => ({ at: i * 25, id: `s${i}` })));
+    await drainIngest(r.queue, r.fanOut, { ...r.options, untilMs: 5_000 });
+    const gaps = r.queue.receivedAt
+      .slice(-8)
+      .map((t, i, all) => (i === 0 ? 0 : t - all[i - 1]!))
+      .slice(1);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(200);
+    for (const gap of gaps) expect(gap).toBeLessThanOrEqual(250);
+    expect(nextPace(250, 1)).toBe(PACE_MAX_MS);
+    expect(nextPace(110, 10)).toBe(PACE_MIN_MS);
+    expect(nextPace(200, 9)).toBe(200);
   });
 });
