@@ -29,7 +29,7 @@ import { startWebhookRig, type WebhookRig } from '../webhooks/webhook-rig';
 export const WEBHOOK_FLEET_CLUBS = 1000;
 
 /** A load run as the report keeps it: the per-invocation and per-attempt arrays summarised. */
-export type RunSummary = Omit<LoadResult, 'window'> & {
+export type RunSummary = Omit<LoadResult, 'window' | 'latencySamples'> & {
   readonly window: Omit<LoadResult['window'], 'fanOut' | 'deliver'> & {
     readonly fanOut: Summarised;
     readonly deliver: Summarised;
@@ -47,6 +47,7 @@ type Summarised = Omit<LoadResult['window']['deliver'], 'durationsMs' | 'attempt
     batches: number;
     endpoints: number;
     longestChains: number;
+    heldMs: number;
   };
 };
 
@@ -77,8 +78,15 @@ export interface WebhookFigures {
   readonly pool: { events: number; hours: number; byType: Record<string, number> };
   readonly healthy: RunSummary;
   readonly dead: RunSummary;
-  /** The p95s as measured here, and what the functions' CPU share adds to each delivery (s). */
-  readonly latency: { healthyP95: number; deadP95: number; cpuShareAddsSec: number };
+  /**
+   * The p95s as measured here, and what the functions' CPU share adds to a delivery (s): one the
+   * fan-out made (its invocation's), one the delivery function made (the fan-out's and its own).
+   */
+  readonly latency: {
+    healthyP95: number;
+    deadP95: number;
+    cpuShareAddsSec: { readonly fanOut: number; readonly deliver: number };
+  };
   readonly cost: WebhookCost;
   /** The same priced from the run with dead endpoints (their timeouts billed). */
   readonly costWithDeadEndpoints: WebhookCost;
@@ -90,7 +98,7 @@ export interface WebhookFigures {
   readonly wallSec: number;
 }
 
-function summarise(r: LoadResult): RunSummary {
+function summarise({ latencySamples: _, ...r }: LoadResult): RunSummary {
   const fn = (f: LoadResult['window']['deliver']): Summarised => {
     const { durationsMs, attempts, ...rest } = f;
     return {
@@ -107,6 +115,7 @@ function summarise(r: LoadResult): RunSummary {
         batches: attempts.batches,
         endpoints: attempts.endpoints,
         longestChains: attempts.longestChains,
+        heldMs: attempts.heldMs,
       },
     };
   };
@@ -124,12 +133,21 @@ const cores = (r: LoadResult) =>
 
 /**
  * What the functions' CPU share adds to a delivery: a 256 MB function has 256/1769 of a vCPU, so
- * its CPU takes 6.9 times as long as here; the fan-out's invocation and the delivery's run before
- * the 2xx (their CPU per invocation, the event source's polling included: an upper bound).
+ * its CPU takes 6.9 times as long as here. A delivery the fan-out made waited for (at most) the
+ * fan-out's work on its batch of events (its event source's, or one it received itself); one the
+ * delivery function made, for that and the delivery invocation's (their CPU per batch, the event
+ * source's polling included: an upper bound).
  */
-function cpuShareAddsSec(cost: WebhookCost): number {
+function cpuShareAddsSec(cost: WebhookCost): { fanOut: number; deliver: number } {
   const { fanOut, deliver } = cost.duration;
-  return ((fanOut.cpuShare - 1) * fanOut.cpuMs + (deliver.cpuShare - 1) * deliver.cpuMs) / 1000;
+  const fan = ((fanOut.cpuShare - 1) * fanOut.cpuPerBatchMs) / 1000;
+  return { fanOut: fan, deliver: fan + ((deliver.cpuShare - 1) * deliver.cpuPerBatchMs) / 1000 };
+}
+
+/** The p95 of publish to 2xx with each delivery's CPU share added, by the function that made it. */
+function p95WithCpuShare(r: LoadResult, adds: { fanOut: number; deliver: number }): number {
+  const { fanOut, deliver } = r.latencySamples;
+  return percentile([...fanOut.map((s) => s + adds.fanOut), ...deliver.map((s) => s + adds.deliver)], 95);
 }
 
 type Load = Omit<LoadOptions, 'deliveriesPerSecond' | 'seed'>;
@@ -226,8 +244,8 @@ function figures(m: Measured): Omit<WebhookFigures, 'machine' | 'loadAverageAtSt
   return {
     endpoints: m.w.endpoints,
     costPerMillionUsd: cost.perMillion.total,
-    p95Seconds: m.healthy.latency.p95 + adds,
-    p95SecondsWithDeadEndpoints: m.dead.latency.p95 + adds,
+    p95Seconds: p95WithCpuShare(m.healthy, adds),
+    p95SecondsWithDeadEndpoints: p95WithCpuShare(m.dead, adds),
     addedCostPerClubMonthUsd: club.totalUsd,
     deliveriesPerSecond: m.rate,
     plannedDeliveriesPerSecond: m.w.deliveriesPerSecond,

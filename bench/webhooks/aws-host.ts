@@ -2,8 +2,8 @@
  * The AWS side of the webhook bench in a process of its own (as the bench's other servers:
  * bench/hosts/), so the Lambdas' code is measured apart from it: dynalite behind the metering proxy
  * (./dynamo-meter.ts), the SQS endpoint with fair queues (./sqs-service.ts), a Secrets Manager
- * endpoint that serves the key secrets (GetSecretValue, counted per secret) and the local
- * EventBridge (lambdas/local-aws) for the delivery function's operational events. Run by the
+ * endpoint per client that serves the key secrets (GetSecretValue, counted per client) and the
+ * local EventBridge (lambdas/local-aws) for the functions' operational events. Run by the
  * bench, never on its own.
  */
 import { startLocalEventBridge } from '../../lambdas/local-aws/local-eventbridge';
@@ -22,15 +22,16 @@ export interface AwsEndpoints {
   readonly dynamodb: Record<Client, string>;
   /** The one SQS endpoint (clients are told apart by their queue URLs: ./sqs-service.ts). */
   readonly sqs: string;
-  readonly secretsManager: string;
+  /** A Secrets Manager endpoint per client (reads counted apart). */
+  readonly secretsManager: Record<Client, string>;
   readonly eventBridge: string;
 }
 
 export interface AwsStats {
   readonly dynamo: Record<Client, ReturnType<DynamoMeter['counts']>>;
   readonly sqs: ReturnType<SqsService['counts']>;
-  /** GetSecretValue calls per secret. */
-  readonly secretReads: Record<string, number>;
+  /** GetSecretValue calls of each client. */
+  readonly secretReads: Record<Client, number>;
   readonly putEventsRequests: number;
 }
 
@@ -39,10 +40,10 @@ interface Running {
   meters: Record<Client, DynamoMeter>;
   queues: SqsQueues;
   sqs: SqsService;
-  secrets: JsonService;
+  secrets: Record<Client, JsonService>;
   eventBridge: Awaited<ReturnType<typeof startLocalEventBridge>>;
   values: Map<string, string>;
-  reads: Map<string, number>;
+  reads: Map<Client, number>;
 }
 
 let running: Running | undefined;
@@ -59,32 +60,40 @@ async function start(options: { sqsLatencyMs: number }): Promise<AwsEndpoints> {
   const queues = new SqsQueues();
   const sqs = await startSqsService(queues, () => options.sqsLatencyMs);
   const values = new Map<string, string>();
-  const reads = new Map<string, number>();
-  const secrets = await startJsonService({
-    targetPrefix: 'secretsmanager',
-    contentType: 'application/x-amz-json-1.1',
-    operations: {
-      GetSecretValue: (input) => {
-        const name = String(input.SecretId);
-        reads.set(name, (reads.get(name) ?? 0) + 1);
-        const value = values.get(name);
-        if (value === undefined)
-          throw new JsonServiceError('ResourceNotFoundException', "Secrets Manager can't find the secret.");
-        return {
-          Name: name,
-          ARN: `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}`,
-          SecretString: value,
-          VersionId: `v-${value.length}`,
-        };
+  const reads = new Map<Client, number>();
+  /** Secrets Manager for one client: GetSecretValue of the key secrets, counted. */
+  const secretsFor = (client: Client) =>
+    startJsonService({
+      targetPrefix: 'secretsmanager',
+      contentType: 'application/x-amz-json-1.1',
+      operations: {
+        GetSecretValue: (input) => {
+          const name = String(input.SecretId);
+          reads.set(client, (reads.get(client) ?? 0) + 1);
+          const value = values.get(name);
+          if (value === undefined)
+            throw new JsonServiceError('ResourceNotFoundException', "Secrets Manager can't find the secret.");
+          return {
+            Name: name,
+            ARN: `arn:aws:secretsmanager:us-east-1:000000000000:secret:${name}`,
+            SecretString: value,
+            VersionId: `v-${value.length}`,
+          };
+        },
       },
-    },
-  });
+    });
+  const secrets = Object.fromEntries(
+    await Promise.all(CLIENTS.map(async (c) => [c, await secretsFor(c)] as const)),
+  ) as Record<Client, JsonService>;
   const eventBridge = await startLocalEventBridge({ keepEvents: false });
   running = { db, meters, queues, sqs, secrets, eventBridge, values, reads };
   return {
     dynamodb: Object.fromEntries(CLIENTS.map((c) => [c, meters[c].endpoint])) as Record<Client, string>,
     sqs: sqs.endpoint,
-    secretsManager: secrets.endpoint,
+    secretsManager: Object.fromEntries(CLIENTS.map((c) => [c, secrets[c].endpoint])) as Record<
+      Client,
+      string
+    >,
     eventBridge: eventBridge.endpoint,
   };
 }
@@ -117,7 +126,7 @@ serveHost({
     return {
       dynamo: Object.fromEntries(CLIENTS.map((c) => [c, r.meters[c].counts()])) as AwsStats['dynamo'],
       sqs: r.sqs.counts(),
-      secretReads: Object.fromEntries(r.reads),
+      secretReads: Object.fromEntries(CLIENTS.map((c) => [c, r.reads.get(c) ?? 0])) as Record<Client, number>,
       putEventsRequests: r.eventBridge.stats.putEventsRequests,
     };
   },
@@ -136,7 +145,7 @@ serveHost({
     if (r) {
       r.queues.close();
       await r.sqs.close();
-      await r.secrets.close();
+      for (const service of Object.values(r.secrets)) await service.close();
       await r.eventBridge.close();
       for (const m of Object.values(r.meters)) await m.close();
       await r.db.close();

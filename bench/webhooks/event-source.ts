@@ -4,9 +4,10 @@
  * batches of the mapping's size, no batching window) and each invokes the function with what it
  * got, one invocation at a time, on a container of its own (a runtime built once, kept warm); it
  * starts with five and adds one while batches come full (a backlog), up to the mapping's maximum
- * concurrency, and lets the extra ones go when a poll comes back empty. After an invocation the
- * records not in `batchItemFailures` are deleted (DeleteMessageBatch), the others left as the
- * function left them (partial batch responses). The SQS calls are the real SDK's, so the queue
+ * concurrency, and lets the extra ones go when a poll comes back empty. A receive asks for at most
+ * 10 messages (SQS's limit), so a batch of more is several receives. After an invocation the
+ * records not in `batchItemFailures` are deleted (DeleteMessageBatch, ten at a time), the others
+ * left as the function left them (partial batch responses). The SQS calls are the real SDK's, so the queue
  * counts them: Lambda's polling is billed as SQS requests.
  */
 import { randomUUID } from 'node:crypto';
@@ -110,7 +111,7 @@ export class EventSource {
   async #poll(): Promise<void> {
     const o = this.#o;
     while (!this.#stopped) {
-      const messages = await this.#receive(o.batchSize, 20);
+      const messages = await this.#receive(Math.min(10, o.batchSize), 20);
       if (messages === undefined) return;
       if (messages.length === 0) {
         if (this.#pollers > (o.minPollers ?? 5)) return;
@@ -118,7 +119,10 @@ export class EventSource {
       }
       const windowEnd = Date.now() + (o.batchingWindowSec ?? 0) * 1000;
       while (messages.length < o.batchSize && Date.now() < windowEnd) {
-        const more = await this.#receive(o.batchSize - messages.length, (windowEnd - Date.now()) / 1000);
+        const more = await this.#receive(
+          Math.min(10, o.batchSize - messages.length),
+          (windowEnd - Date.now()) / 1000,
+        );
         if (more === undefined) return;
         messages.push(...more);
       }
@@ -192,11 +196,11 @@ export class EventSource {
     f.durationsMs.push(ms);
     f.itemFailures += back.size;
     const done = event.Records.filter((r) => !back.has(r.messageId));
-    if (done.length > 0) {
+    for (let i = 0; i < done.length; i += 10) {
       await o.sqs.send(
         new DeleteMessageBatchCommand({
           QueueUrl: o.queueUrl,
-          Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
+          Entries: done.slice(i, i + 10).map((r, j) => ({ Id: String(j), ReceiptHandle: r.receiptHandle })),
         }),
       );
     }

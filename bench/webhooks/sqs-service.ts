@@ -108,6 +108,8 @@ function receiveOperations(queues: SqsQueues, count: Count) {
     ReceiveMessage: async (input: Input) => {
       const [q, client] = queueOf(queues, input.QueueUrl);
       const max = Number(input.MaxNumberOfMessages ?? 1);
+      if (!(Number.isInteger(max) && max >= 1 && max <= 10))
+        throw sqsError('InvalidParameterValue', 'MaxNumberOfMessages 1..10');
       const waitMs = Math.min(MAX_WAIT_SECONDS, Number(input.WaitTimeSeconds ?? 0)) * 1000;
       const visibility = input.VisibilityTimeout === undefined ? undefined : Number(input.VisibilityTimeout);
       const deadline = Date.now() + waitMs;

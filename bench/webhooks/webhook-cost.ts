@@ -8,15 +8,20 @@
  * of each function, SQS requests of every caller
  * (EventBridge's sends to the ingest queue, the event sources' receives, empty ones included, and
  * deletes, the functions' sends and visibility changes; 64 KB chunks), DynamoDB requests and the
- * units dynalite reports, GetSecretValue calls, log and EMF bytes, and the bytes the receivers'
- * sockets read (TLS records and handshakes). Modelled, as the poll cost is (bench/cost-club-lines.ts):
- * a Lambda invocation's duration, which a local run cannot give (local servers answer in
- * microseconds, the machine is shared): its measured CPU at the function's CPU share, plus the
- * stated latency of each call it waits for, plus its longest chain of attempts to one endpoint at
- * the stated time an attempt takes (WEBHOOK_ASSUMPTIONS); and the key secrets' reads, cached 30
- * minutes, far longer than a window: each delivery container reads each secret twice an hour.
- * Fixed monthly costs (the event sources' idle receives, alarms, metric names, key secrets) are
- * listed apart and spread over the fleet.
+ * units dynalite reports, GetSecretValue calls, the operational events published, log and EMF
+ * bytes (and Lambda's own START, END and REPORT lines per invocation), and the bytes the
+ * receivers' sockets read (TLS records and handshakes). Modelled, as the poll cost is
+ * (bench/cost-club-lines.ts): a Lambda invocation's duration, which a local run cannot give (local
+ * servers answer in microseconds, the machine is shared): its measured CPU at the function's CPU
+ * share, plus the stated latency of each call it waits for, plus its longest chain of answered
+ * attempts to one endpoint at the stated time an attempt takes (WEBHOOK_ASSUMPTIONS), plus the
+ * longest wait of one endpoint's attempts that a deadline ended (a timeout, a first attempt
+ * handed off at its budget), as measured: both functions attempt (the fan-out the first attempts,
+ * side by side, one per endpoint); and the key secrets' reads, cached 30 minutes, far longer than a
+ * window: each container of either function reads each secret twice an hour (each read a KMS
+ * decrypt with the AWS managed key). Fixed monthly costs (the event sources' idle receives,
+ * alarms, metric names, key secrets, the webhook table's storage) are listed apart and spread over
+ * the fleet.
  */
 import { METRIC } from '../../lambdas/common/deployment-contract';
 import { DEFAULT_SECRET_SHARDS } from '../../lambdas/delivery/webhook-admin';
@@ -45,6 +50,8 @@ export const WEBHOOK_ASSUMPTIONS = {
   dynamoRequestMs: LATENCY_ASSUMPTIONS_MS.dynamoRequest,
   secretsRequestMs: LATENCY_ASSUMPTIONS_MS.secretsRequest,
   putEventsRequestMs: LATENCY_ASSUMPTIONS_MS.putEventsRequest,
+  /** The webhook table's bytes per endpoint (its record and its health item), for storage and PITR. */
+  tableBytesPerEndpoint: 1024,
   /** IPv4 + TCP (timestamps) headers of a segment, its payload at most MSS bytes. */
   tcpIpHeaderBytes: 52,
   mssBytes: 1448,
@@ -53,9 +60,16 @@ export const WEBHOOK_ASSUMPTIONS = {
 } as const;
 
 const A = WEBHOOK_ASSUMPTIONS;
+/** A KMS request (each GetSecretValue decrypts with the secret's key: aws/secretsmanager). */
+const KMS_REQUEST = { usd: 0.03 / 1e4, source: 'https://aws.amazon.com/kms/pricing/' } as const;
 const sum = (values: Iterable<number>) => [...values].reduce((a, b) => a + b, 0);
 
-/** The modelled duration of an average invocation of each function, and what it is made of, ms. */
+/**
+ * The modelled duration of an average invocation of each function, and what it is made of, ms:
+ * its CPU at the function's share of a vCPU, plus its calls and attempts, or its measured wall time
+ * when longer (an invocation that lasts as long as its timers say, as a fan-out draining the ingest
+ * queue does: Lambda bills the wall time; measured on a shared machine, an upper bound).
+ */
 export interface DurationModel {
   readonly cpuMs: number;
   readonly cpuShare: number;
@@ -64,6 +78,10 @@ export interface DurationModel {
   readonly modelledMs: number;
   /** The measured local wall time per invocation (a shared machine: an upper bound). */
   readonly measuredMs: number;
+  /** CPU of one batch of events (the event source's, or one the fan-out received itself), ms. */
+  readonly cpuPerBatchMs: number;
+  /** The share of its wall time the function's CPU takes at its memory (over 1: it cannot keep up). */
+  readonly cpuLoad: number;
 }
 
 type Sqs = WindowCounts['aws']['sqs'];
@@ -85,8 +103,13 @@ function sqsOf(sqs: Sqs, client: string, ops?: readonly string[]) {
 const dynamoRequests = (r: WindowCounts, client: 'fanOut' | 'deliver') =>
   sum(Object.values(r.aws.dynamo[client]).map((c) => c.requests));
 
-/** Key secrets' reads a month: each delivery container reads each secret every 30 minutes. */
-const secretReadsPerMonth = (r: WindowCounts) => r.deliver.peakConcurrency * DEFAULT_SECRET_SHARDS * 2 * 720;
+/** Containers of both functions (peak concurrency): each reads each key secret every 30 minutes. */
+const containers = (r: WindowCounts) => r.fanOut.peakConcurrency + r.deliver.peakConcurrency;
+const secretReadsPerMonth = (r: WindowCounts) => containers(r) * DEFAULT_SECRET_SHARDS * 2 * 720;
+
+/** Failed attempts of a function (its share of the operational events it publishes). */
+const failedAttempts = (f: FunctionFigures) =>
+  Object.entries(f.failures).reduce((n, [kind, count]) => n + (kind === 'handoff' ? 0 : count), 0);
 
 /** An average invocation of `fn`, modelled (see the module comment). */
 export function durationModel(
@@ -98,27 +121,33 @@ export function durationModel(
   const n = Math.max(1, f.invocations);
   const cpuShare = Math.max(1, LAMBDA_FULL_VCPU_MB / d[fn].memoryMb);
   const cpuMs = f.cpuMs / n;
-  const ownSqs = sqsOf(r.aws.sqs, fn, ['SendMessageBatch', 'ChangeMessageVisibilityBatch']).requests;
-  const secrets = fn === 'deliver' ? sum(Object.values(r.aws.secretReads)) : 0;
-  const events = fn === 'deliver' ? r.aws.putEventsRequests : 0;
+  // The function's own SQS calls (its event source's are `<fn>-source`, not waited for by it).
+  const ownSqs = sqsOf(r.aws.sqs, fn).requests;
+  // Batches of events: the event source's, and the fan-out's own receives that brought some.
+  const batches = n + (fn === 'fanOut' ? sqsOf(r.aws.sqs, fn, ['ReceiveMessage']).requests : 0);
+  const secrets = r.aws.secretReads[fn];
+  const failedBoth = failedAttempts(r.fanOut) + failedAttempts(r.deliver);
+  const events = failedBoth > 0 ? (r.aws.putEventsRequests * failedAttempts(f)) / failedBoth : 0;
   const callsMs =
     (dynamoRequests(r, fn) * A.dynamoRequestMs +
       ownSqs * A.sqsRequestMs +
       secrets * A.secretsRequestMs +
       events * A.putEventsRequestMs) /
     n;
-  const attempts = f.attempts.ms.length;
+  const attempts = r.fanOut.attempts.ms.length + r.deliver.attempts.ms.length;
   const newConnections = attempts > 0 ? Math.min(1, r.receivers.connections / attempts) : 0;
   const attemptMs = A.receiverAnswerMs + A.receiverRttMs * (1 + 2 * newConnections);
-  const chains = f.attempts.batches > 0 ? f.attempts.longestChains / f.attempts.batches : 0;
-  const attemptsMs = fn === 'deliver' ? chains * attemptMs : 0;
+  const attemptsMs = (f.attempts.longestChains * attemptMs + f.attempts.heldMs) / n;
+  const measuredMs = f.billedMs / n;
   return {
     cpuMs,
     cpuShare,
     callsMs,
     attemptsMs,
-    modelledMs: cpuMs * cpuShare + callsMs + attemptsMs,
-    measuredMs: f.billedMs / n,
+    modelledMs: Math.max(measuredMs, cpuMs * cpuShare + callsMs + attemptsMs),
+    measuredMs,
+    cpuPerBatchMs: f.cpuMs / batches,
+    cpuLoad: f.billedMs > 0 ? (f.cpuMs * cpuShare) / f.billedMs : 0,
   };
 }
 
@@ -140,9 +169,10 @@ const line = (key: string, item: string, formula: string, usd: number, fixed = f
   fixed,
 });
 
-/** The webhook machinery's own monthly costs, whatever the traffic. */
-export function fixedMonthlyLines(d: WebhookDeploymentSettings): CostLine[] {
+/** The webhook machinery's own monthly costs, whatever the traffic (`endpoints`: the table's). */
+export function fixedMonthlyLines(d: WebhookDeploymentSettings, endpoints: number): CostLine[] {
   const metrics = Object.keys(METRIC).filter((k) => k.startsWith('webhook')).length;
+  const tableGb = (endpoints * A.tableBytesPerEndpoint) / GB;
   return [
     line(
       'webhookIdleReceives',
@@ -172,6 +202,13 @@ export function fixedMonthlyLines(d: WebhookDeploymentSettings): CostLine[] {
       DEFAULT_SECRET_SHARDS * PRICES.secretMonth.usd,
       true,
     ),
+    line(
+      'webhookTable',
+      'DynamoDB: the webhook table stored, with point-in-time recovery',
+      `${endpoints} endpoints × ${A.tableBytesPerEndpoint} B × ($0.25 + $0.20)/GB-month`,
+      tableGb * (PRICES.dynamoStorageGbMonth.usd + PRICES.dynamoPitrGbMonth.usd),
+      true,
+    ),
   ];
 }
 
@@ -190,7 +227,8 @@ function lambdaLines(r: WindowCounts, d: WebhookDeploymentSettings, per: number,
 
 /** SQS, EventBridge, DynamoDB and Secrets Manager: what the deliveries ask of them. */
 function serviceLines(r: WindowCounts, per: number, monthlyAtRate: number, endpoints: number): CostLine[] {
-  const sqs = sum(['fanOut', 'deliver', 'eventBridge'].map((c) => sqsOf(r.aws.sqs, c).billed));
+  const clients = ['fanOut', 'fanOut-source', 'deliver', 'deliver-source', 'eventBridge'];
+  const sqs = sum(clients.map((c) => sqsOf(r.aws.sqs, c).billed));
   const measured = (k: 'readUnits' | 'writeUnits') =>
     sum((['fanOut', 'deliver'] as const).flatMap((c) => Object.values(r.aws.dynamo[c]).map((x) => x[k])));
   // Each endpoint's last success is written again every 5 minutes it is delivered to: longer than
@@ -202,6 +240,7 @@ function serviceLines(r: WindowCounts, per: number, monthlyAtRate: number, endpo
     sum(Object.values(r.aws.secretReads)) * per,
     (secretReadsPerMonth(r) * 1e6) / monthlyAtRate,
   );
+  const events = r.aws.putEventsRequests * per;
   return [
     line(
       'sqs',
@@ -224,9 +263,15 @@ function serviceLines(r: WindowCounts, per: number, monthlyAtRate: number, endpo
     ),
     line(
       'secrets',
-      'Secrets Manager: key reads (cached 30 min per container)',
-      `${r.deliver.peakConcurrency} containers × ${DEFAULT_SECRET_SHARDS} secrets × 2 an hour, at this rate: ${fmt(secrets)} calls × $0.05/10k`,
-      secrets * PRICES.secretsApiCall.usd,
+      'Secrets Manager: key reads (cached 30 min per container), each a KMS decrypt',
+      `${containers(r)} containers × ${DEFAULT_SECRET_SHARDS} secrets × 2 an hour, at this rate: ${fmt(secrets)} calls × ($0.05 + $0.03)/10k`,
+      secrets * (PRICES.secretsApiCall.usd + KMS_REQUEST.usd),
+    ),
+    line(
+      'operationalEvents',
+      'EventBridge: operational events published (Webhook Delivery Failed, Endpoint Disabled)',
+      `${fmt(events)} events × $1/M`,
+      events * PRICES.eventBridgeEvent.usd,
     ),
   ];
 }
@@ -267,7 +312,7 @@ export function webhookCost(r: WindowCounts, d: WebhookDeploymentSettings, endpo
   const duration = { fanOut: durationModel(r, d, 'fanOut'), deliver: durationModel(r, d, 'deliver') };
   const per = 1e6 / Math.max(1, r.delivered);
   const monthlyAtRate = (r.delivered / Math.max(1e-9, r.seconds)) * 30 * 86_400;
-  const fixed = fixedMonthlyLines(d);
+  const fixed = fixedMonthlyLines(d, endpoints);
   const fixedTotal = sum(fixed.map((l) => l.usd));
   const lines = [
     ...lambdaLines(r, d, per, duration),

@@ -37,8 +37,12 @@ export type FunctionFigures = InvocationFigures & {
   output: { logBytes: number; logLines: number; emfBytes: number; emfDocuments: number };
   /** Failed attempts by kind (delivery). */
   failures: Record<string, number>;
-  /** Each attempt's time, and per batch the endpoints and the longest chain of attempts (delivery). */
-  attempts: { ms: number[]; batches: number; endpoints: number; longestChains: number };
+  /**
+   * Each attempt's time; over the invocations that attempted: their endpoints, their longest chains
+   * of answered attempts to one endpoint, and the longest wait of one endpoint's attempts held by a
+   * deadline (a timeout, a first attempt handed off), ms, summed.
+   */
+  attempts: { ms: number[]; batches: number; endpoints: number; longestChains: number; heldMs: number };
   /** The process's CPU over the window (the event source's polling included). */
   cpuMs: number;
 };
@@ -55,6 +59,13 @@ export interface LoadResult {
   readonly unverified: number;
   /** Publish to 2xx of the events published in the measured window, live endpoints, s. */
   readonly latency: { n: number; p50: number; p95: number; p99: number; max: number };
+  /**
+   * The same, each delivery's, by the function whose attempt got the 2xx: the fan-out's first
+   * attempt, or the delivery function (after the queue). Kept in memory, not in the report.
+   */
+  readonly latencySamples: { readonly fanOut: number[]; readonly deliver: number[] };
+  /** Deliveries (first 2xx) the fan-out made itself, and the delivery function, over the run. */
+  readonly deliveredBy: { readonly fanOut: number; readonly deliver: number };
   /** The same from the ingest queue on (without the stated bus hop), s. */
   readonly latencyFromQueue: { p50: number; p95: number };
   /** Publish to 2xx of the events published in the warm-up (with dead endpoints: as they die), s. */
@@ -95,6 +106,8 @@ interface Published {
 class Tally {
   readonly published = new Map<string, Published>();
   readonly firstOk = new Map<string, number>();
+  /** The function whose attempt got the first 2xx. */
+  readonly by = new Map<string, 'fanOut' | 'deliver'>();
   readonly received: Received[] = [];
   duplicates = 0;
   events = 0;
@@ -102,9 +115,14 @@ class Tally {
   constructor(private readonly rig: WebhookRig) {}
 
   async collect(): Promise<void> {
-    for (const [id, , at] of await this.rig.deliver.call<Delivered[]>('takeDelivered')) {
-      if (this.firstOk.has(id)) this.duplicates++;
-      else this.firstOk.set(id, at);
+    for (const fn of ['fanOut', 'deliver'] as const) {
+      for (const [id, , at] of await this.rig[fn].call<Delivered[]>('takeDelivered')) {
+        if (this.firstOk.has(id)) this.duplicates++;
+        else {
+          this.firstOk.set(id, at);
+          this.by.set(id, fn);
+        }
+      }
     }
   }
 
@@ -154,6 +172,7 @@ export async function runLoad(rig: WebhookRig, pool: EventPool, o: LoadOptions):
   await rig.receivers.call('setDead', o.dead);
   const dead = new Set(o.dead);
   const t = new Tally(rig);
+  await rig.fanOut.call('takeDelivered');
   await rig.deliver.call('takeDelivered');
   await t.take();
   t.received.length = 0;
@@ -292,6 +311,9 @@ function summarise(
   const live = [...published].filter(([, p]) => p.live);
   const measured = live.filter(([id, p]) => p.measured && firstOk.has(id));
   const seconds = measured.map(([id, p]) => (firstOk.get(id)! - p.at) / 1000);
+  const samples = { fanOut: [] as number[], deliver: [] as number[] };
+  for (const [id, p] of measured) samples[t.by.get(id)!].push((firstOk.get(id)! - p.at) / 1000);
+  const by = [...t.by.values()];
   const fromQueue = measured.map(([id, p]) => (firstOk.get(id)! - (p.queuedAt ?? p.at)) / 1000);
   const warmup = live
     .filter(([id, p]) => !p.measured && firstOk.has(id))
@@ -310,6 +332,11 @@ function summarise(
       p95: percentile(seconds, 95),
       p99: percentile(seconds, 99),
       max: seconds.length ? Math.max(...seconds) : Number.NaN,
+    },
+    latencySamples: samples,
+    deliveredBy: {
+      fanOut: by.filter((f) => f === 'fanOut').length,
+      deliver: by.filter((f) => f === 'deliver').length,
     },
     latencyFromQueue: { p50: percentile(fromQueue, 50), p95: percentile(fromQueue, 95) },
     latencyWarmup: { n: warmup.length, p50: percentile(warmup, 50), p95: percentile(warmup, 95) },

@@ -103,8 +103,11 @@ class HostKeys implements SigningKeyStore {
   }
 }
 
-/** A queue's URL as one client is given it (the SQS endpoint counts each client's requests apart). */
-const queueUrl = (aws: AwsEndpoints, client: Client | 'eventBridge', name: string) =>
+/**
+ * A queue's URL as one client is given it (the SQS endpoint counts each client's requests apart):
+ * each function's own calls, its event source's (`<function>-source`), EventBridge's.
+ */
+const queueUrl = (aws: AwsEndpoints, client: Client | `${Client}-source` | 'eventBridge', name: string) =>
   `${aws.sqs}/000000000000/${client}/${name}`;
 
 /** The function's environment as the template gives it, its references resolved to the rig's. */
@@ -112,6 +115,7 @@ function environmentOf(fn: WebhookFunctionSettings, aws: AwsEndpoints, client: C
   const refs: Record<string, string> = {
     WEBHOOK_TABLE_NAME: TABLE,
     WEBHOOK_QUEUE_URL: queueUrl(aws, client, 'webhook-delivery'),
+    WEBHOOK_INGEST_QUEUE_URL: queueUrl(aws, client, 'webhook-ingest'),
     EVENT_BUS_NAME: BUS,
   };
   const env: Record<string, string> = {
@@ -120,7 +124,7 @@ function environmentOf(fn: WebhookFunctionSettings, aws: AwsEndpoints, client: C
     AWS_SECRET_ACCESS_KEY: 'bench',
     AWS_ENDPOINT_URL_DYNAMODB: aws.dynamodb[client],
     AWS_ENDPOINT_URL_SQS: aws.sqs,
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.secretsManager,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.secretsManager[client],
     AWS_ENDPOINT_URL_EVENTBRIDGE: aws.eventBridge,
   };
   for (const [name, value] of Object.entries(fn.environment)) {
@@ -147,7 +151,7 @@ const hostConfig = (
   maxConcurrency: fn.maxConcurrency,
   timeoutSec: fn.timeoutSec,
   memoryMb: fn.memoryMb,
-  ...(kind === 'deliver' ? { ca: readFileSync(CA, 'utf8') } : {}),
+  ca: readFileSync(CA, 'utf8'),
 });
 
 interface Functions {
@@ -171,7 +175,7 @@ async function startFunctions(
       'fanOut',
       window(d.fanOut),
       environmentOf(d.fanOut, aws, 'fanOut'),
-      queueUrl(aws, 'fanOut', 'webhook-ingest'),
+      queueUrl(aws, 'fanOut-source', 'webhook-ingest'),
     ),
   );
   await deliver.call(
@@ -180,7 +184,7 @@ async function startFunctions(
       'deliver',
       window(d.deliver),
       environmentOf(d.deliver, aws, 'deliver'),
-      queueUrl(aws, 'deliver', 'webhook-delivery'),
+      queueUrl(aws, 'deliver-source', 'webhook-delivery'),
     ),
   );
   return { fanOut, deliver };

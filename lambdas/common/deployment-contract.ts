@@ -68,6 +68,8 @@ export const ENV = {
    * paces an endpoint at its rate limit divided by this, so together they never exceed it.
    */
   webhookFanOutConcurrency: 'WEBHOOK_FANOUT_CONCURRENCY',
+  /** Webhook fan-out: the ingest queue's URL (it receives from it besides its event source). */
+  webhookIngestQueueUrl: 'WEBHOOK_INGEST_QUEUE_URL',
   /** Webhook delivery, optional: milliseconds an attempt may take (default 15000). Not set by the stack. */
   webhookTimeoutMs: 'WEBHOOK_TIMEOUT_MS',
 } as const;
@@ -163,9 +165,9 @@ export const METRIC = {
 } as const;
 
 /**
- * The `message` of the webhook delivery's INFO line per invocation: per endpoint its figures, and
- * per delivery `<webhookId> <endpointId> <result> <status> <attempt>`; the saved Logs Insights
- * queries (per endpoint, per event for `explain`) filter on it.
+ * The `message` of the webhook functions' INFO line per invocation (the fan-out's: per 200
+ * deliveries too): per delivery `<webhookId> <endpointId> <result> <status> <attempt> <ms>`; the
+ * saved Logs Insights queries (per endpoint, per event for `explain`) filter on it.
  */
 export const WEBHOOK_BATCH_LOG_MESSAGE = 'webhook batch';
 

@@ -241,15 +241,21 @@ class SecretMatcher {
   }
 }
 
-/** How many credentials the process keeps for `redactKnownSecrets` (most recently used first). */
-export const KNOWN_SECRETS_LIMIT = 512;
+/**
+ * How many credentials the process keeps for `redactKnownSecrets` (most recently used first): a
+ * webhook function signs for every endpoint of a fleet (1,000 and more, each a key, a previous key
+ * during a rotation, static header values); under that, using them in turn evicts one at each use
+ * and the matcher is rebuilt at every line logged.
+ */
+export const KNOWN_SECRETS_LIMIT = 4096;
 
 const known = new Map<string, true>();
 let knownMatcher: SecretMatcher | undefined;
 
 /**
  * Remembers credentials this process uses, for the sinks' last pass (`redactKnownSecrets`): the
- * most recent KNOWN_SECRETS_LIMIT are kept (a Lambda container serves a few clubs at a time).
+ * most recent KNOWN_SECRETS_LIMIT are kept (a poll container serves a few clubs at a time, a
+ * webhook container signs for every endpoint).
  */
 export function rememberSecrets(...secrets: readonly (string | undefined)[]): void {
   let evicted = false;

@@ -10,11 +10,16 @@
  * process probes); the others wait for its answer. A success closes the circuit. Waiting costs a
  * delivery Lambda nothing (no socket held), and a failing endpoint makes one attempt per probe
  * period, not one per delivery.
+ *
+ * The first attempt of a delivery is made by the fan-out itself (./first-attempt.ts) only when the
+ * endpoint is healthy and not held to the queue (`attemptsInline`); an inline attempt that gets no
+ * answer within INLINE_BUDGET_MS is handed to the queue, and the endpoint held to the queue for
+ * QUEUE_ONLY_MS (`healthAfterHandOff`; a success slower than the budget keeps it held).
  */
 
 import type { DeliveryMessage } from './delivery-message';
 import type { Endpoint } from './endpoint';
-import type { AttemptOutcome } from './http-delivery';
+import type { AttemptFailure } from './http-delivery';
 import {
   CIRCUIT_FAILURES,
   DISABLE_AFTER_MS,
@@ -28,6 +33,17 @@ import type { EndpointHealth, HealthFailure } from './webhook-store';
 
 /** The last success is written again at most this often while an endpoint is healthy. */
 export const SUCCESS_REFRESH_MS = 5 * 60_000;
+/**
+ * The fan-out's own first attempt (./first-attempt.ts) waits this long for an answer; then the
+ * delivery is handed to the delivery queue, whose attempt has the whole 15 s.
+ */
+export const INLINE_BUDGET_MS = 2_000;
+/**
+ * After a hand-off, or a success slower than INLINE_BUDGET_MS, an endpoint's deliveries go through
+ * the delivery queue this long (no first attempt by the fan-out: it would hold the fan-out and,
+ * when the request had been sent, deliver it twice).
+ */
+export const QUEUE_ONLY_MS = 10 * 60_000;
 /** Deliveries waiting for a probe's answer come back spread over this much after it. */
 export const WAKE_SPREAD_MS = 30_000;
 
@@ -74,21 +90,53 @@ export function decide(
   return { kind: 'attempt', probe: true };
 }
 
+/**
+ * Whether the fan-out makes a delivery's first attempt itself: only to an endpoint whose last
+ * attempt succeeded (no failure in a row, no circuit, no probe, no Retry-After) and that is not
+ * held to the queue (slow, or handed off lately). Every other delivery goes through the queue.
+ */
+export function attemptsInline(health: EndpointHealth, nowMs: number): boolean {
+  return (
+    health.failures === 0 &&
+    health.retryAt === undefined &&
+    health.probeUntil === undefined &&
+    !(health.queueOnlyUntil !== undefined && health.queueOnlyUntil > nowMs)
+  );
+}
+
+/** The health after an inline attempt was handed off: first attempts through the queue a while. */
+export function healthAfterHandOff(health: EndpointHealth, nowMs: number): EndpointHealth {
+  return { ...health, queueOnlyUntil: nowMs + QUEUE_ONLY_MS };
+}
+
 /** The health with a probe claimed (written conditionally on the health read). */
 export function withProbe(health: EndpointHealth, nowMs: number): EndpointHealth {
   return { ...health, probeUntil: nowMs + PROBE_LEASE_MS };
 }
 
-/** The health after a success, or undefined when nothing needs writing (the happy path). */
+/**
+ * The health after a success, or undefined when nothing needs writing (the happy path).
+ * `attemptMs`: how long the attempt took; over INLINE_BUDGET_MS, the endpoint stays held to the
+ * queue (written when less than half of QUEUE_ONLY_MS is left: a slow endpoint costs a write
+ * every 5 minutes, and the fan-out never holds it nor sends it a request twice).
+ */
 export function healthAfterSuccess(
   health: EndpointHealth,
   success: NonNullable<EndpointHealth['lastSuccess']>,
+  attemptMs = 0,
 ): EndpointHealth | undefined {
   const failing = health.failures > 0 || health.retryAt !== undefined || health.probeUntil !== undefined;
   const stale = !health.lastSuccess || success.at - health.lastSuccess.at >= SUCCESS_REFRESH_MS;
-  if (!failing && !stale) return undefined;
+  const holdLeft = (health.queueOnlyUntil ?? 0) - success.at;
+  const hold = attemptMs > INLINE_BUDGET_MS && holdLeft < QUEUE_ONLY_MS / 2;
+  if (!failing && !stale && !hold) return undefined;
   const { failingSince: _f, retryAt: _r, probeUntil: _p, ...rest } = health;
-  return { ...rest, failures: 0, lastSuccess: success };
+  return {
+    ...rest,
+    failures: 0,
+    lastSuccess: success,
+    ...(hold ? { queueOnlyUntil: success.at + QUEUE_ONLY_MS } : {}),
+  };
 }
 
 /**
@@ -134,7 +182,7 @@ export function failedTooLong(health: EndpointHealth, nowMs: number): boolean {
  */
 export function nextAttempt(
   message: DeliveryMessage,
-  outcome: Extract<AttemptOutcome, { ok: false }>,
+  outcome: AttemptFailure,
   nowMs: number,
   random: () => number,
 ): DeliveryMessage | undefined {
@@ -152,11 +200,7 @@ export function nextAttempt(
 }
 
 /** The failure a health record keeps of an attempt (a cut, redacted excerpt; never the URL). */
-export function failureOf(
-  message: DeliveryMessage,
-  outcome: Extract<AttemptOutcome, { ok: false }>,
-  nowMs: number,
-): HealthFailure {
+export function failureOf(message: DeliveryMessage, outcome: AttemptFailure, nowMs: number): HealthFailure {
   const clubId = typeof message.data.clubId === 'string' ? message.data.clubId : undefined;
   return {
     at: nowMs,

@@ -1,9 +1,11 @@
 /**
- * What one delivery invocation reports: fleet-wide metrics as ONE EMF document (dimension `service`
- * only), and ONE log line (`webhook batch`) with each endpoint's figures and each delivery's
- * outcome, which the saved Logs Insights queries read per endpoint (delivered, failed attempts, p95
- * latency, oldest undelivered age) and per event (`explain`). A few dozen bytes a delivery: the log
- * bill of a million deliveries is a few cents.
+ * What one invocation of a webhook function (the fan-out, the delivery) reports: fleet-wide metrics
+ * as ONE EMF document (dimension `service` only; a count that is 0 is left out, so an invocation
+ * that only delivered writes two metrics), and ONE log line (`webhook batch`) with each delivery:
+ * `<webhookId> <endpointId> <result> <status> <attempt> <ms>` (ms: publish to 2xx when delivered,
+ * the delivery's age otherwise), what Logs Insights reads per endpoint (delivered, failed attempts,
+ * p95 latency, oldest undelivered age) and per event (`explain`, the saved query). About 70 bytes a
+ * delivery, plus the document and the line's own.
  *
  * An endpoint with metrics on (opt-in, `webhooks add --metrics`) also gets a document of its own
  * (dimensions `service` and `endpointId`, the same four names as the fleet's delivered, failed
@@ -45,8 +47,20 @@ export const NO_METRICS: MetricsSink = {
   publishStoredMetrics: () => undefined,
 };
 
-/** What became of one delivery in this invocation. */
-export type DeliveryResult = 'delivered' | 'failed' | 'waiting' | 'dead' | 'dropped' | 'error';
+/**
+ * What became of one delivery in this invocation. The fan-out's: `queued` (not attempted here:
+ * paced, held to the queue, circuit open) and `handed-off` (its first attempt got no answer within
+ * the inline budget); both wait in the delivery queue, as `waiting` ones do.
+ */
+export type DeliveryResult =
+  | 'delivered'
+  | 'failed'
+  | 'waiting'
+  | 'queued'
+  | 'handed-off'
+  | 'dead'
+  | 'dropped'
+  | 'error';
 
 interface EndpointFigures {
   delivered: number;
@@ -95,12 +109,15 @@ export class DeliveryReport {
       if (detail.latencyMs !== undefined) f.latenciesMs.push(Math.max(0, Math.round(detail.latencyMs)));
     } else if (result === 'failed') f.failed++;
     else if (result === 'dead') f.dead++;
-    else if (result === 'waiting') f.waiting++;
+    else if (result === 'waiting' || result === 'queued' || result === 'handed-off') f.waiting++;
     if (result !== 'delivered' && result !== 'dropped' && detail.ageMs !== undefined) {
       f.oldestUndeliveredS = Math.max(f.oldestUndeliveredS, Math.round(detail.ageMs / 1000));
     }
+    // Each delivery with its latency (delivered) or its age (the others), ms, when known: what
+    // an endpoint's figures are made of, so the line needs no figures per endpoint beside.
+    const ms = result === 'delivered' ? detail.latencyMs : result === 'dropped' ? undefined : detail.ageMs;
     this.#deliveries.push(
-      `${webhookId} ${endpointId} ${result} ${detail.status ?? '-'} ${detail.attempt ?? '-'}`,
+      `${webhookId} ${endpointId} ${result} ${detail.status ?? '-'} ${detail.attempt ?? '-'}${ms === undefined ? '' : ` ${Math.max(0, Math.round(ms))}`}`,
     );
   }
 
@@ -120,8 +137,8 @@ export class DeliveryReport {
 
   /**
    * Writes the metrics (the fleet's, then each measured endpoint's to `endpointMetrics`) and starts
-   * over; returns the `webhook batch` line's fields (each endpoint's figures, each delivery), or
-   * undefined when there was nothing to report. The delivery handler writes them on its one
+   * over; returns the `webhook batch` line's fields (each delivery), or undefined when there was
+   * nothing to report. The delivery handler writes them on its one
    * invocation line (with the Lambda context).
    */
   flush(
@@ -134,24 +151,32 @@ export class DeliveryReport {
     }
     const all = [...this.#endpoints.values()];
     const sum = (pick: (f: EndpointFigures) => number) => all.reduce((n, f) => n + pick(f), 0);
-    metrics.addMetric(
+    // The fleet's counts only when not 0: a document an invocation is most of a delivery's log
+    // bytes, and no alarm needs the zeros (they treat missing data as not breaching).
+    const add = (name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number) => {
+      if (value > 0) metrics.addMetric(name, unit, value);
+    };
+    add(
       METRIC.webhookDelivered,
       MetricUnit.Count,
       sum((f) => f.delivered),
     );
-    metrics.addMetric(
+    add(
       METRIC.webhookAttemptsFailed,
       MetricUnit.Count,
       sum((f) => f.failed),
     );
-    metrics.addMetric(
+    add(
       METRIC.webhookDeadLettered,
       MetricUnit.Count,
       sum((f) => f.dead),
     );
-    metrics.addMetric(METRIC.webhookEndpointsDisabled, MetricUnit.Count, this.#disabled);
-    const oldest = Math.max(0, ...all.map((f) => f.oldestUndeliveredS));
-    metrics.addMetric(METRIC.webhookOldestUndeliveredAge, MetricUnit.Seconds, oldest);
+    add(METRIC.webhookEndpointsDisabled, MetricUnit.Count, this.#disabled);
+    add(
+      METRIC.webhookOldestUndeliveredAge,
+      MetricUnit.Seconds,
+      Math.max(0, ...all.map((f) => f.oldestUndeliveredS)),
+    );
     publishWithLatencies(
       metrics,
       all.flatMap((f) => f.latenciesMs),
@@ -159,28 +184,13 @@ export class DeliveryReport {
     for (const [endpointId, f] of this.#endpoints) {
       if (this.#measured.has(endpointId)) publishEndpointMetrics(endpointMetrics(endpointId), f);
     }
-    const fields = {
-      endpoints: Object.fromEntries([...this.#endpoints].map(([id, f]) => [id, lineFigures(f)])),
-      deliveries: [...this.#deliveries],
-    };
+    const fields = { deliveries: [...this.#deliveries] };
     this.#endpoints.clear();
     this.#measured.clear();
     this.#deliveries.length = 0;
     this.#disabled = 0;
     return fields;
   }
-}
-
-/** An endpoint's figures on the `webhook batch` line. */
-function lineFigures(f: EndpointFigures): Record<string, unknown> {
-  return {
-    delivered: f.delivered,
-    failed: f.failed,
-    dead: f.dead,
-    waiting: f.waiting,
-    ...(f.latenciesMs.length > 0 ? { latencyMs: f.latenciesMs } : {}),
-    ...(f.oldestUndeliveredS > 0 ? { oldestUndeliveredS: f.oldestUndeliveredS } : {}),
-  };
 }
 
 /**

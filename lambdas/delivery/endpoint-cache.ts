@@ -5,10 +5,19 @@
  * HEALTH_TTL_MS and read for a batch's endpoints in one BatchGetItem.
  */
 import { compileFilter, type Endpoint, type EndpointFilter } from './endpoint';
-import type { EndpointHealth, WebhookStore } from './webhook-store';
+import { EMPTY_HEALTH, type EndpointHealth, type WebhookStore } from './webhook-store';
 
 export const REGISTRY_CHECK_MS = 10_000;
 export const HEALTH_TTL_MS = 10_000;
+/**
+ * The fan-out's: it reads health only to choose between a first attempt and the queue, and learns
+ * at once from its own attempts (a failure or a hand-off it writes). What another process wrote
+ * reaches it within 5 minutes: an endpoint that began failing elsewhere may get one first attempt
+ * from each fan-out meanwhile (then it knows), and one that recovered is served through the queue
+ * a few minutes more. A fan-out that drains the ingest queue lives long and sees every endpoint
+ * every half minute or so: its batches then rarely need a read at all.
+ */
+export const FAN_OUT_HEALTH_TTL_MS = 5 * 60_000;
 
 export interface CachedEndpoint {
   readonly endpoint: Endpoint;
@@ -96,15 +105,27 @@ export class HealthCache {
   /** The health of each endpoint, reading those not fresh in one call. */
   async get(endpointIds: readonly string[]): Promise<Map<string, EndpointHealth>> {
     const now = this.#now();
-    const stale = endpointIds.filter((id) => {
+    // Several callers at once (a fan-out's receives): what is fresh is taken before the read, and a
+    // health set or forgotten meanwhile by another caller neither goes missing nor goes back.
+    const known = new Map<string, EndpointHealth>();
+    const stale: string[] = [];
+    for (const id of endpointIds) {
       const entry = this.#entries.get(id);
-      return !entry || now - entry.at >= this.#ttlMs;
-    });
+      if (entry && now - entry.at < this.#ttlMs) known.set(id, entry.health);
+      else stale.push(id);
+    }
     if (stale.length > 0) {
       const read = await this.#store.getHealth(stale);
-      for (const [id, health] of read) this.#entries.set(id, { health, at: now });
+      for (const [id, health] of read) {
+        const newer = this.#entries.get(id);
+        if (newer && newer.health.rev > health.rev) known.set(id, newer.health);
+        else {
+          this.#entries.set(id, { health, at: now });
+          known.set(id, health);
+        }
+      }
     }
-    return new Map(endpointIds.map((id) => [id, this.#entries.get(id)!.health]));
+    return new Map(endpointIds.map((id) => [id, known.get(id) ?? EMPTY_HEALTH]));
   }
 
   /** What this process just wrote (or read fresh). */

@@ -1,7 +1,10 @@
 /**
  * The fan-out: the bus's events (one EventBridge rule, whatever the number of endpoints: rules per
  * bus are a quota of 300) matched against every endpoint's filter, kept in memory, and one delivery
- * message queued per (event, matching endpoint) on the delivery queue, grouped by endpoint.
+ * per (event, matching endpoint). A delivery to an endpoint that is healthy, not held to the queue
+ * and under its rate is attempted here at once (./first-attempt.ts: with a short budget, side by
+ * side, one per endpoint in an invocation); every other one, and one handed off by its first
+ * attempt, is queued on the delivery queue, grouped by endpoint, for the delivery Lambda.
  *
  * Rate limit: each fan-out invocation paces an endpoint at `ratePerSecond / fanOutConcurrency`
  * (the message's delay), so the fan-out's invocations together never queue more than the limit a
@@ -14,14 +17,13 @@
  * to every endpoint).
  */
 import { logger } from '../common/logger';
+import { attemptsInline } from './delivery-decision';
 import { type BusEvent, type DeliveryMessage, newDeliveryMessage } from './delivery-message';
-import {
-  type DeliveryQueue,
-  delaySecondsUntil,
-  MAX_DELAY_SECONDS,
-  type QueuedDelivery,
-} from './delivery-queue';
+import { type DeliveryQueue, delaySecondsUntil, MAX_DELAY_SECONDS } from './delivery-queue';
+import type { Endpoint } from './endpoint';
 import type { CachedEndpoint, EndpointRegistry } from './endpoint-cache';
+import { attemptFirst, type FirstAttemptDeps } from './first-attempt';
+import type { EndpointHealth } from './webhook-store';
 
 /** Replays for one endpoint are named `webhooks-<endpointId>-<yyyymmddhhmmss>`. */
 export const WEBHOOK_REPLAY_PREFIX = 'webhooks-';
@@ -62,6 +64,8 @@ export interface FanOutDeps {
   readonly queue: DeliveryQueue;
   readonly pacer: EndpointPacer;
   readonly now: () => number;
+  /** First attempts made here (with their report); without, every delivery is queued. */
+  readonly firstAttempt?: FirstAttemptDeps;
 }
 
 /** An event read from the ingest queue, with the id of the record it came in. */
@@ -71,9 +75,13 @@ export interface IncomingEvent {
 }
 
 export interface FanOutResult {
-  /** Records whose deliveries could not all be queued (the queue gives them back). */
+  /** Records whose deliveries could not all be attempted or queued (the queue gives them back). */
   readonly failedRecordIds: readonly string[];
+  /** Deliveries made of the events (each event times its matching endpoints). */
   readonly deliveries: number;
+  /** Of them, attempted here first (delivered, failed or handed off), and queued without one. */
+  readonly attempted: number;
+  readonly queued: number;
   readonly events: number;
 }
 
@@ -99,10 +107,17 @@ function parseBusEvent(body: string): BusEvent | undefined {
   }
 }
 
+/** A delivery the fan-out made, with the record its event came in. */
+interface Planned {
+  readonly recordId: string;
+  readonly message: DeliveryMessage;
+  readonly endpoint: Endpoint;
+}
+
 export async function fanOut(deps: FanOutDeps, incoming: readonly IncomingEvent[]): Promise<FanOutResult> {
   const endpoints = await deps.registry.all();
   const now = deps.now();
-  const queued: { recordId: string; item: QueuedDelivery }[] = [];
+  const planned: Planned[] = [];
   let events = 0;
   for (const { recordId, body } of incoming) {
     const event = parseBusEvent(body);
@@ -118,17 +133,75 @@ export async function fanOut(deps: FanOutDeps, incoming: readonly IncomingEvent[
         dueMs: due,
         ...(replay ? { from: replay } : {}),
       });
-      queued.push({
-        recordId,
-        item: { message, delaySeconds: delaySecondsUntil(due, now, MAX_DELAY_SECONDS) },
-      });
+      planned.push({ recordId, message, endpoint });
     }
   }
+  const { inline, queued } = await firstAttemptsOf(deps, planned, now);
   const failed = new Set<string>();
-  for (let i = 0; i < queued.length; i += 10) {
-    const batch = queued.slice(i, i + 10);
+  const [handedOff] = await Promise.all([
+    deps.firstAttempt && inline.length > 0 ? attemptFirst(deps.firstAttempt, inline) : [],
+    queueAll(deps, queued, failed, true),
+  ]);
+  await queueAll(deps, handedOff, failed, false);
+  return {
+    failedRecordIds: [...failed],
+    deliveries: planned.filter((p) => !failed.has(p.recordId)).length,
+    attempted: inline.length,
+    queued: queued.length,
+    events,
+  };
+}
+
+/**
+ * The deliveries attempted here (due now, the first of their endpoint in this invocation, the
+ * endpoint healthy and not held to the queue: its health read in one call, cached a few seconds),
+ * and the others. Without first attempts, or when the health cannot be read, all are queued.
+ */
+async function firstAttemptsOf(
+  deps: FanOutDeps,
+  planned: readonly Planned[],
+  now: number,
+): Promise<{ inline: (Planned & { health: EndpointHealth })[]; queued: Planned[] }> {
+  const first = deps.firstAttempt;
+  const seen = new Set<string>();
+  const candidates = planned.filter((p) => {
+    if (!first || p.message.due > now || seen.has(p.message.ep)) return false;
+    seen.add(p.message.ep);
+    return true;
+  });
+  if (!first || candidates.length === 0) return { inline: [], queued: [...planned] };
+  let health: Map<string, EndpointHealth>;
+  try {
+    health = await first.health.get([...seen]);
+  } catch (err) {
+    logger.warn('webhook fan-out: endpoint health unread, every delivery queued', {
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    });
+    return { inline: [], queued: [...planned] };
+  }
+  const chosen = new Set(candidates.filter((p) => attemptsInline(health.get(p.message.ep)!, now)));
+  const inline = [...chosen].map((p) => ({ ...p, health: health.get(p.message.ep)! }));
+  return { inline, queued: planned.filter((p) => !chosen.has(p)) };
+}
+
+/** Queues deliveries, ten a request; a failed request's records come back (`failed`). */
+async function queueAll(
+  deps: FanOutDeps,
+  items: readonly Planned[],
+  failed: Set<string>,
+  report: boolean,
+): Promise<void> {
+  for (let i = 0; i < items.length; i += 10) {
+    const batch = items.slice(i, i + 10);
+    const now = deps.now();
     try {
-      await deps.queue.send(batch.map((q) => q.item));
+      await deps.queue.send(
+        batch.map((q) => ({
+          message: q.message,
+          delaySeconds: delaySecondsUntil(q.message.due, now, MAX_DELAY_SECONDS),
+        })),
+      );
+      if (report) for (const q of batch) deps.firstAttempt?.report.add(q.message.ep, q.message.id, 'queued');
     } catch (err) {
       for (const q of batch) failed.add(q.recordId);
       logger.error('webhook fan-out: deliveries not queued, the events come back', {
@@ -137,8 +210,4 @@ export async function fanOut(deps: FanOutDeps, incoming: readonly IncomingEvent[
       });
     }
   }
-  return { failedRecordIds: [...failed], deliveries: queued.length - countIn(queued, failed), events };
 }
-
-const countIn = (queued: readonly { recordId: string }[], failed: ReadonlySet<string>) =>
-  queued.filter((q) => failed.has(q.recordId)).length;

@@ -4,6 +4,12 @@
  * redirects included (never followed); 410 means the endpoint is gone; 429 and 503 may say when to
  * come back (Retry-After). One deadline (15 s by default) covers the whole exchange.
  *
+ * An inline first attempt (the fan-out's, ./first-attempt.ts) has a budget of its own: no answer
+ * within it ends the attempt as a hand-off (`kind: 'handoff'`), not a failure: the request is
+ * abandoned (its socket destroyed) and the delivery goes to the delivery queue, whose attempt has
+ * the whole deadline. `sent` says whether the request had been handed to the network: then the
+ * receiver may have it, and the queue's attempt may be a duplicate (same webhook-id).
+ *
  * Safety (./address-policy.ts): the host's name is resolved by our `lookup`, every address it
  * returns is checked, and the socket connects only to those checked addresses: the connection is
  * pinned to what was checked, whatever the DNS answers a moment later. An IP literal is checked
@@ -14,7 +20,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import * as tls from 'node:tls';
 import { parseRetryAfterMs } from '../common/backoff';
 import { redact, scrubTokenLike } from '../common/redact';
 import { type AddressPolicy, addressProblem, checkWebhookUrl, WebhookUrlError } from './address-policy';
@@ -35,6 +41,15 @@ export type AttemptOutcome =
   | { readonly ok: true; readonly status: number; readonly ms: number }
   | {
       readonly ok: false;
+      /** The request's budget ran out before an answer: handed off, not failed (not an attempt). */
+      readonly kind: 'handoff';
+      /** The request had been handed to the network (the receiver may have it). */
+      readonly sent: boolean;
+      readonly error: string;
+      readonly ms: number;
+    }
+  | {
+      readonly ok: false;
       readonly kind: FailureKind;
       /** The HTTP status, when there was an answer. */
       readonly status?: number;
@@ -46,6 +61,11 @@ export type AttemptOutcome =
       readonly excerpt?: string;
       readonly ms: number;
     };
+
+/** A failed attempt (a hand-off is not one). */
+export type AttemptFailure = Extract<AttemptOutcome, { readonly kind: FailureKind }>;
+/** An attempt given up at its budget: the delivery goes to the queue. */
+export type AttemptHandOff = Extract<AttemptOutcome, { readonly kind: 'handoff' }>;
 
 /** Resolves a name to all its addresses (dns.lookup with all: true, by default). */
 export type Resolver = (hostname: string) => Promise<readonly LookupAddress[]>;
@@ -79,6 +99,11 @@ export interface DeliveryRequest {
   readonly body: string;
   /** Texts that must not appear in an excerpt (static header values). */
   readonly secrets?: readonly string[];
+  /**
+   * An inline attempt's budget, ms: no answer by then hands the delivery off (`kind: 'handoff'`);
+   * a non-2xx answer begun by then fails with what was read of it. @default none (the deadline)
+   */
+  readonly budgetMs?: number;
 }
 
 class AddressRefusedError extends Error {
@@ -116,12 +141,26 @@ function agentFor(secure: boolean, policy: AddressPolicy, ca: string | Buffer | 
   const key = `${secure}:${policy}:${ca === undefined ? '' : ca.toString()}`;
   let agent = agents.get(key);
   if (!agent) {
+    const context = contextFor(ca);
     agent = secure
-      ? new https.Agent({ keepAlive: true, maxSockets: 50, ...(ca === undefined ? {} : { ca }) })
+      ? new https.Agent({ keepAlive: true, maxSockets: 50, ...(context ? { secureContext: context } : {}) })
       : new http.Agent({ keepAlive: true, maxSockets: 50 });
     agents.set(key, agent);
   }
   return agent;
+}
+
+/** A TLS context trusting an extra CA (tests', the bench's), made once (not per connection). */
+const contexts = new Map<string, tls.SecureContext>();
+function contextFor(ca: string | Buffer | undefined): tls.SecureContext | undefined {
+  if (ca === undefined) return undefined;
+  const key = ca.toString();
+  let context = contexts.get(key);
+  if (!context) {
+    context = tls.createSecureContext({ ca });
+    contexts.set(key, context);
+  }
+  return context;
 }
 
 /** The request of an attempt: pooled (kept alive), or `fresh` on a connection of its own. */
@@ -145,7 +184,7 @@ function requestOptionsOf(
     },
     lookup: checkedLookup(options.resolve ?? systemResolver, options.policy),
     agent: fresh ? false : agentFor(secure, options.policy, options.ca),
-    ...(fresh && options.ca !== undefined ? { ca: options.ca } : {}),
+    ...(fresh && options.ca !== undefined ? { secureContext: contextFor(options.ca) } : {}),
     ...(secure && !checked.literal ? { servername: checked.hostname } : {}),
   };
 }
@@ -173,11 +212,15 @@ export function sendWebhook(request: DeliveryRequest, options: HttpDeliveryOptio
   const secure = checked.url.protocol === 'https:';
   return new Promise((resolve) => {
     let settled = false;
+    let sent = false;
     let req: http.ClientRequest | undefined;
+    /** A non-2xx answer being read: at the budget, it fails with what came of it. */
+    let answer: { res: http.IncomingMessage; status: number; text: () => string } | undefined;
     const finish = (outcome: AttemptOutcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(budget);
       resolve(outcome);
     };
     const onResponse = (res: http.IncomingMessage) => {
@@ -187,7 +230,9 @@ export function sendWebhook(request: DeliveryRequest, options: HttpDeliveryOptio
         drain(res, cap);
         return;
       }
-      readExcerpt(res, cap).then((text) => finish(httpFailure(res, status, text, request, ms())));
+      const excerpt = readExcerpt(res, cap);
+      answer = { res, status, text: excerpt.text };
+      excerpt.done.then((text) => finish(httpFailure(res, status, text, request, ms())));
     };
     const send = (fresh: boolean) => {
       const current = (secure ? https : http).request(
@@ -202,6 +247,9 @@ export function sendWebhook(request: DeliveryRequest, options: HttpDeliveryOptio
           current.destroy();
         }),
       );
+      current.on('finish', () => {
+        sent = true;
+      });
       current.on('error', (err) => {
         const reset = (err as NodeJS.ErrnoException).code === 'ECONNRESET';
         if (!fresh && !settled && current.reusedSocket && reset) send(true);
@@ -213,8 +261,33 @@ export function sendWebhook(request: DeliveryRequest, options: HttpDeliveryOptio
       finish({ ok: false, kind: 'timeout', error: `timeout after ${timeoutMs / 1000} s`, ms: ms() });
       req?.destroy();
     }, timeoutMs);
+    const budgetMs = request.budgetMs;
+    const budget =
+      budgetMs === undefined || budgetMs >= timeoutMs
+        ? undefined
+        : setTimeout(() => {
+            finish(
+              answer
+                ? httpFailure(answer.res, answer.status, answer.text(), request, ms())
+                : handOff(sent, budgetMs, ms()),
+            );
+            req?.destroy();
+          }, budgetMs);
     send(false);
   });
+}
+
+/** The budget ran out before an answer: handed off (the queue's attempt may be a duplicate when sent). */
+function handOff(sent: boolean, budgetMs: number, ms: number): AttemptHandOff {
+  return {
+    ok: false,
+    kind: 'handoff',
+    sent,
+    error: sent
+      ? `no answer in ${budgetMs / 1000} s, handed off (the receiver may have the request)`
+      : `no connection in ${budgetMs / 1000} s, handed off (nothing sent)`,
+    ms,
+  };
 }
 
 /** A non-2xx answer: its status, Retry-After (429, 503) and a clean excerpt. */
@@ -224,7 +297,7 @@ function httpFailure(
   text: string,
   request: DeliveryRequest,
   ms: number,
-): AttemptOutcome {
+): AttemptFailure {
   const retryAfterMs =
     status === 429 || status === 503 ? parseRetryAfterMs(header(res, 'retry-after'), Date.now()) : undefined;
   const excerpt = cleanExcerpt(text, request.secrets ?? []);
@@ -244,7 +317,7 @@ function httpFailure(
  * (its TLS handshake done: `authorized`, which a verified certificate sets, and nothing else does).
  */
 function watchConnect(socket: Socket, secure: boolean, timeoutMs: number, onTimeout: () => void): void {
-  const ready = secure ? (socket as TLSSocket).authorized === true : !socket.connecting;
+  const ready = secure ? (socket as tls.TLSSocket).authorized === true : !socket.connecting;
   if (ready) return;
   const timer = setTimeout(onTimeout, timeoutMs);
   const done = () => clearTimeout(timer);
@@ -267,25 +340,33 @@ function drain(res: http.IncomingMessage, cap: number): void {
   res.on('error', () => undefined);
 }
 
-/** The first `cap` bytes of an answer as text; the socket is closed past them. */
-function readExcerpt(res: http.IncomingMessage, cap: number): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let read = 0;
-    const done = () => resolve(Buffer.concat(chunks).toString('utf8'));
+/**
+ * The first `cap` bytes of an answer as text (`done`; `text()`: what has come so far); the socket
+ * is closed past them.
+ */
+function readExcerpt(
+  res: http.IncomingMessage,
+  cap: number,
+): { readonly done: Promise<string>; text(): string } {
+  const chunks: Buffer[] = [];
+  let read = 0;
+  const text = () => Buffer.concat(chunks).toString('utf8');
+  const done = new Promise<string>((resolve) => {
+    const end = () => resolve(text());
     res.on('data', (chunk: Buffer) => {
       const room = cap - read;
       if (room > 0) chunks.push(chunk.subarray(0, room));
       read += chunk.length;
       if (read >= cap) {
         res.destroy();
-        done();
+        end();
       }
     });
-    res.on('end', done);
-    res.on('error', done);
-    res.on('close', done);
+    res.on('end', end);
+    res.on('error', end);
+    res.on('close', end);
   });
+  return { done, text };
 }
 
 /** At most EXCERPT_CHARS of a body, one line, with credentials and token-like runs replaced. */

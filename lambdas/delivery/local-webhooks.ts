@@ -1,13 +1,13 @@
 /**
  * Webhook delivery in one process, without AWS: what the local demo (`npm start -- --webhook URL`)
- * and the tests run. The same fan-out and delivery use cases as the Lambdas, over the webhook
- * table in the embedded DynamoDB (or any DynamoDB client), signing keys in memory and the
- * delivery queue in memory on the given clock; real HTTP to the endpoints.
+ * and the tests run. The same fan-out (first attempts included) and delivery use cases as the
+ * Lambdas, over the webhook table in the embedded DynamoDB (or any DynamoDB client), signing keys
+ * in memory and the delivery queue in memory on the given clock; real HTTP to the endpoints.
  *
  *   const hooks = await LocalWebhooks.start({ client, tableName: 'gym-bridge-webhooks' });
  *   const { endpoint, secret } = await hooks.add({ url: 'http://localhost:9000/hook', detailTypes: ['*'] });
- *   await hooks.publish(events);      // BridgeEvents as the bus would carry them
- *   await hooks.pump();               // every delivery due now; hooks.run() keeps pumping
+ *   await hooks.publish(events);      // as the bus would carry them: first attempts made, the rest queued
+ *   await hooks.pump();               // every queued delivery due now; hooks.run() keeps pumping
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { BridgeEvent } from '../events/catalog';
@@ -16,6 +16,7 @@ import { MemorySink } from '../events/memory-sink';
 import { createStateTable } from '../state/table';
 import type { AddressPolicy } from './address-policy';
 import { deliverBatch } from './deliver-batch';
+import { INLINE_BUDGET_MS } from './delivery-decision';
 import type { BusEvent } from './delivery-message';
 import { MemoryDeliveryQueue } from './delivery-queue';
 import { DeliveryReport, NO_METRICS } from './delivery-report';
@@ -47,6 +48,11 @@ export interface LocalWebhooksOptions {
   /** Replaces the HTTP attempt (tests). */
   readonly send?: (request: DeliveryRequest) => Promise<AttemptOutcome>;
   readonly keys?: SigningKeyStore;
+  /**
+   * How long the fan-out's first attempt waits for an answer (0: no first attempt, every delivery
+   * is queued). @default INLINE_BUDGET_MS, as deployed
+   */
+  readonly firstAttemptBudgetMs?: number;
 }
 
 /** A BridgeEvent as the bus's rule target would see it. */
@@ -70,6 +76,7 @@ export class LocalWebhooks {
   readonly #random: () => number;
   readonly #send: (request: DeliveryRequest) => Promise<AttemptOutcome>;
   readonly #policy: AddressPolicy;
+  readonly #budgetMs: number;
   #timer: NodeJS.Timeout | undefined;
 
   private constructor(options: LocalWebhooksOptions) {
@@ -84,6 +91,7 @@ export class LocalWebhooks {
     this.#health = new HealthCache({ store: this.store, now: this.#now, ttlMs: 0 });
     const http = { policy: this.#policy, ...options.http };
     this.#send = options.send ?? ((request) => sendWebhook(request, http));
+    this.#budgetMs = options.firstAttemptBudgetMs ?? INLINE_BUDGET_MS;
   }
 
   /** Creates the webhook table if missing (same shape as the state table) and the runner. */
@@ -107,13 +115,41 @@ export class LocalWebhooks {
     return addEndpoint(this.admin(), input);
   }
 
-  /** Fans events out to the matching endpoints' queues. */
+  /**
+   * Fans events out as the fan-out Lambda does: the first attempt of each delivery to a healthy
+   * endpoint made at once, the others queued. Resolves with the deliveries made.
+   */
   async publish(events: readonly BusEvent[]): Promise<number> {
+    const report = new DeliveryReport();
     const result = await fanOut(
-      { registry: this.registry, queue: this.queue, pacer: this.#pacer, now: this.#now },
+      {
+        registry: this.registry,
+        queue: this.queue,
+        pacer: this.#pacer,
+        now: this.#now,
+        ...(this.#budgetMs > 0
+          ? { firstAttempt: { ...this.#attemptDeps(report), budgetMs: this.#budgetMs } }
+          : {}),
+      },
       events.map((e, i) => ({ recordId: String(i), body: JSON.stringify(e) })),
     );
+    report.publish(NO_METRICS);
     return result.deliveries;
+  }
+
+  #attemptDeps(report: DeliveryReport) {
+    return {
+      registry: this.registry,
+      health: this.#health,
+      store: this.store,
+      keys: this.keys,
+      queue: this.queue,
+      sink: this.sink,
+      send: this.#send,
+      report,
+      now: this.#now,
+      random: this.#random,
+    };
   }
 
   /** Delivers every message visible now, batch after batch; resolves with how many were taken. */
@@ -125,19 +161,7 @@ export class LocalWebhooks {
       taken += batch.length;
       const report = new DeliveryReport();
       const settled = await deliverBatch(
-        {
-          registry: this.registry,
-          health: this.#health,
-          store: this.store,
-          keys: this.keys,
-          queue: this.queue,
-          sink: this.sink,
-          send: this.#send,
-          report,
-          now: this.#now,
-          random: this.#random,
-          attemptBudgetMs: 0,
-        },
+        { ...this.#attemptDeps(report), attemptBudgetMs: 0 },
         batch,
         Number.POSITIVE_INFINITY,
       );

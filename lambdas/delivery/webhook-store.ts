@@ -55,6 +55,11 @@ export interface EndpointHealth {
   readonly retryAt?: number;
   /** A probe is in flight until then. */
   readonly probeUntil?: number;
+  /**
+   * Until then the fan-out makes no first attempt itself: the endpoint's deliveries go through the
+   * delivery queue (an inline attempt was handed off, or it answers slower than the inline budget).
+   */
+  readonly queueOnlyUntil?: number;
   readonly lastSuccess?: HealthSuccess;
   readonly lastFailure?: HealthFailure;
   /** Write counter: conditional writes check it. */
@@ -333,6 +338,7 @@ function healthOf(item: Record<string, unknown>): EndpointHealth {
     ...optional('failingSince', num(item.failingSince)),
     ...optional('retryAt', num(item.retryAt)),
     ...optional('probeUntil', num(item.probeUntil)),
+    ...optional('queueOnlyUntil', num(item.queueOnlyUntil)),
     ...optional('lastSuccess', item.lastSuccess as HealthSuccess | undefined),
     ...optional('lastFailure', item.lastFailure as HealthFailure | undefined),
   };

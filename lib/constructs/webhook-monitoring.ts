@@ -125,7 +125,7 @@ export class WebhookMonitoring extends Construct {
         sort: '@timestamp asc',
         limit: 100,
       }),
-      logGroups: [webhooks.deliverLogGroup],
+      logGroups: [webhooks.fanOutLogGroup, webhooks.deliverLogGroup],
     });
     props.dashboard.addWidgets(
       new cloudwatch.TextWidget({

@@ -3,8 +3,12 @@
  * shared key secrets), added by the CLI without a deploy:
  *
  *   bus --(one rule: every event of the bridge's source)--> ingest queue --> fan-out Lambda
- *     --(one message per event and matching endpoint, MessageGroupId = endpoint)--> delivery queue
+ *     --(first attempt, healthy endpoints under their rate)--> HTTPS endpoints
+ *     --(the others, retries, hand-offs: MessageGroupId = endpoint)--> delivery queue
  *     (an SQS fair queue) --> delivery Lambda --> HTTPS endpoints
+ *
+ * Both functions attempt deliveries, so both have what an attempt needs: the table (health, dead
+ * letters), the key secrets, the bus (Webhook Delivery Failed, Webhook Endpoint Disabled).
  *
  * The webhook table is its own (on demand, TTL, point-in-time recovery), so the delivery Lambdas,
  * which call URLs the operator adds, get no access to the clubs' state. Both queues have a
@@ -30,7 +34,12 @@ export interface WebhookDeliveryProps {
   readonly eventBus: BridgeEventBus;
   /** Secrets Manager name prefix of the shared signing-key secrets (ends in /). */
   readonly secretNamePrefix: string;
-  /** Most concurrent fan-out invocations (2..1000): each paces endpoints at rate / this. @default 2 */
+  /**
+   * Most concurrent fan-out invocations (2..1000): each paces endpoints at rate / this. Each one
+   * drains the ingest queue while it has events (receives paced so that each carries several), so
+   * a few carry a fleet: 3 at 256 MB make some 150 first attempts a second; more share the
+   * arrivals (fewer events a receive). @default 3
+   */
   readonly fanOutConcurrency?: number;
   /** Most concurrent delivery invocations (2..1000). @default 50 */
   readonly deliveryConcurrency?: number;
@@ -62,7 +71,7 @@ export class WebhookDelivery extends Construct {
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
     super(scope, id);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    const fanOutConcurrency = props.fanOutConcurrency ?? 2;
+    const fanOutConcurrency = props.fanOutConcurrency ?? 3;
     const entries = props.entries ?? HANDLER_ENTRIES;
     this.secretNamePrefix = props.secretNamePrefix;
     const { partitionKey, sortKey, timeToLiveAttribute } = stateTableKeySchema;
@@ -131,7 +140,8 @@ export class WebhookDelivery extends Construct {
     const fanOut = new BridgeFunction(this, 'FanOut', {
       ...common,
       entry: entries.webhookFanOut,
-      description: 'gym-bridge webhooks: matches each event against the endpoints and queues its deliveries',
+      description:
+        'gym-bridge webhooks: matches each event against the endpoints, attempts its deliveries to healthy ones, queues the others',
       memorySize: 256,
       timeout: FAN_OUT_TIMEOUT,
       environment: { [ENV.webhookFanOutConcurrency]: String(fanOutConcurrency) },
@@ -143,7 +153,6 @@ export class WebhookDelivery extends Construct {
       // Mostly waiting on endpoints: memory buys CPU it barely uses.
       memorySize: 256,
       timeout: DELIVER_TIMEOUT,
-      environment: { [ENV.webhookSecretPrefix]: props.secretNamePrefix },
     });
     return { fanOut, deliver };
   }
@@ -157,15 +166,17 @@ export class WebhookDelivery extends Construct {
   ): void {
     const table = this.table;
     const deliveryQueue = this.deliveryQueue;
-    table.grantReadData(fanOut);
-    table.grantReadWriteData(deliver);
     for (const fn of [fanOut, deliver]) {
+      table.grantReadWriteData(fn);
       fn.addEnvironment(ENV.webhookTable, table.tableName);
       fn.addEnvironment(ENV.webhookQueueUrl, deliveryQueue.queueUrl);
       deliveryQueue.grantSendMessages(fn);
+      props.eventBus.grantPutEventsTo(fn);
+      this.#grantKeys(fn);
     }
-    props.eventBus.grantPutEventsTo(deliver);
-    this.#grantKeys(deliver);
+    // The fan-out drains the ingest queue itself too, between its event source's invocations.
+    this.ingestQueue.grantConsumeMessages(fanOut);
+    fanOut.addEnvironment(ENV.webhookIngestQueueUrl, this.ingestQueue.queueUrl);
     fanOut.addEventSource(
       new SqsEventSource(this.ingestQueue, {
         batchSize: 10,
@@ -210,6 +221,7 @@ export class WebhookDelivery extends Construct {
 
   /** GetSecretValue on the key secrets only (they are created by the CLI, names unknown here). */
   #grantKeys(fn: lambda.Function): void {
+    fn.addEnvironment(ENV.webhookSecretPrefix, this.secretNamePrefix);
     const arn = Stack.of(this).formatArn({
       service: 'secretsmanager',
       resource: 'secret',

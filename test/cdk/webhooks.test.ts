@@ -1,8 +1,9 @@
 /**
  * The webhook delivery in the stack: one rule for every endpoint (endpoints are data), the ingest
  * and delivery queues with their dead-letter queues, both functions with their environment and
- * event sources, the key secrets readable by the delivery function only, a table of its own, the
- * alarms beside the others and the outputs the CLI reads.
+ * event sources (both attempt deliveries: the fan-out the first ones), the key secrets readable by
+ * the two webhook functions only, a table of its own, the alarms beside the others, the saved query
+ * over both functions' logs, and the outputs the CLI reads.
  */
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -58,18 +59,48 @@ describe('webhook delivery (CDK)', () => {
       Timeout: 60,
       Architectures: ['arm64'],
     });
+    // The fan-out makes first attempts: everything an attempt needs, and its share of each rate.
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('webhooks: matches each event'),
-      Environment: { Variables: Match.objectLike({ [ENV.webhookFanOutConcurrency]: '2' }) },
+      Environment: {
+        Variables: Match.objectLike({
+          [ENV.webhookFanOutConcurrency]: '3',
+          [ENV.webhookIngestQueueUrl]: Match.anyValue(),
+          [ENV.webhookTable]: Match.anyValue(),
+          [ENV.webhookQueueUrl]: Match.anyValue(),
+          [ENV.webhookSecretPrefix]: 'gym-bridge/prod/webhooks/',
+          [ENV.eventBus]: Match.anyValue(),
+          [ENV.eventSource]: 'gym-bridge',
+        }),
+      },
+      Timeout: 30,
     });
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 10,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: 2 },
+      ScalingConfig: { MaximumConcurrency: 3 },
     });
   });
 
-  it('the key secrets: GetSecretValue under the webhook prefix only', () => {
+  it("the saved query of one event finds its deliveries in both functions' logs (first attempts, retries)", () => {
+    const { resource } = onlyResource(template, 'AWS::Logs::QueryDefinition', (p) =>
+      String(p.Name).endsWith('/webhook-event'),
+    );
+    const groups = (resource.Properties.LogGroupNames as unknown[]).map((g) => JSON.stringify(g));
+    expect(groups).toHaveLength(2);
+    expect(groups.some((g) => g.includes('WebhooksFanOutLogGroup'))).toBe(true);
+    expect(groups.some((g) => g.includes('WebhooksDeliverLogGroup'))).toBe(true);
+  });
+
+  it('the key secrets: GetSecretValue under the webhook prefix only, for the two webhook functions', () => {
+    const readers = Object.values(
+      template.findResources('AWS::IAM::Policy', {
+        Properties: {
+          PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Sid: 'ReadWebhookKeys' })]) },
+        },
+      }),
+    );
+    expect(readers).toHaveLength(2);
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
         Statement: Match.arrayWith([

@@ -1,8 +1,9 @@
 /**
  * What the two webhook Lambdas run with, built once per container from the deployment contract's
  * environment (a missing or invalid variable fails the load, naming it): the webhook table, the
- * delivery queue, the signing keys, the bus for the operational events. The clients take the one
- * SDK retry configuration (common/aws-clients.ts).
+ * delivery queue, the signing keys, the bus for the operational events; the fan-out, which makes
+ * the first attempts, has all of it and its pacer. The clients take the one SDK retry
+ * configuration (common/aws-clients.ts).
  */
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -17,9 +18,10 @@ import { DEFAULT_EVENT_SOURCE, eventSourceProblem } from '../../events/event-sou
 import { EventBridgeSink } from '../../events/publisher';
 import { type DeliveryQueue, SqsDeliveryQueue } from '../delivery-queue';
 import { createEndpointMetrics } from '../delivery-report';
-import { EndpointRegistry, HealthCache } from '../endpoint-cache';
+import { EndpointRegistry, FAN_OUT_HEALTH_TTL_MS, HealthCache } from '../endpoint-cache';
 import { EndpointPacer } from '../fan-out';
 import { DEFAULT_TIMEOUT_MS } from '../http-delivery';
+import { type IngestQueue, SqsIngestQueue } from '../ingest-drain';
 import { SecretsManagerSigningKeys, type SigningKeyStore } from '../signing-keys';
 import { WebhookStore } from '../webhook-store';
 
@@ -34,6 +36,7 @@ const MEANING: Readonly<Record<string, string>> = {
   [ENV.webhookQueueUrl]: 'the webhook delivery queue URL',
   [ENV.webhookSecretPrefix]: 'the Secrets Manager name prefix of the webhook signing keys (ends in /)',
   [ENV.webhookFanOutConcurrency]: 'the fan-out maximum concurrency, a whole number 1..1000',
+  [ENV.webhookIngestQueueUrl]: 'the webhook ingest queue URL (the fan-out drains it)',
   [ENV.webhookTimeoutMs]: 'milliseconds an attempt may take, 1000..30000',
   [ENV.eventBus]: 'the EventBridge bus name or ARN',
   [ENV.eventSource]: 'the EventBridge source of every event',
@@ -59,31 +62,6 @@ function numberEnv(env: Env, name: string, fallback: number, valid: (n: number) 
     );
   }
   return n;
-}
-
-export interface FanOutRuntime {
-  readonly registry: EndpointRegistry;
-  readonly queue: DeliveryQueue;
-  readonly pacer: EndpointPacer;
-  readonly metrics: Metrics;
-}
-
-export function fanOutRuntimeFromEnv(env: Env): FanOutRuntime {
-  const tableName = requiredEnv(env, ENV.webhookTable);
-  const queueUrl = requiredEnv(env, ENV.webhookQueueUrl);
-  const concurrency = numberEnv(
-    env,
-    ENV.webhookFanOutConcurrency,
-    1,
-    (n) => Number.isInteger(n) && n >= 1 && n <= 1000,
-  );
-  const store = new WebhookStore({ client: new DynamoDBClient(awsClientConfig()), tableName });
-  return {
-    registry: new EndpointRegistry({ store }),
-    queue: new SqsDeliveryQueue({ client: new SQSClient(awsClientConfig()), queueUrl }),
-    pacer: new EndpointPacer(concurrency),
-    metrics: createMetrics(),
-  };
 }
 
 export interface DeliverRuntime {
@@ -114,6 +92,32 @@ class PrefixedKeys implements SigningKeyStore {
   update(): Promise<void> {
     throw new WebhookEnvironmentError('the delivery Lambda does not write signing keys');
   }
+}
+
+/**
+ * The fan-out: what the delivery has (it makes first attempts), its share of each endpoint's rate,
+ * and the ingest queue it drains (none: its event source's batches only).
+ */
+export interface FanOutRuntime extends DeliverRuntime {
+  readonly pacer: EndpointPacer;
+  readonly ingest?: IngestQueue;
+}
+
+export function fanOutRuntimeFromEnv(env: Env): FanOutRuntime {
+  const concurrency = numberEnv(
+    env,
+    ENV.webhookFanOutConcurrency,
+    1,
+    (n) => Number.isInteger(n) && n >= 1 && n <= 1000,
+  );
+  const ingestUrl = requiredEnv(env, ENV.webhookIngestQueueUrl);
+  const deliver = deliverRuntimeFromEnv(env);
+  return {
+    ...deliver,
+    health: new HealthCache({ store: deliver.store, ttlMs: FAN_OUT_HEALTH_TTL_MS }),
+    pacer: new EndpointPacer(concurrency),
+    ingest: new SqsIngestQueue(new SQSClient(awsClientConfig()), ingestUrl),
+  };
 }
 
 export function deliverRuntimeFromEnv(env: Env): DeliverRuntime {

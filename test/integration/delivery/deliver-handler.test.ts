@@ -2,8 +2,8 @@
  * The delivery Lambda's handler over a runtime of the real parts (the webhook table in dynalite,
  * keys in memory, the queue in memory, a receiver over a real socket): what one invocation writes.
  * A delivery invocation is billed by its log bytes as much as by its time (docs/benchmarks.md,
- * "Webhooks"): ONE INFO line per invocation, the `webhook batch` line with the Lambda context, the
- * endpoints' figures and the deliveries (what the saved Logs Insights queries and `explain` read).
+ * "Webhooks"): ONE INFO line per invocation, the `webhook batch` line with the Lambda context and
+ * the deliveries, each with its latency (what the saved Logs Insights queries and `explain` read).
  * Its EMF: the fleet's document, and one of its own for each endpoint with metrics on.
  */
 
@@ -127,9 +127,16 @@ describe('the delivery handler', () => {
       records: 3,
       function_name: 'GymBridge-prod-WebhooksDeliverFunction',
       function_request_id: 'req-1',
-      endpoints: { [r.ids[0]!]: { delivered: 2 }, [r.ids[1]!]: { delivered: 1 } },
     });
-    expect(line!.deliveries).toHaveLength(3);
+    // Each delivery with its latency: an endpoint's figures are made of them.
+    const entries = (line!.deliveries as string[]).map((d) => d.split(' '));
+    expect(
+      entries.map(([, ep, result, status, attempt]) => `${ep} ${result} ${status} ${attempt}`).sort(),
+    ).toEqual(
+      [`${r.ids[0]} delivered 204 1`, `${r.ids[0]} delivered 204 1`, `${r.ids[1]} delivered 204 1`].sort(),
+    );
+    expect(entries.every((e) => e.length === 6 && Number.isInteger(Number(e[5])))).toBe(true);
+    expect(line).not.toHaveProperty('endpoints');
   });
 
   it('writes the fleet document, and one with its endpointId for the endpoint with metrics on only', async () => {

@@ -4,7 +4,9 @@
  * the connection pinned to the checked address, no redirect followed, the response cap, a kept-alive
  * connection the receiver closed as it was reused (sent again on a new one), a host that takes the
  * connection and never completes it (given up after the connect timeout, 5 s, not the 15 s
- * deadline), and the 15 s deadline (an answer at 14 s succeeds, one at 16 s times out).
+ * deadline), and the 15 s deadline (an answer at 14 s succeeds, one at 16 s times out). A first
+ * attempt's budget (the fan-out's): no answer within it hands the delivery off, saying whether the
+ * request had been sent; an error answer begun within it fails with what came of it.
  */
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -30,6 +32,9 @@ function handler(req: IncomingMessage, res: ServerResponse): void {
     if (url === '/redirect') {
       res.writeHead(302, { location: '/target' });
       res.end();
+    } else if (url === '/drip') {
+      res.writeHead(500);
+      res.write('maintenance until 10:00');
     } else if (url === '/huge') {
       res.writeHead(500);
       res.end(`${'x'.repeat(1_000_000)}`);
@@ -137,7 +142,7 @@ describe('one webhook attempt', () => {
       maxResponseBytes: 4096,
     });
     expect(out.ok).toBe(false);
-    if (!out.ok) expect(out.excerpt!.length).toBeLessThanOrEqual(200);
+    if (!out.ok && out.kind !== 'handoff') expect(out.excerpt!.length).toBeLessThanOrEqual(200);
   });
 
   it('a kept-alive connection the receiver closes as it is reused: sent again on a new connection, once', async () => {
@@ -220,5 +225,44 @@ describe('one webhook attempt', () => {
     expect(slow).toMatchObject({ ok: true, status: 200 });
     expect(tooSlow).toMatchObject({ ok: false, kind: 'timeout', error: 'timeout after 15 s' });
     if (!tooSlow.ok) expect(tooSlow.ms).toBeLessThan(15_900);
+  });
+
+  it("a first attempt's budget: no connection, or no answer, in it is a hand-off (sent or not), not a failure", async () => {
+    const held: Socket[] = [];
+    const silent = createTcpServer((socket) => {
+      held.push(socket);
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    try {
+      const budget = (url: string, budgetMs: number) =>
+        sendWebhook({ ...request(url), budgetMs }, { policy: 'local', ca });
+      const [unconnected, unanswered, answered, dripping] = await Promise.all([
+        budget(`https://127.0.0.1:${port(silent)}/hook`, 300),
+        budget(`http://127.0.0.1:${port(http)}/slow/3000`, 300),
+        budget(`http://127.0.0.1:${port(http)}/budget-ok`, 2_000),
+        budget(`http://127.0.0.1:${port(http)}/drip`, 300),
+      ]);
+      expect(unconnected).toMatchObject({ ok: false, kind: 'handoff', sent: false });
+      expect(unconnected.ms).toBeLessThan(2_000);
+      expect(unanswered).toMatchObject({
+        ok: false,
+        kind: 'handoff',
+        sent: true,
+        error: 'no answer in 0.3 s, handed off (the receiver may have the request)',
+      });
+      expect(unanswered.ms).toBeLessThan(2_000);
+      expect(hits).toContain('/slow/3000');
+      expect(answered).toMatchObject({ ok: true, status: 204 });
+      // An error answer begun within the budget is a failure, with what was read of it.
+      expect(dripping).toMatchObject({
+        ok: false,
+        kind: 'http',
+        status: 500,
+        excerpt: 'maintenance until 10:00',
+      });
+    } finally {
+      for (const s of held) s.destroy();
+      await new Promise((r) => silent.close(r));
+    }
   });
 });

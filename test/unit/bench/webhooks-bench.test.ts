@@ -105,6 +105,7 @@ function figures(invocations: number, cpuMs: number) {
       batches: invocations,
       endpoints: invocations,
       longestChains: invocations,
+      heldMs: 0,
     },
     cpuMs,
   };
@@ -126,7 +127,7 @@ describe('the webhook cost arithmetic', () => {
           'deliver webhook-delivery': { ReceiveMessage: { requests: 1000, billed: 1000, messages: 1000 } },
           'bench webhook-delivery': { SendMessage: { requests: 500, billed: 500, messages: 500 } },
         },
-        secretReads: {},
+        secretReads: { fanOut: 0, deliver: 0, bench: 0 },
         putEventsRequests: 0,
       },
       cpuMs: { fanOut: 0, deliver: 0, aws: 0, receivers: 0, bench: 0 },
@@ -138,9 +139,41 @@ describe('the webhook cost arithmetic', () => {
     const sqs = cost.perMillion.lines.find((l) => l.key === 'sqs')!;
     expect(sqs.usd).toBeCloseTo(2 * PRICES.sqsRequest.usd * 1e6, 10);
     expect(cost.fixedMonthly.total).toBeCloseTo(2 * 648_000 * 0.4e-6 + 4 * 0.1 + 7 * 0.3 + 4 * 0.4, 6);
+    expect(cost.fixedMonthly.lines.map((l) => l.key)).toContain('webhookTable');
     const variable = cost.perMillion.lines.filter((l) => !l.fixed).reduce((a, l) => a + l.usd, 0);
     const club = addedPerClubMonth(cost, 92_090, 1000);
     expect(club.variableUsd).toBeCloseTo((variable * 92_090) / 1e6, 10);
     expect(club.fixedShareUsd).toBeCloseTo(cost.fixedMonthly.total / 1000, 10);
+  });
+});
+
+describe('the webhook duration model', () => {
+  it("adds each invocation's longest chain of answered attempts and, as measured, the longest wait a deadline ended", () => {
+    // Prepare: 10 fan-out invocations, each with one answered attempt; one also held 2 s (a hand-off).
+    const fanOut = {
+      ...figures(10, 0),
+      attempts: { ms: Array(11).fill(100), batches: 10, endpoints: 11, longestChains: 10, heldMs: 2_000 },
+    };
+    const window = {
+      seconds: 10,
+      delivered: 10,
+      due: 10,
+      fanOut,
+      deliver: figures(0, 0),
+      aws: {
+        dynamo: { fanOut: {}, deliver: {}, bench: {} },
+        sqs: {},
+        secretReads: { fanOut: 0, deliver: 0, bench: 0 },
+        putEventsRequests: 0,
+      },
+      cpuMs: { fanOut: 0, deliver: 0, aws: 0, receivers: 0, bench: 0 },
+      receivers: { bytesIn: 0, connections: 0, heldByDead: 0 },
+    } as WindowCounts;
+    // Act
+    const cost = webhookCost(window, deployment, 10);
+    // Assess: an answered attempt is the stated answer plus one round trip (no new connection).
+    const attemptMs = 100 + 30;
+    expect(cost.duration.fanOut.attemptsMs).toBeCloseTo((10 * attemptMs + 2_000) / 10, 6);
+    expect(cost.duration.deliver.attemptsMs).toBe(0);
   });
 });

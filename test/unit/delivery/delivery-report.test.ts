@@ -137,4 +137,29 @@ describe('the delivery report', () => {
     expect(ofEndpoint(ON).map((d) => d[METRIC.webhookLatency])).toEqual([10]);
     expect(fleet().map((d) => d[METRIC.webhookLatency])).toEqual([10, 20, 30]);
   });
+
+  it("leaves the fleet's zero counts out of its document (an endpoint's own keeps them); the line is the deliveries", () => {
+    // Prepare: deliveries only, one endpoint measured.
+    const report = new DeliveryReport();
+    report.measure(ON);
+    report.add(ON, 'w1', 'delivered', { status: 204, attempt: 1, latencyMs: 90 });
+    report.add(OFF, 'w2', 'delivered', { status: 204, attempt: 1, latencyMs: 110 });
+    // Act
+    const fields = report.flush(sinks.fleet, sinks.endpoint);
+    // Assess: the fleet's document names two metrics; the measured endpoint keeps its zeros.
+    const [all] = fleet();
+    expect(all!._aws.CloudWatchMetrics[0]!.Metrics.map((m) => m.Name).sort()).toEqual(
+      [METRIC.webhookDelivered, METRIC.webhookLatency].sort(),
+    );
+    expect(all![METRIC.webhookAttemptsFailed]).toBeUndefined();
+    const [own] = ofEndpoint(ON);
+    expect(own).toMatchObject({ [METRIC.webhookAttemptsFailed]: 0, [METRIC.webhookOldestUndeliveredAge]: 0 });
+    // The line: each delivery with its latency (or its age), no figures per endpoint beside.
+    report.add(OFF, 'w3', 'failed', { status: 503, attempt: 2, ageMs: 65_200.4 });
+    report.add(OFF, 'w4', 'queued');
+    expect(fields).toEqual({ deliveries: [`w1 ${ON} delivered 204 1 90`, `w2 ${OFF} delivered 204 1 110`] });
+    expect(report.flush(sinks.fleet)).toEqual({
+      deliveries: [`w3 ${OFF} failed 503 2 65200`, `w4 ${OFF} queued - -`],
+    });
+  });
 });
