@@ -9,22 +9,11 @@
 import { describe, expect, it } from 'vitest';
 import { clubOpsFacts } from '../../../lambdas/cli/explain/club-facts';
 import { renderClubExplanation } from '../../../lambdas/cli/explain/club-words';
-import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { staleEvent } from '../../../lambdas/engine/operational-events';
 import { type Cursor, MemoryStateStore, newCursor, type SourceName } from '../../../lambdas/state';
+import { exampleClub } from '../../support/example-club';
 
-const CLUB: ClubConfig = {
-  clubId: 'club-1',
-  baseUrl: 'https://api.example.com/v1',
-  timeZone: 'Europe/Berlin',
-  plan: 'basic',
-  credentials: { username: 'u', password: 'p', apiKey: 'k' },
-  enabled: true,
-  piiPolicy: 'minimal',
-  unstatedZone: 'local',
-  unstatedZoneConfirmed: true,
-  sources: ['members', 'visits', 'prospects', 'classAttendance'],
-};
+const CLUB = exampleClub({ sources: ['members', 'visits', 'prospects', 'classAttendance'] });
 const NOW = Date.parse('2026-06-10T12:00:00Z');
 const at = (minutesAgo: number) => new Date(NOW - minutesAgo * 60_000).toISOString();
 

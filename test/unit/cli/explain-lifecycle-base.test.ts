@@ -6,20 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { lifecycleFacts } from '../../../lambdas/cli/explain/lifecycle-facts';
 import { subjectFacts } from '../../../lambdas/cli/explain/subject-facts';
 import { subjectWords } from '../../../lambdas/cli/explain/subject-words';
-import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { MemoryStateStore } from '../../../lambdas/state';
+import { exampleClub } from '../../support/example-club';
 
-const CLUB: ClubConfig = {
-  clubId: 'club-1',
-  baseUrl: 'https://api.example.com/v1',
-  timeZone: 'Europe/Berlin',
-  plan: 'basic',
-  credentials: { username: 'u', password: 'p', apiKey: 'k' },
-  enabled: true,
-  piiPolicy: 'minimal',
-  unstatedZone: 'local',
-  unstatedZoneConfirmed: true,
-};
+const CLUB = exampleClub();
 const NOW = Date.parse('2026-06-10T12:00:00Z');
 
 describe('explain: a lifecycle base this release cannot read', () => {

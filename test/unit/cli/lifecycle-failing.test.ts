@@ -5,20 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { clubStatus, renderStatus } from '../../../lambdas/cli/commands/status';
 import { failingWords, lifecycleFacts } from '../../../lambdas/cli/explain/lifecycle-facts';
-import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { MemoryStateStore } from '../../../lambdas/state';
+import { exampleClub } from '../../support/example-club';
 
-const CLUB: ClubConfig = {
-  clubId: 'club-1',
-  baseUrl: 'https://api.example.com/v1',
-  timeZone: 'Europe/Berlin',
-  plan: 'basic',
-  credentials: { username: 'u', password: 'p', apiKey: 'k' },
-  enabled: true,
-  piiPolicy: 'minimal',
-  unstatedZone: 'local',
-  unstatedZoneConfirmed: true,
-};
+const CLUB = exampleClub();
 const NOW = Date.parse('2026-06-10T12:00:00Z');
 const failed = {
   sinceMs: Date.parse('2026-06-10T08:14:00Z'),
