@@ -9,14 +9,15 @@
  *
  * Receives are paced: at most one every `pace` unless the last one came back full, the pace
  * following the arrivals so that each brings about RECEIVE_TARGET events (an SQS request is billed
- * whatever it carries), at the price of up to PACE_MAX_MS of waiting. The first is made at once and ends the drain when empty; a
- * paced receive that brings fewer than `minMessages` ends it (events come too sparsely for it to
- * pay: the event source's long polls take over). The handler starts one only after a batch of
- * DRAIN_MIN_BATCH events or more (a burst of a few events, what a quiet fleet sends, does not pay
- * for a receive that may wait a second for nothing). A container that falls behind
- * (DRAIN_MAX_IN_FLIGHT receives still being delivered) receives no more until one settles. A record whose deliveries could not all be queued is not
- * deleted: it comes back after the queue's visibility timeout, as one the event source gave back
- * does (its deliveries already made are then made again, with the same webhook-ids).
+ * whatever it carries), at the price of up to PACE_MAX_MS of waiting. The first is made at once and
+ * ends the drain when empty; a paced receive that brings fewer than `minMessages` ends it (events
+ * come too sparsely for it to pay: the event source's long polls take over). The handler starts one
+ * only after a batch of DRAIN_MIN_BATCH events or more (a burst of a few events, what a quiet fleet
+ * sends, does not pay for a receive that may wait a second for nothing). A container that falls
+ * behind (DRAIN_MAX_IN_FLIGHT receives still being delivered) receives no more until one settles. A
+ * record whose deliveries could not all be queued is not deleted: it comes back after the queue's
+ * visibility timeout, as one the event source gave back does (its deliveries already made are then
+ * made again, with the same webhook-ids).
  */
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { logger } from '../common/logger';
