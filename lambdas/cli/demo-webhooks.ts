@@ -117,8 +117,8 @@ export async function startDemoWebhook(
       return `webhooks: ${tally.delivered} delivered to ${shown}, ${tally.failed} failed attempt${tally.failed === 1 ? '' : 's'}${lost}`;
     },
     stop: async () => {
-      hooks.stop();
-      stopped ??= drain(hooks);
+      // The pump under way first: its deliveries in flight are tallied, not counted as left.
+      stopped ??= hooks.stop().then(() => drain(hooks));
       await stopped;
     },
   };

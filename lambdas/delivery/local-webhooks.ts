@@ -78,6 +78,8 @@ export class LocalWebhooks {
   readonly #policy: AddressPolicy;
   readonly #budgetMs: number;
   #timer: NodeJS.Timeout | undefined;
+  /** The pump `run` has under way, if any. */
+  #pumping: Promise<void> | undefined;
 
   private constructor(options: LocalWebhooksOptions) {
     this.#now = options.now ?? Date.now;
@@ -174,17 +176,25 @@ export class LocalWebhooks {
   /** Pumps every `everyMs` until `stop()` (the demo). */
   run(everyMs = 250): void {
     const tick = () => {
-      this.pump()
+      this.#pumping = this.pump()
+        .then(() => undefined)
         .catch(() => undefined)
         .finally(() => {
+          this.#pumping = undefined;
           if (this.#timer) this.#timer = setTimeout(tick, everyMs);
         });
     };
     this.#timer = setTimeout(tick, everyMs);
   }
 
-  stop(): void {
+  /**
+   * Stops `run`'s pumping, and resolves once a pump it had under way is over: its deliveries are
+   * then settled (tallied, deleted from the queue or due again), and nothing of it touches the table
+   * after the caller closes it.
+   */
+  async stop(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
+    await this.#pumping;
   }
 }

@@ -94,7 +94,7 @@ describe('webhooks listen and npm start -- --webhook', () => {
     try {
       await listen.waitFor(/(^.* {2}204 {2}.*\n){5}/m, 90_000);
       start.child.kill('SIGINT');
-      expect(await start.exit).toBe(0);
+      expect(await start.exit, start.stdout() + start.stderr()).toBe(0);
     } finally {
       await killCli(start);
     }

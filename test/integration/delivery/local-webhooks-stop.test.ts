@@ -1,0 +1,76 @@
+/**
+ * `LocalWebhooks.stop()` waits for the pump `run()` has under way: the demo stops it, prints its
+ * tally and closes the table, so a delivery still in flight at the stop would be counted as "not
+ * delivered yet" although the receiver got it, and would reach the closed table afterwards. The
+ * attempt here is held open by a gate (the `send` option); the table is dynalite's.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AttemptOutcome, DeliveryRequest } from '../../../lambdas/delivery/http-delivery';
+import { LocalWebhooks } from '../../../lambdas/delivery/local-webhooks';
+import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
+import { makeEventId } from '../../../lambdas/events/event-id';
+import { type Dynalite, startDynalite } from '../../support/dynalite';
+
+let db: Dynalite;
+beforeAll(async () => {
+  db = await startDynalite();
+});
+afterAll(async () => {
+  await db.close();
+});
+
+describe('LocalWebhooks.stop', () => {
+  it('resolves only once the delivery in flight is settled, and leaves the queue empty', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const sent: DeliveryRequest[] = [];
+    let started!: () => void;
+    const attemptStarted = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const hooks = await LocalWebhooks.start({
+      client: db.client,
+      tableName: `webhooks-stop-${process.pid}`,
+      firstAttemptBudgetMs: 0, // every delivery queued: run() makes the attempt
+      send: async (request): Promise<AttemptOutcome> => {
+        sent.push(request);
+        started();
+        await gate;
+        return { ok: true, status: 204, ms: 1 };
+      },
+    });
+    await hooks.add({ url: 'http://127.0.0.1:9/hook', detailTypes: ['*'] });
+    const time = new Date().toISOString();
+    await hooks.publish([
+      {
+        'detail-type': DETAIL_TYPES.MemberVisitRecorded,
+        time,
+        detail: {
+          eventId: makeEventId('stop-test', '1'),
+          eventVersion: 1,
+          clubId: 'club-1',
+          source: 'visits',
+          occurredAt: time,
+          observedAt: time,
+          subject: {},
+        },
+      },
+    ]);
+    expect(hooks.queue.size).toBe(1);
+    hooks.run(5);
+    await attemptStarted;
+
+    let stopped = false;
+    const stopping = hooks.stop().then(() => {
+      stopped = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stopped).toBe(false);
+    open();
+    await stopping;
+    expect(sent).toHaveLength(1);
+    expect(hooks.queue.size).toBe(0);
+  });
+});
