@@ -5,7 +5,7 @@
  *
  * PARTS are the folders: the boxes of the design's drawing of the house (../shared/house.json),
  * every one of them. MAY is an allow-list: a part imports itself and the parts listed, nothing else
- * in lambdas/, lib/, bin/ or bench/; its arrows are the drawing's arrows, each one an import the
+ * in the tree (lambdas/, cli/, sandbox/, local-aws/, event-tooling/, lib/, bin/, bench/); its arrows are the drawing's arrows, each one an import the
  * code makes. NEVER gives the reasons of the arrows the drawing forbids outright. A wrong-way import
  * fails with its rule's name and reason, whether or not anyone wrote a rule for that pair: an arrow
  * missing from MAY fails as `<part>-may-import-only`.
@@ -19,11 +19,11 @@
 const PARTS = {
   Common: { paths: ['lambdas/common/'], says: 'logger, zones, names: depends on nothing' },
   GymApi: { paths: ['lambdas/gym-api/'], says: 'reporting API client: token, paging, schemas' },
-  Sandbox: { paths: ['lambdas/sandbox/'], says: 'API sandbox: server, simulation, faults' },
-  Events: { paths: ['lambdas/events/'], says: 'catalog, envelope, eventId, publisher' },
+  Sandbox: { paths: ['sandbox/'], says: 'API sandbox: server, simulation, faults' },
+  Events: { paths: ['lambdas/events/'], says: 'catalog, envelope, eventId, publisher, pattern matcher' },
   EventTooling: {
-    paths: ['lambdas/event-tooling/'],
-    says: 'consumer module, pattern matcher, schema compatibility, AsyncAPI, replay: no Lambda bundles it',
+    paths: ['event-tooling/'],
+    says: 'consumer package, schema compatibility, AsyncAPI, replay: no Lambda bundles it',
   },
   Sources: { paths: ['lambdas/sources/'], says: 'one module per endpoint' },
   State: { paths: ['lambdas/state/'], says: 'store ports and adapters' },
@@ -34,8 +34,8 @@ const PARTS = {
     paths: ['lambdas/delivery/'],
     says: 'webhook delivery: endpoints, signing, sending, retries, isolation; its own Lambda entry points',
   },
-  LocalAws: { paths: ['lambdas/local-aws/'], says: 'local AWS endpoints for the CLI, tests and bench' },
-  Cli: { paths: ['lambdas/cli/'], says: 'the CLI and the local demo' },
+  LocalAws: { paths: ['local-aws/'], says: 'local AWS endpoints for the CLI, tests and bench' },
+  Cli: { paths: ['cli/'], says: 'the CLI and the local demo' },
   Cdk: { paths: ['lib/', 'bin/'], says: 'constructs and the stack' },
   Bench: { paths: ['bench/'], says: 'benchmarks: cost, scale, freshness, throughput' },
 };
@@ -54,11 +54,9 @@ const MAY = {
   // Not drawn: the club config schema lives in clubs/ (clubs -> engine stays forbidden).
   Engine: ['Sources', 'Events', 'State', 'GymApi', 'Common', 'Clubs'],
   Handlers: ['Engine', 'Clubs', 'Common', 'Events', 'State'],
-  // Not drawn: the fan-out matches each endpoint's pattern on `detail` with the project's matcher,
-  // the only part of event-tooling a Lambda may bundle (delivery-bundles-only-the-pattern-matcher).
-  // Not drawn either: the webhook table has the state table's shape (pk, sk, expiresAt) and is made
+  // Not drawn: the webhook table has the state table's shape (pk, sk, expiresAt) and is made
   // by the same function.
-  Delivery: ['Common', 'Events', 'EventTooling', 'State'],
+  Delivery: ['Common', 'Events', 'State'],
   LocalAws: ['Common', 'Events'],
   // Not drawn: the CLI is an entry point like the handlers (status lists sources, the sample
   // rig reads the API operations, `schemas` renders the payment rules); it starts the local AWS
@@ -77,7 +75,8 @@ const MAY = {
     // The webhook events' samples run the delivery use cases in process.
     'Delivery',
   ],
-  // Not drawn: a subscription construct types its pattern with the pattern matcher's JSON type.
+  // Not drawn: the consumer constructs (bridge-subscription, bridge-lookup) take the catalog through
+  // the consumer package `@gym-bridge/events`, as they do once published.
   Cdk: ['Common', 'Events', 'EventTooling', 'State'],
   // The bench runs the deployed path in process (the engine's use case, not the handlers) and
   // reads the stage settings of the CDK app; the webhook step runs the delivery Lambdas' handlers.
@@ -129,28 +128,7 @@ const NEVER = [
   ['Delivery', 'Bench', 'runtime never imports the bench'],
 ];
 
-/**
- * The pure pattern matcher (no Node built-in, no AWS SDK): the one part of event-tooling a Lambda
- * (the webhook fan-out) may bundle, through its public functions.
- */
-const PATTERN_MATCHER = [
-  'lambdas/event-tooling/event-pattern.ts',
-  'lambdas/event-tooling/event-pattern-operators.ts',
-  'lambdas/event-tooling/event-pattern-types.ts',
-];
-
-/** Local AWS endpoints are test and demo plumbing: no Lambda code path may load them. */
-const LAMBDA_PARTS = [
-  'Handlers',
-  'Engine',
-  'Events',
-  'State',
-  'Sources',
-  'Clubs',
-  'GymApi',
-  'Common',
-  'Delivery',
-];
+const runtime = { path: '^lambdas/' };
 
 const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const pathsOf = (...parts) => `^(${parts.flatMap((p) => PARTS[p].paths.map(escapeRegExp)).join('|')})`;
@@ -169,7 +147,9 @@ const forbiddenFor = (from) => new Set(NEVER.filter(([f]) => f === from).map(([,
 const allowListRules = Object.keys(PARTS).map((from) => {
   const reported = new Set([from, ...MAY[from], ...forbiddenFor(from)]);
   if (from !== 'Cdk') reported.add('Cdk'); // runtime-never-imports-cdk says it
-  if (LAMBDA_PARTS.includes(from)) reported.add('LocalAws'); // local-aws-stays-out-of-lambdas says it
+  // lambdas-hold-only-lambda-code says it for the parts outside lambdas/
+  if (PARTS[from].paths.every((p) => p.startsWith('lambdas/')))
+    for (const p of ['Cli', 'Sandbox', 'LocalAws', 'EventTooling']) reported.add(p);
   const others = Object.keys(PARTS).filter((p) => !reported.has(p));
   const allowed = MAY[from].length > 0 ? MAY[from].join(', ') : 'nothing';
   return {
@@ -181,18 +161,16 @@ const allowListRules = Object.keys(PARTS).map((from) => {
   };
 });
 
-const runtime = { path: '^lambdas/' };
-
 module.exports = {
   forbidden: [
     ...neverRules,
     {
-      name: 'delivery-bundles-only-the-pattern-matcher',
+      name: 'no-import-cycles',
       comment:
-        'The webhook delivery Lambdas may bundle only the pattern matcher of event-tooling (event-pattern*.ts: pure, public functions); the rest of the tooling is for consumers and the CLI.',
+        'No two files import each other, directly or through others (type-only imports count): a circle has no bottom to read it from. Move the shared piece (often a type) down to the file both sides may import.',
       severity: 'error',
-      from: { path: pathsOf('Delivery') },
-      to: { path: pathsOf('EventTooling'), pathNot: `^(${PATTERN_MATCHER.map(escapeRegExp).join('|')})$` },
+      from: {},
+      to: { circular: true },
     },
     {
       name: 'runtime-never-imports-cdk',
@@ -210,12 +188,12 @@ module.exports = {
       to: { path: '^node_modules/(aws-cdk-lib|aws-cdk|constructs|cdk-nag)/' },
     },
     {
-      name: 'local-aws-stays-out-of-lambdas',
+      name: 'lambdas-hold-only-lambda-code',
       comment:
-        'lambdas/local-aws (local AWS endpoints for the CLI, tests and bench) must not be imported by a folder a Lambda bundles from; only the CLI (and test/, bench/) may start them.',
+        'lambdas/ holds the code that runs in a Lambda: it imports nothing of the CLI, the sandbox, the local AWS endpoints or the event tooling (cli/, sandbox/, local-aws/, event-tooling/), which run on a machine and import lambdas/, not the reverse.',
       severity: 'error',
-      from: { path: pathsOf(...LAMBDA_PARTS) },
-      to: { path: pathsOf('LocalAws') },
+      from: runtime,
+      to: { path: '^(cli|sandbox|local-aws|event-tooling)/' },
     },
     {
       name: 'runtime-never-imports-tests',

@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: {
     alias: {
-      '@gym-bridge/events': fileURLToPath(new URL('./lambdas/event-tooling/consumer.ts', import.meta.url)),
+      '@gym-bridge/events': fileURLToPath(new URL('./event-tooling/consumer.ts', import.meta.url)),
       '@gym-bridge/cdk': fileURLToPath(new URL('./lib/consumer-cdk.ts', import.meta.url)),
     },
   },

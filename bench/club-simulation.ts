@@ -8,55 +8,18 @@
  */
 import type { ClubConfig } from '../lambdas/clubs/club-config';
 import type { PollMessage } from '../lambdas/common/deployment-contract';
-import type { BridgeEvent } from '../lambdas/events/catalog';
-import type { JournalEntry } from '../lambdas/sandbox';
-import type { PageBytes } from '../lambdas/sandbox/sandbox-types';
 import { enabledSources, SOURCE_ORDER, SOURCES } from '../lambdas/sources';
 import { encodeLifecycle } from '../lambdas/state/lifecycle-store';
-import type { Cursor, StateStore } from '../lambdas/state/store';
+import type { Cursor } from '../lambdas/state/store';
+import type { JournalEntry } from '../sandbox';
+import type { PageBytes } from '../sandbox/sandbox-types';
 import { ClubPollRecorder, type PollSample, type SourceTotals } from './club-poll-recorder';
 import type { SinkCounts } from './counting-sink';
 import { addStoreCounts, emptyStoreCounts, type StoreCounts } from './counting-store';
 import type { FreshnessTracker } from './freshness';
 import type { HostProcess } from './hosts/rpc';
 import type { RequestCounts } from './sim-clients';
-import { startTypicalClub, type TypicalClubRig } from './typical-club-rig';
-
-export interface ClubSimulationOptions {
-  readonly seed: number;
-  readonly members: number;
-  readonly visitsPerDay: number;
-  readonly historyDays: number;
-  /** Simulated span after the baseline, ms. */
-  readonly spanMs: number;
-  /** Dispatch period (the schedule rate), ms. */
-  readonly stepMs: number;
-  /** Deadline each poll invocation gets (POLL_DEADLINE_MS). */
-  readonly pollDeadlineMs: number;
-  readonly startTime: string;
-  /**
-   * Poll every source at every step instead of asking the dispatcher (a schedule to compare the
-   * default one with). @default false
-   */
-  readonly everySourceEveryStep?: boolean;
-  /**
-   * The club's reading of the API's unstated zone is confirmed (short tails). The sandbox writes
-   * those times in the club's local zone, as the club reads them. @default true
-   */
-  readonly zoneConfirmed?: boolean;
-  /** The club's lifecycle events (docs/lifecycle.md) with their defaults; false: off. @default true */
-  readonly lifecycle?: boolean;
-  /** The state store to poll into (the caller's, e.g. DynamoDB on dynalite); default in memory. */
-  readonly stateStore?: StateStore;
-  /**
-   * Clubs a poll invocation carries (the deployed event source batch size, deployment.ts
-   * `pollBatchSize`): each poll counts its share of the invocation's EMF document and context line.
-   * @default 1 (each poll pays a whole invocation's: an upper bound)
-   */
-  readonly pollBatchSize?: number;
-  /** Sees every batch of events the club publishes (the webhook bench keeps them). */
-  readonly onEvents?: (events: readonly BridgeEvent[]) => void;
-}
+import { type ClubSimulationOptions, startTypicalClub, type TypicalClubRig } from './typical-club-rig';
 
 export interface ClubSimulationResult {
   readonly options: ClubSimulationOptions;

@@ -10,7 +10,7 @@
  *
  * Lists each bundle's input packages and checks that no forbidden input is among them (the AWS SDK,
  * the engine, the state store, the sandbox, the API client) and that the bundle imports no Node
- * built-in; test/unit/events/consumer-bundle.test.ts runs the same check. Writes
+ * built-in; test/unit/event-tooling/consumer-bundle.test.ts runs the same check. Writes
  * docs/consumer-bundle.md with the machine and the figures.
  */
 import { writeFile } from 'node:fs/promises';
@@ -20,7 +20,7 @@ import { ALL_DETAIL_TYPES } from '../lambdas/events/event-names';
 import { machineInfo } from './machine';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MODULE_ENTRY = fileURLToPath(new URL('../lambdas/event-tooling/consumer.ts', import.meta.url));
+const MODULE_ENTRY = fileURLToPath(new URL('../event-tooling/consumer.ts', import.meta.url));
 
 export const CONSUMERS = {
   baseline: `
@@ -56,10 +56,11 @@ export type ConsumerVariant = keyof typeof CONSUMERS;
 export const FORBIDDEN_INPUTS: readonly RegExp[] = [
   /node_modules\/@aws-sdk\//,
   /node_modules\/@smithy\//,
-  /^lambdas\/(engine|state|sandbox|sources|handlers|clubs|cli|local-aws|common\/logger)/,
+  /^lambdas\/(engine|state|sources|handlers|clubs|delivery|common\/logger)/,
+  /^(sandbox|cli|local-aws)\//,
   /^lambdas\/gym-api\/(?!schemas\.ts$)/,
   /^lambdas\/events\/(publisher|event-id|envelope|pii)\.ts$/,
-  /^lambdas\/event-tooling\/(examples|example-records|replay|replay-watch|build-package|asyncapi|events-file)\.ts$/,
+  /^event-tooling\/(examples|example-records|replay|replay-watch|build-package|asyncapi|events-file)\.ts$/,
   /^(lib|bin|bench)\//,
 ];
 
@@ -166,8 +167,8 @@ export function renderReport(bundles: Record<ConsumerVariant, ConsumerBundle>): 
   }
   lines.push(
     '',
-    'Forbidden inputs (checked here and by test/unit/events/consumer-bundle.test.ts): the AWS SDK',
-    '(`@aws-sdk/*`, `@smithy/*`), `lambdas/engine`, `lambdas/state`, `lambdas/sandbox`, `lambdas/sources`,',
+    'Forbidden inputs (checked here and by test/unit/event-tooling/consumer-bundle.test.ts): the AWS SDK',
+    '(`@aws-sdk/*`, `@smithy/*`), `lambdas/engine`, `lambdas/state`, `sandbox`, `lambdas/sources`,',
     '`lambdas/gym-api/*` except the record schemas, the publisher and the rest of `lambdas/events`, `lib/`.',
     `Found: ${Object.values(bundles).flatMap(forbiddenInputs).length === 0 ? 'none' : Object.values(bundles).flatMap(forbiddenInputs).join(', ')}.`,
     '',

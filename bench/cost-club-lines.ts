@@ -14,13 +14,13 @@ import {
   fmt,
   GB,
   LAMBDA_FULL_VCPU_MB,
-  type Latencies,
   clubLine as line,
   MONTH_MINUTES,
   type MonthlyClubCounts,
   PLATFORM_LOG_BYTES,
 } from './cost-model';
 import type { DeploymentSettings } from './deployment';
+import type { Latencies } from './lambda-batches';
 import { type BatchDurations, batchDurations } from './lambda-batches';
 import { FREE_TIERS, PRICES } from './prices';
 

@@ -1,5 +1,8 @@
 import type { PollWork } from './lambda-batches';
 
+/** The fleet the cost per club is quoted for (docs/benchmarks.json `costPerClubMonthUsd`). */
+export const COST_FLEET_CLUBS = 1000;
+
 /**
  * The cost model's shapes and units: what the simulations count per club and month, what the
  * dispatcher shares out, a priced line, and the constants and number format the lines are
@@ -133,10 +136,3 @@ export const clubLine = (key: string, item: string, formula: string, usd: number
   usd,
   fixed: false,
 });
-
-/** Latencies (ms) the Lambda duration model adds per network call (prices.ts, or the caller's). */
-export interface Latencies {
-  readonly gymApiRequest: number;
-  readonly dynamoRequest: number;
-  readonly putEventsRequest: number;
-}

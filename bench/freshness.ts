@@ -9,7 +9,7 @@
  * that set the state the event reports.
  */
 import type { BridgeEvent } from '../lambdas/events/catalog';
-import type { JournalEntry } from '../lambdas/sandbox';
+import type { JournalEntry } from '../sandbox';
 
 interface Pending {
   readonly key: string;

@@ -54,7 +54,7 @@ const AWS_HOST = new URL('./hosts/poll-aws-host.ts', import.meta.url);
 const NEXT_POLL_GAP_MS = 2 * 3_600_000;
 /** A club poll's deadline in the runs, s: long enough that no club of the batch is cut short. */
 const FIRST_POLL_DEADLINE_SEC = 1800;
-/** The larger records' size, as a multiple of the sandbox's (lambdas/sandbox/record-padding.ts). */
+/** The larger records' size, as a multiple of the sandbox's (sandbox/record-padding.ts). */
 export const DOUBLE_RECORDS = 2;
 
 /** V8's heap when the resident set peaked, MB. */
@@ -294,7 +294,7 @@ export async function measureInvocationMemory(
   try {
     const [bundle, cli, endpoints] = await Promise.all([
       bundleAsFunction(HANDLER_ENTRIES.poll, join(dir, 'poll')),
-      bundleEsm(join(ROOT, 'lambdas/cli/main.ts'), join(dir, 'cli.mjs')),
+      bundleEsm(join(ROOT, 'cli/main.ts'), join(dir, 'cli.mjs')),
       aws.call<PollAwsEndpoints>('start', { bus: BENCH_BUS }),
     ]);
     const runtime = join(dir, 'runtime.mjs');

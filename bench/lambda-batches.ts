@@ -8,7 +8,13 @@
  * function's CPU share. The invocation ends with its last club.
  */
 import { mulberry32 } from '../lambdas/common/seeded-random';
-import type { Latencies } from './cost-model';
+
+/** Latencies (ms) the Lambda duration model adds per network call (prices.ts, or the caller's). */
+export interface Latencies {
+  readonly gymApiRequest: number;
+  readonly dynamoRequest: number;
+  readonly putEventsRequest: number;
+}
 
 /**
  * What one measured poll did: its local time (on-CPU ms on a whole core: the lower of its process

@@ -18,12 +18,12 @@
  * target (never below the min), for the fleet the cost is quoted for (COST_FLEET_CLUBS). The bound holds that capacity at
  * the scale-in threshold (target - 20 points), as the cost section's bound does.
  */
-import { type ClubSimulationOptions, type ClubSimulationResult, simulateClub } from './club-simulation';
+import { type ClubSimulationResult, simulateClub } from './club-simulation';
 import { provisionedCost } from './cost-dynamo-lines';
-import { LAMBDA_FULL_VCPU_MB } from './cost-model';
+import { COST_FLEET_CLUBS, LAMBDA_FULL_VCPU_MB } from './cost-model';
 import type { DeploymentSettings } from './deployment';
 import { LATENCY_ASSUMPTIONS_MS, PRICES } from './prices';
-import { COST_FLEET_CLUBS } from './steps/cost-step';
+import type { ClubSimulationOptions } from './typical-club-rig';
 
 const MONTH_DAYS = 30;
 const HOURS_A_MONTH = MONTH_DAYS * 24;

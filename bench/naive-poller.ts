@@ -5,8 +5,8 @@
  */
 import type { ClubConfig } from '../lambdas/clubs/club-config';
 import { OPERATION_NAMES } from '../lambdas/gym-api/operations';
-import type { JournalEntry } from '../lambdas/sandbox';
 import { SOURCES } from '../lambdas/sources';
+import type { JournalEntry } from '../sandbox';
 import type { HostProcess } from './hosts/rpc';
 import { CountingClientFactory } from './sim-clients';
 

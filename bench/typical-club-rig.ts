@@ -6,15 +6,52 @@
 import { randomUUID } from 'node:crypto';
 import { type ClubConfig, parseClubsFile } from '../lambdas/clubs/club-config';
 import { clubRecordFrom } from '../lambdas/clubs/club-record';
-import { MemoryStateStore } from '../lambdas/state';
+import type { BridgeEvent } from '../lambdas/events/catalog';
+import { MemoryStateStore, type StateStore } from '../lambdas/state';
 import { SANDBOX_HOST, type SandboxInfo } from './big-club';
-import type { ClubSimulationOptions } from './club-simulation';
 import { CountingSink } from './counting-sink';
 import { type CountingStateStore, countingStore } from './counting-store';
 import { FreshnessTracker } from './freshness';
 import { HostProcess } from './hosts/rpc';
 import { CountingRegistry, CountingSecretsClient, ProductionPath } from './production-path';
 import { CountingClientFactory } from './sim-clients';
+
+/** What a simulated club is made of and how it is polled (simulateClub, club-simulation.ts). */
+export interface ClubSimulationOptions {
+  readonly seed: number;
+  readonly members: number;
+  readonly visitsPerDay: number;
+  readonly historyDays: number;
+  /** Simulated span after the baseline, ms. */
+  readonly spanMs: number;
+  /** Dispatch period (the schedule rate), ms. */
+  readonly stepMs: number;
+  /** Deadline each poll invocation gets (POLL_DEADLINE_MS). */
+  readonly pollDeadlineMs: number;
+  readonly startTime: string;
+  /**
+   * Poll every source at every step instead of asking the dispatcher (a schedule to compare the
+   * default one with). @default false
+   */
+  readonly everySourceEveryStep?: boolean;
+  /**
+   * The club's reading of the API's unstated zone is confirmed (short tails). The sandbox writes
+   * those times in the club's local zone, as the club reads them. @default true
+   */
+  readonly zoneConfirmed?: boolean;
+  /** The club's lifecycle events (docs/lifecycle.md) with their defaults; false: off. @default true */
+  readonly lifecycle?: boolean;
+  /** The state store to poll into (the caller's, e.g. DynamoDB on dynalite); default in memory. */
+  readonly stateStore?: StateStore;
+  /**
+   * Clubs a poll invocation carries (the deployed event source batch size, deployment.ts
+   * `pollBatchSize`): each poll counts its share of the invocation's EMF document and context line.
+   * @default 1 (each poll pays a whole invocation's: an upper bound)
+   */
+  readonly pollBatchSize?: number;
+  /** Sees every batch of events the club publishes (the webhook bench keeps them). */
+  readonly onEvents?: (events: readonly BridgeEvent[]) => void;
+}
 
 /** When the current poll started, in simulated and in wall time: an event is stamped from it. */
 export interface PollStart {

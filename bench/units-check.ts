@@ -5,11 +5,12 @@
  * the same calls set beside the server's. The report states the error of each side.
  */
 import { DynamoDbStateStore } from '../lambdas/state';
-import { startEmbeddedDynamoDb } from '../lambdas/state/embedded-dynamodb';
 import { createStateTable } from '../lambdas/state/table';
-import { type ClubSimulationOptions, simulateClub } from './club-simulation';
+import { startEmbeddedDynamoDb } from '../local-aws/embedded-dynamodb';
+import { simulateClub } from './club-simulation';
 import { trackConsumedCapacity } from './consumed-capacity';
 import { addStoreCounts, emptyStoreCounts } from './counting-store';
+import type { ClubSimulationOptions } from './typical-club-rig';
 
 export interface UnitsCheck {
   readonly simulatedHours: number;

@@ -1,7 +1,7 @@
 /**
  * What the real API client writes and reads on its sockets, request by request. Node's fetch (the
  * client's transport: undici) publishes each request's life on diagnostics channels (undici's
- * docs/api/DiagnosticsChannel.md): created, socket connected, headers sent (with the socket),
+ * documentation of its diagnostics channels): created, socket connected, headers sent (with the socket),
  * answered, completed. For the requests to one origin this reads the socket's bytesWritten and
  * bytesRead when the request's headers go out and again when its answer is complete: the request
  * line and headers exactly as written (Host, Authorization, x-api-key and undici's own), and the

@@ -1,7 +1,7 @@
 /**
  * `@gym-bridge/cdk`: the CDK part of subscribing to the gym-bridge bus from another repository,
  * built into a package of its own by `npm run build:events` (dist/cdk, beside dist/events;
- * lambdas/event-tooling/build-cdk-package.ts), at the bridge's version:
+ * event-tooling/build-cdk-package.ts), at the bridge's version:
  *
  * - `BridgeSubscription`, `bridgePattern`, `subscriptionSpec`, `toEventPatternJson` and the types of
  *   a detail pattern (./constructs/bridge-subscription.ts): rules the compiler checks against the

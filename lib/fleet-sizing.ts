@@ -101,7 +101,7 @@ export const FIRST_HOUR_READ_UNITS_PER_CLUB_SECOND = 1;
 export const FIRST_HOUR_WRITE_UNITS_PER_CLUB_SECOND = 0.07;
 /**
  * The busiest hour of a club's day over the day's mean, for what grows with the club's activity:
- * the sandbox's visit traffic (`HOURLY_TRAFFIC`, lambdas/sandbox/activity/visits.ts) peaks at 2.3x
+ * the sandbox's visit traffic (`HOURLY_TRAFFIC`, sandbox/activity/visits.ts) peaks at 2.3x
  * its mean, and a fleet in one time zone peaks together; rounded down, as the state item's two writes
  * a poll (~45% of the writes) do not follow the hour. An assumption: the bench reports the month,
  * not its hours.

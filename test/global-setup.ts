@@ -8,7 +8,7 @@
  *
  * dynalite stays a package (it requires its actions by computed names); the rest is inlined, so a
  * start reads one file. It lives in the repository (.cache/, ignored) because the CLI finds
- * package.json two folders above its module, as it does from lambdas/cli/.
+ * package.json two folders above its module, as it does from cli/.
  *
  * It also names the run's folder of shared CDK templates (test/cdk/support.ts `synthTemplate`:
  * the CDK files that assert on the same app synthesize it once a run), removed at the end.
@@ -23,7 +23,7 @@ export default async function setup(): Promise<() => Promise<void>> {
   const outdir = `${ROOT}.cache/test-cli`;
   mkdirSync(outdir, { recursive: true });
   const outfile = `${outdir}/main-${process.pid}.mjs`;
-  await bundleEsm(`${ROOT}lambdas/cli/main.ts`, outfile, { external: ['dynalite'] });
+  await bundleEsm(`${ROOT}cli/main.ts`, outfile, { external: ['dynalite'] });
   process.env.GYM_BRIDGE_TEST_CLI = outfile;
   const templates = `${ROOT}.cache/test-templates-${process.pid}`;
   process.env.GYM_BRIDGE_TEST_TEMPLATES = templates;

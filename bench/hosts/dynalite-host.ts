@@ -2,7 +2,7 @@
  * dynalite (the embedded DynamoDB-compatible server) in its own process, so the bench measures the
  * bridge's CPU apart from the store server's. Run by the bench, never on its own.
  */
-import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../lambdas/state/embedded-dynamodb';
+import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../local-aws/embedded-dynamodb';
 import { serveHost } from './rpc';
 
 let db: EmbeddedDynamoDb | undefined;

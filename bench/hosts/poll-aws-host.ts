@@ -4,12 +4,10 @@
  * kept) and a local Secrets Manager holding the clubs' credentials. Run by the bench, never on its
  * own.
  */
-import { type LocalEventBridge, startLocalEventBridge } from '../../lambdas/local-aws/local-eventbridge';
-import {
-  type LocalSecretsManager,
-  startLocalSecretsManager,
-} from '../../lambdas/local-aws/local-secrets-manager';
-import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../lambdas/state/embedded-dynamodb';
+
+import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../local-aws/embedded-dynamodb';
+import { type LocalEventBridge, startLocalEventBridge } from '../../local-aws/local-eventbridge';
+import { type LocalSecretsManager, startLocalSecretsManager } from '../../local-aws/local-secrets-manager';
 import { serveHost } from './rpc';
 
 export interface PollAwsEndpoints {

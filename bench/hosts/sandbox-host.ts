@@ -3,7 +3,7 @@
  * Run by the bench, never on its own.
  */
 import type { OperationName } from '../../lambdas/gym-api/operations';
-import { type Sandbox, type SandboxOptions, startSandbox } from '../../lambdas/sandbox';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox';
 import { serveHost } from './rpc';
 
 let sandbox: Sandbox | undefined;

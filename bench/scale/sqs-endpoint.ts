@@ -2,7 +2,7 @@
  * An SQS-compatible endpoint for the scale bench: what the real `@aws-sdk/client-sqs` (3.11xx,
  * AWS JSON 1.0: `X-Amz-Target: AmazonSQS.SendMessageBatch`, `application/x-amz-json-1.0`) sends the
  * dispatcher's queue adapter, answered over a socket by the one local AWS JSON server
- * (lambdas/local-aws/aws-json-server.ts). It keeps no message: it checks each request as SQS does
+ * (local-aws/aws-json-server.ts). It keeps no message: it checks each request as SQS does
  * (1..10 entries, distinct ids, 256 KiB, DelaySeconds 0..900), answers with MD5OfMessageBody (the
  * SDK verifies it) and counts what was sent: messages, requests, bytes, and the messages per
  * DelaySeconds (the spread of the period as the queue would deliver it).
@@ -13,11 +13,7 @@
 
 import { createHash, randomUUID } from 'node:crypto';
 import { parsePollBody } from '../../lambdas/common/poll-message';
-import {
-  AwsJsonError,
-  type AwsJsonServer,
-  startAwsJsonServer,
-} from '../../lambdas/local-aws/aws-json-server';
+import { AwsJsonError, type AwsJsonServer, startAwsJsonServer } from '../../local-aws/aws-json-server';
 
 export interface SqsEndpointStats {
   readonly requests: number;

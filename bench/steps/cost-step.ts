@@ -4,7 +4,9 @@
  * stage's template for its own club count (`-c clubs=N`: the state table's capacity, the poll
  * function's concurrency and the dispatch shards sized for N, lib/fleet-sizing.ts).
  */
+
 import { type ClubCost, clubCost, type DispatchShare } from '../cost';
+import { COST_FLEET_CLUBS } from '../cost-model';
 import { type DeploymentSettings, readDeploymentSettings } from '../deployment';
 import type { BenchPlan } from '../plan';
 import type { BenchResults, FleetSizeSettings } from '../report/results';
@@ -13,8 +15,6 @@ import { median, medianRun } from '../stats';
 import type { TypicalClubRun } from '../typical-club';
 import type { TypicalClubFigures } from './typical-club-step';
 
-/** The fleet the cost per club is quoted for (docs/benchmarks.json `costPerClubMonthUsd`). */
-export const COST_FLEET_CLUBS = 1000;
 /** Fleets the report prices, each with its own template. */
 export const FLEET_SIZES = [100, 1000, 5000] as const;
 

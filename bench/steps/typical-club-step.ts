@@ -4,13 +4,14 @@
  * same club before its zone reading is confirmed.
  */
 import type { Cursor } from '../../lambdas/state/store';
-import { type ClubSimulationOptions, simulateClub } from '../club-simulation';
+import { simulateClub } from '../club-simulation';
 import type { DeploymentSettings } from '../deployment';
 import { measureLifecycleCost } from '../lifecycle-cost';
 import { runNaivePoller } from '../naive-poller';
 import type { BenchPlan } from '../plan';
 import { say } from '../progress';
 import { summariseRun, type TypicalClubRun } from '../typical-club';
+import type { ClubSimulationOptions } from '../typical-club-rig';
 
 export interface TypicalClubFigures {
   readonly runs: TypicalClubRun[];

@@ -3,11 +3,12 @@
  * bench/hosts/), so the Lambdas' code is measured apart from it: dynalite behind the metering proxy
  * (./dynamo-meter.ts), the SQS endpoint with fair queues (./sqs-service.ts), a Secrets Manager
  * endpoint per client that serves the key secrets (GetSecretValue, counted per client) and the
- * local EventBridge (lambdas/local-aws) for the functions' operational events. Run by the
+ * local EventBridge (local-aws) for the functions' operational events. Run by the
  * bench, never on its own.
  */
-import { startLocalEventBridge } from '../../lambdas/local-aws/local-eventbridge';
-import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../lambdas/state/embedded-dynamodb';
+
+import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../local-aws/embedded-dynamodb';
+import { startLocalEventBridge } from '../../local-aws/local-eventbridge';
 import { serveHost } from '../hosts/rpc';
 import { type DynamoMeter, startDynamoMeter } from './dynamo-meter';
 import { type JsonService, JsonServiceError, startJsonService } from './json-service';

@@ -1,7 +1,7 @@
 /**
  * The webhook bench's AWS JSON-protocol endpoints (SQS, Secrets Manager): a node:http server that
  * answers `POST` with `X-Amz-Target: <prefix>.<Operation>` as the real SDK clients call them, like
- * lambdas/local-aws/aws-json-server.ts, but with operations that may take their time (SQS long
+ * local-aws/aws-json-server.ts, but with operations that may take their time (SQS long
  * polling) and a stated latency added to every answer (what a call to the AWS service costs in
  * time, which a local server does not). Each request is counted per operation, with its bytes.
  */

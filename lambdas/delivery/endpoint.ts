@@ -6,19 +6,19 @@
  *
  * The filter: detail-types (or every one, `*`), optionally the clubs it covers, and optionally an
  * EventBridge event pattern on `detail` (e.g. `{ "status": ["PaymentIssue"] }`), checked with the
- * project's matcher (lambdas/event-tooling/event-pattern.ts, the one piece of the tooling a Lambda
+ * project's matcher (lambdas/events/event-pattern.ts, the one piece of the tooling a Lambda
  * may bundle) and validated when the endpoint is added or changed.
  */
 
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { assertValidEventPattern, eventPatternMatcher } from '../event-tooling/event-pattern';
 import {
   ALL_DETAIL_TYPES,
   DETAIL_TYPES,
   type DetailType,
   WEBHOOK_ENDPOINT_ID_PATTERN,
 } from '../events/catalog';
+import { assertValidEventPattern, eventPatternMatcher } from '../events/event-pattern';
 
 export const ALL_TYPES = '*';
 export const DEFAULT_RATE_PER_SECOND = 10;

@@ -1,5 +1,5 @@
 /**
- * Standard Webhooks signing (spec/standard-webhooks.md, "Signature scheme" and "Webhook headers"):
+ * Standard Webhooks signing (the specification's "Signature scheme" and "Webhook headers"):
  *
  * - a secret is `whsec_` + base64 of 24 to 64 random bytes; the signing key is the decoded bytes;
  * - the signed content is `<webhook-id>.<webhook-timestamp>.<body>` (the exact bytes sent);

@@ -28,10 +28,11 @@ import { enabledSources } from '../sources';
 import type { Cursor, SourceName } from '../state/store';
 import { activePause, failureBackoffMs } from './failure-policy';
 import { SOURCE_CADENCE, type SourceCadence } from './schedule/cadence';
+import type { StretchableSource, SweepIntervals } from './schedule/cost-estimate';
 import { estimateActivityPerHour, estimatePollCost, lastPollMs } from './schedule/cost-estimate';
 import { type QuotaBudget, quotaBudget } from './schedule/quota-budget';
-import { quotaStretch, type StretchableSource } from './schedule/quota-stretch';
-import { type SweepIntervals, sweepIntervals } from './schedule/sweep-budget';
+import { quotaStretch } from './schedule/quota-stretch';
+import { sweepIntervals } from './schedule/sweep-budget';
 
 export { failureBackoffMs, MAX_FAILURE_BACKOFF_MS } from './failure-policy';
 export { SOURCE_CADENCE, type SourceCadence } from './schedule/cadence';
@@ -41,9 +42,10 @@ export {
   FIRST_POLL_COST_ESTIMATE,
   PAGE_SIZE,
   pagesFor,
+  type SweepIntervals,
 } from './schedule/cost-estimate';
 export { DEFAULT_QUOTA_RESERVE, monthBounds, type QuotaBudget, quotaBudget } from './schedule/quota-budget';
-export { SWEEP_TARGET_SHARE, type SweepIntervals, sweepIntervals } from './schedule/sweep-budget';
+export { SWEEP_TARGET_SHARE, sweepIntervals } from './schedule/sweep-budget';
 
 /** A source due within this much of the dispatch time is taken now (half the dispatch period). */
 export const DEFAULT_DUE_TOLERANCE_MS = 30_000;

@@ -1,7 +1,7 @@
 /**
  * The dispatch handler of a runtime (EventBridge Scheduler, every minute, one schedule per shard):
  * runs the engine's dispatcher (engine/dispatch/dispatch-due-clubs.ts) over the shard its event
- * names (dispatch-event.ts), which queues one SQS poll message per club with any source due, spread
+ * names (engine/dispatch/dispatch-input.ts), which queues one SQS poll message per club with any source due, spread
  * over the period from the event's scheduled time, and publishes its metrics. The Lambda entry point (dispatch.ts) builds it
  * once with the runtime from the environment; tests build it with their own runtime.
  */

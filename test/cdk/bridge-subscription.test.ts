@@ -10,9 +10,8 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
-import { matchesEventPattern } from '../../lambdas/event-tooling/event-pattern';
-import { toEventBridgeEvent } from '../../lambdas/event-tooling/eventbridge-event';
-import { exampleEvents } from '../../lambdas/event-tooling/examples';
+import { toEventBridgeEvent } from '../../event-tooling/eventbridge-event';
+import { exampleEvents } from '../../event-tooling/examples';
 import {
   ALL_DETAIL_TYPES,
   type BridgeEvent,
@@ -20,6 +19,7 @@ import {
   DETAIL_TYPES,
   type DetailType,
 } from '../../lambdas/events/catalog';
+import { matchesEventPattern } from '../../lambdas/events/event-pattern';
 import {
   BridgeSubscription,
   bridgePattern,

@@ -9,8 +9,8 @@ import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config
 import { GymApiClientFactory } from '../../lambdas/engine/client-factory';
 import { pollClub } from '../../lambdas/engine/poll-club';
 import { MemorySink } from '../../lambdas/events/publisher';
-import { type Sandbox, startSandbox } from '../../lambdas/sandbox';
 import { DynamoDbStateStore } from '../../lambdas/state';
+import { type Sandbox, startSandbox } from '../../sandbox';
 import { createTestTable, type Dynalite, startDynalite } from '../support/dynalite';
 import { FaultInjector, NO_FAULT_RATES } from '../support/fault-injector';
 import { FaultySink } from '../support/fault-sink';

@@ -10,8 +10,8 @@ import { parseClubsFile } from '../../lambdas/clubs/club-config';
 import { logger } from '../../lambdas/common/logger';
 import type { BridgeEvent } from '../../lambdas/events/catalog';
 import type { FetchFn } from '../../lambdas/gym-api';
-import { type Sandbox, startSandbox } from '../../lambdas/sandbox';
 import { MemoryStateStore } from '../../lambdas/state';
+import { type Sandbox, startSandbox } from '../../sandbox';
 import { accountPoison, CredentialWatch } from './poison-check';
 
 /** Every UTF-16 unit as a `\u` escape in upper-case hex (what a .NET upstream may write). */

@@ -40,8 +40,6 @@ import type { BridgeEvent } from '../../lambdas/events/catalog';
 import { EventBridgeSink, type EventSink, PublishError } from '../../lambdas/events/publisher';
 import { GymApiError } from '../../lambdas/gym-api';
 import { OPERATIONS } from '../../lambdas/gym-api/operations';
-import { startLocalEventBridge } from '../../lambdas/local-aws/local-eventbridge';
-import { type JournalEntry, type Sandbox, startSandbox } from '../../lambdas/sandbox';
 import { SOURCE_ORDER, SOURCES } from '../../lambdas/sources';
 import {
   ConcurrentModificationError,
@@ -51,6 +49,8 @@ import {
   StoreError,
 } from '../../lambdas/state';
 import { sessionStore } from '../../lambdas/state/composed-store';
+import { startLocalEventBridge } from '../../local-aws/local-eventbridge';
+import { type JournalEntry, type Sandbox, startSandbox } from '../../sandbox';
 import { createTestTable } from '../support/dynalite';
 import { injectDynamoDbThrottling } from '../support/fault-dynamodb';
 import { faultyFetch } from '../support/fault-fetch';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { BridgeEvent } from '../../lambdas/events/catalog';
-import type { JournalEntry } from '../../lambdas/sandbox';
+import type { JournalEntry } from '../../sandbox';
 import { checkAgainstJournal } from './journal-check';
 
 let seq = 0;

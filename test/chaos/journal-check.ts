@@ -24,7 +24,7 @@
  *    commit included: the next poll must carry on from what was published, not from the snapshot).
  */
 import type { BridgeEvent } from '../../lambdas/events/catalog';
-import type { JournalEntry } from '../../lambdas/sandbox';
+import type { JournalEntry } from '../../sandbox';
 import { eventKey } from '../support/ground-truth';
 
 export interface JournalCheck {

@@ -6,7 +6,7 @@
  * end, never from the bridge's state.
  */
 import { formatNaive, localToUtc, naiveMs } from '../../lambdas/common/zoned-time';
-import { type JournalEntry, PAYMENT_RESPONSES } from '../../lambdas/sandbox';
+import { type JournalEntry, PAYMENT_RESPONSES } from '../../sandbox';
 
 export type ApiRecord = Record<string, unknown>;
 export const HOUR = 3_600_000;

@@ -19,9 +19,9 @@ import { safeStringify } from '../../lambdas/common/bounded-value';
 import { logger } from '../../lambdas/common/logger';
 import type { BridgeEvent } from '../../lambdas/events/catalog';
 import type { FetchFn } from '../../lambdas/gym-api';
-import type { PoisonLogEntry, Sandbox } from '../../lambdas/sandbox';
 import { SOURCE_ORDER } from '../../lambdas/sources';
 import type { StateStore } from '../../lambdas/state';
+import type { PoisonLogEntry, Sandbox } from '../../sandbox';
 import { credentialForms, findCredentials, type NamedCredential } from '../support/credential-leaks';
 
 export interface PoisonFigures {

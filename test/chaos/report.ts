@@ -1,7 +1,7 @@
 /**
  * Figures of many chaos runs, and docs/reliability.md made from them.
  */
-import { markdownTable } from '../../lambdas/cli/catalog-markdown';
+import { markdownTable } from '../../cli/catalog-markdown';
 import { type Counters, failsOperationalPublishes } from '../support/fault-injector';
 import type { ChaosRunResult } from './harness';
 import type { PoisonFigures } from './poison-check';

@@ -9,7 +9,7 @@ import {
   type ResponsePoisonKind,
   STORED_POISON_KINDS,
   type StoredPoisonKind,
-} from '../../lambdas/sandbox';
+} from '../../sandbox';
 import {
   BATCH_TARGETS,
   CRASH_TARGETS,

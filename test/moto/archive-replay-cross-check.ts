@@ -1,5 +1,5 @@
 /**
- * Cross-check of the archive replay code (lambdas/event-tooling/replay.ts, what `events replay --archive`
+ * Cross-check of the archive replay code (event-tooling/replay.ts, what `events replay --archive`
  * runs) against a second implementation of EventBridge: moto_server (Python, `pip install
  * "moto[server]"`), which has archives and replays. NOT part of `npm test` (which must not need
  * Python): run it by hand.
@@ -25,15 +25,15 @@ import {
   StartReplayCommand,
 } from '@aws-sdk/client-eventbridge';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { sampleEvents } from '../../lambdas/cli/sample-events';
-import { logger } from '../../lambdas/common/logger';
+import { sampleEvents } from '../../cli/sample-events';
 import {
   describeArchive,
   findBusArchive,
   ReplayInputError,
   startArchiveReplay,
-} from '../../lambdas/event-tooling/replay';
-import { formatProgress, watchReplay } from '../../lambdas/event-tooling/replay-watch';
+} from '../../event-tooling/replay';
+import { formatProgress, watchReplay } from '../../event-tooling/replay-watch';
+import { logger } from '../../lambdas/common/logger';
 import type { BridgeEvent } from '../../lambdas/events/catalog';
 import { EventBridgeSink } from '../../lambdas/events/publisher';
 import { startMoto } from './moto-server';

@@ -1,5 +1,5 @@
 /**
- * Cross-check of the offline matcher (lambdas/event-tooling/event-pattern.ts, `matchesEventPattern`)
+ * Cross-check of the offline matcher (lambdas/events/event-pattern.ts, `matchesEventPattern`)
  * against a second implementation of EventBridge's pattern matching: moto_server's
  * TestEventPattern (Python, `pip install "moto[server]"`). NOT part of `npm test` (which must not
  * need Python): run it by hand.
@@ -36,7 +36,7 @@ import {
   TestEventPatternCommand,
 } from '@aws-sdk/client-eventbridge';
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { matchesEventPattern } from '../../lambdas/event-tooling/event-pattern';
+import { matchesEventPattern } from '../../lambdas/events/event-pattern';
 import { baseEvent, invalidPatterns, matchCases } from '../unit/events/event-pattern-corpus';
 import { startMoto } from './moto-server';
 

@@ -18,9 +18,9 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readKeptLifecycle } from '../../lambdas/engine/lifecycle/lifecycle-keep';
 import { decodeSeenDigest } from '../../lambdas/engine/scan/seen-digest';
-import { startSandbox } from '../../lambdas/sandbox';
 import { DynamoDbStateStore } from '../../lambdas/state';
 import { LifecycleConflictError } from '../../lambdas/state/lifecycle-store';
+import { startSandbox } from '../../sandbox';
 import { localAwsEnv, runCli } from '../support/cli-process';
 import { startMoto } from './moto-server';
 

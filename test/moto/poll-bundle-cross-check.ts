@@ -22,10 +22,10 @@ import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand } 
 import { readClubsFile } from '../../lambdas/clubs/clubs-file';
 import { DynamoDbClubRegistry } from '../../lambdas/clubs/dynamodb-club-registry';
 import { decodeSeenDigest } from '../../lambdas/engine/scan/seen-digest';
-import { startSandbox } from '../../lambdas/sandbox';
 import { DEFAULT_SOURCES } from '../../lambdas/sources';
 import { DynamoDbStateStore } from '../../lambdas/state';
 import { createStateTable } from '../../lambdas/state/table';
+import { startSandbox } from '../../sandbox';
 import { importBundle, motoConfig, resourceOf } from './deployed-bundle';
 import { startMoto } from './moto-server';
 

@@ -1,5 +1,5 @@
 /**
- * The CLI as a user runs it: a child process of `lambdas/cli/main.ts` (through tsx) in the
+ * The CLI as a user runs it: a child process of `cli/main.ts` (through tsx) in the
  * repository's root, with its output collected. Two shapes:
  *
  * - `spawnCli` for a command that runs until stopped: wait for a line, send a signal, await the exit.
@@ -32,7 +32,7 @@ const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
  */
 export const CLI_ENTRY: readonly string[] = process.env.GYM_BRIDGE_TEST_CLI
   ? [process.env.GYM_BRIDGE_TEST_CLI]
-  : ['--import', 'tsx', 'lambdas/cli/main.ts'];
+  : ['--import', 'tsx', 'cli/main.ts'];
 
 export interface CliOptions {
   /** Node's own flags before the script, e.g. `--max-old-space-size=200`. */

@@ -7,8 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { startEmbeddedDynamoDb } from '../../lambdas/state/embedded-dynamodb';
 import { createStateTable } from '../../lambdas/state/table';
+import { startEmbeddedDynamoDb } from '../../local-aws/embedded-dynamodb';
 
 export interface Dynalite {
   /** http://127.0.0.1:<port>; e.g. for AWS_ENDPOINT_URL_DYNAMODB in a child process. */

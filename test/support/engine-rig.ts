@@ -15,9 +15,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config';
 import { GymApiClientFactory, type GymApiClientFactoryOptions } from '../../lambdas/engine/client-factory';
-import { type Sandbox, type SandboxOptions, startSandbox } from '../../lambdas/sandbox';
 import type { ClubContext } from '../../lambdas/sources/source';
 import { DynamoDbStateStore } from '../../lambdas/state';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox';
 import { createTestTable, type Dynalite, startDynalite } from './dynalite';
 
 export interface EngineRigOptions {

@@ -9,7 +9,7 @@
  * documented limit of polling, not a tolerance: everything else must match one to one.
  */
 import type { BridgeEvent } from '../../lambdas/events/catalog';
-import type { JournalEntry } from '../../lambdas/sandbox';
+import type { JournalEntry } from '../../sandbox';
 
 export type KeyCounts = Map<string, number>;
 

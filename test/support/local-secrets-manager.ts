@@ -1,5 +1,5 @@
 /**
- * The tests' Secrets Manager is the one `local-aws` serves (lambdas/local-aws/local-secrets-manager.ts:
+ * The tests' Secrets Manager is the one `local-aws` serves (local-aws/local-secrets-manager.ts:
  * version stages, UpdateSecretVersionStage, counters and injected faults), so what a person runs
  * locally is what the tests prove.
  */
@@ -7,4 +7,4 @@ export {
   type LocalSecretsManager,
   type LocalSecretsManagerOptions,
   startLocalSecretsManager,
-} from '../../lambdas/local-aws/local-secrets-manager';
+} from '../../local-aws/local-secrets-manager';

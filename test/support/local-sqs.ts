@@ -17,7 +17,7 @@
  * and returns an SQSEvent; `settle(event, response)` deletes what succeeded and makes the
  * `batchItemFailures` visible again (partial batch responses).
  *
- * The protocol part is the one AWS JSON helper (lambdas/local-aws/aws-json-server.ts), shared with
+ * The protocol part is the one AWS JSON helper (local-aws/aws-json-server.ts), shared with
  * the local Secrets Manager and the local EventBridge.
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -27,7 +27,7 @@ import {
   type AwsJsonOperation,
   requireString,
   startAwsJsonServer,
-} from '../../lambdas/local-aws/aws-json-server';
+} from '../../local-aws/aws-json-server';
 
 export interface LocalSqsOptions {
   readonly port?: number;

@@ -3,7 +3,7 @@
  * (EventBridge envelope, detail schemas from `@gym-bridge/events`) and turn it into a payment alert
  * for the notifier.
  *
- * It handles what its subscription routes to it (../infra/subscription.ts):
+ * It handles what its subscription routes to it (../infra/payment-issue-notifier-stack.ts):
  * - Member Status Changed with `detail.status` = PaymentIssue;
  * - Payment Failed with `detail.reason` = dishonoured.
  *

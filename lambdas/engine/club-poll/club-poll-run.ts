@@ -13,7 +13,7 @@ import { SOURCES } from '../../sources';
 import { type Cursor, newCursor, type SourceName } from '../../state/store';
 import { activePause, type ClubPause, isPauseKind, unavailability } from '../failure-policy';
 import { pollSource } from '../poll-source';
-import type { SweepIntervals } from '../schedule/sweep-budget';
+import type { SweepIntervals } from '../schedule/cost-estimate';
 import type { Announcer } from './announcer';
 import { clubContext } from './club-context';
 import {

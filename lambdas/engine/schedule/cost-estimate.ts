@@ -82,3 +82,50 @@ export function estimatePollCost(source: SourceName, cursor: Cursor | undefined,
   const windowMs = sweepDue ? sweep.windowMs + intervalMs : definition.tailLookbackMs + intervalMs;
   return pagesOverWindow(activity, windowMs);
 }
+
+/** Sweep intervals (ms) shorter than the sources' own periods, for the sources the budget pays for. */
+export type SweepIntervals = Partial<Record<SourceName, number>>;
+
+/** A source as the quota rule sees it. */
+export interface StretchableSource {
+  readonly source: SourceName;
+  readonly cursor: Cursor | undefined;
+  readonly activity: number | undefined;
+  /** Interval before the quota stretch (the cadence, or the failure back-off if longer). */
+  readonly baseIntervalMs: number;
+}
+
+/**
+ * Requests per hour the sources cost at their intervals times `stretch`. Sweeps are included: a
+ * source with a sweep pays the sweep every `everyMs` (or on every poll, once the stretched interval
+ * exceeds that).
+ */
+export function demandPerHour(
+  states: readonly StretchableSource[],
+  stretch: number,
+  sweeps: SweepIntervals = {},
+): number {
+  let total = 0;
+  for (const s of states) {
+    const interval = s.baseIntervalMs * stretch;
+    const activity = s.activity;
+    if (activity === undefined) {
+      total += (Math.max(1, s.cursor?.stats?.lastPages ?? 1) * HOUR) / interval;
+      continue;
+    }
+    const definition = SOURCES[s.source];
+    const perPoll = (windowMs: number) => pagesOverWindow(activity, windowMs);
+    const sweep = definition.sweep;
+    const everyMs = Math.min(
+      sweep?.everyMs ?? Number.POSITIVE_INFINITY,
+      sweeps[s.source] ?? Number.POSITIVE_INFINITY,
+    );
+    if (sweep && interval >= everyMs) {
+      total += (perPoll(sweep.windowMs + interval) * HOUR) / interval;
+    } else {
+      total += (perPoll(definition.tailLookbackMs + interval) * HOUR) / interval;
+      if (sweep) total += (perPoll(sweep.windowMs + everyMs) * HOUR) / everyMs;
+    }
+  }
+  return total;
+}

@@ -15,9 +15,13 @@ import { PLAN_QUOTAS, type Plan } from '../../common/plans';
 import { SOURCES } from '../../sources';
 import type { Cursor, SourceName } from '../../state/store';
 import { SOURCE_CADENCE } from './cadence';
-import { estimateActivityPerHour, pagesOverWindow } from './cost-estimate';
+import {
+  demandPerHour,
+  estimateActivityPerHour,
+  pagesOverWindow,
+  type SweepIntervals,
+} from './cost-estimate';
 import { quotaBudget } from './quota-budget';
-import { demandPerHour } from './quota-stretch';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
@@ -52,9 +56,6 @@ export interface SweepBudgetInput {
   /** @default SWEEP_TARGET_SHARE */
   readonly targetShare?: number;
 }
-
-/** Sweep intervals (ms) shorter than the sources' own periods, for the sources the budget pays for. */
-export type SweepIntervals = Partial<Record<SourceName, number>>;
 
 /** Requests an hour the club may spend, polls and sweeps together, to stay at the target share. */
 function targetPerHour(input: SweepBudgetInput): number {

@@ -22,8 +22,8 @@ import {
   InvalidPaymentEventError,
   toPaymentAlert,
 } from '../../../examples/payment-issue-notifier/src/payment-alerts';
-import { PAYMENT_RESPONSES } from '../../../lambdas/sandbox';
 import { toEventPatternJson } from '../../../lib/constructs/bridge-subscription';
+import { PAYMENT_RESPONSES } from '../../../sandbox';
 import { expectedKeys } from '../../support/ground-truth';
 import { type DeliveredEvent, type EngineRun, EVENT_SOURCE, runEngine } from './engine-run';
 

@@ -12,9 +12,9 @@ import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-con
 import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import { EventBridgeSink } from '../../../lambdas/events/publisher';
-import { type ReceivedEvent, startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
-import { type JournalEntry, type SandboxOptions, startSandbox } from '../../../lambdas/sandbox';
 import { MemoryStateStore } from '../../../lambdas/state';
+import { type ReceivedEvent, startLocalEventBridge } from '../../../local-aws/local-eventbridge';
+import { type JournalEntry, type SandboxOptions, startSandbox } from '../../../sandbox';
 
 export const BUS_NAME = 'gym-bridge-e2e';
 export const EVENT_SOURCE = 'gym-bridge';

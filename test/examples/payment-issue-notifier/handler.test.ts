@@ -5,6 +5,7 @@
  */
 import { DETAIL_TYPES } from '@gym-bridge/events';
 import { describe, expect, it } from 'vitest';
+import { exampleEvents } from '../../../event-tooling/examples';
 import {
   logNotifier,
   MemoryNotifier,
@@ -15,7 +16,6 @@ import {
   InvalidPaymentEventError,
   toPaymentAlert,
 } from '../../../examples/payment-issue-notifier/src/payment-alerts';
-import { exampleEvents } from '../../../lambdas/event-tooling/examples';
 import { deliveredEvent } from '../../unit/events/eventbridge-delivery';
 
 const examples = exampleEvents();

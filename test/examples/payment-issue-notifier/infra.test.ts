@@ -113,15 +113,15 @@ describe('payment-issue-notifier stack', () => {
       .sources;
     const ours = sources
       .filter((s) => !s.includes('node_modules/'))
-      .map((s) => s.replace(/^.*?(examples|lambdas)\//, '$1/'));
+      .map((s) => s.replace(/^.*?(examples|lambdas|event-tooling)\//, '$1/'));
     expect(ours.sort()).toEqual(
       [
         'examples/payment-issue-notifier/src/handler.ts',
         'examples/payment-issue-notifier/src/notifier.ts',
         'examples/payment-issue-notifier/src/payment-alerts.ts',
         'lambdas/common/source-names.ts',
-        'lambdas/event-tooling/consumer-named-schemas.ts',
-        'lambdas/event-tooling/consumer-schemas.ts',
+        'event-tooling/consumer-named-schemas.ts',
+        'event-tooling/consumer-schemas.ts',
         'lambdas/events/catalog.ts',
         'lambdas/events/detail-envelope.ts',
         'lambdas/events/event-data.ts',

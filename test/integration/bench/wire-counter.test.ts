@@ -8,7 +8,7 @@ import { createServer, connect as netConnect, type Server, type Socket } from 'n
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CountingClientFactory } from '../../../bench/sim-clients';
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { type Sandbox, startSandbox } from '../../../sandbox';
 
 interface Relay {
   readonly origin: string;

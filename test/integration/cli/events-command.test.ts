@@ -7,7 +7,7 @@
  * - replay --archive, at the process level: progress lines, exit 0 on COMPLETED; Ctrl-C (SIGINT)
  *   sends CancelReplay, says so, waits for CANCELLED and exits 130. A stub speaking the AWS JSON
  *   protocol answers (archive replays cannot be produced locally; the request shapes are checked
- *   in test/unit/events/archive-replay.test.ts and against moto_server outside npm test).
+ *   in test/unit/event-tooling/archive-replay.test.ts and against moto_server outside npm test).
  * - replay --file: to the local EventBridge endpoint over a real socket, with the real AWS SDK in
  *   the child configured only by the environment: every event arrives once with its detail,
  *   detail-type and time, progress "sent N of M"; entries the endpoint fails are retried; --type
@@ -23,7 +23,7 @@ import { parse } from '@aws-lambda-powertools/parser';
 import { EventBridgeEnvelope } from '@aws-lambda-powertools/parser/envelopes/eventbridge';
 import { EVENT_SCHEMAS, EVENTBRIDGE_EVENT_SCHEMAS } from '@gym-bridge/events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { sampleEvents } from '../../../lambdas/cli/sample-events';
+import { sampleEvents } from '../../../cli/sample-events';
 import {
   ALL_DETAIL_TYPES,
   type BridgeEvent,
@@ -31,7 +31,7 @@ import {
   validateEvent,
 } from '../../../lambdas/events/catalog';
 import { JsonLinesFileSink } from '../../../lambdas/events/json-lines-file-sink';
-import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
+import { type LocalEventBridge, startLocalEventBridge } from '../../../local-aws/local-eventbridge';
 import { type CliProcess, killCli, spawnCli } from '../../support/cli-process';
 
 let dir: string;

@@ -8,9 +8,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readEvents, readPattern } from '../../../lambdas/cli/commands/events/match';
-import { sampleEvents } from '../../../lambdas/cli/sample-events';
-import { toEventBridgeEvent, toPutEventsEntry } from '../../../lambdas/event-tooling/eventbridge-event';
+import { readEvents, readPattern } from '../../../cli/commands/events/match';
+import { sampleEvents } from '../../../cli/sample-events';
+import { toEventBridgeEvent, toPutEventsEntry } from '../../../event-tooling/eventbridge-event';
 import { type BridgeEvent, DETAIL_TYPES } from '../../../lambdas/events/catalog';
 import { runCli } from '../../support/cli-process';
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lifecycleSlot } from '../../../lambdas/engine/lifecycle/lifecycle-slot';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { type Sandbox, startSandbox } from '../../../sandbox';
 import { localAwsEnv, runCli } from '../../support/cli-process';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
 

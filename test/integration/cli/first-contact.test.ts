@@ -7,9 +7,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT_CLUB_PAUSED } from '../../../lambdas/cli/commands/poll';
-import { startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { EXIT_CLUB_PAUSED } from '../../../cli/commands/poll';
+import { startLocalEventBridge } from '../../../local-aws/local-eventbridge';
+import { type Sandbox, startSandbox } from '../../../sandbox';
 import { localAwsEnv, runCli } from '../../support/cli-process';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
 

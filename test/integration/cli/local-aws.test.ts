@@ -229,7 +229,7 @@ describe('the README path: local-aws, a live sandbox, poll twice, events printed
         [
           '--import',
           'tsx',
-          'lambdas/cli/main.ts',
+          'cli/main.ts',
           'poll',
           '--clubs',
           clubsFile,
@@ -277,7 +277,7 @@ describe('the README path: local-aws, a live sandbox, poll twice, events printed
     const replay = await execFileAsync(
       process.execPath,
       [
-        ...['--import', 'tsx', 'lambdas/cli/main.ts', 'events', 'replay', '--bus', 'gym-bridge-local'],
+        ...['--import', 'tsx', 'cli/main.ts', 'events', 'replay', '--bus', 'gym-bridge-local'],
         ...['--from', new Date(started - 60_000).toISOString(), '--to', 'now', '--interval', '1'],
       ],
       { cwd: process.cwd(), env: { ...process.env, ...env }, timeout: 60_000 },
@@ -296,7 +296,7 @@ describe('clubs add against local-aws', () => {
     const env = await exportedEnv(aws);
     expect(env.AWS_ENDPOINT_URL_SECRETS_MANAGER).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const cli = (args: string[], extra: Record<string, string> = {}) =>
-      execFileAsync(process.execPath, ['--import', 'tsx', 'lambdas/cli/main.ts', ...args], {
+      execFileAsync(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
         cwd: process.cwd(),
         env: { ...process.env, ...env, ...extra },
         timeout: 60_000,

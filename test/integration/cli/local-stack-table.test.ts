@@ -6,10 +6,10 @@
  * reads a window; the mark is read only over a DynamoDB on this machine.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalArchive } from '../../../lambdas/cli/local-stack/local-archive';
-import { isLocalStack, markLocalStack } from '../../../lambdas/cli/local-stack/local-stack-table';
-import { TableDeliveryQueue } from '../../../lambdas/cli/local-stack/table-delivery-queue';
-import { TableSigningKeys } from '../../../lambdas/cli/local-stack/table-signing-keys';
+import { LocalArchive } from '../../../cli/local-stack/local-archive';
+import { isLocalStack, markLocalStack } from '../../../cli/local-stack/local-stack-table';
+import { TableDeliveryQueue } from '../../../cli/local-stack/table-delivery-queue';
+import { TableSigningKeys } from '../../../cli/local-stack/table-signing-keys';
 import { type DeliveryMessage, newDeliveryMessage } from '../../../lambdas/delivery/delivery-message';
 import { generateWebhookSecret } from '../../../lambdas/delivery/webhook-signature';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';

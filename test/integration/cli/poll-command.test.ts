@@ -7,8 +7,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { startLocalEventBridge } from '../../../local-aws/local-eventbridge';
+import { type Sandbox, startSandbox } from '../../../sandbox';
 import { DUMMY_AWS_ENV, runCli, runCliOk } from '../../support/cli-process';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
 

@@ -1,5 +1,5 @@
 /**
- * Start-up checks (lambdas/cli/preflight.ts): the events file, the table name and table, the bus
+ * Start-up checks (cli/preflight.ts): the events file, the table name and table, the bus
  * name and bus. Real files, dynalite and the local EventBridge endpoint over real sockets.
  */
 import { existsSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CliUsageError } from '../../../lambdas/cli/args';
+import { CliUsageError } from '../../../cli/args';
 import {
   checkBusExists,
   checkBusName,
@@ -18,8 +18,8 @@ import {
   checkTableName,
   PreflightError,
   whereFromEnv,
-} from '../../../lambdas/cli/preflight';
-import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
+} from '../../../cli/preflight';
+import { type LocalEventBridge, startLocalEventBridge } from '../../../local-aws/local-eventbridge';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 
 const isRoot = process.getuid?.() === 0;

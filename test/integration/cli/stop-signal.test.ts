@@ -1,5 +1,5 @@
 /**
- * Ctrl-C for long-running commands (lambdas/cli/stop-signal.ts), on a real process that gets real
+ * Ctrl-C for long-running commands (cli/stop-signal.ts), on a real process that gets real
  * signals: duplicates of the first signal during the shutdown are ignored (the summary is printed,
  * the exit is clean), a deliberate repeat after the grace period forces the exit and says so. The
  * child holds its shutdown open until the test lets it go, so every signal of these tests lands

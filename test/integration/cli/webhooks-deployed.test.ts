@@ -13,11 +13,7 @@ import { newDeliveryMessage } from '../../../lambdas/delivery/delivery-message';
 import { SecretsManagerSigningKeys } from '../../../lambdas/delivery/signing-keys';
 import { WebhookStore } from '../../../lambdas/delivery/webhook-store';
 import { makeEventId } from '../../../lambdas/events/event-id';
-import {
-  AwsJsonError,
-  type AwsJsonServer,
-  startAwsJsonServer,
-} from '../../../lambdas/local-aws/aws-json-server';
+import { AwsJsonError, type AwsJsonServer, startAwsJsonServer } from '../../../local-aws/aws-json-server';
 import { DUMMY_AWS_ENV, runCli } from '../../support/cli-process';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 import { type LocalSecretsManager, startLocalSecretsManager } from '../../support/local-secrets-manager';

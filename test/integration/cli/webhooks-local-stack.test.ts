@@ -10,13 +10,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CliUsageError } from '../../../lambdas/cli/args';
-import { run as explain } from '../../../lambdas/cli/commands/explain';
-import { run } from '../../../lambdas/cli/commands/webhooks';
-import { sampleEvents } from '../../../lambdas/cli/sample-events';
+import { CliUsageError } from '../../../cli/args';
+import { run as explain } from '../../../cli/commands/explain';
+import { run } from '../../../cli/commands/webhooks';
+import { sampleEvents } from '../../../cli/sample-events';
+import { verifyWebhook } from '../../../event-tooling/consumer-webhooks';
 import { newDeliveryMessage } from '../../../lambdas/delivery/delivery-message';
 import { WebhookStore } from '../../../lambdas/delivery/webhook-store';
-import { verifyWebhook } from '../../../lambdas/event-tooling/consumer-webhooks';
 import { type BridgeEvent, DETAIL_TYPES } from '../../../lambdas/events/catalog';
 import { type CliProcess, type CliResult, killCli, spawnCli } from '../../support/cli-process';
 import { type Receiver, startReceiver } from '../delivery/receiver';
@@ -37,7 +37,7 @@ const startedAt = Date.now();
 /** A `webhooks` command in a child process, with stdin, resolved with its exit and output. */
 function webhooks(args: string[], stdin = '', extraEnv: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'lambdas/cli/main.ts', 'webhooks', ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'webhooks', ...args], {
       env: { ...process.env, ...env, ...extraEnv },
     });
     let stdout = '';

@@ -11,10 +11,10 @@ import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { EventBridgeSink, type EventSink, MemorySink } from '../../../lambdas/events/publisher';
-import { startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { SOURCE_ORDER } from '../../../lambdas/sources';
 import { DynamoDbStateStore } from '../../../lambdas/state';
+import { startLocalEventBridge } from '../../../local-aws/local-eventbridge';
+import { type Sandbox, startSandbox } from '../../../sandbox';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 import { actualKeys, compare, expectedKeys } from '../../support/ground-truth';
 

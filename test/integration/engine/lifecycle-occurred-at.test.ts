@@ -15,7 +15,7 @@ import { LIFECYCLE_SOURCES } from '../../../lambdas/engine/lifecycle/club-lifecy
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
-import type { JournalEntry } from '../../../lambdas/sandbox';
+import type { JournalEntry } from '../../../sandbox';
 import { checkLifecycle } from '../../chaos/lifecycle-check';
 import { useEngineRig } from '../../support/engine-rig';
 

@@ -3,8 +3,8 @@
  * (issue 12). The sandbox over real HTTP, state in dynalite, the runtime logger captured.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { run as clubsCommand } from '../../../lambdas/cli/commands/clubs';
-import { clubStatus, renderStatus } from '../../../lambdas/cli/commands/status';
+import { run as clubsCommand } from '../../../cli/commands/clubs';
+import { clubStatus, renderStatus } from '../../../cli/commands/status';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { type ClubReport, pollClub, UNAVAILABLE_RETRY_MS } from '../../../lambdas/engine/poll-club';
 import { resumeClub } from '../../../lambdas/engine/resume-club';

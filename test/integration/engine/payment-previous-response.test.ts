@@ -11,9 +11,9 @@ import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
 import { pollSource } from '../../../lambdas/engine/poll-source';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
-import { startSandbox } from '../../../lambdas/sandbox';
 import { SOURCES } from '../../../lambdas/sources';
 import { DynamoDbStateStore, type SeenAt, type StateStore } from '../../../lambdas/state';
+import { startSandbox } from '../../../sandbox';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 
 const HOUR = 3_600_000;

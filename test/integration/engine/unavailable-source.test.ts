@@ -10,7 +10,7 @@
  *   retryAt nor announce it again; after retryAt a working endpoint clears the mark.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { clubStatus, renderStatus } from '../../../lambdas/cli/commands/status';
+import { clubStatus, renderStatus } from '../../../cli/commands/status';
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
 import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
 import {

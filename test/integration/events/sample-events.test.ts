@@ -6,7 +6,7 @@
  * stale source, the unavailable source's 404/403).
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_SAMPLE_COUNT, SampleError, sampleEvents } from '../../../lambdas/cli/sample-events';
+import { MAX_SAMPLE_COUNT, SampleError, sampleEvents } from '../../../cli/sample-events';
 import {
   ALL_DETAIL_TYPES,
   type BridgeEventOf,

@@ -4,7 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AuthError, OPERATION_NAMES, type RequestEvent, TokenProvider } from '../../../lambdas/gym-api';
-import type { Sandbox } from '../../../lambdas/sandbox';
+import type { Sandbox } from '../../../sandbox';
 import { recordingClient, rejection, resetFaults, startTestSandbox } from './sandbox-harness';
 
 let sandbox: Sandbox;

@@ -12,7 +12,7 @@ import {
   QuotaExceededError,
   UnavailableError,
 } from '../../../lambdas/gym-api';
-import type { Sandbox } from '../../../lambdas/sandbox';
+import type { Sandbox } from '../../../sandbox';
 import { type LocalServer, sendJson, startLocalServer } from './local-server';
 import { expectedItems, recordingClient, rejection, resetFaults, startTestSandbox } from './sandbox-harness';
 

@@ -14,8 +14,8 @@ import {
   TokenProvider,
   type TokenProviderOptions,
 } from '../../../lambdas/gym-api';
-import type { RecordQuery } from '../../../lambdas/sandbox';
-import { DEFAULT_FAULTS, type Sandbox, type SandboxOptions, startSandbox } from '../../../lambdas/sandbox';
+import type { RecordQuery } from '../../../sandbox';
+import { DEFAULT_FAULTS, type Sandbox, type SandboxOptions, startSandbox } from '../../../sandbox';
 
 export const SANDBOX_START = '2025-03-10T00:00:00Z';
 

@@ -9,7 +9,7 @@ import {
   type OperationName,
   PROSPECT_STATUSES,
 } from '../../../lambdas/gym-api';
-import type { Sandbox } from '../../../lambdas/sandbox';
+import type { Sandbox } from '../../../sandbox';
 import { canonical, expectedItems, recordingClient, startTestSandbox } from './sandbox-harness';
 
 let sandbox: Sandbox;

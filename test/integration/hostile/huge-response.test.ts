@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { type Sandbox, startSandbox } from '../../../sandbox';
 import { localAwsEnv, runCli, runCliOk } from '../../support/cli-process';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
 

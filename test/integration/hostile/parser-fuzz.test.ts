@@ -12,7 +12,7 @@ import { parseJsonPreservingInt64 } from '../../../lambdas/gym-api/json';
 import { OPERATION_NAMES, OPERATIONS, type OperationName } from '../../../lambdas/gym-api/operations';
 import { parseEnvelope, readPage } from '../../../lambdas/gym-api/page-reader';
 import { nextOffsetFromLink } from '../../../lambdas/gym-api/paging-checks';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { type Sandbox, startSandbox } from '../../../sandbox';
 
 /** Cases per property: a fixed budget, a few seconds for the whole file. */
 const RUNS = 400;

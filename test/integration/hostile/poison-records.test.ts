@@ -12,8 +12,8 @@ import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { EventBridgeSink } from '../../../lambdas/events/publisher';
-import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
 import type { DynamoDbStateStore, SourceName } from '../../../lambdas/state';
+import { type LocalEventBridge, startLocalEventBridge } from '../../../local-aws/local-eventbridge';
 import { useEngineRig } from '../../support/engine-rig';
 
 const MINUTE = 60_000;

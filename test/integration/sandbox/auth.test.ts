@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { type Sandbox, startSandbox } from '../../../sandbox';
 import { basicHeader, getPage, messageOf, rawGet, requestToken } from './sandbox-http';
 
 describe('sandbox authentication', () => {

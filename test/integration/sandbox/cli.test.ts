@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClubsFile } from '../../../lambdas/sandbox';
+import type { ClubsFile } from '../../../sandbox';
 import { spawnCli } from '../../support/cli-process';
 import { basicHeader } from './sandbox-http';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startSandbox } from '../../../lambdas/sandbox';
+import { startSandbox } from '../../../sandbox';
 
 describe('sandbox clock', () => {
   it('advance() moves the clock by exactly the span and refuses going back', async () => {

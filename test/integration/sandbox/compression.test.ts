@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GymApiClient, TokenProvider } from '../../../lambdas/gym-api';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { type Sandbox, startSandbox } from '../../../sandbox';
 import { requestToken } from './sandbox-http';
 
 const START = '2025-03-10T00:00:00Z';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJsonPreservingInt64 } from '../../../lambdas/gym-api/json';
 import { OPERATION_NAMES } from '../../../lambdas/gym-api/operations';
 import { MEMBER_STATUSES, PROSPECT_STATUSES } from '../../../lambdas/gym-api/statuses';
-import { type JournalEntry, PAYMENT_RESPONSES, type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { type JournalEntry, PAYMENT_RESPONSES, type Sandbox, startSandbox } from '../../../sandbox';
 import { getAll, rawGet, requestToken } from './sandbox-http';
 
 const START = '2025-03-10T00:00:00Z';

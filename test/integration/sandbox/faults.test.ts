@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidFaultSettingError, type Sandbox, startSandbox } from '../../../lambdas/sandbox';
-import { formatNaive, TimeZone } from '../../../lambdas/sandbox/zoned-time';
+import { InvalidFaultSettingError, type Sandbox, startSandbox } from '../../../sandbox';
+import { formatNaive, TimeZone } from '../../../sandbox/naive-time';
 import { basicHeader, getAll, getPage, messageOf, rawGet, requestToken } from './sandbox-http';
 
 const START = '2025-03-10T00:00:00Z';

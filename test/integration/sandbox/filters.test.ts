@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationName } from '../../../lambdas/gym-api/operations';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
-import { formatNaive, parseNaive, TimeZone } from '../../../lambdas/sandbox/zoned-time';
+import { type Sandbox, startSandbox } from '../../../sandbox';
+import { formatNaive, parseNaive, TimeZone } from '../../../sandbox/naive-time';
 import { getAll, requestToken } from './sandbox-http';
 
 const START = '2025-03-10T00:00:00Z';

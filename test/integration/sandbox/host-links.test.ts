@@ -6,8 +6,8 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GymApiClient, TokenProvider } from '../../../lambdas/gym-api';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
-import { linkOrigin } from '../../../lambdas/sandbox/link-origin';
+import { type Sandbox, startSandbox } from '../../../sandbox';
+import { linkOrigin } from '../../../sandbox/link-origin';
 import { requestToken } from './sandbox-http';
 
 let sandbox: Sandbox;

@@ -16,15 +16,15 @@ import {
   type Sandbox,
   STORED_POISON_KINDS,
   startSandbox,
-} from '../../../lambdas/sandbox';
+} from '../../../sandbox';
 import {
   ESCAPES,
   PAGE_PLACES,
   PLACEMENTS,
   SECRET_FORMS,
   TOKEN_PLACES,
-} from '../../../lambdas/sandbox/poison/credential-echo';
-import { HUGE_PAGE_SHAPES } from '../../../lambdas/sandbox/poison/huge-page';
+} from '../../../sandbox/poison/credential-echo';
+import { HUGE_PAGE_SHAPES } from '../../../sandbox/poison/huge-page';
 import { decodedForms } from '../../support/credential-leaks';
 import { basicHeader, getPage, rawGet, requestToken } from './sandbox-http';
 

@@ -15,9 +15,9 @@ import {
   STORED_POISON_KINDS,
   STORED_VARIANT_IDS,
   startSandbox,
-} from '../../../lambdas/sandbox';
-import { getPath, RECORD_SHAPES } from '../../../lambdas/sandbox/poison/record-shapes';
-import { STORED_VARIANTS } from '../../../lambdas/sandbox/poison/stored-variants';
+} from '../../../sandbox';
+import { getPath, RECORD_SHAPES } from '../../../sandbox/poison/record-shapes';
+import { STORED_VARIANTS } from '../../../sandbox/poison/stored-variants';
 import { getAll, rawGet, requestToken } from './sandbox-http';
 
 const START = '2025-03-10T00:00:00Z';

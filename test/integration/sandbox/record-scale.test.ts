@@ -1,5 +1,5 @@
 /**
- * Larger records (the sandbox's `recordScale`, lambdas/sandbox/record-padding.ts): every record a
+ * Larger records (the sandbox's `recordScale`, sandbox/record-padding.ts): every record a
  * data page serves carries fields the seed does not list, so that its JSON is about `recordScale`
  * times its own; the records are otherwise the same, the same each time they are served, and the
  * client reads them as valid records with the extra fields kept.
@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GymApiClient, TokenProvider } from '../../../lambdas/gym-api';
 import { OPERATIONS, type OperationName } from '../../../lambdas/gym-api/operations';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
-import { MAX_RECORD_SCALE } from '../../../lambdas/sandbox/record-padding';
+import { type Sandbox, startSandbox } from '../../../sandbox';
+import { MAX_RECORD_SCALE } from '../../../sandbox/record-padding';
 import { type Envelope, rawGet, requestToken } from './sandbox-http';
 
 const OPTIONS = { seed: 12, clubs: 1, members: 120, historyDays: 5, startTime: '2026-02-02T00:00:00Z' };

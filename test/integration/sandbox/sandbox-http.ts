@@ -1,6 +1,6 @@
 /** Small fetch helpers for the sandbox integration tests. */
 import { parseJsonPreservingInt64 } from '../../../lambdas/gym-api/json';
-import type { Sandbox } from '../../../lambdas/sandbox';
+import type { Sandbox } from '../../../sandbox';
 
 export interface RawResponse {
   status: number;

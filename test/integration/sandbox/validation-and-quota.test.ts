@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_NAMES, OPERATIONS, type OperationSpec } from '../../../lambdas/gym-api/operations';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
+import { type Sandbox, startSandbox } from '../../../sandbox';
 import { messageOf, rawGet, requestToken } from './sandbox-http';
 
 describe('sandbox 400 responses', () => {

@@ -22,9 +22,9 @@ import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
 import { MINIMAL_ALLOW_LISTS } from '../../../lambdas/events/pii-allow-lists';
 import { EventBridgeSink, MemorySink } from '../../../lambdas/events/publisher';
 import type { FetchFn } from '../../../lambdas/gym-api';
-import { type LocalEventBridge, startLocalEventBridge } from '../../../lambdas/local-aws/local-eventbridge';
-import { type Sandbox, startSandbox } from '../../../lambdas/sandbox';
 import { DynamoDbStateStore } from '../../../lambdas/state';
+import { type LocalEventBridge, startLocalEventBridge } from '../../../local-aws/local-eventbridge';
+import { type Sandbox, startSandbox } from '../../../sandbox';
 import { localAwsEnv, runCli } from '../../support/cli-process';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 

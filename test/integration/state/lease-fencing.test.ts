@@ -9,10 +9,10 @@ import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-con
 import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
-import { startSandbox } from '../../../lambdas/sandbox';
 import { DynamoDbStateStore } from '../../../lambdas/state';
 import { LeaseLostError } from '../../../lambdas/state/club-session';
 import { sessionStore } from '../../../lambdas/state/composed-store';
+import { startSandbox } from '../../../sandbox';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 
 const MINUTE = 60_000;

@@ -11,10 +11,10 @@ import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-con
 import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
-import { startSandbox } from '../../../lambdas/sandbox';
 import { SOURCE_ORDER } from '../../../lambdas/sources';
 import { DynamoDbStateStore } from '../../../lambdas/state';
 import { MIGRATED_LEASE_OWNER } from '../../../lambdas/state/dynamodb/previous-layout';
+import { startSandbox } from '../../../sandbox';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 import { actualKeys, compare, expectedKeys } from '../../support/ground-truth';
 

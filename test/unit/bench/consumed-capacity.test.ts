@@ -5,8 +5,8 @@
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trackConsumedCapacity } from '../../../bench/consumed-capacity';
-import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../../lambdas/state/embedded-dynamodb';
 import { createStateTable } from '../../../lambdas/state/table';
+import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../../local-aws/embedded-dynamodb';
 
 describe('the consumed-capacity tally', () => {
   let db: EmbeddedDynamoDb;

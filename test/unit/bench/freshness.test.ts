@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FreshnessTracker } from '../../../bench/freshness';
 import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
 import { createEvent } from '../../../lambdas/events/envelope';
-import type { JournalEntry } from '../../../lambdas/sandbox';
+import type { JournalEntry } from '../../../sandbox';
 
 const at = (s: number) => new Date(Date.UTC(2026, 2, 2, 0, 0, s)).toISOString();
 

@@ -1,5 +1,5 @@
 /**
- * `explain` of a club's operational events (lambdas/cli/explain/club-facts.ts), the cases a local
+ * `explain` of a club's operational events (cli/explain/club-facts.ts), the cases a local
  * run reaches rarely, on cursors as the engine writes them (the run itself:
  * test/integration/cli/explain-operational.test.ts): a failure past the threshold whose notice is not
  * written (due at the next poll), a notice of the previous episode, a 401 whose message does not say
@@ -7,8 +7,8 @@
  * would refuse. No eventId is ever shown for any of them.
  */
 import { describe, expect, it } from 'vitest';
-import { clubOpsFacts } from '../../../lambdas/cli/explain/club-facts';
-import { renderClubExplanation } from '../../../lambdas/cli/explain/club-words';
+import { clubOpsFacts } from '../../../cli/explain/club-facts';
+import { renderClubExplanation } from '../../../cli/explain/club-words';
 import { staleEvent } from '../../../lambdas/engine/operational-events';
 import { type Cursor, MemoryStateStore, newCursor, type SourceName } from '../../../lambdas/state';
 import { exampleClub } from '../../support/example-club';

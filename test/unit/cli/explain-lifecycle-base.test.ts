@@ -3,9 +3,9 @@
  * damaged item): said so, with nothing of it claimed, instead of failing the command.
  */
 import { describe, expect, it } from 'vitest';
-import { lifecycleFacts } from '../../../lambdas/cli/explain/lifecycle-facts';
-import { subjectFacts } from '../../../lambdas/cli/explain/subject-facts';
-import { subjectWords } from '../../../lambdas/cli/explain/subject-words';
+import { lifecycleFacts } from '../../../cli/explain/lifecycle-facts';
+import { subjectFacts } from '../../../cli/explain/subject-facts';
+import { subjectWords } from '../../../cli/explain/subject-words';
 import { MemoryStateStore } from '../../../lambdas/state';
 import { exampleClub } from '../../support/example-club';
 

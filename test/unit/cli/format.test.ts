@@ -3,10 +3,10 @@
  * listed, and a baseline named as such.
  */
 import { describe, expect, it } from 'vitest';
-import { describeEvent, formatClubReport, groupFailures } from '../../../lambdas/cli/format';
+import { describeEvent, formatClubReport, groupFailures } from '../../../cli/format';
+import { exampleEvents } from '../../../event-tooling/examples';
 import type { ClubReport, SourceFailure } from '../../../lambdas/engine/poll-club';
 import type { SourceReport } from '../../../lambdas/engine/poll-source';
-import { exampleEvents } from '../../../lambdas/event-tooling/examples';
 
 const source = (name: string, over: Partial<SourceReport> = {}): SourceReport => ({
   source: name,

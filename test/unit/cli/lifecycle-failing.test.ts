@@ -3,8 +3,8 @@
  * from the note the failing evaluation leaves on the club state item; nothing once one succeeds.
  */
 import { describe, expect, it } from 'vitest';
-import { clubStatus, renderStatus } from '../../../lambdas/cli/commands/status';
-import { failingWords, lifecycleFacts } from '../../../lambdas/cli/explain/lifecycle-facts';
+import { clubStatus, renderStatus } from '../../../cli/commands/status';
+import { failingWords, lifecycleFacts } from '../../../cli/explain/lifecycle-facts';
 import { MemoryStateStore } from '../../../lambdas/state';
 import { exampleClub } from '../../support/example-club';
 

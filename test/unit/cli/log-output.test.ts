@@ -3,8 +3,8 @@
  * logger's lines sent to stderr at that level.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CliUsageError } from '../../../lambdas/cli/args';
-import { configureCliLogs, extractLogLevel } from '../../../lambdas/cli/log-output';
+import { CliUsageError } from '../../../cli/args';
+import { configureCliLogs, extractLogLevel } from '../../../cli/log-output';
 import { logger } from '../../../lambdas/common/logger';
 
 describe('extractLogLevel', () => {

@@ -3,8 +3,8 @@
  * as a child process are in test/integration/cli/poll-flags.test.ts.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { CliUsageError, intFlag, parseFlags } from '../../../lambdas/cli/args';
-import { backfillInstant } from '../../../lambdas/cli/commands/poll';
+import { CliUsageError, intFlag, parseFlags } from '../../../cli/args';
+import { backfillInstant } from '../../../cli/commands/poll';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 
 const club = (timeZone: string): ClubConfig => ({

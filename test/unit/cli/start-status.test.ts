@@ -3,7 +3,7 @@
  * labelled, in the club's zone; never the wall clock of the machine.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { statusHeading, statusLine } from '../../../lambdas/cli/demo-output';
+import { statusHeading, statusLine } from '../../../cli/demo-output';
 
 const SIM = Date.parse('2026-11-22T19:14:05Z'); // 06:14:05 in Sydney (UTC+11)
 const club = { clubId: 'club-1', timeZone: 'Australia/Sydney' };

@@ -5,15 +5,15 @@
  * (or generated), whether an endpoint's filter takes an event and why not, and what status prints.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { CliUsageError } from '../../../lambdas/cli/args';
-import { parseWebhookFlags, run } from '../../../lambdas/cli/commands/webhooks';
-import { addInput, updateInput } from '../../../lambdas/cli/commands/webhooks/endpoint-input';
-import { listenSecret } from '../../../lambdas/cli/commands/webhooks/listen';
-import { excerptLine, statusLines } from '../../../lambdas/cli/commands/webhooks/status';
-import type { Flags } from '../../../lambdas/cli/commands/webhooks/usage';
-import { demoWebhookSettings } from '../../../lambdas/cli/demo-webhooks';
-import { filterFacts } from '../../../lambdas/cli/explain/event-deliveries';
-import { isLoopbackEndpoint } from '../../../lambdas/cli/local-stack/local-stack-table';
+import { CliUsageError } from '../../../cli/args';
+import { parseWebhookFlags, run } from '../../../cli/commands/webhooks';
+import { addInput, updateInput } from '../../../cli/commands/webhooks/endpoint-input';
+import { listenSecret } from '../../../cli/commands/webhooks/listen';
+import { excerptLine, statusLines } from '../../../cli/commands/webhooks/status';
+import type { Flags } from '../../../cli/commands/webhooks/usage';
+import { demoWebhookSettings } from '../../../cli/demo-webhooks';
+import { filterFacts } from '../../../cli/explain/event-deliveries';
+import { isLoopbackEndpoint } from '../../../cli/local-stack/local-stack-table';
 import { forgetKnownSecrets, redactKnownSecrets } from '../../../lambdas/common/redact';
 import type { Endpoint } from '../../../lambdas/delivery/endpoint';
 import type { EndpointStatus } from '../../../lambdas/delivery/webhook-admin';

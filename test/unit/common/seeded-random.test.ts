@@ -1,7 +1,7 @@
 /** The one seeded random module: the first values of each generator, taken from the copies it replaces. */
 import { describe, expect, it } from 'vitest';
 import { cyrb128, mulberry32, sfc32 } from '../../../lambdas/common/seeded-random';
-import { SeededRandom } from '../../../lambdas/sandbox/seeded-random';
+import { SeededRandom } from '../../../sandbox/sandbox-random';
 
 const draw = <T>(next: () => T, count: number): T[] => Array.from({ length: count }, next);
 

@@ -5,14 +5,14 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+import { verifyWebhook, WebhookVerificationError } from '../../../event-tooling/consumer';
+import { exampleEvents } from '../../../event-tooling/examples';
 import { webhookBody } from '../../../lambdas/delivery/delivery-message';
 import {
   generateWebhookSecret,
   signedHeaders,
   signingKeyOf,
 } from '../../../lambdas/delivery/webhook-signature';
-import { verifyWebhook, WebhookVerificationError } from '../../../lambdas/event-tooling/consumer';
-import { exampleEvents } from '../../../lambdas/event-tooling/examples';
 import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
 
 const event = exampleEvents()[DETAIL_TYPES.MemberStatusChanged];

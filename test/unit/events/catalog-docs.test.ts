@@ -2,10 +2,10 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CliUsageError } from '../../../lambdas/cli/args';
-import { exampleRulePattern, renderEventCatalogMarkdown } from '../../../lambdas/cli/catalog-markdown';
-import { run } from '../../../lambdas/cli/commands/schemas';
-import { exampleEvents } from '../../../lambdas/event-tooling/examples';
+import { CliUsageError } from '../../../cli/args';
+import { exampleRulePattern, renderEventCatalogMarkdown } from '../../../cli/catalog-markdown';
+import { run } from '../../../cli/commands/schemas';
+import { exampleEvents } from '../../../event-tooling/examples';
 import { ALL_DETAIL_TYPES, DEFAULT_EVENT_SOURCE, detailTypeFileName } from '../../../lambdas/events/catalog';
 
 /** The subset of EventBridge pattern matching the documented examples use. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exampleEvents } from '../../../lambdas/event-tooling/examples';
+import { exampleEvents } from '../../../event-tooling/examples';
 import {
   ALL_DETAIL_TYPES,
   type BridgeEvent,

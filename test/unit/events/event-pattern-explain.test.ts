@@ -3,7 +3,7 @@
  * failing field of the pattern, with what it wants and what the event has.
  */
 import { describe, expect, it } from 'vitest';
-import { explainEventPattern, matchesEventPattern } from '../../../lambdas/event-tooling/event-pattern';
+import { explainEventPattern, matchesEventPattern } from '../../../lambdas/events/event-pattern';
 import { baseEvent, matchCases } from './event-pattern-corpus';
 
 describe('explainEventPattern', () => {

@@ -11,7 +11,7 @@ import {
   explainEventPattern,
   MAX_PATTERN_DEPTH,
   matchesEventPattern,
-} from '../../../lambdas/event-tooling/event-pattern';
+} from '../../../lambdas/events/event-pattern';
 
 /**
  * What a call returns and the fastest of three runs of it, in ms: a collection or the scheduler of a

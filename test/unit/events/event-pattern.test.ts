@@ -4,7 +4,7 @@ import {
   EventPatternError,
   eventPatternMatcher,
   matchesEventPattern,
-} from '../../../lambdas/event-tooling/event-pattern';
+} from '../../../lambdas/events/event-pattern';
 import { baseEvent, invalidPatterns, matchCases } from './event-pattern-corpus';
 
 describe('matchesEventPattern: the corpus (same answers as EventBridge documents)', () => {

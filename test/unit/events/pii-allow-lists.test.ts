@@ -4,7 +4,7 @@
  * document, and the generated catalog page prints them.
  */
 import { describe, expect, it } from 'vitest';
-import { renderEventCatalogMarkdown } from '../../../lambdas/cli/catalog-markdown';
+import { renderEventCatalogMarkdown } from '../../../cli/catalog-markdown';
 import {
   type AllowList,
   CLASS_ATTENDANCE_ALLOWED,

@@ -23,7 +23,7 @@ describe.skipIf(!inGit)('.gitignore', () => {
   });
 
   it('still tracks the sources and docs', () => {
-    expect(ignored('lambdas/cli/main.ts')).toBe(false);
+    expect(ignored('cli/main.ts')).toBe(false);
     expect(ignored('docs/upstream-api.md')).toBe(false);
     expect(ignored('test/cdk/fixtures/clubs.json')).toBe(false);
   });

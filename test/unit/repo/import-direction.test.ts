@@ -1,6 +1,6 @@
 /**
  * The import-direction rule (.dependency-cruiser.cjs, `npm run lint:imports`) holds on the real
- * tree, and fails on a planted wrong-way import: a temporary copy of the layout (lambdas/<part>/)
+ * tree, and fails on a planted wrong-way import: a temporary copy of the layout (lambdas/<part>/, cli/)
  * with one file per wrong arrow, cruised with the repository's own rules. Nothing is written to the
  * repository; no sockets.
  */
@@ -78,11 +78,20 @@ describe('import direction (.dependency-cruiser.cjs)', () => {
     options = await extractDepcruiseOptions(CONFIG);
   });
 
-  it('finds no wrong-way import in lambdas/, lib/, bin/ and bench/, and every allowed arrow is one the code makes', async () => {
+  it('finds no wrong-way import in the tree, and every allowed arrow is one the code makes', async () => {
     // Prepare: the real tree with the repository's options (tsconfig paths included)
 
     // Act
-    const { violations, arrows } = await cruiseTree(ROOT, options, ['lambdas', 'lib', 'bin', 'bench']);
+    const { violations, arrows } = await cruiseTree(ROOT, options, [
+      'lambdas',
+      'cli',
+      'sandbox',
+      'local-aws',
+      'event-tooling',
+      'lib',
+      'bin',
+      'bench',
+    ]);
 
     // Assess: no violation, and the allow-list is the graph of the code (no arrow allowed unused)
     expect(violations).toEqual([]);
@@ -99,14 +108,18 @@ describe('import direction (.dependency-cruiser.cjs)', () => {
       dir = plant({
         'lambdas/engine/poll.ts': 'export const ENGINE = 1;\n',
         'lambdas/common/planted.ts': "import { ENGINE } from '../engine/poll';\nexport const X = ENGINE;\n",
-        'lambdas/sandbox/server.ts': 'export const SANDBOX = 1;\n',
-        'lambdas/gym-api/planted.ts':
-          "import { SANDBOX } from '../sandbox/server';\nexport const Y = SANDBOX;\n",
-        'lambdas/local-aws/endpoint.ts': 'export const LOCAL = 1;\n',
+        'lambdas/clubs/registry.ts': 'export const CLUBS = 1;\n',
+        'lambdas/gym-api/planted.ts': "import { CLUBS } from '../clubs/registry';\nexport const Y = CLUBS;\n",
+        'sandbox/server.ts': 'export const SANDBOX = 1;\n',
+        'lambdas/sources/planted.ts':
+          "import { SANDBOX } from '../../sandbox/server';\nexport const W = SANDBOX;\n",
+        'local-aws/endpoint.ts': 'export const LOCAL = 1;\n',
         'lambdas/handlers/planted.ts':
-          "import { LOCAL } from '../local-aws/endpoint';\nexport const Z = LOCAL;\n",
-        'lambdas/cli/ok.ts':
-          "import { LOCAL } from '../local-aws/endpoint';\nimport { ENGINE } from '../engine/poll';\nexport const OK = LOCAL + ENGINE;\n",
+          "import { LOCAL } from '../../local-aws/endpoint';\nexport const Z = LOCAL;\n",
+        'cli/ok.ts':
+          "import { LOCAL } from '../local-aws/endpoint';\nimport { ENGINE } from '../lambdas/engine/poll';\nimport { SANDBOX } from '../sandbox/server';\nexport const OK = LOCAL + ENGINE + SANDBOX;\n",
+        'lambdas/engine/ring-a.ts': "import type { B } from './ring-b';\nexport type A = { b?: B };\n",
+        'lambdas/engine/ring-b.ts': "import type { A } from './ring-a';\nexport type B = { a?: A };\n",
         'lib/stack.ts': 'export const STACK = 1;\n',
         'lambdas/state/planted.ts': "import { STACK } from '../../lib/stack';\nexport const S = STACK;\n",
         'test/support/helper.ts': 'export const HELPER = 1;\n',
@@ -117,7 +130,7 @@ describe('import direction (.dependency-cruiser.cjs)', () => {
       const { tsConfig: _unused, ...rules } = options;
 
       // Act
-      result = await cruiseTree(dir, rules, ['lambdas', 'lib']);
+      result = await cruiseTree(dir, rules, ['lambdas', 'lib', 'cli']);
     });
 
     afterAll(() => {
@@ -131,29 +144,39 @@ describe('import direction (.dependency-cruiser.cjs)', () => {
       );
     });
 
-    it('reports an arrow nobody wrote a rule for (gym-api -> sandbox) through the allow-list', () => {
+    it('reports an arrow nobody wrote a rule for (gym-api -> clubs) through the allow-list', () => {
       // Assess
       expect(result.violations).toContain(
-        'gym-api-may-import-only: lambdas/gym-api/planted.ts -> lambdas/sandbox/server.ts',
+        'gym-api-may-import-only: lambdas/gym-api/planted.ts -> lambdas/clubs/registry.ts',
       );
     });
 
-    it('keeps local AWS endpoints, the CDK and the tests out of runtime code, and lets the CLI in', () => {
+    it('keeps the sandbox, local AWS endpoints, the CDK and the tests out of lambdas/, and lets the CLI in', () => {
       // Assess
       expect(result.violations).toEqual(
         expect.arrayContaining([
-          'local-aws-stays-out-of-lambdas: lambdas/handlers/planted.ts -> lambdas/local-aws/endpoint.ts',
+          'lambdas-hold-only-lambda-code: lambdas/sources/planted.ts -> sandbox/server.ts',
+          'lambdas-hold-only-lambda-code: lambdas/handlers/planted.ts -> local-aws/endpoint.ts',
           'runtime-never-imports-cdk: lambdas/state/planted.ts -> lib/stack.ts',
           'runtime-never-imports-tests: lambdas/events/planted.ts -> test/support/helper.ts',
         ]),
       );
-      expect(result.violations).toHaveLength(5);
-      expect(result.violations.filter((v) => v.includes('lambdas/cli/'))).toEqual([]);
+      expect(result.violations.filter((v) => !v.startsWith('no-import-cycles:'))).toHaveLength(6);
+      expect(result.violations.filter((v) => v.includes('cli/'))).toEqual([]);
+    });
+
+    it('reports two files that import each other (type-only imports count)', () => {
+      // Assess
+      const cycles = result.violations.filter((v) => v.startsWith('no-import-cycles:'));
+      expect(cycles).toHaveLength(1);
+      expect(cycles[0]).toMatch(
+        /^no-import-cycles: lambdas\/engine\/ring-[ab]\.ts -> lambdas\/engine\/ring-[ab]\.ts$/,
+      );
     });
 
     it('fails with a message naming the importing file, the imported file and the reason', () => {
       // Assess
-      expect(result.exitCode).toBe(5);
+      expect(result.exitCode).toBe(7);
       expect(result.report).toContain(
         'never-common-to-engine: lambdas/common/planted.ts → lambdas/engine/poll.ts',
       );

@@ -1,6 +1,7 @@
 /**
- * House rule 12 of the style guide, measured over all the code that ships or measures: lambdas/,
- * lib/ and bench/. A file is read whole (at most 400 lines, no exception) and a function fits on a
+ * House rule 12 of the style guide, measured over all the code that ships, runs or measures:
+ * lambdas/, cli/, sandbox/, local-aws/, event-tooling/, lib/ and bench/. A file is read whole (at
+ * most 400 lines, no exception) and a function fits on a
  * screen (at most 80 lines). The handlers stay thin: each
  * Lambda's record or event handler under 60 lines, the folder under 400 lines in all (the engine
  * owns the decisions). The TypeScript parser finds every function: declarations, methods,
@@ -13,7 +14,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
-const FOLDERS = ['lambdas', 'lib', 'bench'];
+const FOLDERS = ['lambdas', 'cli', 'sandbox', 'local-aws', 'event-tooling', 'lib', 'bench'];
 const MAX_FILE_LINES = 400;
 const MAX_FUNCTION_LINES = 80;
 const HANDLERS = 'lambdas/handlers';
@@ -67,7 +68,7 @@ function functionSpans(path: string, text: string): FunctionSpan[] {
   return spans;
 }
 
-describe('size limits of lambdas/, lib/ and bench/', () => {
+describe('size limits of the code (lambdas/, cli/, sandbox/, local-aws/, event-tooling/, lib/, bench/)', () => {
   const files = FOLDERS.flatMap(tsFiles);
   const lines = (file: string) => lineCount(readFileSync(join(ROOT, file), 'utf8'));
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseBasicAuth, parseBearer, TokenSigner } from '../../../lambdas/sandbox/access-token';
-import { AccessTokenIssuer } from '../../../lambdas/sandbox/access-tokens';
+import { parseBasicAuth, parseBearer, TokenSigner } from '../../../sandbox/access-token';
+import { AccessTokenIssuer } from '../../../sandbox/access-tokens';
 
 const key = Buffer.alloc(32, 7);
 const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CliUsageError } from '../../../lambdas/cli/args';
-import { poisonNotice, sandboxOptionsFromFlags } from '../../../lambdas/cli/commands/sandbox';
-import { resolvePoison } from '../../../lambdas/sandbox/poison/settings';
+import { CliUsageError } from '../../../cli/args';
+import { poisonNotice, sandboxOptionsFromFlags } from '../../../cli/commands/sandbox';
+import { resolvePoison } from '../../../sandbox/poison/settings';
 
 describe('sandbox command flags', () => {
   it('maps flags to sandbox options', () => {

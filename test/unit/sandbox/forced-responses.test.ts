@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ForcedResponses } from '../../../lambdas/sandbox/faults';
+import { ForcedResponses } from '../../../sandbox/faults';
 
 describe('ForcedResponses', () => {
   it('answers the next `count` matching requests, other paths untouched', () => {

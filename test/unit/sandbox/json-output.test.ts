@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseJsonPreservingInt64 } from '../../../lambdas/gym-api/json';
-import { RawJson, stringifyWithInt64 } from '../../../lambdas/sandbox/json-output';
+import { RawJson, stringifyWithInt64 } from '../../../sandbox/json-output';
 
 describe('stringifyWithInt64', () => {
   it('writes bigints as bare integer literals, exactly', () => {

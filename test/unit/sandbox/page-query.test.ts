@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../../lambdas/gym-api/operations';
-import { InvalidQueryError, operationAt, parsePageQuery } from '../../../lambdas/sandbox/page-query';
+import { InvalidQueryError, operationAt, parsePageQuery } from '../../../sandbox/page-query';
 
 const parse = (op: keyof typeof OPERATIONS, query: string) =>
   parsePageQuery(OPERATIONS[op], new URLSearchParams(query));

@@ -1,8 +1,8 @@
 /** Poison mode's settings, log and catalogue, without sockets. */
 import { describe, expect, it } from 'vitest';
 import { OPERATION_NAMES } from '../../../lambdas/gym-api/operations';
-import { PoisonLog } from '../../../lambdas/sandbox/poison/poison-log';
-import { RECORD_SHAPES } from '../../../lambdas/sandbox/poison/record-shapes';
+import { PoisonLog } from '../../../sandbox/poison/poison-log';
+import { RECORD_SHAPES } from '../../../sandbox/poison/record-shapes';
 import {
   InvalidPoisonSettingError,
   misbehaves,
@@ -11,8 +11,8 @@ import {
   resolvePoison,
   STORED_POISON_KINDS,
   storesPoison,
-} from '../../../lambdas/sandbox/poison/settings';
-import { STORED_VARIANT_IDS, STORED_VARIANTS } from '../../../lambdas/sandbox/poison/stored-variants';
+} from '../../../sandbox/poison/settings';
+import { STORED_VARIANT_IDS, STORED_VARIANTS } from '../../../sandbox/poison/stored-variants';
 
 describe('poison settings', () => {
   it('resolve a switch or an object, everything not named off', () => {

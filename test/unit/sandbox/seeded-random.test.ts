@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SeededRandom } from '../../../lambdas/sandbox/seeded-random';
+import { SeededRandom } from '../../../sandbox/sandbox-random';
 
 const draw = (r: SeededRandom, n: number) => Array.from({ length: n }, () => r.next());
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SeededRandom } from '../../../lambdas/sandbox/seeded-random';
-import { lowerBound, SortedIndex, selectPage, upperBound } from '../../../lambdas/sandbox/sorted-index';
+import { SeededRandom } from '../../../sandbox/sandbox-random';
+import { lowerBound, SortedIndex, selectPage, upperBound } from '../../../sandbox/sorted-index';
 
 function indexOf(keys: number[]): SortedIndex<number> {
   const index = new SortedIndex<number>();

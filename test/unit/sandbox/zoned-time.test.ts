@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  formatNaive,
-  MS_HOUR,
-  nextOffsetChange,
-  parseNaive,
-  TimeZone,
-} from '../../../lambdas/sandbox/zoned-time';
+import { formatNaive, MS_HOUR, nextOffsetChange, parseNaive, TimeZone } from '../../../sandbox/naive-time';
 
 describe('parseNaive / formatNaive', () => {
   it('reads the seed pattern, with and without a fraction', () => {

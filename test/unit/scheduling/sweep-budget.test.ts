@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { PLAN_QUOTAS } from '../../../lambdas/common/plans';
 import { planRegularScan } from '../../../lambdas/engine/scan/plan';
-import { demandPerHour } from '../../../lambdas/engine/schedule/quota-stretch';
+import { demandPerHour } from '../../../lambdas/engine/schedule/cost-estimate';
 import {
   LATE_CHANGE_ORDER,
   MIN_SWEEP_INTERVAL_MS,

@@ -1,14 +1,14 @@
 /** A club of the sandbox simulation in memory, for testing one domain alone (no sockets). */
-import { SimulationContext } from '../../../../lambdas/sandbox/activity/context';
-import { Members } from '../../../../lambdas/sandbox/activity/members';
-import { Payments } from '../../../../lambdas/sandbox/activity/payments';
-import type { ClubProfile } from '../../../../lambdas/sandbox/club-profile';
-import { ClubStore } from '../../../../lambdas/sandbox/club-store';
-import { DEFAULT_FAULTS } from '../../../../lambdas/sandbox/faults';
-import { Journal } from '../../../../lambdas/sandbox/journal';
-import { localeForZone } from '../../../../lambdas/sandbox/locales';
-import type { SortedIndex } from '../../../../lambdas/sandbox/sorted-index';
-import { TimeZone } from '../../../../lambdas/sandbox/zoned-time';
+import { SimulationContext } from '../../../../sandbox/activity/context';
+import { Members } from '../../../../sandbox/activity/members';
+import { Payments } from '../../../../sandbox/activity/payments';
+import type { ClubProfile } from '../../../../sandbox/club-profile';
+import { ClubStore } from '../../../../sandbox/club-store';
+import { DEFAULT_FAULTS } from '../../../../sandbox/faults';
+import { Journal } from '../../../../sandbox/journal';
+import { localeForZone } from '../../../../sandbox/locales';
+import { TimeZone } from '../../../../sandbox/naive-time';
+import type { SortedIndex } from '../../../../sandbox/sorted-index';
 
 /** 2026-06-10 00:00 UTC: 10:00 in Sydney. */
 export const HISTORY_START = Date.parse('2026-06-10T00:00:00.000Z');

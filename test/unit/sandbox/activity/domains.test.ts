@@ -1,11 +1,11 @@
 /** The simulation's domains, each alone over an in-memory club (no sockets). */
 import { describe, expect, it } from 'vitest';
-import { classSession } from '../../../../lambdas/sandbox/activity/classes';
-import { posSale } from '../../../../lambdas/sandbox/activity/pos';
-import { type Step, scheduleActions } from '../../../../lambdas/sandbox/activity/schedule';
-import { disbursementBreakdown, Settlement } from '../../../../lambdas/sandbox/activity/settlement';
-import { trafficFactor } from '../../../../lambdas/sandbox/activity/visits';
-import { CLASS_TIMETABLE, PAYMENT_PURPOSES, PAYMENT_RESPONSES } from '../../../../lambdas/sandbox/vocabulary';
+import { classSession } from '../../../../sandbox/activity/classes';
+import { posSale } from '../../../../sandbox/activity/pos';
+import { type Step, scheduleActions } from '../../../../sandbox/activity/schedule';
+import { disbursementBreakdown, Settlement } from '../../../../sandbox/activity/settlement';
+import { trafficFactor } from '../../../../sandbox/activity/visits';
+import { CLASS_TIMETABLE, PAYMENT_PURPOSES, PAYMENT_RESPONSES } from '../../../../sandbox/vocabulary';
 import { all, HISTORY_START, profile, testClub } from './club';
 
 const HOUR = 3_600_000;

@@ -1,8 +1,8 @@
 /** The sandbox's short terms (issue 33): day passes, short trials and terms cut short, each alone. */
 import { describe, expect, it } from 'vitest';
-import { Prospects } from '../../../../lambdas/sandbox/activity/prospects';
-import { ShortTerms } from '../../../../lambdas/sandbox/activity/short-terms';
-import { formatNaive, MS_DAY, MS_HOUR } from '../../../../lambdas/sandbox/zoned-time';
+import { Prospects } from '../../../../sandbox/activity/prospects';
+import { ShortTerms } from '../../../../sandbox/activity/short-terms';
+import { formatNaive, MS_DAY, MS_HOUR } from '../../../../sandbox/naive-time';
 import { HISTORY_START, testClub } from './club';
 
 function shortTermsClub(members: number, prospects = 0) {
