@@ -47,7 +47,7 @@ const MAY = {
   // Not drawn: the sandbox's simulation shares the one seeded random generator of common.
   Sandbox: ['GymApi', 'Common'],
   Events: ['Common', 'GymApi'],
-  EventTooling: ['Events'],
+  EventTooling: ['Events', 'Common'],
   Sources: ['GymApi', 'Events', 'Common'],
   State: ['Common'],
   Clubs: ['Events', 'Common'],

@@ -2,7 +2,9 @@
  * The large club of the throughput and backfill benchmarks: 50,000 members and 1,000,000 visits
  * of history in the sandbox, run in its own process.
  */
+
 import { type ClubConfig, parseClubsFile } from '../lambdas/clubs/club-config';
+import { DAY_MS } from '../lambdas/common/time-units';
 import type { ClubContext } from '../lambdas/sources/source';
 import { HostProcess } from './hosts/rpc';
 
@@ -68,6 +70,6 @@ export async function startBigClub(options: BigClubOptions): Promise<BigClub> {
     ctx: contextOf(club),
     info,
     options,
-    historyStartMs: info.nowMs - options.historyDays * 86_400_000 - 86_400_000,
+    historyStartMs: info.nowMs - options.historyDays * DAY_MS - DAY_MS,
   };
 }

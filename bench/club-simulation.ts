@@ -6,8 +6,10 @@
  * of the change it reports (freshness). The sandbox and the path over it are set up in
  * typical-club-rig.ts; each poll is counted by club-poll-recorder.ts.
  */
+
 import type { ClubConfig } from '../lambdas/clubs/club-config';
 import type { PollMessage } from '../lambdas/common/deployment-contract';
+import { HOUR_MS } from '../lambdas/common/time-units';
 import { enabledSources, SOURCE_ORDER, SOURCES } from '../lambdas/sources';
 import { encodeLifecycle } from '../lambdas/state/lifecycle-store';
 import type { Cursor } from '../lambdas/state/store';
@@ -239,7 +241,7 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
     sendMessageBatchRequests: rig.path.queue.sendMessageBatchRequests - batches0,
     bySource: recorder.bySource,
     freshness: rig.tracker,
-    overdue: rig.tracker.overdue(rig.clock.nowMs, 2 * 3_600_000),
+    overdue: rig.tracker.overdue(rig.clock.nowMs, 2 * HOUR_MS),
     failures: recorder.failures,
     journalChanges: span.journalChanges,
     fullReadRows: { start: fullStart, end: fullEnd },

@@ -22,6 +22,7 @@
  * (FIRST_POLL_DEADLINE_SEC), so that a loaded machine slows the batch but does not cut it short:
  * the figure is the whole batch's.
  */
+
 import { execFile } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -29,6 +30,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { HANDLER_ENTRIES } from '../lambdas/common/deployment-contract';
+import { HOUR_MS } from '../lambdas/common/time-units';
 import { HEAVY_POLL_SLOTS, POLL_PEAK_BUDGET_MB } from '../lambdas/engine/club-poll/heavy-polls';
 import { SANDBOX_HOST, type SandboxInfo } from './big-club';
 import type { DeploymentSettings } from './deployment';
@@ -51,7 +53,7 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const AWS_HOST = new URL('./hosts/poll-aws-host.ts', import.meta.url);
 /** The sandbox's activity between the first poll of a batch and the next (two hours of it). */
-const NEXT_POLL_GAP_MS = 2 * 3_600_000;
+const NEXT_POLL_GAP_MS = 2 * HOUR_MS;
 /** A club poll's deadline in the runs, s: long enough that no club of the batch is cut short. */
 const FIRST_POLL_DEADLINE_SEC = 1800;
 /** The larger records' size, as a multiple of the sandbox's (sandbox/record-padding.ts). */

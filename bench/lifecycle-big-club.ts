@@ -22,6 +22,7 @@ import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ClubConfig } from '../lambdas/clubs/club-config';
 import { awsClientConfig } from '../lambdas/common/aws-clients';
+import { DAY_MS, MINUTE_MS } from '../lambdas/common/time-units';
 import { hourOf, type LifecycleReport } from '../lambdas/engine/lifecycle/club-lifecycle';
 import { addLocalDays, localAt } from '../lambdas/sources/lifecycle/local-time';
 import { DynamoDbStateStore, newCursor, type Snapshot } from '../lambdas/state';
@@ -36,8 +37,6 @@ import { say } from './progress';
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DYNALITE_HOST = new URL('./hosts/dynalite-host.ts', import.meta.url);
-const DAY = 86_400_000;
-const MINUTE = 60_000;
 const TABLE = 'big-club-lifecycle';
 /** The evaluation's clock: a Sydney morning (any instant would do). */
 const NOW_MS = Date.parse('2026-03-20T03:10:00Z');
@@ -109,7 +108,7 @@ const memberFields = (i: number) => ({
 /** Seeds the club: snapshots, cursors, the lifecycle base (every member lapsing this hour), its state. */
 async function seed(store: DynamoDbStateStore, options: LifecycleBigClubOptions): Promise<number> {
   const zone = CLUB.timeZone;
-  const updatedAt = new Date(NOW_MS - 30 * DAY).toISOString();
+  const updatedAt = new Date(NOW_MS - 30 * DAY_MS).toISOString();
   const members: Snapshot[] = Array.from({ length: options.members }, (_, i) => ({
     id: String(100_001 + i),
     hash: `h${i}`,
@@ -128,13 +127,13 @@ async function seed(store: DynamoDbStateStore, options: LifecycleBigClubOptions)
   }));
   await store.putSnapshots(CLUB.clubId, 'MEMBER', members);
   await store.putSnapshots(CLUB.clubId, 'PROSPECT', prospects);
-  const trackedSinceMs = NOW_MS - 20 * DAY;
+  const trackedSinceMs = NOW_MS - 20 * DAY_MS;
   const trackedSince = localAt(trackedSinceMs, zone);
   // Each member's last visit 14 days and 1 to 55 minutes ago: every lapse comes due in the last hour.
   const life = Object.fromEntries(
     members.map((m, i) => [
       m.id,
-      { lastVisitAt: localAt(NOW_MS - 14 * DAY - ((i % 55) + 1) * MINUTE, zone) },
+      { lastVisitAt: localAt(NOW_MS - 14 * DAY_MS - ((i % 55) + 1) * MINUTE_MS, zone) },
     ]),
   );
   const view = {
@@ -151,13 +150,13 @@ async function seed(store: DynamoDbStateStore, options: LifecycleBigClubOptions)
     members: life,
     prospects: {},
     view,
-    writtenAtMs: NOW_MS - 50 * MINUTE,
+    writtenAtMs: NOW_MS - 50 * MINUTE_MS,
   };
   await store.putLifecycle(CLUB.clubId, base, 0);
-  const session = await store.openClub(CLUB.clubId, 'seed', 60_000, NOW_MS - 2 * MINUTE);
+  const session = await store.openClub(CLUB.clubId, 'seed', 60_000, NOW_MS - 2 * MINUTE_MS);
   if (!session) throw new Error('big club: the seeding lease is held');
   for (const source of CLUB.sources ?? []) {
-    const lastSuccessAt = new Date(NOW_MS - 2 * MINUTE).toISOString();
+    const lastSuccessAt = new Date(NOW_MS - 2 * MINUTE_MS).toISOString();
     const cursor = { ...newCursor(CLUB.clubId, source), baselineDone: true, watermark: lastSuccessAt };
     await session.putCursor({ ...cursor, health: { ...cursor.health, lastSuccessAt } });
   }

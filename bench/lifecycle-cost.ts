@@ -18,6 +18,7 @@
  * target (never below the min), for the fleet the cost is quoted for (COST_FLEET_CLUBS). The bound holds that capacity at
  * the scale-in threshold (target - 20 points), as the cost section's bound does.
  */
+import { DAY_MS } from '../lambdas/common/time-units';
 import { type ClubSimulationResult, simulateClub } from './club-simulation';
 import { provisionedCost } from './cost-dynamo-lines';
 import { COST_FLEET_CLUBS, LAMBDA_FULL_VCPU_MB } from './cost-model';
@@ -244,7 +245,7 @@ export function lifecycleCost(
   deployment: DeploymentSettings,
   fleetClubs: number = COST_FLEET_CLUBS,
 ): LifecycleCostFigures {
-  const days = on.options.spanMs / 86_400_000;
+  const days = on.options.spanMs / DAY_MS;
   const perMonth = MONTH_DAYS / days;
   const l = on.lifecycle;
   const d = dollars(on, off, { deployment, fleetClubs, perMonth });

@@ -3,8 +3,10 @@
  * publish, once with the state in memory (the whole club) and once in dynalite (a time-boxed slice
  * of each source, since dynalite writes a few thousand items a second: see the report).
  */
+
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { DAY_MS, HOUR_MS } from '../lambdas/common/time-units';
 import { pollSource, type SourceReport } from '../lambdas/engine/poll-source';
 import { EventBridgeSink } from '../lambdas/events/publisher';
 import type { GymApiClient } from '../lambdas/gym-api';
@@ -84,7 +86,7 @@ async function pollSources(rig: BackfillRig, plans: readonly RunPlan[]): Promise
       big.ctx,
       SOURCES[plan.source],
       {
-        deadlineMs: Date.now() + (plan.budgetMs === undefined ? 3_600_000 : plan.budgetMs + reserveMs),
+        deadlineMs: Date.now() + (plan.budgetMs === undefined ? HOUR_MS : plan.budgetMs + reserveMs),
         backfillFromMs: big.historyStartMs,
         reserveMs,
       },
@@ -228,7 +230,7 @@ export async function publishOverSdk(big: BigClub, count: number): Promise<Publi
     },
     big.ctx,
     SOURCES.visits,
-    { deadlineMs: Date.now() + 60_000, backfillFromMs: big.info.nowMs - 2 * 86_400_000, reserveMs: 250 },
+    { deadlineMs: Date.now() + 60_000, backfillFromMs: big.info.nowMs - 2 * DAY_MS, reserveMs: 250 },
   );
   const events = collected.flat().slice(0, count);
   const bus = await startLocalEventBridge({ port: 0 });

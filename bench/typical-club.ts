@@ -2,6 +2,8 @@
  * The typical club's figures from one simulation run and its naive-poller comparison: API
  * efficiency, freshness, and the monthly counts the cost model prices.
  */
+
+import { DAY_MS } from '../lambdas/common/time-units';
 import { monthlyBytesOut } from './bytes-out';
 import type { ClubSimulationResult } from './club-simulation';
 import type { MonthlyClubCounts } from './cost';
@@ -12,7 +14,6 @@ import type { NaiveResult } from './naive-poller';
 import { entryOf, median, percentile, sum } from './stats';
 
 export const BASIC_QUOTA = 1_000_000;
-const DAY_MS = 86_400_000;
 const MONTH_DAYS = 30;
 
 /** Histogram bins of the freshness chart (upper bounds, seconds). */

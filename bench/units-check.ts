@@ -4,6 +4,7 @@
  * DynamoDB adapter on dynalite, every call asked for its consumed capacity, the model's totals over
  * the same calls set beside the server's. The report states the error of each side.
  */
+import { HOUR_MS } from '../lambdas/common/time-units';
 import { DynamoDbStateStore } from '../lambdas/state';
 import { createStateTable } from '../lambdas/state/table';
 import { startEmbeddedDynamoDb } from '../local-aws/embedded-dynamodb';
@@ -60,7 +61,7 @@ export async function checkUnitModel(
     const server = { ...consumed, byCommand: { ...consumed.byCommand } };
     const priced = (u: { readUnits: number; writeUnits: number }) => u.readUnits + 5 * u.writeUnits;
     return {
-      simulatedHours: options.spanMs / 3_600_000,
+      simulatedHours: options.spanMs / HOUR_MS,
       model,
       server,
       error: {

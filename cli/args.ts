@@ -5,6 +5,7 @@
  * a flag: parseArgs alone calls it ambiguous.
  */
 import { parseArgs } from 'node:util';
+import { DEFAULT_PII_POLICY, isPiiPolicy, PII_POLICIES, type PiiPolicy } from '../lambdas/events/pii';
 
 export class CliUsageError extends Error {
   override readonly name = 'CliUsageError';
@@ -75,6 +76,14 @@ export function parseFlags<T extends FlagSpec>(argv: string[], spec: T, help: st
   } catch (err) {
     throw new CliUsageError(`${flagError(err)} ${HELP_HINT}`, { cause: err });
   }
+}
+
+/** `--pii`: one of the PII policies, the bridge's default when not given. */
+export function piiFlag(value: string | undefined): PiiPolicy {
+  if (value === undefined) return DEFAULT_PII_POLICY;
+  if (!isPiiPolicy(value))
+    throw new CliUsageError(`--pii must be ${PII_POLICIES.join(' or ')}, got '${value}'`);
+  return value;
 }
 
 export function intFlag(

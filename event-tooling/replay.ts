@@ -22,8 +22,7 @@ import {
   ListArchivesCommand,
   StartReplayCommand,
 } from '@aws-sdk/client-eventbridge';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../lambdas/common/time-units';
 
 /** Something the user asked for cannot work (a missing archive, a window out of retention, ...). */
 export class ReplayInputError extends Error {

@@ -27,8 +27,13 @@ export const POLL_INVOCATION_SECONDS_P95 = 8;
 export const MAX_POLL_BATCH_SIZE = MAX_CLUBS_PER_MESSAGE;
 /** Headroom over the concurrency the steady state needs: retries, slow clubs, a late minute. */
 export const POLL_CONCURRENCY_HEADROOM = 2;
-/** The most concurrent invocations one SQS event source runs (its maximum concurrency). */
+/** The SQS event source's maximum concurrency: from 2 to 1000 invocations at once. */
+export const MIN_POLL_CONCURRENCY = 2;
 export const MAX_POLL_CONCURRENCY = 1000;
+/** Whether `n` is a maximum concurrency an SQS event source accepts; what it must be, in words. */
+export const isPollConcurrency = (n: number): boolean =>
+  Number.isInteger(n) && n >= MIN_POLL_CONCURRENCY && n <= MAX_POLL_CONCURRENCY;
+export const POLL_CONCURRENCY_TEXT = `an integer in ${MIN_POLL_CONCURRENCY}..${MAX_POLL_CONCURRENCY} (SQS event source limit)`;
 
 /**
  * Clubs a dispatch shard is sized for: the bench measured a shard of this size at

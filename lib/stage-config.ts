@@ -17,7 +17,7 @@
 import { DEFAULT_SOURCE_OVERDUE_MINUTES } from '../lambdas/common/deployment-contract';
 import { DEFAULT_QUOTA_RESERVE } from '../lambdas/common/plans';
 import { DEPLOYMENT_STAGES, eventSourceForStage } from '../lambdas/events/event-source';
-import { isPiiPolicy, PII_POLICIES, type PiiPolicy } from '../lambdas/events/pii';
+import { DEFAULT_PII_POLICY, isPiiPolicy, PII_POLICIES, type PiiPolicy } from '../lambdas/events/pii';
 import type { ExampleRulesEmailDetail } from './constructs/example-rules';
 import {
   type ContextReader,
@@ -28,7 +28,13 @@ import {
   readString,
   StageConfigError,
 } from './context-values';
-import { MAX_POLL_BATCH_SIZE, POLL_INVOCATION_SECONDS_P95, pollConcurrencyFor } from './fleet-sizing';
+import {
+  isPollConcurrency,
+  MAX_POLL_BATCH_SIZE,
+  POLL_CONCURRENCY_TEXT,
+  POLL_INVOCATION_SECONDS_P95,
+  pollConcurrencyFor,
+} from './fleet-sizing';
 import {
   checkFleetSize,
   readDispatchSizing,
@@ -109,7 +115,7 @@ const DEFAULTS: Record<Stage, Omit<StageConfig, Sized>> = {
     pollRateMinutes: 1,
     clubs: 10,
     pollBatchSize: 20,
-    piiPolicyDefault: 'minimal',
+    piiPolicyDefault: DEFAULT_PII_POLICY,
     quotaReserve: DEFAULT_QUOTA_RESERVE,
     sourceOverdueMinutes: DEFAULT_SOURCE_OVERDUE_MINUTES,
     archiveRetentionDays: 30,
@@ -125,7 +131,7 @@ const DEFAULTS: Record<Stage, Omit<StageConfig, Sized>> = {
     pollRateMinutes: 1,
     clubs: 1000,
     pollBatchSize: 20,
-    piiPolicyDefault: 'minimal',
+    piiPolicyDefault: DEFAULT_PII_POLICY,
     quotaReserve: DEFAULT_QUOTA_RESERVE,
     sourceOverdueMinutes: DEFAULT_SOURCE_OVERDUE_MINUTES,
     // A quarter replays any consumer's outage or bug window (docs/publishing.md, "From the archive").
@@ -218,8 +224,8 @@ function readPollMaxConcurrency(read: ContextReader, cadence: PollCadence): numb
     read,
     'pollMaxConcurrency',
     pollConcurrencyFor(clubs, pollBatchSize, POLL_INVOCATION_SECONDS_P95, pollRateMinutes),
-    (n) => isInteger(n) && n >= 2 && n <= 1000,
-    'an integer in 2..1000',
+    isPollConcurrency,
+    POLL_CONCURRENCY_TEXT,
   );
 }
 

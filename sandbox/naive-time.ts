@@ -9,17 +9,14 @@
  * policy) is the bridge's own, common/zoned-time.ts; TimeZone puts it in the sandbox's terms
  * (offsets in ms, naive ms in and out) and keeps the offsets it met.
  */
+
+import { DAY_MS, MINUTE_MS, SECOND_MS } from '../lambdas/common/time-units';
 import {
   assertTimeZone,
   InvalidTimeZoneError,
   offsetMinutesAt,
   resolveLocal,
 } from '../lambdas/common/zoned-time';
-
-export const MS_SECOND = 1000;
-export const MS_MINUTE = 60 * MS_SECOND;
-export const MS_HOUR = 60 * MS_MINUTE;
-export const MS_DAY = 24 * MS_HOUR;
 
 const NAIVE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?$/;
 
@@ -53,10 +50,10 @@ export function parseNaive(text: string): number | undefined {
 
 /** Floors to whole seconds. */
 export function floorToSecond(ms: number): number {
-  return Math.floor(ms / MS_SECOND) * MS_SECOND;
+  return Math.floor(ms / SECOND_MS) * SECOND_MS;
 }
 
-const OFFSET_BUCKET_MS = 15 * MS_MINUTE;
+const OFFSET_BUCKET_MS = 15 * MINUTE_MS;
 
 /**
  * An IANA time zone with cached UTC offsets (one lookup per 15-minute bucket, which is exact
@@ -79,7 +76,7 @@ export class TimeZone {
     const bucket = Math.floor(utcMs / OFFSET_BUCKET_MS);
     const cached = this.offsets.get(bucket);
     if (cached !== undefined) return cached;
-    const offset = offsetMinutesAt(this.name, bucket * OFFSET_BUCKET_MS) * MS_MINUTE;
+    const offset = offsetMinutesAt(this.name, bucket * OFFSET_BUCKET_MS) * MINUTE_MS;
     this.offsets.set(bucket, offset);
     return offset;
   }
@@ -95,14 +92,14 @@ export class TimeZone {
    * (02:30 on a 02:00->03:00 night becomes 03:30), as JavaScript's Temporal does by default.
    */
   fromNaive(naiveMs: number): number {
-    const offsetAt = (_zone: string, utcMs: number) => this.offsetMs(utcMs) / MS_MINUTE;
-    return naiveMs - resolveLocal(this.name, naiveMs, offsetAt).offsetMin * MS_MINUTE;
+    const offsetAt = (_zone: string, utcMs: number) => this.offsetMs(utcMs) / MINUTE_MS;
+    return naiveMs - resolveLocal(this.name, naiveMs, offsetAt).offsetMin * MINUTE_MS;
   }
 
   /** Local midnight of the day that contains the instant, as naive ms. */
   localDayStart(utcMs: number): number {
     const naive = this.toNaive(utcMs);
-    return naive - (((naive % MS_DAY) + MS_DAY) % MS_DAY);
+    return naive - (((naive % DAY_MS) + DAY_MS) % DAY_MS);
   }
 
   /** Local hour (0-23) of the instant. */
@@ -117,7 +114,7 @@ export function nextOffsetChange(zone: TimeZone, afterMs: number, withinDays = 4
   let lo = afterMs;
   let hi = afterMs;
   for (let d = 1; d <= withinDays; d++) {
-    hi = afterMs + d * MS_DAY;
+    hi = afterMs + d * DAY_MS;
     if (zone.offsetMs(hi) !== base) break;
     lo = hi;
     if (d === withinDays) return undefined;

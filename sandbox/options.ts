@@ -1,7 +1,8 @@
 /** Settings of the sandbox, their defaults, and how club specs are filled in. */
+import { MINUTE_MS } from '../lambdas/common/time-units';
 import type { AmbiguousZone, PlanName } from './club-profile';
 import type { FaultsInput } from './faults';
-import { MS_MINUTE, nextOffsetChange, TimeZone } from './naive-time';
+import { nextOffsetChange, TimeZone } from './naive-time';
 import { recordScaleProblem } from './record-padding';
 import { SeededRandom } from './sandbox-random';
 
@@ -213,7 +214,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     throw new InvalidSandboxOptionError('club API keys must be unique');
   let startMs = Math.floor(toEpochMs(options.startTime ?? Date.now()) / 1000) * 1000;
   const firstClub = clubs[0];
-  if (dst && firstClub) startMs = findDstTransition(firstClub.timeZone, startMs, dst) - 90 * MS_MINUTE;
+  if (dst && firstClub) startMs = findDstTransition(firstClub.timeZone, startMs, dst) - 90 * MINUTE_MS;
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new InvalidSandboxOptionError(`port must be 0..65535, got ${port}`);

@@ -2,13 +2,14 @@
  * startSandbox: builds the clubs and their history, serves the API on a real socket, and hands back
  * the controls (clock, live mode, faults, journal, quotas, clubs file).
  */
+
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DAY_MS } from '../lambdas/common/time-units';
 import { AccessTokenIssuer } from './access-tokens';
 import { createFaults, ForcedResponses } from './faults';
 import { BASE_PATH, HttpApi } from './http-api';
 import { Journal } from './journal';
-import { MS_DAY } from './naive-time';
 import { resolveOptions, type SandboxOptions } from './options';
 import { PoisonLog } from './poison/poison-log';
 import { PoisonResponses } from './poison/response-habits';
@@ -51,7 +52,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const journal = new Journal();
   const poisonLog = new PoisonLog();
   const clock: SandboxClock = { nowMs: resolved.startMs };
-  const historyStart = resolved.startMs - Math.round(resolved.historyDays * MS_DAY);
+  const historyStart = resolved.startMs - Math.round(resolved.historyDays * DAY_MS);
   const runtimes = buildClubs(resolved, faults, journal, poisonLog, historyStart);
   runClubs(runtimes, historyStart, resolved.startMs);
   for (const club of runtimes) club.store.journaling = true;

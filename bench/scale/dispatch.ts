@@ -2,13 +2,14 @@
  * The dispatcher over many clubs in memory: the real `dispatchDueClubs` at successive minutes, its
  * CPU priced by the cost model. The fleet at scale on dynalite, every shard: dispatch-at-scale.ts.
  */
+import { MINUTE_MS } from '../../lambdas/common/time-units';
 import { dispatchDueClubs } from '../../lambdas/engine/dispatch/dispatch-due-clubs';
 import { MemoryStateStore } from '../../lambdas/state';
 import type { Cursor } from '../../lambdas/state/store';
 import { type CountingStateStore, countingStore, type StoreCounts } from '../counting-store';
 import { CollectingQueue, CountingRegistry } from '../production-path';
 import { cpuMsSince } from '../stats';
-import { MINUTE, seedCursors, syntheticFleet } from './synthetic-fleet';
+import { seedCursors, syntheticFleet } from './synthetic-fleet';
 
 export interface DispatchRun {
   readonly store: 'memory' | 'dynalite';
@@ -65,6 +66,7 @@ export async function dispatchInMemory(
   const store = countingStore(inner);
   const registry = new CountingRegistry(records, () => nowMs);
   const out: DispatchRun[] = [];
-  for (let r = 0; r < runs; r++) out.push(await runDispatch('memory', registry, store, nowMs + r * MINUTE));
+  for (let r = 0; r < runs; r++)
+    out.push(await runDispatch('memory', registry, store, nowMs + r * MINUTE_MS));
   return out;
 }

@@ -6,11 +6,13 @@
  * Each second's polls, DynamoDB units and PutEvents requests make the minute's shape
  * (minute-shape.ts).
  */
+
 import { randomUUID } from 'node:crypto';
 import { parseClubsFile } from '../../lambdas/clubs/club-config';
 import { clubRecordFrom } from '../../lambdas/clubs/club-record';
 import type { PollMessage } from '../../lambdas/common/deployment-contract';
 import type { PollQueueEntry } from '../../lambdas/common/poll-queue';
+import { MINUTE_MS } from '../../lambdas/common/time-units';
 import { MemoryStateStore } from '../../lambdas/state';
 import { SANDBOX_HOST, type SandboxInfo } from '../big-club';
 import { addSinkCounts, CountingSink, emptySinkCounts, type SinkCounts } from '../counting-sink';
@@ -26,7 +28,7 @@ import { CountingRegistry, CountingSecretsClient, ProductionPath } from '../prod
 import { CountingClientFactory } from '../sim-clients';
 import { cpuMsSince, median, percentile } from '../stats';
 import { type MinuteShape, minuteShape, type SecondLoad } from './minute-shape';
-import { MINUTE, ZONES } from './synthetic-fleet';
+import { ZONES } from './synthetic-fleet';
 
 export interface FleetMinute {
   readonly messages: number;
@@ -251,7 +253,7 @@ export async function fleetHour(options: FleetHourOptions): Promise<FleetHourRes
     const baselineWallMs = await baseline(rig, options.workers, tally);
     // The hour starts a minute after the baselines (every club polled at once): then each club is
     // due at its own second, as in the steady state.
-    rig.clock.nowMs = (await host.call<{ nowMs: number }>('advance', MINUTE)).nowMs;
+    rig.clock.nowMs = (await host.call<{ nowMs: number }>('advance', MINUTE_MS)).nowMs;
     rig.store.take();
     rig.sink.take();
     const sandboxCpu0 = await host.cpuMs();

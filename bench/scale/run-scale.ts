@@ -8,12 +8,14 @@
  *   npx tsx bench/scale/run-scale.ts [--clubs 50000] [--fleet-clubs 60] [--fleet-minutes 5]
  *     [--template-hours 2] [--poll-invocation-seconds S] [--out FILE]
  */
+
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { spreadSecondsFor } from '../../lambdas/common/club-shard';
 import { logger } from '../../lambdas/common/logger';
+import { HOUR_MS } from '../../lambdas/common/time-units';
 import { simulateClub } from '../club-simulation';
 import { CLUBS_PER_SECRET } from '../cost';
 import { readDeploymentSettings } from '../deployment';
@@ -67,7 +69,7 @@ async function templateAndFleet(flags: ReturnType<typeof readFlags>) {
     ...FULL_PLAN.typicalClub,
     pollDeadlineMs: deployment.pollDeadlineMs ?? 100_000,
     startTime: '2026-03-02T00:00:00Z',
-    spanMs: number('template-hours') * 3_600_000,
+    spanMs: number('template-hours') * HOUR_MS,
     stepMs: deployment.scheduleRateMinutes * 60_000,
   });
   await sim.host.close();

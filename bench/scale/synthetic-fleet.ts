@@ -5,9 +5,9 @@
  */
 import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config';
 import { type ClubRecord, clubRecordFrom } from '../../lambdas/clubs/club-record';
+import { MINUTE_MS } from '../../lambdas/common/time-units';
 import type { Cursor, StateStore } from '../../lambdas/state/store';
 
-export const MINUTE = 60_000;
 /** The zones the fleet's clubs are spread over. */
 export const ZONES = [
   'Australia/Sydney',
@@ -76,7 +76,7 @@ export function syntheticFleet(clubs: number, template: readonly Cursor[], nowMs
     const config = syntheticClub(i);
     records.push(clubRecordFrom(config, `gym-bridge/bench/clubs/${config.clubId}`));
     // Each club last polled 0..14 minutes before `nowMs` (deterministic spread).
-    const shift = lastPoll - (nowMs - lastPolledMinutesAgo(i) * MINUTE);
+    const shift = lastPoll - (nowMs - lastPolledMinutesAgo(i) * MINUTE_MS);
     cursors.push(...cursorsFor(template, config.clubId, shift));
   }
   return { records, cursors };

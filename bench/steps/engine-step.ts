@@ -2,7 +2,9 @@
  * Step 1 of the bench: the large club. Engine throughput (in memory, on dynalite, PutEvents over
  * the SDK), the resumable backfill against the sandbox alone, and the CPU profile of a backfill.
  */
+
 import { mkdir } from 'node:fs/promises';
+import { DAY_MS } from '../../lambdas/common/time-units';
 import {
   type BackfillRun,
   clientOnlyLoop,
@@ -40,7 +42,7 @@ export async function measureEngine(
   const big = await startBigClub(plan.bigClub);
   try {
     const throughput = await measureThroughput(big, plan);
-    const fromMs = big.info.nowMs - plan.backfillDays * 86_400_000;
+    const fromMs = big.info.nowMs - plan.backfillDays * DAY_MS;
     const backfill = await measureBackfill(big, plan, fromMs);
     if (keepProfileIn) await mkdir(keepProfileIn, { recursive: true });
     const profile = await profileBackfill(

@@ -3,6 +3,7 @@
  * freshness, the counts the cost model prices) with the naive poller on the same sandbox, and the
  * same club before its zone reading is confirmed.
  */
+import { DAY_MS, HOUR_MS } from '../../lambdas/common/time-units';
 import type { Cursor } from '../../lambdas/state/store';
 import { simulateClub } from '../club-simulation';
 import type { DeploymentSettings } from '../deployment';
@@ -31,7 +32,7 @@ export async function measureTypicalClub(
   for (const seed of plan.simSeeds) {
     const sim = await simulateClub({
       ...simulationOptions(plan, deployment, seed),
-      spanMs: plan.simDays * 86_400_000,
+      spanMs: plan.simDays * DAY_MS,
       stepMs: deployment.scheduleRateMinutes * 60_000,
     });
     try {
@@ -76,7 +77,7 @@ export async function measureLifecycle(plan: BenchPlan, deployment: DeploymentSe
   const figures = await measureLifecycleCost(
     {
       ...simulationOptions(plan, deployment, seed),
-      spanMs: plan.lifecycleDays * 86_400_000,
+      spanMs: plan.lifecycleDays * DAY_MS,
       stepMs: deployment.scheduleRateMinutes * 60_000,
     },
     deployment,
@@ -94,7 +95,7 @@ async function measureUnconfirmedZone(
 ): Promise<TypicalClubRun> {
   const alt = await simulateClub({
     ...simulationOptions(plan, deployment, plan.simSeeds[0]!),
-    spanMs: plan.altScheduleHours * 3_600_000,
+    spanMs: plan.altScheduleHours * HOUR_MS,
     stepMs: 60_000,
     zoneConfirmed: false,
   });

@@ -1,4 +1,5 @@
 /** The bench's DynamoDB unit model checked against what dynalite says each call consumed (issue 20). */
+import { HOUR_MS } from '../../lambdas/common/time-units';
 import type { DeploymentSettings } from '../deployment';
 import type { BenchPlan } from '../plan';
 import { say } from '../progress';
@@ -11,7 +12,7 @@ export async function measureUnits(plan: BenchPlan, deployment: DeploymentSettin
   const check = await checkUnitModel({
     seed: plan.simSeeds[0]!,
     ...club,
-    spanMs: hours * 3_600_000,
+    spanMs: hours * HOUR_MS,
     stepMs: deployment.scheduleRateMinutes * 60_000,
     pollDeadlineMs: deployment.pollDeadlineMs ?? 100_000,
     startTime: '2026-03-02T00:00:00Z',

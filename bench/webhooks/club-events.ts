@@ -4,6 +4,7 @@
  * detail-types are the bridge's own. The load replays them for 1,000 clubs, each copy with its
  * club and a new eventId.
  */
+import { HOUR_MS } from '../../lambdas/common/time-units';
 import type { BridgeEvent } from '../../lambdas/events/catalog';
 import { simulateClub } from '../club-simulation';
 import type { DeploymentSettings } from '../deployment';
@@ -29,7 +30,7 @@ export async function captureClubEvents(
     pollBatchSize: deployment.pollBatchSize,
     // 11:00 in Sydney: the club's opening hours, when its members visit.
     startTime: '2026-03-02T00:00:00Z',
-    spanMs: hours * 3_600_000,
+    spanMs: hours * HOUR_MS,
     stepMs: deployment.scheduleRateMinutes * 60_000,
     onEvents: (batch) => events.push(...batch),
   });

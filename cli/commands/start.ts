@@ -12,7 +12,7 @@ import { DynamoDbStateStore } from '../../lambdas/state';
 import { createStateTable } from '../../lambdas/state/table';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../local-aws/embedded-dynamodb';
 import { type Sandbox, startSandbox } from '../../sandbox';
-import { CliUsageError, intFlag, parseFlags } from '../args';
+import { intFlag, parseFlags, piiFlag } from '../args';
 import { bold, dim, PrintingSink, statusHeading, statusLine } from '../demo-output';
 import type { DemoWebhook, DemoWebhookSettings } from '../demo-webhooks';
 import { count } from '../format';
@@ -73,9 +73,7 @@ export async function run(argv: string[]): Promise<number> {
   const intervalSec = intFlag('interval', flags.interval, { min: 1, max: 3600, default: 2 });
   const durationSec = intFlag('duration', flags.duration, { min: 1 });
   const port = intFlag('port', flags.port, { min: 0, max: 65_535, default: 0 });
-  const pii = flags.pii ?? 'minimal';
-  if (pii !== 'full' && pii !== 'minimal')
-    throw new CliUsageError(`--pii must be full or minimal, got '${pii}'`);
+  const pii = piiFlag(flags.pii);
   const eventsFile = flags['events-file'];
   if (eventsFile !== undefined) await checkEventsFile(eventsFile);
   // The delivery code (and its AWS SDK clients) is loaded only for --webhook: a plain demo starts as fast.

@@ -7,8 +7,10 @@
  * time-based rule can fire for the subject as things stand.
  * Read from the state table; the words are in ./subject-words.ts.
  */
+
 import type { ClubConfig } from '../../lambdas/clubs/club-config';
 import { redactKnownSecrets } from '../../lambdas/common/redact';
+import { HOUR_MS } from '../../lambdas/common/time-units';
 import {
   hourOf,
   type KeptLifecycle,
@@ -22,7 +24,7 @@ import { UnreadableLifecycleBaseError } from '../../lambdas/engine/lifecycle/unr
 import { DETAIL_TYPES } from '../../lambdas/events/catalog';
 import { makeEventId } from '../../lambdas/events/event-id';
 import { type LifecycleFact, seenFromOf } from '../../lambdas/sources/lifecycle/evaluate';
-import { addLocalDays, HOUR_MS, instantOf } from '../../lambdas/sources/lifecycle/local-time';
+import { addLocalDays, instantOf } from '../../lambdas/sources/lifecycle/local-time';
 import {
   evaluateMember,
   evaluateProspect,

@@ -6,7 +6,9 @@
  * Response the silent baseline recorded, one still pending, or one filed by a release before the
  * mark never shows an eventId that may not have been published.
  */
+
 import type { ClubConfig } from '../../lambdas/clubs/club-config';
+import { DAY_MS } from '../../lambdas/common/time-units';
 import { clubContext } from '../../lambdas/engine/club-poll/club-context';
 import { fingerprint } from '../../lambdas/engine/scan/fingerprint';
 import { seenTag } from '../../lambdas/engine/scan/seen-window';
@@ -20,7 +22,6 @@ import {
   responseDetailType,
   responseIdentity,
 } from '../../lambdas/sources/payment-source';
-import { DAY_MS } from '../../lambdas/sources/source';
 import type { SeenEntry, StateStore } from '../../lambdas/state/store';
 
 /** How a sighting came to be filed, i.e. whether its event went out. */

@@ -1,8 +1,9 @@
+import { HOUR_MS } from '../../lambdas/common/time-units';
 import { type BridgeEvent, DETAIL_TYPES, type DetailType, validateEvent } from '../../lambdas/events/catalog';
 import type { SourceName } from '../../lambdas/state';
 import { LIFECYCLE_TYPES, lifecycleEvents } from './lifecycle';
 import { credentialsRejected, dataStale, quotaLow, sourceUnavailable } from './operational';
-import { collect, HOUR, MAX_SAMPLE_COUNT, pollEvery, type SampleOptions, withRig } from './rig';
+import { collect, MAX_SAMPLE_COUNT, pollEvery, type SampleOptions, withRig } from './rig';
 import { webhookEvents } from './webhooks';
 
 export { MAX_SAMPLE_COUNT, SAMPLE_START, SampleError, type SampleOptions } from './rig';
@@ -64,11 +65,11 @@ const RECORD_SOURCE: Partial<Record<DetailType, SourceName>> = {
 
 /** Moving the clock by this much between polls yields a few events of the type at a time. */
 const RECORD_STEP_MS: Partial<Record<DetailType, number>> = {
-  [DETAIL_TYPES.DisbursementRecorded]: 24 * HOUR,
-  [DETAIL_TYPES.MemberSentToDebtCollection]: 24 * HOUR,
-  [DETAIL_TYPES.PaymentRefunded]: 12 * HOUR,
-  [DETAIL_TYPES.MembershipCancelled]: 12 * HOUR,
-  [DETAIL_TYPES.MemberContactPreferencesChanged]: 12 * HOUR,
+  [DETAIL_TYPES.DisbursementRecorded]: 24 * HOUR_MS,
+  [DETAIL_TYPES.MemberSentToDebtCollection]: 24 * HOUR_MS,
+  [DETAIL_TYPES.PaymentRefunded]: 12 * HOUR_MS,
+  [DETAIL_TYPES.MembershipCancelled]: 12 * HOUR_MS,
+  [DETAIL_TYPES.MemberContactPreferencesChanged]: 12 * HOUR_MS,
 };
 
 /** Clubs this size refer a member to debt collection only about once a month: a bigger one. */
@@ -77,7 +78,7 @@ const RECORD_MEMBERS: Partial<Record<DetailType, number>> = {
 };
 
 async function recordEvents(options: SampleOptions, source: SourceName): Promise<BridgeEvent[]> {
-  const step = RECORD_STEP_MS[options.detailType] ?? 3 * HOUR;
+  const step = RECORD_STEP_MS[options.detailType] ?? 3 * HOUR_MS;
   const members = RECORD_MEMBERS[options.detailType];
   return withRig(options, members ? { members } : {}, { sources: [source] }, async (rig) => {
     await rig.poll(); // the silent baseline

@@ -5,10 +5,11 @@
  * thresholds are its defaults; only Member Inactive and Member Returned get a shorter lapse
  * (`inactiveDays` 3) so that a sample does not need weeks of simulated polls.
  */
+import { HOUR_MS } from '../../lambdas/common/time-units';
 import { LIFECYCLE_SOURCES } from '../../lambdas/engine/lifecycle/club-lifecycle';
 import { type BridgeEvent, DETAIL_TYPES, type DetailType } from '../../lambdas/events/catalog';
 import { LIFECYCLE_DEFAULTS } from '../../lambdas/sources/lifecycle/rules';
-import { collect, HOUR, pollEvery, type SampleOptions, withRig } from './rig';
+import { collect, pollEvery, type SampleOptions, withRig } from './rig';
 
 export const LIFECYCLE_TYPES: readonly DetailType[] = [
   DETAIL_TYPES.MemberFirstVisit,
@@ -22,8 +23,8 @@ export const LIFECYCLE_TYPES: readonly DetailType[] = [
 /** A lapse this long comes due within a sample's budget; the other thresholds are the defaults. */
 const SAMPLE_INACTIVE_DAYS = 3;
 /** Simulated time between two polls of the sample (each evaluates the rules); expiries are days apart. */
-const STEP_MS = 4 * HOUR;
-const EXPIRY_STEP_MS = 12 * HOUR;
+const STEP_MS = 4 * HOUR_MS;
+const EXPIRY_STEP_MS = 12 * HOUR_MS;
 
 export async function lifecycleEvents(options: SampleOptions): Promise<BridgeEvent[]> {
   const lapses =
@@ -39,6 +40,6 @@ export async function lifecycleEvents(options: SampleOptions): Promise<BridgeEve
   return withRig(options, { members: 400, activityScale: 2 }, club, async (rig) => {
     await rig.poll(); // the silent baseline, and the first (silent) evaluation
     const step = options.detailType === DETAIL_TYPES.MembershipExpiring ? EXPIRY_STEP_MS : STEP_MS;
-    return collect(rig, options, pollEvery(rig, step), (60 * 24 * HOUR) / step); // 60 simulated days at most
+    return collect(rig, options, pollEvery(rig, step), (60 * 24 * HOUR_MS) / step); // 60 simulated days at most
   });
 }

@@ -1,11 +1,12 @@
 import { PLAN_QUOTAS } from '../../lambdas/clubs/club-config';
+import { MINUTE_MS } from '../../lambdas/common/time-units';
 import { resumeClub } from '../../lambdas/engine/resume-club';
 import type { BridgeEvent } from '../../lambdas/events/catalog';
 import { OPERATIONS } from '../../lambdas/gym-api/operations';
 import { SOURCES } from '../../lambdas/sources';
 import type { SourceName } from '../../lambdas/state';
 import { PLAN_MONTHLY_REQUESTS } from '../../sandbox';
-import { collect, MINUTE, type SampleOptions, withRig } from './rig';
+import { collect, type SampleOptions, withRig } from './rig';
 
 /** Data requests a month the quota sample's sandbox allows the club (then 429). */
 const QUOTA_REQUESTS = 2;
@@ -17,7 +18,7 @@ export async function credentialsRejected(options: SampleOptions): Promise<Bridg
       rig,
       options,
       async (i) => {
-        rig.sandbox.advance(20 * MINUTE);
+        rig.sandbox.advance(20 * MINUTE_MS);
         const { credentials } = rig.club;
         // Alternately a rotated API key (the data call is refused) and a changed password (the token call is).
         const wrong =
@@ -42,7 +43,7 @@ export async function quotaLow(options: SampleOptions): Promise<BridgeEvent[]> {
       rig,
       options,
       async (i) => {
-        rig.sandbox.advance(30 * MINUTE);
+        rig.sandbox.advance(30 * MINUTE_MS);
         if (i === 0) {
           // The club has used nearly 80% of its plan this month (as the bridge counts it): the
           // next poll crosses the alert threshold.
@@ -87,7 +88,7 @@ export async function dataStale(options: SampleOptions): Promise<BridgeEvent[]> 
           body: JSON.stringify({ Message: 'Service Unavailable' }),
         });
         // Over 30 minutes without a success; the ages vary a little from round to round.
-        rig.sandbox.advance(31 * MINUTE + (i % 4) * 4 * MINUTE);
+        rig.sandbox.advance(31 * MINUTE_MS + (i % 4) * 4 * MINUTE_MS);
         await rig.poll();
       },
       options.count * 2 + 4,
@@ -125,7 +126,7 @@ export async function sourceUnavailable(options: SampleOptions): Promise<BridgeE
             Message: status === 404 ? 'Not Found' : 'This report is not enabled for this club',
           }),
         });
-        rig.sandbox.advance(15 * MINUTE);
+        rig.sandbox.advance(15 * MINUTE_MS);
         // Every endpoint is asked again: those that answer again are cleared, a new 404/403 is announced.
         await rig.poll(rig.club, { retryUnavailable: true });
       },

@@ -9,6 +9,7 @@ import { GymApiClientFactory } from '../../lambdas/engine/client-factory';
 import { pollClub } from '../../lambdas/engine/poll-club';
 import type { BridgeEvent, DetailType } from '../../lambdas/events/catalog';
 import { MemorySink } from '../../lambdas/events/memory-sink';
+import { DEFAULT_PII_POLICY } from '../../lambdas/events/pii';
 import { MemoryStateStore } from '../../lambdas/state';
 import { type Sandbox, startSandbox } from '../../sandbox';
 import type { SandboxOptions } from '../../sandbox/options';
@@ -17,9 +18,6 @@ export const MAX_SAMPLE_COUNT = 200;
 
 /** The simulated clock's start: fixed, so a seed always gives the same events. */
 export const SAMPLE_START = '2026-03-02T06:00:00Z';
-
-export const MINUTE = 60_000;
-export const HOUR = 60 * MINUTE;
 
 export interface SampleOptions {
   readonly detailType: DetailType;
@@ -79,7 +77,7 @@ export async function withRig<T>(
     const sink = new MemorySink();
     const club: ClubConfig = {
       ...parseClubsFile(sandbox.clubsFile(), 'sample sandbox')[0]!,
-      piiPolicy: options.piiPolicy ?? 'minimal',
+      piiPolicy: options.piiPolicy ?? DEFAULT_PII_POLICY,
       ...clubSettings,
     };
     const clients = new GymApiClientFactory({ retry: { baseDelayMs: 1, maxDelayMs: 5 } });

@@ -4,14 +4,14 @@
  * answering 503 for 3 days (Webhook Delivery Failed, one per event), endpoints answering 410 Gone
  * (Webhook Endpoint Disabled, one per endpoint).
  */
+
+import { HOUR_MS } from '../../lambdas/common/time-units';
 import { busEventOf, LocalWebhooks } from '../../lambdas/delivery/local-webhooks';
 import { type BridgeEvent, type BridgeEventOf, DETAIL_TYPES } from '../../lambdas/events/catalog';
 import { createEvent } from '../../lambdas/events/envelope';
 import { MemorySink } from '../../lambdas/events/memory-sink';
 import { startEmbeddedDynamoDb } from '../../local-aws/embedded-dynamodb';
 import { SAMPLE_START, type SampleOptions } from './rig';
-
-const HOUR = 3_600_000;
 
 export async function webhookEvents(options: SampleOptions): Promise<BridgeEvent[]> {
   const db = await startEmbeddedDynamoDb();
@@ -52,7 +52,7 @@ export async function webhookEvents(options: SampleOptions): Promise<BridgeEvent
       ),
     );
     await hooks.publish(published.map((e) => busEventOf(e, new Date(clock).toISOString())));
-    const end = clock + 110 * HOUR;
+    const end = clock + 110 * HOUR_MS;
     for (let guard = 0; guard < 10_000 && clock <= end; guard++) {
       await hooks.pump();
       const next = hooks.queue.nextVisibleAt();

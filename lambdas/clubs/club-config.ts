@@ -9,7 +9,7 @@ import { compileLinearPattern } from '../common/linear-pattern';
 import { PLAN_QUOTAS } from '../common/plans';
 import { SOURCE_NAMES } from '../common/source-names';
 import { assertTimeZone } from '../common/zoned-time';
-import { PII_POLICIES } from '../events/pii';
+import { DEFAULT_PII_POLICY, PII_POLICIES } from '../events/pii';
 
 export { PLAN_QUOTAS, type Plan } from '../common/plans';
 
@@ -115,7 +115,7 @@ export const ClubConfigSchema = z.strictObject({
    */
   sources: z.array(z.enum(SOURCE_NAMES)).min(1).optional(),
   /** What contact details travel in events. @default 'minimal' */
-  piiPolicy: z.enum(PII_POLICIES).default('minimal'),
+  piiPolicy: z.enum(PII_POLICIES).default(DEFAULT_PII_POLICY),
   /** How to read date-times whose zone the API does not state. @default 'local' */
   unstatedZone: z.enum(['local', 'utc']).default('local'),
   /**

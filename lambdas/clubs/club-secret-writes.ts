@@ -22,12 +22,12 @@ import {
   type SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
+import { MAX_SECRET_BYTES } from '../common/aws-clients';
 import { backoffDelayMs, sleep } from '../common/backoff';
 import {
   type ClubCredentials,
   ClubCredentialsSchema,
   ClubSecretError,
-  MAX_SECRET_BYTES,
   parseSecretDocument,
   type SharedClubSecret,
   SharedClubSecretSchema,

@@ -41,9 +41,6 @@ export type ClubSecretDocument =
   | { readonly kind: 'club'; readonly credentials: ClubCredentials }
   | { readonly kind: 'shared'; readonly secret: SharedClubSecret };
 
-/** Secrets Manager's limit on a SecretString. */
-export const MAX_SECRET_BYTES = 65_536;
-
 export const DEFAULT_SECRET_CACHE_TTL_MS = 30 * 60_000;
 
 /** A club secret could not be read or used. `retryable`: whether trying again later can help. */

@@ -43,3 +43,6 @@ export const AWS_MAX_ATTEMPTS = 5;
 export function awsClientConfig(overrides: Partial<AwsClientConfig> = {}): AwsClientConfig {
   return { maxAttempts: AWS_MAX_ATTEMPTS, retryMode: 'standard', ...overrides };
 }
+
+/** Secrets Manager's limit on a SecretString, in bytes (the club secrets and the webhook keys). */
+export const MAX_SECRET_BYTES = 65_536;

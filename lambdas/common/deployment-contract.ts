@@ -3,6 +3,7 @@
  * once: environment variables, the SQS poll message, metric namespace/names/dimensions, and the
  * handler entry files. Runtime code reads them; CDK code sets them. Nothing here imports aws-cdk-lib.
  */
+import { MAX_SPREAD_SECONDS } from './club-shard';
 import type { SourceName } from './source-names';
 
 /** Environment variables of the Lambda functions. */
@@ -115,6 +116,9 @@ export interface PollMessage {
 /** Most clubs one poll message carries: the clubs one poll invocation holds (docs/deploy.md). */
 export const MAX_CLUBS_PER_MESSAGE = 20;
 
+/** The least data-page cap (`GYM_API_MAX_RESPONSE_BYTES`) a deployment may set: 64 KiB. */
+export const MIN_RESPONSE_CAP_BYTES = 64 * 1024;
+
 /**
  * A poll message for several clubs (`POLL_CLUBS_PER_MESSAGE` > 1): the SQS body is
  * `{"polls":[PollMessage, ...]}`. A body that is one PollMessage (a message per club, as releases
@@ -179,3 +183,58 @@ export const HANDLER_ENTRIES = {
   webhookDeliver: 'lambdas/delivery/handlers/deliver.ts',
 } as const;
 export const HANDLER_EXPORT = 'handler';
+
+/**
+ * The numeric variables: what each holds and its range, written once; the check and the words of
+ * its error both come from here.
+ */
+export interface NumberRule {
+  readonly holds: string;
+  readonly integer?: boolean;
+  readonly min: number;
+  /** The least value is excluded (`> min`). */
+  readonly aboveMin?: boolean;
+  readonly max?: number;
+  /** The greatest value is excluded (`< max`). */
+  readonly belowMax?: boolean;
+}
+
+export const NUMBER_RULES: Record<string, NumberRule> = {
+  [ENV.pollClubsPerMessage]: {
+    holds: 'the clubs one poll message carries',
+    integer: true,
+    min: 1,
+    max: MAX_CLUBS_PER_MESSAGE,
+  },
+  [ENV.dispatchSpreadSeconds]: {
+    holds: 'the seconds of each dispatch period the polls are spread over',
+    integer: true,
+    min: 0,
+    max: MAX_SPREAD_SECONDS,
+  },
+  [ENV.pollDeadlineMs]: { holds: 'milliseconds a poll invocation may use', min: 1000 },
+  [ENV.clubSecretCacheTtlMs]: { holds: 'milliseconds a club secret stays cached', min: 0 },
+  [ENV.quotaReserve]: { holds: 'the share of each monthly quota kept free', min: 0, max: 1, belowMax: true },
+  [ENV.maxResponseBytes]: {
+    holds: 'the cap of a page body in bytes',
+    integer: true,
+    min: MIN_RESPONSE_CAP_BYTES,
+  },
+  [ENV.sourceOverdueMinutes]: {
+    holds: 'the minutes a source may go without a successful poll before it is overdue',
+    min: 0,
+    aboveMin: true,
+  },
+};
+
+export const fitsRule = (r: NumberRule, n: number): boolean =>
+  (r.integer ? Number.isSafeInteger(n) : Number.isFinite(n)) &&
+  (r.aboveMin ? n > r.min : n >= r.min) &&
+  (r.max === undefined || (r.belowMax ? n < r.max : n <= r.max));
+
+export function ruleWords(r: NumberRule): string {
+  const kind = r.integer ? 'a whole number' : 'a number';
+  if (r.max === undefined) return `${kind} ${r.aboveMin ? '>' : '>='} ${r.min}`;
+  if (!r.aboveMin && !r.belowMax) return `${kind} in ${r.min}..${r.max}`;
+  return `${r.min} ${r.aboveMin ? '<' : '<='} x ${r.belowMax ? '<' : '<='} ${r.max}`;
+}

@@ -16,11 +16,11 @@
  * poll function's memory"). Each cache is cleared when it grows past MAX_CACHE_ENTRIES, so a
  * long-running process stays bounded.
  */
+import { HOUR_MS } from './time-units';
 
 const LOCAL_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?$/;
 const BUCKET_MS = 60_000;
 const MAX_CACHE_ENTRIES = 50_000;
-const HOUR_MS = 3_600_000;
 const MINUTES_AN_HOUR = 60;
 
 export class InvalidTimeZoneError extends Error {

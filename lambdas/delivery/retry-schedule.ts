@@ -14,22 +14,19 @@
  * time, PROBE_DELAYS_MS apart (capped at an hour); every other delivery waits for the probe's
  * answer. An endpoint that has failed everything for DISABLE_AFTER_MS is disabled.
  */
-
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
+import { HOUR_MS, MINUTE_MS, SECOND_MS } from '../common/time-units';
 
 /** The waits after attempt 1, 2, ...: the spec's example schedule. */
 export const RETRY_DELAYS_MS: readonly number[] = [
-  5 * SECOND,
-  5 * MINUTE,
-  30 * MINUTE,
-  2 * HOUR,
-  5 * HOUR,
-  10 * HOUR,
-  14 * HOUR,
-  20 * HOUR,
-  24 * HOUR,
+  5 * SECOND_MS,
+  5 * MINUTE_MS,
+  30 * MINUTE_MS,
+  2 * HOUR_MS,
+  5 * HOUR_MS,
+  10 * HOUR_MS,
+  14 * HOUR_MS,
+  20 * HOUR_MS,
+  24 * HOUR_MS,
 ];
 
 /** Attempts in all, the first included. */
@@ -42,27 +39,27 @@ export const SCHEDULE_SPAN_MS = RETRY_DELAYS_MS.reduce((a, b) => a + b, 0);
 export const JITTER = 0.2;
 
 /** A Retry-After longer than this is read as this. */
-export const MAX_RETRY_AFTER_MS = 24 * HOUR;
+export const MAX_RETRY_AFTER_MS = 24 * HOUR_MS;
 
 /** Failures in a row that open an endpoint's circuit. */
 export const CIRCUIT_FAILURES = 3;
 
 /** The waits between probes of an endpoint whose circuit is open (the last one repeats). */
 export const PROBE_DELAYS_MS: readonly number[] = [
-  5 * SECOND,
-  30 * SECOND,
-  2 * MINUTE,
-  5 * MINUTE,
-  15 * MINUTE,
-  30 * MINUTE,
-  HOUR,
+  5 * SECOND_MS,
+  30 * SECOND_MS,
+  2 * MINUTE_MS,
+  5 * MINUTE_MS,
+  15 * MINUTE_MS,
+  30 * MINUTE_MS,
+  HOUR_MS,
 ];
 
 /** An endpoint that has failed every attempt for this long is disabled. */
-export const DISABLE_AFTER_MS = 5 * 24 * HOUR;
+export const DISABLE_AFTER_MS = 5 * 24 * HOUR_MS;
 
 /** How long one probe holds the endpoint's probe slot (above the attempt's timeout). */
-export const PROBE_LEASE_MS = 30 * SECOND;
+export const PROBE_LEASE_MS = 30 * SECOND_MS;
 
 const jittered = (ms: number, random: () => number) => Math.round(ms * (1 - JITTER + 2 * JITTER * random()));
 

@@ -19,6 +19,7 @@
  * `keyVersion` is newer than the cached document's (a rotation shows on the next delivery). Keys
  * and values are remembered for log redaction (common/redact.ts) and never appear in errors.
  */
+
 import { hash, randomUUID } from 'node:crypto';
 import {
   CreateSecretCommand,
@@ -28,15 +29,16 @@ import {
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { z } from 'zod';
+import { MAX_SECRET_BYTES } from '../common/aws-clients';
 import { type BackoffPolicy, backoffDelayMs, sleep } from '../common/backoff';
 import { rememberSecrets } from '../common/redact';
+import { HOUR_MS } from '../common/time-units';
 import { signingKeyOf } from './webhook-signature';
 
 export const KEYS_FORMAT = 'gym-bridge-webhook-keys/1';
-export const MAX_SECRET_BYTES = 65_536;
 export const SECRET_CACHE_TTL_MS = 30 * 60_000;
 /** How long the key being rotated out keeps signing too. */
-export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+export const ROTATION_OVERLAP_MS = 24 * HOUR_MS;
 /** Writes a lost race is tried again, after a wait with full jitter (writers that collided spread out). */
 const CAS_ATTEMPTS = 10;
 const CAS_BACKOFF: BackoffPolicy = { baseDelayMs: 100, maxDelayMs: 2_000 };

@@ -6,6 +6,7 @@
  * (scheduling) and the poll handler all decide with these functions.
  */
 
+import { MINUTE_MS } from '../common/time-units';
 import { PublishError } from '../events/event-sink';
 import {
   AuthError,
@@ -19,8 +20,6 @@ import {
   StaleResponseError,
 } from '../gym-api/errors';
 import { ConcurrentModificationError, type Cursor, type SourceName, StoreError } from '../state/store';
-
-const MINUTE = 60_000;
 
 export type FailureKind =
   | 'auth'
@@ -69,12 +68,12 @@ export function isPauseKind(kind: string | undefined): kind is PauseKind {
 
 /** Back-off of a paused club: 5 min doubling per consecutive failure, capped (6 h auth, 1 h quota). */
 export function pauseMs(kind: PauseKind, consecutiveFailures: number): number {
-  const cap = kind === 'auth' ? 6 * 60 * MINUTE : 60 * MINUTE;
-  return Math.min(cap, 5 * MINUTE * 2 ** Math.max(0, consecutiveFailures - 1));
+  const cap = kind === 'auth' ? 6 * 60 * MINUTE_MS : 60 * MINUTE_MS;
+  return Math.min(cap, 5 * MINUTE_MS * 2 ** Math.max(0, consecutiveFailures - 1));
 }
 
 /** Longest upstream Retry-After honoured (a quota month, plus a day). */
-export const MAX_RETRY_AFTER_MS = 32 * 24 * 60 * MINUTE;
+export const MAX_RETRY_AFTER_MS = 32 * 24 * 60 * MINUTE_MS;
 
 /** End of the pause after the `consecutiveFailures`-th refusal: the back-off, or a longer Retry-After. */
 export function pauseEndMs(
@@ -89,7 +88,7 @@ export function pauseEndMs(
 }
 
 /** Longest wait of a failing source, whatever its interval. */
-export const MAX_FAILURE_BACKOFF_MS = 30 * MINUTE;
+export const MAX_FAILURE_BACKOFF_MS = 30 * MINUTE_MS;
 
 /**
  * Wait of a source after `failures` failed polls in a row (other than a pause): its interval times
@@ -104,7 +103,7 @@ export function failureBackoffMs(cadence: { readonly intervalMs: number }, failu
 }
 
 /** How long a source whose endpoint is missing waits before it is tried again. */
-export const UNAVAILABLE_RETRY_MS = 6 * 60 * MINUTE;
+export const UNAVAILABLE_RETRY_MS = 6 * 60 * MINUTE_MS;
 
 /** Why a source's endpoint is not there for the club (the kinds of `SourceUnavailable`). */
 export interface Unavailability {

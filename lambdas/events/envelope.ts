@@ -21,7 +21,7 @@ import {
   validateEvent,
 } from './catalog';
 import { makeEventId } from './event-id';
-import { applyPiiPolicy, type PiiPolicy } from './pii';
+import { applyPiiPolicy, DEFAULT_PII_POLICY, type PiiPolicy } from './pii';
 
 export interface EnvelopeOptions {
   readonly clubId: string;
@@ -56,7 +56,7 @@ export function createEvent<T extends DetailType>(
   payload: EventPayload<T>,
 ): BridgeEventOf<T> {
   const source = sourceOf(detailType);
-  const policy = options.piiPolicy ?? 'minimal';
+  const policy = options.piiPolicy ?? DEFAULT_PII_POLICY;
   const body = payload as Record<string, unknown>;
   const detail: Record<string, unknown> = {
     eventId: makeEventId(options.clubId, source, detailType, ...options.identity),

@@ -25,6 +25,8 @@ import { type AllowList, allowListOf, type FieldRule } from './pii-allow-lists';
 
 export const PII_POLICIES = ['full', 'minimal'] as const;
 export type PiiPolicy = (typeof PII_POLICIES)[number];
+/** A club that says nothing travels with `minimal`: privacy unless the club opts in. */
+export const DEFAULT_PII_POLICY: PiiPolicy = 'minimal';
 
 export const isPiiPolicy = (value: unknown): value is PiiPolicy =>
   typeof value === 'string' && (PII_POLICIES as readonly string[]).includes(value);

@@ -9,8 +9,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { ClubRegistry } from '../clubs/club-registry';
 import { DynamoDbClubRegistry } from '../clubs/dynamodb-club-registry';
 import { awsClientConfig } from '../common/aws-clients';
-import { MAX_SPREAD_SECONDS } from '../common/club-shard';
-import { DEFAULT_SOURCE_OVERDUE_MINUTES, ENV, MAX_CLUBS_PER_MESSAGE } from '../common/deployment-contract';
+import { DEFAULT_SOURCE_OVERDUE_MINUTES, ENV } from '../common/deployment-contract';
 import { createMetrics } from '../common/metrics';
 import { type PollQueue, SqsPollQueue } from '../common/poll-queue';
 import { DEFAULT_QUOTA_RESERVE } from '../engine/scheduling';
@@ -34,16 +33,14 @@ export interface DispatchRuntime {
   readonly metrics: Metrics;
 }
 
-/** `DISPATCH_SPREAD_SECONDS`: whole seconds in 0..900, 0 when unset. */
+/** `DISPATCH_SPREAD_SECONDS`: whole seconds in 0..MAX_SPREAD_SECONDS, 0 when unset. */
 export function spreadSecondsEnv(env: Env): number {
-  const valid = (n: number) => Number.isInteger(n) && n >= 0 && n <= MAX_SPREAD_SECONDS;
-  return optionalNumberEnv(env, ENV.dispatchSpreadSeconds, valid) ?? 0;
+  return optionalNumberEnv(env, ENV.dispatchSpreadSeconds) ?? 0;
 }
 
 /** `POLL_CLUBS_PER_MESSAGE`: clubs a poll message carries, 1..MAX_CLUBS_PER_MESSAGE, 1 when unset. */
 export function clubsPerMessageEnv(env: Env): number {
-  const valid = (n: number) => Number.isInteger(n) && n >= 1 && n <= MAX_CLUBS_PER_MESSAGE;
-  return optionalNumberEnv(env, ENV.pollClubsPerMessage, valid) ?? 1;
+  return optionalNumberEnv(env, ENV.pollClubsPerMessage) ?? 1;
 }
 
 /** The dispatch handler's runtime from the environment (every variable read here, at load). */

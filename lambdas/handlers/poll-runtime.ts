@@ -39,13 +39,9 @@ export function pollRuntimeFromEnv(env: Env): PollRuntime {
   const tableName = requiredEnv(env, ENV.stateTable);
   const busName = requiredEnv(env, ENV.eventBus);
   const secretPrefix = requiredEnv(env, ENV.clubSecretPrefix);
-  const pollDeadlineMs = optionalNumberEnv(env, ENV.pollDeadlineMs, (n) => n >= 1000);
-  const secretTtlMs = optionalNumberEnv(env, ENV.clubSecretCacheTtlMs, (n) => n >= 0);
-  const maxResponseBytes = optionalNumberEnv(
-    env,
-    ENV.maxResponseBytes,
-    (n) => Number.isSafeInteger(n) && n >= 65_536,
-  );
+  const pollDeadlineMs = optionalNumberEnv(env, ENV.pollDeadlineMs);
+  const secretTtlMs = optionalNumberEnv(env, ENV.clubSecretCacheTtlMs);
+  const maxResponseBytes = optionalNumberEnv(env, ENV.maxResponseBytes);
   const source = eventSourceEnv(env);
   const piiPolicyDefault = piiPolicyEnv(env);
   const dynamo = new DynamoDBClient(awsClientConfig());

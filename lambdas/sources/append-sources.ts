@@ -3,12 +3,13 @@
  * seen. Keys are the record's identity plus the fields whose later change matters. The payment
  * history source is in ./payment-source.ts.
  */
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../common/time-units';
 import { DETAIL_TYPES } from '../events/catalog';
 import { createEvent } from '../events/envelope';
 import { DATE_TIME_PATTERN } from '../gym-api/schemas';
 import { join, memo, subjectOf, usable } from './append-keys';
 import { envelopeFor } from './record-time';
-import { type AppendSource, DAY_MS, type Facet, HOUR_MS, MINUTE_MS } from './source';
+import type { AppendSource, Facet } from './source';
 
 export const visitsSource: AppendSource<'visits'> = {
   kind: 'append',

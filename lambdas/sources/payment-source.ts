@@ -2,13 +2,14 @@
  * The payment history source: each Response a payment is seen with is a facet (Approved, later
  * Dishonoured: two events), a refund another; the classification is ./payment-classifier.ts.
  */
+import { DAY_MS, HOUR_MS } from '../common/time-units';
 import { type BridgeEvent, DETAIL_TYPES } from '../events/catalog';
 import { createEvent } from '../events/envelope';
 import type { ItemOf } from '../gym-api/operations';
 import { join, memo, subjectOf } from './append-keys';
 import { classifyPayment, paymentAmount } from './payment-classifier';
 import { envelopeFor } from './record-time';
-import { type AppendSource, type ClubContext, DAY_MS, type Facet, HOUR_MS } from './source';
+import type { AppendSource, ClubContext, Facet } from './source';
 
 /**
  * The earlier Response of the same payment that was a success (Approved, later Dishonoured), from

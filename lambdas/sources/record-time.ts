@@ -1,8 +1,9 @@
 /**
  * Reading the API's zone-less date-times as instants, per the zone a source declares for them.
  */
+import { MINUTE_MS } from '../common/time-units';
 import { apiUtcToInstant, localToUtc, utcToApiUtc, utcToLocal } from '../common/zoned-time';
-import { type ClubContext, type FilterZone, MINUTE_MS } from './source';
+import type { ClubContext, FilterZone } from './source';
 
 export function effectiveZone(zone: FilterZone, ctx: Pick<ClubContext, 'unstatedZone'>): 'local' | 'utc' {
   return zone === 'unstated' ? ctx.unstatedZone : zone;

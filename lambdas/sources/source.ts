@@ -7,6 +7,7 @@
 
 import type { SourceName } from '../common/source-names';
 import type { Snapshot, SnapshotKind } from '../common/subject-snapshot';
+import { HOUR_MS } from '../common/time-units';
 import type { BridgeEvent } from '../events/catalog';
 import type { PiiPolicy } from '../events/pii';
 import type { ItemOf, OperationName } from '../gym-api/operations';
@@ -140,10 +141,6 @@ export interface StateSource<N extends OperationName = OperationName> extends So
  * is one without a cast (a source of `visits` reads visits' items, and only those).
  */
 export type SourceDefinition = { [N in OperationName]: AppendSource<N> | StateSource<N> }[OperationName];
-
-export const MINUTE_MS = 60_000;
-export const HOUR_MS = 60 * MINUTE_MS;
-export const DAY_MS = 24 * HOUR_MS;
 
 /** Longest distance between a zone-less local time and UTC (UTC+14 and UTC-12), plus an hour. */
 export const ZONE_UNCERTAINTY_MS = 15 * HOUR_MS;

@@ -3,14 +3,16 @@
  * the two become events. Polling sees states, not history: a status that changes and changes back
  * between two polls is invisible (README: guarantees).
  */
+
 import { createHash } from 'node:crypto';
 import type { Snapshot } from '../common/subject-snapshot';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../common/time-units';
 import type { BridgeEvent } from '../events/catalog';
 import { DETAIL_TYPES } from '../events/catalog';
 import { createEvent } from '../events/envelope';
 import type { ItemOf } from '../gym-api/operations';
 import { envelopeFor, toInstant } from './record-time';
-import { type ClubContext, DAY_MS, HOUR_MS, MINUTE_MS, type StateSource } from './source';
+import type { ClubContext, StateSource } from './source';
 
 type Member = ItemOf<'members'>;
 type Prospect = ItemOf<'prospects'>;

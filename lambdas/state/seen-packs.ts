@@ -17,13 +17,13 @@
  * the range are dropped on read.
  */
 import { createHash } from 'node:crypto';
+import { HOUR_MS } from '../common/time-units';
 import { SEEN_AT_LENGTH, seenAtKey, seenAtMemo, seenAtTag } from './keys';
 import type { SeenAt, SeenEntry } from './store';
 import { StoreError } from './store-errors';
 
 /** The most entry bytes (`p`) one pack holds: a write of at most 32 units, 12 items a 400 KB limit. */
 export const PACK_BYTES = 32 * 1024;
-const HOUR_MS = 3_600_000;
 const PACK_MARK = '~';
 
 /** One pack item's sort key and entries, as `putSeenAt` writes it. */

@@ -8,7 +8,7 @@ import { CLUB_DIRECTORY_BUCKETS, spreadSecondsFor } from '../../lambdas/common/c
 import { DEFAULT_SOURCE_OVERDUE_MINUTES, HANDLER_ENTRIES } from '../../lambdas/common/deployment-contract';
 import { DEFAULT_QUOTA_RESERVE } from '../../lambdas/common/plans';
 import type { PiiPolicy } from '../../lambdas/events/pii';
-import { MAX_POLL_BATCH_SIZE } from '../fleet-sizing';
+import { isPollConcurrency, MAX_POLL_BATCH_SIZE, POLL_CONCURRENCY_TEXT } from '../fleet-sizing';
 import type { ClubSecrets } from './club-secrets';
 import type { BridgeEventBus } from './event-bus';
 import type { StateTable } from './state-table';
@@ -120,8 +120,8 @@ function checkSettings(s: PollerSettings): void {
     `pollRate must be whole minutes (at least 1), got ${pollRate.toHumanString()}`,
   );
   check(
-    Number.isInteger(maxConcurrency) && maxConcurrency >= 2 && maxConcurrency <= 1000,
-    `maxConcurrency must be an integer in 2..1000 (SQS event source limit), got ${maxConcurrency}`,
+    isPollConcurrency(maxConcurrency),
+    `maxConcurrency must be ${POLL_CONCURRENCY_TEXT}, got ${maxConcurrency}`,
   );
   check(
     Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= MAX_POLL_BATCH_SIZE,

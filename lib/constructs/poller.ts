@@ -14,6 +14,7 @@
  * events on the bus and reads the club secrets. Each grant sets the environment variable that
  * goes with it.
  */
+
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -24,6 +25,7 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type DispatchInput, ENV } from '../../lambdas/common/deployment-contract';
+import { DEFAULT_PII_POLICY } from '../../lambdas/events/pii';
 import { BridgeFunction } from './bridge-function';
 import { type PollerProps, type PollerSettings, pollerSettings } from './poller-settings';
 
@@ -107,7 +109,7 @@ export class Poller extends Construct {
       timeout: settings.pollTimeout,
       environment: {
         [ENV.pollDeadlineMs]: String(settings.deadlineMs),
-        [ENV.piiPolicyDefault]: props.piiPolicyDefault ?? 'minimal',
+        [ENV.piiPolicyDefault]: props.piiPolicyDefault ?? DEFAULT_PII_POLICY,
       },
     });
     return { dispatchFunction, pollFunction };

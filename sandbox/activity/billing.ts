@@ -2,8 +2,9 @@
  * Billing: the daily direct-debit run (02:30 local) with its declines and later dishonours, and the
  * renewals of paid-in-full memberships.
  */
+import { DAY_MS, MINUTE_MS } from '../../lambdas/common/time-units';
 import type { MemberStatus } from '../../lambdas/gym-api/statuses';
-import { formatNaive, MS_DAY, MS_MINUTE } from '../naive-time';
+import { formatNaive } from '../naive-time';
 import type { MemberRecord, PaymentRecord } from '../records';
 import { DISHONOUR_FEE, PAYMENT_PURPOSES, PAYMENT_RESPONSES } from '../vocabulary';
 import { addMonths, round2, type SimulationContext } from './context';
@@ -19,7 +20,7 @@ export interface Dishonour {
 
 /** Whether a periodic plan's direct debit falls due on the day. */
 function debitDue(member: MemberRecord, today: number): boolean {
-  const dayNumber = Math.floor(today / MS_DAY);
+  const dayNumber = Math.floor(today / DAY_MS);
   const anchor = member.billingAnchor;
   if (member.plan.period === 'weekly') return dayNumber % 7 === anchor % 7;
   if (member.plan.period === 'fortnightly') return dayNumber % 14 === anchor % 14;
@@ -109,7 +110,7 @@ export class Billing {
 
   private scheduleDishonour(payment: PaymentRecord, atMs: number): void {
     const rng = this.ctx.rng;
-    const at = atMs + rng.int(1, 5) * MS_DAY + rng.int(0, 8 * 60) * MS_MINUTE;
+    const at = atMs + rng.int(1, 5) * DAY_MS + rng.int(0, 8 * 60) * MINUTE_MS;
     const insertAt = this.dishonours.findIndex((d) => d.at > at);
     const entry = { at, payment };
     if (insertAt < 0) this.dishonours.push(entry);

@@ -3,10 +3,11 @@
  * stream all data is drawn from (its order of draws is the data: keep it), the lateness stream, the
  * id counters, and the small pickers and clocks the domains use.
  */
+import { MINUTE_MS, SECOND_MS } from '../../lambdas/common/time-units';
 import type { MemberStatus, ProspectStatus } from '../../lambdas/gym-api/statuses';
 import type { ClubStore } from '../club-store';
 import type { Faults } from '../faults';
-import { formatNaive, MS_MINUTE, MS_SECOND } from '../naive-time';
+import { formatNaive } from '../naive-time';
 import type { PoisonLog } from '../poison/poison-log';
 import type { MemberRecord, ProspectRecord, SalesPerson } from '../records';
 import { SeededRandom } from '../sandbox-random';
@@ -83,7 +84,7 @@ export class SimulationContext {
     const f = this.settings.faults;
     if (f.lateArrivalRate > 0 && this.lateRng.chance(f.lateArrivalRate)) {
       return (
-        atMs - Math.floor(this.lateRng.real(MS_SECOND, Math.max(MS_SECOND, f.maxLatenessMin * MS_MINUTE)))
+        atMs - Math.floor(this.lateRng.real(SECOND_MS, Math.max(SECOND_MS, f.maxLatenessMin * MINUTE_MS)))
       );
     }
     return atMs;

@@ -3,8 +3,9 @@
  * suspensions, resumptions, cancellations with notice, contact and detail edits, and the daily
  * housekeeping of start dates reached and cancellations taking effect.
  */
+import { DAY_MS, MINUTE_MS } from '../../lambdas/common/time-units';
 import type { MemberStatus } from '../../lambdas/gym-api/statuses';
-import { floorToSecond, formatNaive, MS_DAY, MS_MINUTE } from '../naive-time';
+import { floorToSecond, formatNaive } from '../naive-time';
 import { makePerson, type Person } from '../people';
 import type { MemberRecord } from '../records';
 import {
@@ -88,10 +89,10 @@ export class Members {
       ['PendingOnlineSignup', 1],
     ]);
     const today = zone.localDayStart(historyStartMs);
-    let startKey = today - rng.int(1, 1500) * MS_DAY;
-    if (status === 'PendingActivation') startKey = today + rng.int(1, 10) * MS_DAY;
-    if (status === 'PendingOnlineSignup') startKey = today - rng.int(0, 1) * MS_DAY;
-    const saleKey = floorToSecond(startKey - rng.int(0, 7) * MS_DAY + rng.int(8 * 60, 20 * 60) * MS_MINUTE);
+    let startKey = today - rng.int(1, 1500) * DAY_MS;
+    if (status === 'PendingActivation') startKey = today + rng.int(1, 10) * DAY_MS;
+    if (status === 'PendingOnlineSignup') startKey = today - rng.int(0, 1) * DAY_MS;
+    const saleKey = floorToSecond(startKey - rng.int(0, 7) * DAY_MS + rng.int(8 * 60, 20 * 60) * MINUTE_MS);
     const saleUtc = zone.fromNaive(saleKey);
     const updatedMs = Math.min(
       historyStartMs - 1,
@@ -114,12 +115,12 @@ export class Members {
       member.api.Membership.ExpiryDate = formatNaive(member.expiryKey);
     }
     if (status === 'Archived') {
-      const cancel = Math.min(today - MS_DAY, startKey + rng.int(30, 900) * MS_DAY);
+      const cancel = Math.min(today - DAY_MS, startKey + rng.int(30, 900) * DAY_MS);
       member.cancellationKey = cancel;
       member.api.Membership.CancellationDate = formatNaive(cancel);
     }
     if (status === 'PaymentIssue') {
-      member.paymentIssueSinceMs = historyStartMs - rng.int(0, 20) * MS_DAY;
+      member.paymentIssueSinceMs = historyStartMs - rng.int(0, 20) * DAY_MS;
       member.arrears = plan.amount;
     }
   }
@@ -134,7 +135,7 @@ export class Members {
       ['PendingOnlineSignup', 5],
     ]);
     const today = zone.localDayStart(atMs);
-    const startKey = status === 'PendingActivation' ? today + rng.int(1, 7) * MS_DAY : today;
+    const startKey = status === 'PendingActivation' ? today + rng.int(1, 7) * DAY_MS : today;
     const saleKey = floorToSecond(store.local(atMs));
     const who = person ?? makePerson(rng, store.profile.locale, store.members.length + 1);
     const member = this.newMemberRecord(who, { plan, status, startKey, saleKey, updatedMs: atMs });
@@ -197,7 +198,7 @@ export class Members {
     if (!member || member.cancellationKey !== undefined) return;
     const today = this.ctx.zone.localDayStart(atMs);
     const noticeDays = rng.chance(0.3) ? 0 : rng.int(7, 30);
-    store.cancelMembership(member, today + noticeDays * MS_DAY, atMs);
+    store.cancelMembership(member, today + noticeDays * DAY_MS, atMs);
     if (noticeDays === 0) store.setMemberStatus(member, 'Archived', atMs);
     else this.pendingCancellations.add(member.index);
   }

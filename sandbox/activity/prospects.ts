@@ -3,8 +3,9 @@
  * trials that end (early sales, and the daily check of trials past their end date), and a sale
  * making the prospect a member.
  */
+import { DAY_MS, MINUTE_MS } from '../../lambdas/common/time-units';
 import type { ProspectStatus } from '../../lambdas/gym-api/statuses';
-import { floorToSecond, formatNaive, MS_DAY, MS_MINUTE } from '../naive-time';
+import { floorToSecond, formatNaive } from '../naive-time';
 import { makePerson } from '../people';
 import type { IdName, ProspectRecord } from '../records';
 import { GENDERS, PROSPECT_CONTACT_METHODS, PROSPECT_SOURCE_PAGES, PROSPECT_SOURCES } from '../vocabulary';
@@ -71,10 +72,10 @@ export class Prospects {
       ['DidNotShow', 10],
       ['NoSaleReturn', 5],
     ]);
-    const createdMs = floorToSecond(historyStartMs - rng.int(1, 45 * 24 * 60) * MS_MINUTE);
+    const createdMs = floorToSecond(historyStartMs - rng.int(1, 45 * 24 * 60) * MINUTE_MS);
     const updatedMs =
       status === 'OnTrial'
-        ? historyStartMs - rng.int(1, 6 * 24 * 60) * MS_MINUTE
+        ? historyStartMs - rng.int(1, 6 * 24 * 60) * MINUTE_MS
         : createdMs + Math.floor(rng.next() * (historyStartMs - createdMs));
     const prospect = this.newRecord(status, createdMs, Math.max(createdMs, updatedMs));
     if (status === 'OnTrial') this.startTrial(prospect, Math.max(createdMs, updatedMs));
@@ -110,7 +111,7 @@ export class Prospects {
 
   private startTrial(prospect: ProspectRecord, atMs: number): void {
     const day = this.ctx.zone.localDayStart(atMs);
-    prospect.trialEndKey = day + 7 * MS_DAY;
+    prospect.trialEndKey = day + 7 * DAY_MS;
     prospect.api.TrialStartDate = formatNaive(day);
     prospect.api.TrialEndDate = formatNaive(prospect.trialEndKey);
     prospect.api.Barcode ??= `30${this.ctx.rng.chars(8)}`;

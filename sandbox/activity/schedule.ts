@@ -4,8 +4,8 @@
  * draws here is the data: visits first (drawn and made at once, they only read member status),
  * then each kind's count and times in the order below.
  */
+import { DAY_MS } from '../../lambdas/common/time-units';
 import type { MemberStatus, ProspectStatus } from '../../lambdas/gym-api/statuses';
-import { MS_DAY } from '../naive-time';
 import type { SimulationContext } from './context';
 import { FUNNEL } from './prospects';
 
@@ -66,7 +66,7 @@ export interface ActivityHandlers {
 export function scheduleActions(ctx: SimulationContext, step: Step, on: ActivityHandlers): Action[] {
   const { rng, store, settings } = ctx;
   const { t0, t1 } = step;
-  const days = (t1 - t0) / MS_DAY;
+  const days = (t1 - t0) / DAY_MS;
   const count = (ratePerDay: number, shaped: boolean) =>
     rng.poisson(ratePerDay * ctx.scale * days * (shaped ? step.traffic : 1));
   const statusSize = (st: MemberStatus) => store.memberStatusSet(st).size;

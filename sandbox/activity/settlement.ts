@@ -3,7 +3,8 @@
  * reversals of refunded and dishonoured ones, and the daily referral to debt collection (09:00).
  */
 
-import { floorToSecond, formatNaive, MS_DAY } from '../naive-time';
+import { DAY_MS } from '../../lambdas/common/time-units';
+import { floorToSecond, formatNaive } from '../naive-time';
 import { oneLineAddress } from '../people';
 import {
   type ApiDisbursementBreakdown,
@@ -53,7 +54,7 @@ export class Settlement {
   /** Daily at 06:00 local: pays the club for yesterday's approved payments (and reverses dishonours). */
   settlementRun(atMs: number): void {
     const day = this.ctx.store.ambiguous(atMs);
-    const disbursementDate = formatNaive(day - (day % MS_DAY));
+    const disbursementDate = formatNaive(day - (day % DAY_MS));
     for (const payment of this.payments.pendingSettlement.splice(0)) {
       if (payment.settlement !== 'pending') continue;
       payment.settlement = 'settled';
@@ -105,7 +106,7 @@ export class Settlement {
     for (const index of store.memberStatusSet('PaymentIssue').toArray()) {
       const member = store.members[index];
       if (!member || member.referredToDebt) continue;
-      if ((member.paymentIssueSinceMs ?? atMs) > atMs - DEBT_AFTER_DAYS * MS_DAY) continue;
+      if ((member.paymentIssueSinceMs ?? atMs) > atMs - DEBT_AFTER_DAYS * DAY_MS) continue;
       member.referredToDebt = true;
       const key = floorToSecond(store.ambiguous(this.ctx.recordTime(atMs)));
       const api = member.api;

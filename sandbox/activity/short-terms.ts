@@ -12,7 +12,8 @@
  * stays as it was, draw for draw; the chaos suite turns them on.
  */
 
-import { floorToSecond, formatNaive, MS_DAY, MS_HOUR } from '../naive-time';
+import { DAY_MS, HOUR_MS } from '../../lambdas/common/time-units';
+import { floorToSecond, formatNaive } from '../naive-time';
 import type { MembershipPlan } from '../vocabulary';
 import type { SimulationContext } from './context';
 import type { Members } from './members';
@@ -57,7 +58,7 @@ export class ShortTerms {
     const { rng, store, settings } = this.ctx;
     if (!this.journaledExpiry && store.journaling)
       this.journaledExpiry = new Map(store.members.map((m) => [m.index, m.expiryKey ?? Number.NaN]));
-    const days = (step.t1 - step.t0) / MS_DAY;
+    const days = (step.t1 - step.t0) / DAY_MS;
     const count = (ratePerDay: number) => rng.poisson(ratePerDay * this.ctx.scale * days * step.traffic);
     const paidInFull = store.memberStatusSet('Active').size * 0.2;
     const out: Action[] = [];
@@ -77,7 +78,7 @@ export class ShortTerms {
   /** A walk-in buys a pass of 1 to 7 days: Active from today, ExpiryDate that many days away. */
   dayPass(atMs: number): void {
     const today = this.ctx.zone.localDayStart(atMs);
-    const member = this.members.joinsOn(atMs, DAY_PASS, today + this.ctx.rng.int(1, 7) * MS_DAY);
+    const member = this.members.joinsOn(atMs, DAY_PASS, today + this.ctx.rng.int(1, 7) * DAY_MS);
     this.ending.add(member.index);
   }
 
@@ -86,7 +87,7 @@ export class ShortTerms {
     const prospect = this.ctx.pickProspect('Enquiry');
     if (!prospect || this.changed.has(prospect.api.Number)) return;
     this.changed.add(prospect.api.Number);
-    const endKey = floorToSecond(this.ctx.store.local(atMs) + this.ctx.rng.int(20, 40) * MS_HOUR);
+    const endKey = floorToSecond(this.ctx.store.local(atMs) + this.ctx.rng.int(20, 40) * HOUR_MS);
     this.prospects.startTrialUntil(prospect, atMs, endKey);
   }
 
@@ -101,7 +102,7 @@ export class ShortTerms {
     if (journaled !== member.expiryKey) return;
     if (this.changed.has(member.api.Number) || this.ending.has(member.index)) return;
     this.changed.add(member.api.Number);
-    const expiry = this.ctx.zone.localDayStart(atMs) + this.ctx.rng.int(1, 3) * MS_DAY;
+    const expiry = this.ctx.zone.localDayStart(atMs) + this.ctx.rng.int(1, 3) * DAY_MS;
     this.ctx.store.editMember(member, atMs, (m) => {
       m.expiryKey = expiry;
       m.api.Membership.ExpiryDate = formatNaive(expiry);

@@ -9,9 +9,9 @@
  * fire at fixed local times, found through the zone so DST gaps and repeated hours are handled.
  * Every draw comes from one stream in a fixed order: reordering draws changes the data.
  */
+import { DAY_MS, MINUTE_MS } from '../../lambdas/common/time-units';
 import type { ProspectStatus } from '../../lambdas/gym-api/statuses';
 import type { ClubStore } from '../club-store';
-import { MS_DAY, MS_MINUTE } from '../naive-time';
 import { makePerson } from '../people';
 import { PoisonLog } from '../poison/poison-log';
 import { StoredPoison } from '../poison/stored-poison';
@@ -29,7 +29,7 @@ import { Settlement } from './settlement';
 import { ShortTerms } from './short-terms';
 import { trafficFactor, visitBatch } from './visits';
 
-const STEP_MS = 15 * MS_MINUTE;
+const STEP_MS = 15 * MINUTE_MS;
 
 /** A daily job at a fixed local time. */
 interface Job {
@@ -102,7 +102,7 @@ export class ClubSimulation {
     for (let i = 0; i < prospects; i++) this.prospects.createInitial(historyStartMs);
     for (const job of this.jobs) job.nextAt = this.nextLocalTime(historyStartMs - 1, job.localMinute);
     const active = store.memberStatusSet('Active').size;
-    this.historyEndMs = historyStartMs + settings.historyDays * MS_DAY;
+    this.historyEndMs = historyStartMs + settings.historyDays * DAY_MS;
     if (settings.historyVisits !== undefined && active > 0 && settings.historyDays > 0) {
       this.visitRate = settings.historyVisits / (active * settings.historyDays * this.ctx.scale);
     }
@@ -225,10 +225,10 @@ export class ClubSimulation {
     const zone = this.ctx.zone;
     const day = zone.localDayStart(afterMs);
     for (let k = 0; k < 3; k++) {
-      const at = zone.fromNaive(day + k * MS_DAY + localMinute * MS_MINUTE);
+      const at = zone.fromNaive(day + k * DAY_MS + localMinute * MINUTE_MS);
       if (at > afterMs) return at;
     }
-    return afterMs + MS_DAY;
+    return afterMs + DAY_MS;
   }
 
   /** Daily just after local midnight: start dates reached, cancellations effective, trials over. */

@@ -1,6 +1,6 @@
 /** Visits: door scans of members, shaped by the local hour and the club's opening hours. */
+import { DAY_MS, MINUTE_MS } from '../../lambdas/common/time-units';
 import type { ClubProfile } from '../club-profile';
-import { MS_DAY, MS_MINUTE } from '../naive-time';
 import { DOORS } from '../vocabulary';
 import type { SimulationContext } from './context';
 
@@ -15,7 +15,7 @@ export const HOURLY_TRAFFIC = [
  * closed, the hour's share of the open hours' traffic times 24 otherwise.
  */
 export function trafficFactor(profile: ClubProfile, localMs: number): number {
-  const localMinute = Math.floor((localMs % MS_DAY) / MS_MINUTE);
+  const localMinute = Math.floor((localMs % DAY_MS) / MINUTE_MS);
   if (!profile.open24h && (localMinute < profile.openMinute || localMinute >= profile.closeMinute)) return 0;
   let sum = 0;
   for (let h = 0; h < 24; h++) {

@@ -5,9 +5,10 @@
  * never to the journal. Draws come from the club's own poison stream: the data stream, and so
  * every real record and journal entry, is the same with poison on or off.
  */
+import { HOUR_MS } from '../../lambdas/common/time-units';
 import type { OperationName } from '../../lambdas/gym-api/operations';
 import type { ClubStore } from '../club-store';
-import { formatNaive, MS_HOUR } from '../naive-time';
+import { formatNaive } from '../naive-time';
 import { SeededRandom } from '../sandbox-random';
 import { filePoison, repeatRealRecord } from './poison-filing';
 import { type PoisonLog, storedMarker } from './poison-log';
@@ -72,7 +73,7 @@ export class StoredPoison {
   run(t0: number, t1: number): void {
     const p = this.faults.poison;
     if (!storesPoison(p) || t1 <= t0) return;
-    const hours = (t1 - t0) / MS_HOUR;
+    const hours = (t1 - t0) / HOUR_MS;
     const due: { kind: StoredPoisonKind; at: number }[] = [];
     for (const kind of STORED_POISON_KINDS) {
       const rate = p.stored[kind];

@@ -7,7 +7,7 @@
 import { toEventBridgeEvent, toPutEventsEntry } from '../../../event-tooling/eventbridge-event';
 import { logger } from '../../../lambdas/common/logger';
 import { ALL_DETAIL_TYPES, type BridgeEvent } from '../../../lambdas/events/catalog';
-import { CliUsageError, intFlag } from '../../args';
+import { CliUsageError, intFlag, piiFlag } from '../../args';
 import { checkBusName } from '../../preflight';
 import { MAX_SAMPLE_COUNT, SampleError, sampleEvents } from '../../sample-events';
 import { cliEventSource, detailTypeFlag, type Flags } from './flags';
@@ -26,9 +26,7 @@ export async function sample(flags: Flags): Promise<number> {
   const format = (flags.format ?? 'eventbridge') as Format;
   if (!FORMATS.includes(format))
     throw new CliUsageError(`--format must be one of ${FORMATS.join(', ')}, got '${flags.format}'`);
-  const pii = flags.pii ?? 'minimal';
-  if (pii !== 'minimal' && pii !== 'full')
-    throw new CliUsageError(`--pii must be minimal or full, got '${pii}'`);
+  const pii = piiFlag(flags.pii);
   if (flags.account !== undefined && !/^\d{12}$/.test(flags.account))
     throw new CliUsageError(`--account must be 12 digits, got '${flags.account}'`);
   if (flags.region !== undefined && !/^[a-z]{2}(-[a-z]+)+-\d+$/.test(flags.region))

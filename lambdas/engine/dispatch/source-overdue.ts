@@ -37,7 +37,7 @@ export {
   SOURCE_OVERDUE_LOG_MESSAGE,
 } from '../../common/deployment-contract';
 
-const MINUTE = 60_000;
+import { MINUTE_MS } from '../../common/time-units';
 
 export interface OverdueSource {
   readonly clubId: string;
@@ -97,7 +97,7 @@ export function isMarkedUnavailable(cursor: Cursor | undefined): boolean {
 /** The overdue sources of one club, from what the dispatcher already read. */
 export function assessOverdue(input: AssessOverdueInput): ClubOverdueAssessment {
   const { nowMs, schedule } = input;
-  const minimumMs = input.minimumMs ?? DEFAULT_SOURCE_OVERDUE_MINUTES * MINUTE;
+  const minimumMs = input.minimumMs ?? DEFAULT_SOURCE_OVERDUE_MINUTES * MINUTE_MS;
   if (schedule.pausedUntilMs !== undefined && schedule.pausedUntilMs > nowMs) {
     return { checked: 0, overdue: [] };
   }

@@ -14,16 +14,17 @@
  * LifecycleFailures) and noted on the club state item with since when and why (`status`,
  * `explain`); it never fails the poll. A second failure in a row waits for the next hour.
  */
+
 import type { ClubConfig } from '../../clubs/club-config';
 import { logger } from '../../common/logger';
+import { DAY_MS, HOUR_MS } from '../../common/time-units';
 import { validateEvent } from '../../events/catalog';
 import type { EventSink } from '../../events/event-sink';
 import type { GymApiClient } from '../../gym-api';
 import { enabledSources, SOURCES } from '../../sources';
 import { evaluateLifecycle, type LifecycleFact } from '../../sources/lifecycle/evaluate';
-import { HOUR_MS } from '../../sources/lifecycle/local-time';
 import { LIFECYCLE_DEFAULTS, type LifecycleSettings } from '../../sources/lifecycle/rules';
-import { DAY_MS, tailLookbackFor } from '../../sources/source';
+import { tailLookbackFor } from '../../sources/source';
 import { FAILURE_MAX_CHARS, type LifecycleNotes } from '../../state/lifecycle-notes';
 import type { ClubSession, Cursor, SourceName, StateStore } from '../../state/store';
 import { clubContext } from '../club-poll/club-context';

@@ -8,12 +8,11 @@
  * and one of 12 rebase hours), so the fleet's evaluations and rebases are spread evenly.
  */
 import { clubSlot } from '../../common/club-shard';
-import { HOUR_MS } from '../../sources/lifecycle/local-time';
+import { HOUR_MS, MINUTE_MS } from '../../common/time-units';
 
 /** An evaluation reads everything and rewrites the base at least this often (the notes' safety net). */
 export const REBASE_EVERY_MS = 12 * HOUR_MS;
 const REBASE_HOURS = REBASE_EVERY_MS / HOUR_MS;
-const MINUTE_MS = 60_000;
 const MINUTES_AN_HOUR = 60;
 /** Names the lifecycle's slot among a club's slots (club-shard.ts). */
 const LIFECYCLE_SALT = 0x6c696665;

@@ -13,6 +13,7 @@
  */
 
 import { logger } from '../../common/logger';
+import { DAY_MS } from '../../common/time-units';
 import { DeadlineExceededError, type GymApiClient } from '../../gym-api';
 import { addLocalDays, localAt, normalLocal } from '../../sources/lifecycle/local-time';
 import type { LifecycleStore } from '../../state/lifecycle-store';
@@ -22,7 +23,7 @@ export const HISTORY_MARGIN_MS = 20_000;
 /** Reads of the whole history after the first, when rows moved under it. */
 const MAX_REREADS = 2;
 /** A stored read older than this is started over (the club's reading was interrupted for long). */
-const STALE_READ_MS = 2 * 86_400_000;
+const STALE_READ_MS = 2 * DAY_MS;
 
 export interface VisitHistory {
   /** The first local time read (the start of tracking less inactiveDays, as the read began). */

@@ -11,7 +11,9 @@
  * only the hours it does not vouch for have their seen entries read. The scan's end puts the
  * digest of what it read, when it changed.
  */
+
 import { logger } from '../../common/logger';
+import { DAY_MS } from '../../common/time-units';
 import { toInstant } from '../../sources/record-time';
 import { type AppendSource, type ClubContext, type Facet, tailLookbackFor } from '../../sources/source';
 import type { SeenAt, SeenStore } from '../../state/store';
@@ -33,7 +35,7 @@ import { SeenWindow, seenTag } from './seen-window';
 export const DIGEST_BUFFER_ROWS = 5_000;
 
 /** Seen keys outlive the regular polls' window by this margin (a zone misreading). */
-const SEEN_MARGIN_MS = 2 * 86_400_000;
+const SEEN_MARGIN_MS = 2 * DAY_MS;
 
 interface FacetRead {
   readonly facet: Facet;

@@ -4,13 +4,15 @@
  * after a crash) knows which records it already counted, so rows skipped by drift before it
  * resumed still show up as missing from the count.
  */
+
 import type { SourceName } from '../../common/source-names';
+import { DAY_MS } from '../../common/time-units';
 import type { SeenStore } from '../../state/store';
 import { fingerprint } from './fingerprint';
 import type { EngineScan } from './scan-types';
 
 /** How long a scan's read marks are kept: longer than any scan runs. */
-export const READ_MARK_TTL_MS = 3 * 86_400_000;
+export const READ_MARK_TTL_MS = 3 * DAY_MS;
 
 export function readMarkKey(scan: Pick<EngineScan, 'startedAt' | 'mode'>, identity: string): string {
   return fingerprint(`READ|${scan.startedAt}|${scan.mode}|${identity}`);

@@ -12,7 +12,7 @@
  * more. Two different sets match only with the same count and the same 64-bit XOR (a key replaced
  * by another whose fingerprint's first 64 bits are equal: 2^-64).
  */
-export const HOUR_MS = 3_600_000;
+import { HOUR_MS } from '../../common/time-units';
 /** Hours older than this (from the start of that UTC day) are summed by day, and only by sweeps. */
 export const DIGEST_HOURLY_SPAN_HOURS = 38;
 /** The most buckets a digest keeps (the most recent): about 12 bytes each. */

@@ -2,10 +2,12 @@
  * The time-ordered seen set as one scan knows it: every key from the earliest record time the scan
  * has met onwards (loaded once per extension), and the values of tracked facets by hashed group.
  */
+
 import type { SourceName } from '../../common/source-names';
+import { HOUR_MS } from '../../common/time-units';
 import type { SeenStore } from '../../state/store';
 import { fingerprint } from './fingerprint';
-import { HOUR_MS, hourOf } from './seen-digest';
+import { hourOf } from './seen-digest';
 
 /** Seen-entry groups are stored hashed (no payment ids in the table), this long. */
 const SEEN_GROUP_CHARS = 16;

@@ -5,9 +5,8 @@
  * what the current one costs.
  */
 
+import { MINUTE_MS } from '../../common/time-units';
 import type { SourceName } from '../../state/store';
-
-const MINUTE = 60_000;
 
 export interface SourceCadence {
   /** Time between two polls of the source (before back-off and quota stretch). */
@@ -16,12 +15,12 @@ export interface SourceCadence {
 
 /** Every source every minute: freshness first. */
 export const SOURCE_CADENCE: Readonly<Record<SourceName, SourceCadence>> = {
-  members: { intervalMs: MINUTE },
-  visits: { intervalMs: MINUTE },
-  paymentHistory: { intervalMs: MINUTE },
-  prospects: { intervalMs: MINUTE },
-  posTransactions: { intervalMs: MINUTE },
-  classAttendance: { intervalMs: MINUTE },
-  disbursements: { intervalMs: MINUTE },
-  debtCollection: { intervalMs: MINUTE },
+  members: { intervalMs: MINUTE_MS },
+  visits: { intervalMs: MINUTE_MS },
+  paymentHistory: { intervalMs: MINUTE_MS },
+  prospects: { intervalMs: MINUTE_MS },
+  posTransactions: { intervalMs: MINUTE_MS },
+  classAttendance: { intervalMs: MINUTE_MS },
+  disbursements: { intervalMs: MINUTE_MS },
+  debtCollection: { intervalMs: MINUTE_MS },
 };

@@ -4,11 +4,10 @@
  * and the activity over the next query's window gives the pages.
  */
 
+import { HOUR_MS } from '../../common/time-units';
 import { SOURCES } from '../../sources';
 import type { Cursor, SourceName } from '../../state/store';
 import { SOURCE_CADENCE, type SourceCadence } from './cadence';
-
-const HOUR = 3_600_000;
 
 /** Records per page the engine asks for (the API maximum). */
 export const PAGE_SIZE = 500;
@@ -48,7 +47,7 @@ export function estimateActivityPerHour(
   } else {
     spanMs = definition.tailLookbackMs + cadence.intervalMs;
   }
-  return records / (spanMs / HOUR);
+  return records / (spanMs / HOUR_MS);
 }
 
 /** Requests (pages) one query over `records` records costs: full pages plus the short last one. */
@@ -58,7 +57,7 @@ export function pagesFor(records: number, pageSize: number = PAGE_SIZE): number 
 
 /** Pages of one query over `windowMs` at `activityPerHour` records an hour. */
 export function pagesOverWindow(activityPerHour: number, windowMs: number): number {
-  return pagesFor(Math.ceil((activityPerHour * windowMs) / HOUR));
+  return pagesFor(Math.ceil((activityPerHour * windowMs) / HOUR_MS));
 }
 
 /**
@@ -110,7 +109,7 @@ export function demandPerHour(
     const interval = s.baseIntervalMs * stretch;
     const activity = s.activity;
     if (activity === undefined) {
-      total += (Math.max(1, s.cursor?.stats?.lastPages ?? 1) * HOUR) / interval;
+      total += (Math.max(1, s.cursor?.stats?.lastPages ?? 1) * HOUR_MS) / interval;
       continue;
     }
     const definition = SOURCES[s.source];
@@ -121,10 +120,10 @@ export function demandPerHour(
       sweeps[s.source] ?? Number.POSITIVE_INFINITY,
     );
     if (sweep && interval >= everyMs) {
-      total += (perPoll(sweep.windowMs + interval) * HOUR) / interval;
+      total += (perPoll(sweep.windowMs + interval) * HOUR_MS) / interval;
     } else {
-      total += (perPoll(definition.tailLookbackMs + interval) * HOUR) / interval;
-      if (sweep) total += (perPoll(sweep.windowMs + everyMs) * HOUR) / everyMs;
+      total += (perPoll(definition.tailLookbackMs + interval) * HOUR_MS) / interval;
+      if (sweep) total += (perPoll(sweep.windowMs + everyMs) * HOUR_MS) / everyMs;
     }
   }
   return total;

@@ -5,11 +5,10 @@
  */
 
 import { DEFAULT_QUOTA_RESERVE, PLAN_QUOTAS, type Plan } from '../../common/plans';
+import { HOUR_MS } from '../../common/time-units';
 
 /** Share of each plan's monthly quota kept free by default (defined in common/plans, shared with lib/). */
 export { DEFAULT_QUOTA_RESERVE };
-
-const HOUR = 3_600_000;
 
 export interface QuotaBudget {
   /** `yyyy-mm` (UTC). */
@@ -49,7 +48,7 @@ export function quotaBudget(
   const budget = Math.floor(limit * (1 - reserve));
   const { month, startMs, endMs } = monthBounds(nowMs);
   const remaining = Math.max(0, budget - used);
-  const hoursLeft = Math.max((endMs - nowMs) / HOUR, 1 / 60);
+  const hoursLeft = Math.max((endMs - nowMs) / HOUR_MS, 1 / 60);
   return {
     month,
     limit,

@@ -12,6 +12,7 @@
  * counts what sweeps cost) call it with the same inputs, so they agree.
  */
 import { PLAN_QUOTAS, type Plan } from '../../common/plans';
+import { HOUR_MS, MINUTE_MS } from '../../common/time-units';
 import { SOURCES } from '../../sources';
 import type { Cursor, SourceName } from '../../state/store';
 import { SOURCE_CADENCE } from './cadence';
@@ -22,9 +23,6 @@ import {
   type SweepIntervals,
 } from './cost-estimate';
 import { quotaBudget } from './quota-budget';
-
-const HOUR = 3_600_000;
-const MINUTE = 60_000;
 
 /** The share of the plan's monthly quota the polls and sweeps together may aim at. */
 export const SWEEP_TARGET_SHARE = 0.5;
@@ -62,11 +60,11 @@ function targetPerHour(input: SweepBudgetInput): number {
   const share = input.targetShare ?? SWEEP_TARGET_SHARE;
   const limit = PLAN_QUOTAS[input.plan];
   const budget = quotaBudget(input.plan, input.quotaUsed, input.nowMs, 0);
-  const monthHours = (budget.monthEndMs - budget.monthStartMs) / HOUR;
+  const monthHours = (budget.monthEndMs - budget.monthStartMs) / HOUR_MS;
   // What is left of the target spread over the rest of the month; a club that spent more than its
   // share of the month so far gets less, one that spent less does not get more than the steady rate.
   const leftToTarget = Math.max(0, share * limit - input.quotaUsed);
-  const hoursLeft = Math.max((budget.monthEndMs - input.nowMs) / HOUR, 1 / 60);
+  const hoursLeft = Math.max((budget.monthEndMs - input.nowMs) / HOUR_MS, 1 / 60);
   return Math.min((share * limit) / monthHours, leftToTarget / hoursLeft);
 }
 
@@ -103,13 +101,13 @@ export function sweepIntervals(input: SweepBudgetInput): SweepIntervals {
     const sweepPages = pagesOverWindow(s.activity!, sweep.windowMs + s.baseIntervalMs);
     // A sweep replaces that poll's tail: it costs its extra pages, per sweep.
     const extra = Math.max(1, sweepPages - tailPages);
-    const already = (extra * HOUR) / sweep.everyMs;
+    const already = (extra * HOUR_MS) / sweep.everyMs;
     const fastest = Math.max(s.baseIntervalMs, MIN_SWEEP_INTERVAL_MS);
-    const affordable = (extra * HOUR) / (spare + already);
-    const interval = Math.max(fastest, Math.ceil(affordable / MINUTE) * MINUTE);
+    const affordable = (extra * HOUR_MS) / (spare + already);
+    const interval = Math.max(fastest, Math.ceil(affordable / MINUTE_MS) * MINUTE_MS);
     if (interval >= sweep.everyMs) continue;
     out[s.source] = interval;
-    spare -= (extra * HOUR) / interval - already;
+    spare -= (extra * HOUR_MS) / interval - already;
   }
   return out;
 }

@@ -4,10 +4,9 @@
  * same wall-clock time N calendar days later, turned into an instant only to compare with the
  * clock, with the engine's one reading of local times (common/zoned-time.ts).
  */
-import { formatNaive, localToUtc, naiveMs, utcToLocal } from '../../common/zoned-time';
 
-export const DAY_MS = 86_400_000;
-export const HOUR_MS = 3_600_000;
+import { DAY_MS } from '../../common/time-units';
+import { formatNaive, localToUtc, naiveMs, utcToLocal } from '../../common/zoned-time';
 
 /** A local date-time in whole seconds (`2026-03-02T06:00:00`), so that strings sort as time. */
 export const normalLocal = (local: string): string => formatNaive(naiveMs(local));

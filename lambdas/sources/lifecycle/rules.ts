@@ -7,10 +7,10 @@
  * All local times are the club's wall clock (./local-time.ts). Strings compare as times once
  * normalised to whole seconds (`normalLocal`).
  */
+import { HOUR_MS } from '../../common/time-units';
 import {
   addLocalDays,
   calendarDaysBetween,
-  HOUR_MS,
   instantOf,
   latestLocal,
   localAt,

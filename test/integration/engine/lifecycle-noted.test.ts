@@ -6,12 +6,13 @@
  * and publish the same lifecycle eventIds. A poll that stops without its closing write (its notes
  * lost) makes the next evaluation read everything. Sandbox over HTTP, dynalite, the real SDK.
  */
+
 import { describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
+import { HOUR_MS } from '../../../lambdas/common/time-units';
 import { LIFECYCLE_SOURCES } from '../../../lambdas/engine/lifecycle/club-lifecycle';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
-import { HOUR_MS } from '../../../lambdas/sources/lifecycle/local-time';
 import { decorateStore } from '../../../lambdas/state/decorate-store';
 import type { ClubSession, StateStore } from '../../../lambdas/state/store';
 import { useEngineRig } from '../../support/engine-rig';

@@ -4,8 +4,10 @@
  * complete, never when the club turns it off, and the same eventIds again after a failure between
  * publishing and keeping the document. Sandbox over HTTP, dynalite over a socket, the real SDK.
  */
+
 import { describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
+import { HOUR_MS } from '../../../lambdas/common/time-units';
 import { LIFECYCLE_SOURCES as FOUR_SOURCES } from '../../../lambdas/engine/lifecycle/club-lifecycle';
 import {
   evaluationHourOf,
@@ -14,7 +16,6 @@ import {
 } from '../../../lambdas/engine/lifecycle/lifecycle-slot';
 import { pollClub } from '../../../lambdas/engine/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
-import { HOUR_MS } from '../../../lambdas/sources/lifecycle/local-time';
 import { type StateStore, StoreError } from '../../../lambdas/state';
 import type { LifecyclePart } from '../../../lambdas/state/lifecycle-store';
 import { useEngineRig } from '../../support/engine-rig';

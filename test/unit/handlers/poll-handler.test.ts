@@ -313,7 +313,7 @@ describe('the handlers refuse to load without their environment', () => {
   it('reads the response cap through the contract, and refuses one below 64 KB', () => {
     expect(() => pollRuntimeFromEnv({ ...complete, [ENV.maxResponseBytes]: '16777216' })).not.toThrow();
     expect(() => pollRuntimeFromEnv({ ...complete, [ENV.maxResponseBytes]: '100' })).toThrow(
-      /GYM_API_MAX_RESPONSE_BYTES is '100': it must hold the cap of a page body in bytes, an integer >= 65536/,
+      /GYM_API_MAX_RESPONSE_BYTES is '100': it must hold the cap of a page body in bytes, a whole number >= 65536/,
     );
   });
 

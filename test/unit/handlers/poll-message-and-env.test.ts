@@ -135,8 +135,12 @@ describe('runtime environment', () => {
     expect(() => sourceOverdueMinutesEnv({ [ENV.sourceOverdueMinutes]: '0' }, 15)).toThrow(
       /SOURCE_OVERDUE_MINUTES is '0': it must hold the minutes a source may go without a successful poll/,
     );
-    expect(optionalNumberEnv({ [ENV.pollDeadlineMs]: '100000' }, ENV.pollDeadlineMs, (n) => n > 0)).toBe(
-      100_000,
+    expect(optionalNumberEnv({ [ENV.pollDeadlineMs]: '100000' }, ENV.pollDeadlineMs)).toBe(100_000);
+    expect(() => optionalNumberEnv({ [ENV.pollDeadlineMs]: '999' }, ENV.pollDeadlineMs)).toThrow(
+      /POLL_DEADLINE_MS is '999': it must hold milliseconds a poll invocation may use, a number >= 1000/,
+    );
+    expect(() => optionalNumberEnv({ [ENV.maxResponseBytes]: '65535' }, ENV.maxResponseBytes)).toThrow(
+      /MAX_RESPONSE_BYTES is '65535': .*a whole number >= 65536/,
     );
     expect(piiPolicyEnv({})).toBe('minimal');
     expect(piiPolicyEnv({ [ENV.piiPolicyDefault]: 'full' })).toBe('full');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatNaive, MS_HOUR, nextOffsetChange, parseNaive, TimeZone } from '../../../sandbox/naive-time';
+import { HOUR_MS } from '../../../lambdas/common/time-units';
+import { formatNaive, nextOffsetChange, parseNaive, TimeZone } from '../../../sandbox/naive-time';
 
 describe('parseNaive / formatNaive', () => {
   it('reads the seed pattern, with and without a fraction', () => {
@@ -59,7 +60,7 @@ describe('TimeZone', () => {
     const at = Date.UTC(2025, 0, 15, 14, 30); // 01:30 next day in Sydney
     expect(formatNaive(sydney.localDayStart(at))).toBe('2025-01-16T00:00:00');
     expect(sydney.localHour(at)).toBe(1);
-    expect(sydney.offsetMs(at)).toBe(11 * MS_HOUR);
+    expect(sydney.offsetMs(at)).toBe(11 * HOUR_MS);
   });
 
   it('rejects an unknown zone at construction', () => {

@@ -4,8 +4,10 @@
  * a late visit noted since the base until the next rebase (its fold may change a last visit alone,
  * which the delta does not keep).
  */
+
 import { describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../../lambdas/clubs/club-config';
+import { HOUR_MS } from '../../../../lambdas/common/time-units';
 import { type LifecycleReport, runClubLifecycle } from '../../../../lambdas/engine/lifecycle/club-lifecycle';
 import {
   evaluationHourOf,
@@ -13,7 +15,6 @@ import {
   lifecycleSlot,
 } from '../../../../lambdas/engine/lifecycle/lifecycle-slot';
 import { MemorySink } from '../../../../lambdas/events/publisher';
-import { HOUR_MS } from '../../../../lambdas/sources/lifecycle/local-time';
 import { type Cursor, MemoryStateStore, newCursor } from '../../../../lambdas/state';
 import { addNotes, type LifecycleNotes } from '../../../../lambdas/state/lifecycle-notes';
 

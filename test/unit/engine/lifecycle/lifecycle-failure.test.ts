@@ -4,12 +4,13 @@
  * and `explain`; a second failure in a row waits for the club's next hour instead of failing at
  * every poll; the evaluation that succeeds clears the note. On the memory store.
  */
+
 import { describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../../lambdas/clubs/club-config';
+import { HOUR_MS } from '../../../../lambdas/common/time-units';
 import { runClubLifecycle } from '../../../../lambdas/engine/lifecycle/club-lifecycle';
 import { evaluationHourStartMs } from '../../../../lambdas/engine/lifecycle/lifecycle-slot';
 import { MemorySink } from '../../../../lambdas/events/publisher';
-import { HOUR_MS } from '../../../../lambdas/sources/lifecycle/local-time';
 import { type Cursor, MemoryStateStore, newCursor, StoreError } from '../../../../lambdas/state';
 import { addNotes, type LifecycleNotes } from '../../../../lambdas/state/lifecycle-notes';
 

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { HOUR_MS } from '../../../../lambdas/common/time-units';
 import { fingerprint } from '../../../../lambdas/engine/scan/fingerprint';
-import { HOUR_MS, HourSums } from '../../../../lambdas/engine/scan/seen-digest';
+import { HourSums } from '../../../../lambdas/engine/scan/seen-digest';
 
 /** A key's first 64 bits as the digest has always read them (a Buffer of its first 11 characters). */
 const referenceBits = (key: string) => Buffer.from(key.slice(0, 11), 'base64url').readBigUInt64BE(0);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { HOUR_MS } from '../../../../lambdas/common/time-units';
 import { fingerprint } from '../../../../lambdas/engine/scan/fingerprint';
 import {
   type DigestBucket,
   decodeSeenDigest,
   encodeSeenDigest,
-  HOUR_MS,
   HourSums,
   hourOf,
   MAX_DIGEST_BUCKETS,

@@ -1,8 +1,10 @@
 /** The sandbox's short terms (issue 33): day passes, short trials and terms cut short, each alone. */
+
 import { describe, expect, it } from 'vitest';
+import { DAY_MS, HOUR_MS } from '../../../../lambdas/common/time-units';
 import { Prospects } from '../../../../sandbox/activity/prospects';
 import { ShortTerms } from '../../../../sandbox/activity/short-terms';
-import { formatNaive, MS_DAY, MS_HOUR } from '../../../../sandbox/naive-time';
+import { formatNaive } from '../../../../sandbox/naive-time';
 import { HISTORY_START, testClub } from './club';
 
 function shortTermsClub(members: number, prospects = 0) {
@@ -25,13 +27,13 @@ describe('short terms', () => {
     shortTerms.dayPass(HISTORY_START);
     const member = store.members.at(-1)!;
     const expiry = member.expiryKey!;
-    shortTerms.housekeeping(ctx.zone.fromNaive(expiry) - MS_HOUR);
+    shortTerms.housekeeping(ctx.zone.fromNaive(expiry) - HOUR_MS);
     const stillActive = member.api.Status;
-    shortTerms.housekeeping(ctx.zone.fromNaive(expiry) + MS_HOUR);
+    shortTerms.housekeeping(ctx.zone.fromNaive(expiry) + HOUR_MS);
 
     // Assess
-    expect((expiry - today) / MS_DAY).toBeGreaterThanOrEqual(1);
-    expect((expiry - today) / MS_DAY).toBeLessThanOrEqual(7);
+    expect((expiry - today) / DAY_MS).toBeGreaterThanOrEqual(1);
+    expect((expiry - today) / DAY_MS).toBeLessThanOrEqual(7);
     expect(member.api.Membership.ExpiryDate).toBe(formatNaive(expiry));
     expect(member.api.Membership.StartDate).toBe(formatNaive(today));
     expect(stillActive).toBe('Active');
@@ -56,7 +58,7 @@ describe('short terms', () => {
     for (const e of started) {
       expect(e).toMatchObject({ previous: 'Enquiry', current: 'OnTrial' });
       const p = store.prospects.find((x) => 'prospectNumber' in e && x.api.Number === e.prospectNumber)!;
-      const hours = (p.trialEndKey! - store.local(Date.parse(e.at))) / MS_HOUR;
+      const hours = (p.trialEndKey! - store.local(Date.parse(e.at))) / HOUR_MS;
       expect(hours).toBeGreaterThan(19);
       expect(hours).toBeLessThanOrEqual(40);
       expect(p.api.TrialEndDate).toBe(formatNaive(p.trialEndKey!));
@@ -78,7 +80,7 @@ describe('short terms', () => {
     for (const e of cuts) {
       expect(e).toMatchObject({ fields: ['Membership.ExpiryDate'] });
       const m = store.members.find((x) => 'memberNumber' in e && x.api.Number === e.memberNumber)!;
-      expect([1, 2, 3]).toContain((m.expiryKey! - today) / MS_DAY);
+      expect([1, 2, 3]).toContain((m.expiryKey! - today) / DAY_MS);
       expect(m.plan.termMonths).toBeUndefined();
     }
   });
@@ -88,7 +90,7 @@ describe('short terms', () => {
     const { store, shortTerms, journal } = shortTermsClub(200);
     shortTerms.actions({ t0: HISTORY_START, t1: HISTORY_START + 1000, traffic: 0, visitsPerDay: 0 });
     const renewed = store.members.filter((m) => m.api.Status === 'Active' && m.expiryKey !== undefined);
-    for (const m of renewed) m.expiryKey = m.expiryKey! + 90 * MS_DAY;
+    for (const m of renewed) m.expiryKey = m.expiryKey! + 90 * DAY_MS;
 
     // Act
     for (let i = 0; i < 2000; i++) shortTerms.cutShort(HISTORY_START + i * 1000);
