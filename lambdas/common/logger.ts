@@ -21,8 +21,8 @@
  *
  * Level: `LOG_LEVEL` (or Powertools' `POWERTOOLS_LOG_LEVEL`); silent under vitest unless set.
  */
-import { Logger, type LogItem } from '@aws-lambda-powertools/logger';
-import type { LogItemExtraInput, LogItemMessage } from '@aws-lambda-powertools/logger/types';
+import { LogFormatter, Logger, LogItem } from '@aws-lambda-powertools/logger';
+import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
 import type { Context } from 'aws-lambda';
 import { ENV } from './deployment-contract';
 import { redactKnownSecrets } from './redact';
@@ -78,15 +78,36 @@ export function guardAttributes(extra: readonly unknown[]): { extra: unknown[]; 
 }
 
 /**
- * Powertools' Logger, with reserved attribute keys renamed instead of dropped (children too), and
- * the X-Ray trace id only on lines that carry the Lambda context.
+ * The shape of every line, through the logger's extension point for it (a LogFormatter): the keys
+ * and order of Powertools' own formatter, with the X-Ray trace id only on a line that carries the
+ * Lambda context, and `sampling_rate` only when debug sampling is on.
  */
-export class BridgeLogger extends Logger {
-  #hasContext = false;
+export class BridgeLogFormatter extends LogFormatter {
+  formatAttributes(attributes: UnformattedAttributes, additional: LogAttributes): LogItem {
+    const context = attributes.lambdaContext;
+    return new LogItem({
+      attributes: {
+        level: attributes.logLevel,
+        message: attributes.message,
+        timestamp: this.formatTimestamp(attributes.timestamp),
+        service: attributes.serviceName,
+        cold_start: context?.coldStart,
+        function_arn: context?.invokedFunctionArn,
+        function_memory_size: context?.memoryLimitInMB,
+        function_name: context?.functionName,
+        function_request_id: context?.awsRequestId,
+        ...(attributes.sampleRateValue ? { sampling_rate: attributes.sampleRateValue } : {}),
+        ...(context ? { xray_trace_id: attributes.xRayTraceId } : {}),
+        tenant_id: context?.tenantId,
+      },
+    }).addAttributes(additional);
+  }
+}
 
-  override addContext(context: Parameters<Logger['addContext']>[0]): void {
-    super.addContext(context);
-    this.#hasContext = true;
+/** Powertools' Logger, with reserved attribute keys renamed instead of dropped (children too). */
+export class BridgeLogger extends Logger {
+  constructor(options: ConstructorOptions = {}) {
+    super({ ...options, logFormatter: new BridgeLogFormatter() } as ConstructorOptions);
   }
   override trace(input: Parameters<Logger['trace']>[0], ...extra: Extra): void {
     super.trace(input, ...(guardAttributes(extra).extra as Extra));
@@ -111,17 +132,6 @@ export class BridgeLogger extends Logger {
   }
   protected override createLogger(options?: ConstructorOptions): BridgeLogger {
     return new BridgeLogger(options);
-  }
-  protected override createAndPopulateLogItem(
-    level: number,
-    input: LogItemMessage,
-    extra: LogItemExtraInput,
-  ): LogItem {
-    const item = super.createAndPopulateLogItem(level, input, extra);
-    const attributes = item.getAttributes();
-    if (!this.#hasContext) delete attributes.xray_trace_id;
-    if (attributes.sampling_rate === 0) delete attributes.sampling_rate;
-    return item;
   }
 }
 

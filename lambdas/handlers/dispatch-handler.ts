@@ -1,14 +1,14 @@
 /**
  * The dispatch handler of a runtime (EventBridge Scheduler, every minute, one schedule per shard):
  * runs the engine's dispatcher (engine/dispatch/dispatch-due-clubs.ts) over the shard its event
- * names (engine/dispatch/dispatch-input.ts), which queues one SQS poll message per club with any source due, spread
- * over the period from the event's scheduled time, and publishes its metrics. The Lambda entry point (dispatch.ts) builds it
- * once with the runtime from the environment; tests build it with their own runtime.
+ * names (engine/dispatch/dispatch-input.ts), which queues one SQS poll message per club with any
+ * source due, spread over the period from the event's scheduled time, and publishes its metrics.
+ * Its logging is set up as every handler's: the Lambda context once per invocation, on its last
+ * line (common/logger.ts InvocationLog). The Lambda entry point (dispatch.ts) builds it once with
+ * the runtime from the environment; tests build it with their own runtime.
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { logger } from '../common/logger';
+import { InvocationLog, logger } from '../common/logger';
 import { publishDispatchMetrics } from '../common/metrics';
 import { type DispatchSummary, runDispatch } from '../engine/dispatch/dispatch-due-clubs';
 import { parseDispatchEvent } from '../engine/dispatch/dispatch-input';
@@ -18,9 +18,10 @@ import type { DispatchRuntime } from './dispatch-runtime';
 export const DISPATCH_SAFETY_MS = 5_000;
 
 export function createDispatchHandler(rt: DispatchRuntime) {
-  return middy<unknown, DispatchSummary>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .handler(async (event, context: Pick<Context, 'getRemainingTimeInMillis'>) => {
+  const invocationLog = new InvocationLog(logger);
+  return async (event: unknown, context: Context): Promise<DispatchSummary> => {
+    invocationLog.start(context);
+    try {
       const { shard, periodStartMs } = parseDispatchEvent(event);
       const nowMs = Date.now();
       // Clubs are read and queued a hundred at a time: stopping 5 s before the timeout still
@@ -40,9 +41,13 @@ export function createDispatchHandler(rt: DispatchRuntime) {
         deadlineMs,
       });
       publishDispatchMetrics(rt.metrics, { ...run.summary, ...quotaShare(run.quotaUsedShareMax) });
-      logger.info('dispatch done', { ...run.summary, shard: shard.index, shards: shard.count });
+      invocationLog.end('dispatch done', { ...run.summary, shard: shard.index, shards: shard.count });
       return run.summary;
-    });
+    } catch (err) {
+      invocationLog.end('dispatch failed', { err });
+      throw err;
+    }
+  };
 }
 
 const quotaShare = (share: number | undefined) => (share === undefined ? {} : { quotaUsedShareMax: share });
