@@ -4,7 +4,7 @@
  * second are compared with what the sandbox serves to a raw fetch loop (no parsing) and to the
  * client alone (parse + validate, no engine).
  */
-import { pollSource } from '../lambdas/engine/poll-source';
+import { pollSource } from '../lambdas/engine/club-poll/poll-source';
 import { GymApiClient, TokenProvider } from '../lambdas/gym-api';
 import { SOURCES } from '../lambdas/sources';
 import { toFilterValue } from '../lambdas/sources/record-time';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PollMessage } from '../lambdas/common/deployment-contract';
-import type { ClubReport } from '../lambdas/engine/poll-club';
+import type { ClubReport } from '../lambdas/engine/club-poll/poll-club';
 import type { SourceName } from '../lambdas/state/store';
 import { addSinkCounts, emptySinkCounts, type SinkCounts } from './counting-sink';
 import { addStoreCounts, emptyStoreCounts, type StoreCounts } from './counting-store';

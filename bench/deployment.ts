@@ -208,7 +208,7 @@ export function readDeploymentSettings(
   const handlersPresent =
     existsSync(join(ROOT, HANDLER_ENTRIES.dispatch)) && existsSync(join(ROOT, HANDLER_ENTRIES.poll));
   // Bundling is skipped, so any existing file can stand in for a handler that is not written yet.
-  const standIn = 'lambdas/engine/poll-club.ts';
+  const standIn = 'lambdas/engine/club-poll/poll-club.ts';
   const { stack } = createGymBridgeApp({
     context: { ...context, stage, 'aws:cdk:bundling-stacks': [] },
     ...(handlersPresent ? {} : { handlerEntries: { dispatch: standIn, poll: standIn } }),

@@ -7,7 +7,7 @@
  * size. The platform's START/END/REPORT lines are the cost model's (per invocation).
  */
 import { type BridgeLogger, InvocationLog, logger } from '../lambdas/common/logger';
-import type { ClubReport } from '../lambdas/engine/poll-club';
+import type { ClubReport } from '../lambdas/engine/club-poll/poll-club';
 import {
   batchFields,
   logReport,

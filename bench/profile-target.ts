@@ -3,7 +3,7 @@
  * of the large club's visits from the running sandbox, then exit.
  */
 import { parseClubsFile } from '../lambdas/clubs/club-config';
-import { pollSource } from '../lambdas/engine/poll-source';
+import { pollSource } from '../lambdas/engine/club-poll/poll-source';
 import { SOURCES } from '../lambdas/sources';
 import { MemoryStateStore } from '../lambdas/state';
 import { contextOf } from './big-club';

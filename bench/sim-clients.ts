@@ -12,7 +12,7 @@
  */
 
 import type { ClubConfig } from '../lambdas/clubs/club-config';
-import { type ClientFactory, GymApiClientFactory } from '../lambdas/engine/client-factory';
+import { type ClientFactory, GymApiClientFactory } from '../lambdas/engine/club-poll/client-factory';
 import type { GymApiClient, RequestObserver } from '../lambdas/gym-api';
 import { SOURCE_ORDER, SOURCES } from '../lambdas/sources';
 import { WireCounter } from './wire-counter';

@@ -7,7 +7,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { DAY_MS, HOUR_MS } from '../lambdas/common/time-units';
-import { pollSource, type SourceReport } from '../lambdas/engine/poll-source';
+import { pollSource, type SourceReport } from '../lambdas/engine/club-poll/poll-source';
 import { EventBridgeSink } from '../lambdas/events/publisher';
 import type { GymApiClient } from '../lambdas/gym-api';
 import { SOURCES } from '../lambdas/sources';

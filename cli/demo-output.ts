@@ -3,7 +3,7 @@
  * time, and a status line per club on the simulated clock.
  */
 import type { ClubConfig } from '../lambdas/clubs/club-config';
-import type { ClubReport } from '../lambdas/engine/poll-club';
+import type { ClubReport } from '../lambdas/engine/club-poll/poll-club';
 import type { BridgeEvent } from '../lambdas/events/catalog';
 import type { EventSink } from '../lambdas/events/publisher';
 import { count, describeEvent } from './format';

@@ -1,6 +1,6 @@
 /** Terminal formatting shared by the CLI commands: one readable line per club poll or event. */
 
-import type { ClubReport, SourceFailure } from '../lambdas/engine/poll-club';
+import type { ClubReport, SourceFailure } from '../lambdas/engine/club-poll/poll-club';
 import type { BridgeEvent } from '../lambdas/events/catalog';
 
 /** `1 event`, `2 events`, `0 events`: a count and its noun, singular for one (plural: noun + s). */

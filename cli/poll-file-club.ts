@@ -9,7 +9,7 @@ import type { ClubConfig } from '../lambdas/clubs/club-config';
 import type { PollMessage } from '../lambdas/common/deployment-contract';
 import { SOURCE_NAMES, type SourceName } from '../lambdas/common/source-names';
 import { idleReport, skippedReport } from '../lambdas/engine/club-poll/club-report';
-import type { ClubReport, PollClubDeps } from '../lambdas/engine/poll-club';
+import type { ClubReport, PollClubDeps } from '../lambdas/engine/club-poll/poll-club';
 import { pollClubMessage } from '../lambdas/engine/poll-message/poll-club-message';
 
 export interface FileClubPoll {

@@ -12,7 +12,7 @@ The typical club: ${int(r.plan.typicalClub.members)} members, ${int(r.plan.typic
 visits a day, Basic plan, Australia/Sydney, ${r.plan.typicalClub.historyDays} days of history. The
 production path runs in process on the sandbox clock: every ${r.deployment.scheduleRateMinutes} min
 (the schedule rate in lib/) the real \`dispatchDueClubs\` decides which sources are due
-(engine/scheduling.ts), and each poll message is handled as the poll Lambda handles it (club from
+(engine/schedule/scheduling.ts), and each poll message is handled as the poll Lambda handles it (club from
 the registry, cached secret, stale-message check, \`pollClub\`). ${t.length} runs (seeds
 ${t.map((x) => x.seed).join(', ')}) of ${r.plan.simDays} simulated days each, after the silent
 baseline, **scaled linearly to a 30-day month** (a whole month per run would not fit the time budget).

@@ -36,7 +36,7 @@ function scheduleTable(r: BenchResults): string {
     ['schedule', 'p50', 'p95', 'max', 'share of the Basic quota'],
     [
       [
-        `**default** (engine/scheduling.ts, dispatch every ${r.deployment.scheduleRateMinutes} min), median of ${r.typical.runs.length} runs`,
+        `**default** (engine/schedule/scheduling.ts, dispatch every ${r.deployment.scheduleRateMinutes} min), median of ${r.typical.runs.length} runs`,
         secs(h.freshnessP50),
         `**${secs(h.freshnessP95)}**`,
         secs(h.freshnessMax),
@@ -65,7 +65,7 @@ default schedule${met ? '' : ` (p95 ${secs(h.freshnessP95)} while using only ${p
 whose zone reading is not confirmed ${altMet ? 'meets it too' : 'does not meet it'} (p95 ${secs(alt.freshness.p95)} at ${pct(alt.quotaShareBasic)} of the quota).
 **What bounds freshness: the schedule**, not the API or the CPU (a poll takes
 ${sig(med(t, (x) => x.poll.wallMsMedian))} ms locally, median; p95 ${sig(med(t, (x) => x.poll.wallMsP95))} ms).
-Every source is polled every minute (engine/scheduling.ts); some changes are only visible to a
+Every source is polled every minute (engine/schedule/scheduling.ts); some changes are only visible to a
 sweep: a dishonoured payment keeps its old PaymentDate (found by the hourly 10-day sweep, hence
 Payment Failed's longer tail), a refund likewise.`;
 }

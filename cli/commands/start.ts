@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config';
-import { GymApiClientFactory } from '../../lambdas/engine/client-factory';
-import type { ClubReport } from '../../lambdas/engine/poll-club';
+import { GymApiClientFactory } from '../../lambdas/engine/club-poll/client-factory';
+import type { ClubReport } from '../../lambdas/engine/club-poll/poll-club';
 import { JsonLinesFileSink } from '../../lambdas/events/publisher';
 import { DynamoDbStateStore } from '../../lambdas/state';
 import { createStateTable } from '../../lambdas/state/table';

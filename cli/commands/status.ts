@@ -8,7 +8,7 @@
 import { type ClubConfig, PLAN_QUOTAS } from '../../lambdas/clubs/club-config';
 import { readClubsFile } from '../../lambdas/clubs/clubs-file';
 import { redactKnownSecrets } from '../../lambdas/common/redact';
-import { activePause, type ClubPause } from '../../lambdas/engine/poll-club';
+import { activePause, type ClubPause } from '../../lambdas/engine/club-poll/poll-club';
 import { enabledSources, isExperimentalSource } from '../../lambdas/sources';
 import { type Cursor, DynamoDbStateStore, type SourceName, type StateStore } from '../../lambdas/state';
 import type { SourceUnavailable } from '../../lambdas/state/store';

@@ -15,13 +15,12 @@
 import type { ClubConfig } from '../../lambdas/clubs/club-config';
 import { PLAN_QUOTAS } from '../../lambdas/common/plans';
 import { redactKnownSecrets } from '../../lambdas/common/redact';
-import { DEFAULT_QUOTA_ALERT_SHARE } from '../../lambdas/engine/club-poll/quota-check';
 import {
   activePause,
   type ClubPause,
   isPauseKind,
   type PauseKind,
-} from '../../lambdas/engine/failure-policy';
+} from '../../lambdas/engine/club-poll/failure-policy';
 import {
   DEFAULT_STALE_AFTER_MS,
   monthOf,
@@ -29,8 +28,9 @@ import {
   quotaEvent,
   staleEvent,
   unavailableEvent,
-} from '../../lambdas/engine/operational-events';
-import { fingerprint } from '../../lambdas/engine/poll-source';
+} from '../../lambdas/engine/club-poll/operational-events';
+import { fingerprint } from '../../lambdas/engine/club-poll/poll-source';
+import { DEFAULT_QUOTA_ALERT_SHARE } from '../../lambdas/engine/club-poll/quota-check';
 import { DETAIL_TYPES } from '../../lambdas/events/catalog';
 import { AuthError } from '../../lambdas/gym-api/errors';
 import { enabledSources, isExperimentalSource } from '../../lambdas/sources';

@@ -9,7 +9,7 @@
  */
 import type { ClubConfig } from '../../lambdas/clubs/club-config';
 import { clubContext } from '../../lambdas/engine/club-poll/club-context';
-import { activePause, type ClubPause } from '../../lambdas/engine/failure-policy';
+import { activePause, type ClubPause } from '../../lambdas/engine/club-poll/failure-policy';
 import { type PublishedEntry, publishedOf } from '../../lambdas/engine/scan/published-log';
 import { splitIntent } from '../../lambdas/engine/scan/snapshot-intent';
 import { DETAIL_TYPES } from '../../lambdas/events/catalog';

@@ -1,6 +1,6 @@
 import { PLAN_QUOTAS } from '../../lambdas/clubs/club-config';
 import { MINUTE_MS } from '../../lambdas/common/time-units';
-import { resumeClub } from '../../lambdas/engine/resume-club';
+import { resumeClub } from '../../lambdas/engine/club-poll/resume-club';
 import type { BridgeEvent } from '../../lambdas/events/catalog';
 import { OPERATIONS } from '../../lambdas/gym-api/operations';
 import { SOURCES } from '../../lambdas/sources';

@@ -5,8 +5,8 @@
  */
 
 import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config';
-import { GymApiClientFactory } from '../../lambdas/engine/client-factory';
-import { pollClub } from '../../lambdas/engine/poll-club';
+import { GymApiClientFactory } from '../../lambdas/engine/club-poll/client-factory';
+import { pollClub } from '../../lambdas/engine/club-poll/poll-club';
 import type { BridgeEvent, DetailType } from '../../lambdas/events/catalog';
 import { MemorySink } from '../../lambdas/events/memory-sink';
 import { DEFAULT_PII_POLICY } from '../../lambdas/events/pii';

@@ -7,8 +7,8 @@ import { loadClub } from '../clubs/load-club';
 import { logger } from '../common/logger';
 import type { PollBatchMetrics } from '../common/metrics';
 import { parsePollBody } from '../common/poll-message';
-import type { MessageOutcome } from '../engine/poll-message/poll-club-message';
-import { pollMessageGroup } from '../engine/poll-message/poll-group';
+
+import { type MessageOutcome, pollMessageGroup } from '../engine/poll-message/poll-club-message';
 import type { PollRuntime } from './poll-runtime';
 
 export type RecordOutcome = MessageOutcome;

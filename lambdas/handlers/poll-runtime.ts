@@ -13,7 +13,7 @@ import { DynamoDbClubRegistry } from '../clubs/dynamodb-club-registry';
 import { awsClientConfig } from '../common/aws-clients';
 import { ENV } from '../common/deployment-contract';
 import { createMetrics } from '../common/metrics';
-import { type ClientFactory, GymApiClientFactory } from '../engine/client-factory';
+import { type ClientFactory, GymApiClientFactory } from '../engine/club-poll/client-factory';
 import type { PiiPolicy } from '../events/pii';
 import { EventBridgeSink, type EventSink } from '../events/publisher';
 import { DynamoDbStateStore } from '../state/dynamodb-store';

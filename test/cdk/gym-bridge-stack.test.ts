@@ -9,8 +9,8 @@ import {
 } from '../../lambdas/common/deployment-contract';
 import { logger } from '../../lambdas/common/logger';
 import { POLL_FUNCTION_MEMORY_MB } from '../../lambdas/engine/club-poll/heavy-polls';
+import type { ClubReport } from '../../lambdas/engine/club-poll/poll-club';
 import type { OverdueSource } from '../../lambdas/engine/dispatch/source-overdue';
-import type { ClubReport } from '../../lambdas/engine/poll-club';
 import { logReport } from '../../lambdas/engine/poll-message/report-log';
 import { ALL_DETAIL_TYPES, DETAIL_TYPES, eventJsonSchema } from '../../lambdas/events/catalog';
 import { stateTableKeySchema } from '../../lambdas/state/table';

@@ -6,8 +6,8 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config';
-import { GymApiClientFactory } from '../../lambdas/engine/client-factory';
-import { pollClub } from '../../lambdas/engine/poll-club';
+import { GymApiClientFactory } from '../../lambdas/engine/club-poll/client-factory';
+import { pollClub } from '../../lambdas/engine/club-poll/poll-club';
 import { MemorySink } from '../../lambdas/events/publisher';
 import { DynamoDbStateStore } from '../../lambdas/state';
 import { type Sandbox, startSandbox } from '../../sandbox';

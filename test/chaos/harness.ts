@@ -29,13 +29,13 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config';
-import { GymApiClientFactory } from '../../lambdas/engine/client-factory';
 import { Announcer } from '../../lambdas/engine/club-poll/announcer';
+import { GymApiClientFactory } from '../../lambdas/engine/club-poll/client-factory';
 import { clubContext } from '../../lambdas/engine/club-poll/club-context';
+import { DEFAULT_STALE_AFTER_MS } from '../../lambdas/engine/club-poll/operational-events';
+import { type ClubReport, pollClub } from '../../lambdas/engine/club-poll/poll-club';
+import { pollSource } from '../../lambdas/engine/club-poll/poll-source';
 import { LIFECYCLE_SOURCES } from '../../lambdas/engine/lifecycle/club-lifecycle';
-import { DEFAULT_STALE_AFTER_MS } from '../../lambdas/engine/operational-events';
-import { type ClubReport, pollClub } from '../../lambdas/engine/poll-club';
-import { pollSource } from '../../lambdas/engine/poll-source';
 import type { BridgeEvent } from '../../lambdas/events/catalog';
 import { EventBridgeSink, type EventSink, PublishError } from '../../lambdas/events/publisher';
 import { GymApiError } from '../../lambdas/gym-api';

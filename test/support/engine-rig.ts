@@ -14,7 +14,10 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config';
-import { GymApiClientFactory, type GymApiClientFactoryOptions } from '../../lambdas/engine/client-factory';
+import {
+  GymApiClientFactory,
+  type GymApiClientFactoryOptions,
+} from '../../lambdas/engine/club-poll/client-factory';
 import type { ClubContext } from '../../lambdas/sources/source';
 import { DynamoDbStateStore } from '../../lambdas/state';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../sandbox';

@@ -2,7 +2,7 @@
  * `clubs resume`: polls a paused club again at once (the pause and failure count of every source
  * cleared, with --retry-unavailable the unavailable marks too), and the report of what was cleared.
  */
-import { type ResumeClubResult, resumeClub } from '../../../lambdas/engine/resume-club';
+import { type ResumeClubResult, resumeClub } from '../../../lambdas/engine/club-poll/resume-club';
 import { DynamoDbStateStore } from '../../../lambdas/state';
 import { CliUsageError } from '../../args';
 import { dynamoDbClient } from '../../aws-env';

@@ -27,8 +27,8 @@ import type { EventSink } from '../../events/event-sink';
 import type { Cursor, CursorStore, OwedEvent, SourceName } from '../../state/store';
 import { cursorStaleNotified } from '../cursor/cursor-life';
 import { updateCursor } from '../cursor/cursor-writes';
-import { isPauseKind } from '../failure-policy';
-import { staleEvent } from '../operational-events';
+import { isPauseKind } from './failure-policy';
+import { staleEvent } from './operational-events';
 
 /** Events one cursor keeps owed at most. */
 export const MAX_OWED_EVENTS = 8;

@@ -11,8 +11,6 @@ import type { BridgeEvent } from '../../events/catalog';
 import type { GymApiClient } from '../../gym-api';
 import { SOURCES } from '../../sources';
 import { type Cursor, newCursor, type SourceName } from '../../state/store';
-import { activePause, type ClubPause, isPauseKind, unavailability } from '../failure-policy';
-import { pollSource } from '../poll-source';
 import type { SweepIntervals } from '../schedule/cost-estimate';
 import type { Announcer } from './announcer';
 import { clubContext } from './club-context';
@@ -24,6 +22,8 @@ import {
   skippedReport,
   unavailableReport,
 } from './club-report';
+import { activePause, type ClubPause, isPauseKind, unavailability } from './failure-policy';
+import { pollSource } from './poll-source';
 import {
   type ClubPollScope,
   clearUnavailable,

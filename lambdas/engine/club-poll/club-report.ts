@@ -7,10 +7,10 @@
 import type { BridgeEvent } from '../../events/catalog';
 import type { EventSink } from '../../events/event-sink';
 import type { SourceName, SourceUnavailable, StateStore } from '../../state/store';
-import type { ClientFactory } from '../client-factory';
-import type { ClubPause, FailureKind } from '../failure-policy';
 import type { LifecycleReport } from '../lifecycle/club-lifecycle';
-import type { SourceReport } from '../poll-source';
+import type { ClientFactory } from './client-factory';
+import type { ClubPause, FailureKind } from './failure-policy';
+import type { SourceReport } from './poll-source';
 
 export interface PollClubDeps {
   readonly store: StateStore;

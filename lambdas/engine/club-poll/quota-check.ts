@@ -9,9 +9,9 @@ import type { ClubConfig } from '../../clubs/club-config';
 import { logger } from '../../common/logger';
 import { PLAN_QUOTAS } from '../../common/plans';
 import type { QuotaStore, SeenStore } from '../../state/store';
-import { monthOf, quotaEvent } from '../operational-events';
-import { fingerprint } from '../poll-source';
 import type { Announcer } from './announcer';
+import { monthOf, quotaEvent } from './operational-events';
+import { fingerprint } from './poll-source';
 
 /** Share of the monthly quota at which Club Quota Low is announced, by default. */
 export const DEFAULT_QUOTA_ALERT_SHARE = 0.8;

@@ -15,15 +15,6 @@ import { SOURCES } from '../../sources';
 import type { Cursor, SourceName } from '../../state/store';
 import { cursorStaleNotified, unavailableMark } from '../cursor/cursor-life';
 import { clearUnavailableMark, recordFailure, recordUnavailable } from '../cursor/cursor-writes';
-import { type FailureKind, failureKind, isPauseKind, type Unavailability } from '../failure-policy';
-import {
-  DEFAULT_STALE_AFTER_MS,
-  monthOf,
-  pauseEvent,
-  staleEvent,
-  startsPauseEpisode,
-  unavailableEvent,
-} from '../operational-events';
 import { type Announcer, withOwed } from './announcer';
 import {
   type ClubSourceReport,
@@ -32,6 +23,15 @@ import {
   type SourceFailure,
   unavailableReport,
 } from './club-report';
+import { type FailureKind, failureKind, isPauseKind, type Unavailability } from './failure-policy';
+import {
+  DEFAULT_STALE_AFTER_MS,
+  monthOf,
+  pauseEvent,
+  staleEvent,
+  startsPauseEpisode,
+  unavailableEvent,
+} from './operational-events';
 
 /** What the source outcomes need of the club poll in progress. */
 export interface ClubPollScope {

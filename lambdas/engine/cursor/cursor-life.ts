@@ -22,7 +22,7 @@ import {
   pauseEndMs,
   UNAVAILABLE_RETRY_MS,
   type Unavailability,
-} from '../failure-policy';
+} from '../club-poll/failure-policy';
 import { type EngineScan, iso, maxOf, type SourceOutcome } from '../scan/scan-types';
 
 /** What one lane's run of a scan did in this invocation. */

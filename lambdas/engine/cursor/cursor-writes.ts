@@ -14,7 +14,7 @@ import {
   type SourceName,
   type SourceUnavailable,
 } from '../../state/store';
-import type { Unavailability } from '../failure-policy';
+import type { Unavailability } from '../club-poll/failure-policy';
 import {
   cursorAfterFailure,
   cursorMarkedUnavailable,

@@ -2,7 +2,7 @@
  * The dispatcher's decision: reads the enabled clubs of its shard (common/club-shard.ts: a
  * deployment runs N shards side by side, each club in exactly one), then their state items a
  * hundred at a time (one BatchGetItem: cursors and quota counter), asks the scheduler
- * (engine/scheduling.ts) which sources are due, and queues ONE poll message per club with any
+ * (engine/schedule/scheduling.ts) which sources are due, and queues ONE poll message per club with any
  * source due, as it goes: each hundred's messages are sent while the next hundred is read, so a
  * dispatcher stopped half-way (its deadline, a timeout) has queued what it found. Its work is
  * linear in its shard's clubs: one listing of its directory buckets, one read per hundred clubs,
@@ -27,7 +27,7 @@ import { logger } from '../../common/logger';
 import { PLAN_QUOTAS } from '../../common/plans';
 import type { PollQueue, PollQueueEntry } from '../../common/poll-queue';
 import type { ClubStateStore, ClubStateSummary, Cursor, SourceName } from '../../state/store';
-import { type ClubSchedule, monthBounds, scheduleClub } from '../scheduling';
+import { type ClubSchedule, monthBounds, scheduleClub } from '../schedule/scheduling';
 import { assessOverdue, type ClubOverdueAssessment, SOURCE_OVERDUE_LOG_MESSAGE } from './source-overdue';
 import { inPhaseOrder, pollMomentMs } from './spread';
 

@@ -6,7 +6,7 @@
  * flat over the period.
  *
  * A club's phase never changes, so its polls stay one period apart: its last poll started at the
- * same second of the previous period, and the scheduler (engine/scheduling.ts) finds it due again
+ * same second of the previous period, and the scheduler (engine/schedule/scheduling.ts) finds it due again
  * when it is decided at that second. A run that starts late (a cold start, a slow shard) queues
  * with no delay the clubs whose moment has passed: they are polled as soon as possible, never
  * before their moment.

@@ -23,9 +23,10 @@ import { ClubRecordError } from '../../clubs/club-record';
 import { ClubSecretError } from '../../clubs/club-secrets';
 import type { PollMessage } from '../../common/deployment-contract';
 import { logger } from '../../common/logger';
-import { RateLimitCountingFactory } from '../client-factory';
-import { isRetryable } from '../failure-policy';
-import { type ClubReport, type PollClubDeps, pollClub } from '../poll-club';
+import type { PollBatchMetrics } from '../../common/metrics';
+import { RateLimitCountingFactory } from '../club-poll/client-factory';
+import { isRetryable } from '../club-poll/failure-policy';
+import { type ClubReport, type PollClubDeps, pollClub } from '../club-poll/poll-club';
 import { type Log, logReport } from './report-log';
 
 export type MessageOutcome = 'polled' | 'skipped' | 'dropped' | 'retry';
@@ -148,4 +149,33 @@ async function loadForPoll(deps: PollClubMessageDeps, clubId: string, log: Log):
     return { outcome: 'dropped' };
   }
   return loaded;
+}
+
+/**
+ * The clubs of one poll message, polled side by side (a group of up to MAX_CLUBS_PER_MESSAGE, or
+ * one club's message): each club its own lease owner (the message's, with its place when there are
+ * several), each result's metrics added to the invocation's, an outcome per club.
+ */
+export interface PollGroupRun extends PollClubMessageRun {
+  /** The invocation's metrics, written once for the batch. */
+  readonly metrics: Pick<PollBatchMetrics, 'addPoll' | 'addFailure'>;
+}
+
+export function pollMessageGroup(
+  deps: PollClubMessageDeps,
+  messages: readonly PollMessage[],
+  run: PollGroupRun,
+): Promise<MessageOutcome[]> {
+  const { metrics, ...rest } = run;
+  const several = messages.length > 1;
+  return Promise.all(
+    messages.map(async (message, index) => {
+      const owner = several ? `${run.owner}:${index}` : run.owner;
+      const result = await pollClubMessage(deps, message, { ...rest, owner });
+      const { report, club, durationMs, rateLimited } = result;
+      if (result.error !== undefined) metrics.addFailure(durationMs);
+      else if (report && club) metrics.addPoll({ report, plan: club.plan, durationMs, rateLimited });
+      return result.outcome;
+    }),
+  );
 }

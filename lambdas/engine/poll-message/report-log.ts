@@ -7,7 +7,7 @@ import { CLUB_POLLED_LOG_MESSAGE } from '../../common/deployment-contract';
 import type { logger } from '../../common/logger';
 import { quotaUsedShare, watermarkLagSeconds } from '../../common/metrics';
 import type { Plan } from '../../common/plans';
-import type { ClubReport } from '../poll-club';
+import type { ClubReport } from '../club-poll/poll-club';
 
 export type Log = typeof logger;
 

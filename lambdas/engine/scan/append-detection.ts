@@ -20,7 +20,7 @@ import type { SeenAt, SeenStore } from '../../state/store';
 import { fingerprint } from './fingerprint';
 import { addEvents, emptyPageEvents, type PublishPage } from './publish-commit';
 import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './quarantine';
-import { iso, type ScanMode } from './scan-types';
+import { type Detection, type EngineScan, type IdentifiedRecord, iso, type ScanMode } from './scan-types';
 import {
   type DigestBucket,
   decodeSeenDigest,
@@ -48,16 +48,6 @@ interface FacetRead {
   readonly atMs: number | undefined;
 }
 
-export interface IdentifiedRecord {
-  readonly id: string;
-  readonly item: unknown;
-  /**
-   * The instant (UTC ms) of the record's time, when the page reader read a finite one: the
-   * detection reuses it instead of reading the record time again.
-   */
-  readonly atMs?: number;
-}
-
 /** A digest scan's state: the stored digest (read once), the sums of what it read, its held rows. */
 interface DigestScan {
   readonly mode: ScanMode;
@@ -67,7 +57,7 @@ interface DigestScan {
   held: IdentifiedRecord[];
 }
 
-export class AppendDetection {
+export class AppendDetection implements Detection {
   readonly #seen: SeenWindow;
   #digest: DigestScan | undefined;
 
@@ -87,9 +77,10 @@ export class AppendDetection {
    */
   async detect(
     records: readonly IdentifiedRecord[],
-    mode: ScanMode,
+    scan: Pick<EngineScan, 'mode'>,
     quarantine: QuarantineEntry[],
   ): Promise<void> {
+    const { mode } = scan;
     if (this.source.seenDigest && (mode === 'tail' || mode === 'sweep')) {
       this.#digest ??= { mode, read: false, sums: new HourSums(), held: [] };
       this.#digest.held.push(...records);

@@ -63,3 +63,23 @@ export async function publishPageEvents(
     return events.filter((e) => !oversized.has(e.detail.eventId));
   }
 }
+
+/**
+ * The publishing of one scan's pages, handed to its detection: publishes each page
+ * (`publishPageEvents`) and counts the events delivered, which the scan reports.
+ */
+export class PagePublisher {
+  #published = 0;
+
+  constructor(private readonly sink: EventSink) {}
+
+  get published(): number {
+    return this.#published;
+  }
+
+  readonly publish: PublishPage = async (page, quarantine) => {
+    const delivered = await publishPageEvents(this.sink, page, quarantine);
+    this.#published += delivered.length;
+    return delivered;
+  };
+}

@@ -14,7 +14,7 @@
  */
 import type { Page } from '../../gym-api';
 import type { OperationName } from '../../gym-api/operations';
-import { isOversizedRowIdentity, type PageReader, type ReadPage } from './page-reader';
+import { isOversizedRowIdentity, type ReadPage, type ScanPageReader } from './scan-pages';
 import type { ScanTally } from './scan-tally';
 import type { Attempt, EngineScan } from './scan-types';
 
@@ -22,7 +22,7 @@ export interface RepeatProof {
   readonly scan: EngineScan;
   readonly tally: ScanTally;
   readonly attempt: Attempt;
-  readonly reader: PageReader;
+  readonly reader: ScanPageReader;
   readonly outOfTime: () => boolean;
   /** Processes a verification page like any other (detects, publishes, quarantines). */
   readonly read: (page: Page<OperationName>) => Promise<ReadPage>;

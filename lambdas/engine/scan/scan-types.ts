@@ -1,5 +1,6 @@
 /** The shapes the scan modules share: the scan as stored in the cursor, outcomes, lanes. */
 import type { ScanProgress } from '../../state/store';
+import type { QuarantineEntry } from './quarantine';
 
 export const SCAN_MODES = ['baseline', 'backfill', 'sweep', 'tail'] as const;
 export type ScanMode = (typeof SCAN_MODES)[number];
@@ -52,4 +53,32 @@ export interface Attempt {
   readonly counts: Map<string, number>;
   /** Where each identity was read in the attempt: from the first page's offset to the last page's end. */
   readonly spans: Map<string, { from: number; to: number }>;
+}
+
+export interface IdentifiedRecord {
+  readonly id: string;
+  readonly item: unknown;
+  /**
+   * The instant (UTC ms) of the record's time, when the page reader read a finite one: the
+   * detection reuses it instead of reading the record time again.
+   */
+  readonly atMs?: number;
+}
+
+/**
+ * How a scan finds what changed in the rows it reads: the seen set (append-detection.ts) or the
+ * snapshots (state-detection.ts). The scan hands each page's identified rows to `detect`, which
+ * publishes their events (publish-commit.ts) and then commits what it saw; `flush` detects the rows
+ * a detection holds back (a digest scan's) before a checkpoint claims them read, and returns what
+ * it quarantined; `finish` keeps, after the last flush, what the next scan needs.
+ */
+export interface Detection {
+  detect(
+    records: readonly IdentifiedRecord[],
+    scan: EngineScan,
+    quarantine: QuarantineEntry[],
+    readAtMs: number,
+  ): Promise<void>;
+  flush(): Promise<QuarantineEntry[]>;
+  finish(): Promise<void>;
 }

@@ -4,7 +4,6 @@
  * progress, and move the cursor with the scan's outcome (cursor/cursor-life.ts).
  */
 import { logger } from '../../common/logger';
-import type { BridgeEvent } from '../../events/catalog';
 import { DeadlineExceededError, type Page } from '../../gym-api';
 import type { OperationName } from '../../gym-api/operations';
 import type { ClubContext, SourceDefinition } from '../../sources/source';
@@ -13,17 +12,17 @@ import type { Cursor } from '../../state/store';
 import { cursorAfterBackfill, cursorAfterRegularScan, type ScanResult } from '../cursor/cursor-life';
 import { AppendDetection } from './append-detection';
 import { attemptCovered } from './drift-check';
-import { isRawRowIdentity, PageReader } from './page-reader';
 import { planBackfillScan, planRegularScan } from './plan';
 import type { PollSourceDeps, PollSourceOptions, SourceReport } from './poll-types';
-import { type PageEvents, publishPageEvents } from './publish-commit';
-import { type QuarantineEntry, quarantineOnce } from './quarantine';
+import { PagePublisher } from './publish-commit';
+import { quarantineOnce } from './quarantine';
 import { markRead, notReadBefore } from './read-marks';
 import { proveRepeats } from './repeat-proof';
 import { RowMarks } from './row-marks';
+import { isRawRowIdentity, ScanPageReader } from './scan-pages';
 import { ScanProgress } from './scan-progress';
 import { ScanTally } from './scan-tally';
-import type { Attempt, EngineScan, Lane, SourceOutcome } from './scan-types';
+import type { Attempt, Detection, EngineScan, Lane, SourceOutcome } from './scan-types';
 import { StateDetection } from './state-detection';
 import { NO_SWEEP_SLOT_REASON, SWEEP_WAIT_MARGIN_MS, sweepSlots } from './sweep-slots';
 
@@ -35,12 +34,13 @@ export class SourceScan {
   #cursor: Cursor;
   #pages = 0;
   #records = 0;
-  #events = 0;
   #quarantined = 0;
   #attempts = 0;
   #countedRows: number | undefined;
-  readonly #detection: AppendDetection | StateDetection;
-  readonly #reader: PageReader;
+  /** Publishes the pages the detection hands it, and counts the events delivered. */
+  readonly #publisher: PagePublisher;
+  readonly #detection: Detection;
+  readonly #reader: ScanPageReader;
   readonly #rowMarks: RowMarks | undefined;
   /** Where this scan's read marks go (read-marks.ts). */
   readonly #readMarks: Parameters<typeof markRead>[0];
@@ -56,7 +56,8 @@ export class SourceScan {
     this.#startMs = ctx.observedAtMs;
     this.#cursor = cursor;
     this.#readMarks = { store: deps.store, clubId: ctx.clubId, source: source.name, startMs: this.#startMs };
-    const publish = (page: PageEvents, quarantine: QuarantineEntry[]) => this.#publish(page, quarantine);
+    this.#publisher = new PagePublisher(deps.sink);
+    const { publish } = this.#publisher;
     // Only the regular lane trusts row marks: the backfill publishes what it reads whatever is stored.
     const regularState = source.kind === 'state' && lane === 'regular';
     this.#rowMarks = regularState ? new RowMarks(cursor.committedRows) : undefined;
@@ -64,7 +65,7 @@ export class SourceScan {
       source.kind === 'append'
         ? new AppendDetection(deps.store, ctx, source, this.#startMs, publish)
         : new StateDetection(deps.store, ctx, source, publish, this.#rowMarks);
-    this.#reader = new PageReader(deps.client, source, ctx, options);
+    this.#reader = new ScanPageReader(deps.client, source, ctx, options);
   }
 
   /**
@@ -240,18 +241,10 @@ export class SourceScan {
     this.#records += page.rawCount;
     const { identified, quarantine } = result;
     const detect = this.lane === 'backfill' ? identified.filter((r) => !readBefore.has(r.id)) : identified;
-    if (this.#detection instanceof AppendDetection)
-      await this.#detection.detect(detect, scan.mode, quarantine);
-    else await this.#detection.detect(detect, scan, quarantine, this.deps.now());
+    await this.#detection.detect(detect, scan, quarantine, this.deps.now());
     const where = { clubId: this.ctx.clubId, source: this.source.name, startMs: this.#startMs };
     this.#quarantined += await quarantineOnce(this.deps.store, where, quarantine);
     return result;
-  }
-
-  async #publish(page: PageEvents, quarantine: QuarantineEntry[]): Promise<BridgeEvent[]> {
-    const delivered = await publishPageEvents(this.deps.sink, page, quarantine);
-    this.#events += delivered.length;
-    return delivered;
   }
 
   /**
@@ -259,7 +252,6 @@ export class SourceScan {
    * read, and before the scan ends.
    */
   async #flush(): Promise<void> {
-    if (!(this.#detection instanceof AppendDetection)) return;
     const quarantine = await this.#detection.flush();
     const where = { clubId: this.ctx.clubId, source: this.source.name, startMs: this.#startMs };
     this.#quarantined += await quarantineOnce(this.deps.store, where, quarantine);
@@ -280,14 +272,14 @@ export class SourceScan {
 
   async #finish(scan: EngineScan, outcome: SourceOutcome, maxRecordMs: number | undefined): Promise<void> {
     await this.#flush();
-    if (this.#detection instanceof AppendDetection) await this.#detection.finish();
+    await this.#detection.finish();
     const result: ScanResult = {
       scan,
       outcome,
       maxRecordMs,
       pages: this.#pages,
       records: this.#records,
-      events: this.#events,
+      events: this.#publisher.published,
       quarantined: this.#quarantined,
       attempts: this.#attempts,
     };
@@ -317,7 +309,7 @@ export class SourceScan {
       mode: scan.mode,
       pages: this.#pages,
       records: this.#records,
-      events: this.#events,
+      events: this.#publisher.published,
       quarantined: this.#quarantined,
       attempts: this.#attempts,
       ...(this.#cursor.watermark ? { watermark: this.#cursor.watermark } : {}),

@@ -7,12 +7,11 @@
 import type { BridgeEvent } from '../../events/catalog';
 import type { ClubContext, StateSource } from '../../sources/source';
 import type { Snapshot, SnapshotStore } from '../../state/store';
-import type { IdentifiedRecord } from './append-detection';
 import { addEvents, emptyPageEvents, type PageEvents, type PublishPage } from './publish-commit';
 import { withoutPublished, withPublished } from './published-log';
 import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './quarantine';
 import type { RowMarks } from './row-marks';
-import type { EngineScan } from './scan-types';
+import type { Detection, EngineScan, IdentifiedRecord } from './scan-types';
 import { splitIntent, withIntent } from './snapshot-intent';
 
 /** The source's snapshot functions over records of unknown shape (the source checked them). */
@@ -37,7 +36,7 @@ interface PageWork extends PageEvents {
  */
 const WRITTEN_CACHE_SIZE = 10_000;
 
-export class StateDetection {
+export class StateDetection implements Detection {
   readonly #fns: SnapshotFunctions;
   readonly #written = new Map<string, Snapshot>();
   /** The poll's context as of the page being detected (see `detect`). */
@@ -117,6 +116,14 @@ export class StateDetection {
       for (const s of work.changed) marks.committed(s.id, s.hash);
     }
   }
+
+  /** Nothing held back: every page is detected as it is read. */
+  async flush(): Promise<QuarantineEntry[]> {
+    return [];
+  }
+
+  /** Nothing to keep beyond the snapshots each page wrote. */
+  async finish(): Promise<void> {}
 
   #remember(snapshots: readonly Snapshot[]): void {
     for (const snapshot of snapshots) {

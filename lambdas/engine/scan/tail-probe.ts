@@ -16,8 +16,8 @@ import { BadRequestError } from '../../gym-api';
 import { toFilterValue } from '../../sources/record-time';
 import { type ClubContext, type SourceDefinition, tailLookbackFor } from '../../sources/source';
 import type { Cursor } from '../../state/store';
-import type { PageReader } from './page-reader';
 import { planRegularScan } from './plan';
+import type { ScanPageReader } from './scan-pages';
 import type { EngineScan } from './scan-types';
 
 /** What the cursor keeps of the last full tail (in `stats`, numbers only). */
@@ -92,7 +92,7 @@ export type ProbeAnswer = 'unchanged' | 'changed' | 'refused';
 
 /** Asks for the one row past the counted ones: none means no row was added. */
 export async function probeTail(
-  reader: Pick<PageReader, 'spanPage'>,
+  reader: Pick<ScanPageReader, 'spanPage'>,
   probe: EngineScan,
   where: { readonly clubId: string; readonly source: string },
 ): Promise<ProbeAnswer> {

@@ -9,8 +9,8 @@
  */
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
-import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
-import { pollClub } from '../../../lambdas/engine/poll-club';
+import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
+import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import { EventBridgeSink } from '../../../lambdas/events/publisher';
 import { MemoryStateStore } from '../../../lambdas/state';
 import { type ReceivedEvent, startLocalEventBridge } from '../../../local-aws/local-eventbridge';

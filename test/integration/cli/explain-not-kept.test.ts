@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
-import { pollClub } from '../../../lambdas/engine/poll-club';
+import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import { type BridgeEvent, DETAIL_TYPES } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { DynamoDbStateStore } from '../../../lambdas/state';

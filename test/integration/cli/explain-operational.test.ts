@@ -15,7 +15,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ClubOpsFacts, clubOpsFacts } from '../../../cli/explain/club-facts';
 import { renderClubExplanation } from '../../../cli/explain/club-words';
 import { type ClubConfig, PLAN_QUOTAS } from '../../../lambdas/clubs/club-config';
-import { type ClubReport, pollClub } from '../../../lambdas/engine/poll-club';
+import { type ClubReport, pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import { DETAIL_TYPES, type DetailType } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { OPERATIONS } from '../../../lambdas/gym-api/operations';

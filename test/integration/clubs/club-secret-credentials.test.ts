@@ -14,7 +14,7 @@ import {
   SecretsManagerClubSecrets,
 } from '../../../lambdas/clubs';
 import { createMetrics } from '../../../lambdas/common/metrics';
-import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
+import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
 import { MemorySink } from '../../../lambdas/events/memory-sink';
 import { createPollHandler } from '../../../lambdas/handlers/poll-handler';
 import { MemoryStateStore } from '../../../lambdas/state';

@@ -6,8 +6,8 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
-import { pollClub } from '../../../lambdas/engine/poll-club';
-import { BackfillRangeError, pollSource } from '../../../lambdas/engine/poll-source';
+import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
+import { BackfillRangeError, pollSource } from '../../../lambdas/engine/club-poll/poll-source';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { SOURCES } from '../../../lambdas/sources';

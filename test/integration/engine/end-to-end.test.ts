@@ -7,8 +7,8 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
-import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
-import { pollClub } from '../../../lambdas/engine/poll-club';
+import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
+import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { EventBridgeSink, type EventSink, MemorySink } from '../../../lambdas/events/publisher';
 import { SOURCE_ORDER } from '../../../lambdas/sources';

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parseClubsFile } from '../../../lambdas/clubs/club-config';
 import { MAX_CLUBS_PER_MESSAGE } from '../../../lambdas/common/deployment-contract';
 import { HEAVY_POLL_SLOTS, heavyPolls } from '../../../lambdas/engine/club-poll/heavy-polls';
-import { pollClub } from '../../../lambdas/engine/poll-club';
+import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { useEngineRig } from '../../support/engine-rig';
 

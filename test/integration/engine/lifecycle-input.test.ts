@@ -4,8 +4,8 @@
  * reads them back with the snapshots' facts. Sandbox and dynalite over real sockets.
  */
 import { describe, expect, it } from 'vitest';
+import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import { gatherLifecycleInput } from '../../../lambdas/engine/lifecycle/lifecycle-input';
-import { pollClub } from '../../../lambdas/engine/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { useEngineRig } from '../../support/engine-rig';
 

@@ -10,8 +10,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { HOUR_MS } from '../../../lambdas/common/time-units';
+import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import { LIFECYCLE_SOURCES } from '../../../lambdas/engine/lifecycle/club-lifecycle';
-import { pollClub } from '../../../lambdas/engine/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { decorateStore } from '../../../lambdas/state/decorate-store';
 import type { ClubSession, StateStore } from '../../../lambdas/state/store';

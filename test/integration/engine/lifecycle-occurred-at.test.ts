@@ -11,8 +11,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { formatNaive, localToUtc, naiveMs } from '../../../lambdas/common/zoned-time';
+import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import { LIFECYCLE_SOURCES } from '../../../lambdas/engine/lifecycle/club-lifecycle';
-import { pollClub } from '../../../lambdas/engine/poll-club';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import type { JournalEntry } from '../../../sandbox';

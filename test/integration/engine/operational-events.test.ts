@@ -9,7 +9,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type ClubConfig, PLAN_QUOTAS } from '../../../lambdas/clubs/club-config';
-import { type ClubReport, pollClub } from '../../../lambdas/engine/poll-club';
+import { type ClubReport, pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import { type BridgeEvent, DETAIL_TYPES, type DetailType } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { OPERATIONS } from '../../../lambdas/gym-api/operations';

@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseClubsFile } from '../../../lambdas/clubs/club-config';
-import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
-import { pollSource } from '../../../lambdas/engine/poll-source';
+import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
+import { pollSource } from '../../../lambdas/engine/club-poll/poll-source';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { SOURCES } from '../../../lambdas/sources';

@@ -6,8 +6,8 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
-import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
-import { pollClub } from '../../../lambdas/engine/poll-club';
+import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
+import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import { PublishError } from '../../../lambdas/events/event-sink';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import type { DynamoDbStateStore, StateStore } from '../../../lambdas/state';

@@ -6,7 +6,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
-import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
+import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
 import { pollClubMessage } from '../../../lambdas/engine/poll-message/poll-club-message';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { DynamoDbStateStore, type StateStore } from '../../../lambdas/state';

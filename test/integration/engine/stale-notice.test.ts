@@ -16,7 +16,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
-import { type ClubReport, pollClub } from '../../../lambdas/engine/poll-club';
+import { type ClubReport, pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { OPERATIONS } from '../../../lambdas/gym-api/operations';

@@ -5,7 +5,7 @@
  * as a sweep that asks for nothing ahead. Sandbox over HTTP, dynalite, the real SDK.
  */
 import { describe, expect, it } from 'vitest';
-import { pollSource } from '../../../lambdas/engine/poll-source';
+import { pollSource } from '../../../lambdas/engine/club-poll/poll-source';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import type { RequestEvent } from '../../../lambdas/gym-api';
 import { SOURCES } from '../../../lambdas/sources';

@@ -10,8 +10,8 @@
 import { describe, expect, it } from 'vitest';
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
 import { MAX_CLUBS_PER_MESSAGE } from '../../../lambdas/common/deployment-contract';
-import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
-import { pollClub } from '../../../lambdas/engine/poll-club';
+import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
+import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import { NO_SWEEP_SLOT_REASON, SWEEP_SLOTS, sweepSlots } from '../../../lambdas/engine/scan/sweep-slots';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import type { DynamoDbStateStore } from '../../../lambdas/state';

@@ -4,7 +4,7 @@
  * `fullEveryMs`. Sandbox over HTTP (its daily settlement run at 06:00 local), dynalite, the real SDK.
  */
 import { describe, expect, it } from 'vitest';
-import { pollSource } from '../../../lambdas/engine/poll-source';
+import { pollSource } from '../../../lambdas/engine/club-poll/poll-source';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { SOURCES } from '../../../lambdas/sources';
 import { clubContext, useEngineRig } from '../../support/engine-rig';

@@ -12,13 +12,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { clubStatus, renderStatus } from '../../../cli/commands/status';
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
-import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
+import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
 import {
   type ClubReport,
   pollClub,
   UNAVAILABLE_RETRY_MS,
   type UnavailableSourceReport,
-} from '../../../lambdas/engine/poll-club';
+} from '../../../lambdas/engine/club-poll/poll-club';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { DEFAULT_SOURCES, SOURCE_ORDER } from '../../../lambdas/sources';

@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
-import { type ClientFactory, GymApiClientFactory } from '../../../lambdas/engine/client-factory';
-import { pollClub } from '../../../lambdas/engine/poll-club';
-import { pollSource } from '../../../lambdas/engine/poll-source';
+import { type ClientFactory, GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
+import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
+import { pollSource } from '../../../lambdas/engine/club-poll/poll-source';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { type EventSink, MemorySink, PublishError } from '../../../lambdas/events/publisher';
 import { SOURCE_ORDER, SOURCES } from '../../../lambdas/sources';

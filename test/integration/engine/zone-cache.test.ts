@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { zoneCacheEntries } from '../../../lambdas/common/zoned-time';
-import { pollClub } from '../../../lambdas/engine/poll-club';
+import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { useEngineRig } from '../../support/engine-rig';
 

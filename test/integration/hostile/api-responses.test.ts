@@ -7,8 +7,8 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
-import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
-import { pollClub } from '../../../lambdas/engine/poll-club';
+import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
+import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { EventBridgeSink } from '../../../lambdas/events/publisher';
 import type { DynamoDbStateStore, SourceName } from '../../../lambdas/state';

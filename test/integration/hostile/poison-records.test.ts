@@ -9,7 +9,7 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
-import { pollClub } from '../../../lambdas/engine/poll-club';
+import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { EventBridgeSink } from '../../../lambdas/events/publisher';
 import type { DynamoDbStateStore, SourceName } from '../../../lambdas/state';

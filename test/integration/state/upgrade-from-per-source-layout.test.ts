@@ -8,8 +8,8 @@
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
-import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
-import { pollClub } from '../../../lambdas/engine/poll-club';
+import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
+import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { SOURCE_ORDER } from '../../../lambdas/sources';
 import { DynamoDbStateStore } from '../../../lambdas/state';

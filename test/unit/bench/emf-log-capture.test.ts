@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EmfCapture } from '../../../bench/emf-capture';
 import { LogCapture } from '../../../bench/log-capture';
 import { type ClubPollMetricsInput, createMetrics, PollBatchMetrics } from '../../../lambdas/common/metrics';
-import type { ClubReport } from '../../../lambdas/engine/poll-club';
+import type { ClubReport } from '../../../lambdas/engine/club-poll/poll-club';
 
 const NOW = Date.parse('2026-03-02T12:00:00.000Z');
 

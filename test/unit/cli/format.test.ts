@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { describeEvent, formatClubReport, groupFailures } from '../../../cli/format';
 import { exampleEvents } from '../../../event-tooling/examples';
-import type { ClubReport, SourceFailure } from '../../../lambdas/engine/poll-club';
-import type { SourceReport } from '../../../lambdas/engine/poll-source';
+import type { ClubReport, SourceFailure } from '../../../lambdas/engine/club-poll/poll-club';
+import type { SourceReport } from '../../../lambdas/engine/club-poll/poll-source';
 
 const source = (name: string, over: Partial<SourceReport> = {}): SourceReport => ({
   source: name,

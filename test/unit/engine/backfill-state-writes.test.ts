@@ -6,7 +6,7 @@
  * query should see: the regular lane's tail and the backfill's full read can differ.
  */
 import { describe, expect, it } from 'vitest';
-import { pollSource } from '../../../lambdas/engine/poll-source';
+import { pollSource } from '../../../lambdas/engine/club-poll/poll-source';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { membersSource } from '../../../lambdas/sources/state-sources';
 import { MemoryStateStore } from '../../../lambdas/state';

@@ -6,7 +6,7 @@
  * in a backfill that announces the member before any regular poll did.
  */
 import { describe, expect, it } from 'vitest';
-import { pollSource } from '../../../lambdas/engine/poll-source';
+import { pollSource } from '../../../lambdas/engine/club-poll/poll-source';
 import { type EventSink, MemorySink } from '../../../lambdas/events/publisher';
 import { membersSource } from '../../../lambdas/sources/state-sources';
 import { MemoryStateStore } from '../../../lambdas/state';

@@ -15,8 +15,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseClubsFile } from '../../../lambdas/clubs/club-config';
-import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
-import { pollClub } from '../../../lambdas/engine/poll-club';
+import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
+import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import type { FetchFn } from '../../../lambdas/gym-api';
 import { MemoryStateStore, type SourceName } from '../../../lambdas/state';

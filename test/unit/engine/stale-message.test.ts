@@ -1,7 +1,10 @@
 /** Stale poll messages and the 429 count of a club poll's clients. */
 import { describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
-import { type ClientFactory, RateLimitCountingFactory } from '../../../lambdas/engine/client-factory';
+import {
+  type ClientFactory,
+  RateLimitCountingFactory,
+} from '../../../lambdas/engine/club-poll/client-factory';
 import { sourcesStillDue } from '../../../lambdas/engine/club-poll/stale-sources';
 import type { GymApiClient, RequestObserver } from '../../../lambdas/gym-api';
 import { type Cursor, newCursor } from '../../../lambdas/state/store';

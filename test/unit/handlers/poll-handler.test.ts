@@ -14,7 +14,7 @@ import {
 import { ENV, METRIC } from '../../../lambdas/common/deployment-contract';
 import { logger } from '../../../lambdas/common/logger';
 import { createMetrics } from '../../../lambdas/common/metrics';
-import { GymApiClientFactory } from '../../../lambdas/engine/client-factory';
+import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
 import { MemorySink } from '../../../lambdas/events/memory-sink';
 import { dispatchRuntimeFromEnv } from '../../../lambdas/handlers/dispatch-runtime';
 import { createPollHandler } from '../../../lambdas/handlers/poll-handler';

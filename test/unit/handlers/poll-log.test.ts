@@ -1,7 +1,7 @@
 /** The log of a club poll: one INFO line with its totals (no zeros); a line per source at DEBUG only. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { logger } from '../../../lambdas/common/logger';
-import type { ClubReport } from '../../../lambdas/engine/poll-club';
+import type { ClubReport } from '../../../lambdas/engine/club-poll/poll-club';
 import { batchFields, logReport, type PollFigures } from '../../../lambdas/engine/poll-message/report-log';
 import { captureLogs, type LogCapture, logProblems } from '../../support/log-capture';
 

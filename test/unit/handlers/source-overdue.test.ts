@@ -5,7 +5,7 @@ import {
   DEFAULT_SOURCE_OVERDUE_MINUTES,
   isMarkedUnavailable,
 } from '../../../lambdas/engine/dispatch/source-overdue';
-import { scheduleClub } from '../../../lambdas/engine/scheduling';
+import { scheduleClub } from '../../../lambdas/engine/schedule/scheduling';
 import { SOURCE_ORDER } from '../../../lambdas/sources';
 import { type Cursor, newCursor, type SourceName } from '../../../lambdas/state';
 

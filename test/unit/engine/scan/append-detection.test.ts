@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppendDetection, seenTime } from '../../../../lambdas/engine/scan/append-detection';
-import { PageReader } from '../../../../lambdas/engine/scan/page-reader';
 import { publishPageEvents } from '../../../../lambdas/engine/scan/publish-commit';
+import { ScanPageReader } from '../../../../lambdas/engine/scan/scan-pages';
 import type { ScanMode } from '../../../../lambdas/engine/scan/scan-types';
 import { MemorySink } from '../../../../lambdas/events/publisher';
 import type { GymApiClient } from '../../../../lambdas/gym-api';
@@ -27,7 +27,7 @@ function setup() {
   return { store, sink, detector };
 }
 
-const run = (detection: AppendDetection, mode: ScanMode) => detection.detect(records, mode, []);
+const run = (detection: AppendDetection, mode: ScanMode) => detection.detect(records, { mode }, []);
 
 describe('AppendDetection', () => {
   it('a baseline publishes nothing and files every facet as seen', async () => {
@@ -90,13 +90,13 @@ describe('AppendDetection', () => {
       visit({ MemberNumber: 'M1' }),
       visit({ MemberNumber: 'M2', VisitDateTime: '2025-06-01T07:30:00' }),
     ];
-    const reader = new PageReader({} as GymApiClient, counted, sydney, { deadlineMs: 0 });
+    const reader = new ScanPageReader({} as GymApiClient, counted, sydney, { deadlineMs: 0 });
     const detection = new AppendDetection(store, sydney, counted, sydney.observedAtMs, (page, q) =>
       publishPageEvents(sink, page, q).then(() => undefined),
     );
     // Act
     const page = reader.read({ offset: 0, limit: 500, items, invalid: [], rawCount: items.length });
-    await detection.detect(page.identified, 'tail', []);
+    await detection.detect(page.identified, { mode: 'tail' }, []);
     // Assess: 06:00 and 07:30 in Sydney (AEST) are 20:00Z and 21:30Z the day before
     const entries = await store.seenEntriesSince(sydney.clubId, 'visits', '2025-05-01T00:00:00.000Z', 0);
     expect(entries.map((e) => e.at).sort()).toEqual(['2025-05-31T20:00:00.000Z', '2025-05-31T21:30:00.000Z']);

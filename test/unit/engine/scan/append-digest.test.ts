@@ -45,7 +45,7 @@ function setup() {
     const detection = new AppendDetection(store, sydneyUtc, disbursements, NOW, async (page, q) => {
       await publishPageEvents(sink, page, q);
     });
-    for (let i = 0; i < records.length; i += 7) await detection.detect(records.slice(i, i + 7), mode, []);
+    for (let i = 0; i < records.length; i += 7) await detection.detect(records.slice(i, i + 7), { mode }, []);
     expect(sink.events.length).toBe(before);
     await detection.flush();
     await detection.finish();
@@ -119,9 +119,9 @@ describe('AppendDetection with a seen digest', () => {
     });
     const many = Array.from({ length: DIGEST_BUFFER_ROWS }, (_, i) => row(`B${i}`, 1 + (i % 30)));
     // Act
-    await detection.detect(many.slice(0, -1), 'tail', []);
+    await detection.detect(many.slice(0, -1), { mode: 'tail' }, []);
     const held = sink.events.length;
-    await detection.detect(many.slice(-1), 'tail', []);
+    await detection.detect(many.slice(-1), { mode: 'tail' }, []);
     // Assess
     expect(held).toBe(0);
     expect(sink.events).toHaveLength(DIGEST_BUFFER_ROWS);

@@ -1,14 +1,14 @@
 /** The cursor's life outside a scan, as pure functions: no store, no socket. */
 import { describe, expect, it } from 'vitest';
+import { UNAVAILABLE_RETRY_MS } from '../../../../lambdas/engine/club-poll/failure-policy';
 import {
   cursorAfterFailure,
   cursorMarkedUnavailable,
   cursorStaleNotified,
   cursorWithBackfillRequest,
   cursorWithoutUnavailable,
-} from '../../../lambdas/engine/cursor/cursor-life';
-import { UNAVAILABLE_RETRY_MS } from '../../../lambdas/engine/failure-policy';
-import { type Cursor, newCursor } from '../../../lambdas/state/store';
+} from '../../../../lambdas/engine/cursor/cursor-life';
+import { type Cursor, newCursor } from '../../../../lambdas/state/store';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const MINUTE = 60_000;

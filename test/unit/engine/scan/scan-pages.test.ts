@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PageReader } from '../../../../lambdas/engine/scan/page-reader';
 import { quarantineKey } from '../../../../lambdas/engine/scan/quarantine';
+import { ScanPageReader } from '../../../../lambdas/engine/scan/scan-pages';
 import type { EngineScan } from '../../../../lambdas/engine/scan/scan-types';
 import {
   DeadlineExceededError,
@@ -43,10 +43,10 @@ const scan: EngineScan = {
   records: 0,
 };
 
-describe('PageReader', () => {
+describe('ScanPageReader', () => {
   it('splits a page into identified records with times, and records to quarantine', () => {
     // Prepare
-    const reader = new PageReader(fakeClient([]).client, SOURCES.visits, sydney, { deadlineMs: 0 });
+    const reader = new ScanPageReader(fakeClient([]).client, SOURCES.visits, sydney, { deadlineMs: 0 });
     const noIdentity = visit({ MemberNumber: '' as never, VisitDateTime: '' as never });
     const page = pageOf(
       [visit({ MemberNumber: 'M1' }), noIdentity],
@@ -64,7 +64,7 @@ describe('PageReader', () => {
   it('queries the source operation with its filter from the offset', async () => {
     // Prepare
     const { client, calls } = fakeClient([pageOf([])]);
-    const reader = new PageReader(client, SOURCES.visits, sydney, { deadlineMs: 42, pageSize: 7 });
+    const reader = new ScanPageReader(client, SOURCES.visits, sydney, { deadlineMs: 42, pageSize: 7 });
     // Act
     for await (const _ of reader.pages(scan, 300)) break;
     // Assess
@@ -82,10 +82,10 @@ describe('PageReader', () => {
     const ok = fakeClient([pageOf([visit()]), pageOf([visit()])]);
     const late = fakeClient(new DeadlineExceededError('late', { operation: SOURCES.visits.operation }));
     // Act
-    const page = await new PageReader(ok.client, SOURCES.visits, sydney, { deadlineMs: 1 }).verificationPage(
-      't',
-    );
-    const none = await new PageReader(late.client, SOURCES.visits, sydney, {
+    const page = await new ScanPageReader(ok.client, SOURCES.visits, sydney, {
+      deadlineMs: 1,
+    }).verificationPage('t');
+    const none = await new ScanPageReader(late.client, SOURCES.visits, sydney, {
       deadlineMs: 1,
     }).verificationPage('t');
     // Assess

@@ -3,19 +3,22 @@
  * pauses they start, unavailable marks, the once-a-month quota alert, and the operational events.
  */
 import { describe, expect, it } from 'vitest';
-import { Announcer } from '../../../lambdas/engine/club-poll/announcer';
-import { countQuotaUsage } from '../../../lambdas/engine/club-poll/quota-check';
+import { Announcer } from '../../../../lambdas/engine/club-poll/announcer';
+import {
+  MAX_RETRY_AFTER_MS,
+  UNAVAILABLE_RETRY_MS,
+} from '../../../../lambdas/engine/club-poll/failure-policy';
+import { pauseEvent, staleEvent } from '../../../../lambdas/engine/club-poll/operational-events';
+import { countQuotaUsage } from '../../../../lambdas/engine/club-poll/quota-check';
 import {
   clearUnavailableMark,
   recordFailure,
   recordUnavailable,
-} from '../../../lambdas/engine/cursor/cursor-writes';
-import { MAX_RETRY_AFTER_MS, UNAVAILABLE_RETRY_MS } from '../../../lambdas/engine/failure-policy';
-import { pauseEvent, staleEvent } from '../../../lambdas/engine/operational-events';
-import { MemorySink } from '../../../lambdas/events/publisher';
-import { AuthError } from '../../../lambdas/gym-api/errors';
-import { MemoryStateStore } from '../../../lambdas/state';
-import { newCursor } from '../../../lambdas/state/store';
+} from '../../../../lambdas/engine/cursor/cursor-writes';
+import { MemorySink } from '../../../../lambdas/events/publisher';
+import { AuthError } from '../../../../lambdas/gym-api/errors';
+import { MemoryStateStore } from '../../../../lambdas/state';
+import { newCursor } from '../../../../lambdas/state/store';
 
 const MINUTE = 60_000;
 const NOW = Date.parse('2026-06-10T12:00:00.000Z');

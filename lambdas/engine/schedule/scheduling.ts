@@ -23,19 +23,19 @@
  *    until the next month's counter starts.
  */
 
-import type { Plan } from '../common/plans';
-import { enabledSources } from '../sources';
-import type { Cursor, SourceName } from '../state/store';
-import { activePause, failureBackoffMs } from './failure-policy';
-import { SOURCE_CADENCE, type SourceCadence } from './schedule/cadence';
-import type { StretchableSource, SweepIntervals } from './schedule/cost-estimate';
-import { estimateActivityPerHour, estimatePollCost, lastPollMs } from './schedule/cost-estimate';
-import { type QuotaBudget, quotaBudget } from './schedule/quota-budget';
-import { quotaStretch } from './schedule/quota-stretch';
-import { sweepIntervals } from './schedule/sweep-budget';
+import type { Plan } from '../../common/plans';
+import { enabledSources } from '../../sources';
+import type { Cursor, SourceName } from '../../state/store';
+import { activePause, failureBackoffMs } from '../club-poll/failure-policy';
+import { SOURCE_CADENCE, type SourceCadence } from './cadence';
+import type { StretchableSource, SweepIntervals } from './cost-estimate';
+import { estimateActivityPerHour, estimatePollCost, lastPollMs } from './cost-estimate';
+import { type QuotaBudget, quotaBudget } from './quota-budget';
+import { quotaStretch } from './quota-stretch';
+import { sweepIntervals } from './sweep-budget';
 
-export { failureBackoffMs, MAX_FAILURE_BACKOFF_MS } from './failure-policy';
-export { SOURCE_CADENCE, type SourceCadence } from './schedule/cadence';
+export { failureBackoffMs, MAX_FAILURE_BACKOFF_MS } from '../club-poll/failure-policy';
+export { SOURCE_CADENCE, type SourceCadence } from './cadence';
 export {
   estimateActivityPerHour,
   estimatePollCost,
@@ -43,9 +43,9 @@ export {
   PAGE_SIZE,
   pagesFor,
   type SweepIntervals,
-} from './schedule/cost-estimate';
-export { DEFAULT_QUOTA_RESERVE, monthBounds, type QuotaBudget, quotaBudget } from './schedule/quota-budget';
-export { SWEEP_TARGET_SHARE, sweepIntervals } from './schedule/sweep-budget';
+} from './cost-estimate';
+export { DEFAULT_QUOTA_RESERVE, monthBounds, type QuotaBudget, quotaBudget } from './quota-budget';
+export { SWEEP_TARGET_SHARE, sweepIntervals } from './sweep-budget';
 
 /** A source due within this much of the dispatch time is taken now (half the dispatch period). */
 export const DEFAULT_DUE_TOLERANCE_MS = 30_000;

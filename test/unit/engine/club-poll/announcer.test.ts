@@ -8,20 +8,24 @@ import {
   MAX_OWED_EVENTS,
   withOwed,
   withoutOwed,
-} from '../../../lambdas/engine/club-poll/announcer';
-import { cursorAfterFailure } from '../../../lambdas/engine/cursor/cursor-life';
-import { quotaEvent, startsPauseEpisode, unavailableEvent } from '../../../lambdas/engine/operational-events';
-import type { BridgeEvent } from '../../../lambdas/events/catalog';
-import { MemorySink } from '../../../lambdas/events/publisher';
-import { MemoryStateStore } from '../../../lambdas/state';
+} from '../../../../lambdas/engine/club-poll/announcer';
+import {
+  quotaEvent,
+  startsPauseEpisode,
+  unavailableEvent,
+} from '../../../../lambdas/engine/club-poll/operational-events';
+import { cursorAfterFailure } from '../../../../lambdas/engine/cursor/cursor-life';
+import type { BridgeEvent } from '../../../../lambdas/events/catalog';
+import { MemorySink } from '../../../../lambdas/events/publisher';
+import { MemoryStateStore } from '../../../../lambdas/state';
 import {
   type Cursor,
   newCursor,
   type OwedEvent,
   type SourceName,
   StoreError,
-} from '../../../lambdas/state/store';
-import { captureLogs } from '../../support/log-capture';
+} from '../../../../lambdas/state/store';
+import { captureLogs } from '../../../support/log-capture';
 
 const MINUTE = 60_000;
 const NOW = Date.parse('2026-06-10T12:00:00.000Z');

@@ -6,8 +6,8 @@
  * (scheduling) and the poll handler all decide with these functions.
  */
 
-import { MINUTE_MS } from '../common/time-units';
-import { PublishError } from '../events/event-sink';
+import { MINUTE_MS } from '../../common/time-units';
+import { PublishError } from '../../events/event-sink';
 import {
   AuthError,
   BadRequestError,
@@ -18,8 +18,8 @@ import {
   QuotaExceededError,
   ResponseTooLargeError,
   StaleResponseError,
-} from '../gym-api/errors';
-import { ConcurrentModificationError, type Cursor, type SourceName, StoreError } from '../state/store';
+} from '../../gym-api/errors';
+import { ConcurrentModificationError, type Cursor, type SourceName, StoreError } from '../../state/store';
 
 export type FailureKind =
   | 'auth'

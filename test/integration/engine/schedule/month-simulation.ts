@@ -6,10 +6,10 @@
  * floor(records / 500) + 1 requests. The cursors are updated the way the engine updates them.
  */
 
-import type { Plan } from '../../../lambdas/clubs/club-config';
-import { PAGE_SIZE, quotaBudget, scheduleClub } from '../../../lambdas/engine/scheduling';
-import { SOURCE_ORDER, SOURCES } from '../../../lambdas/sources';
-import { type Cursor, newCursor, type SourceName } from '../../../lambdas/state/store';
+import type { Plan } from '../../../../lambdas/clubs/club-config';
+import { PAGE_SIZE, quotaBudget, scheduleClub } from '../../../../lambdas/engine/schedule/scheduling';
+import { SOURCE_ORDER, SOURCES } from '../../../../lambdas/sources';
+import { type Cursor, newCursor, type SourceName } from '../../../../lambdas/state/store';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;

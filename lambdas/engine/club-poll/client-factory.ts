@@ -3,14 +3,14 @@
  * case: one login, one API key per club) share one TokenProvider, so one token serves them all.
  */
 
-import type { ClubConfig } from '../clubs/club-config';
+import type { ClubConfig } from '../../clubs/club-config';
 import {
   type FetchFn,
   GymApiClient,
   type RequestObserver,
   type RetryPolicy,
   TokenProvider,
-} from '../gym-api';
+} from '../../gym-api';
 
 export interface ClientFactory {
   forClub(club: ClubConfig, onRequest: RequestObserver): GymApiClient;

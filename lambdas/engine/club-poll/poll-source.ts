@@ -21,14 +21,14 @@
  * use, so consumers de-duplicate), keeps its progress in `cursor.backfillScan`, and never moves
  * the regular polls' watermark, scan or sweep timing. See docs/publishing.md (backfill).
  */
-import { logger } from '../common/logger';
-import type { ClubContext, SourceDefinition } from '../sources/source';
-import type { Cursor } from '../state/store';
-import { cursorWithBackfillRequest } from './cursor/cursor-life';
-import { PageReader } from './scan/page-reader';
-import { checkBackfillStart, upgradeCursor } from './scan/plan';
-import type { PollSourceDeps, PollSourceOptions, SourceReport } from './scan/poll-types';
-import { SourceScan } from './scan/source-scan';
+import { logger } from '../../common/logger';
+import type { ClubContext, SourceDefinition } from '../../sources/source';
+import type { Cursor } from '../../state/store';
+import { cursorWithBackfillRequest } from '../cursor/cursor-life';
+import { checkBackfillStart, upgradeCursor } from '../scan/plan';
+import type { PollSourceDeps, PollSourceOptions, SourceReport } from '../scan/poll-types';
+import { ScanPageReader } from '../scan/scan-pages';
+import { SourceScan } from '../scan/source-scan';
 import {
   cursorAfterProbe,
   cursorWithoutProbes,
@@ -36,17 +36,17 @@ import {
   probeTail,
   tailFromMs,
   withTailCount,
-} from './scan/tail-probe';
+} from '../scan/tail-probe';
 
-export { fingerprint } from './scan/fingerprint';
-export { BackfillRangeError } from './scan/plan';
+export { fingerprint } from '../scan/fingerprint';
+export { BackfillRangeError } from '../scan/plan';
 export type {
   BackfillReport,
   PollSourceDeps,
   PollSourceOptions,
   SourceReport,
-} from './scan/poll-types';
-export type { EngineScan, ScanMode, SourceOutcome } from './scan/scan-types';
+} from '../scan/poll-types';
+export type { EngineScan, ScanMode, SourceOutcome } from '../scan/scan-types';
 
 export async function pollSource(
   deps: PollSourceDeps,
@@ -134,7 +134,7 @@ class SourcePoll {
     const { deps, ctx, source, options } = this;
     const probe = plannedProbe(cursor, source, ctx, ctx.observedAtMs, options.sweepEveryMs);
     if (!probe) return { cursor };
-    const reader = new PageReader(deps.client, source, ctx, options);
+    const reader = new ScanPageReader(deps.client, source, ctx, options);
     const answer = await probeTail(reader, probe, { clubId: ctx.clubId, source: source.name });
     if (answer === 'changed') return { cursor };
     if (answer === 'refused') return { cursor: await deps.store.putCursor(cursorWithoutProbes(cursor)) };

@@ -12,7 +12,7 @@ import {
   PEAK_SPREAD_MB,
   POLL_FUNCTION_MEMORY_MB,
   POLL_PEAK_BUDGET_MB,
-} from '../../../lambdas/engine/club-poll/heavy-polls';
+} from '../../../../lambdas/engine/club-poll/heavy-polls';
 
 /** The peak the bench's figures predict for `slots` heavy polls at once, with the spread. */
 const predictedPeakMb = (slots: number) =>

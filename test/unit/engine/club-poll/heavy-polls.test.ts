@@ -1,8 +1,8 @@
 /** Heavy club polls, a few at a time per process (lambdas/engine/club-poll/heavy-polls.ts). */
 import { describe, expect, it } from 'vitest';
-import type { ClubConfig } from '../../../lambdas/clubs/club-config';
-import { isHeavyPoll, lifecycleReadsAll } from '../../../lambdas/engine/club-poll/heavy-polls';
-import { type Cursor, newCursor } from '../../../lambdas/state/store';
+import type { ClubConfig } from '../../../../lambdas/clubs/club-config';
+import { isHeavyPoll, lifecycleReadsAll } from '../../../../lambdas/engine/club-poll/heavy-polls';
+import { type Cursor, newCursor } from '../../../../lambdas/state/store';
 
 const baselined = (source: Cursor['source']): Cursor => ({ ...newCursor('c1', source), baselineDone: true });
 const CLUB = { clubId: 'c1', enabled: true } as ClubConfig;

@@ -16,40 +16,40 @@
  *
  * Operational events are delivered at least once: each is written as owed with the state it
  * announces and removed once published; a poll first delivers what earlier polls owe
- * (club-poll/announcer.ts, docs/publishing.md "Operational events").
+ * (announcer.ts, docs/publishing.md "Operational events").
  *
  * Where the parts live: the failure policy (kinds, pauses, back-off, unavailability, the pause rule)
  * in failure-policy.ts; the operational events and when each is due in operational-events.ts, their
- * delivery in club-poll/announcer.ts; the run of the sources under the club lease in
- * club-poll/club-poll-run.ts, what follows each source's outcome in club-poll/source-outcomes.ts,
- * the cursor health writes in cursor/cursor-writes.ts, the quota count in club-poll/quota-check.ts,
- * the poll order in club-poll/poll-order.ts.
+ * delivery in announcer.ts; the run of the sources under the club lease in
+ * club-poll-run.ts, what follows each source's outcome in source-outcomes.ts,
+ * the cursor health writes in cursor/cursor-writes.ts, the quota count in quota-check.ts,
+ * the poll order in poll-order.ts.
  */
 
-import type { ClubConfig } from '../clubs/club-config';
-import { logger } from '../common/logger';
-import { enabledSources } from '../sources';
-import { sessionStore } from '../state/composed-store';
-import type { ClubSession, Cursor, SourceName, StateStore } from '../state/store';
-import { Announcer } from './club-poll/announcer';
-import { ClubPollRun } from './club-poll/club-poll-run';
+import type { ClubConfig } from '../../clubs/club-config';
+import { logger } from '../../common/logger';
+import { enabledSources } from '../../sources';
+import { sessionStore } from '../../state/composed-store';
+import type { ClubSession, Cursor, SourceName, StateStore } from '../../state/store';
+import { type LifecycleReport, lifecycleSettingsOf, runClubLifecycle } from '../lifecycle/club-lifecycle';
+import { sweepIntervals } from '../schedule/sweep-budget';
+import { Announcer } from './announcer';
+import { ClubPollRun } from './club-poll-run';
 import {
   type ClubReport,
   idleReport,
   type PollClubDeps,
   type PollClubOptions,
   skippedReport,
-} from './club-poll/club-report';
-import { heavyPolls, isHeavyPoll, lifecycleReadsAll } from './club-poll/heavy-polls';
-import { pollOrder } from './club-poll/poll-order';
-import { countQuotaUsage } from './club-poll/quota-check';
-import { sourcesStillDue } from './club-poll/stale-sources';
+} from './club-report';
 import { activePause } from './failure-policy';
-import { type LifecycleReport, lifecycleSettingsOf, runClubLifecycle } from './lifecycle/club-lifecycle';
+import { heavyPolls, isHeavyPoll, lifecycleReadsAll } from './heavy-polls';
 import { DEFAULT_STALE_AFTER_MS, monthOf } from './operational-events';
-import { sweepIntervals } from './schedule/sweep-budget';
+import { pollOrder } from './poll-order';
+import { countQuotaUsage } from './quota-check';
+import { sourcesStillDue } from './stale-sources';
 
-export { SOURCE_CONCURRENCY } from './club-poll/club-poll-run';
+export { SOURCE_CONCURRENCY } from './club-poll-run';
 export type {
   ClubReport,
   ClubSourceReport,
@@ -57,8 +57,7 @@ export type {
   PollClubOptions,
   SourceFailure,
   UnavailableSourceReport,
-} from './club-poll/club-report';
-export { pollOrder } from './club-poll/poll-order';
+} from './club-report';
 export {
   activePause,
   type ClubPause,
@@ -69,6 +68,7 @@ export {
   UNAVAILABLE_RETRY_MS,
   unavailability,
 } from './failure-policy';
+export { pollOrder } from './poll-order';
 
 /** Lease name of a club poll in the per-source layout of earlier releases (docs/state.md, "Upgrading"). */
 export const CLUB_LEASE = 'CLUB';

@@ -10,9 +10,9 @@ import {
   quotaBudget,
   SOURCE_CADENCE,
   scheduleClub,
-} from '../../../lambdas/engine/scheduling';
-import { DEFAULT_SOURCES, SOURCE_ORDER } from '../../../lambdas/sources';
-import { type Cursor, newCursor, type SourceName } from '../../../lambdas/state/store';
+} from '../../../../lambdas/engine/schedule/scheduling';
+import { DEFAULT_SOURCES, SOURCE_ORDER } from '../../../../lambdas/sources';
+import { type Cursor, newCursor, type SourceName } from '../../../../lambdas/state/store';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -3,18 +3,22 @@
  * found sooner while the club stays at its target share, and the engine and the scheduler agree.
  */
 import { describe, expect, it } from 'vitest';
-import { PLAN_QUOTAS } from '../../../lambdas/common/plans';
-import { planRegularScan } from '../../../lambdas/engine/scan/plan';
-import { demandPerHour } from '../../../lambdas/engine/schedule/cost-estimate';
+import { PLAN_QUOTAS } from '../../../../lambdas/common/plans';
+import { planRegularScan } from '../../../../lambdas/engine/scan/plan';
+import { demandPerHour } from '../../../../lambdas/engine/schedule/cost-estimate';
+import {
+  estimateActivityPerHour,
+  SOURCE_CADENCE,
+  scheduleClub,
+} from '../../../../lambdas/engine/schedule/scheduling';
 import {
   LATE_CHANGE_ORDER,
   MIN_SWEEP_INTERVAL_MS,
   SWEEP_TARGET_SHARE,
   sweepIntervals,
-} from '../../../lambdas/engine/schedule/sweep-budget';
-import { estimateActivityPerHour, SOURCE_CADENCE, scheduleClub } from '../../../lambdas/engine/scheduling';
-import { DEFAULT_SOURCES, SOURCES } from '../../../lambdas/sources';
-import { type Cursor, newCursor, type SourceName } from '../../../lambdas/state/store';
+} from '../../../../lambdas/engine/schedule/sweep-budget';
+import { DEFAULT_SOURCES, SOURCES } from '../../../../lambdas/sources';
+import { type Cursor, newCursor, type SourceName } from '../../../../lambdas/state/store';
 
 const NOW = Date.parse('2026-11-15T12:00:00.000Z');
 const MINUTE = 60_000;

@@ -12,7 +12,7 @@ import {
   type SourceName,
   type SourceUnavailable,
   type StateStore,
-} from '../state/store';
+} from '../../state/store';
 import { isPauseKind } from './failure-policy';
 
 export interface ResumeClubOptions {

@@ -11,9 +11,9 @@ import {
   pauseEndMs,
   pauseMs,
   unavailability,
-} from '../../../lambdas/engine/failure-policy';
-import { scheduleClub } from '../../../lambdas/engine/scheduling';
-import { PublishError } from '../../../lambdas/events/event-sink';
+} from '../../../../lambdas/engine/club-poll/failure-policy';
+import { scheduleClub } from '../../../../lambdas/engine/schedule/scheduling';
+import { PublishError } from '../../../../lambdas/events/event-sink';
 import {
   AuthError,
   BadRequestError,
@@ -21,13 +21,13 @@ import {
   InvalidResponseError,
   QuotaExceededError,
   UnavailableError,
-} from '../../../lambdas/gym-api/errors';
+} from '../../../../lambdas/gym-api/errors';
 import {
   ConcurrentModificationError,
   type Cursor,
   newCursor,
   StoreError,
-} from '../../../lambdas/state/store';
+} from '../../../../lambdas/state/store';
 
 const MINUTE = 60_000;
 const NOW = Date.parse('2026-04-16T00:00:00.000Z');

@@ -6,9 +6,8 @@ import { DeadlineExceededError, type GymApiClient, MAX_PAGE_SIZE, type Page } fr
 import type { OperationName } from '../../gym-api/operations';
 import { toInstant } from '../../sources/record-time';
 import type { ClubContext, SourceDefinition } from '../../sources/source';
-import type { IdentifiedRecord } from './append-detection';
 import { type QuarantineEntry, quarantineEntry } from './quarantine';
-import { type EngineScan, maxOf } from './scan-types';
+import { type EngineScan, type IdentifiedRecord, maxOf } from './scan-types';
 
 /** Longest identity the bridge carries (UTF-8 bytes); a longer one is not a record number. */
 export const MAX_IDENTITY_BYTES = 1024;
@@ -66,7 +65,7 @@ export interface ReadPage {
   readonly maxRecordMs: number | undefined;
 }
 
-export class PageReader {
+export class ScanPageReader {
   constructor(
     private readonly client: GymApiClient,
     private readonly source: SourceDefinition,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { pollOrder } from '../../../lambdas/engine/poll-club';
-import { type Cursor, newCursor, type SourceName } from '../../../lambdas/state';
+import { pollOrder } from '../../../../lambdas/engine/club-poll/poll-club';
+import { type Cursor, newCursor, type SourceName } from '../../../../lambdas/state';
 
 const ORDER: SourceName[] = ['members', 'prospects', 'visits', 'paymentHistory', 'classAttendance'];
 

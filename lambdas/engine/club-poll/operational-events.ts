@@ -5,12 +5,12 @@
  * club and the episode (when it began), so the same announcement always carries the same id.
  */
 
-import type { ClubConfig } from '../clubs/club-config';
-import { PLAN_QUOTAS } from '../common/plans';
-import { type BridgeEvent, DETAIL_TYPES, type SOURCE_UNAVAILABLE_KINDS } from '../events/catalog';
-import { createEvent } from '../events/envelope';
-import { AuthError } from '../gym-api/errors';
-import type { Cursor, SourceName, SourceUnavailable } from '../state/store';
+import type { ClubConfig } from '../../clubs/club-config';
+import { PLAN_QUOTAS } from '../../common/plans';
+import { type BridgeEvent, DETAIL_TYPES, type SOURCE_UNAVAILABLE_KINDS } from '../../events/catalog';
+import { createEvent } from '../../events/envelope';
+import { AuthError } from '../../gym-api/errors';
+import type { Cursor, SourceName, SourceUnavailable } from '../../state/store';
 import type { PauseKind } from './failure-policy';
 
 type OpsClub = Pick<ClubConfig, 'clubId' | 'plan' | 'piiPolicy'>;
