@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config';
 import { GymApiClientFactory } from '../../lambdas/engine/club-poll/client-factory';
 import type { ClubReport } from '../../lambdas/engine/club-poll/poll-club';
+import type { PiiPolicy } from '../../lambdas/events/pii';
 import { JsonLinesFileSink } from '../../lambdas/events/publisher';
 import { DynamoDbStateStore } from '../../lambdas/state';
 import { createStateTable } from '../../lambdas/state/table';
@@ -107,7 +108,7 @@ interface DemoSettings {
   readonly intervalSec: number;
   readonly durationSec: number | undefined;
   readonly port: number;
-  readonly pii: 'full' | 'minimal';
+  readonly pii: PiiPolicy;
   readonly eventsFile: string | undefined;
   readonly webhook: DemoWebhookSettings | undefined;
 }
