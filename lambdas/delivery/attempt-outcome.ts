@@ -45,6 +45,18 @@ export interface AttemptDeps {
   readonly random: () => number;
 }
 
+/**
+ * An attempt's dependencies: the delivery's parts a runtime holds (the Lambdas' and the local
+ * runner's alike), with the invocation's sender, report, clock and random.
+ */
+export function attemptDeps(
+  parts: Pick<AttemptDeps, 'registry' | 'health' | 'store' | 'keys' | 'queue' | 'sink'>,
+  run: Pick<AttemptDeps, 'send' | 'report' | 'now' | 'random'>,
+): AttemptDeps {
+  const { registry, health, store, keys, queue, sink } = parts;
+  return { registry, health, store, keys, queue, sink, ...run };
+}
+
 /** Signs the delivery's body with the endpoint's keys (both, during a rotation) and sends it. */
 export async function sendSigned(
   deps: AttemptDeps,

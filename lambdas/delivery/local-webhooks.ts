@@ -9,12 +9,14 @@
  *   await hooks.publish(events);      // as the bus would carry them: first attempts made, the rest queued
  *   await hooks.pump();               // every queued delivery due now; hooks.run() keeps pumping
  */
+
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { BridgeEvent } from '../events/catalog';
 import type { EventSink } from '../events/event-sink';
 import { MemorySink } from '../events/memory-sink';
 import { createStateTable } from '../state/table';
 import type { AddressPolicy } from './address-policy';
+import { attemptDeps } from './attempt-outcome';
 import { deliverBatch } from './deliver-batch';
 import { INLINE_BUDGET_MS } from './delivery-decision';
 import type { BusEvent } from './delivery-message';
@@ -140,18 +142,11 @@ export class LocalWebhooks {
   }
 
   #attemptDeps(report: DeliveryReport) {
-    return {
-      registry: this.registry,
-      health: this.#health,
-      store: this.store,
-      keys: this.keys,
-      queue: this.queue,
-      sink: this.sink,
-      send: this.#send,
-      report,
-      now: this.#now,
-      random: this.#random,
-    };
+    const { registry, store, keys, queue, sink } = this;
+    return attemptDeps(
+      { registry, health: this.#health, store, keys, queue, sink },
+      { send: this.#send, report, now: this.#now, random: this.#random },
+    );
   }
 
   /** Delivers every message visible now, batch after batch; resolves with how many were taken. */

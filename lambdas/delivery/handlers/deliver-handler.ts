@@ -5,9 +5,11 @@
  * every other one is deleted. One EMF document (and one per endpoint with metrics on) and one
  * `webhook batch` line per invocation.
  */
+
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { WEBHOOK_BATCH_LOG_MESSAGE } from '../../common/deployment-contract';
 import { InvocationLog, logger } from '../../common/logger';
+import { attemptDeps } from '../attempt-outcome';
 import { deliverBatch } from '../deliver-batch';
 import { DeliveryReport } from '../delivery-report';
 import { sendWebhook } from '../http-delivery';
@@ -40,16 +42,7 @@ export function createDeliverHandler(rt: DeliverRuntime, options: DeliverHandler
     try {
       const settled = await deliverBatch(
         {
-          registry: rt.registry,
-          health: rt.health,
-          store: rt.store,
-          keys: rt.keys,
-          queue: rt.queue,
-          sink: rt.sink,
-          send,
-          report,
-          now,
-          random: options.random ?? Math.random,
+          ...attemptDeps(rt, { send, report, now, random: options.random ?? Math.random }),
           attemptBudgetMs: rt.timeoutMs + 1_000,
         },
         event.Records.map((r) => ({ messageId: r.messageId, receiptHandle: r.receiptHandle, body: r.body })),

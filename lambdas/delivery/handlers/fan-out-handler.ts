@@ -13,10 +13,12 @@
  * more per endpoint with metrics on) and ONE `webhook batch` line with each endpoint's figures and
  * each delivery (attempted here, or `queued`), the last one with the Lambda context.
  */
+
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { METRIC, WEBHOOK_BATCH_LOG_MESSAGE } from '../../common/deployment-contract';
 import { InvocationLog, logger } from '../../common/logger';
+import { attemptDeps } from '../attempt-outcome';
 import { INLINE_BUDGET_MS } from '../delivery-decision';
 import { DeliveryReport } from '../delivery-report';
 import { type FanOutDeps, type FanOutResult, fanOut, type IncomingEvent } from '../fan-out';
@@ -91,16 +93,7 @@ function depsOf(
     pacer: rt.pacer,
     now,
     firstAttempt: {
-      registry: rt.registry,
-      health: rt.health,
-      store: rt.store,
-      keys: rt.keys,
-      queue: rt.queue,
-      sink: rt.sink,
-      send,
-      report,
-      now,
-      random: options.random ?? Math.random,
+      ...attemptDeps(rt, { send, report, now, random: options.random ?? Math.random }),
       budgetMs: options.budgetMs ?? INLINE_BUDGET_MS,
     },
   };
