@@ -8,7 +8,7 @@ import { pollSource } from '../lambdas/engine/club-poll/poll-source';
 import { GymApiClient, TokenProvider } from '../lambdas/gym-api';
 import { SOURCES } from '../lambdas/sources';
 import { toFilterValue } from '../lambdas/sources/record-time';
-import { MemoryStateStore } from '../lambdas/state';
+import { MemoryStateStore, withClubSession } from '../lambdas/state';
 import type { BigClub } from './big-club';
 import { CountingSink } from './counting-sink';
 import { CountingClientFactory } from './sim-clients';
@@ -48,11 +48,14 @@ export async function resumableBackfill(
     invocations++;
     // A new invocation: a new client (cold), the state only in the store.
     const client = clients.forClub(big.club, () => {});
-    const report = await pollSource(
-      { store, sink, client, now: () => big.info.nowMs, owner: `invocation-${invocations}` },
-      big.ctx,
-      SOURCES.visits,
-      { deadlineMs: Date.now() + invocationBudgetMs + 250, reserveMs: 250, backfillFromMs: fromMs },
+    const owner = `invocation-${invocations}`;
+    const report = await withClubSession(store, big.club.clubId, owner, (session) =>
+      pollSource(
+        { store: session, sink, client, now: () => big.info.nowMs, owner },
+        big.ctx,
+        SOURCES.visits,
+        { deadlineMs: Date.now() + invocationBudgetMs + 250, reserveMs: 250, backfillFromMs: fromMs },
+      ),
     );
     pages += report.pages;
     records += report.records;

@@ -213,9 +213,10 @@ export async function simulateClub(options: ClubSimulationOptions): Promise<Club
   const sandboxCpuMs = (await host.cpuMs()) - sandboxCpu0;
   const answerInflation = inflationSince(pages0, await host.call<PageBytes>('pageBytes'));
   const fullEnd = await fullReadRows(host, club.clubId);
-  const cursors = await rig.store.listCursors(club.clubId);
-  const doc = await rig.store.getLifecycle(club.clubId);
-  const delta = await rig.store.getLifecycle(club.clubId, 'delta');
+  const view = rig.store.view(club.clubId);
+  const cursors = await view.listCursors();
+  const doc = await view.getLifecycle();
+  const delta = await view.getLifecycle('delta');
   rig.store.take();
   const stateRecords = await stateRecordsOf(host, club.clubId);
   const { polls, emf, logs } = recorder;

@@ -1,12 +1,12 @@
 /**
- * A StateStore decoration (lambdas/state/decorate-store.ts) that counts what the bridge asks of its
+ * A StateStore decoration (decorateStore, lambdas/state/state-store.ts) that counts what the bridge asks of its
  * store: calls per method, the DynamoDB API calls they become, items, read and write request units
  * (store-units.ts), and the wall time spent inside the store. Semantics are the wrapped store's:
  * every call is passed through unchanged.
  */
-import { decorateStore, type StoreMethod } from '../lambdas/state/decorate-store';
 import type { LifecycleNotes } from '../lambdas/state/lifecycle-notes';
-import type { ClubSession, Cursor, SourceName, StateStore } from '../lambdas/state/store';
+import { type BridgeStateStore, decorateStore, type StoreMethod } from '../lambdas/state/state-store';
+import type { ClubStateSession, Cursor } from '../lambdas/state/store';
 import { entryOf } from './stats';
 import { type Bill, billOf, sessionWriteBill } from './store-units';
 
@@ -58,7 +58,7 @@ export function addStoreCounts(into: StoreCounts, more: StoreCounts): StoreCount
 }
 
 /** The store, counted: `counts` so far, `take()` returns them and starts new ones. */
-export interface CountingStateStore extends StateStore {
+export interface CountingStateStore extends BridgeStateStore {
   counts: StoreCounts;
   take(): StoreCounts;
 }
@@ -86,7 +86,7 @@ function record(counts: StoreCounts, name: string, bill: Bill): void {
 /** seenEntriesSince is the same Query as seenSince: counted under its name. */
 const countedAs = (method: StoreMethod): string => (method === 'seenEntriesSince' ? 'seenSince' : method);
 
-export function countingStore(inner: StateStore): CountingStateStore {
+export function countingStore(inner: BridgeStateStore): CountingStateStore {
   const counter = { counts: emptyStoreCounts() };
   const countCall = (name: string) => {
     counter.counts.calls[name] = (counter.counts.calls[name] ?? 0) + 1;
@@ -99,9 +99,9 @@ export function countingStore(inner: StateStore): CountingStateStore {
       const result = await call();
       record(counter.counts, name, await billOf(method, inner, args, result));
       if (method !== 'openClub' || result === undefined) return result;
-      return countingSession(result as ClubSession, (write, cursors, notes) => {
+      return countingSession(result as ClubStateSession, (write, cursors, notes) => {
         countCall(write);
-        record(counter.counts, write, sessionWriteBill((result as ClubSession).clubId, cursors, notes));
+        record(counter.counts, write, sessionWriteBill((result as ClubStateSession).clubId, cursors, notes));
       });
     } finally {
       counter.counts.wallMs += performance.now() - started;
@@ -128,31 +128,26 @@ export function countingStore(inner: StateStore): CountingStateStore {
  * checkpoints and its close are one UpdateItem each of the whole item.
  */
 function countingSession(
-  inner: ClubSession,
+  inner: ClubStateSession,
   countWrite: (write: 'checkpoint' | 'closeClub', cursors: readonly Cursor[], notes: LifecycleNotes) => void,
-): ClubSession {
-  return {
-    clubId: inner.clubId,
-    getCursor: (clubId: string, source: SourceName) => inner.getCursor(clubId, source),
-    listCursors: (clubId: string) => inner.listCursors(clubId),
-    putCursor: (cursor: Cursor) => inner.putCursor(cursor),
-    addQuotaUsage: (clubId: string, month: string, n: number) => inner.addQuotaUsage(clubId, month, n),
-    getQuotaUsage: (clubId: string, month: string) => inner.getQuotaUsage(clubId, month),
+): ClubStateSession {
+  const counted: Pick<ClubStateSession, 'checkpoint' | 'close'> = {
     checkpoint: async () => {
       await inner.checkpoint();
-      countWrite('checkpoint', await inner.listCursors(inner.clubId), inner.lifecycleNotes());
+      countWrite('checkpoint', await inner.listCursors(), inner.lifecycleNotes());
     },
     close: async () => {
-      const cursors = await inner.listCursors(inner.clubId);
+      const cursors = await inner.listCursors();
       const notes = inner.lifecycleNotes();
       await inner.close();
       countWrite('closeClub', cursors, notes);
     },
-    assertLeaseHeld: () => inner.assertLeaseHeld(),
-    lifecycleHour: () => inner.lifecycleHour(),
-    markLifecycleHour: (hour: number) => inner.markLifecycleHour(hour),
-    lifecycleNotes: () => inner.lifecycleNotes(),
-    noteLifecycle: (more: LifecycleNotes) => inner.noteLifecycle(more),
-    clearLifecycleNotes: () => inner.clearLifecycleNotes(),
   };
+  return new Proxy(inner, {
+    get: (target, name) => {
+      if (name === 'checkpoint' || name === 'close') return counted[name];
+      const value = Reflect.get(target, name, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }

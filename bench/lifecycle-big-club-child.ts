@@ -89,11 +89,11 @@ async function main(): Promise<void> {
   const started = performance.now();
   const session = await store.openClub(club.clubId, 'bench', 10 * 60_000, nowMs);
   if (!session) throw new Error('the club lease is held');
-  const cursors = await session.listCursors(club.clubId);
+  const cursors = await session.listCursors();
   const all = new Set(cursors.map((c) => c.source));
   const poll = { polled: all, completed: all };
   const api = { client: { pages: async function* () {} }, deadlineMs: Date.now() + 600_000 };
-  const report = await runClubLifecycle({ store, sink, session, nowMs, poll, api }, club, cursors);
+  const report = await runClubLifecycle({ store: session, sink, session, nowMs, poll, api }, club, cursors);
   await session.close();
   const seconds = (performance.now() - started) / 1000;
   writeFileSync(

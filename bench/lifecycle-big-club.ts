@@ -125,8 +125,10 @@ async function seed(store: DynamoDbStateStore, options: LifecycleBigClubOptions)
         : { status: 'Enquiry', changes: 0 },
     updatedAt,
   }));
-  await store.putSnapshots(CLUB.clubId, 'MEMBER', members);
-  await store.putSnapshots(CLUB.clubId, 'PROSPECT', prospects);
+  const session = await store.openClub(CLUB.clubId, 'seed', 10 * 60_000, NOW_MS - 2 * MINUTE_MS);
+  if (!session) throw new Error('big club: the seeding lease is held');
+  await session.putSnapshots('MEMBER', members);
+  await session.putSnapshots('PROSPECT', prospects);
   const trackedSinceMs = NOW_MS - 20 * DAY_MS;
   const trackedSince = localAt(trackedSinceMs, zone);
   // Each member's last visit 14 days and 1 to 55 minutes ago: every lapse comes due in the last hour.
@@ -152,9 +154,7 @@ async function seed(store: DynamoDbStateStore, options: LifecycleBigClubOptions)
     view,
     writtenAtMs: NOW_MS - 50 * MINUTE_MS,
   };
-  await store.putLifecycle(CLUB.clubId, base, 0);
-  const session = await store.openClub(CLUB.clubId, 'seed', 60_000, NOW_MS - 2 * MINUTE_MS);
-  if (!session) throw new Error('big club: the seeding lease is held');
+  await session.putLifecycle(base, 0);
   for (const source of CLUB.sources ?? []) {
     const lastSuccessAt = new Date(NOW_MS - 2 * MINUTE_MS).toISOString();
     const cursor = { ...newCursor(CLUB.clubId, source), baselineDone: true, watermark: lastSuccessAt };

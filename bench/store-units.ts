@@ -2,11 +2,10 @@
  * What each call of the state store port costs in DynamoDB, as the DynamoDB adapter makes it: the
  * API requests, the items and the read and write request units (dynamo-units.ts), from the sizes
  * of the items the call reads or writes. BatchGetItem per 100 keys, BatchWriteItem per 25 items, a
- * Query per 1 MB page; outside a poll, the club state item costs a GetItem (and a conditional
- * UpdateItem to write), each billed on the whole item's size.
+ * Query per 1 MB page; outside a poll, the club state item is read with a GetItem, billed on the
+ * whole item's size (a poll's session reads it with its opening write).
  */
 import { clubStateItemBytes } from '../lambdas/state/club-state';
-import type { StoreMethod } from '../lambdas/state/decorate-store';
 import type { LifecycleNotes } from '../lambdas/state/lifecycle-notes';
 import {
   encodeLifecycle,
@@ -15,8 +14,9 @@ import {
   type StoredLifecycle,
 } from '../lambdas/state/lifecycle-store';
 import { packSeenAt, seenAtQueryEnd } from '../lambdas/state/seen-packs';
+import type { StoreMethod } from '../lambdas/state/state-store';
 import type {
-  ClubSession,
+  ClubStateSession,
   ClubStateSummary,
   Cursor,
   FilterSeenOptions,
@@ -94,13 +94,10 @@ const snapshotItem = (clubId: string, kind: string, s: Snapshot) => ({
 
 const usage = (requests: number, items: number, units: number): Usage => ({ requests, items, units });
 
-/** The club state item read whole (a GetItem), and written back when `write`. */
-async function stateItem(inner: StateStore, clubId: string, write: boolean): Promise<Bill> {
-  const bytes = stateBytes(clubId, await inner.listCursors(clubId));
-  return {
-    read: usage(1, 1, readUnits(bytes)),
-    ...(write ? { write: usage(1, 1, writeUnits(bytes)) } : {}),
-  };
+/** The club state item read whole (a GetItem). */
+async function stateItem(inner: StateStore, clubId: string): Promise<Bill> {
+  const bytes = stateBytes(clubId, await inner.view(clubId).listCursors());
+  return { read: usage(1, 1, readUnits(bytes)) };
 }
 
 /** A Query of the time-ordered seen set (none when its range is empty): the unexpired packs in its key range. */
@@ -144,18 +141,15 @@ const seenDigestItemBytes = (clubId: string, source: string, digest: Uint8Array)
  * windows are far younger than the TTL.
  */
 const RULES: Record<StoreMethod, Rule> = {
-  getCursor: (inner, [clubId]) => stateItem(inner, clubId as string, false),
   // Sized from its own answer: no read of the item to bill it (a units check counts every read).
-  listCursors: (_inner, [clubId], cursors) => ({
+  readCursors: (_inner, [clubId], cursors) => ({
     read: usage(1, 1, readUnits(stateBytes(clubId as string, cursors as Cursor[]))),
   }),
-  putCursor: (inner, [cursor]) => stateItem(inner, (cursor as Cursor).clubId, true),
-  addQuotaUsage: (inner, [clubId]) => stateItem(inner, clubId as string, true),
-  getQuotaUsage: (inner, [clubId]) => stateItem(inner, clubId as string, false),
+  readQuotaUsage: (inner, [clubId]) => stateItem(inner, clubId as string),
   /** One conditional UpdateItem (ReturnValues ALL_OLD: the read comes with it). */
   openClub: async (_inner, [clubId], session) => {
-    const cursors = session ? await (session as ClubSession).listCursors(clubId as string) : [];
-    const notes = session ? (session as ClubSession).lifecycleNotes() : undefined;
+    const cursors = session ? await (session as ClubStateSession).listCursors() : [];
+    const notes = session ? (session as ClubStateSession).lifecycleNotes() : undefined;
     return { write: usage(1, 1, writeUnits(stateBytes(clubId as string, cursors, notes))) };
   },
   /** BatchGetItem, 100 keys a call, eventually consistent (half a unit per 4 KB item). */
@@ -261,7 +255,8 @@ const RULES: Record<StoreMethod, Rule> = {
 
 /** What a call of `method` cost, from its arguments and result (`inner` answers the sizes). */
 export function billOf(method: StoreMethod, inner: StateStore, args: readonly unknown[], result: unknown) {
-  return RULES[method](inner, args, result);
+  const rule = RULES[method];
+  return rule(inner, args, result);
 }
 
 /** A session's own write (checkpoint or close): one conditional UpdateItem of the whole item. */

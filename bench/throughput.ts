@@ -11,7 +11,7 @@ import { pollSource, type SourceReport } from '../lambdas/engine/club-poll/poll-
 import { EventBridgeSink } from '../lambdas/events/publisher';
 import type { GymApiClient } from '../lambdas/gym-api';
 import { SOURCES } from '../lambdas/sources';
-import { DynamoDbStateStore, MemoryStateStore, type StateStore } from '../lambdas/state';
+import { type BridgeStateStore, DynamoDbStateStore, MemoryStateStore, withClubSession } from '../lambdas/state';
 import { createStateTable } from '../lambdas/state/table';
 import { startLocalEventBridge } from '../local-aws/local-eventbridge';
 import type { BigClub } from './big-club';
@@ -81,15 +81,13 @@ async function pollSources(rig: BackfillRig, plans: readonly RunPlan[]): Promise
     const cpuStart = process.cpuUsage();
     const started = performance.now();
     const reserveMs = 250;
-    const report: SourceReport = await pollSource(
-      { store, sink, client, now: () => nowMs, owner: `bench-${kind}` },
-      big.ctx,
-      SOURCES[plan.source],
-      {
+    const owner = `bench-${kind}`;
+    const report: SourceReport = await withClubSession(store, big.club.clubId, owner, (session) =>
+      pollSource({ store: session, sink, client, now: () => nowMs, owner }, big.ctx, SOURCES[plan.source], {
         deadlineMs: Date.now() + (plan.budgetMs === undefined ? HOUR_MS : plan.budgetMs + reserveMs),
         backfillFromMs: big.historyStartMs,
         reserveMs,
-      },
+      }),
     );
     sources.push({
       source: plan.source,
@@ -108,7 +106,7 @@ async function pollSources(rig: BackfillRig, plans: readonly RunPlan[]): Promise
 async function backfill(
   big: BigClub,
   kind: 'memory' | 'dynalite',
-  inner: StateStore,
+  inner: BridgeStateStore,
   plans: readonly RunPlan[],
   storeServer?: HostProcess,
 ): Promise<ThroughputRun> {
@@ -219,18 +217,19 @@ export async function publishOverSdk(big: BigClub, count: number): Promise<Publi
   const collected: Parameters<CountingSink['publish']>[0][] = [];
   const collector = new CountingSink((events) => collected.push(events));
   const clients = new CountingClientFactory();
-  const store = new MemoryStateStore();
-  await pollSource(
-    {
-      store,
-      sink: collector,
-      client: clients.forClub(big.club, () => {}),
-      now: () => big.info.nowMs,
-      owner: 'bench-sdk',
-    },
-    big.ctx,
-    SOURCES.visits,
-    { deadlineMs: Date.now() + 60_000, backfillFromMs: big.info.nowMs - 2 * DAY_MS, reserveMs: 250 },
+  await withClubSession(new MemoryStateStore(), big.club.clubId, 'bench-sdk', (session) =>
+    pollSource(
+      {
+        store: session,
+        sink: collector,
+        client: clients.forClub(big.club, () => {}),
+        now: () => big.info.nowMs,
+        owner: 'bench-sdk',
+      },
+      big.ctx,
+      SOURCES.visits,
+      { deadlineMs: Date.now() + 60_000, backfillFromMs: big.info.nowMs - 2 * DAY_MS, reserveMs: 250 },
+    ),
   );
   const events = collected.flat().slice(0, count);
   const bus = await startLocalEventBridge({ port: 0 });

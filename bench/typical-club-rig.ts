@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type ClubConfig, parseClubsFile } from '../lambdas/clubs/club-config';
 import { clubRecordFrom } from '../lambdas/clubs/club-record';
 import type { BridgeEvent } from '../lambdas/events/catalog';
-import { MemoryStateStore, type StateStore } from '../lambdas/state';
+import { type BridgeStateStore, MemoryStateStore } from '../lambdas/state';
 import { SANDBOX_HOST, type SandboxInfo } from './big-club';
 import { CountingSink } from './counting-sink';
 import { type CountingStateStore, countingStore } from './counting-store';
@@ -42,7 +42,7 @@ export interface ClubSimulationOptions {
   /** The club's lifecycle events (docs/lifecycle.md) with their defaults; false: off. @default true */
   readonly lifecycle?: boolean;
   /** The state store to poll into (the caller's, e.g. DynamoDB on dynalite); default in memory. */
-  readonly stateStore?: StateStore;
+  readonly stateStore?: BridgeStateStore;
   /**
    * Clubs a poll invocation carries (the deployed event source batch size, deployment.ts
    * `pollBatchSize`): each poll counts its share of the invocation's EMF document and context line.

@@ -80,8 +80,8 @@ export async function clubStatus(
   return Promise.all(
     clubs.map(async (club) => {
       const [cursors, used, states] = await Promise.all([
-        store.listCursors(club.clubId),
-        store.getQuotaUsage(club.clubId, month),
+        store.view(club.clubId).listCursors(),
+        store.view(club.clubId).getQuotaUsage(month),
         store.readClubStates([club.clubId], month),
       ]);
       const failed = states.get(club.clubId)?.lifecycleFailure;

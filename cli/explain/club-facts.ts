@@ -295,7 +295,7 @@ async function quotaFacts(store: StateStore, club: ClubConfig, used: number, ctx
     alertAt: Math.ceil(limit * alertShare),
   };
   const mark = fingerprint(`OPS|quota-threshold|${month}`);
-  const seen = await store.filterSeen(club.clubId, 'members', [mark], Math.floor(ctx.nowMs / 1000));
+  const seen = await store.view(club.clubId).filterSeen('members', [mark], Math.floor(ctx.nowMs / 1000));
   const owed = ctx.owedEvents.some(
     (e) => e.detailType === T.ClubQuotaLow && e.detail.reason === 'threshold' && e.detail.month === month,
   );

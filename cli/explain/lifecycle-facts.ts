@@ -234,7 +234,7 @@ export async function lifecycleFacts(
   const states = await store.readClubStates([club.clubId], month);
   const hour = states.get(club.clubId)?.lifecycleHour;
   // The hour the club state records as evaluated tells which of the delta's facts were published.
-  const found = await readKeptLifecycle(store, club.clubId, hour).catch((err: unknown) => {
+  const found = await readKeptLifecycle(store.view(club.clubId), club.clubId, hour).catch((err: unknown) => {
     if (err instanceof UnreadableLifecycleBaseError) return 'unreadable' as const;
     throw err;
   });

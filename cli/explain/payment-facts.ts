@@ -102,7 +102,7 @@ function refundOf(club: ClubConfig, paymentId: string, entries: readonly SeenEnt
 /** The payment source's seen entries of the window (read once for every payment asked about). */
 async function windowEntries(store: StateStore, club: ClubConfig, nowMs: number): Promise<SeenEntry[]> {
   const fromAt = new Date(nowMs - PAYMENT_WINDOW_MS).toISOString();
-  return store.seenEntriesSince(club.clubId, 'paymentHistory', fromAt, Math.floor(nowMs / 1000));
+  return store.view(club.clubId).seenEntriesSince('paymentHistory', fromAt, Math.floor(nowMs / 1000));
 }
 
 /** One payment's Responses and refund within the window. */

@@ -165,8 +165,8 @@ export async function subjectFacts(
 ): Promise<SubjectFacts> {
   const sourceName = SOURCE_OF[subject.kind];
   const [cursors, quarantined] = await Promise.all([
-    store.listCursors(club.clubId),
-    store.listQuarantined(club.clubId, sourceName, 1000),
+    store.view(club.clubId).listCursors(),
+    store.view(club.clubId).listQuarantined(sourceName, 1000),
   ]);
   let snapshot: SnapshotFacts | null = null;
   let intent: Record<string, unknown>[] = [];
@@ -179,7 +179,7 @@ export async function subjectFacts(
         : { payments: [], refunds: [] };
   if (subject.kind !== 'payment') {
     const kind = subject.kind === 'member' ? 'MEMBER' : 'PROSPECT';
-    const stored = (await store.getSnapshots(club.clubId, kind, [subject.id])).get(subject.id);
+    const stored = (await store.view(club.clubId).getSnapshots(kind, [subject.id])).get(subject.id);
     const { committed, published: states } = splitIntent(stored);
     if (committed) snapshot = snapshotFacts(committed.fields, committed.updatedAt);
     intent = states.map((s) => snapshotFacts(s.fields, s.updatedAt).fields);

@@ -49,8 +49,11 @@ export async function quotaLow(options: SampleOptions): Promise<BridgeEvent[]> {
           // next poll crosses the alert threshold.
           const month = new Date(rig.now()).toISOString().slice(0, 7);
           const limit = PLAN_QUOTAS[rig.club.plan];
-          const used = await rig.store.getQuotaUsage(rig.club.clubId, month);
-          await rig.store.addQuotaUsage(rig.club.clubId, month, Math.floor(limit * 0.8) - used - 1);
+          const session = await rig.store.openClub(rig.club.clubId, 'sample-events', 60_000, Date.now());
+          if (!session) throw new Error(`club ${rig.club.clubId} is held by another poller`);
+          const used = await session.getQuotaUsage(month);
+          await session.addQuotaUsage(month, Math.floor(limit * 0.8) - used - 1);
+          await session.close();
         }
         // Then the API's own count is spent (the plan is shared with other integrations): 429,
         // the club pauses; resumed (as an operator would), the next 429 is announced again.

@@ -11,7 +11,7 @@ import { fitCommittedRows, withoutCommittedRows } from './committed-rows';
 import { assertSourceName } from './keys';
 import { addNotes, isEmptyNotes, type LifecycleNotes } from './lifecycle-notes';
 import {
-  type ClubSession,
+  type ClubStateSession,
   ConcurrentModificationError,
   type Cursor,
   newCursor,
@@ -47,7 +47,7 @@ export interface ClubSessionOptions {
   readonly now: () => number;
 }
 
-export class ClubSessionImpl implements ClubSession {
+export class ClubSessionImpl implements ClubStateSession {
   readonly clubId: string;
   readonly #backend: ClubItemBackend;
   readonly #owner: string;
@@ -106,15 +106,15 @@ export class ClubSessionImpl implements ClubSession {
     }
   }
 
-  async getCursor(clubId: string, source: SourceName): Promise<Cursor> {
-    this.#check(clubId);
+  async getCursor(source: SourceName): Promise<Cursor> {
+    this.#check(this.clubId);
     assertSourceName(source);
     const stored = this.#cursors.get(source);
-    return stored ? copyOf(stored) : newCursor(clubId, source);
+    return stored ? copyOf(stored) : newCursor(this.clubId, source);
   }
 
-  async listCursors(clubId: string): Promise<Cursor[]> {
-    this.#check(clubId);
+  async listCursors(): Promise<Cursor[]> {
+    this.#check(this.clubId);
     return sortCursors([...this.#cursors.values()]).map(copyOf);
   }
 
@@ -131,13 +131,13 @@ export class ClubSessionImpl implements ClubSession {
     return copyOf(stored);
   }
 
-  async getQuotaUsage(clubId: string, month: string): Promise<number> {
-    this.#check(clubId);
+  async getQuotaUsage(month: string): Promise<number> {
+    this.#check(this.clubId);
     return (await this.#quotaFor(month)).requests;
   }
 
-  async addQuotaUsage(clubId: string, month: string, requests: number): Promise<number> {
-    this.#check(clubId);
+  async addQuotaUsage(month: string, requests: number): Promise<number> {
+    this.#check(this.clubId);
     validateQuotaRequests(requests);
     const quota = await this.#quotaFor(month);
     quota.requests += requests;

@@ -1,31 +1,17 @@
 /**
  * The rules of the club state item (club-state.ts) over either backend: the poll's session (lease
  * taken and state read in one write; cursor and counter changes held, then written with the lease
- * release in one write), the writes made outside a poll (the CLI's resume and backfill: read,
- * change, write conditional on the version and on no poll holding the club), the dispatcher's batched
- * read, and the upgrade from the per-source layout (read while a club's item was never committed).
+ * release in one write), the reads without a lease (the dispatcher's batched read, a club's view),
+ * and the upgrade from the per-source layout (read while a club's item was never committed). Every
+ * write of the item is a session's: the CLI's too (`clubs resume` opens one, as a poll does).
  */
 
 import { ClubSessionImpl } from './club-session';
 import { type ClubItemBackend, quotaOf, type StoredClubState, sortCursors } from './club-state';
-import { assertClubId, assertSourceName, MONTH_PATTERN } from './keys';
-import {
-  type ClubSession,
-  type ClubStateStore,
-  type ClubStateSummary,
-  ConcurrentModificationError,
-  type Cursor,
-  type CursorStore,
-  newCursor,
-  type QuotaStore,
-  type SourceName,
-  StoreError,
-} from './store';
-import { copyOf, storableCursor } from './stored-values';
-import { validateLeaseArgs, validateQuotaRequests } from './validation';
-
-/** Writes outside a poll re-read and retry this many times when the item moved under them. */
-const UNLEASED_ATTEMPTS = 4;
+import { assertClubId, MONTH_PATTERN } from './keys';
+import { type ClubStateSession, type ClubStateStore, type ClubStateSummary, type Cursor, StoreError } from './store';
+import { copyOf } from './stored-values';
+import { validateLeaseArgs } from './validation';
 
 export const monthOfMs = (ms: number): string => new Date(ms).toISOString().slice(0, 7);
 
@@ -33,7 +19,7 @@ function assertMonth(month: string): void {
   if (!MONTH_PATTERN.test(month)) throw new StoreError(`month must be yyyy-mm: ${JSON.stringify(month)}`);
 }
 
-export class ClubStates implements ClubStateStore, CursorStore, QuotaStore {
+export class ClubStates implements ClubStateStore {
   constructor(
     private readonly backend: ClubItemBackend,
     private readonly now: () => number = Date.now,
@@ -44,7 +30,7 @@ export class ClubStates implements ClubStateStore, CursorStore, QuotaStore {
     owner: string,
     ttlMs: number,
     nowMs: number,
-  ): Promise<ClubSession | undefined> {
+  ): Promise<ClubStateSession | undefined> {
     assertClubId(clubId);
     validateLeaseArgs(owner, ttlMs, nowMs);
     const taken = await this.backend.take(clubId, owner, nowMs + ttlMs, nowMs);
@@ -101,79 +87,16 @@ export class ClubStates implements ClubStateStore, CursorStore, QuotaStore {
     return out;
   }
 
-  async getCursor(clubId: string, source: SourceName): Promise<Cursor> {
-    assertSourceName(source);
-    const cursors = await this.listCursors(clubId);
-    return cursors.find((c) => c.source === source) ?? newCursor(clubId, source);
-  }
-
-  async listCursors(clubId: string): Promise<Cursor[]> {
+  async readCursors(clubId: string): Promise<Cursor[]> {
     assertClubId(clubId);
     const state = await this.backend.read(clubId);
     return sortCursors(await this.#cursors(clubId, state)).map(copyOf);
   }
 
-  /** Outside a poll: conditional on the cursor's version, the item's version and no live lease. */
-  async putCursor(cursor: Cursor): Promise<Cursor> {
-    assertSourceName(cursor.source);
-    const stored = storableCursor(cursor, cursor.version + 1);
-    await this.#writeUnleased(cursor.clubId, (state, cursors) => {
-      const current = cursors.find((c) => c.source === cursor.source);
-      const matches = cursor.version === 0 ? current === undefined : current?.version === cursor.version;
-      if (!matches || leaseLive(state, this.now())) {
-        throw new ConcurrentModificationError(cursor.clubId, cursor.source, cursor.version);
-      }
-      return { cursors: [...cursors.filter((c) => c.source !== cursor.source), stored] };
-    });
-    return copyOf(stored);
-  }
-
-  async getQuotaUsage(clubId: string, month: string): Promise<number> {
+  async readQuotaUsage(clubId: string, month: string): Promise<number> {
     assertClubId(clubId);
     assertMonth(month);
     return this.#quota(clubId, await this.backend.read(clubId), month);
-  }
-
-  /** Outside a poll (a poll counts in its session): read, add, write conditional on the version. */
-  async addQuotaUsage(clubId: string, month: string, requests: number): Promise<number> {
-    assertMonth(month);
-    validateQuotaRequests(requests);
-    let total = 0;
-    await this.#writeUnleased(clubId, async (state) => {
-      total = (await this.#quota(clubId, state, month)) + requests;
-      return { quota: { month, requests: total } };
-    });
-    return total;
-  }
-
-  async #writeUnleased(
-    clubId: string,
-    change: (
-      state: StoredClubState | undefined,
-      cursors: Cursor[],
-    ) =>
-      | Promise<{ cursors?: Cursor[]; quota?: { month: string; requests: number } }>
-      | {
-          cursors?: Cursor[];
-          quota?: { month: string; requests: number };
-        },
-  ): Promise<void> {
-    assertClubId(clubId);
-    for (let attempt = 1; attempt <= UNLEASED_ATTEMPTS; attempt++) {
-      const state = await this.backend.read(clubId);
-      const cursors = await this.#cursors(clubId, state);
-      const next = await change(state, cursors);
-      const written = await this.backend.write({
-        clubId,
-        version: (state?.version ?? 0) + 1,
-        // A club never committed gets its (migrated) cursors written with the change.
-        cursors: sortCursors(next.cursors ?? cursors),
-        ...(next.quota ? { quota: next.quota } : {}),
-        condition: { kind: 'unleased', expectVersion: state?.version ?? 0, nowMs: this.now() },
-      });
-      if (written) return;
-    }
-    throw new StoreError(`club ${clubId}: its state kept changing under a write; try again`);
   }
 
   /** The cursors of a state, or of the per-source layout when the item was never committed. */
@@ -187,8 +110,4 @@ export class ClubStates implements ClubStateStore, CursorStore, QuotaStore {
     if (state?.quotaMonth === month) return state.quotaRequests ?? 0;
     return this.backend.previousLayout ? this.backend.previousLayout.quota(clubId, month) : 0;
   }
-}
-
-function leaseLive(state: StoredClubState | undefined, nowMs: number): boolean {
-  return state?.leaseOwner !== undefined && (state.leaseExpiresAtMs ?? 0) > nowMs;
 }

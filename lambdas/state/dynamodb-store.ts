@@ -16,14 +16,14 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { sleep as realSleep } from '../common/backoff';
 import { ClubStates } from './club-states';
-import { ComposedStateStore, type StatePorts } from './composed-store';
+import { BridgeStateStore } from './state-store';
 import { DynamoDbClubItems } from './dynamodb/club-items';
 import { DynamoDbLifecycleStore } from './dynamodb/lifecycle';
 import { DynamoDbQuarantineStore } from './dynamodb/quarantine';
 import { DynamoDbSeenStore } from './dynamodb/seen';
 import { DynamoDbSnapshotStore } from './dynamodb/snapshots';
 import { StateTableClient } from './dynamodb/state-table-client';
-import { StoreError } from './store';
+import { type StateParts, StoreError } from './store';
 
 export { BATCH_GET_MAX_KEYS, BATCH_WRITE_MAX_ITEMS } from './dynamodb/state-table-client';
 
@@ -48,12 +48,12 @@ export interface DynamoDbStateStoreOptions {
   readonly now?: () => number;
 }
 
-export class DynamoDbStateStore extends ComposedStateStore {
+export class DynamoDbStateStore extends BridgeStateStore {
   constructor(options: DynamoDbStateStoreOptions) {
     super(DynamoDbStateStore.ports(options));
   }
 
-  private static ports(options: DynamoDbStateStoreOptions): StatePorts {
+  private static ports(options: DynamoDbStateStoreOptions): StateParts {
     if (!options.tableName) throw new StoreError('DynamoDbStateStore needs a tableName');
     const doc =
       options.client instanceof DynamoDBDocumentClient
@@ -71,8 +71,6 @@ export class DynamoDbStateStore extends ComposedStateStore {
     const clubs = new ClubStates(new DynamoDbClubItems(table), options.now ?? Date.now);
     return {
       clubs,
-      cursors: clubs,
-      quota: clubs,
       seen: new DynamoDbSeenStore(table),
       snapshots: new DynamoDbSnapshotStore(table),
       quarantine: new DynamoDbQuarantineStore(table, options.now ?? Date.now),

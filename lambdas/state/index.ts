@@ -10,7 +10,10 @@ export {
   type DynamoDbStateStoreOptions,
 } from './dynamodb-store';
 export { MemoryStateStore, type MemoryStateStoreOptions } from './memory-store';
+export { BridgeStateStore, decorateStore, withClubSession } from './state-store';
 export {
+  type ClubSession,
+  type ClubView,
   ConcurrentModificationError,
   type Cursor,
   type FilterSeenOptions,

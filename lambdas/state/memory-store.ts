@@ -6,7 +6,7 @@
  * the same process. Nothing is shared across processes.
  */
 import { ClubStates } from './club-states';
-import { ComposedStateStore } from './composed-store';
+import { BridgeStateStore } from './state-store';
 import { MemoryClubItems } from './memory/club-items';
 import { MemoryLifecycleStore } from './memory/lifecycle';
 import { MemoryQuarantineStore } from './memory/quarantine';
@@ -18,13 +18,11 @@ export interface MemoryStateStoreOptions {
   readonly now?: () => number;
 }
 
-export class MemoryStateStore extends ComposedStateStore {
+export class MemoryStateStore extends BridgeStateStore {
   constructor(options: MemoryStateStoreOptions = {}) {
     const clubs = new ClubStates(new MemoryClubItems(), options.now ?? Date.now);
     super({
       clubs,
-      cursors: clubs,
-      quota: clubs,
       seen: new MemorySeenStore(),
       snapshots: new MemorySnapshotStore(),
       quarantine: new MemoryQuarantineStore(options.now ?? Date.now),

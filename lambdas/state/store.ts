@@ -138,39 +138,54 @@ export interface SeenSinceOptions {
 }
 
 /**
- * The store is a set of narrow ports, one per concern, so a test double implements only what its
- * subject uses (in the spirit of Powertools' idempotency persistence layer). `StateStore` is all of
- * them: what the two adapters implement and what the engine is handed.
+ * The store is a few narrow ports, one per stored item (in the spirit of Powertools' idempotency
+ * persistence layer): the club state item (`ClubStateStore`: lease, cursors, counter, lifecycle
+ * marks), and the club's other items (`ItemPorts`: seen set, snapshots, quarantine, lifecycle
+ * documents), each taking the club first. What the engine is handed is a club's session
+ * (`ClubSession`): every one of those bound to the club, its writes fenced by the lease once.
+ * `StateStore` itself keeps only what needs no lease: opening a club, the dispatcher's batched read,
+ * and read-only views of a club for the CLI and `explain` (state-store.ts).
  */
 
-/** Cursors: watermark, scan progress and health per club/source, with versioned writes. */
+/** A club's cursors as its session (or a view) serves them: watermark, scan progress and health per source. */
 export interface CursorStore {
-  /** The stored cursor, or a fresh version-0 cursor if none. Strongly consistent. */
-  getCursor(clubId: string, source: SourceName): Promise<Cursor>;
+  /** The stored cursor, or a fresh version-0 cursor if none. */
+  getCursor(source: SourceName): Promise<Cursor>;
   /** Every stored cursor of the club, ordered by source name. */
-  listCursors(clubId: string): Promise<Cursor[]>;
+  listCursors(): Promise<Cursor[]>;
   /**
-   * Conditional on the stored version === cursor.version (0 = must not exist), and, outside a
-   * poll's session, on no poll holding the club. Returns the cursor with version+1. Throws
-   * ConcurrentModificationError otherwise.
+   * Conditional on the stored version === cursor.version (0 = must not exist). Returns the cursor
+   * with version+1. Throws ConcurrentModificationError otherwise.
    */
   putCursor(cursor: Cursor): Promise<Cursor>;
+}
+
+/** A club's monthly request counter, as its session serves it (in the club state item). */
+export interface QuotaStore {
+  /** Adds to the month's counter (a new month starts from 0); returns the new total. */
+  addQuotaUsage(month: string, requests: number): Promise<number>;
+  /** Requests counted for the month, 0 if none. */
+  getQuotaUsage(month: string): Promise<number>;
 }
 
 /**
  * The club state item: the lease that keeps one poller per club, the cursors and the month's
  * request counter, in one item (club-state.ts). A poll opens a session (one conditional write that
  * takes the lease and reads the rest) and closes it (one conditional write of what changed, with the
- * release).
+ * release). Outside a session the item is only read.
  */
 export interface ClubStateStore {
   /**
    * Takes the club's lease (absent, expired, or already `owner`'s) and reads its state: undefined
    * when another poller holds it. The session serves the club's cursors and counter until closed.
    */
-  openClub(clubId: string, owner: string, ttlMs: number, nowMs: number): Promise<ClubSession | undefined>;
+  openClub(clubId: string, owner: string, ttlMs: number, nowMs: number): Promise<ClubStateSession | undefined>;
   /** Many clubs' cursors and the month's counter, eventually consistent (BatchGetItem, 100 keys a call). */
   readClubStates(clubIds: readonly string[], month: string): Promise<Map<string, ClubStateSummary>>;
+  /** The club's stored cursors, ordered by source name (strongly consistent; no lease). */
+  readCursors(clubId: string): Promise<Cursor[]>;
+  /** Requests counted for the club's month, 0 if none (strongly consistent; no lease). */
+  readQuotaUsage(clubId: string, month: string): Promise<number>;
 }
 
 export interface ClubStateSummary {
@@ -183,11 +198,11 @@ export interface ClubStateSummary {
 }
 
 /**
- * A poll's hold on its club: the club's cursors and counter, changed in memory and written with
- * `checkpoint` (taken on its own every 20 s of a long poll) or `close` (which also releases the
+ * A poll's hold on its club state item: the club's cursors and counter, changed in memory and written
+ * with `checkpoint` (taken on its own every 20 s of a long poll) or `close` (which also releases the
  * lease; nothing changed: the release alone). A write after the lease was lost throws StoreError.
  */
-export interface ClubSession extends CursorStore, QuotaStore {
+export interface ClubStateSession extends CursorStore, QuotaStore {
   readonly clubId: string;
   checkpoint(): Promise<void>;
   close(): Promise<void>;
@@ -279,14 +294,6 @@ export interface SnapshotStore {
   ): Promise<Map<string, Snapshot>>;
 }
 
-/** The monthly request counter per club (in the club state item). */
-export interface QuotaStore {
-  /** Adds to the month's counter (a new month starts from 0); returns the new total. */
-  addQuotaUsage(clubId: string, month: string, requests: number): Promise<number>;
-  /** Requests counted for the month, 0 if none. */
-  getQuotaUsage(clubId: string, month: string): Promise<number>;
-}
-
 /** Records that failed validation, kept with their reason. */
 export interface QuarantineStore {
   putQuarantined(
@@ -299,15 +306,62 @@ export interface QuarantineStore {
   listQuarantined(clubId: string, source: SourceName, limit?: number): Promise<QuarantinedRecord[]>;
 }
 
-/** Everything the engine persists between polls: the union of the ports above. */
-export interface StateStore
-  extends CursorStore,
-    ClubStateStore,
-    SeenStore,
-    SnapshotStore,
-    QuotaStore,
-    QuarantineStore,
-    LifecycleStore {}
+/** The club's items besides its state item, each port taking the club first (an adapter's ports). */
+export interface ItemPorts {
+  readonly seen: SeenStore;
+  readonly snapshots: SnapshotStore;
+  readonly quarantine: QuarantineStore;
+  readonly lifecycle: LifecycleStore;
+}
+
+/** What a store is made of: the club state item and the other items (state-store.ts binds them). */
+export interface StateParts extends ItemPorts {
+  readonly clubs: ClubStateStore;
+}
+
+/** A port's method with its club bound: the same call without the leading clubId. */
+type Bound<F> = F extends (clubId: string, ...rest: infer A) => infer R ? (...rest: A) => R : never;
+/** A port with its club bound. */
+export type ClubBound<P> = { [K in keyof P]: Bound<P[K]> };
+/** A port's reads: a port's writes are its methods named put* (the session fences each of them). */
+export type ReadsOf<P> = { [K in keyof P as K extends `put${string}` ? never : K]: P[K] };
+/** Every method of the item ports, by name (a name is unique across the ports). */
+export type ItemMethods = SeenStore & SnapshotStore & QuarantineStore & LifecycleStore;
+
+/** What a poll notes for the next lifecycle evaluation as it writes (engine/lifecycle). */
+export type LifecycleNoting = Pick<ClubStateSession, 'noteLifecycle'>;
+
+/** The club's seen set, snapshots, quarantine and lifecycle documents, as its session serves them. */
+export type ClubSeen = ClubBound<SeenStore>;
+export type ClubSnapshots = ClubBound<SnapshotStore>;
+export type ClubQuarantine = ClubBound<QuarantineStore>;
+export type ClubLifecycle = ClubBound<LifecycleStore>;
+
+/** What is stored for one club, read-only and without a lease: the CLI's status and `explain`. */
+export type ClubView = ClubBound<ReadsOf<ItemMethods>> & {
+  readonly clubId: string;
+  getCursor(source: SourceName): Promise<Cursor>;
+  listCursors(): Promise<Cursor[]>;
+  getQuotaUsage(month: string): Promise<number>;
+};
+
+/**
+ * A poll's unit of work: everything scoped to its club (cursors, counter and lifecycle marks in the
+ * state item; seen sets, snapshots, quarantine, lifecycle documents), bound to the club. Every
+ * write of the items checks the lease first, so a poller that outlived its lease stops writing (the
+ * state item's own writes are conditional on the lease in the table).
+ */
+export type ClubSession = ClubStateSession & ClubBound<ItemMethods>;
+
+/** The store: what needs no lease. Everything else goes through a club's session. */
+export interface StateStore {
+  /** Takes the club's lease and opens its session; undefined when another poller holds the club. */
+  openClub(clubId: string, owner: string, ttlMs: number, nowMs: number): Promise<ClubSession | undefined>;
+  /** Many clubs' cursors and the month's counter, eventually consistent (the dispatcher's read). */
+  readClubStates(clubIds: readonly string[], month: string): Promise<Map<string, ClubStateSummary>>;
+  /** What is stored for one club, read-only (no lease, no write). */
+  view(clubId: string): ClubView;
+}
 
 /** A fresh, never-stored cursor (version 0): what `getCursor` returns when there is none. */
 export function newCursor(clubId: string, source: SourceName): Cursor {

@@ -98,7 +98,7 @@ export class Announcer {
   async announceForClub(event: BridgeEvent): Promise<boolean> {
     if (this.wasDelivered(idOf(event))) return true;
     const { store, club } = this.scope;
-    const [first] = await store.listCursors(club.clubId);
+    const [first] = await store.listCursors();
     if (!first) return this.#publish([event], undefined);
     await updateCursor(store, club.clubId, first.source, (c) => {
       const next = withOwed(c, event);
@@ -124,7 +124,7 @@ export class Announcer {
       if (stale !== undefined) await this.announceStale(cursor.source, staleAfterMs, stale);
       tried ||= owed.length > 0 || stale !== undefined;
     }
-    return tried ? this.scope.store.listCursors(this.scope.club.clubId) : cursors;
+    return tried ? this.scope.store.listCursors() : cursors;
   }
 
   /**

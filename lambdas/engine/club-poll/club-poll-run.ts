@@ -16,7 +16,7 @@ import type { Announcer } from './announcer';
 import { clubContext } from './club-context';
 import {
   type ClubSourceReport,
-  type PollClubDeps,
+  type ClubRunDeps,
   type PollClubOptions,
   type SourceFailure,
   skippedReport,
@@ -51,7 +51,7 @@ export class ClubPollRun implements ClubPollScope {
   #failureHandling: Promise<void> = Promise.resolve();
 
   constructor(
-    readonly deps: PollClubDeps,
+    readonly deps: ClubRunDeps,
     readonly club: ClubConfig,
     readonly options: PollClubOptions,
     readonly startMs: number,
@@ -117,7 +117,7 @@ export class ClubPollRun implements ClubPollScope {
         await clearUnavailable(this, name);
       // A source that keeps finishing incomplete (rows moving under its scans) is not succeeding.
       if (report.outcome === 'incomplete') {
-        await reportStale(this, await this.deps.store.getCursor(this.club.clubId, name));
+        await reportStale(this, await this.deps.store.getCursor(name));
       }
     } catch (err) {
       const handled = this.#failureHandling.then(() => this.#onSourceError(name, err));

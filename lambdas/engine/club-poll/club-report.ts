@@ -6,7 +6,7 @@
 
 import type { BridgeEvent } from '../../events/catalog';
 import type { EventSink } from '../../events/event-sink';
-import type { SourceName, SourceUnavailable, StateStore } from '../../state/store';
+import type { ClubSession, SourceName, SourceUnavailable, StateStore } from '../../state/store';
 import type { LifecycleReport } from '../lifecycle/club-lifecycle';
 import type { ClientFactory } from './client-factory';
 import type { ClubPause, FailureKind } from './failure-policy';
@@ -21,6 +21,9 @@ export interface PollClubDeps {
   /** Lease owner id of this poller. */
   readonly owner: string;
 }
+
+/** What a club's sources are polled with once its session is open: the session instead of the store. */
+export type ClubRunDeps = Omit<PollClubDeps, 'store'> & { readonly store: ClubSession };
 
 export interface PollClubOptions {
   /** Real-time epoch ms by which the poll must return. */

@@ -29,7 +29,6 @@
 import type { ClubConfig } from '../../clubs/club-config';
 import { logger } from '../../common/logger';
 import { enabledSources } from '../../sources';
-import { sessionStore } from '../../state/composed-store';
 import type { ClubSession, Cursor, SourceName, StateStore } from '../../state/store';
 import { type LifecycleReport, lifecycleSettingsOf, runClubLifecycle } from '../lifecycle/club-lifecycle';
 import { sweepIntervals } from '../schedule/sweep-budget';
@@ -129,10 +128,9 @@ async function pollUnderLease(
   enabled: readonly SourceName[],
   startMs: number,
 ): Promise<ClubReport> {
-  const store = sessionStore(deps.store, session);
-  const announcer = new Announcer({ store, sink: deps.sink, club, now: deps.now ?? Date.now });
+  const announcer = new Announcer({ store: session, sink: deps.sink, club, now: deps.now ?? Date.now });
   const staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
-  const cursors = await announcer.catchUp(await session.listCursors(club.clubId), staleAfterMs);
+  const cursors = await announcer.catchUp(await session.listCursors(), staleAfterMs);
   const operationalEvents = announcer.delivered;
   const due =
     options.dispatchedAt === undefined ? enabled : sourcesStillDue(cursors, enabled, options.dispatchedAt);
@@ -157,7 +155,7 @@ async function pollUnderLease(
     return idleReport(club.clubId, 'ok', { sources, operationalEvents });
   }
   try {
-    const run = { cursors, order, due, startMs, store, announcer };
+    const run = { cursors, order, due, startMs, announcer };
     return await pollSourcesAndLifecycle(deps, club, options, session, run);
   } finally {
     slot();
@@ -174,22 +172,21 @@ async function pollSourcesAndLifecycle(
     order: SourceName[];
     due: readonly SourceName[];
     startMs: number;
-    store: StateStore;
     announcer: Announcer;
   },
 ): Promise<ClubReport> {
-  const { cursors, order, due, startMs, store, announcer } = at;
+  const { cursors, order, due, startMs, announcer } = at;
   // Sweeps the quota the plan leaves unused pays for (the scheduler counts the same ones).
   const sweeps = sweepIntervals({
     plan: club.plan,
     sources: due,
     cursors,
-    quotaUsed: await session.getQuotaUsage(club.clubId, monthOf(startMs)),
+    quotaUsed: await session.getQuotaUsage(monthOf(startMs)),
     nowMs: startMs,
   });
   // With lifecycle events off nothing evaluates the notes: once on again, the first reads everything.
   if (!lifecycleSettingsOf(club)) session.noteLifecycle({ full: true });
-  const run = new ClubPollRun({ ...deps, store }, club, options, startMs, announcer, sweeps);
+  const run = new ClubPollRun({ ...deps, store: session }, club, options, startMs, announcer, sweeps);
   await run.pollSources(order, new Map(cursors.map((c) => [c.source, c])));
   return clubReport(run, order, await lifecycleOf(run, session));
 }
@@ -218,7 +215,7 @@ async function lifecycleOf(run: ClubPollRun, session: ClubSession): Promise<Life
   };
   const api = { client: run.client, deadlineMs: options.deadlineMs };
   const deps = { store: run.deps.store, sink: run.deps.sink, session, nowMs: run.now(), poll, api };
-  return runClubLifecycle(deps, run.club, await session.listCursors(run.club.clubId));
+  return runClubLifecycle(deps, run.club, await session.listCursors());
 }
 
 async function clubReport(

@@ -8,7 +8,7 @@
 import type { ClubConfig } from '../../clubs/club-config';
 import { logger } from '../../common/logger';
 import { PLAN_QUOTAS } from '../../common/plans';
-import type { QuotaStore, SeenStore } from '../../state/store';
+import type { QuotaStore, ClubSeen } from '../../state/store';
 import type { Announcer } from './announcer';
 import { monthOf, quotaEvent } from './operational-events';
 import { fingerprint } from './poll-source';
@@ -19,7 +19,7 @@ export const DEFAULT_QUOTA_ALERT_SHARE = 0.8;
 const ALERT_MARK_TTL_SEC = 40 * 86_400;
 
 export interface QuotaCheck {
-  readonly store: QuotaStore & SeenStore;
+  readonly store: QuotaStore & ClubSeen;
   readonly club: Pick<ClubConfig, 'clubId' | 'plan' | 'piiPolicy'>;
   readonly nowMs: number;
   readonly alertShare?: number;
@@ -37,18 +37,18 @@ export async function countQuotaUsage(check: QuotaCheck, requests: number): Prom
   const month = monthOf(nowMs);
   let used: number | undefined;
   try {
-    used = await store.addQuotaUsage(club.clubId, month, requests);
+    used = await store.addQuotaUsage(month, requests);
     if (used / PLAN_QUOTAS[club.plan] >= (check.alertShare ?? DEFAULT_QUOTA_ALERT_SHARE)) {
       // The seen set of members holds the once-a-month mark (a fingerprint no record can have).
       const mark = fingerprint(`OPS|quota-threshold|${month}`);
       const nowSec = Math.floor(nowMs / 1000);
-      const seen = await store.filterSeen(club.clubId, 'members', [mark], nowSec);
+      const seen = await store.filterSeen('members', [mark], nowSec);
       // Delivered now or earlier in this poll (owed by an earlier one): marked; else owed still.
       if (
         !seen.has(mark) &&
         (await check.announcer.announceForClub(quotaEvent(club, 'threshold', used, nowMs)))
       ) {
-        await store.putSeen(club.clubId, 'members', [mark], nowSec + ALERT_MARK_TTL_SEC);
+        await store.putSeen('members', [mark], nowSec + ALERT_MARK_TTL_SEC);
       }
     }
   } catch (err) {

@@ -2,17 +2,13 @@
  * Resuming a club now: the operator fixed the password, the API key or the plan, and does not want
  * to wait for the back-off. Clears `pausedUntil` on every cursor of the club and restarts the
  * count of auth/quota failures (so the next rejection pauses for the shortest time and is announced
- * again), with versioned conditional writes: a poll writing at the same time is never overwritten.
+ * again). It writes as a poll does, in a session of the club: while a poll holds the club it
+ * writes nothing and says so (ClubBusyError), so a poll's writes are never overwritten.
  *
  * With `retryUnavailable`, it also clears the marks of sources whose endpoint was found missing
  * (`health.unavailable`), so they are tried on the next poll instead of at their `retryAt`.
  */
-import {
-  ConcurrentModificationError,
-  type SourceName,
-  type SourceUnavailable,
-  type StateStore,
-} from '../../state/store';
+import { type ClubSession, type SourceName, type SourceUnavailable, type StateStore, StoreError } from '../../state/store';
 import { isPauseKind } from './failure-policy';
 
 export interface ResumeClubOptions {
@@ -44,8 +40,13 @@ export interface ResumeClubResult {
   readonly resumed: ResumedSource[];
 }
 
-/** Attempts per cursor when another writer keeps winning. */
-const MAX_ATTEMPTS = 5;
+/** A poll holds the club's lease: nothing was changed. */
+export class ClubBusyError extends StoreError {
+  override readonly name = 'ClubBusyError';
+}
+
+/** How long the resume's own lease lasts (it takes well under a second). */
+const RESUME_LEASE_MS = 60_000;
 
 export async function resumeClub(
   store: StateStore,
@@ -53,41 +54,40 @@ export async function resumeClub(
   nowMs: number,
   options: ResumeClubOptions = {},
 ): Promise<ResumeClubResult> {
-  const cursors = await store.listCursors(clubId);
-  const resumed: ResumedSource[] = [];
-  for (const listed of cursors) {
-    if (options.sources && !options.sources.includes(listed.source)) continue;
-    for (let attempt = 1; ; attempt++) {
-      const cursor = attempt === 1 ? listed : await store.getCursor(clubId, listed.source);
-      const { pausedUntil, unavailable, ...health } = cursor.health;
-      const pausing = isPauseKind(health.lastError?.kind);
-      const failures = pausing ? health.consecutiveFailures : 0;
-      const clearUnavailable = options.retryUnavailable === true && unavailable !== undefined;
-      if (pausedUntil === undefined && failures === 0 && !clearUnavailable) break;
-      const next = {
-        ...health,
-        consecutiveFailures: pausing ? 0 : health.consecutiveFailures,
-        ...(unavailable && !clearUnavailable ? { unavailable } : {}),
-      };
-      try {
-        await store.putCursor({ ...cursor, health: next });
-      } catch (err) {
-        if (err instanceof ConcurrentModificationError && attempt < MAX_ATTEMPTS) continue;
-        throw err;
-      }
-      resumed.push({
-        source: cursor.source,
-        ...(pausedUntil === undefined
-          ? {}
-          : { pausedUntil, pauseWasActive: Date.parse(pausedUntil) > nowMs }),
-        ...(pausing && health.lastError
-          ? { lastError: `${health.lastError.kind}: ${health.lastError.message}` }
-          : {}),
-        ...(failures > 0 ? { consecutiveFailures: failures } : {}),
-        ...(clearUnavailable ? { unavailable } : {}),
-      });
-      break;
-    }
+  const session = await store.openClub(clubId, `cli-resume-${process.pid}`, RESUME_LEASE_MS, Date.now());
+  if (!session) {
+    throw new ClubBusyError(`club ${clubId} is being polled right now; nothing was changed: try again in a minute`);
   }
-  return { clubId, cursors: cursors.length, resumed };
+  try {
+    return await resumeIn(session, nowMs, options);
+  } finally {
+    await session.close();
+  }
+}
+
+async function resumeIn(session: ClubSession, nowMs: number, options: ResumeClubOptions): Promise<ResumeClubResult> {
+  const cursors = await session.listCursors();
+  const resumed: ResumedSource[] = [];
+  for (const cursor of cursors) {
+    if (options.sources && !options.sources.includes(cursor.source)) continue;
+    const { pausedUntil, unavailable, ...health } = cursor.health;
+    const pausing = isPauseKind(health.lastError?.kind);
+    const failures = pausing ? health.consecutiveFailures : 0;
+    const clearUnavailable = options.retryUnavailable === true && unavailable !== undefined;
+    if (pausedUntil === undefined && failures === 0 && !clearUnavailable) continue;
+    const next = {
+      ...health,
+      consecutiveFailures: pausing ? 0 : health.consecutiveFailures,
+      ...(unavailable && !clearUnavailable ? { unavailable } : {}),
+    };
+    await session.putCursor({ ...cursor, health: next });
+    resumed.push({
+      source: cursor.source,
+      ...(pausedUntil === undefined ? {} : { pausedUntil, pauseWasActive: Date.parse(pausedUntil) > nowMs }),
+      ...(pausing && health.lastError ? { lastError: `${health.lastError.kind}: ${health.lastError.message}` } : {}),
+      ...(failures > 0 ? { consecutiveFailures: failures } : {}),
+      ...(clearUnavailable ? { unavailable } : {}),
+    });
+  }
+  return { clubId: session.clubId, cursors: cursors.length, resumed };
 }

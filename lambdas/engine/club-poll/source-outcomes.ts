@@ -18,7 +18,7 @@ import { clearUnavailableMark, recordFailure, recordUnavailable } from '../curso
 import { type Announcer, withOwed } from './announcer';
 import {
   type ClubSourceReport,
-  type PollClubDeps,
+  type ClubRunDeps,
   type PollClubOptions,
   type SourceFailure,
   unavailableReport,
@@ -35,7 +35,7 @@ import {
 
 /** What the source outcomes need of the club poll in progress. */
 export interface ClubPollScope {
-  readonly deps: PollClubDeps;
+  readonly deps: ClubRunDeps;
   readonly club: ClubConfig;
   readonly options: PollClubOptions;
   readonly now: () => number;
@@ -157,9 +157,9 @@ export async function recordSourceFailure(
     owed = isPauseKind(kind) ? undefined : staleEvent(club, next, at, staleAfterMs);
     if (owed) return withOwed(cursorStaleNotified(next, at), owed);
     if (!isPauseKind(kind) || !next.health.pausedUntil) return next;
-    const others = (await deps.store.listCursors(clubId)).filter((c) => c.source !== name);
+    const others = (await deps.store.listCursors()).filter((c) => c.source !== name);
     if (!startsPauseEpisode(kind, [previous, ...others])) return next;
-    const used = await deps.store.getQuotaUsage(clubId, monthOf(at));
+    const used = await deps.store.getQuotaUsage(monthOf(at));
     const failures = next.health.consecutiveFailures;
     owed = pauseEvent(club, kind, err, failures, next.health.pausedUntil, at, used);
     return withOwed(next, owed);

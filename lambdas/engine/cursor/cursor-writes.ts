@@ -35,7 +35,7 @@ async function withRetriedCursor<T>(
   write: (cursor: Cursor) => Promise<T>,
 ): Promise<T | undefined> {
   for (let attempt = 0; attempt < 2; attempt++) {
-    const cursor = await store.getCursor(clubId, source);
+    const cursor = await store.getCursor(source);
     try {
       return await write(cursor);
     } catch (err) {

@@ -26,7 +26,7 @@ import { evaluateLifecycle, type LifecycleFact } from '../../sources/lifecycle/e
 import { LIFECYCLE_DEFAULTS, type LifecycleSettings } from '../../sources/lifecycle/rules';
 import { tailLookbackFor } from '../../sources/source';
 import { FAILURE_MAX_CHARS, type LifecycleNotes } from '../../state/lifecycle-notes';
-import type { ClubSession, Cursor, SourceName, StateStore } from '../../state/store';
+import type { ClubSession, Cursor, SourceName } from '../../state/store';
 import { clubContext } from '../club-poll/club-context';
 import { lifecycleEvent } from './lifecycle-events';
 import {
@@ -179,8 +179,8 @@ function readsAll(
 }
 
 export interface LifecycleRunDeps {
-  /** The poll's store (fenced by its session). */
-  readonly store: StateStore;
+  /** The poll's session (its item writes fenced by the lease). */
+  readonly store: ClubSession;
   readonly sink: EventSink;
   readonly session: Pick<
     ClubSession,
@@ -244,7 +244,7 @@ function retryLater(clubId: string, notes: LifecycleNotes, hour: number): string
  * then starts over silently, as a first one (WARN with the reason), instead of failing every hour.
  */
 async function readKeptOrStartOver(
-  store: StateStore,
+  store: ClubSession,
   clubId: string,
   lastHour: number | undefined,
 ): Promise<{ kept?: KeptLifecycle; unreadable?: UnreadableLifecycleBaseError['versions'] }> {

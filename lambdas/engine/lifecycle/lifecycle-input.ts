@@ -11,7 +11,8 @@ import type { PaymentOutcome } from '../../sources/lifecycle/folds';
 import type { MemberFacts, ProspectFacts } from '../../sources/lifecycle/rules';
 import { classifyPayment, type PaymentRuleOverrides } from '../../sources/payment-classifier';
 import { decodePaymentMemo } from '../../sources/payment-source';
-import type { Snapshot, StateStore } from '../../state/store';
+import type { LifecycleNotes } from '../../state/lifecycle-notes';
+import type { ClubSession, SeenAt, Snapshot, SnapshotKind, SourceName } from '../../state/store';
 import { splitIntent } from '../scan/snapshot-intent';
 import type { LifecycleView } from './lifecycle-keep';
 
@@ -85,7 +86,7 @@ export const prospectFacts = (f: Record<string, unknown>): ProspectFacts => ({
  * the poll's sources wrote these, and must see what they wrote (a status changed ends a lapse).
  */
 async function subjectFacts(
-  store: StateStore,
+  store: ClubSession,
   clubId: string,
   reads: SubjectReads,
   nowMs: number,
@@ -94,15 +95,15 @@ async function subjectFacts(
   const none = new Map<string, Snapshot>();
   const [members, prospects] = reads.full
     ? await Promise.all([
-        store.listSnapshots(clubId, 'MEMBER', { consistentRead }),
-        store.listSnapshots(clubId, 'PROSPECT', { consistentRead }),
+        store.listSnapshots('MEMBER', { consistentRead }),
+        store.listSnapshots('PROSPECT', { consistentRead }),
       ])
     : await Promise.all([
         reads.members.length > 0
-          ? store.getSnapshots(clubId, 'MEMBER', [...reads.members], { consistentRead })
+          ? store.getSnapshots('MEMBER', [...reads.members], { consistentRead })
           : none,
         reads.prospects.length > 0
-          ? store.getSnapshots(clubId, 'PROSPECT', [...reads.prospects], { consistentRead })
+          ? store.getSnapshots('PROSPECT', [...reads.prospects], { consistentRead })
           : none,
       ]);
   const fresh = { members: latest(members, nowMs), prospects: latest(prospects, nowMs) };
@@ -168,7 +169,7 @@ export function factChanges(
  * (pending, unknown) is not an outcome.
  */
 export async function gatherLifecycleInput(
-  store: StateStore,
+  store: ClubSession,
   club: { readonly clubId: string; readonly timeZone: string; readonly paymentRules?: PaymentRuleOverrides },
   nowMs: number,
   subjects: SubjectReads,
@@ -179,10 +180,10 @@ export async function gatherLifecycleInput(
   const consistentRead = true;
   const [facts, visitEntries, paymentEntries] = await Promise.all([
     subjectFacts(store, club.clubId, subjects, nowMs),
-    store.seenEntriesSince(club.clubId, 'visits', window.visitsFrom, nowSec, { consistentRead }),
+    store.seenEntriesSince('visits', window.visitsFrom, nowSec, { consistentRead }),
     window.paymentsFrom === undefined
       ? []
-      : store.seenEntriesSince(club.clubId, 'paymentHistory', window.paymentsFrom, nowSec, {
+      : store.seenEntriesSince('paymentHistory', window.paymentsFrom, nowSec, {
           consistentRead,
         }),
   ]);
@@ -203,4 +204,26 @@ export async function gatherLifecycleInput(
     });
   }
   return out;
+}
+
+/**
+ * What a poll notes for the next evaluation as it writes (lifecycle-notes.ts), so that evaluation
+ * reads those subjects and that stretch of the seen set, not everything: the members and prospects
+ * whose snapshots it writes, and the earliest visit or payment it files. Undefined: nothing to note.
+ */
+export function notesOfSnapshots(kind: SnapshotKind, snapshots: readonly Snapshot[]): LifecycleNotes | undefined {
+  const ids = snapshots.map((s) => s.id);
+  if (ids.length === 0) return undefined;
+  return kind === 'MEMBER' ? { members: ids } : { prospects: ids };
+}
+
+export function notesOfSeenAt(source: SourceName, entries: readonly SeenAt[]): LifecycleNotes | undefined {
+  if (source !== 'visits' && source !== 'paymentHistory') return undefined;
+  let fromMs = Number.POSITIVE_INFINITY;
+  for (const entry of entries) {
+    const ms = Date.parse(entry.at);
+    if (ms < fromMs) fromMs = ms;
+  }
+  if (!Number.isFinite(fromMs)) return undefined;
+  return source === 'visits' ? { visitsFromMs: fromMs } : { paymentsFromMs: fromMs };
 }

@@ -18,7 +18,7 @@
 
 import type { LifecycleDoc } from '../../sources/lifecycle/evaluate';
 import type { MemberFacts, ProspectFacts } from '../../sources/lifecycle/rules';
-import type { LifecycleStore } from '../../state/lifecycle-store';
+import type { ClubLifecycle } from '../../state/store';
 import { type SilentMarks, silentMarksIn, silentMarksOf, stillSilent } from './baseline-marks';
 import { UnreadableLifecycleBaseError } from './unreadable-base';
 
@@ -235,13 +235,13 @@ function silentFor(kept: KeptLifecycle | undefined, next: NextLifecycle): { sile
 
 /** The kept state: the base with its delta applied, or undefined before the first evaluation. */
 export async function readKeptLifecycle(
-  store: Pick<LifecycleStore, 'getLifecycle'>,
+  store: Pick<ClubLifecycle, 'getLifecycle'>,
   clubId: string,
   lastHour?: number,
 ): Promise<KeptLifecycle | undefined> {
   const [storedBase, storedDelta] = await Promise.all([
-    store.getLifecycle(clubId, 'base'),
-    store.getLifecycle(clubId, 'delta'),
+    store.getLifecycle('base'),
+    store.getLifecycle('delta'),
   ]);
   if (!storedBase) return undefined;
   const base = storedBase.unreadable ? undefined : baseOf(storedBase.doc);
@@ -287,7 +287,7 @@ export async function readKeptLifecycle(
 }
 
 export interface KeepDeps<E> {
-  readonly store: Pick<LifecycleStore, 'putLifecycle'>;
+  readonly store: Pick<ClubLifecycle, 'putLifecycle'>;
   readonly clubId: string;
   readonly nowMs: number;
   /** The evaluation's hour (epoch hours): recorded with the pending facts. */
@@ -326,18 +326,18 @@ export async function keepLifecycle<E>(
   if (facts.length > 0) {
     if (!kept) throw new Error('lifecycle facts found before the first evaluation was kept');
     const pending = { facts, factsNowMs: nowMs, pendingHour: deps.hour };
-    deltaVersion = await store.putLifecycle(clubId, deltaDoc(pending), deltaVersion, 'delta');
+    deltaVersion = await store.putLifecycle(deltaDoc(pending), deltaVersion, 'delta');
     await deps.publish(facts);
   }
   if (rebase || !kept) {
     const base: BaseDoc = { ...next.life, view: next.view, writtenAtMs: nowMs, ...silentFor(kept, next) };
-    const version = await store.putLifecycle(clubId, base, baseVersion, 'base');
+    const version = await store.putLifecycle(base, baseVersion, 'base');
     if (deltaVersion > 0) {
       const emptied: DeltaDoc = { delta: 1, baseVersion: version, writtenAtMs: nowMs, ...EMPTY };
-      await store.putLifecycle(clubId, emptied, deltaVersion, 'delta');
+      await store.putLifecycle(emptied, deltaVersion, 'delta');
     }
   } else if (facts.length === 0 && keyOf(entries) !== kept.stored.deltaKey) {
-    await store.putLifecycle(clubId, deltaDoc(), deltaVersion, 'delta');
+    await store.putLifecycle(deltaDoc(), deltaVersion, 'delta');
   }
 }
 

@@ -16,7 +16,7 @@ import { logger } from '../../common/logger';
 import { DAY_MS } from '../../common/time-units';
 import { DeadlineExceededError, type GymApiClient } from '../../gym-api';
 import { addLocalDays, localAt, normalLocal } from '../../sources/lifecycle/local-time';
-import type { LifecycleStore } from '../../state/lifecycle-store';
+import type { ClubLifecycle } from '../../state/store';
 
 /** The history is not read this close to the poll's deadline (the evaluation needs its time too). */
 export const HISTORY_MARGIN_MS = 20_000;
@@ -53,7 +53,7 @@ interface HistoryDoc {
 
 export interface HistoryDeps {
   readonly client: GymApiClient;
-  readonly store: Pick<LifecycleStore, 'getLifecycle' | 'putLifecycle'>;
+  readonly store: Pick<ClubLifecycle, 'getLifecycle' | 'putLifecycle'>;
   readonly nowMs: number;
   /** The poll's deadline (epoch ms). */
   readonly deadlineMs: number;
@@ -106,7 +106,7 @@ export async function readVisitHistory(
 ): Promise<HistoryRead> {
   if (Date.now() > deps.deadlineMs - HISTORY_MARGIN_MS)
     return { done: false, reason: 'too close to the deadline to read the visit history', pages: 0 };
-  const stored = await deps.store.getLifecycle(club.clubId, 'history');
+  const stored = await deps.store.getLifecycle('history');
   const progress = storedProgress(stored?.doc, inactiveDays, deps.nowMs);
   let state: HistoryDoc = progress ?? {
     history: 1,
@@ -156,7 +156,7 @@ export async function readVisitHistory(
     if (!(err instanceof DeadlineExceededError)) throw err;
     const next: HistoryDoc = { ...state, nextOffset: offset, lastVisits: Object.fromEntries(lastVisits) };
     if (pages > 0 || !progress)
-      await deps.store.putLifecycle(club.clubId, next, stored?.version ?? 0, 'history');
+      await deps.store.putLifecycle(next, stored?.version ?? 0, 'history');
     return {
       done: false,
       reason: `reading the visit history since ${state.from} (${offset} rows so far): the next poll goes on`,
@@ -168,10 +168,10 @@ export async function readVisitHistory(
 
 /** Replaces a stored read once the first evaluation is kept (its pieces are deleted with it). */
 export async function clearVisitHistory(
-  store: Pick<LifecycleStore, 'putLifecycle'>,
+  store: Pick<ClubLifecycle, 'putLifecycle'>,
   clubId: string,
   storedVersion: number,
 ): Promise<void> {
   if (storedVersion > 0)
-    await store.putLifecycle(clubId, { history: 1, done: true }, storedVersion, 'history');
+    await store.putLifecycle({ history: 1, done: true }, storedVersion, 'history');
 }

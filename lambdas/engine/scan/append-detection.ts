@@ -16,7 +16,8 @@ import { logger } from '../../common/logger';
 import { DAY_MS } from '../../common/time-units';
 import { toInstant } from '../../sources/record-time';
 import { type AppendSource, type ClubContext, type Facet, tailLookbackFor } from '../../sources/source';
-import type { SeenAt, SeenStore } from '../../state/store';
+import type { ClubSeen, LifecycleNoting, SeenAt } from '../../state/store';
+import { notesOfSeenAt } from '../lifecycle/lifecycle-input';
 import { fingerprint } from './fingerprint';
 import { addEvents, emptyPageEvents, type PublishPage } from './publish-commit';
 import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './quarantine';
@@ -62,7 +63,7 @@ export class AppendDetection implements Detection {
   #digest: DigestScan | undefined;
 
   constructor(
-    private readonly store: SeenStore,
+    private readonly store: ClubSeen & LifecycleNoting,
     private readonly ctx: ClubContext,
     private readonly source: AppendSource,
     private readonly startMs: number,
@@ -120,7 +121,7 @@ export class AppendDetection implements Detection {
     if (scan.stored && Buffer.from(scan.stored.bytes).equals(bytes)) return;
     try {
       const expiresAt = Math.ceil((this.startMs + window + SEEN_MARGIN_MS) / 1000);
-      await this.store.putSeenDigest(this.ctx.clubId, this.source.name, bytes, expiresAt);
+      await this.store.putSeenDigest(this.source.name, bytes, expiresAt);
       scan.stored = { bytes, buckets };
     } catch (err) {
       logger.warn('seen digest not written: the next scan reads more of the seen set', {
@@ -136,7 +137,7 @@ export class AppendDetection implements Detection {
     if (!scan.read) {
       scan.read = true;
       try {
-        const bytes = await this.store.getSeenDigest(this.ctx.clubId, this.source.name, this.#nowSec());
+        const bytes = await this.store.getSeenDigest(this.source.name, this.#nowSec());
         const buckets = bytes && decodeSeenDigest(bytes);
         if (bytes && buckets) scan.stored = { bytes, buckets };
         else if (bytes) {
@@ -272,9 +273,12 @@ export class AppendDetection implements Detection {
       this.#seen.add(key, tag);
     }
     for (const key of untimed) this.#seen.add(key);
-    const { clubId } = this.ctx;
-    if (timed.length > 0) await this.store.putSeenAt(clubId, this.source.name, timed, expiresAt);
-    if (untimed.length > 0) await this.store.putSeen(clubId, this.source.name, untimed, expiresAt);
+    if (timed.length > 0) {
+      const notes = notesOfSeenAt(this.source.name, timed);
+      if (notes) this.store.noteLifecycle(notes);
+      await this.store.putSeenAt(this.source.name, timed, expiresAt);
+    }
+    if (untimed.length > 0) await this.store.putSeen(this.source.name, untimed, expiresAt);
   }
 
   /** The instant (UTC ms) of the record's time; undefined if it has none or it cannot be read. */

@@ -2,11 +2,11 @@
 
 import type { EventSink } from '../../events/event-sink';
 import type { GymApiClient } from '../../gym-api';
-import type { Cursor, StateStore } from '../../state/store';
+import type { ClubSession, Cursor } from '../../state/store';
 import type { ScanMode, SourceOutcome } from './scan-types';
 
 export interface PollSourceDeps {
-  readonly store: StateStore;
+  readonly store: ClubSession;
   readonly sink: EventSink;
   readonly client: GymApiClient;
   /** Domain clock (UTC ms): what "now" means for watermarks and records. */

@@ -2,7 +2,7 @@
 import { boundedCopy, safeStringify } from '../../common/bounded-value';
 import { logger } from '../../common/logger';
 import type { SourceName } from '../../common/source-names';
-import type { QuarantinedRecord, QuarantineStore, SeenStore } from '../../state/store';
+import type { QuarantinedRecord, ClubQuarantine, ClubSeen } from '../../state/store';
 import { fingerprint } from './fingerprint';
 
 export interface QuarantineEntry {
@@ -44,7 +44,7 @@ const QUARANTINE_TTL_SEC = 30 * 86_400;
  * were quarantined now (records quarantined before are not counted again).
  */
 export async function quarantineOnce(
-  store: SeenStore & QuarantineStore,
+  store: ClubSeen & ClubQuarantine,
   where: { readonly clubId: string; readonly source: SourceName; readonly startMs: number },
   records: readonly QuarantineEntry[],
 ): Promise<number> {
@@ -52,16 +52,14 @@ export async function quarantineOnce(
   const { clubId, source, startMs } = where;
   const unique = new Map(records.map((r) => [r.key, r]));
   const nowSec = Math.floor(startMs / 1000);
-  const known = await store.filterSeen(clubId, source, [...unique.keys()], nowSec);
+  const known = await store.filterSeen(source, [...unique.keys()], nowSec);
   const fresh = [...unique.values()].filter((r) => !known.has(r.key));
   if (fresh.length === 0) return 0;
   const at = new Date(startMs).toISOString();
   const items: QuarantinedRecord[] = fresh.map((r) => ({ key: r.key, reason: r.reason, raw: r.raw, at }));
   const expiresAt = nowSec + QUARANTINE_TTL_SEC;
-  await store.putQuarantined(clubId, source, items, expiresAt);
-  await store.putSeen(
-    clubId,
-    source,
+  await store.putQuarantined(source, items, expiresAt);
+  await store.putSeen(source,
     items.map((r) => r.key),
     expiresAt,
   );

@@ -7,7 +7,7 @@
 
 import type { SourceName } from '../../common/source-names';
 import { DAY_MS } from '../../common/time-units';
-import type { SeenStore } from '../../state/store';
+import type { ClubSeen } from '../../state/store';
 import { fingerprint } from './fingerprint';
 import type { EngineScan } from './scan-types';
 
@@ -25,7 +25,7 @@ export function readMarkExpiresAt(startMs: number): number {
 
 /** Where a scan's read marks live. */
 export interface ReadMarkScope {
-  readonly store: SeenStore;
+  readonly store: ClubSeen;
   readonly clubId: string;
   readonly source: SourceName;
   /** The poll's start (epoch ms): the marks' expiry counts from it. */
@@ -40,7 +40,7 @@ export async function markRead(
 ): Promise<void> {
   if (identities.length === 0) return;
   const marks = identities.map((id) => readMarkKey(scan, id));
-  await where.store.putSeen(where.clubId, where.source, marks, readMarkExpiresAt(where.startMs));
+  await where.store.putSeen(where.source, marks, readMarkExpiresAt(where.startMs));
 }
 
 /** The identities an earlier invocation of this scan did not read (count). */
@@ -52,6 +52,6 @@ export async function notReadBefore(
   if (identities.length === 0) return identities;
   const marks = new Map(identities.map((id) => [readMarkKey(scan, id), id]));
   const nowSec = Math.floor(where.startMs / 1000);
-  const read = await where.store.filterSeen(where.clubId, where.source, [...marks.keys()], nowSec);
+  const read = await where.store.filterSeen(where.source, [...marks.keys()], nowSec);
   return [...marks].filter(([mark]) => !read.has(mark)).map(([, id]) => id);
 }

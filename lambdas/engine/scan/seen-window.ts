@@ -5,7 +5,7 @@
 
 import type { SourceName } from '../../common/source-names';
 import { HOUR_MS } from '../../common/time-units';
-import type { SeenStore } from '../../state/store';
+import type { ClubSeen } from '../../state/store';
 import { fingerprint } from './fingerprint';
 import { hourOf } from './seen-digest';
 
@@ -36,7 +36,7 @@ export class SeenWindow {
   readonly #groups = new Map<string, Set<string>>();
 
   constructor(
-    private readonly store: SeenStore,
+    private readonly store: ClubSeen,
     private readonly clubId: string,
     private readonly source: SourceName,
     private readonly startMs: number,
@@ -64,7 +64,7 @@ export class SeenWindow {
     if (earliest !== undefined) await this.#loadFrom(earliest);
     const seen = new Set(keys.filter((k) => this.#loaded.has(k)));
     if (untimed.length > 0) {
-      const found = await this.store.filterSeen(this.clubId, this.source, untimed, this.#nowSec(), {
+      const found = await this.store.filterSeen(this.source, untimed, this.#nowSec(), {
         consistentRead: false,
       });
       for (const key of found) seen.add(key);
@@ -102,7 +102,7 @@ export class SeenWindow {
     await this.#loadHours([...hours].sort((a, b) => a - b));
     for (const key of unvouched) if (this.#loaded.has(key)) seen.add(key);
     if (untimed.length > 0) {
-      const found = await this.store.filterSeen(this.clubId, this.source, untimed, this.#nowSec(), {
+      const found = await this.store.filterSeen(this.source, untimed, this.#nowSec(), {
         consistentRead: false,
       });
       for (const key of found) seen.add(key);
@@ -140,7 +140,7 @@ export class SeenWindow {
       while (j + 1 < missing.length && missing[j + 1] === missing[j]! + 1) j++;
       const fromAt = new Date(missing[i]! * HOUR_MS).toISOString();
       const toAt = new Date((missing[j]! + 1) * HOUR_MS).toISOString();
-      const more = await this.store.seenEntriesSince(this.clubId, this.source, fromAt, this.#nowSec(), {
+      const more = await this.store.seenEntriesSince(this.source, fromAt, this.#nowSec(), {
         consistentRead: false,
         toAt,
       });
@@ -155,7 +155,7 @@ export class SeenWindow {
 
   async #loadFrom(earliest: string): Promise<void> {
     if (this.#seenFrom !== undefined && earliest >= this.#seenFrom) return;
-    const more = await this.store.seenEntriesSince(this.clubId, this.source, earliest, this.#nowSec(), {
+    const more = await this.store.seenEntriesSince(this.source, earliest, this.#nowSec(), {
       consistentRead: false,
       ...(this.#seenFrom === undefined ? {} : { toAt: this.#seenFrom }),
     });

@@ -6,7 +6,9 @@
  */
 import type { BridgeEvent } from '../../events/catalog';
 import type { ClubContext, StateSource } from '../../sources/source';
-import type { Snapshot, SnapshotStore } from '../../state/store';
+import type { LifecycleNotes } from '../../state/lifecycle-notes';
+import type { ClubSnapshots, LifecycleNoting, Snapshot } from '../../state/store';
+import { notesOfSnapshots } from '../lifecycle/lifecycle-input';
 import { addEvents, emptyPageEvents, type PageEvents, type PublishPage } from './publish-commit';
 import { withoutPublished, withPublished } from './published-log';
 import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './quarantine';
@@ -43,7 +45,7 @@ export class StateDetection implements Detection {
   private ctx: ClubContext;
 
   constructor(
-    private readonly store: SnapshotStore,
+    private readonly store: ClubSnapshots & LifecycleNoting,
     private readonly pollCtx: ClubContext,
     private readonly source: StateSource,
     private readonly publish: PublishPage,
@@ -88,7 +90,7 @@ export class StateDetection implements Detection {
     const previous =
       toRead.length === 0
         ? new Map<string, Snapshot>()
-        : await this.store.getSnapshots(clubId, this.source.snapshotKind, toRead);
+        : await this.store.getSnapshots(this.source.snapshotKind, toRead);
     for (const id of toRead) {
       const written = this.#written.get(id);
       if (written) previous.set(id, written);
@@ -101,12 +103,14 @@ export class StateDetection implements Detection {
     }
     const kind = this.source.snapshotKind;
     if (work.intents.length > 0) {
-      await this.store.putSnapshots(clubId, kind, work.intents);
+      this.#note(notesOfSnapshots(kind, work.intents));
+      await this.store.putSnapshots(kind, work.intents);
       this.#remember(work.intents);
     }
     await this.publish(work, quarantine);
     if (work.changed.length > 0) {
-      await this.store.putSnapshots(clubId, kind, work.changed);
+      this.#note(notesOfSnapshots(kind, work.changed));
+      await this.store.putSnapshots(kind, work.changed);
       this.#remember(work.changed);
     }
     // What is committed is known for the rows this page wrote and the rows it skipped. A row read
@@ -124,6 +128,10 @@ export class StateDetection implements Detection {
 
   /** Nothing to keep beyond the snapshots each page wrote. */
   async finish(): Promise<void> {}
+
+  #note(notes: LifecycleNotes | undefined): void {
+    if (notes) this.store.noteLifecycle(notes);
+  }
 
   #remember(snapshots: readonly Snapshot[]): void {
     for (const snapshot of snapshots) {

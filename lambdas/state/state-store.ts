@@ -1,0 +1,181 @@
+/**
+ * The store the engine and the CLI are handed, over the ports an adapter provides (`StateParts`):
+ * the club state item (club-states.ts) and the club's other items (seen set, snapshots, quarantine,
+ * lifecycle documents), each taking the club first.
+ *
+ * A club's session is the unit of work: `openClub` takes the lease and returns every port bound to
+ * the club, with each write of the items (a port method named put*) fenced by the lease, once, here.
+ * Nothing lists the ports' methods: the session finds a method on the state session or on the port
+ * that has it (a name is unique across the ports), so a method added to a port is served at once.
+ * `view` is the same binding with no lease and no write, for the CLI's status and `explain`.
+ *
+ * `decorateStore` is the one way to wrap the ports (the test suite's fault injection, the bench's
+ * counting): every call of every port goes through `around` with the port's own method name and
+ * arguments, unless an override takes that method over.
+ */
+import { assertClubId } from './keys';
+import {
+  type ClubSession,
+  type ClubStateSession,
+  type ClubStateStore,
+  type ClubStateSummary,
+  type ClubView,
+  type ItemPorts,
+  type StateParts,
+  newCursor,
+  type StateStore,
+  StoreError,
+} from './store';
+
+type AnyMethod = (...args: unknown[]) => unknown;
+
+/** The ports a session binds, in the order a name is looked up. */
+const ITEM_PORTS = ['seen', 'snapshots', 'quarantine', 'lifecycle'] as const satisfies readonly (keyof ItemPorts)[];
+
+/** The port method `name` with the club bound, or undefined when no port has it. */
+function boundItemMethod(
+  parts: ItemPorts,
+  clubId: string,
+  name: string,
+  fence: (() => void) | undefined,
+): AnyMethod | undefined {
+  for (const key of ITEM_PORTS) {
+    const port = parts[key] as unknown as Record<string, unknown>;
+    const method = port[name];
+    if (typeof method !== 'function') continue;
+    if (!name.startsWith('put')) return (...args) => method.call(port, clubId, ...args);
+    if (!fence) return () => Promise.reject(new StoreError(`a view of club ${clubId} does not write (${name})`));
+    return (...args) => {
+      fence();
+      return method.call(port, clubId, ...args);
+    };
+  }
+  return undefined;
+}
+
+/** `core` with the item ports bound to its club, methods looked up once and kept. */
+function bind<T extends object>(core: T, parts: ItemPorts, clubId: string, fence?: () => void): T {
+  const made = new Map<string | symbol, unknown>();
+  return new Proxy(core, {
+    get(target, name) {
+      if (made.has(name)) return made.get(name);
+      const own = Reflect.get(target, name, target);
+      const value =
+        typeof own === 'function'
+          ? own.bind(target)
+          : own !== undefined || typeof name !== 'string'
+            ? own
+            : boundItemMethod(parts, clubId, name, fence);
+      made.set(name, value);
+      return value;
+    },
+  });
+}
+
+/** A club's session: its state session (lease, cursors, counter) and its items, fenced by the lease. */
+export function clubSession(core: ClubStateSession, parts: ItemPorts): ClubSession {
+  return bind(core, parts, core.clubId, () => core.assertLeaseHeld()) as unknown as ClubSession;
+}
+
+/** What is stored for one club, read-only. */
+export function clubView(clubId: string, parts: StateParts): ClubView {
+  assertClubId(clubId);
+  const reads = {
+    clubId,
+    getCursor: async (source: Parameters<ClubView['getCursor']>[0]) => {
+      const cursors = await parts.clubs.readCursors(clubId);
+      return cursors.find((c) => c.source === source) ?? newCursor(clubId, source);
+    },
+    listCursors: () => parts.clubs.readCursors(clubId),
+    getQuotaUsage: (month: string) => parts.clubs.readQuotaUsage(clubId, month),
+  };
+  return bind(reads, parts, clubId) as unknown as ClubView;
+}
+
+export class BridgeStateStore implements StateStore {
+  constructor(readonly parts: StateParts) {}
+
+  async openClub(clubId: string, owner: string, ttlMs: number, nowMs: number): Promise<ClubSession | undefined> {
+    const core = await this.parts.clubs.openClub(clubId, owner, ttlMs, nowMs);
+    return core && clubSession(core, this.parts);
+  }
+
+  readClubStates(clubIds: readonly string[], month: string): Promise<Map<string, ClubStateSummary>> {
+    return this.parts.clubs.readClubStates(clubIds, month);
+  }
+
+  view(clubId: string): ClubView {
+    return clubView(clubId, this.parts);
+  }
+}
+
+/** The name of a port method as decorations see it. */
+export type StoreMethod = {
+  [P in keyof StateParts]: keyof StateParts[P];
+}[keyof StateParts] &
+  string;
+
+/** Runs one call of a port: `call()` makes it on the decorated port. */
+export type AroundCall = (
+  method: StoreMethod,
+  args: readonly unknown[],
+  call: () => Promise<unknown>,
+) => Promise<unknown>;
+
+/** Methods a decoration implements itself (with the port's arguments; they may call the store as they like). */
+export type StoreOverrides = Partial<Record<StoreMethod, (...args: never[]) => Promise<unknown>>>;
+
+/** A port whose every method goes through `around` (or its override). */
+function decoratePort<P extends object>(port: P, around: AroundCall, overrides: StoreOverrides): P {
+  return new Proxy(port, {
+    get(target, name) {
+      const own = Reflect.get(target, name, target);
+      if (typeof own !== 'function' || typeof name !== 'string') return own;
+      const override = overrides[name as StoreMethod] as AnyMethod | undefined;
+      if (override) return override;
+      return (...args: unknown[]) =>
+        around(name as StoreMethod, args, async () => own.apply(target, args) as Promise<unknown>);
+    },
+  });
+}
+
+/** The store with every port call decorated (see the module header). */
+export function decorateStore(
+  store: BridgeStateStore,
+  around: AroundCall,
+  overrides: StoreOverrides = {},
+): BridgeStateStore {
+  const { clubs, seen, snapshots, quarantine, lifecycle } = store.parts;
+  const wrap = <P extends object>(port: P) => decoratePort(port, around, overrides);
+  return new BridgeStateStore({
+    clubs: wrap<ClubStateStore>(clubs),
+    seen: wrap(seen),
+    snapshots: wrap(snapshots),
+    quarantine: wrap(quarantine),
+    lifecycle: wrap(lifecycle),
+  });
+}
+
+/** The lease `withClubSession` takes when not told: longer than any one piece of work it runs. */
+const SESSION_LEASE_MS = 15 * 60_000;
+
+/**
+ * Runs `work` in a session of the club and closes it, also when `work` throws (what it changed is
+ * written with the release). A StoreError when another poller holds the club. For one-off work
+ * outside the poll handler: the CLI, benchmarks, tests.
+ */
+export async function withClubSession<T>(
+  store: StateStore,
+  clubId: string,
+  owner: string,
+  work: (session: ClubSession) => Promise<T>,
+  leaseMs = SESSION_LEASE_MS,
+): Promise<T> {
+  const session = await store.openClub(clubId, owner, leaseMs, Date.now());
+  if (!session) throw new StoreError(`club ${clubId} is held by another poller; nothing was done`);
+  try {
+    return await work(session);
+  } finally {
+    await session.close();
+  }
+}
