@@ -6,7 +6,7 @@
  * oldest first; a single object is read as a one-element array). A subject with no committed
  * snapshot yet is stored with `hash: 'nothingCommitted'` and `fields.nothingCommitted: true`.
  */
-import type { Snapshot } from '../../state/store';
+import type { Snapshot } from './subject-snapshot';
 
 /** Snapshot field holding the state a page is about to publish transitions to (an intent). */
 const INTENT_FIELD = 'publishing';

@@ -4,6 +4,8 @@
  * snapshots committed. A poll that failed before its commit left an intent: its states are
  * published again (same eventIds) before the subject moves on.
  */
+
+import { splitIntent, withIntent } from '../../common/snapshot-intent';
 import type { BridgeEvent } from '../../events/catalog';
 import type { ClubContext, StateSource } from '../../sources/source';
 import type { Snapshot, SnapshotStore } from '../../state/store';
@@ -12,7 +14,6 @@ import { withoutPublished, withPublished } from './published-log';
 import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './quarantine';
 import type { RowMarks } from './row-marks';
 import type { Detection, EngineScan, IdentifiedRecord } from './scan-types';
-import { splitIntent, withIntent } from './snapshot-intent';
 
 /** The source's snapshot functions over records of unknown shape (the source checked them). */
 interface SnapshotFunctions {

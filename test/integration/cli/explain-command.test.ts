@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lifecycleSlot } from '../../../lambdas/engine/lifecycle/lifecycle-slot';
+import { lifecycleSlot } from '../../../lambdas/lifecycle/club-lifecycle';
 import { type Sandbox, startSandbox } from '../../../sandbox';
 import { localAwsEnv, runCli } from '../../support/cli-process';
 import { type Dynalite, startDynalite } from '../../support/dynalite';

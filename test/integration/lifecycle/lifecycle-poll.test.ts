@@ -9,13 +9,13 @@ import { describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { HOUR_MS } from '../../../lambdas/common/time-units';
 import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
-import { LIFECYCLE_SOURCES as FOUR_SOURCES } from '../../../lambdas/engine/lifecycle/club-lifecycle';
+import { MemorySink } from '../../../lambdas/events/publisher';
 import {
   evaluationHourOf,
   evaluationHourStartMs,
+  LIFECYCLE_SOURCES as FOUR_SOURCES,
   lifecycleSlot,
-} from '../../../lambdas/engine/lifecycle/lifecycle-slot';
-import { MemorySink } from '../../../lambdas/events/publisher';
+} from '../../../lambdas/lifecycle/club-lifecycle';
 import { type StateStore, StoreError } from '../../../lambdas/state';
 import type { LifecyclePart } from '../../../lambdas/state/lifecycle-store';
 import { useEngineRig } from '../../support/engine-rig';

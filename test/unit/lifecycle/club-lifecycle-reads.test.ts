@@ -6,17 +6,18 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import type { ClubConfig } from '../../../../lambdas/clubs/club-config';
-import { HOUR_MS } from '../../../../lambdas/common/time-units';
-import { type LifecycleReport, runClubLifecycle } from '../../../../lambdas/engine/lifecycle/club-lifecycle';
+import type { ClubConfig } from '../../../lambdas/clubs/club-config';
+import { HOUR_MS } from '../../../lambdas/common/time-units';
+import { MemorySink } from '../../../lambdas/events/publisher';
 import {
   evaluationHourOf,
   evaluationHourStartMs,
+  type LifecycleReport,
   lifecycleSlot,
-} from '../../../../lambdas/engine/lifecycle/lifecycle-slot';
-import { MemorySink } from '../../../../lambdas/events/publisher';
-import { type Cursor, MemoryStateStore, newCursor } from '../../../../lambdas/state';
-import { addNotes, type LifecycleNotes } from '../../../../lambdas/state/lifecycle-notes';
+  runClubLifecycle,
+} from '../../../lambdas/lifecycle/club-lifecycle';
+import { type Cursor, MemoryStateStore, newCursor } from '../../../lambdas/state';
+import { addNotes, type LifecycleNotes } from '../../../lambdas/state/lifecycle-notes';
 
 const CLUB: ClubConfig = {
   clubId: 'club-1',
