@@ -1,5 +1,7 @@
 /**
- * Snapshot intents: what a page is about to publish, stored before it publishes.
+ * Snapshot intents: what a page is about to publish, stored before it publishes. The scan writes
+ * them (engine/scan/state-detection.ts); the lifecycle evaluation and `explain` read a subject's
+ * latest state through them: here, beside the snapshot's type (subject-snapshot.ts), below all three.
  *
  * Stored format (unchanged from earlier versions, so items they wrote read the same): the intent
  * lives in the snapshot's `fields` under `publishing` (an array of `{id, hash, fields, updatedAt}`,

@@ -51,7 +51,7 @@ describe('the lifecycle evaluation of a club poll', () => {
     const sink = new MemorySink();
     const club = clubWith({ enabled: true, inactiveDays: 2, expiringDays: 14, trialEndingHours: 24 });
 
-    // Act: from a minute into the club's rebase slot hour (lifecycle-slot.ts), the baseline poll, a
+    // Act: from a minute into the club's rebase slot hour (`lifecycleSlot`, club-lifecycle.ts), the baseline poll, a
     // second poll in the same hour, then 4 days polled every 3 hours.
     const id = club.clubId;
     const next = evaluationHourOf(id, rig.now()) + 1;

@@ -32,7 +32,7 @@ const CLUB: ClubConfig = {
   sources: ['members', 'visits'],
   lifecycle: { enabled: true, inactiveDays: 1, expiringDays: 14, trialEndingHours: 24 },
 };
-/** A start in the club's rebase slot hour (lifecycle-slot.ts): it rebases every 12 hours from it. */
+/** A start in the club's rebase slot hour (`lifecycleSlot`, club-lifecycle.ts): it rebases every 12 hours from it. */
 const T0 = (() => {
   const near = evaluationHourOf(CLUB.clubId, Date.parse('2026-05-04T12:00:00Z'));
   return evaluationHourStartMs(CLUB.clubId, near - (near % 12) + lifecycleSlot(CLUB.clubId).rebaseHour);
