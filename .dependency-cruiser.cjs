@@ -25,7 +25,14 @@ const PARTS = {
     paths: ['event-tooling/'],
     says: 'consumer package, schema compatibility, AsyncAPI, replay: no Lambda bundles it',
   },
-  Sources: { paths: ['lambdas/sources/'], says: 'one module per endpoint' },
+  Sources: {
+    paths: ['lambdas/sources/'],
+    says: "one module per endpoint, and the club's operational events: producers of events",
+  },
+  Lifecycle: {
+    paths: ['lambdas/lifecycle/'],
+    says: 'the lifecycle: rules, evaluation, what it keeps, its events: a producer of events',
+  },
   State: { paths: ['lambdas/state/'], says: 'store ports and adapters' },
   Clubs: { paths: ['lambdas/clubs/'], says: 'club registry and credentials' },
   Engine: { paths: ['lambdas/engine/'], says: 'watermark protocol, club polls, scheduling' },
@@ -49,10 +56,12 @@ const MAY = {
   Events: ['Common', 'GymApi'],
   EventTooling: ['Events', 'Common'],
   Sources: ['GymApi', 'Events', 'Common'],
+  // Not drawn: the club config schema lives in clubs/ (the evaluation reads the club's settings).
+  Lifecycle: ['Sources', 'Events', 'State', 'GymApi', 'Common', 'Clubs'],
   State: ['Common'],
   Clubs: ['Events', 'Common'],
   // Not drawn: the club config schema lives in clubs/ (clubs -> engine stays forbidden).
-  Engine: ['Sources', 'Events', 'State', 'GymApi', 'Common', 'Clubs'],
+  Engine: ['Lifecycle', 'Sources', 'Events', 'State', 'GymApi', 'Common', 'Clubs'],
   Handlers: ['Engine', 'Clubs', 'Common', 'Events', 'State'],
   // Not drawn: the webhook table has the state table's shape (pk, sk, expiresAt) and is made
   // by the same function.
@@ -63,6 +72,7 @@ const MAY = {
   // endpoints.
   Cli: [
     'Engine',
+    'Lifecycle',
     'Sandbox',
     'Clubs',
     'State',
@@ -89,6 +99,7 @@ const MAY = {
     'State',
     'Clubs',
     'Engine',
+    'Lifecycle',
     'LocalAws',
     'Cdk',
     'Delivery',
@@ -108,6 +119,8 @@ const NEVER = [
   ['State', 'Engine', 'adapters are below the engine'],
   ['Clubs', 'Engine', 'the registry is below the engine'],
   ['Engine', 'Handlers', 'the engine knows no Lambda'],
+  ['Lifecycle', 'Engine', 'the poll calls the lifecycle, which never calls back into it'],
+  ['Sources', 'Lifecycle', 'endpoints know nothing of the lifecycle built on them'],
   ['Engine', 'Cli', 'the engine knows no terminal'],
   ['Sandbox', 'Engine', 'the sandbox is independent of the bridge'],
   ['Sandbox', 'Sources', 'the sandbox is independent of the bridge'],
@@ -171,6 +184,14 @@ module.exports = {
       severity: 'error',
       from: {},
       to: { circular: true },
+    },
+    {
+      name: 'only-producers-build-events',
+      comment:
+        "Events are built in one layer, the producers: sources/ (each endpoint's events and the club's operational events) and lifecycle/ (the lifecycle events); delivery builds its own webhook events. The engine and the handlers publish what the producers built and build none: an event's envelope and eventId are decided in one place. Move the builder into sources/ or lifecycle/ (plain data in) and call it.",
+      severity: 'error',
+      from: { path: '^lambdas/', pathNot: pathsOf('Sources', 'Lifecycle', 'Delivery') },
+      to: { path: '^lambdas/events/envelope\\.ts$' },
     },
     {
       name: 'runtime-never-imports-cdk',

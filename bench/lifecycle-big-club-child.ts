@@ -11,7 +11,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ClubConfig } from '../lambdas/clubs/club-config';
 import { awsClientConfig } from '../lambdas/common/aws-clients';
 import { logger } from '../lambdas/common/logger';
-import { runClubLifecycle } from '../lambdas/engine/lifecycle/club-lifecycle';
+import { runClubLifecycle } from '../lambdas/lifecycle/club-lifecycle';
 import { DynamoDbStateStore } from '../lambdas/state';
 import { CountingSink } from './counting-sink';
 

@@ -21,6 +21,11 @@ import {
   isPauseKind,
   type PauseKind,
 } from '../../lambdas/engine/club-poll/failure-policy';
+import { fingerprint } from '../../lambdas/engine/club-poll/poll-source';
+import { DEFAULT_QUOTA_ALERT_SHARE } from '../../lambdas/engine/club-poll/quota-check';
+import { DETAIL_TYPES } from '../../lambdas/events/catalog';
+import { AuthError } from '../../lambdas/gym-api/errors';
+import { enabledSources, isExperimentalSource } from '../../lambdas/sources';
 import {
   DEFAULT_STALE_AFTER_MS,
   monthOf,
@@ -28,12 +33,7 @@ import {
   quotaEvent,
   staleEvent,
   unavailableEvent,
-} from '../../lambdas/engine/club-poll/operational-events';
-import { fingerprint } from '../../lambdas/engine/club-poll/poll-source';
-import { DEFAULT_QUOTA_ALERT_SHARE } from '../../lambdas/engine/club-poll/quota-check';
-import { DETAIL_TYPES } from '../../lambdas/events/catalog';
-import { AuthError } from '../../lambdas/gym-api/errors';
-import { enabledSources, isExperimentalSource } from '../../lambdas/sources';
+} from '../../lambdas/sources/operational-events';
 import type { Cursor, OwedEvent, SourceName, SourceUnavailable, StateStore } from '../../lambdas/state/store';
 
 /**

@@ -11,26 +11,26 @@
 import type { ClubConfig } from '../../lambdas/clubs/club-config';
 import { redactKnownSecrets } from '../../lambdas/common/redact';
 import { HOUR_MS } from '../../lambdas/common/time-units';
+import { DETAIL_TYPES } from '../../lambdas/events/catalog';
+import { makeEventId } from '../../lambdas/events/event-id';
 import {
+  evaluationHourStartMs,
   hourOf,
   type KeptLifecycle,
   lifecycleSettingsOf,
-} from '../../lambdas/engine/lifecycle/club-lifecycle';
-import { lifecycleEvent } from '../../lambdas/engine/lifecycle/lifecycle-events';
-import { memberFacts, prospectFacts } from '../../lambdas/engine/lifecycle/lifecycle-input';
-import { readKeptLifecycle } from '../../lambdas/engine/lifecycle/lifecycle-keep';
-import { evaluationHourStartMs } from '../../lambdas/engine/lifecycle/lifecycle-slot';
-import { UnreadableLifecycleBaseError } from '../../lambdas/engine/lifecycle/unreadable-base';
-import { DETAIL_TYPES } from '../../lambdas/events/catalog';
-import { makeEventId } from '../../lambdas/events/event-id';
-import { type LifecycleFact, seenFromOf } from '../../lambdas/sources/lifecycle/evaluate';
-import { addLocalDays, instantOf } from '../../lambdas/sources/lifecycle/local-time';
+} from '../../lambdas/lifecycle/club-lifecycle';
+import { type LifecycleFact, seenFromOf } from '../../lambdas/lifecycle/evaluate';
+import { lifecycleEvent } from '../../lambdas/lifecycle/lifecycle-events';
+import { memberFacts, prospectFacts } from '../../lambdas/lifecycle/lifecycle-input';
+import { readKeptLifecycle, UnreadableLifecycleBaseError } from '../../lambdas/lifecycle/lifecycle-keep';
 import {
+  addLocalDays,
   evaluateMember,
   evaluateProspect,
+  instantOf,
   type Lapse,
   type LifecycleSettings,
-} from '../../lambdas/sources/lifecycle/rules';
+} from '../../lambdas/lifecycle/rules';
 import type { StateStore } from '../../lambdas/state/store';
 import type { SubjectRef } from './subject-ref';
 

@@ -8,10 +8,10 @@
  * published. `explain` (../commands/explain.ts) prints it, in words (./subject-words.ts) or as JSON.
  */
 import type { ClubConfig } from '../../lambdas/clubs/club-config';
+import { splitIntent } from '../../lambdas/common/snapshot-intent';
 import { clubContext } from '../../lambdas/engine/club-poll/club-context';
 import { activePause, type ClubPause } from '../../lambdas/engine/club-poll/failure-policy';
 import { type PublishedEntry, publishedOf } from '../../lambdas/engine/scan/published-log';
-import { splitIntent } from '../../lambdas/engine/scan/snapshot-intent';
 import { DETAIL_TYPES } from '../../lambdas/events/catalog';
 import { enabledSources, SOURCES } from '../../lambdas/sources';
 import { tailLookbackFor } from '../../lambdas/sources/source';

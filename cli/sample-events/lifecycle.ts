@@ -6,9 +6,9 @@
  * (`inactiveDays` 3) so that a sample does not need weeks of simulated polls.
  */
 import { HOUR_MS } from '../../lambdas/common/time-units';
-import { LIFECYCLE_SOURCES } from '../../lambdas/engine/lifecycle/club-lifecycle';
 import { type BridgeEvent, DETAIL_TYPES, type DetailType } from '../../lambdas/events/catalog';
-import { LIFECYCLE_DEFAULTS } from '../../lambdas/sources/lifecycle/rules';
+import { LIFECYCLE_SOURCES } from '../../lambdas/lifecycle/club-lifecycle';
+import { LIFECYCLE_DEFAULTS } from '../../lambdas/lifecycle/rules';
 import { collect, pollEvery, type SampleOptions, withRig } from './rig';
 
 export const LIFECYCLE_TYPES: readonly DetailType[] = [

@@ -4,7 +4,7 @@
  * with a version condition: the base (`CLUB#<id>` / `LIFECYCLE`), rewritten every few hours, the
  * delta (`LIFECYCLE#DELTA`), what changed since, and the visit history a first evaluation is
  * reading (`LIFECYCLE#HISTORY`, while its read spans several polls). The documents are opaque
- * here: the evaluation owns their shape (engine/lifecycle/lifecycle-keep.ts).
+ * here: the evaluation owns their shape (lifecycle/lifecycle-keep.ts).
  *
  * A club of any size: a document whose gzipped bytes pass one item's share (MAX_LIFECYCLE_ITEM_BYTES,
  * well inside DynamoDB's 400 KB) is split over several items. The head item (the part's key) holds

@@ -32,15 +32,15 @@ import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config
 import { Announcer } from '../../lambdas/engine/club-poll/announcer';
 import { GymApiClientFactory } from '../../lambdas/engine/club-poll/client-factory';
 import { clubContext } from '../../lambdas/engine/club-poll/club-context';
-import { DEFAULT_STALE_AFTER_MS } from '../../lambdas/engine/club-poll/operational-events';
 import { type ClubReport, pollClub } from '../../lambdas/engine/club-poll/poll-club';
 import { pollSource } from '../../lambdas/engine/club-poll/poll-source';
-import { LIFECYCLE_SOURCES } from '../../lambdas/engine/lifecycle/club-lifecycle';
 import type { BridgeEvent } from '../../lambdas/events/catalog';
 import { EventBridgeSink, type EventSink, PublishError } from '../../lambdas/events/publisher';
 import { GymApiError } from '../../lambdas/gym-api';
 import { OPERATIONS } from '../../lambdas/gym-api/operations';
+import { LIFECYCLE_SOURCES } from '../../lambdas/lifecycle/club-lifecycle';
 import { SOURCE_ORDER, SOURCES } from '../../lambdas/sources';
+import { DEFAULT_STALE_AFTER_MS } from '../../lambdas/sources/operational-events';
 import {
   ConcurrentModificationError,
   type Cursor,

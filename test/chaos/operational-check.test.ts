@@ -6,9 +6,9 @@
  * by a later poll, one made by a poll that lost its state).
  */
 import { describe, expect, it } from 'vitest';
-import { pauseEvent, staleEvent, unavailableEvent } from '../../lambdas/engine/club-poll/operational-events';
 import { cursorAfterFailure, cursorMarkedUnavailable } from '../../lambdas/engine/cursor/cursor-life';
 import type { BridgeEvent } from '../../lambdas/events/catalog';
+import { pauseEvent, staleEvent, unavailableEvent } from '../../lambdas/sources/operational-events';
 import { type Cursor, newCursor } from '../../lambdas/state/store';
 import { checkOperational, type OperationalRun } from './operational-check';
 

@@ -24,11 +24,11 @@ import type { ClubConfig } from '../../clubs/club-config';
 import { logger } from '../../common/logger';
 import { type BridgeEvent, validateEvent } from '../../events/catalog';
 import type { EventSink } from '../../events/event-sink';
+import { staleEvent } from '../../sources/operational-events';
 import type { Cursor, CursorStore, OwedEvent, SourceName } from '../../state/store';
 import { cursorStaleNotified } from '../cursor/cursor-life';
 import { updateCursor } from '../cursor/cursor-writes';
 import { isPauseKind } from './failure-policy';
-import { staleEvent } from './operational-events';
 
 /** Events one cursor keeps owed at most. */
 export const MAX_OWED_EVENTS = 8;

@@ -19,6 +19,7 @@ import {
   ResponseTooLargeError,
   StaleResponseError,
 } from '../../gym-api/errors';
+import type { PauseKind } from '../../sources/operational-events';
 import { ConcurrentModificationError, type Cursor, type SourceName, StoreError } from '../../state/store';
 
 export type FailureKind =
@@ -32,8 +33,8 @@ export type FailureKind =
   | 'store'
   | 'internal';
 
-/** The kinds that pause the whole club: its other sources would be refused the same way. */
-export type PauseKind = 'auth' | 'quota';
+/** The kinds that pause the whole club (defined with the events that announce a pause). */
+export type { PauseKind };
 
 /** The kind of a failed source poll, from the error's class. */
 export function failureKind(err: unknown): FailureKind {

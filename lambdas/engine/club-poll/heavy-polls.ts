@@ -23,8 +23,8 @@
 
 import type { ClubConfig } from '../../clubs/club-config';
 import { Slots } from '../../common/slots';
+import { lifecycleSettingsOf } from '../../lifecycle/club-lifecycle';
 import type { ClubSession, Cursor, SourceName } from '../../state/store';
-import { lifecycleSettingsOf } from '../lifecycle/club-lifecycle';
 
 /** The poll function's memory, MB (lib/constructs/poller.ts; test/cdk checks they agree). */
 export const POLL_FUNCTION_MEMORY_MB = 256;

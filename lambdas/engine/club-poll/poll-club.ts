@@ -28,9 +28,10 @@
 
 import type { ClubConfig } from '../../clubs/club-config';
 import { logger } from '../../common/logger';
+import { type LifecycleReport, lifecycleSettingsOf, runClubLifecycle } from '../../lifecycle/club-lifecycle';
 import { enabledSources } from '../../sources';
+import { DEFAULT_STALE_AFTER_MS, monthOf } from '../../sources/operational-events';
 import type { ClubSession, Cursor, SourceName, StateStore } from '../../state/store';
-import { type LifecycleReport, lifecycleSettingsOf, runClubLifecycle } from '../lifecycle/club-lifecycle';
 import { sweepIntervals } from '../schedule/sweep-budget';
 import { Announcer } from './announcer';
 import { ClubPollRun } from './club-poll-run';
@@ -43,7 +44,6 @@ import {
 } from './club-report';
 import { activePause } from './failure-policy';
 import { heavyPolls, isHeavyPoll, lifecycleReadsAll } from './heavy-polls';
-import { DEFAULT_STALE_AFTER_MS, monthOf } from './operational-events';
 import { pollOrder } from './poll-order';
 import { countQuotaUsage } from './quota-check';
 import { sourcesStillDue } from './stale-sources';
@@ -196,7 +196,7 @@ function describe(err: unknown): string {
 }
 
 /**
- * The hour's lifecycle evaluation (engine/lifecycle/club-lifecycle.ts), after the sources: not in a
+ * The hour's lifecycle evaluation (lambdas/lifecycle/club-lifecycle.ts), after the sources: not in a
  * poll the club's pause stopped, nor in a backfill (lifecycle events are never backfilled), nor
  * past the deadline's margin.
  */

@@ -8,9 +8,9 @@
 import type { ClubConfig } from '../../clubs/club-config';
 import { logger } from '../../common/logger';
 import { PLAN_QUOTAS } from '../../common/plans';
+import { monthOf, quotaEvent } from '../../sources/operational-events';
 import type { QuotaStore, ClubSeen } from '../../state/store';
 import type { Announcer } from './announcer';
-import { monthOf, quotaEvent } from './operational-events';
 import { fingerprint } from './poll-source';
 
 /** Share of the monthly quota at which Club Quota Low is announced, by default. */

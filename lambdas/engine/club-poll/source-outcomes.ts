@@ -12,6 +12,14 @@ import { redactKnownSecrets } from '../../common/redact';
 import type { BridgeEvent } from '../../events/catalog';
 import { QuotaExceededError } from '../../gym-api/errors';
 import { SOURCES } from '../../sources';
+import {
+  DEFAULT_STALE_AFTER_MS,
+  monthOf,
+  pauseEvent,
+  staleEvent,
+  startsPauseEpisode,
+  unavailableEvent,
+} from '../../sources/operational-events';
 import type { Cursor, SourceName } from '../../state/store';
 import { cursorStaleNotified, unavailableMark } from '../cursor/cursor-life';
 import { clearUnavailableMark, recordFailure, recordUnavailable } from '../cursor/cursor-writes';
@@ -24,14 +32,6 @@ import {
   unavailableReport,
 } from './club-report';
 import { type FailureKind, failureKind, isPauseKind, type Unavailability } from './failure-policy';
-import {
-  DEFAULT_STALE_AFTER_MS,
-  monthOf,
-  pauseEvent,
-  staleEvent,
-  startsPauseEpisode,
-  unavailableEvent,
-} from './operational-events';
 
 /** What the source outcomes need of the club poll in progress. */
 export interface ClubPollScope {

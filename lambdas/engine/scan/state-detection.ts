@@ -4,17 +4,18 @@
  * snapshots committed. A poll that failed before its commit left an intent: its states are
  * published again (same eventIds) before the subject moves on.
  */
+
+import { splitIntent, withIntent } from '../../common/snapshot-intent';
 import type { BridgeEvent } from '../../events/catalog';
 import type { ClubContext, StateSource } from '../../sources/source';
 import type { LifecycleNotes } from '../../state/lifecycle-notes';
 import type { ClubSnapshots, LifecycleNoting, Snapshot } from '../../state/store';
-import { notesOfSnapshots } from '../lifecycle/lifecycle-input';
+import { notesOfSnapshots } from '../../lifecycle/lifecycle-input';
 import { addEvents, emptyPageEvents, type PageEvents, type PublishPage } from './publish-commit';
 import { withoutPublished, withPublished } from './published-log';
 import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './quarantine';
 import type { RowMarks } from './row-marks';
 import type { Detection, EngineScan, IdentifiedRecord } from './scan-types';
-import { splitIntent, withIntent } from './snapshot-intent';
 
 /** The source's snapshot functions over records of unknown shape (the source checked them). */
 interface SnapshotFunctions {

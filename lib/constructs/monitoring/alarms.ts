@@ -177,7 +177,7 @@ function clubAlarms(alarm: Alarm, props: BridgeAlarmsProps) {
       },
     ),
     // An evaluation runs once in a club's hour; one that fails is tried at the next poll, then in
-    // the next hour (engine/lifecycle/club-lifecycle.ts): a failure in two hours in a row is one
+    // the next hour (lambdas/lifecycle/club-lifecycle.ts): a failure in two hours in a row is one
     // that does not go away by itself. Nothing is published meanwhile.
     lifecycleFailing: alarm(
       'LifecycleFailing',

@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lifecycleSlot } from '../../../lambdas/engine/lifecycle/lifecycle-slot';
+import { lifecycleSlot } from '../../../lambdas/lifecycle/club-lifecycle';
 import { type Sandbox, startSandbox } from '../../../sandbox';
 import { localAwsEnv, runCli } from '../../support/cli-process';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
@@ -132,7 +132,7 @@ describe('explain', () => {
       enabled: true,
       settings: { inactiveDays: 14, expiringDays: 14, trialEndingHours: 24 },
       trackedSince: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
-      // The club's evaluation hours start at its slot's minute (lifecycle-slot.ts).
+      // The club's evaluation hours start at its slot's minute (`lifecycleSlot`, club-lifecycle.ts).
       lastEvaluation: expect.stringMatching(new RegExp(`:${SLOT_MINUTE}:00\\.000Z$`)),
     });
     expect(words.stdout).toMatch(/Lifecycle events are tracked since .* \(club local time\)/);

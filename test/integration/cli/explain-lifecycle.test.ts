@@ -26,12 +26,12 @@ import { type SubjectFacts, subjectFacts } from '../../../cli/explain/subject-fa
 import { renderExplanation } from '../../../cli/explain/subject-words';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
-import { LIFECYCLE_SOURCES } from '../../../lambdas/engine/lifecycle/club-lifecycle';
-import { readKeptLifecycle } from '../../../lambdas/engine/lifecycle/lifecycle-keep';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { makeEventId } from '../../../lambdas/events/event-id';
 import { type EventSink, PublishError } from '../../../lambdas/events/event-sink';
 import { MemorySink } from '../../../lambdas/events/publisher';
+import { LIFECYCLE_SOURCES } from '../../../lambdas/lifecycle/club-lifecycle';
+import { readKeptLifecycle } from '../../../lambdas/lifecycle/lifecycle-keep';
 import { DynamoDbStateStore } from '../../../lambdas/state';
 import { type CliResult, localAwsEnv, runCli } from '../../support/cli-process';
 import { useEngineRig } from '../../support/engine-rig';

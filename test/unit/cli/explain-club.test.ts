@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { clubOpsFacts } from '../../../cli/explain/club-facts';
 import { renderClubExplanation } from '../../../cli/explain/club-words';
-import { staleEvent } from '../../../lambdas/engine/club-poll/operational-events';
+import { staleEvent } from '../../../lambdas/sources/operational-events';
 import { type Cursor, MemoryStateStore, newCursor, type SourceName } from '../../../lambdas/state';
 import { exampleClub } from '../../support/example-club';
 

@@ -124,6 +124,11 @@ describe('import direction (.dependency-cruiser.cjs)', () => {
         'test/support/helper.ts': 'export const HELPER = 1;\n',
         'lambdas/events/planted.ts':
           "import { HELPER } from '../../test/support/helper';\nexport const E = HELPER;\n",
+        'lambdas/events/envelope.ts': 'export const createEvent = () => 1;\n',
+        'lambdas/engine/builds-event.ts':
+          "import { createEvent } from '../events/envelope';\nexport const BUILT = createEvent();\n",
+        'lambdas/sources/builds-event.ts':
+          "import { createEvent } from '../events/envelope';\nexport const PRODUCED = createEvent();\n",
       });
       // Prepare: the same rules, cruised over the planted tree (no tsconfig there)
       const { tsConfig: _unused, ...rules } = options;
@@ -160,8 +165,16 @@ describe('import direction (.dependency-cruiser.cjs)', () => {
           'runtime-never-imports-tests: lambdas/events/planted.ts -> test/support/helper.ts',
         ]),
       );
-      expect(result.violations.filter((v) => !v.startsWith('no-import-cycles:'))).toHaveLength(6);
+      expect(result.violations.filter((v) => !v.startsWith('no-import-cycles:'))).toHaveLength(7);
       expect(result.violations.filter((v) => v.includes('cli/'))).toEqual([]);
+    });
+
+    it('lets only the producers (sources/, lifecycle/; delivery) build events: the engine may not', () => {
+      // Assess
+      const building = result.violations.filter((v) => v.startsWith('only-producers-build-events:'));
+      expect(building).toEqual([
+        'only-producers-build-events: lambdas/engine/builds-event.ts -> lambdas/events/envelope.ts',
+      ]);
     });
 
     it('reports two files that import each other (type-only imports count)', () => {
@@ -175,7 +188,7 @@ describe('import direction (.dependency-cruiser.cjs)', () => {
 
     it('fails with a message naming the importing file, the imported file and the reason', () => {
       // Assess
-      expect(result.exitCode).toBe(7);
+      expect(result.exitCode).toBe(8);
       expect(result.report).toContain(
         'never-common-to-engine: lambdas/common/planted.ts → lambdas/engine/poll.ts',
       );

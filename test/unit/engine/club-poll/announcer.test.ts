@@ -9,14 +9,14 @@ import {
   withOwed,
   withoutOwed,
 } from '../../../../lambdas/engine/club-poll/announcer';
+import { cursorAfterFailure } from '../../../../lambdas/engine/cursor/cursor-life';
+import type { BridgeEvent } from '../../../../lambdas/events/catalog';
+import { MemorySink } from '../../../../lambdas/events/publisher';
 import {
   quotaEvent,
   startsPauseEpisode,
   unavailableEvent,
-} from '../../../../lambdas/engine/club-poll/operational-events';
-import { cursorAfterFailure } from '../../../../lambdas/engine/cursor/cursor-life';
-import type { BridgeEvent } from '../../../../lambdas/events/catalog';
-import { MemorySink } from '../../../../lambdas/events/publisher';
+} from '../../../../lambdas/sources/operational-events';
 import { MemoryStateStore } from '../../../../lambdas/state';
 import {
   type Cursor,

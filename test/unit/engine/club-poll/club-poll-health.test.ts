@@ -8,7 +8,6 @@ import {
   MAX_RETRY_AFTER_MS,
   UNAVAILABLE_RETRY_MS,
 } from '../../../../lambdas/engine/club-poll/failure-policy';
-import { pauseEvent, staleEvent } from '../../../../lambdas/engine/club-poll/operational-events';
 import { countQuotaUsage } from '../../../../lambdas/engine/club-poll/quota-check';
 import {
   clearUnavailableMark,
@@ -17,6 +16,7 @@ import {
 } from '../../../../lambdas/engine/cursor/cursor-writes';
 import { MemorySink } from '../../../../lambdas/events/publisher';
 import { AuthError } from '../../../../lambdas/gym-api/errors';
+import { pauseEvent, staleEvent } from '../../../../lambdas/sources/operational-events';
 import { MemoryStateStore } from '../../../../lambdas/state';
 import { newCursor } from '../../../../lambdas/state/store';
 

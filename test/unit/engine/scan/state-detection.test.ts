@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { splitIntent } from '../../../../lambdas/common/snapshot-intent';
 import { publishPageEvents } from '../../../../lambdas/engine/scan/publish-commit';
 import { publishedOf } from '../../../../lambdas/engine/scan/published-log';
 import { RowMarks } from '../../../../lambdas/engine/scan/row-marks';
 import type { EngineScan, ScanMode } from '../../../../lambdas/engine/scan/scan-types';
-import { splitIntent } from '../../../../lambdas/engine/scan/snapshot-intent';
 import { StateDetection } from '../../../../lambdas/engine/scan/state-detection';
 import { MemorySink } from '../../../../lambdas/events/publisher';
 import { SOURCES } from '../../../../lambdas/sources';

@@ -5,16 +5,17 @@
  * outcomes of a stretch of the seen set, read back from the memos the visits and payment sources
  * file. No API request.
  */
-import { utcToLocal } from '../../common/zoned-time';
-import type { FactChange } from '../../sources/lifecycle/evaluate';
-import type { PaymentOutcome } from '../../sources/lifecycle/folds';
-import type { MemberFacts, ProspectFacts } from '../../sources/lifecycle/rules';
-import { classifyPayment, type PaymentRuleOverrides } from '../../sources/payment-classifier';
-import { decodePaymentMemo } from '../../sources/payment-source';
-import type { LifecycleNotes } from '../../state/lifecycle-notes';
-import type { ClubSession, SeenAt, Snapshot, SnapshotKind, SourceName } from '../../state/store';
-import { splitIntent } from '../scan/snapshot-intent';
+
+import { splitIntent } from '../common/snapshot-intent';
+import { utcToLocal } from '../common/zoned-time';
+import { classifyPayment, type PaymentRuleOverrides } from '../sources/payment-classifier';
+import { decodePaymentMemo } from '../sources/payment-source';
+import type { LifecycleNotes } from '../state/lifecycle-notes';
+import type { ClubSession, SeenAt, Snapshot, SnapshotKind, SourceName } from '../state/store';
+import type { FactChange } from './evaluate';
+import type { PaymentOutcome } from './folds';
 import type { LifecycleView } from './lifecycle-keep';
+import type { MemberFacts, ProspectFacts } from './rules';
 
 export interface LifecycleReads {
   readonly members: Map<string, MemberFacts>;

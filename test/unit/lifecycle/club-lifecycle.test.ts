@@ -4,12 +4,16 @@
  * times in UTC and the club's local time).
  */
 import { describe, expect, it } from 'vitest';
-import type { ClubConfig } from '../../../../lambdas/clubs/club-config';
-import { hourOf, lifecycleSettingsOf, notReady } from '../../../../lambdas/engine/lifecycle/club-lifecycle';
-import { lifecycleEvent } from '../../../../lambdas/engine/lifecycle/lifecycle-events';
-import { evaluationHourStartMs } from '../../../../lambdas/engine/lifecycle/lifecycle-slot';
-import { makeEventId } from '../../../../lambdas/events/event-id';
-import { type Cursor, newCursor } from '../../../../lambdas/state';
+import type { ClubConfig } from '../../../lambdas/clubs/club-config';
+import { makeEventId } from '../../../lambdas/events/event-id';
+import {
+  evaluationHourStartMs,
+  hourOf,
+  lifecycleSettingsOf,
+  notReady,
+} from '../../../lambdas/lifecycle/club-lifecycle';
+import { lifecycleEvent } from '../../../lambdas/lifecycle/lifecycle-events';
+import { type Cursor, newCursor } from '../../../lambdas/state';
 
 const club = (extra: Partial<ClubConfig> = {}): ClubConfig => ({
   clubId: 'club-1',

@@ -12,8 +12,8 @@ import {
   type FactChange,
   type LifecycleFact,
   type LifecycleInput,
-} from '../../../../lambdas/sources/lifecycle/evaluate';
-import type { MemberFacts, ProspectFacts } from '../../../../lambdas/sources/lifecycle/rules';
+} from '../../../lambdas/lifecycle/evaluate';
+import type { MemberFacts, ProspectFacts } from '../../../lambdas/lifecycle/rules';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;

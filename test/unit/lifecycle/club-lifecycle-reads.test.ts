@@ -6,17 +6,18 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import type { ClubConfig } from '../../../../lambdas/clubs/club-config';
-import { HOUR_MS } from '../../../../lambdas/common/time-units';
-import { type LifecycleReport, runClubLifecycle } from '../../../../lambdas/engine/lifecycle/club-lifecycle';
+import type { ClubConfig } from '../../../lambdas/clubs/club-config';
+import { HOUR_MS } from '../../../lambdas/common/time-units';
+import { MemorySink } from '../../../lambdas/events/publisher';
 import {
   evaluationHourOf,
   evaluationHourStartMs,
+  type LifecycleReport,
   lifecycleSlot,
-} from '../../../../lambdas/engine/lifecycle/lifecycle-slot';
-import { MemorySink } from '../../../../lambdas/events/publisher';
-import { type Cursor, MemoryStateStore, newCursor } from '../../../../lambdas/state';
-import { addNotes, type LifecycleNotes } from '../../../../lambdas/state/lifecycle-notes';
+  runClubLifecycle,
+} from '../../../lambdas/lifecycle/club-lifecycle';
+import { type Cursor, MemoryStateStore, newCursor } from '../../../lambdas/state';
+import { addNotes, type LifecycleNotes } from '../../../lambdas/state/lifecycle-notes';
 
 const CLUB: ClubConfig = {
   clubId: 'club-1',
@@ -31,7 +32,7 @@ const CLUB: ClubConfig = {
   sources: ['members', 'visits'],
   lifecycle: { enabled: true, inactiveDays: 1, expiringDays: 14, trialEndingHours: 24 },
 };
-/** A start in the club's rebase slot hour (lifecycle-slot.ts): it rebases every 12 hours from it. */
+/** A start in the club's rebase slot hour (`lifecycleSlot`, club-lifecycle.ts): it rebases every 12 hours from it. */
 const T0 = (() => {
   const near = evaluationHourOf(CLUB.clubId, Date.parse('2026-05-04T12:00:00Z'));
   return evaluationHourStartMs(CLUB.clubId, near - (near % 12) + lifecycleSlot(CLUB.clubId).rebaseHour);

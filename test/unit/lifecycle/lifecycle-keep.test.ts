@@ -1,16 +1,30 @@
 /**
- * What the lifecycle evaluation keeps (lambdas/engine/lifecycle/lifecycle-keep.ts): the base and
+ * What the lifecycle evaluation keeps (lambdas/lifecycle/lifecycle-keep.ts): the base and
  * the delta written in an order a stop anywhere survives, read back merged. On the memory store
  * (the adapters' parts are in the state store contract).
  */
 import { describe, expect, it } from 'vitest';
-import { keepLifecycle, readKeptLifecycle } from '../../../../lambdas/engine/lifecycle/lifecycle-keep';
-import { UnreadableLifecycleBaseError } from '../../../../lambdas/engine/lifecycle/unreadable-base';
-import type { LifecycleDoc } from '../../../../lambdas/sources/lifecycle/evaluate';
-import { MemoryStateStore } from '../../../../lambdas/state';
+import type { BridgeEvent } from '../../../lambdas/events/catalog';
+import type { LifecycleDoc, LifecycleFact } from '../../../lambdas/lifecycle/evaluate';
+import { lifecycleEvent } from '../../../lambdas/lifecycle/lifecycle-events';
+import {
+  keepLifecycle,
+  readKeptLifecycle,
+  UnreadableLifecycleBaseError,
+} from '../../../lambdas/lifecycle/lifecycle-keep';
+import { MemoryStateStore } from '../../../lambdas/state';
 
 const CLUB = 'club-1';
 const NOTHING = { events: [], facts: [], nowMs: 0 };
+const FACT: LifecycleFact = {
+  member: '1',
+  fact: 'firstVisit',
+  found: { membershipStartDate: '2026-03-01T00:00:00', visitedAt: '2026-03-02T06:00:00' },
+  occurredAtMs: Date.parse('2026-03-02T06:00:00Z'),
+};
+/** The eventId the keep publishes FACT under (it derives from the fact, not the evaluation). */
+const FACT_ID = lifecycleEvent({ clubId: CLUB, zone: 'UTC', nowMs: 0 }, FACT).detail.eventId;
+const idsOf = (events: readonly BridgeEvent[]) => events.map((e) => e.detail.eventId);
 const life = (members: LifecycleDoc['members'], prospects: LifecycleDoc['prospects'] = {}): LifecycleDoc => ({
   version: 1,
   trackedSince: '2026-03-01T00:00:00',
@@ -34,13 +48,11 @@ function rig() {
       return store.putLifecycle(clubId, doc, version, part);
     },
   };
-  const keep = (nowMs: number, hour: number, publish = async (e: string[]) => void published.push(e)) => ({
-    store: counted,
-    clubId: CLUB,
-    nowMs,
-    hour,
-    publish,
-  });
+  const keep = (
+    nowMs: number,
+    hour: number,
+    publish = async (events: readonly BridgeEvent[]) => void published.push(idsOf(events)),
+  ) => ({ store: counted, clubId: CLUB, zone: 'UTC', nowMs, hour, sink: { publish } });
   return { store: counted, published, writes, keep };
 }
 
@@ -113,19 +125,19 @@ describe('the kept lifecycle state', () => {
 
     // Act: the publish fails after the delta holds the facts
     const failing = keep(20, 2, async () => Promise.reject(new Error('bus down')));
-    await expect(keepLifecycle(failing, kept, next, ['event-1'], false)).rejects.toThrow('bus down');
+    await expect(keepLifecycle(failing, kept, next, [FACT], false)).rejects.toThrow('bus down');
     const notYet = await readKeptLifecycle(store, CLUB, 1);
-    await keepLifecycle(keep(21, 2), notYet, next, ['event-1'], false);
+    await keepLifecycle(keep(21, 2), notYet, next, [FACT], false);
 
     // Assess
-    expect(notYet?.pending).toEqual({ events: [], facts: ['event-1'], nowMs: 20 });
+    expect(notYet?.pending).toEqual({ events: [], facts: [FACT], nowMs: 20 });
     expect(notYet?.members['1']).toEqual({ firstVisitOf: 's' });
-    expect(published).toEqual([['event-1']]);
+    expect(published).toEqual([[FACT_ID]]);
     expect((await readKeptLifecycle(store, CLUB, 2))?.pending).toEqual(NOTHING); // hour 2 recorded
     // It was not: the facts are published again as of the evaluation that found them (now 21).
     expect((await readKeptLifecycle(store, CLUB, 1))?.pending).toEqual({
       events: [],
-      facts: ['event-1'],
+      facts: [FACT],
       nowMs: 21,
     });
   });
@@ -138,7 +150,7 @@ describe('the kept lifecycle state', () => {
     const next = { life: life({ '1': { firstVisitOf: 's' } }), view: view('Gone') };
 
     // Act
-    await keepLifecycle(keep(20, 2), kept, next, ['event-1'], true);
+    await keepLifecycle(keep(20, 2), kept, next, [FACT], true);
     const rebased = await readKeptLifecycle(store, CLUB, 1);
     // A stale delta (written for the first base) put back over the emptied one:
     const stale = await store.getLifecycle(CLUB, 'delta');
@@ -152,7 +164,7 @@ describe('the kept lifecycle state', () => {
 
     // Assess
     expect(writes).toEqual(['base', 'delta', 'base', 'delta', 'delta']);
-    expect(published).toEqual([['event-1']]);
+    expect(published).toEqual([[FACT_ID]]);
     expect(rebased).toMatchObject({ baseWrittenAtMs: 20, deltaSize: 0, pending: NOTHING });
     expect(rebased?.members['1']).toEqual({ firstVisitOf: 's' });
     expect(ignoring).toMatchObject({ deltaSize: 0, pending: NOTHING });

@@ -4,13 +4,9 @@
  * older document (a crash before it was kept) finds the same facts again.
  */
 import { describe, expect, it } from 'vitest';
-import { evaluateLifecycle, type LifecycleInput } from '../../../../lambdas/sources/lifecycle/evaluate';
-import type { PaymentOutcome } from '../../../../lambdas/sources/lifecycle/folds';
-import {
-  LIFECYCLE_DEFAULTS,
-  type MemberFacts,
-  type ProspectFacts,
-} from '../../../../lambdas/sources/lifecycle/rules';
+import { evaluateLifecycle, type LifecycleInput } from '../../../lambdas/lifecycle/evaluate';
+import type { PaymentOutcome } from '../../../lambdas/lifecycle/folds';
+import { LIFECYCLE_DEFAULTS, type MemberFacts, type ProspectFacts } from '../../../lambdas/lifecycle/rules';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

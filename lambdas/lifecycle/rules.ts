@@ -4,19 +4,48 @@
  * what it has announced, the start of tracking, the clock and the club's zone. They return facts,
  * each with the parts of its eventId: whichever poll or evaluation finds a fact, it finds the same.
  *
- * All local times are the club's wall clock (./local-time.ts). Strings compare as times once
- * normalised to whole seconds (`normalLocal`).
+ * All local times are the club's wall clock (docs/lifecycle.md, "Time"): the API gives membership
+ * dates, visits and trial ends in gym local time with no offset; "N days after" is the same
+ * wall-clock time N calendar days later, turned into an instant only to compare with the clock,
+ * with the engine's one reading of local times (common/zoned-time.ts). Strings compare as times
+ * once normalised to whole seconds (`normalLocal`). The local-time helpers come first, then the rules.
  */
-import { HOUR_MS } from '../../common/time-units';
-import {
-  addLocalDays,
-  calendarDaysBetween,
-  instantOf,
-  latestLocal,
-  localAt,
-  normalLocal,
-  wholeDaysBetween,
-} from './local-time';
+import { DAY_MS, HOUR_MS } from '../common/time-units';
+import { formatNaive, localToUtc, naiveMs, utcToLocal } from '../common/zoned-time';
+
+/** A local date-time in whole seconds (`2026-03-02T06:00:00`), so that strings sort as time. */
+export const normalLocal = (local: string): string => formatNaive(naiveMs(local));
+
+/** The same wall-clock time `days` calendar days later (earlier when negative). */
+export const addLocalDays = (local: string, days: number): string =>
+  formatNaive(naiveMs(local) + days * DAY_MS);
+
+/** The instant of a local wall-clock time in `zone`. */
+export const instantOf = (local: string, zone: string): number => localToUtc(local, zone).instantMs;
+
+/** The later of local times (undefined ones ignored). */
+export function latestLocal(...values: (string | null | undefined)[]): string | undefined {
+  let latest: string | undefined;
+  for (const v of values) {
+    if (typeof v !== 'string') continue;
+    const n = normalLocal(v);
+    if (latest === undefined || n > latest) latest = n;
+  }
+  return latest;
+}
+
+/** Whole local calendar days from the day of `fromLocal` to the day of `toLocal` (negative if before). */
+export function calendarDaysBetween(fromLocal: string, toLocal: string): number {
+  const day = (local: string) => Math.floor(naiveMs(local) / DAY_MS);
+  return day(toLocal) - day(fromLocal);
+}
+
+/** Whole days (of wall-clock time) from `fromLocal` to `toLocal`, rounded down. */
+export const wholeDaysBetween = (fromLocal: string, toLocal: string): number =>
+  Math.floor((naiveMs(toLocal) - naiveMs(fromLocal)) / DAY_MS);
+
+/** The club's local wall-clock time at an instant. */
+export const localAt = (instantMs: number, zone: string): string => utcToLocal(instantMs, zone);
 
 export interface LifecycleSettings {
   /** Days without a visit after which an Active member is announced inactive. */

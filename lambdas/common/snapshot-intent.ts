@@ -1,12 +1,14 @@
 /**
- * Snapshot intents: what a page is about to publish, stored before it publishes.
+ * Snapshot intents: what a page is about to publish, stored before it publishes. The scan writes
+ * them (engine/scan/state-detection.ts); the lifecycle evaluation and `explain` read a subject's
+ * latest state through them: here, beside the snapshot's type (subject-snapshot.ts), below all three.
  *
  * Stored format (unchanged from earlier versions, so items they wrote read the same): the intent
  * lives in the snapshot's `fields` under `publishing` (an array of `{id, hash, fields, updatedAt}`,
  * oldest first; a single object is read as a one-element array). A subject with no committed
  * snapshot yet is stored with `hash: 'nothingCommitted'` and `fields.nothingCommitted: true`.
  */
-import type { Snapshot } from '../../state/store';
+import type { Snapshot } from './subject-snapshot';
 
 /** Snapshot field holding the state a page is about to publish transitions to (an intent). */
 const INTENT_FIELD = 'publishing';

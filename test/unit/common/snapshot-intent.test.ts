@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { splitIntent, withIntent } from '../../../../lambdas/engine/scan/snapshot-intent';
-import type { Snapshot } from '../../../../lambdas/state/store';
+import { splitIntent, withIntent } from '../../../lambdas/common/snapshot-intent';
+import type { Snapshot } from '../../../lambdas/state/store';
 
 const snap = (hash: string, fields: Record<string, unknown> = { Status: hash }): Snapshot => ({
   id: 'M1',

@@ -7,7 +7,7 @@
  * The rules' document records a fact by a mark (a membership start whose first visit was seen, an
  * `expiry|<date>` or `minimumTerm|<date>` mark, a prospect's trial end), the same whether the fact
  * was announced or passed silently. Only the first evaluation passes facts silently (`announcement`
- * in sources/lifecycle/evaluate.ts), so the marks of its document are exactly the silent ones: they
+ * in evaluate.ts), so the marks of its document are exactly the silent ones: they
  * are kept as they are (`silent`), and every mark not among them was announced by a later
  * evaluation. A lapse carries its own flag (`lapse.announced`) and is not repeated here.
  *
@@ -16,7 +16,7 @@
  * baseline marks are gone. A base of an earlier release has none (`silent` absent): explain then
  * says it does not know which, as before.
  */
-import type { LifecycleDoc } from '../../sources/lifecycle/evaluate';
+import type { LifecycleDoc } from './evaluate';
 
 /** Per member and prospect (by number), the marks its first evaluation recorded silently. */
 export interface SilentMarks {

@@ -1,17 +1,13 @@
 /**
- * Which facts the first evaluation passed silently (lambdas/engine/lifecycle/baseline-marks.ts),
+ * Which facts the first evaluation passed silently (lambdas/lifecycle/baseline-marks.ts),
  * kept in the base: all of a first evaluation's marks, only those still recorded after a rebase,
  * none for a base of an earlier release; a damaged set is read as none.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  silentMarksIn,
-  silentMarksOf,
-  stillSilent,
-} from '../../../../lambdas/engine/lifecycle/baseline-marks';
-import { keepLifecycle, readKeptLifecycle } from '../../../../lambdas/engine/lifecycle/lifecycle-keep';
-import type { LifecycleDoc } from '../../../../lambdas/sources/lifecycle/evaluate';
-import { MemoryStateStore } from '../../../../lambdas/state';
+import { silentMarksIn, silentMarksOf, stillSilent } from '../../../lambdas/lifecycle/baseline-marks';
+import type { LifecycleDoc } from '../../../lambdas/lifecycle/evaluate';
+import { keepLifecycle, readKeptLifecycle } from '../../../lambdas/lifecycle/lifecycle-keep';
+import { MemoryStateStore } from '../../../lambdas/state';
 
 const CLUB = 'club-1';
 const life = (members: LifecycleDoc['members'], prospects: LifecycleDoc['prospects'] = {}): LifecycleDoc => ({
@@ -27,7 +23,8 @@ const keep = (store: MemoryStateStore, nowMs: number) => ({
   clubId: CLUB,
   nowMs,
   hour: nowMs,
-  publish: async () => {},
+  zone: 'UTC',
+  sink: { publish: async () => {} },
 });
 
 const BASELINE = life(

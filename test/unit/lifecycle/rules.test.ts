@@ -4,14 +4,14 @@
  * evaluations, late data, out-of-order payment outcomes.
  */
 import { describe, expect, it } from 'vitest';
-import { announcement } from '../../../../lambdas/sources/lifecycle/evaluate';
-import { foldPayments, foldVisits } from '../../../../lambdas/sources/lifecycle/folds';
+import { announcement } from '../../../lambdas/lifecycle/evaluate';
+import { foldPayments, foldVisits } from '../../../lambdas/lifecycle/folds';
 import {
   evaluateMember,
   evaluateProspect,
   type MemberFacts,
   LIFECYCLE_DEFAULTS as S,
-} from '../../../../lambdas/sources/lifecycle/rules';
+} from '../../../lambdas/lifecycle/rules';
 
 const at = (iso: string) => Date.parse(iso);
 const SYD = 'Australia/Sydney';

@@ -6,13 +6,12 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import type { ClubConfig } from '../../../../lambdas/clubs/club-config';
-import { HOUR_MS } from '../../../../lambdas/common/time-units';
-import { runClubLifecycle } from '../../../../lambdas/engine/lifecycle/club-lifecycle';
-import { evaluationHourStartMs } from '../../../../lambdas/engine/lifecycle/lifecycle-slot';
-import { MemorySink } from '../../../../lambdas/events/publisher';
-import { type Cursor, MemoryStateStore, newCursor, StoreError } from '../../../../lambdas/state';
-import { addNotes, type LifecycleNotes } from '../../../../lambdas/state/lifecycle-notes';
+import type { ClubConfig } from '../../../lambdas/clubs/club-config';
+import { HOUR_MS } from '../../../lambdas/common/time-units';
+import { MemorySink } from '../../../lambdas/events/publisher';
+import { evaluationHourStartMs, runClubLifecycle } from '../../../lambdas/lifecycle/club-lifecycle';
+import { type Cursor, MemoryStateStore, newCursor, StoreError } from '../../../lambdas/state';
+import { addNotes, type LifecycleNotes } from '../../../lambdas/state/lifecycle-notes';
 
 const CLUB: ClubConfig = {
   clubId: 'club-1',

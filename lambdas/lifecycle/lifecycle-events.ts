@@ -2,11 +2,14 @@
  * The events of lifecycle facts (docs/lifecycle.md): one fact of an evaluation in, one catalog
  * event out. The eventId derives from the fact's identity (member or prospect, the fact, what it
  * is about), never from the evaluation that found it: a retry or a crash publishes the same id.
+ * Published PUBLISH_BATCH at a time (`publishFacts`: the keep, after it recorded them as pending,
+ * and the evaluation, for what an earlier one kept and may not have published).
  */
-import { type BridgeEvent, DETAIL_TYPES } from '../../events/catalog';
-import { createEvent } from '../../events/envelope';
-import type { LifecycleFact } from '../../sources/lifecycle/evaluate';
-import { instantOf, localAt } from '../../sources/lifecycle/local-time';
+import { type BridgeEvent, DETAIL_TYPES } from '../events/catalog';
+import { createEvent } from '../events/envelope';
+import type { EventSink } from '../events/event-sink';
+import type { LifecycleFact } from './evaluate';
+import { instantOf, localAt } from './rules';
 
 export interface LifecycleEventContext {
   readonly clubId: string;
@@ -100,4 +103,17 @@ export function lifecycleEvent(ctx: LifecycleEventContext, fact: LifecycleFact):
     },
     { trialEndDate, hoursLeft },
   );
+}
+
+/** Facts whose events are built and published at a time: a club's every member due in one hour stays in memory bounds. */
+export const PUBLISH_BATCH = 500;
+
+/** Publishes the facts' events PUBLISH_BATCH at a time, as of the evaluation that found them. */
+export async function publishFacts(
+  sink: Pick<EventSink, 'publish'>,
+  ctx: LifecycleEventContext,
+  facts: readonly LifecycleFact[],
+): Promise<void> {
+  for (let i = 0; i < facts.length; i += PUBLISH_BATCH)
+    await sink.publish(facts.slice(i, i + PUBLISH_BATCH).map((fact) => lifecycleEvent(ctx, fact)));
 }

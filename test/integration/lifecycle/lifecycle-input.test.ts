@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
-import { gatherLifecycleInput } from '../../../lambdas/engine/lifecycle/lifecycle-input';
 import { MemorySink } from '../../../lambdas/events/publisher';
+import { gatherLifecycleInput } from '../../../lambdas/lifecycle/lifecycle-input';
 import { useEngineRig } from '../../support/engine-rig';
 
 describe('seen entries with a memo', () => {

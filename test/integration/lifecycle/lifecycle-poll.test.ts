@@ -9,13 +9,13 @@ import { describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { HOUR_MS } from '../../../lambdas/common/time-units';
 import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
-import { LIFECYCLE_SOURCES as FOUR_SOURCES } from '../../../lambdas/engine/lifecycle/club-lifecycle';
+import { MemorySink } from '../../../lambdas/events/publisher';
 import {
   evaluationHourOf,
   evaluationHourStartMs,
+  LIFECYCLE_SOURCES as FOUR_SOURCES,
   lifecycleSlot,
-} from '../../../lambdas/engine/lifecycle/lifecycle-slot';
-import { MemorySink } from '../../../lambdas/events/publisher';
+} from '../../../lambdas/lifecycle/club-lifecycle';
 import { type StateStore, StoreError } from '../../../lambdas/state';
 import type { LifecyclePart } from '../../../lambdas/state/lifecycle-store';
 import { useEngineRig } from '../../support/engine-rig';
@@ -51,7 +51,7 @@ describe('the lifecycle evaluation of a club poll', () => {
     const sink = new MemorySink();
     const club = clubWith({ enabled: true, inactiveDays: 2, expiringDays: 14, trialEndingHours: 24 });
 
-    // Act: from a minute into the club's rebase slot hour (lifecycle-slot.ts), the baseline poll, a
+    // Act: from a minute into the club's rebase slot hour (`lifecycleSlot`, club-lifecycle.ts), the baseline poll, a
     // second poll in the same hour, then 4 days polled every 3 hours.
     const id = club.clubId;
     const next = evaluationHourOf(id, rig.now()) + 1;

@@ -5,7 +5,7 @@ import {
   lifecycleSlot,
   REBASE_EVERY_MS,
   rebaseDue,
-} from '../../../../lambdas/engine/lifecycle/lifecycle-slot';
+} from '../../../lambdas/lifecycle/club-lifecycle';
 
 const HOUR = 3_600_000;
 const clubs = Array.from({ length: 2_400 }, (_, i) => `club-${i}`);

@@ -1,19 +1,49 @@
 /**
  * The operational events of a club poll (docs/events.md): Club Credentials Rejected, Club Quota Low,
  * Club Source Unavailable and Club Data Stale. Pure builders, and the rules of when one is due (once
- * per episode); club-poll/announcer.ts delivers them at least once. Their eventIds derive from the
- * club and the episode (when it began), so the same announcement always carries the same id.
+ * per episode); the engine's announcer (engine/club-poll/announcer.ts) delivers them at least once.
+ * Their eventIds derive from the club and the episode (when it began), so the same announcement
+ * always carries the same id. Built here, in the producers layer, beside the endpoints' events (the
+ * lifecycle's are lifecycle/'s): the engine builds no event. Plain data in (the club's plan and PII
+ * policy, its cursors' health), typed structurally: sources import neither clubs/ nor state/.
  */
 
-import type { ClubConfig } from '../../clubs/club-config';
-import { PLAN_QUOTAS } from '../../common/plans';
-import { type BridgeEvent, DETAIL_TYPES, type SOURCE_UNAVAILABLE_KINDS } from '../../events/catalog';
-import { createEvent } from '../../events/envelope';
-import { AuthError } from '../../gym-api/errors';
-import type { Cursor, SourceName, SourceUnavailable } from '../../state/store';
-import type { PauseKind } from './failure-policy';
+import { PLAN_QUOTAS, type Plan } from '../common/plans';
+import type { SourceName } from '../common/source-names';
+import { type BridgeEvent, DETAIL_TYPES, type SOURCE_UNAVAILABLE_KINDS } from '../events/catalog';
+import { createEvent } from '../events/envelope';
+import type { PiiPolicy } from '../events/pii';
+import { AuthError } from '../gym-api/errors';
 
-type OpsClub = Pick<ClubConfig, 'clubId' | 'plan' | 'piiPolicy'>;
+/** The refusals that pause the whole club (engine/club-poll/failure-policy.ts): all its sources would get them. */
+export type PauseKind = 'auth' | 'quota';
+
+/** What the events read of the club (its ClubConfig, structurally). */
+interface OpsClub {
+  readonly clubId: string;
+  readonly plan: Plan;
+  readonly piiPolicy: PiiPolicy;
+}
+
+/** What the events read of a cursor (the store's Cursor, structurally). */
+export interface OpsCursor {
+  readonly source: SourceName;
+  readonly health: {
+    readonly lastSuccessAt?: string | undefined;
+    readonly staleNotifiedAt?: string | undefined;
+    readonly consecutiveFailures: number;
+    readonly lastError?: { readonly kind: string; readonly at: string } | undefined;
+  };
+}
+
+/** A source's unavailable mark (the store's SourceUnavailable, structurally). */
+interface UnavailableMark {
+  readonly kind: string;
+  readonly reason: string;
+  readonly status?: number | undefined;
+  readonly since: string;
+  readonly retryAt: string;
+}
 
 /** A source with no success for this long is announced stale (Club Data Stale), by default. */
 export const DEFAULT_STALE_AFTER_MS = 30 * 60_000;
@@ -56,7 +86,7 @@ export function quotaEvent(
  * resume` resets the runs) starts a new one. Judged on the club's cursors, not on the refused
  * source's count alone: the next poll may be refused on another source first (poll-order.ts).
  */
-export function startsPauseEpisode(kind: PauseKind, cursorsBefore: readonly Cursor[]): boolean {
+export function startsPauseEpisode(kind: PauseKind, cursorsBefore: readonly OpsCursor[]): boolean {
   let lastSuccessMs = Number.NEGATIVE_INFINITY;
   for (const c of cursorsBefore) {
     const at = c.health.lastSuccessAt ? Date.parse(c.health.lastSuccessAt) : Number.NaN;
@@ -97,7 +127,7 @@ export function pauseEvent(
 export function unavailableEvent(
   club: OpsClub,
   source: SourceName,
-  mark: SourceUnavailable,
+  mark: UnavailableMark,
   experimental: boolean,
   nowMs: number,
 ): BridgeEvent {
@@ -124,7 +154,7 @@ export function unavailableEvent(
  */
 export function staleEvent(
   club: OpsClub,
-  cursor: Cursor,
+  cursor: OpsCursor,
   nowMs: number,
   staleAfterMs: number,
   judgedAtMs: number = nowMs,

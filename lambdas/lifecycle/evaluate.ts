@@ -10,13 +10,14 @@
  * older document and finds the same facts again (same eventId parts).
  */
 import { foldPayments, foldVisits, type PaymentLife, type PaymentOutcome, type VisitFacts } from './folds';
-import { instantOf, localAt } from './local-time';
 import {
   evaluateMember,
   evaluateProspect,
   hasLife,
+  instantOf,
   type LifecycleSettings,
   lifeWith,
+  localAt,
   type MemberDue,
   type MemberFacts,
   type MemberLife,

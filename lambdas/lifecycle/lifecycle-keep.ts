@@ -16,11 +16,12 @@
  * pending events were published before the base was rewritten).
  */
 
-import type { LifecycleDoc } from '../../sources/lifecycle/evaluate';
-import type { MemberFacts, ProspectFacts } from '../../sources/lifecycle/rules';
-import type { ClubLifecycle } from '../../state/store';
+import type { EventSink } from '../events/event-sink';
+import type { ClubLifecycle } from '../state/store';
 import { type SilentMarks, silentMarksIn, silentMarksOf, stillSilent } from './baseline-marks';
-import { UnreadableLifecycleBaseError } from './unreadable-base';
+import type { LifecycleDoc, LifecycleFact } from './evaluate';
+import { publishFacts } from './lifecycle-events';
+import type { MemberFacts, ProspectFacts } from './rules';
 
 /** The facts of every member and prospect the rules read (status and dates), by number. */
 export interface LifecycleView {
@@ -233,6 +234,21 @@ function silentFor(kept: KeptLifecycle | undefined, next: NextLifecycle): { sile
   return kept.silent ? { silent: stillSilent(kept.silent, next.life) } : {};
 }
 
+/**
+ * The stored base cannot be read (a document of a later release after a rollback, a damaged item):
+ * the evaluation starts over silently, as a first one, and its base replaces this one (`versions`
+ * for the puts). What the unreadable base held, pending events included, is lost: said in a WARN.
+ */
+export class UnreadableLifecycleBaseError extends Error {
+  override readonly name = 'UnreadableLifecycleBaseError';
+  constructor(
+    readonly clubId: string,
+    readonly versions: { readonly base: number; readonly delta: number },
+  ) {
+    super(`the lifecycle base of ${clubId} (version ${versions.base}) cannot be read by this release`);
+  }
+}
+
 /** The kept state: the base with its delta applied, or undefined before the first evaluation. */
 export async function readKeptLifecycle(
   store: Pick<ClubLifecycle, 'getLifecycle'>,
@@ -286,14 +302,16 @@ export async function readKeptLifecycle(
   };
 }
 
-export interface KeepDeps<E> {
+export interface KeepDeps {
   readonly store: Pick<ClubLifecycle, 'putLifecycle'>;
   readonly clubId: string;
+  /** The club's zone: the facts' events carry their local times in it. */
+  readonly zone: string;
   readonly nowMs: number;
   /** The evaluation's hour (epoch hours): recorded with the pending facts. */
   readonly hour: number;
-  /** Publishes the facts' events. */
-  readonly publish: (facts: E[]) => Promise<void>;
+  /** Where the facts' events are published (lifecycle-events.ts builds them). */
+  readonly sink: Pick<EventSink, 'publish'>;
 }
 
 /**
@@ -303,11 +321,11 @@ export interface KeepDeps<E> {
  * whole state as the new base and empties the delta. Nothing is written when nothing the delta
  * follows changed.
  */
-export async function keepLifecycle<E>(
-  deps: KeepDeps<E>,
+export async function keepLifecycle(
+  deps: KeepDeps,
   kept: KeptLifecycle | undefined,
   next: NextLifecycle,
-  facts: E[],
+  facts: readonly LifecycleFact[],
   rebase: boolean,
   /** Without `kept`: the versions of the items an unreadable base left (UnreadableLifecycleBaseError). */
   unreadable?: { readonly base: number; readonly delta: number },
@@ -327,7 +345,7 @@ export async function keepLifecycle<E>(
     if (!kept) throw new Error('lifecycle facts found before the first evaluation was kept');
     const pending = { facts, factsNowMs: nowMs, pendingHour: deps.hour };
     deltaVersion = await store.putLifecycle(deltaDoc(pending), deltaVersion, 'delta');
-    await deps.publish(facts);
+    await publishFacts(deps.sink, { clubId, zone: deps.zone, nowMs }, facts);
   }
   if (rebase || !kept) {
     const base: BaseDoc = { ...next.life, view: next.view, writtenAtMs: nowMs, ...silentFor(kept, next) };

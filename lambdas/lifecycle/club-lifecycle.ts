@@ -1,6 +1,6 @@
 /**
  * A club's lifecycle evaluation inside its poll (docs/lifecycle.md, "State and schedule"): once in
- * each of the club's hours (UTC hours shifted by its slot's minute, lifecycle-slot.ts), in the
+ * each of the club's hours (UTC hours shifted by its slot's minute, `lifecycleSlot` below), in the
  * first poll of the hour that gets to it, after the sources. It gathers what the
  * bridge keeps (snapshots, the seen set's visits and payments), evaluates the rules, publishes the
  * facts' events, then keeps the document; the session records the hour. No API request.
@@ -13,32 +13,40 @@
  * events are published). An evaluation that fails is logged, reported (the poll's metrics count it:
  * LifecycleFailures) and noted on the club state item with since when and why (`status`,
  * `explain`); it never fails the poll. A second failure in a row waits for the next hour.
+ *
+ * The slot spreads a fleet that starts together: each club evaluates at a fixed minute of the hour
+ * and rebases in one of 12 hours, drawn from its id (one of 720), instead of every club at :00 (~18
+ * strongly consistent read units a club in that minute, ~320 at a common rebase hour).
  */
 
-import type { ClubConfig } from '../../clubs/club-config';
-import { logger } from '../../common/logger';
-import { DAY_MS, HOUR_MS } from '../../common/time-units';
-import { validateEvent } from '../../events/catalog';
-import type { EventSink } from '../../events/event-sink';
-import type { GymApiClient } from '../../gym-api';
-import { enabledSources, SOURCES } from '../../sources';
-import { evaluateLifecycle, type LifecycleFact } from '../../sources/lifecycle/evaluate';
-import { LIFECYCLE_DEFAULTS, type LifecycleSettings } from '../../sources/lifecycle/rules';
-import { tailLookbackFor } from '../../sources/source';
-import { FAILURE_MAX_CHARS, type LifecycleNotes } from '../../state/lifecycle-notes';
-import type { ClubSession, Cursor, SourceName } from '../../state/store';
-import { clubContext } from '../club-poll/club-context';
-import { lifecycleEvent } from './lifecycle-events';
+import type { ClubConfig } from '../clubs/club-config';
+import { clubSlot } from '../common/club-shard';
+import { logger } from '../common/logger';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../common/time-units';
+import { validateEvent } from '../events/catalog';
+import type { EventSink } from '../events/event-sink';
+import type { GymApiClient } from '../gym-api';
+import { enabledSources, SOURCES } from '../sources';
+import { tailLookbackFor } from '../sources/source';
+import { FAILURE_MAX_CHARS, type LifecycleNotes } from '../state/lifecycle-notes';
+import type { ClubSession, Cursor, SourceName } from '../state/store';
+import { evaluateLifecycle, type LifecycleFact } from './evaluate';
+import { publishFacts } from './lifecycle-events';
 import {
   factChanges,
   gatherLifecycleInput,
   type LifecycleWindow,
   type SubjectReads,
 } from './lifecycle-input';
-import { type KeptLifecycle, keepLifecycle, MAX_DELTA_SIZE, readKeptLifecycle } from './lifecycle-keep';
-import { evaluationHourOf, rebaseDue } from './lifecycle-slot';
-import { UnreadableLifecycleBaseError } from './unreadable-base';
-import { clearVisitHistory, readVisitHistory, type VisitHistory } from './visit-history';
+import {
+  type KeptLifecycle,
+  keepLifecycle,
+  MAX_DELTA_SIZE,
+  readKeptLifecycle,
+  UnreadableLifecycleBaseError,
+} from './lifecycle-keep';
+import { LIFECYCLE_DEFAULTS, type LifecycleSettings } from './rules';
+import { clearVisitHistory, readVisitHistory, type VisitHistory, withHistory } from './visit-history';
 
 export type { KeptLifecycle } from './lifecycle-keep';
 
@@ -66,7 +74,6 @@ export type LifecycleReport =
 
 /** The sources whose baselines an evaluation waits for, when the club polls them. */
 export const LIFECYCLE_SOURCES: readonly SourceName[] = ['members', 'prospects', 'visits', 'paymentHistory'];
-export { REBASE_EVERY_MS } from './lifecycle-slot';
 
 /** The club's lifecycle settings, or undefined when its lifecycle events are off. */
 export function lifecycleSettingsOf(club: ClubConfig): LifecycleSettings | undefined {
@@ -80,9 +87,51 @@ function withoutEnabled(config: NonNullable<ClubConfig['lifecycle']>): Partial<L
   return settings;
 }
 
+/** An evaluation reads everything and rewrites the base at least this often (the notes' safety net). */
+export const REBASE_EVERY_MS = 12 * HOUR_MS;
+const REBASE_HOURS = REBASE_EVERY_MS / HOUR_MS;
+const MINUTES_AN_HOUR = 60;
+/** Names the lifecycle's slot among a club's slots (club-shard.ts). */
+const LIFECYCLE_SALT = 0x6c696665;
+
+export interface LifecycleSlot {
+  /** How far past each UTC hour the club's evaluation hour starts, ms (a whole minute, 0..59). */
+  readonly offsetMs: number;
+  /** The evaluation hours (epoch hour mod 12) in which the club rebases. */
+  readonly rebaseHour: number;
+}
+
+export function lifecycleSlot(clubId: string): LifecycleSlot {
+  const slot = clubSlot(clubId, MINUTES_AN_HOUR * REBASE_HOURS, LIFECYCLE_SALT);
+  return { offsetMs: (slot % MINUTES_AN_HOUR) * MINUTE_MS, rebaseHour: Math.floor(slot / MINUTES_AN_HOUR) };
+}
+
+/** The club's evaluation hour at an instant (an epoch hour number, shifted by its slot's offset). */
+export function evaluationHourOf(clubId: string, ms: number): number {
+  return Math.floor((ms - lifecycleSlot(clubId).offsetMs) / HOUR_MS);
+}
+
+/** When the club's evaluation hour `hour` starts (epoch ms). */
+export function evaluationHourStartMs(clubId: string, hour: number): number {
+  return hour * HOUR_MS + lifecycleSlot(clubId).offsetMs;
+}
+
+/**
+ * Whether an evaluation in `hour` rebases a base written at `baseWrittenAtMs`: in the club's rebase
+ * hours (every 12th evaluation hour) when the base was written before the hour began, so a base
+ * written off the slot (by a first evaluation) moves onto it at the next slot hour; and whenever the
+ * base is a whole period old (a slot hour without an evaluation: the club waited, or did not poll).
+ */
+export function rebaseDue(clubId: string, hour: number, baseWrittenAtMs: number, nowMs: number): boolean {
+  if (nowMs - baseWrittenAtMs >= REBASE_EVERY_MS) return true;
+  const fromSlot = hour - lifecycleSlot(clubId).rebaseHour;
+  const inSlot = ((fromSlot % REBASE_HOURS) + REBASE_HOURS) % REBASE_HOURS === 0;
+  return inSlot && baseWrittenAtMs < evaluationHourStartMs(clubId, hour);
+}
+
 /**
  * The club's evaluation hour of an instant: an evaluation is due when the poll's differs from the
- * last one's. Each club's hours start at its slot's minute (lifecycle-slot.ts).
+ * last one's. Each club's hours start at its slot's minute (`lifecycleSlot`).
  */
 export const hourOf = evaluationHourOf;
 
@@ -119,7 +168,7 @@ export function notReady(
 /** The seen set keeps a source's entries its re-read window and a day: never read past that. */
 function windowMs(club: ClubConfig, name: SourceName): number {
   const source = SOURCES[name];
-  return Math.max(tailLookbackFor(source, clubContext(club)), source.sweep?.windowMs ?? 0) + DAY_MS;
+  return Math.max(tailLookbackFor(source, club), source.sweep?.windowMs ?? 0) + DAY_MS;
 }
 
 const isoAt = (ms: number) => new Date(ms).toISOString();
@@ -192,9 +241,6 @@ export interface LifecycleRunDeps {
   /** The poll's API client and deadline: a first evaluation reads the visit history with them. */
   readonly api: { readonly client: Pick<GymApiClient, 'pages'>; readonly deadlineMs: number };
 }
-
-/** Facts whose events are built and published at a time: a club's every member due in one hour stays in memory bounds. */
-export const PUBLISH_BATCH = 500;
 
 /** Evaluates the club's lifecycle if this hour has not; undefined when it is off or not due. */
 export async function runClubLifecycle(
@@ -282,26 +328,6 @@ async function historyFor(
   return read.done ? { history: read, requests: read.pages } : { waiting: read.reason, requests: read.pages };
 }
 
-/** The visits of the window, and of the history read for a first evaluation. */
-function withHistory(
-  visits: Map<string, string[]>,
-  history: VisitHistory | undefined,
-): Map<string, string[]> {
-  if (!history) return visits;
-  for (const [member, at] of history.lastVisits) visits.set(member, [...(visits.get(member) ?? []), at]);
-  return visits;
-}
-
-/** Publishes the facts' events PUBLISH_BATCH at a time, as of the evaluation that found them. */
-async function publishFacts(
-  sink: EventSink,
-  ctx: { readonly clubId: string; readonly zone: string; readonly nowMs: number },
-  facts: readonly LifecycleFact[],
-): Promise<void> {
-  for (let i = 0; i < facts.length; i += PUBLISH_BATCH)
-    await sink.publish(facts.slice(i, i + PUBLISH_BATCH).map((fact) => lifecycleEvent(ctx, fact)));
-}
-
 async function evaluateClub(
   deps: LifecycleRunDeps,
   club: ClubConfig,
@@ -354,8 +380,7 @@ async function evaluateClub(
     members: Object.fromEntries(input.members),
     prospects: Object.fromEntries(input.prospects),
   };
-  const publish = (facts: LifecycleFact[]) => publishFacts(deps.sink, ctx, facts);
-  const keep = { store, clubId: club.clubId, nowMs, hour, publish };
+  const keep = { store, clubId: club.clubId, zone: club.timeZone, nowMs, hour, sink: deps.sink };
   const late = all ? undefined : lateVisitsFrom(kept, notes);
   const next = { life: outcome.doc, view, ...(late === undefined ? {} : { visitsFromMs: late }) };
   await keepLifecycle(keep, kept, next, outcome.facts, all, unreadable);

@@ -1,13 +1,13 @@
 /**
- * The visit history a club's first lifecycle evaluation reads (engine/lifecycle/visit-history.ts):
+ * The visit history a club's first lifecycle evaluation reads (lambdas/lifecycle/visit-history.ts):
  * from inactiveDays before the start of tracking, each member's latest visit; a read that does not
  * fit in a poll keeps its progress and the next poll goes on from there; a row read twice (rows
  * moved under the paging) reads the history once more. On the memory store with a scripted API.
  */
 import { describe, expect, it } from 'vitest';
-import { clearVisitHistory, readVisitHistory } from '../../../../lambdas/engine/lifecycle/visit-history';
-import { DeadlineExceededError, type GymApiClient } from '../../../../lambdas/gym-api';
-import { MemoryStateStore } from '../../../../lambdas/state';
+import { DeadlineExceededError, type GymApiClient } from '../../../lambdas/gym-api';
+import { clearVisitHistory, readVisitHistory } from '../../../lambdas/lifecycle/visit-history';
+import { MemoryStateStore } from '../../../lambdas/state';
 
 const CLUB = { clubId: 'club-1', timeZone: 'America/New_York' };
 const NOW = Date.parse('2026-06-10T16:00:00Z'); // 12:00 in New York (UTC-4)

@@ -3,8 +3,7 @@
  * Member First Visit and Member Returned, payment outcomes into Payment Recovered. Pure: what the
  * bridge keeps of the member in, what it keeps afterwards and the facts out.
  */
-import { normalLocal, wholeDaysBetween } from './local-time';
-import { lifeWith, type MemberFacts, type MemberLife } from './rules';
+import { lifeWith, type MemberFacts, type MemberLife, normalLocal, wholeDaysBetween } from './rules';
 
 export interface VisitFacts {
   readonly firstVisit?: { readonly membershipStartDate: string; readonly visitedAt: string };

@@ -12,11 +12,11 @@
  * page (the latest visit per member is the same however often a row is read).
  */
 
-import { logger } from '../../common/logger';
-import { DAY_MS } from '../../common/time-units';
-import { DeadlineExceededError, type GymApiClient } from '../../gym-api';
-import { addLocalDays, localAt, normalLocal } from '../../sources/lifecycle/local-time';
-import type { ClubLifecycle } from '../../state/store';
+import { logger } from '../common/logger';
+import { DAY_MS } from '../common/time-units';
+import { DeadlineExceededError, type GymApiClient } from '../gym-api';
+import type { ClubLifecycle } from '../state/store';
+import { addLocalDays, localAt, normalLocal } from './rules';
 
 /** The history is not read this close to the poll's deadline (the evaluation needs its time too). */
 export const HISTORY_MARGIN_MS = 20_000;
@@ -174,4 +174,14 @@ export async function clearVisitHistory(
 ): Promise<void> {
   if (storedVersion > 0)
     await store.putLifecycle({ history: 1, done: true }, storedVersion, 'history');
+}
+
+/** The visits of the window, and of the history read for a first evaluation. */
+export function withHistory(
+  visits: Map<string, string[]>,
+  history: VisitHistory | undefined,
+): Map<string, string[]> {
+  if (!history) return visits;
+  for (const [member, at] of history.lastVisits) visits.set(member, [...(visits.get(member) ?? []), at]);
+  return visits;
 }
