@@ -328,7 +328,7 @@ export type ReadsOf<P> = { [K in keyof P as K extends `put${string}` ? never : K
 /** Every method of the item ports, by name (a name is unique across the ports). */
 export type ItemMethods = SeenStore & SnapshotStore & QuarantineStore & LifecycleStore;
 
-/** What a poll notes for the next lifecycle evaluation as it writes (engine/lifecycle). */
+/** What a poll notes for the next lifecycle evaluation as it writes (lifecycle/lifecycle-input.ts). */
 export type LifecycleNoting = Pick<ClubStateSession, 'noteLifecycle'>;
 
 /** The club's seen set, snapshots, quarantine and lifecycle documents, as its session serves them. */

@@ -389,7 +389,7 @@ class ChaosRun {
       await this.#poll('baseline-clean', failures, { ignorePause: true });
     }
     if (!(await this.#baselineDone())) {
-      const cursors = await this.wiring.inspectionStore.listCursors(this.#club.clubId);
+      const cursors = await this.wiring.inspectionStore.view(this.#club.clubId).listCursors();
       const state = cursors.map(
         (c) =>
           `${c.source}: ${c.baselineDone ? 'done' : 'not done'}${c.scan ? ', scan open' : ''}${c.health.lastError ? `, ${c.health.lastError.kind}: ${c.health.lastError.message}` : ''}`,
@@ -493,7 +493,7 @@ class ChaosRun {
     const empty: LifecycleCheck = { checked: 0, byType: {}, required: 0, missing: [], spurious: [] };
     const events = delivered.filter((e) => e.detail.source === 'lifecycle');
     const settled = this.evaluations.filter((e) => e.label.startsWith('settle')).at(-1);
-    const stored = await this.wiring.inspectionStore.getLifecycle(this.#club.clubId);
+    const stored = await this.wiring.inspectionStore.parts.lifecycle.getLifecycle(this.#club.clubId);
     const doc = stored?.doc as
       | { trackedSince?: string; trackedSinceMs?: number; seenFrom?: string }
       | undefined;
@@ -531,7 +531,7 @@ class ChaosRun {
    * documented retries, after which every change must arrive.
    */
   async #waitOutPausesAndRetries(): Promise<void> {
-    const cursors = await this.wiring.inspectionStore.listCursors(this.#club.clubId);
+    const cursors = await this.wiring.inspectionStore.view(this.#club.clubId).listCursors();
     const until = Math.max(
       0,
       ...cursors
@@ -543,7 +543,7 @@ class ChaosRun {
   }
 
   async #baselineDone(): Promise<boolean> {
-    const cursors = await this.wiring.inspectionStore.listCursors(this.#club.clubId);
+    const cursors = await this.wiring.inspectionStore.view(this.#club.clubId).listCursors();
     return (this.#club.sources ?? SOURCE_ORDER).every((s) =>
       cursors.some((c) => c.source === s && c.baselineDone && !c.scan),
     );
@@ -688,7 +688,7 @@ class ChaosRun {
   }
 
   async #noteCommitted(): Promise<void> {
-    this.committed.push(await this.wiring.inspectionStore.listCursors(this.#club.clubId));
+    this.committed.push(await this.wiring.inspectionStore.view(this.#club.clubId).listCursors());
   }
 
   /** Every source polled on its own with a deadline too short to finish: scans save and resume. */

@@ -101,9 +101,9 @@ async function main(): Promise<void> {
       }),
       tableName: 'explain-moto',
     });
-    const listed = await store.listSnapshots('club-1', 'MEMBER');
+    const listed = await store.parts.snapshots.listSnapshots('club-1', 'MEMBER');
     assert.ok(listed.has(number) && listed.size >= 100, `listSnapshots: ${listed.size}`);
-    const visits = await store.seenEntriesSince(
+    const visits = await store.parts.seen.seenEntriesSince(
       'club-1',
       'visits',
       '2000-01-01T00:00:00.000Z',
@@ -114,22 +114,22 @@ async function main(): Promise<void> {
       'visit memos',
     );
     // The document the polls kept: put again on its version, refused on a stale one.
-    const kept = await store.getLifecycle('club-1');
+    const kept = await store.parts.lifecycle.getLifecycle('club-1');
     assert.ok(
       kept && (kept.doc as { version?: number }).version === 1,
       'the polls kept a lifecycle document',
     );
-    assert.equal(await store.putLifecycle('club-1', kept.doc, kept.version), kept.version + 1);
-    assert.deepEqual(await store.getLifecycle('club-1'), { doc: kept.doc, version: kept.version + 1 });
-    await assert.rejects(store.putLifecycle('club-1', kept.doc, kept.version), LifecycleConflictError);
-    const consistent = await store.listSnapshots('club-1', 'MEMBER', { consistentRead: true });
+    assert.equal(await store.parts.lifecycle.putLifecycle('club-1', kept.doc, kept.version), kept.version + 1);
+    assert.deepEqual(await store.parts.lifecycle.getLifecycle('club-1'), { doc: kept.doc, version: kept.version + 1 });
+    await assert.rejects(store.parts.lifecycle.putLifecycle('club-1', kept.doc, kept.version), LifecycleConflictError);
+    const consistent = await store.parts.snapshots.listSnapshots('club-1', 'MEMBER', { consistentRead: true });
     assert.equal(consistent.size, listed.size, 'a strongly consistent list');
-    const got = await store.getSnapshots('club-1', 'MEMBER', [number], { consistentRead: true });
+    const got = await store.parts.snapshots.getSnapshots('club-1', 'MEMBER', [number], { consistentRead: true });
     assert.deepEqual(got.get(number), listed.get(number), 'a strongly consistent BatchGetItem');
     // The kept state as the evaluation reads it (base and delta), and the delta's own version.
     const merged = await readKeptLifecycle(store, 'club-1');
     assert.ok(merged?.view && Object.keys(merged.view.members).length >= 100, 'the base keeps the view');
-    const delta = await store.putLifecycle('club-1', { note: 'moto' }, 0, 'delta').catch(() => 'exists');
+    const delta = await store.parts.lifecycle.putLifecycle('club-1', { note: 'moto' }, 0, 'delta').catch(() => 'exists');
     assert.ok(delta === 1 || delta === 'exists', 'the delta is an item of its own');
     // A session that stops without its close: the next one (after its lease) reads the notes as full.
     const stopped = await store.openClub('club-1', 'moto-a', 1_000, Date.now());
@@ -141,7 +141,7 @@ async function main(): Promise<void> {
     // The seen digests the polls' long windows put (binary item), read back and decoded.
     const digests: Record<string, number> = {};
     for (const source of ['disbursements', 'paymentHistory'] as const) {
-      const bytes = await store.getSeenDigest('club-1', source, Math.floor(Date.now() / 1000));
+      const bytes = await store.parts.seen.getSeenDigest('club-1', source, Math.floor(Date.now() / 1000));
       const buckets = bytes && decodeSeenDigest(bytes);
       assert.ok(buckets && buckets.length > 0, `the ${source} seen digest is stored and readable`);
       digests[source] = buckets.length;

@@ -130,7 +130,7 @@ try {
   const store = new DynamoDbStateStore({ client: new DynamoDBClient(config), tableName });
   const digests: string[] = [];
   for (const source of ['disbursements', 'paymentHistory'] as const) {
-    const bytes = await store.getSeenDigest('club-1', source, Math.floor(Date.now() / 1000));
+    const bytes = await store.parts.seen.getSeenDigest('club-1', source, Math.floor(Date.now() / 1000));
     const buckets = bytes && decodeSeenDigest(bytes);
     assert.ok(buckets && buckets.length > 0, `the ${source} seen digest is stored`);
     digests.push(`${source} ${buckets.length} buckets`);

@@ -8,17 +8,11 @@
  * (seen keys, time-ordered seen entries or snapshots written), and shifts the lease clock so a
  * killed poller's lease can expire without the test waiting for it.
  */
-import { decorateStore, type StoreMethod } from '../../lambdas/state/decorate-store';
 import type { LifecycleNotes } from '../../lambdas/state/lifecycle-notes';
-import {
-  type ClubSession,
-  ConcurrentModificationError,
-  type Cursor,
-  type SourceName,
-  type StateStore,
-  StoreError,
-} from '../../lambdas/state/store';
+import { type BridgeStateStore, decorateStore, type StoreMethod } from '../../lambdas/state/state-store';
+import { type ClubStateSession, type Cursor, type SourceName, StoreError } from '../../lambdas/state/store';
 import type { CrashTarget, PollerProcess } from './fault-injector';
+import { seedCursor, seedQuota } from './state-seeds';
 
 /** Runs one store step of `process` with the faults planned or drawn for it. */
 async function faultyStep<T>(
@@ -42,17 +36,6 @@ async function faultyStep<T>(
   const result = await run();
   if (crash?.phase === 'after') throw process.crash(crash);
   return result;
-}
-
-/** Cursor writes that may conflict (an injected ConditionalCheckFailed), then the real write. */
-function conflictingPut(process: PollerProcess, cursor: Cursor, put: () => Promise<Cursor>): Promise<Cursor> {
-  return faultyStep(process, 'putCursor', () => {
-    if (process.injector.roll(process.injector.rates.cursorConflictRate)) {
-      process.injector.count('cursor-conflict');
-      return Promise.reject(new ConcurrentModificationError(cursor.clubId, cursor.source, cursor.version));
-    }
-    return put();
-  });
 }
 
 /**
@@ -83,27 +66,27 @@ async function inMemoryStep<T>(
  * Failing a cursor step before it took effect would let the chaos suite find losses production
  * cannot have (issue 32, seeds 78 and 767; docs/reliability.md).
  */
-class FaultyClubSession implements ClubSession {
+class FaultyClubSession implements ClubStateSession {
   constructor(
-    private readonly inner: ClubSession,
+    private readonly inner: ClubStateSession,
     private readonly process: PollerProcess,
   ) {}
 
   get clubId() {
     return this.inner.clubId;
   }
-  getCursor(clubId: string, source: SourceName): Promise<Cursor> {
-    return inMemoryStep(this.process, 'getCursor', () => this.inner.getCursor(clubId, source));
+  getCursor(source: SourceName): Promise<Cursor> {
+    return inMemoryStep(this.process, 'getCursor', () => this.inner.getCursor(source));
   }
-  listCursors(clubId: string): Promise<Cursor[]> {
-    return inMemoryStep(this.process, 'listCursors', () => this.inner.listCursors(clubId));
+  listCursors(): Promise<Cursor[]> {
+    return inMemoryStep(this.process, 'listCursors', () => this.inner.listCursors());
   }
   async putCursor(cursor: Cursor): Promise<Cursor> {
     const { process } = this;
     process.assertAlive('putCursor');
     const crash = process.injector.crashFor('putCursor');
     if (crash?.mode === 'kill' && crash.phase === 'before') throw process.crash(crash);
-    const written = await this.inner.putCursor(cursor);
+    const written = await seedCursor(this.inner, cursor);
     if (crash) throw process.crash(crash);
     if (process.injector.roll(process.injector.rates.storeErrorRate)) {
       process.injector.count('store-error');
@@ -113,12 +96,12 @@ class FaultyClubSession implements ClubSession {
     }
     return written;
   }
-  addQuotaUsage(clubId: string, month: string, requests: number): Promise<number> {
-    return faultyStep(this.process, 'addQuotaUsage', () => this.inner.addQuotaUsage(clubId, month, requests));
+  addQuotaUsage(month: string, requests: number): Promise<number> {
+    return faultyStep(this.process, 'addQuotaUsage', () => seedQuota(this.inner, month, requests));
   }
-  getQuotaUsage(clubId: string, month: string): Promise<number> {
+  getQuotaUsage(month: string): Promise<number> {
     this.process.assertAlive('getQuotaUsage');
-    return this.inner.getQuotaUsage(clubId, month);
+    return this.inner.getQuotaUsage(month);
   }
   checkpoint(): Promise<void> {
     return faultyStep(this.process, 'releaseLease', () => this.inner.checkpoint());
@@ -148,8 +131,7 @@ class FaultyClubSession implements ClubSession {
 
 /** The crash target of each port method that is a store step of its own. */
 const STEP_TARGET: Partial<Record<StoreMethod, CrashTarget>> = {
-  getCursor: 'getCursor',
-  listCursors: 'listCursors',
+  readCursors: 'listCursors',
   readClubStates: 'listCursors',
   filterSeen: 'filterSeen',
   seenSince: 'seenSince',
@@ -158,17 +140,18 @@ const STEP_TARGET: Partial<Record<StoreMethod, CrashTarget>> = {
   getSnapshots: 'getSnapshots',
   getSeenDigest: 'getSeenDigest',
   putSeenDigest: 'putSeenDigest',
-  addQuotaUsage: 'addQuotaUsage',
   putQuarantined: 'putQuarantined',
 };
 
 /**
- * The store with the faults of `process`: each step's faults (STEP_TARGET; getQuotaUsage and
- * listQuarantined fail only in a dead process); cursor writes that may conflict; the lease taken
- * (crash target `acquireLease`) with a faulty session; batch writes that can be cut in half, and
- * that tell the process its events are committed.
+ * The store with the faults of `process`: each step's faults (STEP_TARGET; the other reads fail
+ * only in a dead process); the lease taken (crash target `acquireLease`) with a faulty session
+ * (its cursor writes may conflict); batch writes that can be cut in half, and that tell the process
+ * its events are committed. The faults sit in front of the ports: a session's lease check comes
+ * first, as in production.
  */
-export function faultyStore(inner: StateStore, process: PollerProcess): StateStore {
+export function faultyStore(inner: BridgeStateStore, process: PollerProcess): BridgeStateStore {
+  const { clubs, seen, snapshots } = inner.parts;
   const injector = process.injector;
   const batchWrite = async (
     target: CrashTarget,
@@ -188,36 +171,35 @@ export function faultyStore(inner: StateStore, process: PollerProcess): StateSto
       return call();
     },
     {
-      putCursor: (cursor) => conflictingPut(process, cursor, () => inner.putCursor(cursor)),
-      openClub: async (clubId, owner, ttlMs, nowMs) => {
+      openClub: async (clubId: string, owner: string, ttlMs: number, nowMs: number) => {
         const session = await faultyStep(process, 'acquireLease', async () => {
           if (injector.roll(injector.rates.leaseConflictRate)) {
             injector.count('lease-conflict');
             return undefined;
           }
-          return inner.openClub(clubId, owner, ttlMs, nowMs + injector.leaseClockOffsetMs);
+          return clubs.openClub(clubId, owner, ttlMs, nowMs + injector.leaseClockOffsetMs);
         });
         return session && new FaultyClubSession(session, process);
       },
-      putSeen: (clubId, source, fingerprints, expiresAtSec) =>
+      putSeen: (...[clubId, source, fingerprints, expiresAtSec]: Parameters<typeof seen.putSeen>) =>
         batchWrite(
           'putSeen',
-          () => inner.putSeen(clubId, source, fingerprints, expiresAtSec),
-          () => inner.putSeen(clubId, source, firstHalf(fingerprints), expiresAtSec),
+          () => seen.putSeen(clubId, source, fingerprints, expiresAtSec),
+          () => seen.putSeen(clubId, source, firstHalf(fingerprints), expiresAtSec),
           source,
         ),
-      putSeenAt: (clubId, source, entries, expiresAtSec) =>
+      putSeenAt: (...[clubId, source, entries, expiresAtSec]: Parameters<typeof seen.putSeenAt>) =>
         batchWrite(
           'putSeenAt',
-          () => inner.putSeenAt(clubId, source, entries, expiresAtSec),
-          () => inner.putSeenAt(clubId, source, firstHalf(entries), expiresAtSec),
+          () => seen.putSeenAt(clubId, source, entries, expiresAtSec),
+          () => seen.putSeenAt(clubId, source, firstHalf(entries), expiresAtSec),
           source,
         ),
-      putSnapshots: (clubId, kind, snapshots) =>
+      putSnapshots: (...[clubId, kind, written]: Parameters<typeof snapshots.putSnapshots>) =>
         batchWrite(
           'putSnapshots',
-          () => inner.putSnapshots(clubId, kind, snapshots),
-          () => inner.putSnapshots(clubId, kind, firstHalf(snapshots)),
+          () => snapshots.putSnapshots(clubId, kind, written),
+          () => snapshots.putSnapshots(clubId, kind, firstHalf(written)),
           kind === 'MEMBER' ? 'members' : 'prospects',
         ),
     },

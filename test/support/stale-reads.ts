@@ -27,6 +27,7 @@ import type {
 import type { LifecyclePart, StoredLifecycle } from '../../lambdas/state/lifecycle-store';
 import type { ClubSession, ClubStateSummary } from '../../lambdas/state/store';
 import type { PollerProcess } from './fault-injector';
+import { seedCursor, seedQuota } from './state-seeds';
 
 /**
  * What recent pollers wrote, shared by the StaleReadStores of one run: the current poll's writes
@@ -118,7 +119,7 @@ export class StaleReadStore implements StateStore {
     ids: string[],
     options?: { readonly consistentRead?: boolean },
   ): Promise<Map<string, Snapshot>> {
-    const found = await this.inner.getSnapshots(clubId, kind, ids, options);
+    const found = await this.inner.parts.snapshots.getSnapshots(clubId, kind, ids, options);
     if (options?.consistentRead === true || this.recent.empty || !this.#stale()) return found;
     let changed = false;
     for (const id of ids) {
@@ -137,7 +138,7 @@ export class StaleReadStore implements StateStore {
    * digest is put after the keys it vouches for, so an older one vouches for fewer, never wrongly.
    */
   async getSeenDigest(clubId: string, source: SourceName, nowSec: number): Promise<Uint8Array | undefined> {
-    const digest = await this.inner.getSeenDigest(clubId, source, nowSec);
+    const digest = await this.inner.parts.seen.getSeenDigest(clubId, source, nowSec);
     if (this.recent.empty || !this.#stale()) return digest;
     const before = this.recent.digestBefore(`${clubId}|${source}`);
     if (!before.found) return digest;
@@ -153,17 +154,17 @@ export class StaleReadStore implements StateStore {
   ): Promise<void> {
     const key = `${clubId}|${source}`;
     if (!this.#mine.digestsBefore.has(key))
-      this.#mine.digestsBefore.set(key, await this.inner.getSeenDigest(clubId, source, 0));
-    return this.inner.putSeenDigest(clubId, source, digest, expiresAtSec);
+      this.#mine.digestsBefore.set(key, await this.inner.parts.seen.getSeenDigest(clubId, source, 0));
+    return this.inner.parts.seen.putSeenDigest(clubId, source, digest, expiresAtSec);
   }
 
   /** Read and written as the store has it (strongly consistent: no stale read to serve). */
   getLifecycle(clubId: string, part?: LifecyclePart): Promise<StoredLifecycle | undefined> {
-    return this.inner.getLifecycle(clubId, part);
+    return this.inner.parts.lifecycle.getLifecycle(clubId, part);
   }
 
   putLifecycle(clubId: string, doc: unknown, expectedVersion: number, part?: LifecyclePart): Promise<number> {
-    return this.inner.putLifecycle(clubId, doc, expectedVersion, part);
+    return this.inner.parts.lifecycle.putLifecycle(clubId, doc, expectedVersion, part);
   }
 
   /**
@@ -175,7 +176,7 @@ export class StaleReadStore implements StateStore {
     kind: SnapshotKind,
     options?: { readonly consistentRead?: boolean },
   ): Promise<Map<string, Snapshot>> {
-    const found = await this.inner.listSnapshots(clubId, kind, options);
+    const found = await this.inner.parts.snapshots.listSnapshots(clubId, kind, options);
     if (options?.consistentRead === true) return found;
     return this.getSnapshots(clubId, kind, [...found.keys()]).then((stale) => {
       // What getSnapshots serves stale for the listed ids (a snapshot this process wrote, as before it).
@@ -189,10 +190,10 @@ export class StaleReadStore implements StateStore {
     const map = this.#mine.snapshotsBefore;
     const fresh = snapshots.map((s) => s.id).filter((id) => !map.has(`${kind}|${id}`));
     if (fresh.length > 0) {
-      const before = await this.inner.getSnapshots(clubId, kind, fresh);
+      const before = await this.inner.parts.snapshots.getSnapshots(clubId, kind, fresh);
       for (const id of fresh) map.set(`${kind}|${id}`, before.get(id));
     }
-    await this.inner.putSnapshots(clubId, kind, snapshots);
+    await this.inner.parts.snapshots.putSnapshots(clubId, kind, snapshots);
   }
 
   async filterSeen(
@@ -202,7 +203,7 @@ export class StaleReadStore implements StateStore {
     nowSec: number,
     options?: FilterSeenOptions,
   ): Promise<Set<string>> {
-    const found = await this.inner.filterSeen(clubId, source, fingerprints, nowSec, options);
+    const found = await this.inner.parts.seen.filterSeen(clubId, source, fingerprints, nowSec, options);
     const consistent = options?.consistentRead ?? true;
     return new Set(this.#unseen([...found], (f) => f, consistent));
   }
@@ -214,7 +215,7 @@ export class StaleReadStore implements StateStore {
     nowSec: number,
     options?: SeenSinceOptions,
   ): Promise<Set<string>> {
-    const found = await this.inner.seenSince(clubId, source, fromAt, nowSec, options);
+    const found = await this.inner.parts.seen.seenSince(clubId, source, fromAt, nowSec, options);
     return new Set(this.#unseen([...found], (f) => f, options?.consistentRead));
   }
 
@@ -225,7 +226,7 @@ export class StaleReadStore implements StateStore {
     nowSec: number,
     options?: SeenSinceOptions,
   ): Promise<SeenEntry[]> {
-    const found = await this.inner.seenEntriesSince(clubId, source, fromAt, nowSec, options);
+    const found = await this.inner.parts.seen.seenEntriesSince(clubId, source, fromAt, nowSec, options);
     return this.#unseen(found, (e) => e.fingerprint, options?.consistentRead);
   }
 
@@ -235,24 +236,24 @@ export class StaleReadStore implements StateStore {
     fingerprints: string[],
     expiresAtSec: number,
   ): Promise<void> {
-    await this.inner.putSeen(clubId, source, fingerprints, expiresAtSec);
+    await this.inner.parts.seen.putSeen(clubId, source, fingerprints, expiresAtSec);
     for (const f of fingerprints) this.#mine.seen.add(f);
   }
 
   async putSeenAt(clubId: string, source: SourceName, entries: readonly SeenAt[], expiresAtSec: number) {
-    await this.inner.putSeenAt(clubId, source, entries, expiresAtSec);
+    await this.inner.parts.seen.putSeenAt(clubId, source, entries, expiresAtSec);
     for (const e of entries) this.#mine.seen.add(e.fingerprint);
   }
 
   // Everything else is the store's own (cursors, the club item and quarantine are read consistently).
   getCursor(clubId: string, source: SourceName): Promise<Cursor> {
-    return this.inner.getCursor(clubId, source);
+    return this.inner.view(clubId).getCursor(source);
   }
   listCursors(clubId: string): Promise<Cursor[]> {
-    return this.inner.listCursors(clubId);
+    return this.inner.view(clubId).listCursors();
   }
   putCursor(cursor: Cursor): Promise<Cursor> {
-    return this.inner.putCursor(cursor);
+    return seedCursor(this.inner, cursor);
   }
   openClub(clubId: string, owner: string, ttlMs: number, nowMs: number): Promise<ClubSession | undefined> {
     return this.inner.openClub(clubId, owner, ttlMs, nowMs);
@@ -261,15 +262,15 @@ export class StaleReadStore implements StateStore {
     return this.inner.readClubStates(clubIds, month);
   }
   addQuotaUsage(clubId: string, month: string, requests: number): Promise<number> {
-    return this.inner.addQuotaUsage(clubId, month, requests);
+    return seedQuota(this.inner, clubId, month, requests);
   }
   getQuotaUsage(clubId: string, month: string): Promise<number> {
-    return this.inner.getQuotaUsage(clubId, month);
+    return this.inner.view(clubId).getQuotaUsage(month);
   }
   putQuarantined(clubId: string, source: SourceName, records: QuarantinedRecord[], expiresAtSec: number) {
-    return this.inner.putQuarantined(clubId, source, records, expiresAtSec);
+    return this.inner.parts.quarantine.putQuarantined(clubId, source, records, expiresAtSec);
   }
   listQuarantined(clubId: string, source: SourceName, limit?: number): Promise<QuarantinedRecord[]> {
-    return this.inner.listQuarantined(clubId, source, limit);
+    return this.inner.parts.quarantine.listQuarantined(clubId, source, limit);
   }
 }

@@ -97,7 +97,7 @@ function asEarlierRelease(store: DynamoDbStateStore): DynamoDbStateStore {
     get(target, prop) {
       if (prop === 'getLifecycle')
         return async (...args: Parameters<DynamoDbStateStore['getLifecycle']>) => {
-          const stored = await target.getLifecycle(...args);
+          const stored = await target.parts.lifecycle.getLifecycle(...args);
           if (args[1] !== 'base' || !stored?.doc) return stored;
           const { silent: _dropped, ...doc } = stored.doc as Record<string, unknown>;
           return { ...stored, doc };

@@ -24,6 +24,7 @@ import { DynamoDbStateStore, type SourceName } from '../../../lambdas/state';
 import { localAwsEnv, runCli } from '../../support/cli-process';
 import { useEngineRig } from '../../support/engine-rig';
 import { FailFirstOperationalSink } from '../../support/fault-sink';
+import { seedQuota } from '../../support/state-seeds';
 
 const MINUTE = 60_000;
 const EVENT_ID = /[0-9a-f]{32}/g;
@@ -235,7 +236,7 @@ describe("explain: a club's operational events, against a local run", () => {
     const month = new Date(rig.now()).toISOString().slice(0, 7);
     const limit = PLAN_QUOTAS[club.plan];
     const used = (await store.readClubStates([club.clubId], month)).get(club.clubId)?.quotaUsed ?? 0;
-    await store.addQuotaUsage(club.clubId, month, Math.ceil(limit * 0.8) - 1 - used);
+    await seedQuota(store, club.clubId, month, Math.ceil(limit * 0.8) - 1 - used);
     const under = await explain();
     rig.sandbox.advance(MINUTE);
     await poll();

@@ -11,6 +11,7 @@ import { DynamoDbStateStore } from '../../../lambdas/state';
 import { createStateTable } from '../../../lambdas/state/table';
 import { localAwsEnv, runCliOk } from '../../support/cli-process';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
+import { seedCursor } from '../../support/state-seeds';
 
 const API_KEY = 'live-key-0123456789abcdef';
 const PASSWORD = 'S3cret-pa55word';
@@ -34,9 +35,9 @@ describe('status shows no credential, whatever the table holds', () => {
     await writeFile(clubsFile, JSON.stringify({ clubs: [club] }), { mode: 0o600 });
     await createStateTable(db.client, 'status-redaction');
     const store = new DynamoDbStateStore({ client: db.client, tableName: 'status-redaction' });
-    const cursor = await store.getCursor('club-1', 'members');
+    const cursor = await store.view('club-1').getCursor('members');
     const basic = Buffer.from(`chain-login:${PASSWORD}`).toString('base64');
-    await store.putCursor({
+    await seedCursor(store, {
       ...cursor,
       health: {
         consecutiveFailures: 1,

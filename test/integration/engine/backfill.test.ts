@@ -7,13 +7,14 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
-import { BackfillRangeError, pollSource } from '../../../lambdas/engine/club-poll/poll-source';
+import { BackfillRangeError } from '../../../lambdas/engine/club-poll/poll-source';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { SOURCES } from '../../../lambdas/sources';
 import type { Cursor, DynamoDbStateStore } from '../../../lambdas/state';
 import { clubContext, useEngineRig } from '../../support/engine-rig';
 import { GrowingBudget } from '../../support/growing-budget';
+import { pollSourceInSession, seedCursor } from '../../support/state-seeds';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -63,7 +64,7 @@ describe('backfill', () => {
     const baselined = await table('bf-a');
     const fresh = await table('bf-b');
     await poll(baselined, new MemorySink());
-    const before = (await baselined.listCursors(club.clubId)).map(regular);
+    const before = (await baselined.view(club.clubId).listCursors()).map(regular);
     // Act
     const afterBaseline = new MemorySink();
     const onFresh = new MemorySink();
@@ -77,9 +78,9 @@ describe('backfill', () => {
     expect(want.size).toBeGreaterThan(200);
     expect(sorted(got)).toEqual(sorted(want));
     // The regular polls' cursor fields are the baseline's: the backfill moved none of them.
-    expect((await baselined.listCursors(club.clubId)).map(regular)).toEqual(before);
+    expect((await baselined.view(club.clubId).listCursors()).map(regular)).toEqual(before);
     // Nothing pending once it completed.
-    for (const c of await baselined.listCursors(club.clubId)) {
+    for (const c of await baselined.view(club.clubId).listCursors()) {
       expect(c.backfillFrom, c.source).toBeUndefined();
       expect(c.backfillScan, c.source).toBeUndefined();
     }
@@ -112,7 +113,7 @@ describe('backfill', () => {
     const firstSubject = new MemorySink();
     await poll(control, firstControl);
     await poll(subject, firstSubject);
-    const regularBefore = (await subject.listCursors(club.clubId)).map(regular);
+    const regularBefore = (await subject.view(club.clubId).listCursors()).map(regular);
     // Act: a backfill from two days before the baseline.
     const backfilled = new MemorySink();
     const report = await poll(subject, backfilled, start - 2 * DAY);
@@ -127,7 +128,7 @@ describe('backfill', () => {
     expect(missing.map((e) => `${e.detailType} ${e.detail.eventId}`)).toEqual([]);
     // Whatever the regular polls could still say is theirs: the backfill published only its types.
     expect(dataEvents(backfilled.events).filter((e) => !BACKFILLED_TYPES.has(e.detailType))).toEqual([]);
-    expect((await subject.listCursors(club.clubId)).map(regular)).toEqual(regularBefore);
+    expect((await subject.view(club.clubId).listCursors()).map(regular)).toEqual(regularBefore);
     // Act: the next regular polls, after more activity.
     rig.sandbox.advance(3 * 60 * MINUTE);
     const nextControl = new MemorySink();
@@ -138,8 +139,8 @@ describe('backfill', () => {
     // same regular cursors.
     expect(ids(nextControl.events).size).toBeGreaterThan(0);
     expect(sorted(ids(nextSubject.events))).toEqual(sorted(ids(nextControl.events)));
-    expect((await subject.listCursors(club.clubId)).map(regular)).toEqual(
-      (await control.listCursors(club.clubId)).map(regular),
+    expect((await subject.view(club.clubId).listCursors()).map(regular)).toEqual(
+      (await control.view(club.clubId).listCursors()).map(regular),
     );
   });
 
@@ -157,9 +158,9 @@ describe('backfill', () => {
       now,
       owner: 'long',
     });
-    await pollSource(deps(control, controlSink), ctx(), source, { deadlineMs: deadline() });
-    await pollSource(deps(subject, sink), ctx(), source, { deadlineMs: deadline() });
-    const baseline = regular(await subject.getCursor(club.clubId, 'visits'));
+    await pollSourceInSession(deps(control, controlSink), ctx(), source, { deadlineMs: deadline() });
+    await pollSourceInSession(deps(subject, sink), ctx(), source, { deadlineMs: deadline() });
+    const baseline = regular(await subject.view(club.clubId).getCursor('visits'));
     const from = now() - 3 * DAY;
     const wanted = rig.sandbox.records(club.clubId, 'visits', {
       fromdate: new Date(from + 12 * 60 * MINUTE).toISOString().slice(0, 19),
@@ -173,16 +174,16 @@ describe('backfill', () => {
       if (!advanced && outcomes.filter((o) => o === 'partial').length === 5) {
         advanced = true;
         rig.sandbox.advance(60 * MINUTE);
-        await pollSource(deps(control, controlSink), ctx(), source, { deadlineMs: deadline() });
+        await pollSourceInSession(deps(control, controlSink), ctx(), source, { deadlineMs: deadline() });
       }
-      const report = await pollSource(deps(subject, sink), ctx(), source, {
+      const report = await pollSourceInSession(deps(subject, sink), ctx(), source, {
         deadlineMs: budget.deadline(),
         reserveMs: 0,
         pageSize: 20,
         ...(i === 0 ? { backfillFromMs: from } : {}),
       });
       budget.after(report.backfill?.pages ?? 0);
-      const cursor = await subject.getCursor(club.clubId, 'visits');
+      const cursor = await subject.view(club.clubId).getCursor('visits');
       if (!advanced) {
         // Untouched, but for a tail of the regular polls that ran out of this invocation's time.
         const { scan, ...rest } = regular(cursor);
@@ -213,8 +214,8 @@ describe('backfill', () => {
       expect(keys.has(`${r.MemberNumber}|${r.VisitDateTime}|${r.Door ?? ''}`)).toBe(true);
     }
     // The regular cursor is the control's (which never backfilled), and nothing is pending.
-    const cursor = await subject.getCursor(club.clubId, 'visits');
-    expect(regular(cursor)).toEqual(regular(await control.getCursor(club.clubId, 'visits')));
+    const cursor = await subject.view(club.clubId).getCursor('visits');
+    expect(regular(cursor)).toEqual(regular(await control.view(club.clubId).getCursor('visits')));
     expect(cursor.backfillFrom).toBeUndefined();
     expect(cursor.backfillScan).toBeUndefined();
     expect(cursor.stats?.lastBackfillFromMs).toBe(from);
@@ -228,17 +229,17 @@ describe('backfill', () => {
     const store = await table('bf-future');
     const deps = { store, sink: new MemorySink(), client: clients.forClub(club, () => {}), now, owner: 'f' };
     await expect(
-      pollSource(deps, ctx(), SOURCES.visits, { deadlineMs: deadline(), backfillFromMs: now() + 1 }),
+      pollSourceInSession(deps, ctx(), SOURCES.visits, { deadlineMs: deadline(), backfillFromMs: now() + 1 }),
     ).rejects.toThrow(BackfillRangeError);
     await expect(
-      pollSource(deps, ctx(), SOURCES.visits, { deadlineMs: deadline(), backfillFromMs: now() + 1 }),
+      pollSourceInSession(deps, ctx(), SOURCES.visits, { deadlineMs: deadline(), backfillFromMs: now() + 1 }),
     ).rejects.toThrow(/backfill start .* is later than the poll's start/);
     await expect(
-      pollSource(deps, ctx(), SOURCES.visits, { deadlineMs: deadline(), backfillFromMs: Number.NaN }),
+      pollSourceInSession(deps, ctx(), SOURCES.visits, { deadlineMs: deadline(), backfillFromMs: Number.NaN }),
     ).rejects.toThrow(BackfillRangeError);
-    expect((await store.getCursor(club.clubId, 'visits')).version).toBe(0);
+    expect((await store.view(club.clubId).getCursor('visits')).version).toBe(0);
     // A start at the poll's start is fine.
-    const report = await pollSource(deps, ctx(), SOURCES.visits, {
+    const report = await pollSourceInSession(deps, ctx(), SOURCES.visits, {
       deadlineMs: deadline(),
       backfillFromMs: now(),
     });
@@ -256,11 +257,11 @@ describe('backfill', () => {
   it('resumes a pending backfill asked for again with the same start, and restarts it for another start', async () => {
     const store = await table('bf-restart');
     const sink = new MemorySink();
-    await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, { deadlineMs: deadline() });
+    await pollSourceInSession(sourceDeps(store, sink), ctx(), SOURCES.visits, { deadlineMs: deadline() });
     const from = now() - 3 * DAY;
     // A first slice: time for a page or two (more after a slice that read nothing, as under load).
     const budget = new GrowingBudget(60);
-    let report = await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, {
+    let report = await pollSourceInSession(sourceDeps(store, sink), ctx(), SOURCES.visits, {
       deadlineMs: budget.deadline(),
       reserveMs: 0,
       pageSize: 20,
@@ -269,10 +270,10 @@ describe('backfill', () => {
     budget.after(report.backfill?.pages ?? 0);
     for (
       let i = 0;
-      i < 50 && (await store.getCursor(club.clubId, 'visits')).backfillScan === undefined;
+      i < 50 && (await store.view(club.clubId).getCursor('visits')).backfillScan === undefined;
       i++
     ) {
-      report = await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, {
+      report = await pollSourceInSession(sourceDeps(store, sink), ctx(), SOURCES.visits, {
         deadlineMs: budget.deadline(),
         reserveMs: 0,
         pageSize: 20,
@@ -280,39 +281,39 @@ describe('backfill', () => {
       budget.after(report.backfill?.pages ?? 0);
     }
     expect(report.outcome).toBe('partial');
-    const started = (await store.getCursor(club.clubId, 'visits')).backfillScan!;
+    const started = (await store.view(club.clubId).getCursor('visits')).backfillScan!;
     expect(started.nextOffset).toBeGreaterThan(0);
     // The same start again (a redelivered message): resumed where it was, its pages counted on.
-    const again = await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, {
+    const again = await pollSourceInSession(sourceDeps(store, sink), ctx(), SOURCES.visits, {
       deadlineMs: Date.now() + 60,
       reserveMs: 0,
       pageSize: 20,
       backfillFromMs: from,
     });
-    const resumed = await store.getCursor(club.clubId, 'visits');
+    const resumed = await store.view(club.clubId).getCursor('visits');
     expect(resumed.backfillFrom).toBe(new Date(from).toISOString());
     expect(resumed.backfillScan).toBeDefined();
     expect(resumed.backfillScan!.pages).toBe(started.pages + again.backfill!.pages);
     // Another start: the backfill begins again from it.
     const later = from + DAY;
     rig.sandbox.advance(MINUTE);
-    const restarted = await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, {
+    const restarted = await pollSourceInSession(sourceDeps(store, sink), ctx(), SOURCES.visits, {
       deadlineMs: deadline(),
       pageSize: 20,
       backfillFromMs: later,
     });
     expect(restarted.backfill).toMatchObject({ from: new Date(later).toISOString(), outcome: 'completed' });
-    const done = await store.getCursor(club.clubId, 'visits');
+    const done = await store.view(club.clubId).getCursor('visits');
     expect(done.backfillFrom).toBeUndefined();
     expect(done.stats?.lastBackfillFromMs).toBe(later);
   });
 
   it('publishes a record once per invocation when offset drift makes it re-read the scan', async () => {
     const store = await table('bf-drift');
-    await pollSource(sourceDeps(store, new MemorySink()), ctx(), SOURCES.visits, { deadlineMs: deadline() });
+    await pollSourceInSession(sourceDeps(store, new MemorySink()), ctx(), SOURCES.visits, { deadlineMs: deadline() });
     rig.sandbox.faults.unstableOrdering = true;
     const sink = new MemorySink();
-    const report = await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, {
+    const report = await pollSourceInSession(sourceDeps(store, sink), ctx(), SOURCES.visits, {
       deadlineMs: deadline(),
       pageSize: 20,
       backfillFromMs: now() - 2 * DAY,
@@ -328,7 +329,7 @@ describe('backfill', () => {
     // Prepare: a cursor as the previous version wrote it mid-backfill on a fresh table (no baseline).
     const store = await table('bf-upgrade');
     const from = now() - 2 * DAY;
-    await store.putCursor({
+    await seedCursor(store, {
       clubId: club.clubId,
       source: 'visits',
       version: 0,
@@ -347,14 +348,14 @@ describe('backfill', () => {
     });
     // Act
     const sink = new MemorySink();
-    const report = await pollSource(sourceDeps(store, sink), ctx(), SOURCES.visits, {
+    const report = await pollSourceInSession(sourceDeps(store, sink), ctx(), SOURCES.visits, {
       deadlineMs: deadline(),
     });
     // Assess: the regular polls got their baseline, and the backfill ran from its start.
     expect(report.mode).toBe('baseline');
     expect(report.backfill).toMatchObject({ from: new Date(from).toISOString(), outcome: 'completed' });
     expect(report.backfill!.events).toBeGreaterThan(100);
-    const cursor = await store.getCursor(club.clubId, 'visits');
+    const cursor = await store.view(club.clubId).getCursor('visits');
     expect(cursor.scan).toBeUndefined();
     expect(cursor.backfillFrom).toBeUndefined();
     expect(cursor.baselineDone).toBe(true);

@@ -55,7 +55,7 @@ describe('heavy club polls', () => {
       expect(report.sources.every((s) => s.quarantined === 0)).toBe(true);
     }
     for (const club of clubs) {
-      const cursors = await store.listCursors(club.clubId);
+      const cursors = await store.view(club.clubId).listCursors();
       expect(cursors.length).toBeGreaterThan(0);
       expect(cursors.every((c) => c.baselineDone)).toBe(true);
     }
@@ -86,6 +86,6 @@ describe('heavy club polls', () => {
       new Set(['no heavy-poll slot came free before the deadline']),
     );
     expect(next.sources.every((s) => s.outcome === 'completed')).toBe(true);
-    expect((await store.listCursors(club.clubId)).every((c) => c.baselineDone)).toBe(true);
+    expect((await store.view(club.clubId).listCursors()).every((c) => c.baselineDone)).toBe(true);
   }, 60_000);
 });

@@ -17,6 +17,7 @@ import { SOURCES } from '../../../lambdas/sources';
 import type { DynamoDbStateStore, SourceName } from '../../../lambdas/state';
 import { useEngineRig } from '../../support/engine-rig';
 import { FailFirstOperationalSink } from '../../support/fault-sink';
+import { seedQuota } from '../../support/state-seeds';
 
 const MINUTE = 60_000;
 const pathOf = (source: SourceName) => OPERATIONS[SOURCES[source].operation].path;
@@ -125,7 +126,7 @@ describe('operational events: at least once, with a stable eventId', () => {
     await poll();
     const month = new Date(rig.now()).toISOString().slice(0, 7);
     const limit = PLAN_QUOTAS[club.plan];
-    await store.addQuotaUsage(club.clubId, month, Math.floor(limit * 0.8) - 1);
+    await seedQuota(store, club.clubId, month, Math.floor(limit * 0.8) - 1);
     // Act: the poll that crosses it (the announcement fails), then two more
     for (let i = 0; i < 3; i++) {
       rig.sandbox.advance(MINUTE);

@@ -157,7 +157,7 @@ describe('failing polls: the pause is visible and reversible, every log line kee
     expect(resumed.outcome).toBe('ok');
     expect(resumed.pause).toBeUndefined();
     expect((await clubStatus(store, [club], now()))[0]!.pause).toBeNull();
-    const members = await store.getCursor(club.clubId, 'members');
+    const members = await store.view(club.clubId).getCursor('members');
     expect(members.health.pausedUntil).toBeUndefined();
     expect(members.health.consecutiveFailures).toBe(0);
   }, 60_000);
@@ -171,7 +171,7 @@ describe('failing polls: the pause is visible and reversible, every log line kee
     rig.sandbox.failNext(1, 429, { pathPrefix: '/members' });
     const limited = await poll(all);
     expect(limited.pause).toMatchObject({ kind: 'quota' });
-    const before = await store.listCursors(club.clubId);
+    const before = await store.view(club.clubId).listCursors();
 
     // Act
     const first = await resumeClub(store, club.clubId, now());
@@ -190,7 +190,7 @@ describe('failing polls: the pause is visible and reversible, every log line kee
         unavailable: expect.objectContaining({ status: 404 }),
       }),
     ]);
-    const after = new Map((await store.listCursors(club.clubId)).map((c) => [c.source, c]));
+    const after = new Map((await store.view(club.clubId).listCursors()).map((c) => [c.source, c]));
     for (const c of before) {
       const changed = c.source === 'members' || c.source === 'classAttendance';
       expect(after.get(c.source)!.version, c.source).toBe(changed ? c.version + 1 : c.version);

@@ -8,13 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseClubsFile } from '../../../lambdas/clubs/club-config';
 import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
-import { pollSource } from '../../../lambdas/engine/club-poll/poll-source';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { SOURCES } from '../../../lambdas/sources';
 import { DynamoDbStateStore, type SeenAt, type StateStore } from '../../../lambdas/state';
 import { startSandbox } from '../../../sandbox';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
+import { pollSourceInSession } from '../../support/state-seeds';
 
 const HOUR = 3_600_000;
 
@@ -37,7 +37,7 @@ function withoutGroups(inner: StateStore): StateStore {
       if (typeof value !== 'function') return value;
       if (prop === 'putSeenAt') {
         return (clubId: string, source: string, entries: readonly SeenAt[], expiresAtSec: number) =>
-          target.putSeenAt(
+          target.parts.seen.putSeenAt(
             clubId,
             source as never,
             entries.map((e) => ({ fingerprint: e.fingerprint, at: e.at })),
@@ -98,7 +98,7 @@ describe('Payment Failed previousResponse', () => {
           [current, sink],
           [legacy, legacySink],
         ] as const) {
-          const report = await pollSource(
+          const report = await pollSourceInSession(
             { store, sink: s, client, now, owner: 'p' },
             ctx,
             SOURCES.paymentHistory,

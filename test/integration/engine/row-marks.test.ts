@@ -109,7 +109,7 @@ describe('row marks', () => {
     expect(quietReads).not.toContain(number);
     expect(reads).toEqual([number]);
     expect(changed.map((d) => d.status)).toEqual(['PaymentIssue']);
-    const cursor = await base.getCursor(club.clubId, 'members');
+    const cursor = await base.view(club.clubId).getCursor('members');
     expect(decodeRowMarks(cursor.committedRows)?.length).toBeGreaterThan(0);
   }, 60_000);
 

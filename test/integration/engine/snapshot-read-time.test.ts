@@ -54,7 +54,7 @@ describe('snapshot times', () => {
     // Assess: the first page's snapshots at the poll's start, every later page's after the jump.
     expect(report.failures).toEqual([]);
     expect(pages).toBeGreaterThan(2);
-    const snapshots = await store.getSnapshots(club.clubId, 'PROSPECT', ids);
+    const snapshots = await store.parts.snapshots.getSnapshots(club.clubId, 'PROSPECT', ids);
     const times = [...snapshots.values()].map((s) => Date.parse(s.updatedAt));
     expect(times.length).toBeGreaterThan(2 * PAGE);
     expect(times.filter((t) => t === startMs).length).toBeLessThanOrEqual(PAGE);

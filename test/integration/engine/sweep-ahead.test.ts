@@ -5,11 +5,11 @@
  * as a sweep that asks for nothing ahead. Sandbox over HTTP, dynalite, the real SDK.
  */
 import { describe, expect, it } from 'vitest';
-import { pollSource } from '../../../lambdas/engine/club-poll/poll-source';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import type { RequestEvent } from '../../../lambdas/gym-api';
 import { SOURCES } from '../../../lambdas/sources';
 import { clubContext, useEngineRig } from '../../support/engine-rig';
+import { pollSourceInSession, seedCursor } from '../../support/state-seeds';
 
 const HOUR = 3_600_000;
 const source = SOURCES.paymentHistory;
@@ -36,11 +36,11 @@ describe('a sweep asks for its pages ahead', () => {
     });
     const deps = { store, sink, client, now: rig.now, owner: 'p' };
     const poll = () =>
-      pollSource(deps, clubContext(club), source, { deadlineMs: rig.deadline(), pageSize: PAGE });
+      pollSourceInSession(deps, clubContext(club), source, { deadlineMs: rig.deadline(), pageSize: PAGE });
     const forgetSweepRows = async () => {
-      const cursor = (await store.listCursors(club.clubId)).find((c) => c.source === 'paymentHistory');
+      const cursor = (await store.view(club.clubId).listCursors()).find((c) => c.source === 'paymentHistory');
       const { sweepRows: _dropped, ...stats } = cursor?.stats ?? {};
-      await store.putCursor({ ...cursor!, stats });
+      await seedCursor(store, { ...cursor!, stats });
     };
     return { sink, requests, poll, forgetSweepRows };
   };

@@ -120,7 +120,7 @@ describe('sweeps a few at a time', () => {
     expect(leastFree).toBe(0);
     expect(sweepSlots.free).toBe(SWEEP_SLOTS);
     for (const club of clubs) {
-      const payments = (await store.listCursors(club.clubId)).find((c) => c.source === 'paymentHistory');
+      const payments = (await store.view(club.clubId).listCursors()).find((c) => c.source === 'paymentHistory');
       expect(payments?.stats?.lastSweepAtMs).toBe(rig.now());
     }
   }, 240_000);
@@ -131,7 +131,7 @@ describe('sweeps a few at a time', () => {
     const waiting = await firstPolls(await rig.newStore('sweep-wait'), [club]);
     const control = await firstPolls(await rig.newStore('sweep-control'), [club]);
     rig.sandbox.advance(DAY_MS);
-    const before = await waiting.store.listCursors(club.clubId);
+    const before = await waiting.store.view(club.clubId).listCursors();
     const held = await Promise.all(
       Array.from({ length: SWEEP_SLOTS }, () => sweepSlots.acquire({ waitMs: 0 })),
     );
@@ -143,7 +143,7 @@ describe('sweeps a few at a time', () => {
     const waited = await pollClub({ ...waiting, owner: 'waiting' }, club, {
       deadlineMs: Date.now() + 6_000,
     }).finally(() => logs.stop());
-    const afterWait = await waiting.store.listCursors(club.clubId);
+    const afterWait = await waiting.store.view(club.clubId).listCursors();
     for (const release of held) if (typeof release === 'function') release();
     const next = await pollClub({ ...waiting, owner: 'next' }, club, { deadlineMs: rig.deadline() });
     const controlFirst = control.sink.events.length;

@@ -4,10 +4,10 @@
  * `fullEveryMs`. Sandbox over HTTP (its daily settlement run at 06:00 local), dynalite, the real SDK.
  */
 import { describe, expect, it } from 'vitest';
-import { pollSource } from '../../../lambdas/engine/club-poll/poll-source';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { SOURCES } from '../../../lambdas/sources';
 import { clubContext, useEngineRig } from '../../support/engine-rig';
+import { pollSourceInSession } from '../../support/state-seeds';
 
 const MINUTE = 60_000;
 const source = SOURCES.disbursements;
@@ -29,7 +29,7 @@ describe('the tail probe', () => {
     const sink = new MemorySink();
     const club = { ...rig.firstClub(), sources: ['disbursements' as const] };
     const deps = { store, sink, client: rig.clients.forClub(club, () => {}), now: rig.now, owner: 'p' };
-    const poll = () => pollSource(deps, clubContext(club), source, { deadlineMs: rig.deadline() });
+    const poll = () => pollSourceInSession(deps, clubContext(club), source, { deadlineMs: rig.deadline() });
     const requests = () => rig.sandbox.requestCounts(club.clubId).used;
     return { store, sink, club, poll, requests };
   };
@@ -97,7 +97,7 @@ describe('the tail probe', () => {
 
     expect(refused).toMatchObject({ outcome: 'completed', mode: 'tail' });
     expect(next.mode).toBe('tail');
-    const cursor = await store.getCursor(club.clubId, 'disbursements');
+    const cursor = await store.view(club.clubId).getCursor('disbursements');
     expect(cursor.stats?.probeOff).toBe(1);
   });
 });

@@ -156,7 +156,7 @@ describe('a source whose endpoint is missing for the club', () => {
       experimental: true,
       retryAt: unavailable.unavailable.retryAt,
     });
-    const cursor = await store.getCursor(club.clubId, 'classAttendance');
+    const cursor = await store.view(club.clubId).getCursor('classAttendance');
     expect(cursor.health.unavailable).toEqual(unavailable.unavailable);
     const warnings = logs.lines.filter((l) => l.level === 'WARN' || l.level === 'ERROR');
     expect(warnings).toHaveLength(1);
@@ -217,7 +217,7 @@ describe('a source whose endpoint is missing for the club', () => {
     expect(fourth.sources.find((s) => s.source === 'classAttendance')).toMatchObject({
       outcome: 'completed',
     });
-    expect((await store.getCursor(club.clubId, 'classAttendance')).health.unavailable).toBeUndefined();
+    expect((await store.view(club.clubId).getCursor('classAttendance')).health.unavailable).toBeUndefined();
     expect(logs.lines.some((l) => l.message === 'source endpoint available again')).toBe(true);
     expect(logProblems(logs.lines)).toEqual([]);
   }, 120_000);
@@ -244,7 +244,7 @@ describe('a source whose endpoint is missing for the club', () => {
     expect(bad.failures).toEqual([
       expect.objectContaining({ source: 'debtCollection', kind: 'bad-request' }),
     ]);
-    expect((await store.getCursor(club.clubId, 'debtCollection')).health.unavailable).toBeUndefined();
+    expect((await store.view(club.clubId).getCursor('debtCollection')).health.unavailable).toBeUndefined();
   }, 60_000);
   it('experimental: a 400 or a body that is not a page marks it unavailable; a bare 403 does for any source', async () => {
     // Prepare: classAttendance listed; a baseline of everything

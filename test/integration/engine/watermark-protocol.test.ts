@@ -7,7 +7,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
 import { type ClientFactory, GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
 import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
-import { pollSource } from '../../../lambdas/engine/club-poll/poll-source';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { type EventSink, MemorySink, PublishError } from '../../../lambdas/events/publisher';
 import { SOURCE_ORDER, SOURCES } from '../../../lambdas/sources';
@@ -18,6 +17,7 @@ import { createTestTable, type Dynalite, startDynalite } from '../../support/dyn
 import { clubContext, useEngineRig } from '../../support/engine-rig';
 import { actualKeys, compare, expectedKeys } from '../../support/ground-truth';
 import { GrowingBudget } from '../../support/growing-budget';
+import { pollSourceInSession } from '../../support/state-seeds';
 
 const MINUTE = 60_000;
 
@@ -58,7 +58,7 @@ describe('watermark protocol', () => {
     // Assess
     const outcomes = [visitsOutcome(a), visitsOutcome(b)].sort();
     expect(outcomes).toEqual(['completed', 'skipped']);
-    const cursor = await store.getCursor(club.clubId, 'visits');
+    const cursor = await store.view(club.clubId).getCursor('visits');
     expect(cursor.version).toBe(1);
     // The lease is released: a later poll by either proceeds.
     const later = await pollClub(deps('poller-b', new MemorySink()), visitsOnly, { deadlineMs: deadline() });
@@ -70,7 +70,7 @@ describe('watermark protocol', () => {
     const sink = new MemorySink();
     await pollClub({ store, sink, clients, owner: 't', now }, club, { deadlineMs: deadline() });
     const baselineSeq = rig.sandbox.journal.lastSeq;
-    const baselineWatermarks = (await store.listCursors(club.clubId)).map((c) => [c.source, c.watermark]);
+    const baselineWatermarks = (await store.view(club.clubId).listCursors()).map((c) => [c.source, c.watermark]);
     rig.sandbox.advance(90 * MINUTE);
     const boundary = rig.sandbox.journal.lastSeq;
     // A store whose seen/snapshot writes fail once: the "crash" after PutEvents succeeded.
@@ -98,7 +98,7 @@ describe('watermark protocol', () => {
     // Operational events (here Club Data Stale: 90 minutes without a success) are not data changes.
     const firstTry = sink.events.filter((e) => e.detail.source !== 'bridge');
     failWrites = false;
-    const watermarksAfterCrash = (await store.listCursors(club.clubId)).map((c) => [c.source, c.watermark]);
+    const watermarksAfterCrash = (await store.view(club.clubId).listCursors()).map((c) => [c.source, c.watermark]);
     await pollClub({ store, sink, clients, owner: 't', now }, club, { deadlineMs: deadline() });
     // Assess
     expect(crashed.outcome).toBe('failed');
@@ -122,7 +122,7 @@ describe('watermark protocol', () => {
   it('does not move the watermark when a poll fails', async () => {
     const sink = new MemorySink();
     await pollClub({ store, sink, clients, owner: 't', now }, club, { deadlineMs: deadline() });
-    const before = await store.getCursor(club.clubId, 'visits');
+    const before = await store.view(club.clubId).getCursor('visits');
     rig.sandbox.advance(30 * MINUTE);
     const failing: EventSink = {
       publish: async (events: readonly BridgeEvent[]) => {
@@ -137,7 +137,7 @@ describe('watermark protocol', () => {
       deadlineMs: deadline(),
       sources: ['visits'],
     });
-    const after = await store.getCursor(club.clubId, 'visits');
+    const after = await store.view(club.clubId).getCursor('visits');
     expect(report.failures).toEqual([expect.objectContaining({ source: 'visits', kind: 'publish' })]);
     expect(after.watermark).toBe(before.watermark);
     expect(after.health.lastError?.kind).toBe('publish');
@@ -155,7 +155,7 @@ describe('watermark protocol', () => {
     const outcomes: string[] = [];
     const budget = new GrowingBudget(40);
     for (let i = 0; i < 2000; i++) {
-      const report = await pollSource(deps, ctx(), source, {
+      const report = await pollSourceInSession(deps, ctx(), source, {
         deadlineMs: budget.deadline(),
         reserveMs: 0,
         pageSize: 20,
@@ -181,7 +181,7 @@ describe('watermark protocol', () => {
     const ids = sink.events.map((e) => e.detail.eventId);
     expect(new Set(ids).size).toBe(ids.length);
     expect(published.size).toBeGreaterThanOrEqual(visits.length);
-    const cursor = await store.getCursor(club.clubId, 'visits');
+    const cursor = await store.view(club.clubId).getCursor('visits');
     expect(cursor.scan).toBeUndefined();
     expect(cursor.baselineDone).toBe(true);
   });
@@ -189,7 +189,7 @@ describe('watermark protocol', () => {
     // Prepare: a baseline, then one page with a good visit and a visit whose date breaks the pattern.
     const sink = new MemorySink();
     const deps = { store, sink, client: clients.forClub(club, () => {}), now, owner: 'q' };
-    await pollSource(deps, ctx(), SOURCES.visits, { deadlineMs: deadline() });
+    await pollSourceInSession(deps, ctx(), SOURCES.visits, { deadlineMs: deadline() });
     const good = {
       MemberNumber: '100001',
       Door: 'Main Entrance',
@@ -206,25 +206,25 @@ describe('watermark protocol', () => {
     const forced = { body, contentType: 'application/json', pathPrefix: '/members/attendance/visits' };
     rig.sandbox.failNext(2, 200, forced);
     // Act: two polls see the same bad record.
-    const first = await pollSource(deps, ctx(), SOURCES.visits, { deadlineMs: deadline() });
-    const second = await pollSource(deps, ctx(), SOURCES.visits, { deadlineMs: deadline() });
+    const first = await pollSourceInSession(deps, ctx(), SOURCES.visits, { deadlineMs: deadline() });
+    const second = await pollSourceInSession(deps, ctx(), SOURCES.visits, { deadlineMs: deadline() });
     // Assess
     expect(first.outcome).toBe('completed');
     expect(first.quarantined).toBe(1);
     expect(second.quarantined).toBe(0);
-    const quarantined = await store.listQuarantined(club.clubId, 'visits');
+    const quarantined = await store.parts.quarantine.listQuarantined(club.clubId, 'visits');
     expect(quarantined).toHaveLength(1);
     expect(quarantined[0]!.reason).toContain('VisitDateTime');
     expect(
       sink.events.map((e) => (e.detail as { data: { MemberNumber: string } }).data.MemberNumber),
     ).toEqual(['100001']);
-    const cursor = await store.getCursor(club.clubId, 'visits');
+    const cursor = await store.view(club.clubId).getCursor('visits');
     expect(cursor.stats?.totalQuarantined).toBe(1);
   });
   it('completes a scan whose rows really share an identity (a door scanned twice in one second)', async () => {
     const sink = new MemorySink();
     const deps = { store, sink, client: clients.forClub(club, () => {}), now, owner: 'dup' };
-    await pollSource(deps, ctx(), SOURCES.visits, { deadlineMs: deadline() });
+    await pollSourceInSession(deps, ctx(), SOURCES.visits, { deadlineMs: deadline() });
     const visit = {
       MemberNumber: '100001',
       Door: 'Main Entrance',
@@ -240,7 +240,7 @@ describe('watermark protocol', () => {
       contentType: 'application/json',
       pathPrefix: '/members/attendance/visits',
     });
-    const report = await pollSource(deps, ctx(), SOURCES.visits, { deadlineMs: deadline() });
+    const report = await pollSourceInSession(deps, ctx(), SOURCES.visits, { deadlineMs: deadline() });
     expect(report.outcome).toBe('completed');
     expect(report.attempts).toBe(1); // a repeat inside one response is real data, not drift
     expect(sink.events).toHaveLength(1);
@@ -334,7 +334,7 @@ describe('overlap re-reads: the window and the seen checks', () => {
       sandbox.advance(30 * MINUTE);
       await poll(); // events since the baseline
       const published = sink.events.length;
-      const cursor = await store.getCursor(club.clubId, 'paymentHistory');
+      const cursor = await store.view(club.clubId).getCursor('paymentHistory');
       queries.length = 0;
       counts.perKey = 0;
       counts.ranges = 0;

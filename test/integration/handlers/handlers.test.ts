@@ -32,6 +32,7 @@ import { emfDocuments } from '../../support/emf';
 import { actualKeys, compare, expectedKeys } from '../../support/ground-truth';
 import { type LocalSecretsManager, startLocalSecretsManager } from '../../support/local-secrets-manager';
 import { type LocalSqs, startLocalSqs } from '../../support/local-sqs';
+import { seedCursor } from '../../support/state-seeds';
 
 const MINUTE = 60_000;
 const START = Date.parse('2026-03-10T09:00:00.000Z');
@@ -330,7 +331,7 @@ describe('dispatch and poll handlers', () => {
     expect(retried.Records.map((r) => [r.messageId, r.attributes.ApproximateReceiveCount])).toEqual([
       [downMessage.messageId, '2'],
     ]);
-    const cursor = await store.getCursor('down-club', 'visits');
+    const cursor = await store.view('down-club').getCursor('visits');
     expect(cursor.health.lastError?.kind).toBe('unavailable');
     sqs.settle(retried, { batchItemFailures: [] }); // leave the queue empty for the next tests
     await registry.disable('down-club');
@@ -459,7 +460,7 @@ describe('dispatch and poll handlers', () => {
     expect(nextClubs).not.toContain('quota-club');
     expect(quotaSandbox.requestCounts('quota-club').rejected).toBe(rejectedBefore);
     // Paused until the API's quota month ends (Retry-After), not for minutes.
-    const cursors = await store.listCursors('quota-club');
+    const cursors = await store.view('quota-club').listCursors();
     const pausedUntil = Math.max(...cursors.map((c) => Date.parse(c.health.pausedUntil ?? '1970-01-01')));
     expect(pausedUntil).toBeGreaterThanOrEqual(Date.parse('2026-04-01T00:00:00Z'));
   });
@@ -482,7 +483,7 @@ describe('dispatch and poll handlers', () => {
     advance(30 * MINUTE);
     const now = Date.now();
     const at = (agoMs: number) => new Date(now - agoMs).toISOString();
-    await store.putCursor({
+    await seedCursor(store, {
       ...newCursor('overdue-club', 'visits'),
       baselineDone: true,
       watermark: at(25 * MINUTE),
@@ -493,7 +494,7 @@ describe('dispatch and poll handlers', () => {
         lastError: { kind: 'unavailable', message: 'connect ECONNREFUSED 127.0.0.1:9', at: at(MINUTE) },
       },
     });
-    await store.putCursor({
+    await seedCursor(store, {
       ...newCursor('fresh-club', 'visits'),
       baselineDone: true,
       watermark: at(30_000),

@@ -104,7 +104,7 @@ describe('hostile API responses', () => {
           e.kind === 'visit' ? [`V|${e.clubId}|${e.memberNumber}|${e.visitDateTime}|${e.door}`] : [],
         ),
     );
-  const watermark = async (source: SourceName) => (await store.getCursor(club.clubId, source)).watermark;
+  const watermark = async (source: SourceName) => (await store.view(club.clubId).getCursor(source)).watermark;
 
   /** A baseline of visits, then 45 simulated minutes of activity: the visits a poll must deliver. */
   async function baselineThenActivity() {
@@ -239,7 +239,7 @@ describe('hostile API responses', () => {
     expect(first.failures).toEqual([]);
     expect(first.sources[0]).toMatchObject({ outcome: 'completed', quarantined: 1 });
     expect(second.sources[0]).toMatchObject({ outcome: 'completed', quarantined: 0 });
-    const quarantined = await store.listQuarantined(club.clubId, 'visits');
+    const quarantined = await store.parts.quarantine.listQuarantined(club.clubId, 'visits');
     expect(quarantined).toHaveLength(1);
     // Past the record limit (common/bounded-value.ts) before any event is built for it.
     expect(quarantined[0]!.reason).toMatch(/record over 128 KB/);
@@ -282,7 +282,7 @@ describe('hostile API responses', () => {
       detailType: 'Payment Failed',
       detail: { reason: 'unknown-response', response: 'Mystery Code 42' },
     });
-    const reasons = (await store.listQuarantined(club.clubId, 'paymentHistory'))
+    const reasons = (await store.parts.quarantine.listQuarantined(club.clubId, 'paymentHistory'))
       .map((q) => q.reason)
       .join('\n');
     for (const field of ['PaymentType', 'PaymentDate', 'Id', 'FeeBreakdown[0].SubscriptionFee'])
@@ -386,7 +386,7 @@ describe('hostile API responses', () => {
       const members = [...visitKeys()].map((k) => k.split('|')[2]);
       expect(members).toEqual(expect.arrayContaining(['100001', '100004', '100051', '100006']));
       expect(members).not.toContain('100050');
-      expect(await store.listQuarantined(club.clubId, 'visits')).not.toEqual([]);
+      expect(await store.parts.quarantine.listQuarantined(club.clubId, 'visits')).not.toEqual([]);
     } finally {
       await server.close();
     }
@@ -417,7 +417,7 @@ describe('hostile API responses', () => {
       // Assess
       expect(report.failures).toEqual([]);
       expect(report.sources[0]).toMatchObject({ outcome: 'completed', attempts: 3 });
-      expect((await store.getCursor(club.clubId, 'visits')).health.lastError).toBeUndefined();
+      expect((await store.view(club.clubId).getCursor('visits')).health.lastError).toBeUndefined();
       const members = [...visitKeys()].map((k) => k.split('|')[2]);
       expect(members).toEqual(expect.arrayContaining(['100001', '100002', '100006', '100007']));
       expect(members).not.toContain('100050');

@@ -75,7 +75,7 @@ describe('poison records and paging habits', () => {
     JSON.stringify({ href: `${rig.sandbox.url}${path}`, ...(next ? { next } : {}), data });
   const serve = (count: number, path: string, body: string) =>
     rig.sandbox.failNext(count, 200, { body, contentType: 'application/json', pathPrefix: path });
-  const cursor = (source: SourceName) => store.getCursor(club.clubId, source);
+  const cursor = (source: SourceName) => store.view(club.clubId).getCursor(source);
 
   it('members whose numbers the store cannot key as they are: blank ones quarantined, odd ones published, the source moves on', async () => {
     // Prepare: a baseline of members, then a page of the real members plus poison ones.
@@ -103,7 +103,7 @@ describe('poison records and paging habits', () => {
     expect(first.sources[0]).toMatchObject({ outcome: 'completed', quarantined: blank.length });
     expect(second.failures).toEqual([]);
     expect(second.sources[0]).toMatchObject({ outcome: 'completed', quarantined: 0 });
-    const reasons = (await store.listQuarantined(club.clubId, 'members')).map((q) => q.reason).sort();
+    const reasons = (await store.parts.quarantine.listQuarantined(club.clubId, 'members')).map((q) => q.reason).sort();
     expect(reasons).toHaveLength(blank.length);
     expect(reasons.join('\n')).toMatch(/identity is empty/);
     expect(reasons.join('\n')).toMatch(/blank \(whitespace only\)/);
@@ -114,7 +114,7 @@ describe('poison records and paging habits', () => {
       .map((e) => (e.detail as { subject: { memberNumber: string } }).subject.memberNumber);
     expect(joined.sort()).toEqual([...odd].sort());
     // and their snapshots were stored under keys the table accepts: the second poll saw no change
-    const snapshots = await store.getSnapshots(club.clubId, 'MEMBER', odd);
+    const snapshots = await store.parts.snapshots.getSnapshots(club.clubId, 'MEMBER', odd);
     expect([...snapshots.keys()].sort()).toEqual([...odd].sort());
     expect((await cursor('members')).watermark! > before!).toBe(true);
   });
@@ -141,7 +141,7 @@ describe('poison records and paging habits', () => {
     expect(first.failures).toEqual([]);
     expect(first.sources[0]).toMatchObject({ outcome: 'completed', quarantined: 1 });
     expect(second.failures).toEqual([]);
-    const [q] = await store.listQuarantined(club.clubId, 'visits');
+    const [q] = await store.parts.quarantine.listQuarantined(club.clubId, 'visits');
     expect(q!.reason).toMatch(/nested deeper than 32 levels/);
     expect(JSON.stringify(q!.raw).length).toBeLessThan(40_000);
     const visits = delivered().filter((e) => e.detailType === 'Member Visit Recorded');
@@ -177,7 +177,7 @@ describe('poison records and paging habits', () => {
     const ids = delivered().map((e) => (e.detail as { paymentId?: string }).paymentId);
     expect(ids).toContain('9007199254740993');
     expect(ids).not.toContain('9007199254740992');
-    const reasons = (await store.listQuarantined(club.clubId, 'paymentHistory')).map((q) => q.reason);
+    const reasons = (await store.parts.quarantine.listQuarantined(club.clubId, 'paymentHistory')).map((q) => q.reason);
     expect(reasons.every((r) => /would lose digits/.test(r))).toBe(true);
   });
 

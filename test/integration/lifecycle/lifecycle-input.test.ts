@@ -40,8 +40,8 @@ describe('seen entries with a memo', () => {
     // Prepare and act: a baseline, then two hours of the club.
     const { store, club, sink, from } = await baselineThenTwoHours('memo');
     const nowSec = Math.floor(rig.now() / 1000);
-    const visits = await store.seenEntriesSince(club.clubId, 'visits', from, nowSec);
-    const payments = await store.seenEntriesSince(club.clubId, 'paymentHistory', from, nowSec);
+    const visits = await store.parts.seen.seenEntriesSince(club.clubId, 'visits', from, nowSec);
+    const payments = await store.parts.seen.seenEntriesSince(club.clubId, 'paymentHistory', from, nowSec);
     // Assess
     const published = (type: string) => sink.events.filter((e) => e.detailType === type);
     const visitMembers = new Set(

@@ -80,7 +80,7 @@ describe.each([
         payments: records('paymentHistory'),
         visits: records('visits'),
       };
-      const kept = (await store.getLifecycle(club.clubId))?.doc as {
+      const kept = (await store.parts.lifecycle.getLifecycle(club.clubId))?.doc as {
         seenFrom?: string;
         trackedSince: string;
       };

@@ -108,7 +108,7 @@ describe('the lifecycle evaluation of a club poll', () => {
         expect(observed - occurred).toBeLessThanOrEqual(3 * HOUR_MS);
       expect(e.detail).toMatchObject({ thresholdDays: 2 });
     }
-    const stored = await store.getLifecycle(club.clubId);
+    const stored = await store.parts.lifecycle.getLifecycle(club.clubId);
     expect(stored?.doc).toMatchObject({ version: 1, trackedSince: expect.any(String) });
   });
 
@@ -120,8 +120,8 @@ describe('the lifecycle evaluation of a club poll', () => {
     await poll(store, sink, club);
     rig.sandbox.advance(3 * HOUR_MS);
     await poll(store, sink, club);
-    const before = await store.getLifecycle(club.clubId);
-    await store.putLifecycle(club.clubId, { version: 2, written: 'by a later release' }, before!.version);
+    const before = await store.parts.lifecycle.getLifecycle(club.clubId);
+    await store.parts.lifecycle.putLifecycle(club.clubId, { version: 2, written: 'by a later release' }, before!.version);
 
     // Act
     rig.sandbox.advance(3 * HOUR_MS);
@@ -133,7 +133,7 @@ describe('the lifecycle evaluation of a club poll', () => {
     expect(over.failures).toEqual([]);
     expect(over.lifecycle).toMatchObject({ outcome: 'evaluated', published: 0, read: 'all' });
     expect(after.lifecycle).toMatchObject({ outcome: 'evaluated', read: 'noted' });
-    expect((await store.getLifecycle(club.clubId))?.doc).toMatchObject({ version: 1 });
+    expect((await store.parts.lifecycle.getLifecycle(club.clubId))?.doc).toMatchObject({ version: 1 });
   });
 
   it('after a failure between publishing and keeping the document, publishes the same eventIds again, no other', async () => {
@@ -146,7 +146,7 @@ describe('the lifecycle evaluation of a club poll', () => {
         if (key === 'putLifecycle' && broken)
           return (clubId: string, doc: { facts?: unknown[] }, version: number, part?: LifecyclePart) =>
             doc.facts
-              ? target.putLifecycle(clubId, doc, version, part)
+              ? target.parts.lifecycle.putLifecycle(clubId, doc, version, part)
               : Promise.reject(new StoreError('injected'));
         const value = Reflect.get(target, key, receiver);
         return typeof value === 'function' ? value.bind(target) : value;
@@ -173,8 +173,8 @@ describe('the lifecycle evaluation of a club poll', () => {
     expect(retried.lifecycle?.outcome).toBe('evaluated');
     // The retry finds the same facts; it may find more (visits of the minute), never another id for them.
     expect(ids(retrySink)).toEqual(expect.arrayContaining(ids(failedSink)));
-    expect((await base.getLifecycle(club.clubId))?.doc).not.toHaveProperty('facts');
-    expect((await base.getLifecycle(club.clubId, 'delta'))?.doc).not.toHaveProperty('facts');
+    expect((await base.parts.lifecycle.getLifecycle(club.clubId))?.doc).not.toHaveProperty('facts');
+    expect((await base.parts.lifecycle.getLifecycle(club.clubId, 'delta'))?.doc).not.toHaveProperty('facts');
     const again = new MemorySink();
     rig.sandbox.advance(HOUR_MS);
     await poll(store, again, club);
@@ -209,7 +209,7 @@ describe('the lifecycle evaluation of a club poll', () => {
       outcome: 'waiting',
       reason: expect.stringMatching(/visits/),
     });
-    expect(await store.getLifecycle(rig.firstClub().clubId)).toBeUndefined();
+    expect(await store.parts.lifecycle.getLifecycle(rig.firstClub().clubId)).toBeUndefined();
     expect(lifecycleEvents(sink)).toEqual([]);
   });
 });

@@ -68,13 +68,13 @@ describe('DynamoDbStateStore time-ordered seen set on dynalite', () => {
       fingerprint: `${String(i).padStart(4, '0')}${'f'.repeat(896)}`,
       at: at(i * 10),
     }));
-    await store.putSeenAt('c1', 'visits', entries, 2_000_000_000);
+    await store.parts.seen.putSeenAt('c1', 'visits', entries, 2_000_000_000);
     const writes = sent.splice(0);
 
     // Act
-    const eventual = await store.seenSince('c1', 'visits', at(0), 1_000);
+    const eventual = await store.parts.seen.seenSince('c1', 'visits', at(0), 1_000);
     const eventualQueries = sent.splice(0);
-    const strong = await store.seenSince('c1', 'visits', at(0), 1_000, { consistentRead: true });
+    const strong = await store.parts.seen.seenSince('c1', 'visits', at(0), 1_000, { consistentRead: true });
     const strongQueries = sent.splice(0);
 
     // Assess
@@ -103,7 +103,7 @@ describe('DynamoDbStateStore time-ordered seen set on dynalite', () => {
     const store = new DynamoDbStateStore({ client, tableName: await createTestTable(db.client) });
 
     // Act
-    const seen = await store.seenSince('c1', 'visits', '2026-11-22T10:00:00.000Z', 1, {
+    const seen = await store.parts.seen.seenSince('c1', 'visits', '2026-11-22T10:00:00.000Z', 1, {
       toAt: '2026-11-22T10:00:00.000Z',
     });
 

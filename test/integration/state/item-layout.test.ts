@@ -38,12 +38,12 @@ describe('DynamoDbStateStore item layout', () => {
     await store.putCursor({ ...newCursor('c1', 'visits'), watermark: '2025-03-01T00:00:00Z' });
     await store.addQuotaUsage('c1', '2025-03', 4);
     await store.openClub('c1', 'poller-1', 60_000, 1_700_000_000_000);
-    await store.putSnapshots('c1', 'MEMBER', [
+    await store.parts.snapshots.putSnapshots('c1', 'MEMBER', [
       { id: '42', hash: 'h', fields: { Status: 'Current' }, updatedAt: 'u' },
     ]);
-    await store.putSnapshots('c1', 'PROSPECT', [{ id: '43', hash: 'h', fields: {}, updatedAt: 'u' }]);
-    await store.putSeen('c1', 'visits', ['fp-1'], 1_800_000_000);
-    await store.putQuarantined(
+    await store.parts.snapshots.putSnapshots('c1', 'PROSPECT', [{ id: '43', hash: 'h', fields: {}, updatedAt: 'u' }]);
+    await store.parts.seen.putSeen('c1', 'visits', ['fp-1'], 1_800_000_000);
+    await store.parts.quarantine.putQuarantined(
       'c1',
       'visits',
       [{ key: 'v-9', reason: 'bad', raw: { a: 1 }, at: '2025-03-01T00:00:00.000Z' }],
@@ -84,7 +84,7 @@ describe('DynamoDbStateStore item layout', () => {
   it("packs a call's time-ordered seen entries per UTC hour: pk, `<maxAt>~<hash>`, expiresAt, w, p", async () => {
     // Act: three entries written out of time order, two of them in one hour
     const before = Date.now();
-    await store.putSeenAt(
+    await store.parts.seen.putSeenAt(
       'c3',
       'paymentHistory',
       [
@@ -140,7 +140,7 @@ describe('DynamoDbStateStore item layout', () => {
         Item: { pk: { S: pk }, sk: { S: '2026-11-22T10:00:05.000Z#fp-old' }, expiresAt: { N: '1800000000' } },
       }),
     );
-    await store.putSeenAt(
+    await store.parts.seen.putSeenAt(
       'c4',
       'paymentHistory',
       [{ fingerprint: 'fp-1', at: '2026-11-22T10:00:00.000Z', group: 'g', value: 'Approved' }],
@@ -148,7 +148,7 @@ describe('DynamoDbStateStore item layout', () => {
     );
 
     // Act
-    const entries = await store.seenEntriesSince('c4', 'paymentHistory', '2026-11-22T10:00:00.000Z', 1_000);
+    const entries = await store.parts.seen.seenEntriesSince('c4', 'paymentHistory', '2026-11-22T10:00:00.000Z', 1_000);
 
     // Assess
     expect(entries).toEqual([
@@ -172,7 +172,7 @@ describe('DynamoDbStateStore item layout', () => {
     );
 
     // Act / Assess
-    await expect(store.seenSince('c5', 'visits', '2026-11-22T00:00:00.000Z', 1_000)).rejects.toThrow(
+    await expect(store.parts.seen.seenSince('c5', 'visits', '2026-11-22T00:00:00.000Z', 1_000)).rejects.toThrow(
       /seen pack 2026-11-22T10:00:00.000Z~x: its entries are not JSON/,
     );
   });
@@ -182,12 +182,12 @@ describe('DynamoDbStateStore item layout', () => {
     const viaDoc = new DynamoDbStateStore({ client: DynamoDBDocumentClient.from(db.client), tableName });
 
     // Act
-    await viaDoc.putSnapshots('c2', 'MEMBER', [
+    await viaDoc.parts.snapshots.putSnapshots('c2', 'MEMBER', [
       { id: '1', hash: 'x', fields: { a: [1, { b: null }] }, updatedAt: 'u' },
     ]);
 
     // Assess
-    const read = await store.getSnapshots('c2', 'MEMBER', ['1']);
+    const read = await store.parts.snapshots.getSnapshots('c2', 'MEMBER', ['1']);
     expect(read.get('1')?.fields).toEqual({ a: [1, { b: null }] });
   });
 });

@@ -47,7 +47,7 @@ describe('a poll writes only while it holds its lease', () => {
     await b.close();
     // Assess: A's close is refused, B's state stands
     await expect(a.close()).rejects.toBeInstanceOf(LeaseLostError);
-    expect((await store.getCursor('c1', 'visits')).watermark).toBe('2026-11-26T11:59:00.000Z');
+    expect((await store.view('c1').getCursor('visits')).watermark).toBe('2026-11-26T11:59:00.000Z');
   });
 
   it('refuses a write whose lease has expired even when nobody took the club', async () => {
@@ -57,7 +57,7 @@ describe('a poll writes only while it holds its lease', () => {
     await session.putCursor({ ...cursor, watermark: '2026-11-26T11:00:00.000Z' });
     clock += 2 * MINUTE;
     await expect(session.checkpoint()).rejects.toBeInstanceOf(LeaseLostError);
-    expect((await store.getCursor('c1', 'visits')).watermark).toBeUndefined();
+    expect((await store.view('c1').getCursor('visits')).watermark).toBeUndefined();
   });
 
   it('the seen set, snapshots and quarantine are not written once the lease is gone', async () => {
@@ -74,7 +74,7 @@ describe('a poll writes only while it holds its lease', () => {
         { id: 'm1', hash: 'h', fields: {}, updatedAt: new Date(now()).toISOString() },
       ]),
     ).rejects.toBeInstanceOf(LeaseLostError);
-    const seen = await base.filterSeen('c1', 'visits', ['fp-1', 'fp-2'], Math.floor(now() / 1000));
+    const seen = await base.parts.seen.filterSeen('c1', 'visits', ['fp-1', 'fp-2'], Math.floor(now() / 1000));
     expect([...seen]).toEqual(['fp-1']);
   });
 

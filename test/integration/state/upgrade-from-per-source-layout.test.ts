@@ -41,13 +41,13 @@ describe('upgrading a table of the per-source layout', () => {
 
   /** Rewrites a club's committed state as the previous releases stored it, and drops the state item. */
   async function toPreviousLayout(clubId: string, month: string) {
-    for (const cursor of await store.listCursors(clubId)) {
+    for (const cursor of await store.view(clubId).listCursors()) {
       await put({ ...cursor, pk: `CLUB#${clubId}`, sk: `CURSOR#${cursor.source}` });
     }
     await put({
       pk: `CLUB#${clubId}`,
       sk: `QUOTA#${month}`,
-      requests: await store.getQuotaUsage(clubId, month),
+      requests: await store.view(clubId).getQuotaUsage(month),
     });
     await doc.send(new DeleteCommand({ TableName: tableName, Key: { pk: `CLUB#${clubId}`, sk: 'STATE' } }));
   }
@@ -85,8 +85,8 @@ describe('upgrading a table of the per-source layout', () => {
     sandbox.advance(30 * MINUTE);
     await poll();
     const month = new Date(sandbox.clock.now().getTime()).toISOString().slice(0, 7);
-    const before = await store.listCursors(club!.clubId);
-    const usedBefore = await store.getQuotaUsage(club!.clubId, month);
+    const before = await store.view(club!.clubId).listCursors();
+    const usedBefore = await store.view(club!.clubId).getQuotaUsage(month);
     await toPreviousLayout(club!.clubId, month);
     const published = sink.events.length;
     const fromSeq = sandbox.journal.lastSeq;
@@ -105,14 +105,14 @@ describe('upgrading a table of the per-source layout', () => {
     expect(result.expected).toBeGreaterThan(0);
     expect(result.missing).toEqual([]);
     expect(result.spurious).toEqual([]);
-    const after = await store.listCursors(club!.clubId);
+    const after = await store.view(club!.clubId).listCursors();
     expect(after.map((c) => c.source)).toEqual(before.map((c) => c.source));
     for (const c of after) {
       const old = before.find((b) => b.source === c.source)!;
       expect(c.baselineDone).toBe(old.baselineDone);
       expect(c.watermark! >= old.watermark!).toBe(true);
     }
-    expect(await store.getQuotaUsage(club!.clubId, month)).toBe(usedBefore + report.requests);
+    expect(await store.view(club!.clubId).getQuotaUsage(month)).toBe(usedBefore + report.requests);
     expect(await get(`CLUB#${club!.clubId}`, 'STATE')).toMatchObject({ v: expect.any(Number) });
     expect(await get(`CLUB#${club!.clubId}`, 'LEASE#CLUB')).toMatchObject({ owner: MIGRATED_LEASE_OWNER });
 
@@ -176,7 +176,7 @@ describe('upgrading a table of the per-source layout', () => {
       baselineDone: true,
       health: { consecutiveFailures: 0 },
     });
-    expect((await store.getCursor('c1', 'visits')).watermark).toBe('w');
-    expect(await store.getQuotaUsage('c1', '2026-11')).toBe(503);
+    expect((await store.view('c1').getCursor('visits')).watermark).toBe('w');
+    expect(await store.view('c1').getQuotaUsage('2026-11')).toBe(503);
   });
 });

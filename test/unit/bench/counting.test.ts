@@ -6,6 +6,7 @@ import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
 import { createEvent } from '../../../lambdas/events/envelope';
 import { MemoryStateStore } from '../../../lambdas/state';
 import { packSeenAt } from '../../../lambdas/state/seen-packs';
+import { seedCursor } from '../../support/state-seeds';
 
 describe('CountingStateStore', () => {
   it('passes calls through and counts the DynamoDB requests and units they would cost', async () => {
@@ -14,8 +15,8 @@ describe('CountingStateStore', () => {
     const keys = Array.from({ length: 230 }, (_, i) => `fp-${i}`);
 
     // Act
-    await store.putSeen('club-1', 'visits', keys, 2_000_000_000);
-    const seen = await store.filterSeen('club-1', 'visits', [...keys.slice(0, 10), 'unknown'], 1_000_000_000);
+    await store.parts.seen.putSeen('club-1', 'visits', keys, 2_000_000_000);
+    const seen = await store.parts.seen.filterSeen('club-1', 'visits', [...keys.slice(0, 10), 'unknown'], 1_000_000_000);
     const counts = store.take();
 
     // Assess
@@ -30,7 +31,7 @@ describe('CountingStateStore', () => {
 
   it('counts half a read unit per key for an eventually consistent seen check', async () => {
     const store = countingStore(new MemoryStateStore());
-    await store.filterSeen('club-1', 'visits', ['a', 'b', 'c', 'd'], 1_000_000_000, {
+    await store.parts.seen.filterSeen('club-1', 'visits', ['a', 'b', 'c', 'd'], 1_000_000_000, {
       consistentRead: false,
     });
     expect(store.take().readUnits).toBe(2);
@@ -43,8 +44,8 @@ describe('CountingStateStore', () => {
     const entries = Array.from({ length: 60 }, (_, i) => ({ fingerprint: `fp-${i}`, at: at(i) }));
 
     // Act: a range of the first hour's second half, ending where the second hour starts
-    await store.putSeenAt('club-1', 'visits', [...entries, ...entries.slice(0, 5)], 2_000_000_000);
-    const seen = await store.seenSince('club-1', 'visits', at(10), 1_000_000_000, { toAt: at(20) });
+    await store.parts.seen.putSeenAt('club-1', 'visits', [...entries, ...entries.slice(0, 5)], 2_000_000_000);
+    const seen = await store.parts.seen.seenSince('club-1', 'visits', at(10), 1_000_000_000, { toAt: at(20) });
     const counts = store.take();
 
     // Assess: three packs under 1 KB; the Query reads the first hour's pack only
@@ -63,7 +64,7 @@ describe('CountingStateStore', () => {
     const at = (i: number) => new Date(Date.UTC(2026, 10, 22) + i).toISOString();
     const fp = (i: number) => `fp${String(i).padStart(25, '0')}`;
     const entries = Array.from({ length: 40_000 }, (_, i) => ({ fingerprint: fp(i), at: at(i) }));
-    await store.putSeenAt('club-1', 'visits', entries, 2_000_000_000);
+    await store.parts.seen.putSeenAt('club-1', 'visits', entries, 2_000_000_000);
     const sizes = packSeenAt(pk, entries).map(({ sk, p }) =>
       itemBytes({ pk, sk, expiresAt: 2_000_000_000, w: 1e12, p }),
     );
@@ -76,11 +77,11 @@ describe('CountingStateStore', () => {
     store.take();
 
     // Act
-    const eventual = await store.seenSince('club-1', 'visits', at(0), 1_000_000_000);
+    const eventual = await store.parts.seen.seenSince('club-1', 'visits', at(0), 1_000_000_000);
     const eventualCounts = store.take();
-    await store.seenSince('club-1', 'visits', at(0), 1_000_000_000, { consistentRead: true });
+    await store.parts.seen.seenSince('club-1', 'visits', at(0), 1_000_000_000, { consistentRead: true });
     const strongCounts = store.take();
-    await store.seenSince('club-1', 'visits', at(5), 1_000_000_000, { toAt: at(5) });
+    await store.parts.seen.seenSince('club-1', 'visits', at(5), 1_000_000_000, { toAt: at(5) });
     const emptyRangeCounts = store.take();
 
     // Assess
@@ -99,9 +100,9 @@ describe('CountingStateStore', () => {
 
   it('reports a versioned cursor write conflict as the wrapped store does', async () => {
     const store = countingStore(new MemoryStateStore());
-    const cursor = await store.getCursor('club-1', 'members');
-    await store.putCursor(cursor);
-    await expect(store.putCursor(cursor)).rejects.toThrow(/no longer at version 0/);
+    const cursor = await store.view('club-1').getCursor('members');
+    await seedCursor(store, cursor);
+    await expect(seedCursor(store, cursor)).rejects.toThrow(/no longer at version 0/);
   });
 });
 

@@ -12,6 +12,7 @@ import { renderClubExplanation } from '../../../cli/explain/club-words';
 import { staleEvent } from '../../../lambdas/sources/operational-events';
 import { type Cursor, MemoryStateStore, newCursor, type SourceName } from '../../../lambdas/state';
 import { exampleClub } from '../../support/example-club';
+import { seedCursor } from '../../support/state-seeds';
 
 const CLUB = exampleClub({ sources: ['members', 'visits', 'prospects', 'classAttendance'] });
 const NOW = Date.parse('2026-06-10T12:00:00Z');
@@ -20,7 +21,7 @@ const at = (minutesAgo: number) => new Date(NOW - minutesAgo * 60_000).toISOStri
 async function storeWith(...cursors: [SourceName, Partial<Cursor['health']>][]): Promise<MemoryStateStore> {
   const store = new MemoryStateStore();
   for (const [source, health] of cursors)
-    await store.putCursor({
+    await seedCursor(store, {
       ...newCursor(CLUB.clubId, source),
       baselineDone: true,
       health: { consecutiveFailures: 0, ...health },

@@ -6,12 +6,12 @@
  * query should see: the regular lane's tail and the backfill's full read can differ.
  */
 import { describe, expect, it } from 'vitest';
-import { pollSource } from '../../../lambdas/engine/club-poll/poll-source';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { membersSource } from '../../../lambdas/sources/state-sources';
 import { MemoryStateStore } from '../../../lambdas/state';
 import { member, sydney } from '../sources/fixtures';
 import { ctx, FROM, type Member, NOW, stubClient, types } from './members-lane-fixtures';
+import { pollSourceInSession } from '../../support/state-seeds';
 
 async function setup() {
   const store = new MemoryStateStore();
@@ -19,7 +19,7 @@ async function setup() {
   const sink = new MemorySink();
   const deps = { store, sink, client: stubClient(serve), now: () => NOW, owner: 't' };
   const poll = (backfillFromMs?: number) =>
-    pollSource(deps, ctx, membersSource, {
+    pollSourceInSession(deps, ctx, membersSource, {
       deadlineMs: Date.now() + 10_000,
       ...(backfillFromMs === undefined ? {} : { backfillFromMs }),
     });
@@ -39,7 +39,7 @@ describe('a state backfill and the regular polls after it', () => {
     await poll(FROM);
     expect(types(sink.events)).toEqual(['Member Joined M1']);
     expect((sink.events[0]!.detail as { status?: string }).status).toBe('Active');
-    expect((await store.getSnapshots(sydney.clubId, 'MEMBER', ['M1'])).get('M1')?.fields.status).toBe(
+    expect((await store.parts.snapshots.getSnapshots(sydney.clubId, 'MEMBER', ['M1'])).get('M1')?.fields.status).toBe(
       'Active',
     );
     // The regular poll that sees the change publishes it.

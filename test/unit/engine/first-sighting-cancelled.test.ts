@@ -6,12 +6,12 @@
  * in a backfill that announces the member before any regular poll did.
  */
 import { describe, expect, it } from 'vitest';
-import { pollSource } from '../../../lambdas/engine/club-poll/poll-source';
 import { type EventSink, MemorySink } from '../../../lambdas/events/publisher';
 import { membersSource } from '../../../lambdas/sources/state-sources';
 import { MemoryStateStore } from '../../../lambdas/state';
 import { member } from '../sources/fixtures';
 import { ctx, FROM, type Member, NOW, stubClient, types } from './members-lane-fixtures';
+import { pollSourceInSession } from '../../support/state-seeds';
 
 const cancelledMember = (n: string): Member =>
   member({ Number: n, Membership: { ...member().Membership!, CancellationDate: '2025-07-01T00:00:00' } });
@@ -21,7 +21,7 @@ async function setup() {
   const serve = { tail: [] as Member[], all: [] as Member[] };
   const sink = new MemorySink();
   const poll = (options: { backfillFromMs?: number; sink?: EventSink } = {}) =>
-    pollSource(
+    pollSourceInSession(
       { store, sink: options.sink ?? sink, client: stubClient(serve), now: () => NOW, owner: 't' },
       ctx,
       membersSource,

@@ -230,7 +230,7 @@ describe.each(CASES)('$source: pages of good and arbitrary records', (c) => {
           expect(outcome.quarantined).toBeLessThanOrEqual(poison.length);
           const published = JSON.stringify(sink.events);
           for (const g of good) expect(published).toContain(JSON.stringify(g[c.identityField]));
-          const cursor = await store.getCursor('club-1', c.source);
+          const cursor = await store.view('club-1').getCursor(c.source);
           expect(cursor.watermark).toBeDefined();
           expect(Date.parse(cursor.watermark!)).toBeGreaterThanOrEqual(Date.parse(`${UTC(0)}Z`));
         },

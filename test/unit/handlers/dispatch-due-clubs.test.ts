@@ -7,6 +7,7 @@ import { DispatchError, dispatchDueClubs } from '../../../lambdas/engine/dispatc
 import { DEFAULT_SOURCES, SOURCE_ORDER } from '../../../lambdas/sources';
 import { MemoryStateStore, newCursor, type StateStore } from '../../../lambdas/state';
 import { captureLogs, logProblems } from '../../support/log-capture';
+import { seedCursor, seedQuota } from '../../support/state-seeds';
 
 const NOW = Date.parse('2026-06-10T12:00:00.000Z');
 
@@ -38,7 +39,7 @@ async function polled(
 ) {
   for (const source of SOURCE_ORDER) {
     const at = new Date(NOW - agoMs).toISOString();
-    await store.putCursor({
+    await seedCursor(store, {
       ...newCursor(clubId, source),
       baselineDone: true,
       watermark: at,
@@ -196,7 +197,7 @@ describe('dispatchDueClubs', () => {
     // Prepare: budget spent (900,000 of a basic plan, 10% reserve).
     const store = new MemoryStateStore();
     await polled(store, 'spent-club', 2 * 60 * 60_000);
-    await store.addQuotaUsage('spent-club', '2026-06', 900_000);
+    await seedQuota(store, 'spent-club', '2026-06', 900_000);
     const queue = new RecordingQueue();
     // Act
     const spent = await dispatchDueClubs({
@@ -221,8 +222,8 @@ describe('dispatchDueClubs', () => {
     // Prepare: a club whose visits keep failing for 40 minutes, a fresh club, a paused club.
     const store = new MemoryStateStore();
     await polled(store, 'failing-club', 10_000);
-    const failing = await store.getCursor('failing-club', 'visits');
-    await store.putCursor({
+    const failing = await store.view('failing-club').getCursor('visits');
+    await seedCursor(store, {
       ...failing,
       health: {
         ...failing.health,

@@ -10,6 +10,7 @@ import type { PollQueueEntry } from '../../../lambdas/common/poll-queue';
 import { dispatchDueClubs } from '../../../lambdas/engine/dispatch/dispatch-due-clubs';
 import { SOURCE_ORDER } from '../../../lambdas/sources';
 import { MemoryStateStore, newCursor, type StateStore } from '../../../lambdas/state';
+import { seedCursor } from '../../support/state-seeds';
 
 const NOW = Date.parse('2026-06-10T12:00:00.000Z');
 const MINUTE = 60_000;
@@ -51,8 +52,8 @@ function recordingStore(inner: StateStore, read: string[]): StateStore {
 async function polledAt(store: StateStore, clubId: string, atMs: number) {
   const at = new Date(atMs + 2000).toISOString();
   for (const source of SOURCE_ORDER) {
-    const cursor = (await store.listCursors(clubId)).find((c) => c.source === source);
-    await store.putCursor({
+    const cursor = (await store.view(clubId).listCursors()).find((c) => c.source === source);
+    await seedCursor(store, {
       ...(cursor ?? newCursor(clubId, source)),
       baselineDone: true,
       watermark: at,

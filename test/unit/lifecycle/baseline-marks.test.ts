@@ -67,7 +67,7 @@ describe('the silent marks of the first evaluation', () => {
     const rebased = await readKeptLifecycle(store, CLUB);
     // A base of an earlier release (no marks), rebased
     const old = new MemoryStateStore();
-    await old.putLifecycle(CLUB, { ...BASELINE, view: VIEW, writtenAtMs: 10 }, 0, 'base');
+    await old.parts.lifecycle.putLifecycle(CLUB, { ...BASELINE, view: VIEW, writtenAtMs: 10 }, 0, 'base');
     await keepLifecycle(
       keep(old, 20),
       await readKeptLifecycle(old, CLUB),

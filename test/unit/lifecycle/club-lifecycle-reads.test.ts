@@ -75,10 +75,10 @@ describe('the reads of an hourly evaluation', () => {
     const session = new Session();
     const sink = new MemorySink();
     const fields = { status: 'Active', startDate: '2024-01-01T00:00:00' };
-    await store.putSnapshots(CLUB.clubId, 'MEMBER', [{ id: '1', hash: 'h', fields, updatedAt: 'u' }]);
+    await store.parts.snapshots.putSnapshots(CLUB.clubId, 'MEMBER', [{ id: '1', hash: 'h', fields, updatedAt: 'u' }]);
     const visit = async (atMs: number) => {
       const at = new Date(atMs).toISOString();
-      await store.putSeenAt(CLUB.clubId, 'visits', [{ fingerprint: `v${atMs}`, at, memo: '1' }], 4e9);
+      await store.parts.seen.putSeenAt(CLUB.clubId, 'visits', [{ fingerprint: `v${atMs}`, at, memo: '1' }], 4e9);
       session.notes = addNotes(session.notes, { visitsFromMs: atMs });
     };
     const evaluate = async (hour: number) => {

@@ -42,10 +42,10 @@ function rig() {
   const published: string[][] = [];
   const writes: string[] = [];
   const counted = {
-    getLifecycle: store.getLifecycle.bind(store),
+    getLifecycle: store.parts.lifecycle.getLifecycle.bind(store),
     putLifecycle: (clubId: string, doc: unknown, version: number, part?: 'base' | 'delta') => {
       writes.push(part ?? 'base');
-      return store.putLifecycle(clubId, doc, version, part);
+      return store.parts.lifecycle.putLifecycle(clubId, doc, version, part);
     },
   };
   const keep = (
@@ -153,8 +153,8 @@ describe('the kept lifecycle state', () => {
     await keepLifecycle(keep(20, 2), kept, next, [FACT], true);
     const rebased = await readKeptLifecycle(store, CLUB, 1);
     // A stale delta (written for the first base) put back over the emptied one:
-    const stale = await store.getLifecycle(CLUB, 'delta');
-    await store.putLifecycle(
+    const stale = await store.parts.lifecycle.getLifecycle(CLUB, 'delta');
+    await store.parts.lifecycle.putLifecycle(
       CLUB,
       { ...(stale?.doc as object), baseVersion: 1, pending: ['old'] },
       stale!.version,
@@ -175,7 +175,7 @@ describe('the kept lifecycle state', () => {
     // Prepare
     const { store, keep } = rig();
     await keepLifecycle(keep(10, 1), undefined, { life: life({}), view: view('Active') }, [], true);
-    await store.putLifecycle(CLUB, { delta: 2, members: 'not entries' }, 0, 'delta');
+    await store.parts.lifecycle.putLifecycle(CLUB, { delta: 2, members: 'not entries' }, 0, 'delta');
 
     // Act
     const unreadable = await readKeptLifecycle(store, CLUB, 1);
@@ -195,7 +195,7 @@ describe('the kept lifecycle state', () => {
     await keepLifecycle(keep(10, 1), undefined, { life: life({}), view: view('Active') }, [], true);
     const kept = await readKeptLifecycle(store, CLUB, 1);
     await keepLifecycle(keep(15, 2), kept, { life: life({}), view: view('Frozen') }, [], false);
-    await store.putLifecycle(CLUB, { version: 2, members: 'elsewhere' }, 1, 'base');
+    await store.parts.lifecycle.putLifecycle(CLUB, { version: 2, members: 'elsewhere' }, 1, 'base');
 
     // Act
     const failure = await readKeptLifecycle(store, CLUB, 2).catch((err: unknown) => err);

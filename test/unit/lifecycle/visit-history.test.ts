@@ -62,7 +62,7 @@ describe('the visit history of a first evaluation', () => {
       '1': '2026-06-09T18:30:00',
       '2': '2026-06-01T07:00:00',
     });
-    expect(await store.getLifecycle(CLUB.clubId, 'history')).toBeUndefined();
+    expect(await store.parts.lifecycle.getLifecycle(CLUB.clubId, 'history')).toBeUndefined();
   });
 
   it('keeps its progress when the poll runs out of time, and the next poll goes on from there', async () => {
@@ -84,7 +84,7 @@ describe('the visit history of a first evaluation', () => {
       '1': '2026-06-05T09:00:00',
       '2': '2026-06-06T09:00:00',
     });
-    expect((await store.getLifecycle(CLUB.clubId, 'history'))?.doc).toEqual({ history: 1, done: true });
+    expect((await store.parts.lifecycle.getLifecycle(CLUB.clubId, 'history'))?.doc).toEqual({ history: 1, done: true });
   });
 
   it('reads the history once more when a row is read twice (a row may have been skipped)', async () => {
@@ -121,6 +121,6 @@ describe('the visit history of a first evaluation', () => {
     );
     expect(read).toMatchObject({ done: false, pages: 0 });
     expect(asked).toEqual([]);
-    expect(await store.getLifecycle(CLUB.clubId, 'history')).toBeUndefined();
+    expect(await store.parts.lifecycle.getLifecycle(CLUB.clubId, 'history')).toBeUndefined();
   });
 });

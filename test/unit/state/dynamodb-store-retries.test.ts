@@ -75,7 +75,7 @@ describe('DynamoDbStateStore retries and giving up', () => {
     const fps = Array.from({ length: 30 }, (_, i) => `fp-${i}`);
 
     // Act
-    await store.putSeen('c1', 'visits', fps, 2_000_000_000);
+    await store.parts.seen.putSeen('c1', 'visits', fps, 2_000_000_000);
 
     // Assess
     expect(written).toEqual(new Set(fps));
@@ -104,7 +104,7 @@ describe('DynamoDbStateStore retries and giving up', () => {
     const fps = Array.from({ length: 120 }, (_, i) => `fp-${i}`);
 
     // Act
-    const seen = await store.filterSeen('c1', 'visits', fps, 1_000);
+    const seen = await store.parts.seen.filterSeen('c1', 'visits', fps, 1_000);
 
     // Assess
     expect(seen).toEqual(new Set(fps));
@@ -131,7 +131,7 @@ describe('DynamoDbStateStore retries and giving up', () => {
     const entries = Array.from({ length: 40 }, (_, i) => ({ fingerprint: `fp-${i}`, at: at(i) }));
 
     // Act
-    await store.putSeenAt('c1', 'visits', entries, 2_000_000_000);
+    await store.parts.seen.putSeenAt('c1', 'visits', entries, 2_000_000_000);
 
     // Assess
     const items = [...written.values()] as { pk: string; sk: string; expiresAt: number; p: string }[];
@@ -171,7 +171,7 @@ describe('DynamoDbStateStore retries and giving up', () => {
       });
 
     // Act
-    const seen = await store.seenSince('c1', 'members', '2026-11-22T10:00:00.000Z', 1_000, {
+    const seen = await store.parts.seen.seenSince('c1', 'members', '2026-11-22T10:00:00.000Z', 1_000, {
       toAt: '2026-11-22T10:40:00.000Z',
     });
 
@@ -203,7 +203,7 @@ describe('DynamoDbStateStore retries and giving up', () => {
     });
 
     // Act
-    await store.putSeen(
+    await store.parts.seen.putSeen(
       'c1',
       'visits',
       Array.from({ length: 10 }, (_, i) => `fp-${i}`),
@@ -222,7 +222,7 @@ describe('DynamoDbStateStore retries and giving up', () => {
       .callsFake((input) => ({ UnprocessedItems: { [TABLE]: writeRequestsOf(input) } }));
 
     // Act
-    const result = store.putSeen('c1', 'visits', ['a', 'b'], 2_000_000_000);
+    const result = store.parts.seen.putSeen('c1', 'visits', ['a', 'b'], 2_000_000_000);
 
     // Assess
     await expect(result).rejects.toBeInstanceOf(StoreError);
@@ -239,7 +239,7 @@ describe('DynamoDbStateStore retries and giving up', () => {
     ddb.on(GetCommand).rejects(validation);
 
     // Act
-    const result = store.getQuotaUsage('c1', '2025-03');
+    const result = store.view('c1').getQuotaUsage('2025-03');
 
     // Assess
     await expect(result).rejects.toBeInstanceOf(StoreError);
@@ -261,7 +261,7 @@ describe('DynamoDbStateStore retries and giving up', () => {
     });
 
     // Act
-    await store.putSeen(
+    await store.parts.seen.putSeen(
       'c1',
       'visits',
       Array.from({ length: 500 }, (_, i) => `fp-${i}`),

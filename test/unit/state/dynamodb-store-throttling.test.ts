@@ -61,9 +61,9 @@ describe('DynamoDbStateStore on throttling (the SDK retry strategy)', () => {
 
     // Act
     const first = await settle(
-      store.seenSince('c1', 'visits', '2026-11-22T10:00:00.000Z', 1, { consistentRead: true }),
+      store.parts.seen.seenSince('c1', 'visits', '2026-11-22T10:00:00.000Z', 1, { consistentRead: true }),
     );
-    const error = await settle(store.seenSince('c1', 'visits', '2026-11-22T10:00:00.000Z', 1));
+    const error = await settle(store.parts.seen.seenSince('c1', 'visits', '2026-11-22T10:00:00.000Z', 1));
 
     // Assess
     expect((first as Set<string>).size).toBe(0);
@@ -80,7 +80,7 @@ describe('DynamoDbStateStore on throttling (the SDK retry strategy)', () => {
     );
 
     // Act
-    const cursor = (await settle(store.getCursor('c1', 'visits'))) as { version: number };
+    const cursor = (await settle(store.view('c1').getCursor('visits'))) as { version: number };
 
     // Assess: the SDK's throttling back-off (installed @smithy/core: 1 s doubling, capped at 20 s);
     // no state item: the previous layout's cursor items are read after it
@@ -101,7 +101,7 @@ describe('DynamoDbStateStore on throttling (the SDK retry strategy)', () => {
     );
 
     // Act
-    await settle(store.putSnapshots('c1', 'MEMBER', [{ id: '1', hash: 'h', fields: {}, updatedAt: 'u' }]));
+    await settle(store.parts.snapshots.putSnapshots('c1', 'MEMBER', [{ id: '1', hash: 'h', fields: {}, updatedAt: 'u' }]));
 
     // Assess
     expect(requests).toEqual(['BatchWriteItem', 'BatchWriteItem']);

@@ -25,8 +25,8 @@ describe('FaultyStateStore time-ordered seen set', () => {
     const { store } = setUp(injector);
 
     // Act
-    await store.putSeenAt('c1', 'visits', entries, 2_000_000_000);
-    const window = await store.seenSince('c1', 'visits', at(2), 1, { toAt: at(5), consistentRead: true });
+    await store.parts.seen.putSeenAt('c1', 'visits', entries, 2_000_000_000);
+    const window = await store.parts.seen.seenSince('c1', 'visits', at(2), 1, { toAt: at(5), consistentRead: true });
 
     // Assess
     expect([...window].sort()).toEqual(['fp-2', 'fp-3', 'fp-4']);
@@ -39,7 +39,7 @@ describe('FaultyStateStore time-ordered seen set', () => {
     ]);
     injector.active = true;
     const { store } = setUp(injector);
-    await store.putSeenAt(
+    await store.parts.seen.putSeenAt(
       'c1',
       'paymentHistory',
       [{ fingerprint: 'p', at: at(1), group: 'g', value: 'Approved' }],
@@ -47,8 +47,8 @@ describe('FaultyStateStore time-ordered seen set', () => {
     );
 
     // Act
-    const first = await store.seenEntriesSince('c1', 'paymentHistory', at(0), 1);
-    const second = store.seenEntriesSince('c1', 'paymentHistory', at(0), 1);
+    const first = await store.parts.seen.seenEntriesSince('c1', 'paymentHistory', at(0), 1);
+    const second = store.parts.seen.seenEntriesSince('c1', 'paymentHistory', at(0), 1);
 
     // Assess
     expect(first).toEqual([{ fingerprint: 'p', at: at(1), group: 'g', value: 'Approved' }]);
@@ -64,15 +64,15 @@ describe('FaultyStateStore time-ordered seen set', () => {
     const { inner, process, store } = setUp(injector);
 
     // Act
-    const result = store.putSeenAt('c1', 'visits', entries, 2_000_000_000);
+    const result = store.parts.seen.putSeenAt('c1', 'visits', entries, 2_000_000_000);
 
     // Assess
     await expect(result).rejects.toBeInstanceOf(SimulatedCrashError);
-    expect([...(await inner.seenSince('c1', 'visits', at(0), 1))].sort()).toEqual(
+    expect([...(await inner.parts.seen.seenSince('c1', 'visits', at(0), 1))].sort()).toEqual(
       entries.slice(0, 5).map((e) => e.fingerprint),
     );
     expect(process.dead).toBe(true);
-    await expect(store.seenSince('c1', 'visits', at(0), 1)).rejects.toBeInstanceOf(SimulatedCrashError);
+    await expect(store.parts.seen.seenSince('c1', 'visits', at(0), 1)).rejects.toBeInstanceOf(SimulatedCrashError);
   });
 
   it('crashes seenSince before it reads, and injects StoreError at the store error rate', async () => {
@@ -84,10 +84,10 @@ describe('FaultyStateStore time-ordered seen set', () => {
     const { store } = setUp(injector);
 
     // Act / Assess
-    await expect(store.seenSince('c1', 'visits', at(0), 1)).rejects.toBeInstanceOf(SimulatedCrashError);
-    await expect(store.seenSince('c1', 'visits', at(0), 1)).resolves.toEqual(new Set());
+    await expect(store.parts.seen.seenSince('c1', 'visits', at(0), 1)).rejects.toBeInstanceOf(SimulatedCrashError);
+    await expect(store.parts.seen.seenSince('c1', 'visits', at(0), 1)).resolves.toEqual(new Set());
     injector.rates.storeErrorRate = 1;
-    await expect(store.putSeenAt('c1', 'visits', entries, 2_000_000_000)).rejects.toBeInstanceOf(StoreError);
+    await expect(store.parts.seen.putSeenAt('c1', 'visits', entries, 2_000_000_000)).rejects.toBeInstanceOf(StoreError);
     expect(injector.injected['store-error']).toBe(1);
   });
 
@@ -98,7 +98,7 @@ describe('FaultyStateStore time-ordered seen set', () => {
     process.delivered([{ source: 'visits', eventId: 'e-1' }]);
 
     // Act
-    await store.putSeenAt('c1', 'visits', entries, 2_000_000_000);
+    await store.parts.seen.putSeenAt('c1', 'visits', entries, 2_000_000_000);
     process.end();
 
     // Assess

@@ -98,6 +98,6 @@ describe('FaultyClubSession', () => {
 
     // Assess: the close failed before writing; the cursor is not in the table
     await expect(close).rejects.toThrow(/injected: releaseLease failed/);
-    expect(await inner.listCursors('c1')).toEqual([]);
+    expect(await inner.view('c1').listCursors()).toEqual([]);
   });
 });

@@ -24,7 +24,7 @@ describe('MemoryStateStore time-ordered seen set at benchmark scale', () => {
         const second = batch * 1_000 + i;
         return { fingerprint: `fp-${second}`, at: at(second) };
       });
-      await store.putSeenAt('club-1', 'visits', entries, 2_000_000_000);
+      await store.parts.seen.putSeenAt('club-1', 'visits', entries, 2_000_000_000);
     }
 
     // Act: 1,000 windows of 60 entries each. Walking all 200,000 entries per read (about 10 ms
@@ -33,7 +33,7 @@ describe('MemoryStateStore time-ordered seen set at benchmark scale', () => {
     let found = 0;
     for (let i = 0; i < 1_000; i++) {
       const from = (i * 197) % 199_000;
-      found += (await store.seenSince('club-1', 'visits', at(from), 1, { toAt: at(from + 60) })).size;
+      found += (await store.parts.seen.seenSince('club-1', 'visits', at(from), 1, { toAt: at(from + 60) })).size;
     }
     const elapsedMs = performance.now() - started;
 

@@ -54,7 +54,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
     describe('cursors', () => {
       it('returns a fresh version-0 cursor when none is stored', async () => {
         // Act
-        const cursor = await store.getCursor(CLUB, 'visits');
+        const cursor = await store.view(CLUB).getCursor('visits');
 
         // Assess
         expect(cursor).toEqual(newCursor(CLUB, 'visits'));
@@ -88,7 +88,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
 
         // Act
         const written = await store.putCursor(cursor);
-        const read = await store.getCursor(CLUB, 'paymentHistory');
+        const read = await store.view(CLUB).getCursor('paymentHistory');
 
         // Assess
         expect(written).toEqual({ ...cursor, version: 1 });
@@ -99,7 +99,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
       it('drops undefined fields instead of storing them', async () => {
         // Act
         await store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: undefined, scan: undefined });
-        const read = await store.getCursor(CLUB, 'visits');
+        const read = await store.view(CLUB).getCursor('visits');
 
         // Assess
         expect(Object.keys(read)).not.toContain('watermark');
@@ -118,7 +118,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         // Assess
         expect(v2.version).toBe(2);
         await expect(stale).rejects.toBeInstanceOf(ConcurrentModificationError);
-        const read = await store.getCursor(CLUB, 'visits');
+        const read = await store.view(CLUB).getCursor('visits');
         expect(read.version).toBe(2);
         expect(read.watermark).toBe('2025-03-02T00:00:00Z');
       });
@@ -134,7 +134,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         const error = await second.catch((e: unknown) => e);
         expect(error).toBeInstanceOf(ConcurrentModificationError);
         expect(error).toMatchObject({ clubId: CLUB, source: 'visits', expectedVersion: 0 });
-        expect((await store.getCursor(CLUB, 'visits')).watermark).toBe('first');
+        expect((await store.view(CLUB).getCursor('visits')).watermark).toBe('first');
       });
 
       it('lets exactly one of two concurrent writers win, on creation and on update', async () => {
@@ -157,7 +157,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
           expect(lost).toHaveLength(1);
           expect((lost[0] as PromiseRejectedResult).reason).toBeInstanceOf(ConcurrentModificationError);
           const winner = (won[0] as PromiseFulfilledResult<Cursor>).value;
-          const read = await store.getCursor(CLUB, source);
+          const read = await store.view(CLUB).getCursor(source);
           expect(read.version).toBe(start + 1);
           expect(read.watermark).toBe(winner.watermark);
         }
@@ -166,14 +166,14 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
       it('returns copies: mutating a read cursor does not change the stored one', async () => {
         // Prepare
         await store.putCursor({ ...newCursor(CLUB, 'visits'), stats: { n: 1 } });
-        const read = await store.getCursor(CLUB, 'visits');
+        const read = await store.view(CLUB).getCursor('visits');
 
         // Act
         read.health.consecutiveFailures = 99;
         (read.stats as Record<string, number>).n = 42;
 
         // Assess
-        const again = await store.getCursor(CLUB, 'visits');
+        const again = await store.view(CLUB).getCursor('visits');
         expect(again.health.consecutiveFailures).toBe(0);
         expect(again.stats).toEqual({ n: 1 });
       });
@@ -187,20 +187,20 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         await store.openClub(CLUB, 'owner-a', 60_000, T0); // a poll holding the club: reads still work
 
         // Act
-        const listed = await store.listCursors(CLUB);
+        const listed = await store.view(CLUB).listCursors();
 
         // Assess
         expect(listed.map((c) => [c.source, c.watermark, c.version])).toEqual([
           ['members', 'm', 1],
           ['visits', 'v', 1],
         ]);
-        expect(await store.listCursors('club-without-state')).toEqual([]);
+        expect(await store.view('club-without-state').listCursors()).toEqual([]);
       });
 
       it('rejects club ids that could forge another key, and unknown sources', async () => {
-        await expect(store.getCursor('club#1', 'visits')).rejects.toBeInstanceOf(StoreError);
-        await expect(store.getCursor('', 'visits')).rejects.toBeInstanceOf(StoreError);
-        await expect(store.getCursor(CLUB, 'nope' as 'visits')).rejects.toBeInstanceOf(StoreError);
+        await expect(store.view('club#1').getCursor('visits')).rejects.toBeInstanceOf(StoreError);
+        await expect(store.view('').getCursor('visits')).rejects.toBeInstanceOf(StoreError);
+        await expect(store.view(CLUB).getCursor('nope' as 'visits')).rejects.toBeInstanceOf(StoreError);
       });
     });
 
@@ -234,7 +234,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         await first!.putCursor({ ...visits, watermark: '2025-03-01T00:00:00.000Z', baselineDone: true });
         await first!.addQuotaUsage(CLUB, '2025-03', 7);
         // Not written before the close: a reader outside the session sees the stored state.
-        expect((await store.getCursor(CLUB, 'visits')).version).toBe(0);
+        expect((await store.view(CLUB).getCursor('visits')).version).toBe(0);
 
         // Act
         await first!.close();
@@ -250,8 +250,8 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         expect(await second!.getQuotaUsage(CLUB, '2025-03')).toBe(7);
         expect(await second!.addQuotaUsage(CLUB, '2025-03', 3)).toBe(10);
         await second!.close();
-        expect(await store.getQuotaUsage(CLUB, '2025-03')).toBe(10);
-        expect(await store.getQuotaUsage(CLUB, '2025-04')).toBe(0);
+        expect(await store.view(CLUB).getQuotaUsage('2025-03')).toBe(10);
+        expect(await store.view(CLUB).getQuotaUsage('2025-04')).toBe(0);
       });
 
       it('a checkpoint writes and keeps the lease; a session that lost its lease writes nothing', async () => {
@@ -268,7 +268,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
 
         // Assess
         expect(held).toBeUndefined();
-        expect((await store.getCursor(CLUB, 'members')).watermark).toBe('first');
+        expect((await store.view(CLUB).getCursor('members')).watermark).toBe('first');
         await expect(a!.close()).rejects.toBeInstanceOf(StoreError);
         expect((await b!.getCursor(CLUB, 'members')).watermark).toBe('first');
       });
@@ -316,7 +316,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         expect(() => second!.markLifecycleHour(1.5)).toThrow(StoreError);
         second!.markLifecycleHour(493_000); // unchanged: nothing to write
         await second!.close();
-        expect((await store.getCursor(CLUB, 'visits')).version).toBe(1);
+        expect((await store.view(CLUB).getCursor('visits')).version).toBe(1);
       });
 
       it('keeps the lifecycle notes with the state, and marks them full after a poll that stopped before its close', async () => {
@@ -363,7 +363,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
 
         // Assess: released, and the stored cursor untouched
         expect(await store.openClub(CLUB, 'owner-b', 60_000, T0 + 1)).toBeDefined();
-        expect((await store.getCursor(CLUB, 'visits')).version).toBe(1);
+        expect((await store.view(CLUB).getCursor('visits')).version).toBe(1);
       });
 
       it("reads many clubs' cursors and counters at once, beyond one batch call (>100)", async () => {
@@ -396,24 +396,24 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
     describe('seen fingerprints', () => {
       it('reports exactly the stored, unexpired fingerprints among those asked', async () => {
         // Prepare
-        await store.putSeen(CLUB, 'visits', ['a', 'b', 'c'], 2_000);
+        await store.parts.seen.putSeen(CLUB, 'visits', ['a', 'b', 'c'], 2_000);
 
         // Act
-        const seen = await store.filterSeen(CLUB, 'visits', ['a', 'c', 'd', 'a'], 1_000);
+        const seen = await store.parts.seen.filterSeen(CLUB, 'visits', ['a', 'c', 'd', 'a'], 1_000);
 
         // Assess
         expect([...seen].sort()).toEqual(['a', 'c']);
-        expect((await store.filterSeen(CLUB, 'visits', [], 1_000)).size).toBe(0);
+        expect((await store.parts.seen.filterSeen(CLUB, 'visits', [], 1_000)).size).toBe(0);
       });
 
       it('filters expired fingerprints on read (TTL deletes late or never)', async () => {
         // Prepare
-        await store.putSeen(CLUB, 'paymentHistory', ['p1', 'p2'], 1_000);
-        await store.putSeen(CLUB, 'paymentHistory', ['p2'], 5_000);
+        await store.parts.seen.putSeen(CLUB, 'paymentHistory', ['p1', 'p2'], 1_000);
+        await store.parts.seen.putSeen(CLUB, 'paymentHistory', ['p2'], 5_000);
 
         // Act
-        const before = await store.filterSeen(CLUB, 'paymentHistory', ['p1', 'p2'], 999);
-        const atExpiry = await store.filterSeen(CLUB, 'paymentHistory', ['p1', 'p2'], 1_000);
+        const before = await store.parts.seen.filterSeen(CLUB, 'paymentHistory', ['p1', 'p2'], 999);
+        const atExpiry = await store.parts.seen.filterSeen(CLUB, 'paymentHistory', ['p1', 'p2'], 1_000);
 
         // Assess
         expect([...before].sort()).toEqual(['p1', 'p2']);
@@ -424,10 +424,10 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         // Prepare
         const stored = fingerprints('v', 260);
         const unknown = fingerprints('x', 150);
-        await store.putSeen(CLUB, 'visits', [...stored, ...stored.slice(0, 30)], 10_000);
+        await store.parts.seen.putSeen(CLUB, 'visits', [...stored, ...stored.slice(0, 30)], 10_000);
 
         // Act
-        const seen = await store.filterSeen(CLUB, 'visits', [...unknown, ...stored], 1_000);
+        const seen = await store.parts.seen.filterSeen(CLUB, 'visits', [...unknown, ...stored], 1_000);
 
         // Assess
         expect(seen.size).toBe(260);
@@ -436,17 +436,17 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
 
       it('keeps sources and clubs apart', async () => {
         // Prepare
-        await store.putSeen(CLUB, 'visits', ['k'], 10_000);
+        await store.parts.seen.putSeen(CLUB, 'visits', ['k'], 10_000);
 
         // Act / Assess
-        expect((await store.filterSeen(CLUB, 'posTransactions', ['k'], 1)).size).toBe(0);
-        expect((await store.filterSeen(OTHER_CLUB, 'visits', ['k'], 1)).size).toBe(0);
-        expect((await store.filterSeen(CLUB, 'visits', ['k'], 1)).size).toBe(1);
+        expect((await store.parts.seen.filterSeen(CLUB, 'posTransactions', ['k'], 1)).size).toBe(0);
+        expect((await store.parts.seen.filterSeen(OTHER_CLUB, 'visits', ['k'], 1)).size).toBe(0);
+        expect((await store.parts.seen.filterSeen(CLUB, 'visits', ['k'], 1)).size).toBe(1);
       });
 
       it('rejects an empty fingerprint and one longer than a sort key may be', async () => {
-        await expect(store.putSeen(CLUB, 'visits', [''], 10)).rejects.toBeInstanceOf(StoreError);
-        await expect(store.filterSeen(CLUB, 'visits', ['x'.repeat(1025)], 1)).rejects.toBeInstanceOf(
+        await expect(store.parts.seen.putSeen(CLUB, 'visits', [''], 10)).rejects.toBeInstanceOf(StoreError);
+        await expect(store.parts.seen.filterSeen(CLUB, 'visits', ['x'.repeat(1025)], 1)).rejects.toBeInstanceOf(
           StoreError,
         );
       });
@@ -461,7 +461,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         // Prepare: entries a millisecond either side of both bounds, and exactly on them
         const from = 60_000;
         const to = 120_000;
-        await store.putSeenAt(
+        await store.parts.seen.putSeenAt(
           CLUB,
           'visits',
           [
@@ -476,9 +476,9 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         );
 
         // Act
-        const bounded = await store.seenSince(CLUB, 'visits', at(from), 1_000, { toAt: at(to) });
-        const open = await store.seenSince(CLUB, 'visits', at(from), 1_000);
-        const all = await store.seenSince(CLUB, 'visits', at(-86_400_000), 1_000, { consistentRead: true });
+        const bounded = await store.parts.seen.seenSince(CLUB, 'visits', at(from), 1_000, { toAt: at(to) });
+        const open = await store.parts.seen.seenSince(CLUB, 'visits', at(from), 1_000);
+        const all = await store.parts.seen.seenSince(CLUB, 'visits', at(-86_400_000), 1_000, { consistentRead: true });
 
         // Assess
         expect(sorted(bounded)).toEqual(['after-from', 'at-from', 'before-to']);
@@ -488,23 +488,23 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
 
       it('returns nothing for an empty range (toAt at or before fromAt)', async () => {
         // Prepare
-        await store.putSeenAt(CLUB, 'visits', [entry('k', 0), entry('l', 1)], 10_000);
+        await store.parts.seen.putSeenAt(CLUB, 'visits', [entry('k', 0), entry('l', 1)], 10_000);
 
         // Act / Assess
-        expect((await store.seenSince(CLUB, 'visits', at(0), 1_000, { toAt: at(0) })).size).toBe(0);
-        expect((await store.seenSince(CLUB, 'visits', at(1), 1_000, { toAt: at(0) })).size).toBe(0);
-        expect([...(await store.seenSince(CLUB, 'visits', at(0), 1_000, { toAt: at(1) }))]).toEqual(['k']);
+        expect((await store.parts.seen.seenSince(CLUB, 'visits', at(0), 1_000, { toAt: at(0) })).size).toBe(0);
+        expect((await store.parts.seen.seenSince(CLUB, 'visits', at(1), 1_000, { toAt: at(0) })).size).toBe(0);
+        expect([...(await store.parts.seen.seenSince(CLUB, 'visits', at(0), 1_000, { toAt: at(1) }))]).toEqual(['k']);
       });
 
       it('filters expired entries on read (TTL deletes late or never)', async () => {
         // Prepare
-        await store.putSeenAt(CLUB, 'paymentHistory', [entry('p1', 0), entry('p2', 1)], 1_000);
-        await store.putSeenAt(CLUB, 'paymentHistory', [entry('p2', 1)], 5_000);
+        await store.parts.seen.putSeenAt(CLUB, 'paymentHistory', [entry('p1', 0), entry('p2', 1)], 1_000);
+        await store.parts.seen.putSeenAt(CLUB, 'paymentHistory', [entry('p2', 1)], 5_000);
 
         // Act
-        const before = await store.seenSince(CLUB, 'paymentHistory', at(0), 999);
-        const atExpiry = await store.seenSince(CLUB, 'paymentHistory', at(0), 1_000);
-        const later = await store.seenSince(CLUB, 'paymentHistory', at(0), 5_000);
+        const before = await store.parts.seen.seenSince(CLUB, 'paymentHistory', at(0), 999);
+        const atExpiry = await store.parts.seen.seenSince(CLUB, 'paymentHistory', at(0), 1_000);
+        const later = await store.parts.seen.seenSince(CLUB, 'paymentHistory', at(0), 5_000);
 
         // Assess
         expect(sorted(before)).toEqual(['p1', 'p2']);
@@ -515,25 +515,25 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
       it('is idempotent: re-putting an entry, also twice in one call, stores it once', async () => {
         // Prepare
         const entries = [entry('a', 0), entry('b', 5), entry('a', 0)];
-        await store.putSeenAt(CLUB, 'visits', entries, 10_000);
+        await store.parts.seen.putSeenAt(CLUB, 'visits', entries, 10_000);
 
         // Act
-        await store.putSeenAt(CLUB, 'visits', entries, 10_000);
-        const seen = await store.seenSince(CLUB, 'visits', at(0), 1_000);
+        await store.parts.seen.putSeenAt(CLUB, 'visits', entries, 10_000);
+        const seen = await store.parts.seen.seenSince(CLUB, 'visits', at(0), 1_000);
 
         // Assess
         expect(sorted(seen)).toEqual(['a', 'b']);
-        expect([...(await store.seenSince(CLUB, 'visits', at(1), 1_000))]).toEqual(['b']);
-        await expect(store.putSeenAt(CLUB, 'visits', [], 10_000)).resolves.toBeUndefined();
+        expect([...(await store.parts.seen.seenSince(CLUB, 'visits', at(1), 1_000))]).toEqual(['b']);
+        await expect(store.parts.seen.putSeenAt(CLUB, 'visits', [], 10_000)).resolves.toBeUndefined();
       });
 
       it('files a fingerprint under each of its instants and keeps them apart by time', async () => {
         // Prepare
-        await store.putSeenAt(CLUB, 'visits', [entry('moved', 0), entry('moved', 60_000)], 10_000);
+        await store.parts.seen.putSeenAt(CLUB, 'visits', [entry('moved', 0), entry('moved', 60_000)], 10_000);
 
         // Act
-        const early = await store.seenSince(CLUB, 'visits', at(0), 1_000, { toAt: at(1) });
-        const late = await store.seenSince(CLUB, 'visits', at(1), 1_000);
+        const early = await store.parts.seen.seenSince(CLUB, 'visits', at(0), 1_000, { toAt: at(1) });
+        const late = await store.parts.seen.seenSince(CLUB, 'visits', at(1), 1_000);
 
         // Assess
         expect([...early]).toEqual(['moved']);
@@ -542,14 +542,14 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
 
       it('keeps clubs, sources and the per-key seen set apart', async () => {
         // Prepare
-        await store.putSeenAt(CLUB, 'visits', [entry('k', 0)], 10_000);
-        await store.putSeen(CLUB, 'visits', ['per-key'], 10_000);
+        await store.parts.seen.putSeenAt(CLUB, 'visits', [entry('k', 0)], 10_000);
+        await store.parts.seen.putSeen(CLUB, 'visits', ['per-key'], 10_000);
 
         // Act / Assess
-        expect((await store.seenSince(CLUB, 'posTransactions', at(0), 1)).size).toBe(0);
-        expect((await store.seenSince(OTHER_CLUB, 'visits', at(0), 1)).size).toBe(0);
-        expect([...(await store.seenSince(CLUB, 'visits', at(-1), 1))]).toEqual(['k']);
-        expect((await store.filterSeen(CLUB, 'visits', ['k'], 1)).size).toBe(0);
+        expect((await store.parts.seen.seenSince(CLUB, 'posTransactions', at(0), 1)).size).toBe(0);
+        expect((await store.parts.seen.seenSince(OTHER_CLUB, 'visits', at(0), 1)).size).toBe(0);
+        expect([...(await store.parts.seen.seenSince(CLUB, 'visits', at(-1), 1))]).toEqual(['k']);
+        expect((await store.parts.seen.filterSeen(CLUB, 'visits', ['k'], 1)).size).toBe(0);
       });
 
       it('writes more entries than one batch call takes (>25) and reads them all back', async () => {
@@ -558,9 +558,9 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         const entries = stored.map((fp, i) => entry(fp, i * 1_000));
 
         // Act
-        await store.putSeenAt(CLUB, 'visits', [...entries, ...entries.slice(0, 30)], 10_000);
-        const seen = await store.seenSince(CLUB, 'visits', at(0), 1_000);
-        const lastHundred = await store.seenSince(CLUB, 'visits', at(160_000), 1_000);
+        await store.parts.seen.putSeenAt(CLUB, 'visits', [...entries, ...entries.slice(0, 30)], 10_000);
+        const seen = await store.parts.seen.seenSince(CLUB, 'visits', at(0), 1_000);
+        const lastHundred = await store.parts.seen.seenSince(CLUB, 'visits', at(160_000), 1_000);
 
         // Assess
         expect(sorted(seen)).toEqual(stored);
@@ -570,7 +570,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
       it('reads a range larger than one 1 MB Query page to its end', async () => {
         // Prepare: 1,300 items of about 1 KB (900-character fingerprints) are 1.3 MB
         const stored = fingerprints('big', 1_300).map((fp) => fp + 'x'.repeat(900 - fp.length));
-        await store.putSeenAt(
+        await store.parts.seen.putSeenAt(
           CLUB,
           'classAttendance',
           stored.map((fp, i) => entry(fp, i)),
@@ -578,9 +578,9 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         );
 
         // Act
-        const eventual = await store.seenSince(CLUB, 'classAttendance', at(0), 1_000);
-        const strong = await store.seenSince(CLUB, 'classAttendance', at(0), 1_000, { consistentRead: true });
-        const tail = await store.seenSince(CLUB, 'classAttendance', at(1_250), 1_000, { toAt: at(1_300) });
+        const eventual = await store.parts.seen.seenSince(CLUB, 'classAttendance', at(0), 1_000);
+        const strong = await store.parts.seen.seenSince(CLUB, 'classAttendance', at(0), 1_000, { consistentRead: true });
+        const tail = await store.parts.seen.seenSince(CLUB, 'classAttendance', at(1_250), 1_000, { toAt: at(1_300) });
 
         // Assess
         expect(eventual.size).toBe(1_300);
@@ -604,29 +604,29 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         // Act / Assess
         for (const bad of badAts) {
           await expect(
-            store.putSeenAt(CLUB, 'visits', [good, { fingerprint: 'x', at: bad }], 10),
+            store.parts.seen.putSeenAt(CLUB, 'visits', [good, { fingerprint: 'x', at: bad }], 10),
           ).rejects.toThrow(StoreError);
-          await expect(store.seenSince(CLUB, 'visits', bad, 1)).rejects.toBeInstanceOf(StoreError);
-          await expect(store.seenSince(CLUB, 'visits', good.at, 1, { toAt: bad })).rejects.toBeInstanceOf(
+          await expect(store.parts.seen.seenSince(CLUB, 'visits', bad, 1)).rejects.toBeInstanceOf(StoreError);
+          await expect(store.parts.seen.seenSince(CLUB, 'visits', good.at, 1, { toAt: bad })).rejects.toBeInstanceOf(
             StoreError,
           );
         }
         await expect(
-          store.putSeenAt(CLUB, 'visits', [{ fingerprint: '', at: good.at }], 10),
+          store.parts.seen.putSeenAt(CLUB, 'visits', [{ fingerprint: '', at: good.at }], 10),
         ).rejects.toBeInstanceOf(StoreError);
         await expect(
-          store.putSeenAt(CLUB, 'visits', [{ fingerprint: 'x'.repeat(1_000), at: good.at }], 10),
+          store.parts.seen.putSeenAt(CLUB, 'visits', [{ fingerprint: 'x'.repeat(1_000), at: good.at }], 10),
         ).rejects.toBeInstanceOf(StoreError);
-        await expect(store.seenSince('club#1', 'visits', good.at, 1)).rejects.toBeInstanceOf(StoreError);
-        await expect(store.seenSince(CLUB, 'visits', good.at, Number.NaN)).rejects.toBeInstanceOf(StoreError);
+        await expect(store.parts.seen.seenSince('club#1', 'visits', good.at, 1)).rejects.toBeInstanceOf(StoreError);
+        await expect(store.parts.seen.seenSince(CLUB, 'visits', good.at, Number.NaN)).rejects.toBeInstanceOf(StoreError);
         // a rejected call wrote nothing, not even its valid entries
-        expect((await store.seenSince(CLUB, 'visits', at(-1), 1)).size).toBe(0);
+        expect((await store.parts.seen.seenSince(CLUB, 'visits', at(-1), 1)).size).toBe(0);
       });
 
       it("keeps an entry's group and value, returned by seenEntriesSince in key order with the same range and expiry", async () => {
         // Prepare: two responses of one payment under the same instant, an entry without a group,
         // one outside the range and one expired.
-        await store.putSeenAt(
+        await store.parts.seen.putSeenAt(
           CLUB,
           'paymentHistory',
           [
@@ -642,7 +642,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
           ],
           10_000,
         );
-        await store.putSeenAt(
+        await store.parts.seen.putSeenAt(
           CLUB,
           'paymentHistory',
           [{ fingerprint: 'fp-old', at: at(15), group: 'g-3', value: 'x' }],
@@ -650,8 +650,8 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         );
 
         // Act
-        const entries = await store.seenEntriesSince(CLUB, 'paymentHistory', at(0), 1_000, { toAt: at(99) });
-        const fingerprintsOnly = await store.seenSince(CLUB, 'paymentHistory', at(0), 1_000, {
+        const entries = await store.parts.seen.seenEntriesSince(CLUB, 'paymentHistory', at(0), 1_000, { toAt: at(99) });
+        const fingerprintsOnly = await store.parts.seen.seenSince(CLUB, 'paymentHistory', at(0), 1_000, {
           toAt: at(99),
         });
 
@@ -667,7 +667,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
           { fingerprint: 'fp-plain', at: at(20) },
         ]);
         expect(sorted(fingerprintsOnly)).toEqual(['fp-approved', 'fp-dishonoured', 'fp-plain']);
-        expect(await store.seenEntriesSince(CLUB, 'paymentHistory', at(10), 1_000, { toAt: at(10) })).toEqual(
+        expect(await store.parts.seen.seenEntriesSince(CLUB, 'paymentHistory', at(10), 1_000, { toAt: at(10) })).toEqual(
           [],
         );
       });
@@ -682,38 +682,38 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
           { fingerprint: 'published-bare', at: at(6), announced: true },
         ];
         // Act
-        await store.putSeenAt(CLUB, 'visits', entries, 10_000);
+        await store.parts.seen.putSeenAt(CLUB, 'visits', entries, 10_000);
         // Assess
         await expect(
-          store.putSeenAt(
+          store.parts.seen.putSeenAt(
             CLUB,
             'visits',
             [{ fingerprint: 'long', at: at(4), memo: 'é'.repeat(129) }],
             10_000,
           ),
         ).rejects.toBeInstanceOf(StoreError);
-        expect(await store.seenEntriesSince(CLUB, 'visits', at(0), 1)).toEqual(entries);
-        expect((await store.seenSince(CLUB, 'visits', at(0), 1)).has('long')).toBe(false);
+        expect(await store.parts.seen.seenEntriesSince(CLUB, 'visits', at(0), 1)).toEqual(entries);
+        expect((await store.parts.seen.seenSince(CLUB, 'visits', at(0), 1)).has('long')).toBe(false);
       });
 
       it('re-putting an entry with or without a group replaces it (last write wins)', async () => {
-        await store.putSeenAt(
+        await store.parts.seen.putSeenAt(
           CLUB,
           'visits',
           [{ fingerprint: 'a', at: at(0), group: 'g', value: 'v1' }],
           10_000,
         );
-        await store.putSeenAt(
+        await store.parts.seen.putSeenAt(
           CLUB,
           'visits',
           [{ fingerprint: 'a', at: at(0), group: 'g', value: 'v2' }],
           10_000,
         );
-        expect(await store.seenEntriesSince(CLUB, 'visits', at(0), 1)).toEqual([
+        expect(await store.parts.seen.seenEntriesSince(CLUB, 'visits', at(0), 1)).toEqual([
           { fingerprint: 'a', at: at(0), group: 'g', value: 'v2' },
         ]);
-        await store.putSeenAt(CLUB, 'visits', [{ fingerprint: 'a', at: at(0) }], 10_000);
-        expect(await store.seenEntriesSince(CLUB, 'visits', at(0), 1)).toEqual([
+        await store.parts.seen.putSeenAt(CLUB, 'visits', [{ fingerprint: 'a', at: at(0) }], 10_000);
+        expect(await store.parts.seen.seenEntriesSince(CLUB, 'visits', at(0), 1)).toEqual([
           { fingerprint: 'a', at: at(0) },
         ]);
       });
@@ -728,17 +728,17 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
           { fingerprint: 'x', at: at(0), group: 'g', value: 'é'.repeat(129) },
         ];
         for (const entry of bad) {
-          await expect(store.putSeenAt(CLUB, 'visits', [good, entry], 10)).rejects.toBeInstanceOf(StoreError);
+          await expect(store.parts.seen.putSeenAt(CLUB, 'visits', [good, entry], 10)).rejects.toBeInstanceOf(StoreError);
         }
-        expect(await store.seenEntriesSince(CLUB, 'visits', at(-1), 1)).toEqual([]);
+        expect(await store.parts.seen.seenEntriesSince(CLUB, 'visits', at(-1), 1)).toEqual([]);
         // The limits themselves are fine; an empty value too.
-        await store.putSeenAt(
+        await store.parts.seen.putSeenAt(
           CLUB,
           'visits',
           [good, { fingerprint: 'max', at: at(1), group: 'g'.repeat(64), value: 'é'.repeat(128) }],
           10,
         );
-        expect((await store.seenEntriesSince(CLUB, 'visits', at(-1), 1)).map((e) => e.value)).toEqual([
+        expect((await store.parts.seen.seenEntriesSince(CLUB, 'visits', at(-1), 1)).map((e) => e.value)).toEqual([
           '',
           'é'.repeat(128),
         ]);
@@ -752,35 +752,35 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         const second = Uint8Array.from(randomBytes(900));
         const nowSec = Math.floor(T0 / 1000);
         // Act
-        const absent = await store.getSeenDigest(CLUB, 'disbursements', nowSec);
-        await store.putSeenDigest(CLUB, 'disbursements', first, nowSec + 60);
-        await store.putSeenDigest(CLUB, 'disbursements', second, nowSec + 60);
-        await store.putSeenDigest(CLUB, 'paymentHistory', first, nowSec + 60);
+        const absent = await store.parts.seen.getSeenDigest(CLUB, 'disbursements', nowSec);
+        await store.parts.seen.putSeenDigest(CLUB, 'disbursements', first, nowSec + 60);
+        await store.parts.seen.putSeenDigest(CLUB, 'disbursements', second, nowSec + 60);
+        await store.parts.seen.putSeenDigest(CLUB, 'paymentHistory', first, nowSec + 60);
         // Assess
         expect(absent).toBeUndefined();
-        expect(Buffer.from((await store.getSeenDigest(CLUB, 'disbursements', nowSec))!)).toEqual(
+        expect(Buffer.from((await store.parts.seen.getSeenDigest(CLUB, 'disbursements', nowSec))!)).toEqual(
           Buffer.from(second),
         );
-        expect(Buffer.from((await store.getSeenDigest(CLUB, 'paymentHistory', nowSec))!)).toEqual(
+        expect(Buffer.from((await store.parts.seen.getSeenDigest(CLUB, 'paymentHistory', nowSec))!)).toEqual(
           Buffer.from(first),
         );
-        expect(await store.getSeenDigest(OTHER_CLUB, 'disbursements', nowSec)).toBeUndefined();
-        expect(await store.getSeenDigest(CLUB, 'disbursements', nowSec + 60)).toBeUndefined();
+        expect(await store.parts.seen.getSeenDigest(OTHER_CLUB, 'disbursements', nowSec)).toBeUndefined();
+        expect(await store.parts.seen.getSeenDigest(CLUB, 'disbursements', nowSec + 60)).toBeUndefined();
       });
 
       it('refuses an empty or oversized digest and an unknown source, writing nothing', async () => {
         // Act and assess
         const nowSec = Math.floor(T0 / 1000);
         await expect(
-          store.putSeenDigest(CLUB, 'disbursements', new Uint8Array(0), nowSec + 60),
+          store.parts.seen.putSeenDigest(CLUB, 'disbursements', new Uint8Array(0), nowSec + 60),
         ).rejects.toBeInstanceOf(StoreError);
         await expect(
-          store.putSeenDigest(CLUB, 'disbursements', new Uint8Array(17 * 1024), nowSec + 60),
+          store.parts.seen.putSeenDigest(CLUB, 'disbursements', new Uint8Array(17 * 1024), nowSec + 60),
         ).rejects.toBeInstanceOf(StoreError);
         await expect(
-          store.putSeenDigest(CLUB, 'nope' as SourceName, Uint8Array.from([1]), nowSec + 60),
+          store.parts.seen.putSeenDigest(CLUB, 'nope' as SourceName, Uint8Array.from([1]), nowSec + 60),
         ).rejects.toBeInstanceOf(StoreError);
-        expect(await store.getSeenDigest(CLUB, 'disbursements', nowSec)).toBeUndefined();
+        expect(await store.parts.seen.getSeenDigest(CLUB, 'disbursements', nowSec)).toBeUndefined();
       });
     });
 
@@ -793,48 +793,48 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
           n: [1, 2.5, null],
         };
         // Act
-        const absent = await store.getLifecycle(CLUB);
-        const v1 = await store.putLifecycle(CLUB, doc, 0);
-        const v2 = await store.putLifecycle(CLUB, { ...doc, n: [] }, 1);
+        const absent = await store.parts.lifecycle.getLifecycle(CLUB);
+        const v1 = await store.parts.lifecycle.putLifecycle(CLUB, doc, 0);
+        const v2 = await store.parts.lifecycle.putLifecycle(CLUB, { ...doc, n: [] }, 1);
         // Assess
-        await expect(store.putLifecycle(CLUB, doc, 1)).rejects.toBeInstanceOf(LifecycleConflictError);
-        await expect(store.putLifecycle(CLUB, doc, 0)).rejects.toBeInstanceOf(LifecycleConflictError);
+        await expect(store.parts.lifecycle.putLifecycle(CLUB, doc, 1)).rejects.toBeInstanceOf(LifecycleConflictError);
+        await expect(store.parts.lifecycle.putLifecycle(CLUB, doc, 0)).rejects.toBeInstanceOf(LifecycleConflictError);
         expect(absent).toBeUndefined();
         expect([v1, v2]).toEqual([1, 2]);
-        expect(await store.getLifecycle(CLUB)).toEqual({ doc: { ...doc, n: [] }, version: 2 });
-        expect(await store.getLifecycle(OTHER_CLUB)).toBeUndefined();
+        expect(await store.parts.lifecycle.getLifecycle(CLUB)).toEqual({ doc: { ...doc, n: [] }, version: 2 });
+        expect(await store.parts.lifecycle.getLifecycle(OTHER_CLUB)).toBeUndefined();
       });
 
       it('keeps the base and the delta apart, each with its own version', async () => {
         // Act
-        await store.putLifecycle(CLUB, { base: 1 }, 0);
-        await store.putLifecycle(CLUB, { base: 2 }, 1, 'base');
-        const delta = await store.putLifecycle(CLUB, { delta: 1 }, 0, 'delta');
+        await store.parts.lifecycle.putLifecycle(CLUB, { base: 1 }, 0);
+        await store.parts.lifecycle.putLifecycle(CLUB, { base: 2 }, 1, 'base');
+        const delta = await store.parts.lifecycle.putLifecycle(CLUB, { delta: 1 }, 0, 'delta');
         // Assess
         expect(delta).toBe(1);
-        await expect(store.putLifecycle(CLUB, { delta: 2 }, 2, 'delta')).rejects.toBeInstanceOf(
+        await expect(store.parts.lifecycle.putLifecycle(CLUB, { delta: 2 }, 2, 'delta')).rejects.toBeInstanceOf(
           LifecycleConflictError,
         );
-        expect(await store.getLifecycle(CLUB)).toEqual({ doc: { base: 2 }, version: 2 });
-        expect(await store.getLifecycle(CLUB, 'delta')).toEqual({ doc: { delta: 1 }, version: 1 });
-        expect(await store.getLifecycle(OTHER_CLUB, 'delta')).toBeUndefined();
+        expect(await store.parts.lifecycle.getLifecycle(CLUB)).toEqual({ doc: { base: 2 }, version: 2 });
+        expect(await store.parts.lifecycle.getLifecycle(CLUB, 'delta')).toEqual({ doc: { delta: 1 }, version: 1 });
+        expect(await store.parts.lifecycle.getLifecycle(OTHER_CLUB, 'delta')).toBeUndefined();
       });
 
       it('stores a document over one item in pieces and reads it whole; refuses one not JSON', async () => {
         // Prepare: random text does not compress: about 900 KB gzipped, three items.
         const big = { noise: randomBytes(900_000).toString('base64') };
         // Act
-        await store.putLifecycle(CLUB, big, 0);
-        const first = await store.getLifecycle(CLUB);
-        await store.putLifecycle(CLUB, { ...big, more: 1 }, 1);
-        const second = await store.getLifecycle(CLUB);
-        await store.putLifecycle(CLUB, { small: true }, 2);
+        await store.parts.lifecycle.putLifecycle(CLUB, big, 0);
+        const first = await store.parts.lifecycle.getLifecycle(CLUB);
+        await store.parts.lifecycle.putLifecycle(CLUB, { ...big, more: 1 }, 1);
+        const second = await store.parts.lifecycle.getLifecycle(CLUB);
+        await store.parts.lifecycle.putLifecycle(CLUB, { small: true }, 2);
         // Assess
         expect(first).toEqual({ doc: big, version: 1 });
         expect(second).toEqual({ doc: { ...big, more: 1 }, version: 2 });
-        expect(await store.getLifecycle(CLUB)).toEqual({ doc: { small: true }, version: 3 });
-        await expect(store.putLifecycle(OTHER_CLUB, undefined, 0)).rejects.toBeInstanceOf(StoreError);
-        expect(await store.getLifecycle(OTHER_CLUB)).toBeUndefined();
+        expect(await store.parts.lifecycle.getLifecycle(CLUB)).toEqual({ doc: { small: true }, version: 3 });
+        await expect(store.parts.lifecycle.putLifecycle(OTHER_CLUB, undefined, 0)).rejects.toBeInstanceOf(StoreError);
+        expect(await store.parts.lifecycle.getLifecycle(OTHER_CLUB)).toBeUndefined();
       });
     });
 
@@ -856,8 +856,8 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         };
 
         // Act
-        await store.putSnapshots(CLUB, 'MEMBER', [snapshot('9007199254740993', 'h1', fields)]);
-        const read = await store.getSnapshots(CLUB, 'MEMBER', ['9007199254740993', '404']);
+        await store.parts.snapshots.putSnapshots(CLUB, 'MEMBER', [snapshot('9007199254740993', 'h1', fields)]);
+        const read = await store.parts.snapshots.getSnapshots(CLUB, 'MEMBER', ['9007199254740993', '404']);
 
         // Assess
         expect([...read.keys()]).toEqual(['9007199254740993']);
@@ -867,11 +867,11 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
       it('reads and writes more snapshots than one batch call takes', async () => {
         // Prepare
         const snapshots = Array.from({ length: 230 }, (_, i) => snapshot(String(1000 + i), `h${i}`, { i }));
-        await store.putSnapshots(CLUB, 'PROSPECT', snapshots);
+        await store.parts.snapshots.putSnapshots(CLUB, 'PROSPECT', snapshots);
 
         // Act
         const ids = [...snapshots.map((s) => s.id), '1', '2'];
-        const read = await store.getSnapshots(CLUB, 'PROSPECT', ids);
+        const read = await store.parts.snapshots.getSnapshots(CLUB, 'PROSPECT', ids);
 
         // Assess
         expect(read.size).toBe(230);
@@ -886,21 +886,21 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
           snapshot(String(5000 + i), `h${i}`, { i, padding }),
         );
         const odd = snapshot('~h~looks encoded', 'odd', { odd: true });
-        await store.putSnapshots(CLUB, 'MEMBER', [...many, odd]);
-        await store.putSnapshots(CLUB, 'PROSPECT', [snapshot('5000', 'p', {})]);
-        await store.putSnapshots(OTHER_CLUB, 'MEMBER', [snapshot('1', 'o', {})]);
+        await store.parts.snapshots.putSnapshots(CLUB, 'MEMBER', [...many, odd]);
+        await store.parts.snapshots.putSnapshots(CLUB, 'PROSPECT', [snapshot('5000', 'p', {})]);
+        await store.parts.snapshots.putSnapshots(OTHER_CLUB, 'MEMBER', [snapshot('1', 'o', {})]);
 
         // Act
-        const listed = await store.listSnapshots(CLUB, 'MEMBER');
+        const listed = await store.parts.snapshots.listSnapshots(CLUB, 'MEMBER');
 
         // Assess
         expect(listed.size).toBe(301);
         expect(listed.get('5299')).toEqual(snapshot('5299', 'h299', { i: 299, padding }));
         expect(listed.get('~h~looks encoded')).toEqual(odd);
-        expect((await store.listSnapshots(OTHER_CLUB, 'PROSPECT')).size).toBe(0);
+        expect((await store.parts.snapshots.listSnapshots(OTHER_CLUB, 'PROSPECT')).size).toBe(0);
         // Strongly consistent on request (the lifecycle evaluation's read), with the same answer.
-        expect(await store.listSnapshots(CLUB, 'MEMBER', { consistentRead: true })).toEqual(listed);
-        const some = await store.getSnapshots(CLUB, 'MEMBER', ['5001', '~h~looks encoded', 'absent'], {
+        expect(await store.parts.snapshots.listSnapshots(CLUB, 'MEMBER', { consistentRead: true })).toEqual(listed);
+        const some = await store.parts.snapshots.getSnapshots(CLUB, 'MEMBER', ['5001', '~h~looks encoded', 'absent'], {
           consistentRead: true,
         });
         expect([...some.keys()].sort()).toEqual(['5001', '~h~looks encoded']);
@@ -909,55 +909,55 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
 
       it('replaces on put, last one wins within a call, and keeps kinds and clubs apart', async () => {
         // Prepare
-        await store.putSnapshots(CLUB, 'MEMBER', [snapshot('7', 'old', { a: 1, b: 2 })]);
+        await store.parts.snapshots.putSnapshots(CLUB, 'MEMBER', [snapshot('7', 'old', { a: 1, b: 2 })]);
 
         // Act
-        await store.putSnapshots(CLUB, 'MEMBER', [
+        await store.parts.snapshots.putSnapshots(CLUB, 'MEMBER', [
           snapshot('7', 'mid', { a: 2 }),
           snapshot('7', 'new', { a: 3 }),
         ]);
 
         // Assess
-        expect((await store.getSnapshots(CLUB, 'MEMBER', ['7'])).get('7')).toEqual(
+        expect((await store.parts.snapshots.getSnapshots(CLUB, 'MEMBER', ['7'])).get('7')).toEqual(
           snapshot('7', 'new', { a: 3 }),
         );
-        expect((await store.getSnapshots(CLUB, 'PROSPECT', ['7'])).size).toBe(0);
-        expect((await store.getSnapshots(OTHER_CLUB, 'MEMBER', ['7'])).size).toBe(0);
+        expect((await store.parts.snapshots.getSnapshots(CLUB, 'PROSPECT', ['7'])).size).toBe(0);
+        expect((await store.parts.snapshots.getSnapshots(OTHER_CLUB, 'MEMBER', ['7'])).size).toBe(0);
       });
 
       it('drops undefined fields and refuses values that cannot be stored exactly', async () => {
         // Act
-        await store.putSnapshots(CLUB, 'MEMBER', [
+        await store.parts.snapshots.putSnapshots(CLUB, 'MEMBER', [
           snapshot('8', 'h', { kept: 1, gone: undefined, n: { x: undefined } }),
         ]);
 
         // Assess
-        expect((await store.getSnapshots(CLUB, 'MEMBER', ['8'])).get('8')?.fields).toEqual({
+        expect((await store.parts.snapshots.getSnapshots(CLUB, 'MEMBER', ['8'])).get('8')?.fields).toEqual({
           kept: 1,
           n: {},
         });
         await expect(
-          store.putSnapshots(CLUB, 'MEMBER', [snapshot('9', 'h', { bad: Number.NaN })]),
+          store.parts.snapshots.putSnapshots(CLUB, 'MEMBER', [snapshot('9', 'h', { bad: Number.NaN })]),
         ).rejects.toThrow(StoreError);
         await expect(
-          store.putSnapshots(CLUB, 'MEMBER', [snapshot('9', 'h', { big: 2 ** 60 })]),
+          store.parts.snapshots.putSnapshots(CLUB, 'MEMBER', [snapshot('9', 'h', { big: 2 ** 60 })]),
         ).rejects.toBeInstanceOf(StoreError);
-        expect((await store.getSnapshots(CLUB, 'MEMBER', ['9'])).size).toBe(0);
+        expect((await store.parts.snapshots.getSnapshots(CLUB, 'MEMBER', ['9'])).size).toBe(0);
       });
     });
 
     describe('quota', () => {
       it('adds and reads a monthly counter, per month and club', async () => {
         // Act
-        const zero = await store.getQuotaUsage(CLUB, '2025-03');
+        const zero = await store.view(CLUB).getQuotaUsage('2025-03');
         const first = await store.addQuotaUsage(CLUB, '2025-03', 5);
         const second = await store.addQuotaUsage(CLUB, '2025-03', 7);
 
         // Assess
         expect([zero, first, second]).toEqual([0, 5, 12]);
-        expect(await store.getQuotaUsage(CLUB, '2025-03')).toBe(12);
-        expect(await store.getQuotaUsage(CLUB, '2025-04')).toBe(0);
-        expect(await store.getQuotaUsage(OTHER_CLUB, '2025-03')).toBe(0);
+        expect(await store.view(CLUB).getQuotaUsage('2025-03')).toBe(12);
+        expect(await store.view(CLUB).getQuotaUsage('2025-04')).toBe(0);
+        expect(await store.view(OTHER_CLUB).getQuotaUsage('2025-03')).toBe(0);
       });
 
       it('never loses a count among 20 concurrent adds outside a poll (each is counted or refused)', async () => {
@@ -971,12 +971,12 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         const counted = amounts.filter((_, i) => results[i]!.status === 'fulfilled');
         for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(StoreError);
         expect(counted.length).toBeGreaterThan(0);
-        expect(await store.getQuotaUsage(CLUB, '2025-03')).toBe(counted.reduce((a, b) => a + b, 0));
+        expect(await store.view(CLUB).getQuotaUsage('2025-03')).toBe(counted.reduce((a, b) => a + b, 0));
       });
 
       it('rejects a malformed month and a negative or fractional count', async () => {
         await expect(store.addQuotaUsage(CLUB, '2025-3', 1)).rejects.toBeInstanceOf(StoreError);
-        await expect(store.getQuotaUsage(CLUB, '2025-13')).rejects.toBeInstanceOf(StoreError);
+        await expect(store.view(CLUB).getQuotaUsage('2025-13')).rejects.toBeInstanceOf(StoreError);
         await expect(store.addQuotaUsage(CLUB, '2025-03', -1)).rejects.toBeInstanceOf(StoreError);
         await expect(store.addQuotaUsage(CLUB, '2025-03', 1.5)).rejects.toBeInstanceOf(StoreError);
       });
@@ -1000,12 +1000,12 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         ];
 
         // Act
-        await store.putQuarantined(CLUB, 'paymentHistory', records, nowSec + 86_400);
-        const listed = await store.listQuarantined(CLUB, 'paymentHistory');
+        await store.parts.quarantine.putQuarantined(CLUB, 'paymentHistory', records, nowSec + 86_400);
+        const listed = await store.parts.quarantine.listQuarantined(CLUB, 'paymentHistory');
 
         // Assess
         expect(listed).toEqual([records[1], records[2], records[0]]);
-        expect(await store.listQuarantined(CLUB, 'visits')).toEqual([]);
+        expect(await store.parts.quarantine.listQuarantined(CLUB, 'visits')).toEqual([]);
       });
 
       it('honours the limit and stores more records than one batch call takes', async () => {
@@ -1016,11 +1016,11 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
           raw: { i },
           at: at(i),
         }));
-        await store.putQuarantined(CLUB, 'visits', records, nowSec + 86_400);
+        await store.parts.quarantine.putQuarantined(CLUB, 'visits', records, nowSec + 86_400);
 
         // Act
-        const newest = await store.listQuarantined(CLUB, 'visits', 5);
-        const all = await store.listQuarantined(CLUB, 'visits', 1_000);
+        const newest = await store.parts.quarantine.listQuarantined(CLUB, 'visits', 5);
+        const all = await store.parts.quarantine.listQuarantined(CLUB, 'visits', 1_000);
 
         // Assess
         expect(newest.map((r) => r.key)).toEqual(['r59', 'r58', 'r57', 'r56', 'r55']);
@@ -1029,13 +1029,13 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
 
       it('does not list expired records', async () => {
         // Prepare
-        await store.putQuarantined(
+        await store.parts.quarantine.putQuarantined(
           CLUB,
           'visits',
           [{ key: 'old', reason: 'r', raw: 1, at: at(0) }],
           nowSec + 60,
         );
-        await store.putQuarantined(
+        await store.parts.quarantine.putQuarantined(
           CLUB,
           'visits',
           [{ key: 'new', reason: 'r', raw: 2, at: at(1) }],
@@ -1044,7 +1044,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
 
         // Act
         setNow((nowSec + 60) * 1000);
-        const listed = await store.listQuarantined(CLUB, 'visits');
+        const listed = await store.parts.quarantine.listQuarantined(CLUB, 'visits');
 
         // Assess
         expect(listed.map((r) => r.key)).toEqual(['new']);
@@ -1055,13 +1055,13 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         const raw = { blob: 'z'.repeat(200_000) };
 
         // Act
-        await store.putQuarantined(
+        await store.parts.quarantine.putQuarantined(
           CLUB,
           'members',
           [{ key: 'm1', reason: 'huge', raw, at: at(0) }],
           nowSec + 600,
         );
-        const listed = await store.listQuarantined(CLUB, 'members');
+        const listed = await store.parts.quarantine.listQuarantined(CLUB, 'members');
 
         // Assess
         expect(listed).toHaveLength(1);

@@ -26,6 +26,7 @@ import {
   StoreError,
 } from '../../../../lambdas/state/store';
 import { captureLogs } from '../../../support/log-capture';
+import { seedCursor } from '../../../support/state-seeds';
 
 const MINUTE = 60_000;
 const NOW = Date.parse('2026-06-10T12:00:00.000Z');
@@ -101,7 +102,7 @@ describe('startsPauseEpisode', () => {
 describe('Announcer', () => {
   const setup = async (cursors: Cursor[]) => {
     const store = new MemoryStateStore();
-    for (const c of cursors) await store.putCursor(c);
+    for (const c of cursors) await seedCursor(store, c);
     const sink = new MemorySink();
     const announcer = new Announcer({ store, sink, club, now: () => NOW });
     return { store, sink, announcer };
@@ -109,7 +110,7 @@ describe('Announcer', () => {
   const owing = (source: SourceName, ...events: BridgeEvent[]) =>
     events.reduce((c, e) => withOwed(c, e), cursorOf(source));
   const owedIds = async (store: MemoryStateStore, source: SourceName) =>
-    (await store.getCursor('club-1', source)).health.owedEvents?.map((e) => e.detail.eventId) ?? [];
+    (await store.view('club-1').getCursor(source)).health.owedEvents?.map((e) => e.detail.eventId) ?? [];
 
   it('delivers what a cursor owes first; a failed publish keeps it owed for the next poll', async () => {
     // Prepare
@@ -125,10 +126,10 @@ describe('Announcer', () => {
     const { store, sink, announcer } = await setup([owing('classAttendance', owed)]);
     sink.failNext();
     // Act: a poll whose publish fails, then the next one
-    await announcer.catchUp(await store.listCursors('club-1'), 30 * MINUTE);
+    await announcer.catchUp(await store.view('club-1').listCursors(), 30 * MINUTE);
     const stillOwed = await owedIds(store, 'classAttendance');
     const next = new Announcer({ store, sink, club, now: () => NOW + MINUTE });
-    const after = await next.catchUp(await store.listCursors('club-1'), 30 * MINUTE);
+    const after = await next.catchUp(await store.view('club-1').listCursors(), 30 * MINUTE);
     // Assess
     expect(stillOwed).toEqual([owed.detail.eventId]);
     expect(announcer.delivered).toEqual([]);
@@ -147,7 +148,7 @@ describe('Announcer', () => {
     const logs = captureLogs();
     // Act
     try {
-      await announcer.catchUp(await store.listCursors('club-1'), 30 * MINUTE);
+      await announcer.catchUp(await store.view('club-1').listCursors(), 30 * MINUTE);
     } finally {
       logs.stop();
     }
@@ -181,13 +182,13 @@ describe('Announcer', () => {
     );
     const { store, sink, announcer } = await setup([failed, refused, early]);
     // Act
-    await announcer.catchUp(await store.listCursors('club-1'), 30 * MINUTE);
-    await announcer.catchUp(await store.listCursors('club-1'), 30 * MINUTE);
+    await announcer.catchUp(await store.view('club-1').listCursors(), 30 * MINUTE);
+    await announcer.catchUp(await store.view('club-1').listCursors(), 30 * MINUTE);
     // Assess: visits only (prospects' failure came 20 minutes after its success), once
     expect(sink.ofType('Club Data Stale').map((e) => e.detail.staleSource)).toEqual(['visits']);
     expect(sink.events).toHaveLength(1);
     expect(sink.events[0]!.detail).toMatchObject({ lastSuccessAt: iso(NOW - 50 * MINUTE), ageSeconds: 3000 });
-    expect((await store.getCursor('club-1', 'visits')).health).toMatchObject({ staleNotifiedAt: iso(NOW) });
+    expect((await store.view('club-1').getCursor('visits')).health).toMatchObject({ staleNotifiedAt: iso(NOW) });
     expect(await owedIds(store, 'visits')).toEqual([]);
   });
 
@@ -201,17 +202,17 @@ describe('Announcer', () => {
     const { store, sink } = await setup([failed]);
     const checkpointFails = Object.assign(Object.create(store) as MemoryStateStore, {
       putCursor: async (cursor: Cursor) => {
-        await store.putCursor(cursor);
+        await seedCursor(store, cursor);
         throw new StoreError('the checkpoint failed (throttled past all retries)');
       },
     });
     const announcer = new Announcer({ store: checkpointFails, sink, club, now: () => NOW });
     // Act
-    const after = await announcer.catchUp(await store.listCursors('club-1'), 30 * MINUTE);
+    const after = await announcer.catchUp(await store.view('club-1').listCursors(), 30 * MINUTE);
     // Assess: the notice and its owed event in memory, and the cursors returned are those (a source
     // polled from the ones read before would lose its write to a version conflict)
     const visits = after.find((c) => c.source === 'visits');
-    expect(visits).toEqual(await store.getCursor('club-1', 'visits'));
+    expect(visits).toEqual(await store.view('club-1').getCursor('visits'));
     expect(visits?.health).toMatchObject({ staleNotifiedAt: iso(NOW) });
     expect(visits?.health.owedEvents).toHaveLength(1);
   });

@@ -19,6 +19,7 @@ import { AuthError } from '../../../../lambdas/gym-api/errors';
 import { pauseEvent, staleEvent } from '../../../../lambdas/sources/operational-events';
 import { MemoryStateStore } from '../../../../lambdas/state';
 import { newCursor } from '../../../../lambdas/state/store';
+import { seedQuota } from '../../../support/state-seeds';
 
 const MINUTE = 60_000;
 const NOW = Date.parse('2026-06-10T12:00:00.000Z');
@@ -75,7 +76,7 @@ describe('cursor health', () => {
     expect(again?.mark.retryAt).toBe(new Date(NOW + MINUTE + UNAVAILABLE_RETRY_MS).toISOString());
     expect(cleared?.since).toBe(first?.mark.since);
     expect(nothing).toBeUndefined();
-    expect((await store.getCursor('club-1', 'classAttendance')).health.unavailable).toBeUndefined();
+    expect((await store.view('club-1').getCursor('classAttendance')).health.unavailable).toBeUndefined();
   });
 });
 
@@ -83,7 +84,7 @@ describe('countQuotaUsage', () => {
   it('counts the requests and announces the alert share once a month', async () => {
     // Prepare: 790,000 of 1,000,000 used; the alert at 80%.
     const store = new MemoryStateStore();
-    await store.addQuotaUsage('club-1', '2026-06', 790_000);
+    await seedQuota(store, 'club-1', '2026-06', 790_000);
     const sink = new MemorySink();
     const announcer = new Announcer({ store, sink, club, now: () => NOW });
     const check = { store, club, nowMs: NOW, announcer };

@@ -98,7 +98,7 @@ describe('AppendDetection', () => {
     const page = reader.read({ offset: 0, limit: 500, items, invalid: [], rawCount: items.length });
     await detection.detect(page.identified, { mode: 'tail' }, []);
     // Assess: 06:00 and 07:30 in Sydney (AEST) are 20:00Z and 21:30Z the day before
-    const entries = await store.seenEntriesSince(sydney.clubId, 'visits', '2025-05-01T00:00:00.000Z', 0);
+    const entries = await store.parts.seen.seenEntriesSince(sydney.clubId, 'visits', '2025-05-01T00:00:00.000Z', 0);
     expect(entries.map((e) => e.at).sort()).toEqual(['2025-05-31T20:00:00.000Z', '2025-05-31T21:30:00.000Z']);
     expect(reads).toBe(2); // the reader's, one a record
   });

@@ -31,7 +31,7 @@ class CountingStore extends MemoryStateStore {
     options?: SeenSinceOptions,
   ) {
     this.ranges.push({ fromAt, ...(options?.toAt ? { toAt: options.toAt } : {}) });
-    return super.seenEntriesSince(clubId, source, fromAt, nowSec, options);
+    return super.parts.seen.seenEntriesSince(clubId, source, fromAt, nowSec, options);
   }
 }
 
@@ -93,7 +93,7 @@ describe('AppendDetection with a seen digest', () => {
     // Prepare
     const { store, tail } = setup();
     await tail(window);
-    await store.putSeenDigest(
+    await store.parts.seen.putSeenDigest(
       sydneyUtc.clubId,
       'disbursements',
       Uint8Array.from([7, 7, 7]),

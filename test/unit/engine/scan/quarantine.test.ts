@@ -44,7 +44,7 @@ describe('quarantineOnce', () => {
     // Assess
     expect(first).toBe(2);
     expect(again).toBe(0);
-    const stored = await store.listQuarantined('club-1', 'visits');
+    const stored = await store.parts.quarantine.listQuarantined('club-1', 'visits');
     expect(stored.map((r) => r.reason).sort()).toEqual(['bad', 'no identity']);
     expect(stored.every((r) => r.at === new Date(START).toISOString())).toBe(true);
   });

@@ -9,7 +9,7 @@ const at = (minutes: number) => new Date(NOW - minutes * 60_000).toISOString();
 
 async function storeWith() {
   const store = new MemoryStateStore();
-  await store.putSeenAt(
+  await store.parts.seen.putSeenAt(
     'club-1',
     'paymentHistory',
     [
@@ -18,7 +18,7 @@ async function storeWith() {
     ],
     EXPIRES,
   );
-  await store.putSeen('club-1', 'paymentHistory', ['k-untimed'], EXPIRES);
+  await store.parts.seen.putSeen('club-1', 'paymentHistory', ['k-untimed'], EXPIRES);
   return store;
 }
 

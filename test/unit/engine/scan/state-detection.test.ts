@@ -63,9 +63,9 @@ describe('StateDetection', () => {
     await expect(detection.detect(rec('PaymentIssue'), scanOf('tail'), [])).rejects.toThrow(
       'EventBridge down',
     );
-    const stored = (await store.getSnapshots(sydney.clubId, 'MEMBER', ['M1'])).get('M1');
+    const stored = (await store.parts.snapshots.getSnapshots(sydney.clubId, 'MEMBER', ['M1'])).get('M1');
     await detection.detect(rec('PaymentIssue'), scanOf('tail'), []);
-    const after = (await store.getSnapshots(sydney.clubId, 'MEMBER', ['M1'])).get('M1');
+    const after = (await store.parts.snapshots.getSnapshots(sydney.clubId, 'MEMBER', ['M1'])).get('M1');
     // Assess
     expect(splitIntent(stored).published).toHaveLength(1);
     expect(sink.events.length).toBeGreaterThan(0);
@@ -103,10 +103,10 @@ describe('StateDetection', () => {
     await expect(detection.detect(rec('PaymentIssue'), scanOf('tail'), [])).rejects.toThrow();
     // Act: the failed poll's event again (from its intent), then six more transitions.
     await detection.detect(rec('PaymentIssue'), scanOf('tail'), []);
-    const once = (await store.getSnapshots(sydney.clubId, 'MEMBER', ['M1'])).get('M1');
+    const once = (await store.parts.snapshots.getSnapshots(sydney.clubId, 'MEMBER', ['M1'])).get('M1');
     for (const status of ['Active', 'Frozen', 'Active', 'Frozen', 'Active', 'Cancelled'])
       await detection.detect(rec(status), scanOf('tail'), []);
-    const after = (await store.getSnapshots(sydney.clubId, 'MEMBER', ['M1'])).get('M1');
+    const after = (await store.parts.snapshots.getSnapshots(sydney.clubId, 'MEMBER', ['M1'])).get('M1');
     // Assess
     expect(publishedOf(once)).toEqual([
       {
