@@ -1,9 +1,10 @@
 /**
- * StateStore on one DynamoDB table (works the same against dynalite), composed of one adapter per
- * narrow port in `dynamodb/` (the club state item: lease, cursors and quota; seen set, snapshots,
- * quarantine) over one shared table client. Conditional single-item writes for the club state item;
- * BatchGetItem/BatchWriteItem for seen keys, snapshots and quarantine, chunked (100 / 25) and run
- * with bounded concurrency; one paginated Query for a time range of the time-ordered seen set. No
+ * StateStore on one DynamoDB table (works the same against dynalite): the club state item's store
+ * (club-states.ts) over `dynamodb/club-items.ts`, and the item stores (item-ports.ts: seen set,
+ * snapshots, quarantine, lifecycle documents) over `dynamodb/dynamodb-item-table.ts`, both on one
+ * shared table client. Conditional single-item writes for the club state item and the lifecycle
+ * head; BatchGetItem/BatchWriteItem for the rest, chunked (100 / 25) and run with bounded
+ * concurrency; one paginated Query for a time range of the time-ordered seen set. No
  * TransactWriteItems anywhere.
  *
  * Retries: a throttled call (which DynamoDB guarantees was not applied) is retried by the AWS SDK's
@@ -18,11 +19,9 @@ import { sleep as realSleep } from '../common/backoff';
 import { ClubStates } from './club-states';
 import { BridgeStateStore } from './state-store';
 import { DynamoDbClubItems } from './dynamodb/club-items';
-import { DynamoDbLifecycleStore } from './dynamodb/lifecycle';
-import { DynamoDbQuarantineStore } from './dynamodb/quarantine';
-import { DynamoDbSeenStore } from './dynamodb/seen';
-import { DynamoDbSnapshotStore } from './dynamodb/snapshots';
+import { DynamoDbItemTable } from './dynamodb/dynamodb-item-table';
 import { StateTableClient } from './dynamodb/state-table-client';
+import { itemPorts } from './item-ports';
 import { type StateParts, StoreError } from './store';
 
 export { BATCH_GET_MAX_KEYS, BATCH_WRITE_MAX_ITEMS } from './dynamodb/state-table-client';
@@ -68,13 +67,8 @@ export class DynamoDbStateStore extends BridgeStateStore {
       maxDelayMs: options.maxDelayMs ?? 3000,
       maxConcurrency: Math.max(1, options.maxConcurrency ?? 8),
     });
-    const clubs = new ClubStates(new DynamoDbClubItems(table), options.now ?? Date.now);
-    return {
-      clubs,
-      seen: new DynamoDbSeenStore(table),
-      snapshots: new DynamoDbSnapshotStore(table),
-      quarantine: new DynamoDbQuarantineStore(table, options.now ?? Date.now),
-      lifecycle: new DynamoDbLifecycleStore(table),
-    };
+    const now = options.now ?? Date.now;
+    const clubs = new ClubStates(new DynamoDbClubItems(table), now);
+    return { clubs, ...itemPorts(new DynamoDbItemTable(table), now) };
   }
 }

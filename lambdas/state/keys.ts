@@ -227,3 +227,8 @@ export function assertEpochSeconds(what: string, value: number): number {
   if (!Number.isFinite(value)) throw new StoreError(`${what} must be a finite number of epoch seconds`);
   return Math.floor(value);
 }
+
+/** An item with no TTL, or one still before it: read filters on this (DynamoDB's TTL sweep lags by days). */
+export function isUnexpired(expiresAt: unknown, nowSec: number): boolean {
+  return typeof expiresAt !== 'number' || expiresAt > nowSec;
+}

@@ -1,17 +1,16 @@
 /**
- * StateStore in process memory with the same semantics as DynamoDbStateStore (same key validation,
- * same stored-value rules, same conditional behaviour, expiry filtered on read): for unit tests,
- * benchmarks and throwaway local runs. Composed of one adapter per narrow port in `memory/`. Each
- * method's check-and-write runs synchronously, so it is atomic with respect to concurrent callers in
- * the same process. Nothing is shared across processes.
+ * StateStore in process memory with the same semantics as DynamoDbStateStore: for unit tests,
+ * benchmarks and throwaway local runs. The same stores as DynamoDbStateStore (club-states.ts, and
+ * item-ports.ts's item stores, which keep the DynamoDB layout: packs, pieces and all) over the
+ * memory adapters of their primitives (`memory/club-items.ts`, `memory/memory-item-table.ts`). Each
+ * primitive runs synchronously, so it is atomic with respect to concurrent callers in the same
+ * process. Nothing is shared across processes.
  */
 import { ClubStates } from './club-states';
-import { BridgeStateStore } from './state-store';
+import { itemPorts } from './item-ports';
 import { MemoryClubItems } from './memory/club-items';
-import { MemoryLifecycleStore } from './memory/lifecycle';
-import { MemoryQuarantineStore } from './memory/quarantine';
-import { MemorySeenStore } from './memory/seen';
-import { MemorySnapshotStore } from './memory/snapshots';
+import { MemoryItemTable } from './memory/memory-item-table';
+import { BridgeStateStore } from './state-store';
 
 export interface MemoryStateStoreOptions {
   /** Clock in epoch ms where the port takes no time (quarantine expiry, the lease check of a write outside a poll, the checkpoint timer). @default Date.now */
@@ -20,13 +19,8 @@ export interface MemoryStateStoreOptions {
 
 export class MemoryStateStore extends BridgeStateStore {
   constructor(options: MemoryStateStoreOptions = {}) {
-    const clubs = new ClubStates(new MemoryClubItems(), options.now ?? Date.now);
-    super({
-      clubs,
-      seen: new MemorySeenStore(),
-      snapshots: new MemorySnapshotStore(),
-      quarantine: new MemoryQuarantineStore(options.now ?? Date.now),
-      lifecycle: new MemoryLifecycleStore(),
-    });
+    const now = options.now ?? Date.now;
+    const clubs = new ClubStates(new MemoryClubItems(), now);
+    super({ clubs, ...itemPorts(new MemoryItemTable(), now) });
   }
 }

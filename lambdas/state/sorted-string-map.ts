@@ -65,6 +65,19 @@ export class SortedStringMap<V> {
     return chunk.keys[at] === key ? chunk.values[at] : undefined;
   }
 
+  /** Removes `key` if present. */
+  delete(key: string): void {
+    const chunkIndex = this.#firstChunkEndingAtOrAfter(key);
+    const chunk = this.#chunks[chunkIndex];
+    if (!chunk) return;
+    const at = lowerBound(chunk.keys, key);
+    if (chunk.keys[at] !== key) return;
+    chunk.keys.splice(at, 1);
+    chunk.values.splice(at, 1);
+    this.#size -= 1;
+    if (chunk.keys.length === 0) this.#chunks.splice(chunkIndex, 1);
+  }
+
   /** Entries with from <= key <= to (both inclusive, as DynamoDB's BETWEEN), in key order. */
   *range(from: string, to?: string): IterableIterator<[string, V]> {
     const first = this.#firstChunkEndingAtOrAfter(from);

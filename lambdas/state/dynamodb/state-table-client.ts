@@ -19,7 +19,12 @@ export const BATCH_GET_MAX_KEYS = 100;
 export const BATCH_WRITE_MAX_ITEMS = 25;
 
 export type Item = Record<string, unknown>;
-type WriteRequest = { PutRequest: { Item: Item } };
+type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: ItemKey } };
+/** The attributes a read returns (all when absent). */
+export interface Projection {
+  readonly ProjectionExpression: string;
+  readonly ExpressionAttributeNames?: Record<string, string>;
+}
 export type QueryInput = Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName'>;
 
 export interface StateTableClientOptions {
@@ -43,6 +48,9 @@ export function isConditionalCheckFailed(err: unknown): boolean {
 }
 
 const putRequest = (Item: Item): WriteRequest => ({ PutRequest: { Item } });
+const deleteRequest = (key: ItemKey): WriteRequest => ({
+  DeleteRequest: { Key: { pk: key.pk, sk: key.sk } },
+});
 
 export class StateTableClient {
   readonly doc: DynamoDBDocumentClient;
@@ -76,11 +84,15 @@ export class StateTableClient {
     }
   }
 
-  /** The items of a Query, followed page by page until `limit` items or the end. */
+  /**
+   * The items of a Query (those `keep` keeps, all by default), followed page by page until `limit`
+   * items or the end; each page asks for no more than are still wanted.
+   */
   async queryAll(
     input: QueryInput,
     limit = Number.POSITIVE_INFINITY,
     consistentRead = true,
+    keep?: (item: Item) => boolean,
   ): Promise<Item[]> {
     const items: Item[] = [];
     let startKey: Record<string, unknown> | undefined;
@@ -97,17 +109,14 @@ export class StateTableClient {
           }),
         ),
       );
-      items.push(...(out.Items ?? []));
+      const page = out.Items ?? [];
+      items.push(...(keep ? page.filter(keep) : page));
       startKey = out.LastEvaluatedKey;
     } while (startKey !== undefined && items.length < limit);
     return items.slice(0, limit);
   }
 
-  async batchGet(
-    keys: ItemKey[],
-    projection?: { ProjectionExpression: string },
-    consistentRead = true,
-  ): Promise<Item[]> {
+  async batchGet(keys: readonly ItemKey[], projection?: Projection, consistentRead = true): Promise<Item[]> {
     const batches = chunk(keys, BATCH_GET_MAX_KEYS);
     const results = await mapWithConcurrency(batches, this.#options.maxConcurrency, (batch) =>
       this.#batchGetUntilDone(batch, projection, consistentRead),
@@ -115,10 +124,18 @@ export class StateTableClient {
     return results.flat();
   }
 
-  async batchWrite(items: Item[]): Promise<void> {
-    const batches = chunk(items, BATCH_WRITE_MAX_ITEMS);
+  async batchWrite(items: readonly Item[]): Promise<void> {
+    await this.#batchWriteRequests(items.map(putRequest));
+  }
+
+  async batchDelete(keys: readonly ItemKey[]): Promise<void> {
+    await this.#batchWriteRequests(keys.map(deleteRequest));
+  }
+
+  async #batchWriteRequests(requests: WriteRequest[]): Promise<void> {
+    const batches = chunk(requests, BATCH_WRITE_MAX_ITEMS);
     await mapWithConcurrency(batches, this.#options.maxConcurrency, (batch) =>
-      this.#untilDone('BatchWriteItem', batch.map(putRequest), async (pending) => {
+      this.#untilDone('BatchWriteItem', batch, async (pending) => {
         const out = await this.call('BatchWriteItem', () =>
           this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: [...pending] } })),
         );
@@ -128,8 +145,8 @@ export class StateTableClient {
   }
 
   async #batchGetUntilDone(
-    keys: ItemKey[],
-    projection: { ProjectionExpression: string } | undefined,
+    keys: readonly ItemKey[],
+    projection: Projection | undefined,
     consistentRead: boolean,
   ): Promise<Item[]> {
     const found: Item[] = [];

@@ -39,6 +39,53 @@ describe('SortedStringMap', () => {
     }
   });
 
+  it('agrees with a plain map after random puts and deletes', () => {
+    // Prepare
+    const random = mulberry32(11);
+    const key = () =>
+      Math.floor(random() * 3_000)
+        .toString(36)
+        .padStart(3, '0');
+    const sorted = new SortedStringMap<number>();
+    const model = new Map<string, number>();
+
+    // Act: puts, then deletes of most of the keys, then puts again
+    for (let i = 0; i < 5_000; i++) {
+      const k = key();
+      sorted.set(k, i);
+      model.set(k, i);
+    }
+    for (let i = 0; i < 6_000; i++) {
+      const k = key();
+      sorted.delete(k);
+      model.delete(k);
+    }
+    for (let i = 0; i < 500; i++) {
+      const k = key();
+      sorted.set(k, -i);
+      model.set(k, -i);
+    }
+
+    // Assess
+    const ordered = [...model.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    expect(sorted.size).toBe(model.size);
+    expect([...sorted.range('')]).toEqual(ordered);
+    for (let i = 0; i < 100; i++) {
+      const probe = key();
+      expect(sorted.get(probe)).toBe(model.get(probe));
+    }
+    // Every chunk emptied, then used again
+    for (const k of model.keys()) sorted.delete(k);
+    expect(sorted.size).toBe(0);
+    expect([...sorted.range('')]).toEqual([]);
+    sorted.set('b', 1);
+    sorted.set('a', 2);
+    expect([...sorted.range('')]).toEqual([
+      ['a', 2],
+      ['b', 1],
+    ]);
+  });
+
   it('treats both bounds as inclusive and handles empty maps and ranges', () => {
     // Prepare
     const sorted = new SortedStringMap<string>();

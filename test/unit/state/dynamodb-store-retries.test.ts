@@ -188,7 +188,7 @@ describe('DynamoDbStateStore retries and giving up', () => {
         ':from': '2026-11-22T10:00:00.000Z',
         ':to': '2026-11-22T11:00:00.000Z',
       },
-      ProjectionExpression: 'sk, expiresAt, #g, #v, #m, #p, #w',
+      ProjectionExpression: '#sk, #expiresAt, #g, #v, #m, #p, #w',
       ConsistentRead: false,
     });
     expect(calls[1]).toMatchObject({ ExclusiveStartKey: { pk: 'p', sk: 's' }, ConsistentRead: false });

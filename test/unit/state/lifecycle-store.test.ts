@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { StoreError } from '../../../lambdas/state';
+import { clubPk } from '../../../lambdas/state/keys';
+import { LifecycleItemStore } from '../../../lambdas/state/lifecycle-items';
 import {
   encodeLifecycle,
   gzipLifecycle,
@@ -17,11 +19,18 @@ import {
   MAX_LIFECYCLE_JSON_BYTES,
   storedLifecycle,
 } from '../../../lambdas/state/lifecycle-store';
-import { MemoryLifecycleStore } from '../../../lambdas/state/memory/lifecycle';
+import { MemoryItemTable } from '../../../lambdas/state/memory/memory-item-table';
 
 const CLUB = 'club-1';
 /** A document whose gzip is about `kb` KB: random text does not compress. */
 const noisy = (kb: number) => ({ noise: randomBytes(kb * 1024).toString('base64') });
+/** A lifecycle store on a memory table, and the number of items in the club's partition (heads and pieces). */
+function memoryLifecycle() {
+  const table = new MemoryItemTable();
+  const store = new LifecycleItemStore(table);
+  const itemCount = async () => (await table.query({ pk: clubPk(CLUB) }, { consistent: true })).length;
+  return { store, itemCount };
+}
 
 describe('lifecycle documents', () => {
   it('reads an item that inflates past the bound as unreadable, without inflating it whole', () => {
@@ -54,7 +63,7 @@ describe('lifecycle documents', () => {
   it('splits a document over items of at most 350 KB, under its write id, and reads it whole', async () => {
     // Prepare
     const doc = noisy(900);
-    const store = new MemoryLifecycleStore();
+    const { store } = memoryLifecycle();
     // Act
     const items = lifecycleItems(CLUB, 'base', encodeLifecycle(CLUB, doc), 4);
     const v1 = await store.putLifecycle(CLUB, doc, 0);
@@ -91,19 +100,19 @@ describe('lifecycle documents', () => {
 
   it('a write that loses its version condition after writing its pieces leaves the stored document whole', async () => {
     // Prepare
-    const store = new MemoryLifecycleStore();
+    const { store, itemCount } = memoryLifecycle();
     const kept = noisy(800);
     await store.putLifecycle(CLUB, kept, 0);
-    const items = store.itemCount(CLUB);
+    const items = await itemCount();
     // Act: a stale writer (expects 0) writes its pieces, then fails its version condition.
     const stale = store.putLifecycle(CLUB, noisy(800), 0);
     // Assess: the stored document is whole, and the stale write's pieces are gone.
     await expect(stale).rejects.toBeInstanceOf(LifecycleConflictError);
     expect(await store.getLifecycle(CLUB)).toEqual({ doc: kept, version: 1 });
-    expect(store.itemCount(CLUB)).toBe(items);
+    expect(await itemCount()).toBe(items);
     // A smaller document replaces it: the replaced pieces are deleted.
     await store.putLifecycle(CLUB, { small: true }, 1);
-    expect(store.itemCount(CLUB)).toBe(1);
+    expect(await itemCount()).toBe(1);
   });
 
   it('refuses to write a document over the bound, or not JSON', async () => {

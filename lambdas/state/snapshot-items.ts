@@ -1,11 +1,11 @@
-/** SnapshotStore on the state table: one item per record, read and written in batches. */
-import { ENCODED_ID_PREFIX, snapshotKey, snapshotPk } from '../keys';
-import type { Snapshot, SnapshotKind, SnapshotStore } from '../store';
-import { toStorable } from '../stored-values';
-import type { Item, StateTableClient } from './state-table-client';
+/** SnapshotStore on the item table (item-table.ts): one item per record, read and written in batches. */
+import type { Item, ItemTable } from './item-table';
+import { ENCODED_ID_PREFIX, snapshotKey, snapshotPk } from './keys';
+import type { Snapshot, SnapshotKind, SnapshotStore } from './store';
+import { toStorable } from './stored-values';
 
-export class DynamoDbSnapshotStore implements SnapshotStore {
-  constructor(private readonly table: StateTableClient) {}
+export class SnapshotItemStore implements SnapshotStore {
+  constructor(private readonly table: ItemTable) {}
 
   async getSnapshots(
     clubId: string,
@@ -20,7 +20,7 @@ export class DynamoDbSnapshotStore implements SnapshotStore {
     const keys = [...idBySk.keys()].map((sk) => ({ pk, sk }));
     // Eventually consistent by default (half the read units): a snapshot is written a poll before it
     // is read again; a stale one at worst re-publishes a transition under the same eventId (docs/state.md).
-    const items = await this.table.batchGet(keys, undefined, options.consistentRead === true);
+    const items = await this.table.batchGet(keys, { consistent: options.consistentRead === true });
     const out = new Map<string, Snapshot>();
     for (const item of items) {
       const id = idBySk.get(String(item.sk));
@@ -35,10 +35,9 @@ export class DynamoDbSnapshotStore implements SnapshotStore {
     kind: SnapshotKind,
     options: { readonly consistentRead?: boolean } = {},
   ): Promise<Map<string, Snapshot>> {
-    const items = await this.table.queryAll(
-      { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': snapshotPk(clubId, kind) } },
-      Number.POSITIVE_INFINITY,
-      options.consistentRead === true,
+    const items = await this.table.query(
+      { pk: snapshotPk(clubId, kind) },
+      { consistent: options.consistentRead === true },
     );
     const out = new Map<string, Snapshot>();
     for (const item of items) {

@@ -1,14 +1,17 @@
-/** QuarantineStore on the state table: records that failed validation, newest first, kept until their TTL. */
-import { assertEpochSeconds, quarantineKey, quarantinePk } from '../keys';
+/**
+ * QuarantineStore on the item table (item-table.ts): records that failed validation, newest first,
+ * listed until their TTL (expired items filtered here, on read).
+ */
+import type { Item, ItemTable } from './item-table';
+import { assertEpochSeconds, isUnexpired, quarantineKey, quarantinePk } from './keys';
 import {
   DEFAULT_QUARANTINE_LIST_LIMIT,
   type QuarantinedRecord,
   type QuarantineStore,
   type SourceName,
   StoreError,
-} from '../store';
-import { decodeQuarantinedRaw, encodeQuarantinedRaw, MAX_QUARANTINE_REASON_CHARS } from '../stored-values';
-import type { Item, StateTableClient } from './state-table-client';
+} from './store';
+import { decodeQuarantinedRaw, encodeQuarantinedRaw, MAX_QUARANTINE_REASON_CHARS } from './stored-values';
 
 function withoutUndefined(item: Item): Item {
   const out: Item = {};
@@ -16,10 +19,10 @@ function withoutUndefined(item: Item): Item {
   return out;
 }
 
-export class DynamoDbQuarantineStore implements QuarantineStore {
+export class QuarantineItemStore implements QuarantineStore {
   /** `now` in epoch ms: the port takes no time for listQuarantined's expiry. */
   constructor(
-    private readonly table: StateTableClient,
+    private readonly table: ItemTable,
     private readonly now: () => number,
   ) {}
 
@@ -56,14 +59,9 @@ export class DynamoDbQuarantineStore implements QuarantineStore {
   ): Promise<QuarantinedRecord[]> {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new StoreError(`limit must be a positive integer`);
     const nowSec = Math.floor(this.now() / 1000);
-    const items = await this.table.queryAll(
-      {
-        KeyConditionExpression: 'pk = :pk',
-        FilterExpression: 'attribute_not_exists(expiresAt) OR expiresAt > :now',
-        ExpressionAttributeValues: { ':pk': quarantinePk(clubId, source), ':now': nowSec },
-        ScanIndexForward: false,
-      },
-      limit,
+    const items = await this.table.query(
+      { pk: quarantinePk(clubId, source) },
+      { consistent: true, reverse: true, limit, keep: (item) => isUnexpired(item.expiresAt, nowSec) },
     );
     return items.map((item) => ({
       key: String(item.key),

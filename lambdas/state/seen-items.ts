@@ -1,30 +1,41 @@
 /**
- * SeenStore on the state table: the keyed seen set (one item per fingerprint, read by BatchGetItem)
- * and the time-ordered seen set (packs of a call's entries per hour, seen-packs.ts, and the entry
- * items `<at>#<fingerprint>` of earlier releases; one paginated Query per window).
+ * SeenStore on the item table (item-table.ts), one implementation for both adapters: the keyed
+ * seen set (one item per fingerprint, read by BatchGetItem), the time-ordered seen set (packs of a
+ * call's entries per hour, seen-packs.ts, and the entry items `<at>#<fingerprint>` of earlier
+ * releases; one paginated Query per window) and the seen digest (one item per source). Expired
+ * items are filtered here, on read.
  */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { Item, ItemTable } from './item-table';
 import {
   assertEpochSeconds,
   assertSeenDigest,
   atOfSeenAtSk,
   fingerprintOfSeenAtSk,
+  isUnexpired,
   seenAtPk,
   seenDigestKey,
   seenKey,
   seenPk,
-} from '../keys';
-import { isPackSk, packSeenAt, seenAtQueryEnd, unpackSeenAt } from '../seen-packs';
-import type { FilterSeenOptions, SeenAt, SeenEntry, SeenSinceOptions, SeenStore, SourceName } from '../store';
-import { validateSeenRange } from '../validation';
-import type { Item, StateTableClient } from './state-table-client';
+} from './keys';
+import { isPackSk, packSeenAt, seenAtQueryEnd, unpackSeenAt } from './seen-packs';
+import type { FilterSeenOptions, SeenAt, SeenEntry, SeenSinceOptions, SeenStore, SourceName } from './store';
+import { validateSeenRange } from './validation';
 
-function isUnexpired(expiresAt: unknown, nowSec: number): boolean {
-  return typeof expiresAt !== 'number' || expiresAt > nowSec;
+/**
+ * When a pack is written (`w`, epoch ms), strictly increasing in the process: of two puts of one
+ * entry in the same millisecond, the later still wins on read.
+ */
+let lastWrite = 0;
+function writeTime(): number {
+  lastWrite = Math.max(Date.now(), lastWrite + 1);
+  return lastWrite;
 }
 
-export class DynamoDbSeenStore implements SeenStore {
-  constructor(private readonly table: StateTableClient) {}
+/** What a time-ordered seen read needs of an item: `g`, `v`, `m`, `p` cost nothing extra in a Query. */
+const SEEN_AT_PROJECTION = ['sk', 'expiresAt', 'g', 'v', 'm', 'p', 'w'];
+
+export class SeenItemStore implements SeenStore {
+  constructor(private readonly table: ItemTable) {}
 
   async filterSeen(
     clubId: string,
@@ -35,11 +46,10 @@ export class DynamoDbSeenStore implements SeenStore {
   ): Promise<Set<string>> {
     const pk = seenPk(clubId, source);
     const keys = [...new Set(fingerprints)].map((fp) => seenKey(pk, fp));
-    const items = await this.table.batchGet(
-      keys,
-      { ProjectionExpression: 'sk, expiresAt' },
-      options.consistentRead ?? true,
-    );
+    const items = await this.table.batchGet(keys, {
+      consistent: options.consistentRead ?? true,
+      projection: ['sk', 'expiresAt'],
+    });
     const seen = new Set<string>();
     for (const item of items) {
       if (isUnexpired(item.expiresAt, nowSec)) seen.add(String(item.sk));
@@ -102,17 +112,12 @@ export class DynamoDbSeenStore implements SeenStore {
   ): Promise<void> {
     const pk = seenAtPk(clubId, source);
     const expiresAt = assertEpochSeconds('expiresAtSec', expiresAtSec);
-    const w = Date.now();
+    const w = writeTime();
     await this.table.batchWrite(packSeenAt(pk, entries).map(({ sk, p }) => ({ pk, sk, expiresAt, w, p })));
   }
 
   async getSeenDigest(clubId: string, source: SourceName, nowSec: number): Promise<Uint8Array | undefined> {
-    const { doc, tableName } = this.table;
-    const Key = seenDigestKey(clubId, source);
-    const out = await this.table.call('GetItem', () =>
-      doc.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: false })),
-    );
-    const item = out.Item;
+    const item = await this.table.get(seenDigestKey(clubId, source), { consistent: false });
     if (!item || !isUnexpired(item.expiresAt, nowSec)) return undefined;
     return item.d instanceof Uint8Array ? item.d : undefined;
   }
@@ -123,13 +128,11 @@ export class DynamoDbSeenStore implements SeenStore {
     digest: Uint8Array,
     expiresAtSec: number,
   ): Promise<void> {
-    const Item = {
+    await this.table.put({
       ...seenDigestKey(clubId, source),
       d: assertSeenDigest(digest),
       expiresAt: assertEpochSeconds('expiresAtSec', expiresAtSec),
-    };
-    const { doc, tableName } = this.table;
-    await this.table.call('PutItem', () => doc.send(new PutCommand({ TableName: tableName, Item })));
+    });
   }
 
   /**
@@ -149,20 +152,14 @@ export class DynamoDbSeenStore implements SeenStore {
     // BETWEEN is inclusive, but an entry item's sort key is `<at>#<fingerprint>`, longer than the
     // bound and so after it when its `at` equals it: such an entry is read only when in range.
     const to = toAt === undefined ? undefined : seenAtQueryEnd(toAt);
-    const items = await this.table.queryAll(
+    return this.table.query(
+      { pk, from: fromAt, ...(to === undefined ? {} : { to }) },
       {
-        KeyConditionExpression:
-          to === undefined ? 'pk = :pk AND sk >= :from' : 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues:
-          to === undefined ? { ':pk': pk, ':from': fromAt } : { ':pk': pk, ':from': fromAt, ':to': to },
-        // `g`, `v`, `m` and `p` cost nothing extra to project: a Query is billed by the size of the items read.
-        ProjectionExpression: 'sk, expiresAt, #g, #v, #m, #p, #w',
-        ExpressionAttributeNames: { '#g': 'g', '#v': 'v', '#m': 'm', '#p': 'p', '#w': 'w' },
+        consistent: options.consistentRead ?? false,
+        projection: SEEN_AT_PROJECTION,
+        keep: (item) => isUnexpired(item.expiresAt, nowSec),
       },
-      Number.POSITIVE_INFINITY,
-      options.consistentRead ?? false,
     );
-    return items.filter((item) => isUnexpired(item.expiresAt, nowSec));
   }
 }
 
