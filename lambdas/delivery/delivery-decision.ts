@@ -17,6 +17,7 @@
  * QUEUE_ONLY_MS (`healthAfterHandOff`; a success slower than the budget keeps it held).
  */
 
+import { MINUTE_MS } from '../common/time-units';
 import type { DeliveryMessage } from './delivery-message';
 import type { Endpoint } from './endpoint';
 import type { AttemptFailure } from './http-delivery';
@@ -32,7 +33,7 @@ import {
 import type { EndpointHealth, HealthFailure } from './webhook-store';
 
 /** The last success is written again at most this often while an endpoint is healthy. */
-export const SUCCESS_REFRESH_MS = 5 * 60_000;
+export const SUCCESS_REFRESH_MS = 5 * MINUTE_MS;
 /**
  * The fan-out's own first attempt (./first-attempt.ts) waits this long for an answer; then the
  * delivery is handed to the delivery queue, whose attempt has the whole 15 s.
@@ -43,7 +44,7 @@ export const INLINE_BUDGET_MS = 2_000;
  * the delivery queue this long (no first attempt by the fan-out: it would hold the fan-out and,
  * when the request had been sent, deliver it twice).
  */
-export const QUEUE_ONLY_MS = 10 * 60_000;
+export const QUEUE_ONLY_MS = 10 * MINUTE_MS;
 /** Deliveries waiting for a probe's answer come back spread over this much after it. */
 export const WAKE_SPREAD_MS = 30_000;
 
