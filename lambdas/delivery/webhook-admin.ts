@@ -4,7 +4,6 @@
  * shared key secrets, never a deploy. A secret is returned once, by `addEndpoint` and
  * `rotateSecret`, and never again; views carry the URL's host and a redacted URL only.
  */
-
 import { MINUTE_MS } from '../common/time-units';
 import { type AddressPolicy, checkWebhookUrl, hostOf } from './address-policy';
 import {
