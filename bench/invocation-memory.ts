@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { HANDLER_ENTRIES } from '../lambdas/common/deployment-contract';
-import { HOUR_MS } from '../lambdas/common/time-units';
+import { HOUR_MS, MINUTE_MS } from '../lambdas/common/time-units';
 import { HEAVY_POLL_SLOTS, POLL_PEAK_BUDGET_MB } from '../lambdas/engine/club-poll/heavy-polls';
 import { SANDBOX_HOST, type SandboxInfo } from './big-club';
 import type { DeploymentSettings } from './deployment';
@@ -231,7 +231,7 @@ function sandboxOptions(plan: BenchPlan, batch: number, recordScale: number) {
     historyDays: plan.memory.historyDays,
     // The polls run on the real clock: the sandbox's present is two hours before it, and moves to
     // about now before the next poll, so that poll's tails find the activity in between.
-    startTime: new Date(Math.floor((Date.now() - NEXT_POLL_GAP_MS) / 60_000) * 60_000).toISOString(),
+    startTime: new Date(Math.floor((Date.now() - NEXT_POLL_GAP_MS) / MINUTE_MS) * MINUTE_MS).toISOString(),
     recordScale,
   };
 }

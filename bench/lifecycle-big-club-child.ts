@@ -11,6 +11,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ClubConfig } from '../lambdas/clubs/club-config';
 import { awsClientConfig } from '../lambdas/common/aws-clients';
 import { logger } from '../lambdas/common/logger';
+import { MINUTE_MS } from '../lambdas/common/time-units';
 import { runClubLifecycle } from '../lambdas/lifecycle/club-lifecycle';
 import { DynamoDbStateStore } from '../lambdas/state';
 import { CountingSink } from './counting-sink';
@@ -87,7 +88,7 @@ async function main(): Promise<void> {
   const store = new DynamoDbStateStore({ client, tableName: process.env.BIG_CLUB_TABLE ?? 'big-club' });
   const sink = new CountingSink();
   const started = performance.now();
-  const session = await store.openClub(club.clubId, 'bench', 10 * 60_000, nowMs);
+  const session = await store.openClub(club.clubId, 'bench', 10 * MINUTE_MS, nowMs);
   if (!session) throw new Error('the club lease is held');
   const cursors = await session.listCursors();
   const all = new Set(cursors.map((c) => c.source));

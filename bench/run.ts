@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { logger } from '../lambdas/common/logger';
+import { MINUTE_MS } from '../lambdas/common/time-units';
 import { type DeploymentSettings, readDeploymentSettings } from './deployment';
 import { measureInvocationMemory } from './invocation-memory';
 import { measureLifecycleBigClub } from './lifecycle-big-club';
@@ -96,7 +97,7 @@ async function memoryOnly(outDir: string): Promise<number> {
   const invocationMemory = await measureInvocationMemory(results.plan, readDeploymentSettings('prod'));
   await writeReport({ ...results, scale: { ...results.scale, invocationMemory } }, outDir);
   say(
-    `wrote the memory section of ${join(outDir, 'benchmarks.md')} in ${(elapsedMs() / 60_000).toFixed(1)} min`,
+    `wrote the memory section of ${join(outDir, 'benchmarks.md')} in ${(elapsedMs() / MINUTE_MS).toFixed(1)} min`,
   );
   return 0;
 }
@@ -183,7 +184,7 @@ async function main(): Promise<number> {
   };
   await writeReport(results, outDir);
   say(
-    `wrote ${join(outDir, 'benchmarks.md')}, benchmarks.json and charts/ in ${(elapsedMs() / 60_000).toFixed(1)} min`,
+    `wrote ${join(outDir, 'benchmarks.md')}, benchmarks.json and charts/ in ${(elapsedMs() / MINUTE_MS).toFixed(1)} min`,
   );
   return 0;
 }
@@ -202,7 +203,7 @@ async function onlyWebhooks(plan: BenchPlan, outDir: string): Promise<number> {
   const results = { ...withWebhooks(previous, webhooks), webhooks } as BenchResults;
   await writeReport(results, outDir, { json: withWebhooks(previous, webhooks) });
   say(
-    `wrote the webhook figures into ${file} and ${join(outDir, 'benchmarks.md')} in ${(elapsedMs() / 60_000).toFixed(1)} min`,
+    `wrote the webhook figures into ${file} and ${join(outDir, 'benchmarks.md')} in ${(elapsedMs() / MINUTE_MS).toFixed(1)} min`,
   );
   return 0;
 }

@@ -16,6 +16,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { MINUTE_MS } from '../lambdas/common/time-units';
 import { wholeNumberFlag } from './flags';
 
 const HELP = `usage: LOG_LEVEL=ERROR npx tsx bench/steady-poll-ab.ts --base DIR [options]
@@ -47,7 +48,7 @@ async function startSide(name: Side['name'], dir: string, options: Record<string
   const rig = await startTypicalClub({
     seed: options.seed,
     ...QUICK_PLAN.typicalClub,
-    spanMs: ((options.warmup ?? 0) + (options.minutes ?? 0)) * 60_000,
+    spanMs: ((options.warmup ?? 0) + (options.minutes ?? 0)) * MINUTE_MS,
     stepMs: 60_000,
     pollDeadlineMs: 100_000,
     startTime: '2026-03-02T00:00:00Z',

@@ -15,6 +15,7 @@
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
+import { MINUTE_MS } from '../lambdas/common/time-units';
 import { ClubPollRecorder } from './club-poll-recorder';
 import { wholeNumberFlag } from './flags';
 import { QUICK_PLAN } from './plan';
@@ -129,7 +130,7 @@ async function measureSteadyPolls(
   const rig = await startTypicalClub({
     seed: options.seed,
     ...QUICK_PLAN.typicalClub,
-    spanMs: (options.warmup + options.minutes) * 60_000,
+    spanMs: (options.warmup + options.minutes) * MINUTE_MS,
     stepMs: 60_000,
     pollDeadlineMs: 100_000,
     startTime: '2026-03-02T00:00:00Z',

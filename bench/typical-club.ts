@@ -3,7 +3,7 @@
  * efficiency, freshness, and the monthly counts the cost model prices.
  */
 
-import { DAY_MS } from '../lambdas/common/time-units';
+import { DAY_MS, MINUTE_MS } from '../lambdas/common/time-units';
 import { monthlyBytesOut } from './bytes-out';
 import type { ClubSimulationResult } from './club-simulation';
 import type { MonthlyClubCounts } from './cost';
@@ -243,7 +243,7 @@ function storeByMethodMonthly(
 /** The naive poller's month: its measured cycles at one cycle per dispatch period, on growing data. */
 function naiveFigures(sim: ClubSimulationResult, naive: NaiveResult, days: number): NaiveFigures {
   const scale = MONTH_DAYS / days;
-  const stepMinutes = sim.options.stepMs / 60_000;
+  const stepMinutes = sim.options.stepMs / MINUTE_MS;
   const cyclesPerMonth = (MONTH_DAYS * 24 * 60) / stepMinutes;
   const rowsPerCycle = median(naive.cycles.map((c) => c.rows));
   const requestsPerCycle = median(naive.cycles.map((c) => c.requests));

@@ -22,7 +22,7 @@ import {
   ListArchivesCommand,
   StartReplayCommand,
 } from '@aws-sdk/client-eventbridge';
-import { DAY_MS } from '../lambdas/common/time-units';
+import { DAY_MS, MINUTE_MS } from '../lambdas/common/time-units';
 
 /** Something the user asked for cannot work (a missing archive, a window out of retention, ...). */
 export class ReplayInputError extends Error {
@@ -177,7 +177,7 @@ export function checkReplayWindow(
     warnings.push(
       `the archive was created at ${archive.creationTime.toISOString()}: nothing before that is in it`,
     );
-  if (nowMs - toMs < 10 * 60_000)
+  if (nowMs - toMs < 10 * MINUTE_MS)
     warnings.push(
       'events reach the archive with a delay of up to about 10 minutes: the last minutes of the window may be incomplete',
     );

@@ -4,6 +4,7 @@
  * its default when the key is absent, and throws a `StageConfigError` naming the key and the rule
  * when the value breaks it.
  */
+import { fitsRule, type NumberRule, ruleWords } from '../lambdas/common/deployment-contract';
 import { EVENT_SOURCE_RULE, EventSourceError, validateEventSource } from '../lambdas/events/event-source';
 
 /** A context value that breaks its rule (or a replaced key): the message names the key. */
@@ -43,6 +44,11 @@ export function readNumber(
     throw new StageConfigError(`context ${key}=${JSON.stringify(raw)}: must be ${rule}`);
   }
   return value;
+}
+
+/** A number the runtime reads too: checked, and its rule worded, by the contract's NUMBER_RULES. */
+export function readRuled(read: ContextReader, key: string, fallback: number, rule: NumberRule): number {
+  return readNumber(read, key, fallback, (n) => fitsRule(rule, n), ruleWords(rule));
 }
 
 export function readBoolean(read: ContextReader, key: string, fallback: boolean): boolean {

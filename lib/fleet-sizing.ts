@@ -7,7 +7,7 @@
  */
 
 import { CLUB_DIRECTORY_BUCKETS } from '../lambdas/common/club-shard';
-import { MAX_CLUBS_PER_MESSAGE } from '../lambdas/common/deployment-contract';
+import { MAX_CLUBS_PER_MESSAGE, MAX_EVENT_SOURCE_CONCURRENCY } from '../lambdas/common/deployment-contract';
 
 /**
  * Seconds a poll invocation of a full batch lasts at its 95th percentile, for sizing: the clubs
@@ -29,7 +29,7 @@ export const MAX_POLL_BATCH_SIZE = MAX_CLUBS_PER_MESSAGE;
 export const POLL_CONCURRENCY_HEADROOM = 2;
 /** The SQS event source's maximum concurrency: from 2 to 1000 invocations at once. */
 export const MIN_POLL_CONCURRENCY = 2;
-export const MAX_POLL_CONCURRENCY = 1000;
+export const MAX_POLL_CONCURRENCY = MAX_EVENT_SOURCE_CONCURRENCY;
 /** Whether `n` is a maximum concurrency an SQS event source accepts; what it must be, in words. */
 export const isPollConcurrency = (n: number): boolean =>
   Number.isInteger(n) && n >= MIN_POLL_CONCURRENCY && n <= MAX_POLL_CONCURRENCY;
@@ -57,7 +57,10 @@ export function pollConcurrencyFor(
   rateMinutes = 1,
 ): number {
   const steady = (Math.ceil(clubs / batchSize) * invocationSeconds) / (60 * rateMinutes);
-  return Math.min(MAX_POLL_CONCURRENCY, Math.max(2, Math.ceil(steady * POLL_CONCURRENCY_HEADROOM)));
+  return Math.min(
+    MAX_POLL_CONCURRENCY,
+    Math.max(MIN_POLL_CONCURRENCY, Math.ceil(steady * POLL_CONCURRENCY_HEADROOM)),
+  );
 }
 
 /**

@@ -14,7 +14,7 @@
  * lib/context-values.ts), with a message naming the key.
  */
 
-import { DEFAULT_SOURCE_OVERDUE_MINUTES } from '../lambdas/common/deployment-contract';
+import { DEFAULT_SOURCE_OVERDUE_MINUTES, ENV, numberRule } from '../lambdas/common/deployment-contract';
 import { DEFAULT_QUOTA_RESERVE } from '../lambdas/common/plans';
 import { DEPLOYMENT_STAGES, eventSourceForStage } from '../lambdas/events/event-source';
 import { DEFAULT_PII_POLICY, isPiiPolicy, PII_POLICIES, type PiiPolicy } from '../lambdas/events/pii';
@@ -25,12 +25,12 @@ import {
   readChoice,
   readEventSource,
   readNumber,
+  readRuled,
   readString,
   StageConfigError,
 } from './context-values';
 import {
   isPollConcurrency,
-  MAX_POLL_BATCH_SIZE,
   POLL_CONCURRENCY_TEXT,
   POLL_INVOCATION_SECONDS_P95,
   pollConcurrencyFor,
@@ -207,13 +207,7 @@ function readPollCadence(read: ContextReader, d: StageDefaults): PollCadence {
       minutesRule,
     ),
     clubs: readNumber(read, 'clubs', d.clubs, (n) => isInteger(n) && n >= 1, 'a whole number of clubs >= 1'),
-    pollBatchSize: readNumber(
-      read,
-      'pollBatchSize',
-      d.pollBatchSize,
-      (n) => isInteger(n) && n >= 1 && n <= MAX_POLL_BATCH_SIZE,
-      `an integer in 1..${MAX_POLL_BATCH_SIZE}`,
-    ),
+    pollBatchSize: readRuled(read, 'pollBatchSize', d.pollBatchSize, numberRule(ENV.pollClubsPerMessage)),
   };
 }
 
@@ -242,13 +236,7 @@ type StageOperations = Pick<
 /** The quota reserve, the overdue allowance, retention and the example rules. */
 function readOperations(read: ContextReader, d: StageDefaults): StageOperations {
   return {
-    quotaReserve: readNumber(
-      read,
-      'quotaReserve',
-      d.quotaReserve,
-      (n) => n >= 0 && n < 1,
-      'a number in [0, 1)',
-    ),
+    quotaReserve: readRuled(read, 'quotaReserve', d.quotaReserve, numberRule(ENV.quotaReserve)),
     sourceOverdueMinutes: readNumber(
       read,
       'sourceOverdueMinutes',

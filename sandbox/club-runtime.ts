@@ -1,5 +1,5 @@
 /** One club as the sandbox runs it: its settings, its data and its simulation. */
-import type { ClubSimulation } from './activity';
+import type { ClubSimulation } from './activity/simulation';
 import type { PlanName } from './club-profile';
 import type { ClubStore } from './club-store';
 

@@ -1,5 +1,5 @@
 /** The sandbox's clubs: each club's store and simulation, populated at the start of the history. */
-import { ClubSimulation } from './activity';
+import { ClubSimulation } from './activity/simulation';
 import type { ClubRuntime } from './club-runtime';
 import { ClubStore } from './club-store';
 import type { Faults } from './faults';

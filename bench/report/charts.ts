@@ -1,5 +1,4 @@
 /** The report's three SVG charts: freshness distribution, rows per change, cost per club. */
-import { type Bar, barChart } from '../charts';
 import { sum } from '../stats';
 import { FRESHNESS_BINS } from '../typical-club';
 import { int, pct, secs, sig, usd } from './format';
@@ -78,4 +77,83 @@ export function costChart(r: BenchResults): string {
       { label: 'fleet-wide, divided over the clubs', colour: '#8a5cb8' },
     ],
   });
+}
+
+/**
+ * Hand-written SVG charts for docs/charts: plain horizontal bar charts, readable on light and dark
+ * backgrounds (explicit white panel), no scripts, no external fonts.
+ */
+export interface Bar {
+  readonly label: string;
+  readonly value: number;
+  /** Text shown after the bar. @default the value */
+  readonly text?: string;
+  /** @default the chart's colour */
+  readonly colour?: string;
+}
+
+export interface BarChartOptions {
+  readonly title: string;
+  readonly subtitle?: string;
+  readonly bars: readonly Bar[];
+  /** Log scale for values spanning orders of magnitude. @default false */
+  readonly log?: boolean;
+  readonly colour?: string;
+  readonly legend?: readonly { label: string; colour: string }[];
+}
+
+const xml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+export function barChart(options: BarChartOptions): string {
+  const width = 760;
+  // About 7 px per character at 13 px Helvetica: room for the longest label.
+  const labelWidth = Math.min(
+    420,
+    Math.max(150, Math.max(...options.bars.map((b) => b.label.length)) * 7 + 16),
+  );
+  const valueWidth = 150;
+  const barArea = width - labelWidth - valueWidth - 30;
+  const rowHeight = 26;
+  const top = options.subtitle ? 64 : 46;
+  const legendHeight = options.legend ? 26 : 0;
+  const height = top + options.bars.length * rowHeight + legendHeight + 16;
+  const values = options.bars.map((b) => Math.max(0, b.value));
+  const max = Math.max(...values, Number.MIN_VALUE);
+  const min = options.log ? Math.min(...values.filter((v) => v > 0), max) : 0;
+  const scale = (v: number) => {
+    if (v <= 0) return 0;
+    if (!options.log) return (v / max) * barArea;
+    const lo = Math.log10(min) - 0.3;
+    return Math.max(2, ((Math.log10(v) - lo) / (Math.log10(max) - lo)) * barArea);
+  };
+  const colour = options.colour ?? '#2f6fb3';
+  const rows = options.bars
+    .map((b, i) => {
+      const y = top + i * rowHeight;
+      const w = scale(b.value);
+      return [
+        `<text x="${labelWidth - 8}" y="${y + 17}" text-anchor="end">${xml(b.label)}</text>`,
+        `<rect x="${labelWidth}" y="${y + 4}" width="${w.toFixed(1)}" height="${rowHeight - 8}" fill="${b.colour ?? colour}" rx="2"/>`,
+        `<text x="${(labelWidth + w + 6).toFixed(1)}" y="${y + 17}">${xml(b.text ?? String(b.value))}</text>`,
+      ].join('');
+    })
+    .join('\n  ');
+  const legend = (options.legend ?? [])
+    .map((l, i) => {
+      const x = labelWidth + i * 200;
+      const y = top + options.bars.length * rowHeight + 8;
+      return `<rect x="${x}" y="${y}" width="12" height="12" fill="${l.colour}"/><text x="${x + 18}" y="${y + 11}">${xml(l.label)}</text>`;
+    })
+    .join('');
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="13" role="img" aria-label="${xml(options.title)}">
+  <rect width="100%" height="100%" fill="#ffffff"/>
+  <text x="16" y="26" font-size="16" font-weight="bold" fill="#222">${xml(options.title)}</text>
+  ${options.subtitle ? `<text x="16" y="46" fill="#555">${xml(options.subtitle)}</text>` : ''}
+  <g fill="#222">
+  ${rows}
+  ${legend}
+  </g>
+</svg>
+`;
 }

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { spreadSecondsFor } from '../../lambdas/common/club-shard';
 import { logger } from '../../lambdas/common/logger';
-import { HOUR_MS } from '../../lambdas/common/time-units';
+import { HOUR_MS, MINUTE_MS } from '../../lambdas/common/time-units';
 import { simulateClub } from '../club-simulation';
 import { CLUBS_PER_SECRET } from '../cost';
 import { readDeploymentSettings } from '../deployment';
@@ -70,7 +70,7 @@ async function templateAndFleet(flags: ReturnType<typeof readFlags>) {
     pollDeadlineMs: deployment.pollDeadlineMs ?? 100_000,
     startTime: '2026-03-02T00:00:00Z',
     spanMs: number('template-hours') * HOUR_MS,
-    stepMs: deployment.scheduleRateMinutes * 60_000,
+    stepMs: deployment.scheduleRateMinutes * MINUTE_MS,
   });
   await sim.host.close();
   say(`template: the typical club after ${values['template-hours']} h (${sim.cursors.length} cursors)`);

@@ -3,7 +3,7 @@
  * freshness, the counts the cost model prices) with the naive poller on the same sandbox, and the
  * same club before its zone reading is confirmed.
  */
-import { DAY_MS, HOUR_MS } from '../../lambdas/common/time-units';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../lambdas/common/time-units';
 import type { Cursor } from '../../lambdas/state/store';
 import { simulateClub } from '../club-simulation';
 import type { DeploymentSettings } from '../deployment';
@@ -33,14 +33,14 @@ export async function measureTypicalClub(
     const sim = await simulateClub({
       ...simulationOptions(plan, deployment, seed),
       spanMs: plan.simDays * DAY_MS,
-      stepMs: deployment.scheduleRateMinutes * 60_000,
+      stepMs: deployment.scheduleRateMinutes * MINUTE_MS,
     });
     try {
       const naive = await runNaivePoller(
         sim.host,
         sim.club,
         plan.naiveCycles,
-        deployment.scheduleRateMinutes * 60_000,
+        deployment.scheduleRateMinutes * MINUTE_MS,
         sim.lastSeq,
       );
       const run = summariseRun(sim, naive, seed);
@@ -78,7 +78,7 @@ export async function measureLifecycle(plan: BenchPlan, deployment: DeploymentSe
     {
       ...simulationOptions(plan, deployment, seed),
       spanMs: plan.lifecycleDays * DAY_MS,
-      stepMs: deployment.scheduleRateMinutes * 60_000,
+      stepMs: deployment.scheduleRateMinutes * MINUTE_MS,
     },
     deployment,
   );

@@ -1,5 +1,5 @@
 /** The bench's DynamoDB unit model checked against what dynalite says each call consumed (issue 20). */
-import { HOUR_MS } from '../../lambdas/common/time-units';
+import { HOUR_MS, MINUTE_MS } from '../../lambdas/common/time-units';
 import type { DeploymentSettings } from '../deployment';
 import type { BenchPlan } from '../plan';
 import { say } from '../progress';
@@ -13,7 +13,7 @@ export async function measureUnits(plan: BenchPlan, deployment: DeploymentSettin
     seed: plan.simSeeds[0]!,
     ...club,
     spanMs: hours * HOUR_MS,
-    stepMs: deployment.scheduleRateMinutes * 60_000,
+    stepMs: deployment.scheduleRateMinutes * MINUTE_MS,
     pollDeadlineMs: deployment.pollDeadlineMs ?? 100_000,
     startTime: '2026-03-02T00:00:00Z',
   });

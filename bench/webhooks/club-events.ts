@@ -4,7 +4,7 @@
  * detail-types are the bridge's own. The load replays them for 1,000 clubs, each copy with its
  * club and a new eventId.
  */
-import { HOUR_MS } from '../../lambdas/common/time-units';
+import { HOUR_MS, MINUTE_MS } from '../../lambdas/common/time-units';
 import type { BridgeEvent } from '../../lambdas/events/catalog';
 import { simulateClub } from '../club-simulation';
 import type { DeploymentSettings } from '../deployment';
@@ -31,7 +31,7 @@ export async function captureClubEvents(
     // 11:00 in Sydney: the club's opening hours, when its members visit.
     startTime: '2026-03-02T00:00:00Z',
     spanMs: hours * HOUR_MS,
-    stepMs: deployment.scheduleRateMinutes * 60_000,
+    stepMs: deployment.scheduleRateMinutes * MINUTE_MS,
     onEvents: (batch) => events.push(...batch),
   });
   await sim.host.close();

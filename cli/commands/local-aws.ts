@@ -19,7 +19,7 @@ import { type LocalSecretsManager, startLocalSecretsManager } from '../../local-
 import { CliUsageError, intFlag, parseFlags } from '../args';
 import { count, describeEvent } from '../format';
 import { ListenError, listenError } from '../listen-error';
-import { type LocalAwsWebhooks, startLocalAwsWebhooks } from '../local-stack/local-aws-webhooks';
+import { type LocalAwsWebhooks, startLocalAwsWebhooks } from '../local-stack/local-stack-webhooks';
 import { checkBusName, checkEventsFile } from '../preflight';
 import { watchStop } from '../stop-signal';
 

@@ -8,6 +8,7 @@
 import { type ClubConfig, PLAN_QUOTAS } from '../../lambdas/clubs/club-config';
 import { readClubsFile } from '../../lambdas/clubs/clubs-file';
 import { redactKnownSecrets } from '../../lambdas/common/redact';
+import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from '../../lambdas/common/time-units';
 import { activePause, type ClubPause } from '../../lambdas/engine/club-poll/poll-club';
 import { enabledSources, isExperimentalSource } from '../../lambdas/sources';
 import { type Cursor, DynamoDbStateStore, type SourceName, type StateStore } from '../../lambdas/state';
@@ -124,11 +125,11 @@ export async function clubStatus(
 
 function age(iso: string | undefined | null, nowMs: number): string {
   if (!iso) return '-';
-  const s = Math.max(0, Math.round((nowMs - Date.parse(iso)) / 1000));
-  if (s < 120) return `${s}s`;
-  if (s < 7200) return `${Math.round(s / 60)}m`;
-  if (s < 172_800) return `${Math.round(s / 3600)}h`;
-  return `${Math.round(s / 86_400)}d`;
+  const ms = Math.max(0, Math.round((nowMs - Date.parse(iso)) / SECOND_MS) * SECOND_MS);
+  if (ms < 2 * MINUTE_MS) return `${ms / SECOND_MS}s`;
+  if (ms < 2 * HOUR_MS) return `${Math.round(ms / MINUTE_MS)}m`;
+  if (ms < 2 * DAY_MS) return `${Math.round(ms / HOUR_MS)}h`;
+  return `${Math.round(ms / DAY_MS)}d`;
 }
 
 /**

@@ -4,9 +4,11 @@
  * source, then the club's refusals and its quota alert; each sentence a fact of the state table and
  * what it means for the event. Pure: the same facts give the same text.
  */
+
+import { MINUTE_MS } from '../../lambdas/common/time-units';
 import type { ClubOpsFacts, Notice, RefusalEpisode, SourceOpsFacts } from './club-facts';
 
-const minutes = (ms: number) => `${Math.round(ms / 60_000)} minutes`;
+const minutes = (ms: number) => `${Math.round(ms / MINUTE_MS)} minutes`;
 
 const NOT_BUILT = 'the stored episode is not one this release builds the event of';
 

@@ -4,15 +4,18 @@
  * for the subject's next event. Pure: the same facts give the same text.
  */
 import { redactKnownSecrets } from '../../lambdas/common/redact';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../lambdas/common/time-units';
 import { failingWords, type LifecycleRecord } from './lifecycle-facts';
 import { PAYMENT_WINDOW_MS } from './payment-facts';
 import type { PaymentSighting, RefundSighting, SourceFacts, SubjectFacts } from './subject-facts';
 
 const minutes = (ms: number) => {
-  const m = Math.round(ms / 60_000);
-  if (m % (24 * 60) === 0) return `${m / (24 * 60)} day${m === 24 * 60 ? '' : 's'}`;
-  if (m % 60 === 0) return `${m / 60} hour${m === 60 ? '' : 's'}`;
-  return `${m} minutes`;
+  const rounded = Math.round(ms / MINUTE_MS) * MINUTE_MS;
+  const days = rounded / DAY_MS;
+  const hours = rounded / HOUR_MS;
+  if (Number.isInteger(days)) return `${days} day${days === 1 ? '' : 's'}`;
+  if (Number.isInteger(hours)) return `${hours} hour${hours === 1 ? '' : 's'}`;
+  return `${rounded / MINUTE_MS} minutes`;
 };
 
 const what = (f: SubjectFacts) => `${f.subject.kind} ${f.subject.id}`;

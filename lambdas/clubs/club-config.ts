@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { type CredentialField, credentialProblem } from '../common/credential-text';
+import { CLUB_ID_PATTERN, CLUB_ID_RULE } from '../common/deployment-contract';
 import { compileLinearPattern } from '../common/linear-pattern';
 import { PLAN_QUOTAS } from '../common/plans';
 import { SOURCE_NAMES } from '../common/source-names';
@@ -97,12 +98,7 @@ export const LifecycleConfigSchema = z.strictObject({
 export type LifecycleConfig = z.infer<typeof LifecycleConfigSchema>;
 
 export const ClubConfigSchema = z.strictObject({
-  clubId: z
-    .string()
-    .regex(
-      /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
-      'letters, digits, . _ - (at most 64, starting with a letter or digit)',
-    ),
+  clubId: z.string().regex(CLUB_ID_PATTERN, CLUB_ID_RULE),
   baseUrl,
   timeZone,
   plan: z.enum(Object.keys(PLAN_QUOTAS) as [keyof typeof PLAN_QUOTAS, ...(keyof typeof PLAN_QUOTAS)[]]),

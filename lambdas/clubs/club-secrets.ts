@@ -20,6 +20,7 @@
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { z } from 'zod';
 import { type CredentialField, credentialProblem } from '../common/credential-text';
+import { MINUTE_MS } from '../common/time-units';
 
 export const ClubCredentialsSchema = z.object({
   username: z.string().min(1),
@@ -41,7 +42,7 @@ export type ClubSecretDocument =
   | { readonly kind: 'club'; readonly credentials: ClubCredentials }
   | { readonly kind: 'shared'; readonly secret: SharedClubSecret };
 
-export const DEFAULT_SECRET_CACHE_TTL_MS = 30 * 60_000;
+export const DEFAULT_SECRET_CACHE_TTL_MS = 30 * MINUTE_MS;
 
 /** A club secret could not be read or used. `retryable`: whether trying again later can help. */
 export class ClubSecretError extends Error {

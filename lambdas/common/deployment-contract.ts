@@ -5,6 +5,7 @@
  */
 import { MAX_SPREAD_SECONDS } from './club-shard';
 import type { SourceName } from './source-names';
+import { SECOND_MS } from './time-units';
 
 /** Environment variables of the Lambda functions. */
 export const ENV = {
@@ -25,7 +26,7 @@ export const ENV = {
    */
   pollClubsPerMessage: 'POLL_CLUBS_PER_MESSAGE',
   /**
-   * Dispatcher, optional: seconds of each dispatch period the polls are spread over (0..900, SQS
+   * Dispatcher, optional: seconds of each dispatch period the polls are spread over (0..MAX_SPREAD_SECONDS, SQS
    * DelaySeconds; engine/dispatch/spread.ts). Unset or 0: every message is visible at once.
    */
   dispatchSpreadSeconds: 'DISPATCH_SPREAD_SECONDS',
@@ -103,6 +104,12 @@ export interface DispatchInput {
   readonly scheduledAt?: string;
 }
 
+/** The longest club id: the poll message, the club config and the CLI check ids by these. */
+export const MAX_CLUB_ID_CHARS = 64;
+/** A club id: letters, digits, `.`, `_`, `-`, starting with a letter or digit, 1..MAX_CLUB_ID_CHARS. */
+export const CLUB_ID_PATTERN = new RegExp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,${MAX_CLUB_ID_CHARS - 1}}$`);
+export const CLUB_ID_RULE = `letters, digits, . _ - (at most ${MAX_CLUB_ID_CHARS}, starting with a letter or digit)`;
+
 /** One SQS message per club due: the sources to poll now. */
 export interface PollMessage {
   readonly clubId: string;
@@ -118,6 +125,12 @@ export const MAX_CLUBS_PER_MESSAGE = 20;
 
 /** The least data-page cap (`GYM_API_MAX_RESPONSE_BYTES`) a deployment may set: 64 KiB. */
 export const MIN_RESPONSE_CAP_BYTES = 64 * 1024;
+
+/**
+ * The most invocations an SQS event source runs at once (its `maxConcurrency`, 2..1000): the poll
+ * function's (lib/fleet-sizing.ts) and the webhook fan-out's, whose pacer divides by it.
+ */
+export const MAX_EVENT_SOURCE_CONCURRENCY = 1000;
 
 /**
  * A poll message for several clubs (`POLL_CLUBS_PER_MESSAGE` > 1): the SQS body is
@@ -199,7 +212,7 @@ export interface NumberRule {
   readonly belowMax?: boolean;
 }
 
-export const NUMBER_RULES: Record<string, NumberRule> = {
+const RULES = {
   [ENV.pollClubsPerMessage]: {
     holds: 'the clubs one poll message carries',
     integer: true,
@@ -225,7 +238,20 @@ export const NUMBER_RULES: Record<string, NumberRule> = {
     min: 0,
     aboveMin: true,
   },
-};
+  [ENV.webhookFanOutConcurrency]: {
+    holds: 'the fan-out maximum concurrency',
+    integer: true,
+    min: 1,
+    max: MAX_EVENT_SOURCE_CONCURRENCY,
+  },
+  [ENV.webhookTimeoutMs]: { holds: 'milliseconds an attempt may take', min: SECOND_MS, max: 30 * SECOND_MS },
+} as const satisfies Record<string, NumberRule>;
+
+/** Every numeric variable's rule, by variable name. */
+export const NUMBER_RULES: Readonly<Record<string, NumberRule>> = RULES;
+
+/** The rule of one numeric variable (the CDK reads the settings it passes on by the same rule). */
+export const numberRule = (name: keyof typeof RULES): NumberRule => RULES[name];
 
 export const fitsRule = (r: NumberRule, n: number): boolean =>
   (r.integer ? Number.isSafeInteger(n) : Number.isFinite(n)) &&
@@ -237,4 +263,17 @@ export function ruleWords(r: NumberRule): string {
   if (r.max === undefined) return `${kind} ${r.aboveMin ? '>' : '>='} ${r.min}`;
   if (!r.aboveMin && !r.belowMax) return `${kind} in ${r.min}..${r.max}`;
   return `${r.min} ${r.aboveMin ? '<' : '<='} x ${r.belowMax ? '<' : '<='} ${r.max}`;
+}
+
+/** What numeric variable `name` holds and its range, in words (for error messages). */
+export function ruleMeaning(name: string): string | undefined {
+  const r = NUMBER_RULES[name];
+  return r && `${r.holds}, ${ruleWords(r)}`;
+}
+
+/** The number numeric variable `name`'s text holds, or undefined when it breaks its rule (or has none). */
+export function ruledNumber(name: string, text: string): number | undefined {
+  const r = NUMBER_RULES[name];
+  const n = Number(text);
+  return r && fitsRule(r, n) ? n : undefined;
 }

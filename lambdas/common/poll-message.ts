@@ -4,11 +4,16 @@
  * does not parse instead of retrying it forever.
  */
 import { z } from 'zod';
-import { MAX_CLUBS_PER_MESSAGE, type PollGroupMessage, type PollMessage } from './deployment-contract';
+import {
+  CLUB_ID_PATTERN,
+  MAX_CLUBS_PER_MESSAGE,
+  type PollGroupMessage,
+  type PollMessage,
+} from './deployment-contract';
 import { SOURCE_NAMES } from './source-names';
 
 export const PollMessageSchema = z.object({
-  clubId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'not a club id'),
+  clubId: z.string().regex(CLUB_ID_PATTERN, 'not a club id'),
   sources: z
     .array(z.enum(SOURCE_NAMES))
     .min(1)

@@ -16,10 +16,10 @@
  * poll function's memory"). Each cache is cleared when it grows past MAX_CACHE_ENTRIES, so a
  * long-running process stays bounded.
  */
-import { HOUR_MS } from './time-units';
+import { HOUR_MS, MINUTE_MS } from './time-units';
 
 const LOCAL_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?$/;
-const BUCKET_MS = 60_000;
+const BUCKET_MS = MINUTE_MS;
 const MAX_CACHE_ENTRIES = 50_000;
 const MINUTES_AN_HOUR = 60;
 
@@ -131,7 +131,7 @@ function intlOffset(cache: ZoneCache, bucket: number): number {
   const asUtcMs = Date.UTC(year, get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
   // Date.UTC reads years 0-99 as 1900-1999: a placeholder such as 0001-01-01 would be 1,900 years off.
   const asUtc = year >= 0 && year < 100 ? new Date(asUtcMs).setUTCFullYear(year) : asUtcMs;
-  return Math.round((asUtc - bucket * BUCKET_MS) / 60_000);
+  return Math.round((asUtc - bucket * BUCKET_MS) / MINUTE_MS);
 }
 
 /** The number two ASCII digits at `i` spell, or -1 when either is not a digit. */
@@ -218,8 +218,8 @@ export function localToUtc(local: string, zone: string): LocalToUtcResult {
     }
   }
   return rule.flag
-    ? { instantMs: naive - rule.offsetMin * 60_000, flag: rule.flag }
-    : { instantMs: naive - rule.offsetMin * 60_000 };
+    ? { instantMs: naive - rule.offsetMin * MINUTE_MS, flag: rule.flag }
+    : { instantMs: naive - rule.offsetMin * MINUTE_MS };
 }
 
 /**
@@ -236,7 +236,7 @@ export function resolveLocal(
   const before = offsetAt(zone, naive - 14 * HOUR_MS);
   const after = offsetAt(zone, naive + 14 * HOUR_MS);
   const candidates = before === after ? [before] : [before, after];
-  const valid = candidates.filter((o) => offsetAt(zone, naive - o * 60_000) === o);
+  const valid = candidates.filter((o) => offsetAt(zone, naive - o * MINUTE_MS) === o);
   if (valid.length === 0) return { offsetMin: before, flag: 'gap' };
   if (valid.length === 1) return { offsetMin: valid[0]! };
   // Both readings exist: the repeated hour. The earlier instant has the larger offset.
@@ -255,7 +255,7 @@ export function formatNaive(naive: number): string {
 
 /** UTC instant -> local wall time in `zone`, in the API's pattern (whole seconds, floored). */
 export function utcToLocal(instantMs: number, zone: string): string {
-  return formatNaive(Math.floor(instantMs / 1000) * 1000 + offsetMinutesAt(zone, instantMs) * 60_000);
+  return formatNaive(Math.floor(instantMs / 1000) * 1000 + offsetMinutesAt(zone, instantMs) * MINUTE_MS);
 }
 
 /** UTC instant -> the API's pattern read as UTC. */

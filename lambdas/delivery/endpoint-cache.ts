@@ -4,6 +4,8 @@
  * small item, checked every REGISTRY_CHECK_MS) has changed; and each endpoint's health, kept
  * HEALTH_TTL_MS and read for a batch's endpoints in one BatchGetItem.
  */
+
+import { MINUTE_MS } from '../common/time-units';
 import { compileFilter, type Endpoint, type EndpointFilter } from './endpoint';
 import { EMPTY_HEALTH, type EndpointHealth, type WebhookStore } from './webhook-store';
 
@@ -17,7 +19,7 @@ export const HEALTH_TTL_MS = 10_000;
  * a few minutes more. A fan-out that drains the ingest queue lives long and sees every endpoint
  * every half minute or so: its batches then rarely need a read at all.
  */
-export const FAN_OUT_HEALTH_TTL_MS = 5 * 60_000;
+export const FAN_OUT_HEALTH_TTL_MS = 5 * MINUTE_MS;
 
 export interface CachedEndpoint {
   readonly endpoint: Endpoint;

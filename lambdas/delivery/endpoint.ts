@@ -25,6 +25,7 @@ export const DEFAULT_RATE_PER_SECOND = 10;
 export const MAX_RATE_PER_SECOND = 1000;
 export const MAX_STATIC_HEADERS = 10;
 export const MAX_HEADER_VALUE_CHARS = 1024;
+export const MAX_DESCRIPTION_CHARS = 200;
 
 export const DISABLED_REASONS = ['operator', 'gone', 'failing'] as const;
 export type DisabledReason = (typeof DISABLED_REASONS)[number];
@@ -32,7 +33,7 @@ export type DisabledReason = (typeof DISABLED_REASONS)[number];
 export const EndpointSchema = z.object({
   endpointId: z.string().regex(WEBHOOK_ENDPOINT_ID_PATTERN),
   url: z.string().min(1),
-  description: z.string().max(200).optional(),
+  description: z.string().max(MAX_DESCRIPTION_CHARS).optional(),
   /** Detail-types it receives, or ['*'] for all. */
   detailTypes: z.array(z.string().min(1)).min(1),
   /** An EventBridge pattern on `detail`, as JSON text. */

@@ -32,11 +32,11 @@ import { z } from 'zod';
 import { MAX_SECRET_BYTES } from '../common/aws-clients';
 import { type BackoffPolicy, backoffDelayMs, sleep } from '../common/backoff';
 import { rememberSecrets } from '../common/redact';
-import { HOUR_MS } from '../common/time-units';
+import { HOUR_MS, MINUTE_MS } from '../common/time-units';
 import { signingKeyOf } from './webhook-signature';
 
 export const KEYS_FORMAT = 'gym-bridge-webhook-keys/1';
-export const SECRET_CACHE_TTL_MS = 30 * 60_000;
+export const SECRET_CACHE_TTL_MS = 30 * MINUTE_MS;
 /** How long the key being rotated out keeps signing too. */
 export const ROTATION_OVERLAP_MS = 24 * HOUR_MS;
 /** Writes a lost race is tried again, after a wait with full jitter (writers that collided spread out). */

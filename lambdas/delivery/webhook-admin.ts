@@ -4,6 +4,7 @@
  * shared key secrets, never a deploy. A secret is returned once, by `addEndpoint` and
  * `rotateSecret`, and never again; views carry the URL's host and a redacted URL only.
  */
+import { MINUTE_MS } from '../common/time-units';
 import { type AddressPolicy, checkWebhookUrl, hostOf } from './address-policy';
 import {
   checkFilter,
@@ -252,7 +253,7 @@ export async function removeEndpoint(ctx: AdminContext, endpointId: string): Pro
  * A rotation whose secret write is younger than this and whose endpoint write is missing may still
  * be under way (the CLI's calls take seconds); an older one was interrupted and is taken over.
  */
-export const ROTATION_UNDER_WAY_MS = 5 * 60_000;
+export const ROTATION_UNDER_WAY_MS = 5 * MINUTE_MS;
 
 /**
  * A new secret (shown once); the old one keeps signing too for ROTATION_OVERLAP_MS, then is dropped.
@@ -282,7 +283,7 @@ export async function rotateSecret(
       nowMs - rotatedAt < ROTATION_UNDER_WAY_MS
     ) {
       throw new EndpointConflictError(
-        `endpoint ${endpointId}: another rotate-secret is under way (or was interrupted less than ${ROTATION_UNDER_WAY_MS / 60_000} minutes ago); its secret stands, nothing was changed: run rotate-secret again to replace it`,
+        `endpoint ${endpointId}: another rotate-secret is under way (or was interrupted less than ${ROTATION_UNDER_WAY_MS / MINUTE_MS} minutes ago); its secret stands, nothing was changed: run rotate-secret again to replace it`,
       );
     }
     keyVersion = Math.max(entry.keyVersion, current.keyVersion) + 1;

@@ -17,6 +17,8 @@ export const SECRET_PREFIX = 'whsec_';
 export const GENERATED_KEY_BYTES = 32;
 export const MIN_KEY_BYTES = 24;
 export const MAX_KEY_BYTES = 64;
+/** What a secret is, in words (for error messages). */
+export const WEBHOOK_SECRET_RULE = `whsec_ followed by the base64 of ${MIN_KEY_BYTES} to ${MAX_KEY_BYTES} bytes`;
 
 export const WEBHOOK_HEADERS = {
   id: 'webhook-id',

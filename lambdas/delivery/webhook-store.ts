@@ -26,6 +26,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../common/logger';
+import { DAY_MS, SECOND_MS } from '../common/time-units';
 import { type Endpoint, EndpointSchema } from './endpoint';
 
 export interface HealthSuccess {
@@ -276,7 +277,7 @@ export class WebhookStore {
           pk: deadPk(endpointId),
           sk: dead.webhookId,
           ...dead,
-          expiresAt: Math.floor(dead.deadLetteredAt / 1000) + DEAD_LETTER_DAYS * 86_400,
+          expiresAt: Math.floor((dead.deadLetteredAt + DEAD_LETTER_DAYS * DAY_MS) / SECOND_MS),
         },
       }),
     );

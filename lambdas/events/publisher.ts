@@ -29,11 +29,10 @@ import { sleep as realSleep } from '../common/backoff';
 import { mapWithConcurrency } from '../common/concurrency';
 import { logger } from '../common/logger';
 import { PartialFailureError, resubmitFailedEntries } from '../common/retry-partial';
-import { type BridgeEvent, DEFAULT_EVENT_SOURCE, validateEvent } from './catalog';
+import { type BridgeEvent, DEFAULT_EVENT_SOURCE, DETAIL_TYPES, validateEvent } from './catalog';
 import { type EventSink, PublishError, summariseIds } from './event-sink';
 import { validateEventSource } from './event-source';
 import { batchEntries, MAX_REQUEST_BYTES, type PreparedEntry, toEntry } from './put-events-batches';
-import { subjectKey, subjectWaves } from './subject-order';
 
 export { type EventSink, PublishError } from './event-sink';
 export { JsonLinesFileSink } from './json-lines-file-sink';
@@ -275,4 +274,57 @@ export function isRetryableRequestError(err: unknown): boolean {
   // Programming errors are not transport errors, though, and would fail the same way again.
   if (status === undefined) return !PROGRAMMING_ERRORS.has(e.name ?? '');
   return status === 429 || status >= 500;
+}
+
+/**
+ * The order a subject's transitions keep on the bus (used by EventBridgeSink): events of one chain
+ * (a member's status, a member's contact preferences, a prospect's status, a payment's responses)
+ * are sent in waves, one event of a chain per wave, each wave after the one before is delivered.
+ */
+/** Detail-types that describe a subject's transitions, by the chain they belong to. */
+const CHAINS: Readonly<Record<string, string>> = {
+  [DETAIL_TYPES.MemberStatusChanged]: 'member-status',
+  [DETAIL_TYPES.MemberContactPreferencesChanged]: 'member-contact',
+  [DETAIL_TYPES.ProspectStatusChanged]: 'prospect-status',
+  [DETAIL_TYPES.PaymentSucceeded]: 'payment',
+  [DETAIL_TYPES.PaymentFailed]: 'payment',
+};
+
+/**
+ * What an event's order is kept within: its chain (a member's status, a payment's responses...)
+ * for a transition, else the event alone (visits, joins and the like need no order).
+ */
+export function subjectKey(event: BridgeEvent): string {
+  const detail = event.detail as { clubId?: unknown; subject?: unknown; data?: unknown; eventId: string };
+  const chain = CHAINS[event.detailType];
+  if (chain === undefined) return `event\u0000${detail.eventId}`;
+  const data = (typeof detail.data === 'object' && detail.data !== null ? detail.data : {}) as Record<
+    string,
+    unknown
+  >;
+  const record = data.Id ?? data.ProspectId ?? data.Number ?? '';
+  return `${chain}\u0000${String(detail.clubId)}\u0000${JSON.stringify(detail.subject ?? {})}\u0000${String(record)}`;
+}
+
+/**
+ * The entries in waves: the n-th wave holds each subject's n-th event, in the order given (the
+ * same event again, by eventId, goes with its first copy: a duplicate is no transition).
+ */
+export function subjectWaves(
+  entries: readonly PreparedEntry[],
+  keys: ReadonlyMap<PreparedEntry, string>,
+): PreparedEntry[][] {
+  const waves: PreparedEntry[][] = [];
+  const chains = new Map<string, string[]>();
+  for (const entry of entries) {
+    const key = keys.get(entry)!;
+    const ids = chains.get(key) ?? [];
+    chains.set(key, ids);
+    let n = ids.indexOf(entry.eventId);
+    if (n < 0) n = ids.push(entry.eventId) - 1;
+    const wave = waves[n] ?? [];
+    waves[n] = wave;
+    wave.push(entry);
+  }
+  return waves;
 }

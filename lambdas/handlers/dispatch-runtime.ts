@@ -11,8 +11,8 @@ import { DynamoDbClubRegistry } from '../clubs/dynamodb-club-registry';
 import { awsClientConfig } from '../common/aws-clients';
 import { DEFAULT_SOURCE_OVERDUE_MINUTES, ENV } from '../common/deployment-contract';
 import { createMetrics } from '../common/metrics';
+import { DEFAULT_QUOTA_RESERVE } from '../common/plans';
 import { type PollQueue, SqsPollQueue } from '../common/poll-queue';
-import { DEFAULT_QUOTA_RESERVE } from '../engine/schedule/scheduling';
 import { DynamoDbStateStore } from '../state/dynamodb-store';
 import type { StateStore } from '../state/store';
 import {

@@ -5,10 +5,18 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { CLUB_DIRECTORY_BUCKETS, spreadSecondsFor } from '../../lambdas/common/club-shard';
-import { DEFAULT_SOURCE_OVERDUE_MINUTES, HANDLER_ENTRIES } from '../../lambdas/common/deployment-contract';
+import {
+  DEFAULT_SOURCE_OVERDUE_MINUTES,
+  ENV,
+  fitsRule,
+  HANDLER_ENTRIES,
+  type NumberRule,
+  numberRule,
+  ruleWords,
+} from '../../lambdas/common/deployment-contract';
 import { DEFAULT_QUOTA_RESERVE } from '../../lambdas/common/plans';
 import type { PiiPolicy } from '../../lambdas/events/pii';
-import { isPollConcurrency, MAX_POLL_BATCH_SIZE, POLL_CONCURRENCY_TEXT } from '../fleet-sizing';
+import { isPollConcurrency, POLL_CONCURRENCY_TEXT } from '../fleet-sizing';
 import type { ClubSecrets } from './club-secrets';
 import type { BridgeEventBus } from './event-bus';
 import type { StateTable } from './state-table';
@@ -69,6 +77,11 @@ function check(ok: boolean, message: string): void {
   if (!ok) throw new PollerConfigError(message);
 }
 
+/** A setting the poll Lambdas read too, by the contract's rule of their variable: the same words. */
+function checkRuled(key: string, value: number, rule: NumberRule, why = ''): void {
+  check(fitsRule(rule, value), `${key} must be ${ruleWords(rule)}${why}, got ${value}`);
+}
+
 /** The props with their defaults applied, and what follows from them. */
 export interface PollerSettings {
   readonly pollRate: Duration;
@@ -123,15 +136,17 @@ function checkSettings(s: PollerSettings): void {
     isPollConcurrency(maxConcurrency),
     `maxConcurrency must be ${POLL_CONCURRENCY_TEXT}, got ${maxConcurrency}`,
   );
-  check(
-    Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= MAX_POLL_BATCH_SIZE,
-    `batchSize must be in 1..${MAX_POLL_BATCH_SIZE} (the poll function's memory, measured), got ${batchSize}`,
+  checkRuled(
+    'batchSize',
+    batchSize,
+    numberRule(ENV.pollClubsPerMessage),
+    " (the poll function's memory, measured)",
   );
   check(
     Number.isInteger(maxReceiveCount) && maxReceiveCount >= 1,
     `maxReceiveCount must be a positive integer, got ${maxReceiveCount}`,
   );
-  check(quotaReserve >= 0 && quotaReserve < 1, `quotaReserve must be in [0, 1), got ${quotaReserve}`);
+  checkRuled('quotaReserve', quotaReserve, numberRule(ENV.quotaReserve));
   check(
     Number.isInteger(s.dispatchShards) && s.dispatchShards >= 1 && s.dispatchShards <= CLUB_DIRECTORY_BUCKETS,
     `dispatchShards must be an integer in 1..${CLUB_DIRECTORY_BUCKETS} (the club directory's buckets), got ${s.dispatchShards}`,

@@ -84,10 +84,13 @@ describe('Poller settings', () => {
     [{ pollRate: Duration.seconds(30) }, /pollRate must be whole minutes/],
     [{ pollRate: Duration.seconds(90) }, /pollRate must be whole minutes/],
     [{ maxConcurrency: 1 }, /maxConcurrency must be an integer in 2\.\.1000/],
-    [{ batchSize: 21 }, /batchSize must be in 1\.\.20 \(the poll function's memory, measured\)/],
-    [{ batchSize: 0 }, /batchSize must be in 1\.\.20/],
+    [
+      { batchSize: 21 },
+      /batchSize must be a whole number in 1\.\.20 \(the poll function's memory, measured\)/,
+    ],
+    [{ batchSize: 0 }, /batchSize must be a whole number in 1\.\.20/],
     [{ maxReceiveCount: 0 }, /maxReceiveCount/],
-    [{ quotaReserve: 1 }, /quotaReserve/],
+    [{ quotaReserve: 1 }, /quotaReserve must be 0 <= x < 1, got 1/],
     [{ pollTimeout: Duration.seconds(25) }, /pollTimeout .* must exceed pollDeadlineMargin/],
     [
       { dispatchShards: 0 },

@@ -53,7 +53,7 @@ describe('resolveStageConfig', () => {
       /clubs="0": must be a whole number of clubs >= 1/,
     );
     expect(() => resolveStageConfig(context({ pollBatchSize: '21' }))).toThrow(
-      /pollBatchSize="21": must be an integer in 1\.\.20/,
+      /pollBatchSize="21": must be a whole number in 1\.\.20/,
     );
   });
 

@@ -4,10 +4,12 @@
  * ('Name: value' lines from --headers-stdin or $GYM_BRIDGE_WEBHOOK_HEADERS). Errors name the flag
  * or the line, never a value: a header's value is a secret, and a URL's path may hold a token.
  */
+
+import { MAX_CLUB_ID_CHARS } from '../../../lambdas/common/deployment-contract';
 import { rememberSecrets } from '../../../lambdas/common/redact';
-import { ALL_TYPES, MAX_RATE_PER_SECOND } from '../../../lambdas/delivery/endpoint';
+import { ALL_TYPES, MAX_DESCRIPTION_CHARS, MAX_RATE_PER_SECOND } from '../../../lambdas/delivery/endpoint';
 import type { EndpointChanges, EndpointInput } from '../../../lambdas/delivery/webhook-admin';
-import { isWebhookSecret } from '../../../lambdas/delivery/webhook-signature';
+import { isWebhookSecret, WEBHOOK_SECRET_RULE } from '../../../lambdas/delivery/webhook-signature';
 import { ALL_DETAIL_TYPES, isDetailType } from '../../../lambdas/events/catalog';
 import { CliUsageError } from '../../args';
 import { type Flags, HEADERS_ENV } from './usage';
@@ -83,14 +85,14 @@ function filterOf(flags: Flags): Partial<EndpointInput> {
     out.detailTypes = flags.type.map((t) => (t.trim() === ALL_TYPES ? ALL_TYPES : detailType(t)));
   if (flags.pattern !== undefined) out.detailPattern = flags.pattern;
   if (flags.club?.length) {
-    if (flags.club.some((c) => c.trim() === '' || c.length > 64))
-      throw new CliUsageError('--club is a club id, 1 to 64 characters');
+    if (flags.club.some((c) => c.trim() === '' || c.length > MAX_CLUB_ID_CHARS))
+      throw new CliUsageError(`--club is a club id, 1 to ${MAX_CLUB_ID_CHARS} characters`);
     out.clubs = flags.club;
   }
   if (flags.rate !== undefined) out.ratePerSecond = rate(flags.rate);
   if (flags.description !== undefined) {
-    if (flags.description.length > 200 || /[\r\n]/.test(flags.description))
-      throw new CliUsageError('--description is one line of at most 200 characters');
+    if (flags.description.length > MAX_DESCRIPTION_CHARS || /[\r\n]/.test(flags.description))
+      throw new CliUsageError(`--description is one line of at most ${MAX_DESCRIPTION_CHARS} characters`);
     out.description = flags.description;
   }
   return out;
@@ -152,9 +154,7 @@ export async function secretFromStdin(): Promise<string> {
   const secret = (await readStdin()).trim();
   if (secret === '') throw new CliUsageError('standard input held no secret (--secret-stdin)');
   if (!isWebhookSecret(secret))
-    throw new CliUsageError(
-      'the secret on standard input is not whsec_ followed by the base64 of 24 to 64 bytes',
-    );
+    throw new CliUsageError(`the secret on standard input is not ${WEBHOOK_SECRET_RULE}`);
   rememberSecrets(secret);
   return secret;
 }

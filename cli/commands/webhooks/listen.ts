@@ -11,7 +11,11 @@ import type { AddressInfo } from 'node:net';
 import { EventParseError } from '../../../event-tooling/consumer-parse';
 import { verifyWebhook, WebhookVerificationError } from '../../../event-tooling/consumer-webhooks';
 import { rememberSecrets } from '../../../lambdas/common/redact';
-import { generateWebhookSecret, isWebhookSecret } from '../../../lambdas/delivery/webhook-signature';
+import {
+  generateWebhookSecret,
+  isWebhookSecret,
+  WEBHOOK_SECRET_RULE,
+} from '../../../lambdas/delivery/webhook-signature';
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { CliUsageError, intFlag } from '../../args';
 import { describeEvent } from '../../format';
@@ -35,7 +39,7 @@ export function listenSecret(env: NodeJS.ProcessEnv = process.env): { secret: st
   if (!given) return { secret: generateWebhookSecret(), generated: true };
   if (!isWebhookSecret(given))
     throw new CliUsageError(
-      `$${SECRET_ENV} is not a webhook secret: whsec_ followed by the base64 of 24 to 64 bytes (webhooks add and npm start print one)`,
+      `$${SECRET_ENV} is not a webhook secret: ${WEBHOOK_SECRET_RULE} (webhooks add and npm start print one)`,
     );
   return { secret: given, generated: false };
 }

@@ -11,10 +11,10 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientConfig } from '../../common/aws-clients';
-import { ENV } from '../../common/deployment-contract';
+import { ENV, ruledNumber, ruleMeaning } from '../../common/deployment-contract';
 import { createMetrics } from '../../common/metrics';
 import type { EventSink } from '../../events/event-sink';
-import { DEFAULT_EVENT_SOURCE, eventSourceProblem } from '../../events/event-source';
+import { DEFAULT_EVENT_SOURCE, EVENT_SOURCE_RULE, eventSourceProblem } from '../../events/event-source';
 import { EventBridgeSink } from '../../events/publisher';
 import { type DeliveryQueue, SqsDeliveryQueue } from '../delivery-queue';
 import { createEndpointMetrics } from '../delivery-report';
@@ -31,15 +31,14 @@ export class WebhookEnvironmentError extends Error {
   override readonly name = 'WebhookEnvironmentError';
 }
 
+/** What each text variable holds; the numeric ones say it in the contract's NUMBER_RULES. */
 const MEANING: Readonly<Record<string, string>> = {
   [ENV.webhookTable]: 'the webhook DynamoDB table name',
   [ENV.webhookQueueUrl]: 'the webhook delivery queue URL',
   [ENV.webhookSecretPrefix]: 'the Secrets Manager name prefix of the webhook signing keys (ends in /)',
-  [ENV.webhookFanOutConcurrency]: 'the fan-out maximum concurrency, a whole number 1..1000',
   [ENV.webhookIngestQueueUrl]: 'the webhook ingest queue URL (the fan-out drains it)',
-  [ENV.webhookTimeoutMs]: 'milliseconds an attempt may take, 1000..30000',
   [ENV.eventBus]: 'the EventBridge bus name or ARN',
-  [ENV.eventSource]: 'the EventBridge source of every event',
+  [ENV.eventSource]: `the EventBridge source of every event: ${EVENT_SOURCE_RULE}`,
 };
 
 export function requiredEnv(env: Env, name: string): string {
@@ -52,13 +51,14 @@ export function requiredEnv(env: Env, name: string): string {
   return value;
 }
 
-function numberEnv(env: Env, name: string, fallback: number, valid: (n: number) => boolean): number {
+/** A numeric contract variable by its rule (NUMBER_RULES), or `fallback` when unset. */
+function numberEnv(env: Env, name: string, fallback: number): number {
   const value = env[name]?.trim();
   if (!value) return fallback;
-  const n = Number(value);
-  if (!Number.isFinite(n) || !valid(n)) {
+  const n = ruledNumber(name, value);
+  if (n === undefined) {
     throw new WebhookEnvironmentError(
-      `environment variable ${name} is '${value}': it must hold ${MEANING[name]}`,
+      `environment variable ${name} is '${value}': it must hold ${ruleMeaning(name)}`,
     );
   }
   return n;
@@ -104,12 +104,7 @@ export interface FanOutRuntime extends DeliverRuntime {
 }
 
 export function fanOutRuntimeFromEnv(env: Env): FanOutRuntime {
-  const concurrency = numberEnv(
-    env,
-    ENV.webhookFanOutConcurrency,
-    1,
-    (n) => Number.isInteger(n) && n >= 1 && n <= 1000,
-  );
+  const concurrency = numberEnv(env, ENV.webhookFanOutConcurrency, 1);
   const ingestUrl = requiredEnv(env, ENV.webhookIngestQueueUrl);
   const deliver = deliverRuntimeFromEnv(env);
   return {
@@ -131,7 +126,7 @@ export function deliverRuntimeFromEnv(env: Env): DeliverRuntime {
       `environment variable ${ENV.eventSource} is '${source}': it must hold ${MEANING[ENV.eventSource]}`,
     );
   }
-  const timeoutMs = numberEnv(env, ENV.webhookTimeoutMs, DEFAULT_TIMEOUT_MS, (n) => n >= 1000 && n <= 30_000);
+  const timeoutMs = numberEnv(env, ENV.webhookTimeoutMs, DEFAULT_TIMEOUT_MS);
   const store = new WebhookStore({ client: new DynamoDBClient(awsClientConfig()), tableName });
   return {
     store,

@@ -27,7 +27,8 @@ import { logger } from '../../common/logger';
 import { PLAN_QUOTAS } from '../../common/plans';
 import type { PollQueue, PollQueueEntry } from '../../common/poll-queue';
 import type { ClubStateStore, ClubStateSummary, Cursor, SourceName } from '../../state/store';
-import { type ClubSchedule, monthBounds, scheduleClub } from '../schedule/scheduling';
+import { monthBounds } from '../schedule/quota-budget';
+import { type ClubSchedule, scheduleClub } from '../schedule/scheduling';
 import { assessOverdue, type ClubOverdueAssessment, SOURCE_OVERDUE_LOG_MESSAGE } from './source-overdue';
 import { inPhaseOrder, pollMomentMs } from './spread';
 

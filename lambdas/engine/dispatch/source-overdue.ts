@@ -29,7 +29,8 @@
 import type { ClubRecord } from '../../clubs/club-record';
 import { DEFAULT_SOURCE_OVERDUE_MINUTES, OVERDUE_CADENCE_FACTOR } from '../../common/deployment-contract';
 import type { Cursor, SourceName } from '../../state/store';
-import { type ClubSchedule, SOURCE_CADENCE } from '../schedule/scheduling';
+import { SOURCE_CADENCE } from '../schedule/cadence';
+import type { ClubSchedule } from '../schedule/scheduling';
 
 export {
   DEFAULT_SOURCE_OVERDUE_MINUTES,

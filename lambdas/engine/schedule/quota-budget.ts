@@ -7,9 +7,6 @@
 import { DEFAULT_QUOTA_RESERVE, PLAN_QUOTAS, type Plan } from '../../common/plans';
 import { HOUR_MS } from '../../common/time-units';
 
-/** Share of each plan's monthly quota kept free by default (defined in common/plans, shared with lib/). */
-export { DEFAULT_QUOTA_RESERVE };
-
 export interface QuotaBudget {
   /** `yyyy-mm` (UTC). */
   readonly month: string;

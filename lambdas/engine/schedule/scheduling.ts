@@ -28,24 +28,16 @@ import { enabledSources } from '../../sources';
 import type { Cursor, SourceName } from '../../state/store';
 import { activePause, failureBackoffMs } from '../club-poll/failure-policy';
 import { SOURCE_CADENCE, type SourceCadence } from './cadence';
-import type { StretchableSource, SweepIntervals } from './cost-estimate';
-import { estimateActivityPerHour, estimatePollCost, lastPollMs } from './cost-estimate';
+import {
+  estimateActivityPerHour,
+  estimatePollCost,
+  lastPollMs,
+  type StretchableSource,
+  type SweepIntervals,
+} from './cost-estimate';
 import { type QuotaBudget, quotaBudget } from './quota-budget';
 import { quotaStretch } from './quota-stretch';
 import { sweepIntervals } from './sweep-budget';
-
-export { failureBackoffMs, MAX_FAILURE_BACKOFF_MS } from '../club-poll/failure-policy';
-export { SOURCE_CADENCE, type SourceCadence } from './cadence';
-export {
-  estimateActivityPerHour,
-  estimatePollCost,
-  FIRST_POLL_COST_ESTIMATE,
-  PAGE_SIZE,
-  pagesFor,
-  type SweepIntervals,
-} from './cost-estimate';
-export { DEFAULT_QUOTA_RESERVE, monthBounds, type QuotaBudget, quotaBudget } from './quota-budget';
-export { SWEEP_TARGET_SHARE, sweepIntervals } from './sweep-budget';
 
 /** A source due within this much of the dispatch time is taken now (half the dispatch period). */
 export const DEFAULT_DUE_TOLERANCE_MS = 30_000;

@@ -1,10 +1,10 @@
 /**
- * The bench's consumed-capacity tally (bench/consumed-capacity.ts) against dynalite over a socket
+ * The bench's consumed-capacity tally (bench/units-check.ts) against dynalite over a socket
  * with the real SDK: what the server says each call consumed, by side and by command.
  */
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { trackConsumedCapacity } from '../../../bench/consumed-capacity';
+import { trackConsumedCapacity } from '../../../bench/units-check';
 import { createStateTable } from '../../../lambdas/state/table';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../../local-aws/embedded-dynamodb';
 

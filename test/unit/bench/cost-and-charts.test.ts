@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { barChart } from '../../../bench/charts';
 import { clubCost, type MonthlyClubCounts } from '../../../bench/cost';
 import { PRICES } from '../../../bench/prices';
+import { barChart } from '../../../bench/report/charts';
 import { pollConcurrencyFor } from '../../../lib/stage-config';
 import { benchDeployment } from '../../support/bench-deployment';
 

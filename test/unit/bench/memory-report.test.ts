@@ -1,6 +1,6 @@
 /**
  * The memory section of the bench report and its keys in docs/benchmarks.json
- * (bench/report/memory-section.ts, bench/report/raw-json.ts): the peak of the first poll of a full
+ * (bench/report/scale-section.ts, bench/report/raw-json.ts): the peak of the first poll of a full
  * batch at both record sizes, the budget and whether every run kept to it; a report of an earlier
  * run (no record sizes, CPU times or budget) renders as it did; keys a rendered JSON carries are
  * replaced by the ones computed from its figures.
@@ -8,9 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { InvocationMemory, MemoryRun } from '../../../bench/invocation-memory';
-import { invocationMemoryPart } from '../../../bench/report/memory-section';
 import { rawJson } from '../../../bench/report/raw-json';
 import type { BenchResults } from '../../../bench/report/results';
+import { invocationMemoryPart } from '../../../bench/report/scale-section';
 
 const REPORT = JSON.parse(
   readFileSync(new URL('../../../docs/benchmarks.json', import.meta.url), 'utf8'),

@@ -4,16 +4,16 @@
  * with one file per wrong arrow, cruised with the repository's own rules. Nothing is written to the
  * repository; no sockets.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { cruise, type ICruiseOptions, type ICruiseResult, type IViolation } from 'dependency-cruiser';
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
 import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeParts, codeTopFolders, DEPCRUISE_CONFIG, ROOT } from '../../support/code-parts';
 
-const ROOT = join(import.meta.dirname, '..', '..', '..');
-const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
+const CONFIG = DEPCRUISE_CONFIG;
 
 /** Files to write (path -> text) in a temporary tree laid out like the repository. */
 type PlantedTree = Readonly<Record<string, string>>;
@@ -49,18 +49,7 @@ async function cruiseTree(baseDir: string, options: ICruiseOptions, roots: strin
 }
 
 /** The parts and the allow-list of .dependency-cruiser.cjs, as it declares them. */
-async function allowList(): Promise<{
-  PARTS: Record<string, { paths: readonly string[] }>;
-  MAY: Record<string, readonly string[]>;
-}> {
-  const text = readFileSync(CONFIG, 'utf8');
-  const block = (name: string) => {
-    const match = new RegExp(`const ${name} = (\\{[\\s\\S]*?\\n\\});`).exec(text);
-    if (!match?.[1]) throw new Error(`${name} not found in ${CONFIG}`);
-    return new Function(`return (${match[1]});`)() as never;
-  };
-  return { PARTS: block('PARTS'), MAY: block('MAY') };
-}
+const allowList = async () => codeParts();
 
 function plant(tree: PlantedTree): string {
   const dir = mkdtempSync(join(tmpdir(), 'import-direction-'));
@@ -81,10 +70,7 @@ describe('import direction (.dependency-cruiser.cjs)', () => {
   it('finds no wrong-way import in the tree, and every allowed arrow is one the code makes', async () => {
     // Prepare: the real tree with the repository's options (tsconfig paths included), from the top
     // folders of the parts .dependency-cruiser.cjs declares (every folder of code)
-    const { PARTS } = await allowList();
-    const roots = [
-      ...new Set(Object.values(PARTS).flatMap((part) => part.paths.map((p) => p.split('/')[0]!))),
-    ];
+    const roots = codeTopFolders();
     expect(roots).toEqual(
       expect.arrayContaining(['lambdas', 'cli', 'sandbox', 'local-aws', 'event-tooling']),
     );

@@ -7,7 +7,9 @@
  */
 
 import type { Plan } from '../../../../lambdas/clubs/club-config';
-import { PAGE_SIZE, quotaBudget, scheduleClub } from '../../../../lambdas/engine/schedule/scheduling';
+import { PAGE_SIZE } from '../../../../lambdas/engine/schedule/cost-estimate';
+import { quotaBudget } from '../../../../lambdas/engine/schedule/quota-budget';
+import { scheduleClub } from '../../../../lambdas/engine/schedule/scheduling';
 import { SOURCE_ORDER, SOURCES } from '../../../../lambdas/sources';
 import { type Cursor, newCursor, type SourceName } from '../../../../lambdas/state/store';
 

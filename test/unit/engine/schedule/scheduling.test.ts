@@ -1,16 +1,18 @@
 /** The scheduling rules one at a time: first polls, back-off, pauses, activity, quota stretch, hard cap. */
 import { describe, expect, it } from 'vitest';
 import {
+  failureBackoffMs,
+  MAX_FAILURE_BACKOFF_MS,
+} from '../../../../lambdas/engine/club-poll/failure-policy';
+import { SOURCE_CADENCE } from '../../../../lambdas/engine/schedule/cadence';
+import {
   estimateActivityPerHour,
   estimatePollCost,
   FIRST_POLL_COST_ESTIMATE,
-  failureBackoffMs,
-  MAX_FAILURE_BACKOFF_MS,
   pagesFor,
-  quotaBudget,
-  SOURCE_CADENCE,
-  scheduleClub,
-} from '../../../../lambdas/engine/schedule/scheduling';
+} from '../../../../lambdas/engine/schedule/cost-estimate';
+import { quotaBudget } from '../../../../lambdas/engine/schedule/quota-budget';
+import { scheduleClub } from '../../../../lambdas/engine/schedule/scheduling';
 import { DEFAULT_SOURCES, SOURCE_ORDER } from '../../../../lambdas/sources';
 import { type Cursor, newCursor, type SourceName } from '../../../../lambdas/state/store';
 

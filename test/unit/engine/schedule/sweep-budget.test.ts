@@ -5,12 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { PLAN_QUOTAS } from '../../../../lambdas/common/plans';
 import { planRegularScan } from '../../../../lambdas/engine/scan/plan';
-import { demandPerHour } from '../../../../lambdas/engine/schedule/cost-estimate';
-import {
-  estimateActivityPerHour,
-  SOURCE_CADENCE,
-  scheduleClub,
-} from '../../../../lambdas/engine/schedule/scheduling';
+import { SOURCE_CADENCE } from '../../../../lambdas/engine/schedule/cadence';
+import { demandPerHour, estimateActivityPerHour } from '../../../../lambdas/engine/schedule/cost-estimate';
+import { scheduleClub } from '../../../../lambdas/engine/schedule/scheduling';
 import {
   LATE_CHANGE_ORDER,
   MIN_SWEEP_INTERVAL_MS,
