@@ -6,7 +6,7 @@
  * context (InvocationLog, with values of production length) for a batch of the deployed batch
  * size. The platform's START/END/REPORT lines are the cost model's (per invocation).
  */
-import { type BridgeLogger, InvocationLog, logger } from '../lambdas/common/logger';
+import { type BridgeLogger, InvocationLog, type LogOutput, logger } from '../lambdas/common/logger';
 import type { ClubReport } from '../lambdas/engine/club-poll/poll-club';
 import {
   batchFields,
@@ -39,21 +39,23 @@ export class LogCapture {
     if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
       throw new RangeError(`batchSize must be a whole number >= 1, got ${batchSize}`);
     }
-    this.#root = this.#captured(logger.createChild({ serviceName: 'gym-bridge-prod', logLevel: 'INFO' }));
-    const contextLog = this.#captured(this.#root.createChild(), 1 / batchSize);
+    this.#root = logger.createChild({
+      serviceName: 'gym-bridge-prod',
+      logLevel: 'INFO',
+      output: this.#counter(1),
+    });
+    const contextLog = this.#root.createChild({ output: this.#counter(1 / batchSize) });
     this.#invocation = new InvocationLog(this.#root, contextLog);
   }
 
-  /** Points a logger's console (each child has its own) at the counter, each line counted `share`. */
-  #captured(log: BridgeLogger, share = 1): BridgeLogger {
-    const count = (line: string) => {
-      this.bytes += (Buffer.byteLength(line, 'utf8') + 1) * share;
-      this.lines += share;
+  /** A logger output that counts each line (and its newline) as `share` of a line. */
+  #counter(share: number): LogOutput {
+    return {
+      log: (line: string) => {
+        this.bytes += (Buffer.byteLength(line, 'utf8') + 1) * share;
+        this.lines += share;
+      },
     };
-    (log as unknown as { console: Record<string, (line: string) => void> }).console = Object.fromEntries(
-      ['log', 'info', 'warn', 'error', 'debug', 'trace'].map((level) => [level, count]),
-    );
-    return log;
   }
 
   /** The poll Lambda's INFO lines for one club poll, as the poll handler writes them. */
@@ -63,7 +65,7 @@ export class LogCapture {
     try {
       this.#invocation.start(CONTEXT);
       const persistentKeys = { clubId: report.clubId, messageId: poll.messageId };
-      logReport(this.#captured(this.#root.createChild({ persistentKeys })), report, poll);
+      logReport(this.#root.createChild({ persistentKeys }), report, poll);
       this.#invocation.end(POLL_BATCH_MESSAGE, batchFields(Array(this.batchSize).fill('polled')));
     } finally {
       if (saved === undefined) delete process.env._X_AMZN_TRACE_ID;

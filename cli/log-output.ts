@@ -3,6 +3,12 @@
  * person and goes to stdout; the engine's JSON log lines go to stderr whatever their level, so
  * `poll --once > report.txt` or a pipe into `jq` never mixes the two. Their level is
  * `--log-level` (any command), else `LOG_LEVEL`, else `warn`.
+ *
+ * How: the runtime logger's own `output` (lambdas/common/logger.ts BridgeLogger), a Console whose
+ * both streams are stderr, one plain line per log line at every level; the children the engine
+ * makes afterwards (one per poll message) keep it. Powertools itself has no option for the stream
+ * (its console is private, from `process.stdout`/`process.stderr`); the CLI touches none of its
+ * internals.
  */
 import { Console } from 'node:console';
 import { logger } from '../lambdas/common/logger';
@@ -46,20 +52,7 @@ export function extractLogLevel(argv: readonly string[]): { argv: string[]; leve
 
 /** Every log line of the runtime logger (and its children created later) to stderr, at `level`. */
 export function configureCliLogs(level: CliLogLevel): void {
-  const toStderr = new Console({ stdout: process.stderr, stderr: process.stderr });
-  // Powertools prints trace lines with console.trace, which would add a stack: a plain line instead.
-  toStderr.trace = (...args: unknown[]) => toStderr.log(...args);
-  // The logger keeps its console in an instance field set at construction; replacing it is the only
-  // way to choose the stream (Powertools has no option for it).
-  Reflect.set(logger, 'console', toStderr);
-  // A child logger (one per poll message: engine/poll-message) builds its own console: it gets the
-  // same stream.
-  const createChild = logger.createChild.bind(logger);
-  Reflect.set(logger, 'createChild', (...args: Parameters<typeof logger.createChild>) => {
-    const child = createChild(...args);
-    Reflect.set(child, 'console', toStderr);
-    return child;
-  });
+  logger.setOutput(new Console({ stdout: process.stderr, stderr: process.stderr }));
   logger.setLogLevel(
     level === 'silent' ? 'SILENT' : (level.toUpperCase() as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR'),
   );

@@ -20,6 +20,16 @@
  * `sampling_rate` is written only when debug sampling is on (not 0).
  *
  * Level: `LOG_LEVEL` (or Powertools' `POWERTOOLS_LOG_LEVEL`); silent under vitest unless set.
+ *
+ * Where lines go: Powertools' own console (stdout for TRACE..INFO, stderr for WARN and up: what
+ * Lambda reads), unless the logger has an `output` (a `LogOutput`: the CLI's is stderr for every
+ * level, cli/log-output.ts). Powertools (2.36) has no public option for the stream: its `console`
+ * is private, built in its private `setConsole` from `process.stdout`/`process.stderr` (or the
+ * global console under `POWERTOOLS_DEV`, which also pretty-prints). So the output is this
+ * subclass's own option, printed through the two methods Powertools keeps for subclasses:
+ * `printLog` (every line Powertools prints goes through it, except a buffered line's flush, and no
+ * logger here buffers) and `createLogger` (the factory `createChild` calls, documented as the seam
+ * for subclassing: a child keeps its parent's output, as it keeps its level).
  */
 import { LogFormatter, Logger, LogItem } from '@aws-lambda-powertools/logger';
 import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
@@ -104,10 +114,30 @@ export class BridgeLogFormatter extends LogFormatter {
   }
 }
 
-/** Powertools' Logger, with reserved attribute keys renamed instead of dropped (children too). */
+/** Where a logger's lines go instead of Powertools' console: one call per line (a Node Console). */
+export interface LogOutput {
+  log(line: string): void;
+}
+
+/** Powertools' options, and where the lines go (default: Powertools' own console). */
+export type BridgeLoggerOptions = ConstructorOptions & { readonly output?: LogOutput };
+
+/**
+ * Powertools' Logger, with reserved attribute keys renamed instead of dropped, and its lines sent to
+ * its `output` when it has one (children too).
+ */
 export class BridgeLogger extends Logger {
-  constructor(options: ConstructorOptions = {}) {
-    super({ ...options, logFormatter: new BridgeLogFormatter() } as ConstructorOptions);
+  #output: LogOutput | undefined;
+
+  constructor(options: BridgeLoggerOptions = {}) {
+    const { output, ...rest } = options;
+    super({ ...rest, logFormatter: new BridgeLogFormatter() } as ConstructorOptions);
+    this.#output = output;
+  }
+
+  /** Sends this logger's lines, and those of the children made from it afterwards, to `output`. */
+  setOutput(output: LogOutput | undefined): void {
+    this.#output = output;
   }
   override trace(input: Parameters<Logger['trace']>[0], ...extra: Extra): void {
     super.trace(input, ...(guardAttributes(extra).extra as Extra));
@@ -127,11 +157,22 @@ export class BridgeLogger extends Logger {
   override critical(input: Parameters<Logger['critical']>[0], ...extra: Extra): void {
     super.critical(input, ...(guardAttributes(extra).extra as Extra));
   }
-  override createChild(options?: ConstructorOptions): BridgeLogger {
+  override createChild(options?: BridgeLoggerOptions): BridgeLogger {
     return super.createChild(options) as BridgeLogger;
   }
-  protected override createLogger(options?: ConstructorOptions): BridgeLogger {
-    return new BridgeLogger(options);
+  protected override createLogger(options?: BridgeLoggerOptions): BridgeLogger {
+    return new BridgeLogger({ ...options, output: options?.output ?? this.#output });
+  }
+  /** Powertools' own printing without an output; the same JSON, one line, to the output with one. */
+  protected override printLog(logLevel: number, log: LogItem): void {
+    // Powertools prints the lines logged during its constructor before this class's fields exist.
+    const output = #output in this ? this.#output : undefined;
+    if (output === undefined) {
+      super.printLog(logLevel, log);
+      return;
+    }
+    log.prepareForPrint();
+    output.log(JSON.stringify(log.getAttributes(), this.getJsonReplacer()));
   }
 }
 

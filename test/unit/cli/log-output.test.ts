@@ -1,6 +1,6 @@
 /**
  * The CLI's `--log-level`: taken out of the arguments wherever it stands, checked, and the runtime
- * logger's lines sent to stderr at that level.
+ * logger's lines (its children's too) sent to stderr at that level, through the logger's `output`.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CliUsageError } from '../../../cli/args';
@@ -48,6 +48,27 @@ describe('configureCliLogs', () => {
     expect(lines.some((l) => l.includes('"an info line"'))).toBe(true);
     expect(lines.some((l) => l.includes('"an error line"') && l.includes('HTTP 503'))).toBe(true);
     expect(lines.some((l) => l.includes('a debug line'))).toBe(false);
+  });
+
+  it("the engine's children made afterwards write to stderr too, a debug and a trace line as one plain line each", () => {
+    // Prepare
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    configureCliLogs('debug');
+    // Act: a child as the engine makes one per poll message.
+    const child = logger.createChild({ persistentKeys: { clubId: 'club-1', messageId: 'm-1' } });
+    child.debug('a debug line of a poll message');
+    child.setLogLevel('TRACE');
+    child.trace('a trace line');
+    // Assess: both on stderr, each a single JSON line (no stack trace after a trace line).
+    expect(out).not.toHaveBeenCalled();
+    const written = err.mock.calls.map((c) => String(c[0])).join('');
+    const lines = written.split('\n').filter(Boolean);
+    expect(lines.map((l) => (JSON.parse(l) as { message: string }).message)).toEqual([
+      'a debug line of a poll message',
+      'a trace line',
+    ]);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'DEBUG', clubId: 'club-1', messageId: 'm-1' });
   });
 
   it('silent prints nothing', () => {

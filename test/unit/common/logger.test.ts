@@ -3,11 +3,14 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  BridgeLogger,
+  type BridgeLoggerOptions,
   guardAttributes,
   type InvocationLog,
   logger,
   RESERVED_LOG_KEYS,
 } from '../../../lambdas/common/logger';
+import { forgetKnownSecrets, rememberSecrets } from '../../../lambdas/common/redact';
 import { captureLogs, type LogCapture, logProblems } from '../../support/log-capture';
 
 let capture: LogCapture | undefined;
@@ -100,5 +103,92 @@ describe('runtime logger', () => {
       xray_trace_id: '1-5759e988-bd862e3fe1be46a994272793',
     });
     for (const line of capture.lines) expect(line).not.toHaveProperty('sampling_rate');
+  });
+});
+
+describe("the logger's output (the seam the CLI sends its lines to stderr through)", () => {
+  /** An output that keeps each line it is given, parsed. */
+  const collector = () => {
+    const lines: Record<string, unknown>[] = [];
+    return {
+      lines,
+      output: { log: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+    };
+  };
+
+  it('writes every line of a logger with an output there, one JSON line a call, and none to the streams', () => {
+    // Prepare: the streams watched, a logger with an output.
+    capture = captureLogs();
+    const { lines, output } = collector();
+    const log = logger.createChild({ output, logLevel: 'TRACE' });
+    // Act
+    log.trace('a trace line');
+    log.info('an info line', { clubId: 'club-1' });
+    log.error('an error line', { message: 'HTTP 503' });
+    // Assess: all three there, shaped as Powertools' own (the reserved key still renamed); none on
+    // stdout or stderr.
+    expect(lines.map((l) => [l.level, l.message])).toEqual([
+      ['TRACE', 'a trace line'],
+      ['INFO', 'an info line'],
+      ['ERROR', 'an error line'],
+    ]);
+    expect(lines[1]).toMatchObject({
+      service: 'gym-bridge',
+      clubId: 'club-1',
+      timestamp: expect.any(String),
+    });
+    expect(lines[2]).toMatchObject({ attr_message: 'HTTP 503', reservedKeysRenamed: ['message'] });
+    expect(capture.lines).toEqual([]);
+  });
+
+  it("keeps the output in the children made after it is set, and Powertools' console in those made before", () => {
+    // Prepare: a child made before the output is set, then the output set on their parent.
+    capture = captureLogs();
+    const parent = logger.createChild({ logLevel: 'INFO' });
+    const before = parent.createChild();
+    const { lines, output } = collector();
+    parent.setOutput(output);
+    // Act
+    parent.createChild({ persistentKeys: { clubId: 'club-1' } }).info('from a child made after');
+    before.info('from a child made before');
+    // Assess
+    expect(lines.map((l) => [l.message, l.clubId])).toEqual([['from a child made after', 'club-1']]);
+    expect(capture.lines.map((l) => l.message)).toEqual(['from a child made before']);
+  });
+
+  it("prints a line Powertools logs while it constructs the logger (before the output exists) on Powertools' console", () => {
+    // Prepare: options Powertools warns about from inside its constructor (its types forbid them).
+    capture = captureLogs();
+    const { lines, output } = collector();
+    const options = { output, logLevel: 'WARN', persistentKeys: { a: 1 }, persistentLogAttributes: { b: 2 } };
+    // Act
+    const log = new BridgeLogger(options as unknown as BridgeLoggerOptions);
+    log.warn('after construction', { reason: 'test' });
+    // Assess: the constructor's warning printed (not thrown), the later line to the output.
+    expect(capture.lines.map((l) => l.message)).toEqual([
+      expect.stringContaining('Both persistentLogAttributes and persistentKeys'),
+    ]);
+    expect(lines.map((l) => l.message)).toEqual(['after construction']);
+  });
+
+  it('serialises through the same replacer: secrets redacted, errors keep their reason, bigints written', () => {
+    // Prepare: a credential this process has used.
+    rememberSecrets('s3cr3t-api-key-0001');
+    const { lines, output } = collector();
+    const log = logger.createChild({ output, logLevel: 'INFO' });
+    try {
+      // Act
+      log.error('could not record a failed poll', {
+        err: new Error('table gone'),
+        reason: 'upstream echoed s3cr3t-api-key-0001',
+        quota: 12n,
+      });
+    } finally {
+      forgetKnownSecrets();
+    }
+    // Assess
+    expect(lines[0]).toMatchObject({ err: { name: 'Error', message: 'table gone' }, quota: '12' });
+    expect(JSON.stringify(lines[0])).not.toContain('s3cr3t-api-key-0001');
+    expect(lines[0]!.reason).toContain('[redacted]');
   });
 });
