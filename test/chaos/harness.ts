@@ -48,7 +48,6 @@ import {
   type SourceName,
   StoreError,
 } from '../../lambdas/state';
-import { sessionStore } from '../../lambdas/state/composed-store';
 import { startLocalEventBridge } from '../../local-aws/local-eventbridge';
 import { type JournalEntry, type Sandbox, startSandbox } from '../../sandbox';
 import { createTestTable } from '../support/dynalite';
@@ -63,7 +62,7 @@ import {
 } from '../support/fault-injector';
 import { FaultySink } from '../support/fault-sink';
 import { faultyStore } from '../support/fault-store';
-import { RecentWrites, StaleReadStore } from '../support/stale-reads';
+import { RecentWrites, staleReadStore } from '../support/stale-reads';
 import { checkAgainstJournal, type JournalCheck } from './journal-check';
 import { checkLifecycle, type LifecycleCheck } from './lifecycle-check';
 import type { ApiRecord, SandboxView } from './lifecycle-truth';
@@ -614,7 +613,7 @@ class ChaosRun {
       maxResponseBytes: CHAOS_RESPONSE_CAP,
     });
     // Stale reads stay on while settling: production reads eventually consistent at all times.
-    const stale = new StaleReadStore(
+    const stale = staleReadStore(
       this.wiring.store,
       process,
       this.scenario.staleReadRate,
@@ -704,11 +703,10 @@ class ChaosRun {
       // lease another poller holds (or an injected conflict) skips this poll.
       const session = await store.openClub(club.clubId, process.owner, HASTE_LEASE_TTL_MS, Date.now());
       if (!session) return;
-      const scoped = sessionStore(store, session);
       // As pollClub does first: what earlier polls owe, delivered (club-poll/announcer.ts).
-      const announcer = new Announcer({ store: scoped, sink, club, now: this.#now });
-      await scoped
-        .listCursors(club.clubId)
+      const announcer = new Announcer({ store: session, sink, club, now: this.#now });
+      await session
+        .listCursors()
         .then((cursors) => announcer.catchUp(cursors, DEFAULT_STALE_AFTER_MS))
         .catch((err: unknown) => {
           if (!isExpectedFailure(err)) failures.push(`${label}: catching up threw ${describe(err)}`);
@@ -717,7 +715,7 @@ class ChaosRun {
         const budgetMs = 20 + Math.floor(this.injector.random() * 120);
         try {
           await pollSource(
-            { store: scoped, sink, client, now: this.#now, owner: process.owner },
+            { store: session, sink, client, now: this.#now, owner: process.owner },
             ctx,
             SOURCES[name],
             {

@@ -93,7 +93,7 @@ export async function accountPoison(
   const quarantinedEntries = new Set<PoisonLogEntry>();
   const texts: string[] = [];
   for (const source of SOURCE_ORDER) {
-    const records = await run.inspectionStore.parts.quarantine.listQuarantined(run.club.clubId, source, 10_000);
+    const records = await run.inspectionStore.view(run.club.clubId).listQuarantined(source, 10_000);
     for (const q of records) {
       quarantined++;
       const text = `${safeStringify(q.raw, { maxChars: 64 * 1024, maxStringChars: 16 * 1024 })} ${q.reason}`;

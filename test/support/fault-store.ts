@@ -12,7 +12,6 @@ import type { LifecycleNotes } from '../../lambdas/state/lifecycle-notes';
 import { type BridgeStateStore, decorateStore, type StoreMethod } from '../../lambdas/state/state-store';
 import { type ClubStateSession, type Cursor, type SourceName, StoreError } from '../../lambdas/state/store';
 import type { CrashTarget, PollerProcess } from './fault-injector';
-import { seedCursor, seedQuota } from './state-seeds';
 
 /** Runs one store step of `process` with the faults planned or drawn for it. */
 async function faultyStep<T>(
@@ -86,7 +85,7 @@ class FaultyClubSession implements ClubStateSession {
     process.assertAlive('putCursor');
     const crash = process.injector.crashFor('putCursor');
     if (crash?.mode === 'kill' && crash.phase === 'before') throw process.crash(crash);
-    const written = await seedCursor(this.inner, cursor);
+    const written = await this.inner.putCursor(cursor);
     if (crash) throw process.crash(crash);
     if (process.injector.roll(process.injector.rates.storeErrorRate)) {
       process.injector.count('store-error');
@@ -97,7 +96,7 @@ class FaultyClubSession implements ClubStateSession {
     return written;
   }
   addQuotaUsage(month: string, requests: number): Promise<number> {
-    return faultyStep(this.process, 'addQuotaUsage', () => seedQuota(this.inner, month, requests));
+    return faultyStep(this.process, 'addQuotaUsage', () => this.inner.addQuotaUsage(month, requests));
   }
   getQuotaUsage(month: string): Promise<number> {
     this.process.assertAlive('getQuotaUsage');

@@ -12,22 +12,19 @@
  * What the engine may do with a stale read is publish a change again under the same eventId (the
  * poller process records it: `PollerProcess.servedStaleRead`), never lose or invent one.
  */
+import { BridgeStateStore } from '../../lambdas/state/state-store';
 import type {
-  Cursor,
   FilterSeenOptions,
-  QuarantinedRecord,
   SeenAt,
   SeenEntry,
   SeenSinceOptions,
+  SeenStore,
   Snapshot,
   SnapshotKind,
+  SnapshotStore,
   SourceName,
-  StateStore,
-} from '../../lambdas/state';
-import type { LifecyclePart, StoredLifecycle } from '../../lambdas/state/lifecycle-store';
-import type { ClubSession, ClubStateSummary } from '../../lambdas/state/store';
+} from '../../lambdas/state/store';
 import type { PollerProcess } from './fault-injector';
-import { seedCursor, seedQuota } from './state-seeds';
 
 /**
  * What recent pollers wrote, shared by the StaleReadStores of one run: the current poll's writes
@@ -84,11 +81,12 @@ export class RecentWrites {
   }
 }
 
-export class StaleReadStore implements StateStore {
+/** The seen set and snapshots of a store, read as an eventually consistent read may answer. */
+class StaleReads implements SeenStore, SnapshotStore {
   readonly #mine: ReturnType<RecentWrites['newPoll']>;
 
   constructor(
-    private readonly inner: StateStore,
+    private readonly inner: BridgeStateStore,
     private readonly process: PollerProcess,
     private readonly rate: number,
     private readonly recent: RecentWrites = new RecentWrites(),
@@ -156,15 +154,6 @@ export class StaleReadStore implements StateStore {
     if (!this.#mine.digestsBefore.has(key))
       this.#mine.digestsBefore.set(key, await this.inner.parts.seen.getSeenDigest(clubId, source, 0));
     return this.inner.parts.seen.putSeenDigest(clubId, source, digest, expiresAtSec);
-  }
-
-  /** Read and written as the store has it (strongly consistent: no stale read to serve). */
-  getLifecycle(clubId: string, part?: LifecyclePart): Promise<StoredLifecycle | undefined> {
-    return this.inner.parts.lifecycle.getLifecycle(clubId, part);
-  }
-
-  putLifecycle(clubId: string, doc: unknown, expectedVersion: number, part?: LifecyclePart): Promise<number> {
-    return this.inner.parts.lifecycle.putLifecycle(clubId, doc, expectedVersion, part);
   }
 
   /**
@@ -244,33 +233,19 @@ export class StaleReadStore implements StateStore {
     await this.inner.parts.seen.putSeenAt(clubId, source, entries, expiresAtSec);
     for (const e of entries) this.#mine.seen.add(e.fingerprint);
   }
+}
 
-  // Everything else is the store's own (cursors, the club item and quarantine are read consistently).
-  getCursor(clubId: string, source: SourceName): Promise<Cursor> {
-    return this.inner.view(clubId).getCursor(source);
-  }
-  listCursors(clubId: string): Promise<Cursor[]> {
-    return this.inner.view(clubId).listCursors();
-  }
-  putCursor(cursor: Cursor): Promise<Cursor> {
-    return seedCursor(this.inner, cursor);
-  }
-  openClub(clubId: string, owner: string, ttlMs: number, nowMs: number): Promise<ClubSession | undefined> {
-    return this.inner.openClub(clubId, owner, ttlMs, nowMs);
-  }
-  readClubStates(clubIds: readonly string[], month: string): Promise<Map<string, ClubStateSummary>> {
-    return this.inner.readClubStates(clubIds, month);
-  }
-  addQuotaUsage(clubId: string, month: string, requests: number): Promise<number> {
-    return seedQuota(this.inner, clubId, month, requests);
-  }
-  getQuotaUsage(clubId: string, month: string): Promise<number> {
-    return this.inner.view(clubId).getQuotaUsage(month);
-  }
-  putQuarantined(clubId: string, source: SourceName, records: QuarantinedRecord[], expiresAtSec: number) {
-    return this.inner.parts.quarantine.putQuarantined(clubId, source, records, expiresAtSec);
-  }
-  listQuarantined(clubId: string, source: SourceName, limit?: number): Promise<QuarantinedRecord[]> {
-    return this.inner.parts.quarantine.listQuarantined(clubId, source, limit);
-  }
+/**
+ * `inner` with stale reads of the seen set and the snapshots (what production reads eventually
+ * consistently); everything else is the store's own (cursors, the club item, quarantine and the
+ * lifecycle documents are read consistently).
+ */
+export function staleReadStore(
+  inner: BridgeStateStore,
+  process: PollerProcess,
+  rate: number,
+  recent: RecentWrites = new RecentWrites(),
+): BridgeStateStore {
+  const stale = new StaleReads(inner, process, rate, recent);
+  return new BridgeStateStore({ ...inner.parts, seen: stale, snapshots: stale });
 }

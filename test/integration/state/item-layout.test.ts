@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbStateStore } from '../../../lambdas/state/dynamodb-store';
 import { newCursor } from '../../../lambdas/state/store';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
+import { seedCursor, seedQuota } from '../../support/state-seeds';
 
 describe('DynamoDbStateStore item layout', () => {
   let db: Dynalite;
@@ -35,8 +36,8 @@ describe('DynamoDbStateStore item layout', () => {
 
   it('writes every kind of item under its documented key', async () => {
     // Act
-    await store.putCursor({ ...newCursor('c1', 'visits'), watermark: '2025-03-01T00:00:00Z' });
-    await store.addQuotaUsage('c1', '2025-03', 4);
+    await seedCursor(store, { ...newCursor('c1', 'visits'), watermark: '2025-03-01T00:00:00Z' });
+    await seedQuota(store, 'c1', '2025-03', 4);
     await store.openClub('c1', 'poller-1', 60_000, 1_700_000_000_000);
     await store.parts.snapshots.putSnapshots('c1', 'MEMBER', [
       { id: '42', hash: 'h', fields: { Status: 'Current' }, updatedAt: 'u' },

@@ -11,7 +11,6 @@ import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { DynamoDbStateStore } from '../../../lambdas/state';
 import { LeaseLostError } from '../../../lambdas/state/club-session';
-import { sessionStore } from '../../../lambdas/state/composed-store';
 import { startSandbox } from '../../../sandbox';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 
@@ -36,13 +35,13 @@ describe('a poll writes only while it holds its lease', () => {
     // Prepare: poller A opens with a one-minute lease and changes a cursor
     const store = await newStore('fence-expired');
     const a = (await store.openClub('c1', 'poller-a', MINUTE, now()))!;
-    const cursor = await a.getCursor('c1', 'visits');
+    const cursor = await a.getCursor('visits');
     await a.putCursor({ ...cursor, watermark: '2026-11-26T11:00:00.000Z' });
     // Act: A is slow; its lease runs out, B takes the club and commits
     clock += 2 * MINUTE;
     const b = (await store.openClub('c1', 'poller-b', MINUTE, now()))!;
     expect(b).toBeDefined();
-    const fresh = await b.getCursor('c1', 'visits');
+    const fresh = await b.getCursor('visits');
     await b.putCursor({ ...fresh, watermark: '2026-11-26T11:59:00.000Z' });
     await b.close();
     // Assess: A's close is refused, B's state stands
@@ -53,7 +52,7 @@ describe('a poll writes only while it holds its lease', () => {
   it('refuses a write whose lease has expired even when nobody took the club', async () => {
     const store = await newStore('fence-alone');
     const session = (await store.openClub('c1', 'poller-a', MINUTE, now()))!;
-    const cursor = await session.getCursor('c1', 'visits');
+    const cursor = await session.getCursor('visits');
     await session.putCursor({ ...cursor, watermark: '2026-11-26T11:00:00.000Z' });
     clock += 2 * MINUTE;
     await expect(session.checkpoint()).rejects.toBeInstanceOf(LeaseLostError);
@@ -63,14 +62,13 @@ describe('a poll writes only while it holds its lease', () => {
   it('the seen set, snapshots and quarantine are not written once the lease is gone', async () => {
     const base = await newStore('fence-others');
     const session = (await base.openClub('c1', 'poller-a', MINUTE, now()))!;
-    const store = sessionStore(base, session);
-    await store.putSeen('c1', 'visits', ['fp-1'], Math.floor(now() / 1000) + 3600);
+    await session.putSeen('visits', ['fp-1'], Math.floor(now() / 1000) + 3600);
     clock += MINUTE;
     await expect(
-      store.putSeen('c1', 'visits', ['fp-2'], Math.floor(now() / 1000) + 3600),
+      session.putSeen('visits', ['fp-2'], Math.floor(now() / 1000) + 3600),
     ).rejects.toBeInstanceOf(LeaseLostError);
     await expect(
-      store.putSnapshots('c1', 'MEMBER', [
+      session.putSnapshots('MEMBER', [
         { id: 'm1', hash: 'h', fields: {}, updatedAt: new Date(now()).toISOString() },
       ]),
     ).rejects.toBeInstanceOf(LeaseLostError);

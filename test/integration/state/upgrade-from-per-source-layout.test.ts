@@ -148,10 +148,10 @@ describe('upgrading a table of the per-source layout', () => {
     // Its lease expired: the new code claims the old lease for a day and reads the old state
     const session = await store.openClub('c1', 'new-poller', 60_000, now + 91_000);
     expect(session).toBeDefined();
-    const cursor = await session!.getCursor('c1', 'visits');
+    const cursor = await session!.getCursor('visits');
     expect([cursor.version, cursor.watermark, cursor.baselineDone]).toEqual([4, 'w', true]);
-    expect(await session!.getQuotaUsage('c1', '2026-11')).toBe(500);
-    expect(await session!.addQuotaUsage('c1', '2026-11', 3)).toBe(503);
+    expect(await session!.getQuotaUsage('2026-11')).toBe(500);
+    expect(await session!.addQuotaUsage('2026-11', 3)).toBe(503);
     await session!.close();
 
     // An old poller's acquire (a conditional put on LEASE#CLUB) now fails for a day

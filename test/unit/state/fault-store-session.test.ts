@@ -38,11 +38,11 @@ describe('FaultyClubSession', () => {
     const { session, injector } = await openSession({ storeErrorRate: 1, cursorConflictRate: 1 });
 
     // Act
-    const read = await session.getCursor('c1', 'visits');
-    const listed = await session.listCursors('c1');
+    const read = await session.getCursor('visits');
+    const listed = await session.listCursors();
     const write = session.putCursor(withFailures(read, 1));
     await write.catch(() => undefined);
-    const after = await session.getCursor('c1', 'visits');
+    const after = await session.getCursor('visits');
 
     // Assess
     expect(listed.map((c) => c.source)).toEqual(['visits']);
@@ -57,19 +57,19 @@ describe('FaultyClubSession', () => {
       { target: 'putCursor', phase: 'before', mode: 'exception', nth: 1 },
       { target: 'putCursor', phase: 'before', mode: 'kill', nth: 2 },
     ]);
-    const read = await session.getCursor('c1', 'visits');
+    const read = await session.getCursor('visits');
 
     // Act
     const excepted = session.putCursor(withFailures(read, 1));
     await excepted.catch(() => undefined);
-    const afterException = await session.getCursor('c1', 'visits');
+    const afterException = await session.getCursor('visits');
     const killed = session.putCursor(withFailures(afterException, 2));
 
     // Assess
     await expect(excepted).rejects.toBeInstanceOf(SimulatedCrashError);
     expect(afterException.health.consecutiveFailures).toBe(1);
     await expect(killed).rejects.toThrow(/simulated kill before putCursor/);
-    await expect(session.getCursor('c1', 'visits')).rejects.toThrow(/is dead/);
+    await expect(session.getCursor('visits')).rejects.toThrow(/is dead/);
   });
 
   it('fails a cursor read only when the process is killed there', async () => {
@@ -80,8 +80,8 @@ describe('FaultyClubSession', () => {
     ]);
 
     // Act
-    const read = await session.getCursor('c1', 'visits');
-    const listed = session.listCursors('c1');
+    const read = await session.getCursor('visits');
+    const listed = session.listCursors();
 
     // Assess
     expect(read.source).toBe('visits');

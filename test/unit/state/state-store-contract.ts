@@ -17,12 +17,13 @@ import {
   type SeenAt,
   type Snapshot,
   type SourceName,
-  type StateStore,
   StoreError,
 } from '../../../lambdas/state/store';
+import type { BridgeStateStore } from '../../../lambdas/state/state-store';
+import { seedCursor, seedQuota } from '../../support/state-seeds';
 
 export interface StoreUnderTest {
-  store: StateStore;
+  store: BridgeStateStore;
   /** Sets the clock the store uses where the port takes no time (listQuarantined). */
   setNow(ms: number): void;
 }
@@ -43,7 +44,7 @@ function snapshot(id: string, hash: string, fields: Record<string, unknown> = {}
 
 export function describeStateStoreContract(adapter: string, makeStore: StoreFactory): void {
   describe(`StateStore contract: ${adapter}`, () => {
-    let store: StateStore;
+    let store: BridgeStateStore;
     let setNow: (ms: number) => void;
 
     beforeEach(async () => {
@@ -87,7 +88,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         };
 
         // Act
-        const written = await store.putCursor(cursor);
+        const written = await seedCursor(store, cursor);
         const read = await store.view(CLUB).getCursor('paymentHistory');
 
         // Assess
@@ -98,7 +99,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
 
       it('drops undefined fields instead of storing them', async () => {
         // Act
-        await store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: undefined, scan: undefined });
+        await seedCursor(store, { ...newCursor(CLUB, 'visits'), watermark: undefined, scan: undefined });
         const read = await store.view(CLUB).getCursor('visits');
 
         // Assess
@@ -109,11 +110,11 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
 
       it('advances the version on each write and rejects a write from a stale version', async () => {
         // Prepare
-        const v1 = await store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: '2025-03-01T00:00:00Z' });
-        const v2 = await store.putCursor({ ...v1, watermark: '2025-03-02T00:00:00Z' });
+        const v1 = await seedCursor(store, { ...newCursor(CLUB, 'visits'), watermark: '2025-03-01T00:00:00Z' });
+        const v2 = await seedCursor(store, { ...v1, watermark: '2025-03-02T00:00:00Z' });
 
         // Act
-        const stale = store.putCursor({ ...v1, watermark: '2025-03-09T00:00:00Z' });
+        const stale = seedCursor(store, { ...v1, watermark: '2025-03-09T00:00:00Z' });
 
         // Assess
         expect(v2.version).toBe(2);
@@ -125,10 +126,10 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
 
       it('rejects a version-0 write when a cursor already exists', async () => {
         // Prepare
-        await store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: 'first' });
+        await seedCursor(store, { ...newCursor(CLUB, 'visits'), watermark: 'first' });
 
         // Act
-        const second = store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: 'second' });
+        const second = seedCursor(store, { ...newCursor(CLUB, 'visits'), watermark: 'second' });
 
         // Assess
         const error = await second.catch((e: unknown) => e);
@@ -137,17 +138,18 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         expect((await store.view(CLUB).getCursor('visits')).watermark).toBe('first');
       });
 
-      it('lets exactly one of two concurrent writers win, on creation and on update', async () => {
+      it('lets exactly one of two concurrent writers in a session win, on creation and on update', async () => {
+        const session = await store.openClub(CLUB, 'owner-a', 60_000, T0);
         for (const start of [0, 1]) {
           // Prepare
           const source = start === 0 ? 'members' : 'prospects';
           let base = newCursor(CLUB, source);
-          if (start === 1) base = await store.putCursor(base);
+          if (start === 1) base = await session!.putCursor(base);
 
           // Act
           const results = await Promise.allSettled([
-            store.putCursor({ ...base, watermark: 'writer-a' }),
-            store.putCursor({ ...base, watermark: 'writer-b' }),
+            session!.putCursor({ ...base, watermark: 'writer-a' }),
+            session!.putCursor({ ...base, watermark: 'writer-b' }),
           ]);
 
           // Assess
@@ -157,15 +159,17 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
           expect(lost).toHaveLength(1);
           expect((lost[0] as PromiseRejectedResult).reason).toBeInstanceOf(ConcurrentModificationError);
           const winner = (won[0] as PromiseFulfilledResult<Cursor>).value;
-          const read = await store.view(CLUB).getCursor(source);
+          const read = await session!.getCursor(source);
           expect(read.version).toBe(start + 1);
           expect(read.watermark).toBe(winner.watermark);
         }
+        await session!.close();
+        expect((await store.view(CLUB).getCursor('prospects')).version).toBe(2);
       });
 
       it('returns copies: mutating a read cursor does not change the stored one', async () => {
         // Prepare
-        await store.putCursor({ ...newCursor(CLUB, 'visits'), stats: { n: 1 } });
+        await seedCursor(store, { ...newCursor(CLUB, 'visits'), stats: { n: 1 } });
         const read = await store.view(CLUB).getCursor('visits');
 
         // Act
@@ -180,10 +184,10 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
 
       it('lists the stored cursors of one club only, by source name, ignoring leases and quota', async () => {
         // Prepare
-        await store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: 'v' });
-        await store.putCursor({ ...newCursor(CLUB, 'members'), watermark: 'm' });
-        await store.putCursor({ ...newCursor(OTHER_CLUB, 'prospects'), watermark: 'p' });
-        await store.addQuotaUsage(CLUB, '2025-03', 3);
+        await seedCursor(store, { ...newCursor(CLUB, 'visits'), watermark: 'v' });
+        await seedCursor(store, { ...newCursor(CLUB, 'members'), watermark: 'm' });
+        await seedCursor(store, { ...newCursor(OTHER_CLUB, 'prospects'), watermark: 'p' });
+        await seedQuota(store, CLUB, '2025-03', 3);
         await store.openClub(CLUB, 'owner-a', 60_000, T0); // a poll holding the club: reads still work
 
         // Act
@@ -230,9 +234,9 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
       it('writes what the session changed when it closes, in one item the next poll reads', async () => {
         // Prepare
         const first = await store.openClub(CLUB, 'owner-a', 60_000, T0);
-        const visits = await first!.getCursor(CLUB, 'visits');
+        const visits = await first!.getCursor('visits');
         await first!.putCursor({ ...visits, watermark: '2025-03-01T00:00:00.000Z', baselineDone: true });
-        await first!.addQuotaUsage(CLUB, '2025-03', 7);
+        await first!.addQuotaUsage('2025-03', 7);
         // Not written before the close: a reader outside the session sees the stored state.
         expect((await store.view(CLUB).getCursor('visits')).version).toBe(0);
 
@@ -241,14 +245,14 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         const second = await store.openClub(CLUB, 'owner-b', 60_000, T0 + 1);
 
         // Assess
-        const read = await second!.getCursor(CLUB, 'visits');
+        const read = await second!.getCursor('visits');
         expect([read.version, read.watermark, read.baselineDone]).toEqual([
           1,
           '2025-03-01T00:00:00.000Z',
           true,
         ]);
-        expect(await second!.getQuotaUsage(CLUB, '2025-03')).toBe(7);
-        expect(await second!.addQuotaUsage(CLUB, '2025-03', 3)).toBe(10);
+        expect(await second!.getQuotaUsage('2025-03')).toBe(7);
+        expect(await second!.addQuotaUsage('2025-03', 3)).toBe(10);
         await second!.close();
         expect(await store.view(CLUB).getQuotaUsage('2025-03')).toBe(10);
         expect(await store.view(CLUB).getQuotaUsage('2025-04')).toBe(0);
@@ -257,49 +261,52 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
       it('a checkpoint writes and keeps the lease; a session that lost its lease writes nothing', async () => {
         // Prepare
         const a = await store.openClub(CLUB, 'owner-a', 1_000, T0);
-        const cursor = await a!.getCursor(CLUB, 'members');
+        const cursor = await a!.getCursor('members');
         await a!.putCursor({ ...cursor, watermark: 'first' });
 
         // Act
         await a!.checkpoint();
         const held = await store.openClub(CLUB, 'owner-b', 1_000, T0 + 500);
         const b = await store.openClub(CLUB, 'owner-b', 60_000, T0 + 1_000); // a's lease expired
-        await a!.putCursor({ ...(await a!.getCursor(CLUB, 'members')), watermark: 'lost' });
+        await a!.putCursor({ ...(await a!.getCursor('members')), watermark: 'lost' });
 
         // Assess
         expect(held).toBeUndefined();
         expect((await store.view(CLUB).getCursor('members')).watermark).toBe('first');
         await expect(a!.close()).rejects.toBeInstanceOf(StoreError);
-        expect((await b!.getCursor(CLUB, 'members')).watermark).toBe('first');
+        expect((await b!.getCursor('members')).watermark).toBe('first');
       });
 
       it('rejects a stale cursor version inside a session, and serves one club only', async () => {
         // Prepare
         const session = await store.openClub(CLUB, 'owner-a', 60_000, T0);
-        const fresh = await session!.getCursor(CLUB, 'visits');
+        const fresh = await session!.getCursor('visits');
         await session!.putCursor(fresh);
 
         // Act / Assess
         await expect(session!.putCursor(fresh)).rejects.toBeInstanceOf(ConcurrentModificationError);
-        await expect(session!.getCursor(OTHER_CLUB, 'visits')).rejects.toBeInstanceOf(StoreError);
+        await expect(session!.getCursor('visits')).rejects.toBeInstanceOf(StoreError);
         await session!.close();
-        await expect(session!.getCursor(CLUB, 'visits')).rejects.toBeInstanceOf(StoreError);
+        await expect(session!.getCursor('visits')).rejects.toBeInstanceOf(StoreError);
       });
 
-      it('refuses a write outside a poll while a poll holds the club, and takes it after', async () => {
+      it('writes outside a poll only in a session of their own: none while a poll holds the club', async () => {
         // Prepare
         const session = await store.openClub(CLUB, 'owner-a', 60_000, T0);
 
         // Act / Assess
-        await expect(store.putCursor(newCursor(CLUB, 'visits'))).rejects.toBeInstanceOf(
-          ConcurrentModificationError,
+        expect(await store.openClub(CLUB, 'cli', 60_000, T0 + 1)).toBeUndefined();
+        const view = store.view(CLUB) as unknown as Record<string, unknown>;
+        expect(view.putCursor).toBeUndefined();
+        await expect((view.putSeen as (...a: unknown[]) => Promise<void>)('visits', ['a'], 2_000)).rejects.toBeInstanceOf(
+          StoreError,
         );
         await session!.close();
-        const written = await store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: 'w' });
+        const written = await seedCursor(store, { ...newCursor(CLUB, 'visits'), watermark: 'w' });
         expect(written.version).toBe(1);
       });
 
-      it("keeps the hour of the club's lifecycle evaluation with the session's state, through writes outside a poll", async () => {
+      it("keeps the hour of the club's lifecycle evaluation with the session's state, through other sessions' writes", async () => {
         // Prepare
         const first = await store.openClub(CLUB, 'owner-a', 60_000, T0);
         expect(first!.lifecycleHour()).toBeUndefined();
@@ -307,7 +314,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         // Act
         first!.markLifecycleHour(493_000);
         await first!.close();
-        await store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: 'w' }); // unleased write
+        await seedCursor(store, { ...newCursor(CLUB, 'visits'), watermark: 'w' }); // a write outside a poll
         const second = await store.openClub(CLUB, 'owner-b', 60_000, T0 + 1);
 
         // Assess
@@ -355,7 +362,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
 
       it('a session that changed nothing only releases the club', async () => {
         // Prepare
-        await store.putCursor({ ...newCursor(CLUB, 'visits'), watermark: 'w' });
+        await seedCursor(store, { ...newCursor(CLUB, 'visits'), watermark: 'w' });
         const session = await store.openClub(CLUB, 'owner-a', 60_000, T0);
 
         // Act
@@ -370,8 +377,8 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         // Prepare
         const ids = Array.from({ length: 130 }, (_, i) => `club-${i}`);
         for (const id of ids.slice(0, 120)) {
-          await store.putCursor({ ...newCursor(id, 'visits'), watermark: id });
-          await store.addQuotaUsage(id, '2025-03', 2);
+          await seedCursor(store, { ...newCursor(id, 'visits'), watermark: id });
+          await seedQuota(store, id, '2025-03', 2);
         }
 
         // Act
@@ -950,8 +957,8 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
       it('adds and reads a monthly counter, per month and club', async () => {
         // Act
         const zero = await store.view(CLUB).getQuotaUsage('2025-03');
-        const first = await store.addQuotaUsage(CLUB, '2025-03', 5);
-        const second = await store.addQuotaUsage(CLUB, '2025-03', 7);
+        const first = await seedQuota(store, CLUB, '2025-03', 5);
+        const second = await seedQuota(store, CLUB, '2025-03', 7);
 
         // Assess
         expect([zero, first, second]).toEqual([0, 5, 12]);
@@ -965,7 +972,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         const amounts = Array.from({ length: 20 }, (_, i) => i + 1);
 
         // Act
-        const results = await Promise.allSettled(amounts.map((n) => store.addQuotaUsage(CLUB, '2025-03', n)));
+        const results = await Promise.allSettled(amounts.map((n) => seedQuota(store, CLUB, '2025-03', n)));
 
         // Assess: the stored total is exactly the sum of the adds that said they counted
         const counted = amounts.filter((_, i) => results[i]!.status === 'fulfilled');
@@ -975,10 +982,10 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
       });
 
       it('rejects a malformed month and a negative or fractional count', async () => {
-        await expect(store.addQuotaUsage(CLUB, '2025-3', 1)).rejects.toBeInstanceOf(StoreError);
+        await expect(seedQuota(store, CLUB, '2025-3', 1)).rejects.toBeInstanceOf(StoreError);
         await expect(store.view(CLUB).getQuotaUsage('2025-13')).rejects.toBeInstanceOf(StoreError);
-        await expect(store.addQuotaUsage(CLUB, '2025-03', -1)).rejects.toBeInstanceOf(StoreError);
-        await expect(store.addQuotaUsage(CLUB, '2025-03', 1.5)).rejects.toBeInstanceOf(StoreError);
+        await expect(seedQuota(store, CLUB, '2025-03', -1)).rejects.toBeInstanceOf(StoreError);
+        await expect(seedQuota(store, CLUB, '2025-03', 1.5)).rejects.toBeInstanceOf(StoreError);
       });
     });
 
