@@ -8,7 +8,7 @@
  */
 import { type ClubItemBackend, clubStateItemBytes, type StoredClubState, sortCursors } from './club-state';
 import { fitCommittedRows, withoutCommittedRows } from './committed-rows';
-import { assertSourceName } from './keys';
+import { assertSourceName, MONTH_PATTERN } from './keys';
 import { addNotes, isEmptyNotes, type LifecycleNotes } from './lifecycle-notes';
 import {
   type ClubStateSession,
@@ -247,6 +247,7 @@ export class ClubSessionImpl implements ClubStateSession {
   }
 
   async #quotaFor(month: string): Promise<{ month: string; requests: number }> {
+    if (!MONTH_PATTERN.test(month)) throw new StoreError(`month must be yyyy-mm: ${JSON.stringify(month)}`);
     if (this.#quota?.month !== month) {
       // Another month than the item counts: its counter starts from what the old layout counted (0 after it).
       this.#quota = { month, requests: await this.#quotaOf(month) };

@@ -13,7 +13,7 @@
  * counting): every call of every port goes through `around` with the port's own method name and
  * arguments, unless an override takes that method over.
  */
-import { assertClubId } from './keys';
+import { assertClubId, assertSourceName } from './keys';
 import {
   type ClubSession,
   type ClubStateSession,
@@ -45,7 +45,7 @@ function boundItemMethod(
     if (typeof method !== 'function') continue;
     if (!name.startsWith('put')) return (...args) => method.call(port, clubId, ...args);
     if (!fence) return () => Promise.reject(new StoreError(`a view of club ${clubId} does not write (${name})`));
-    return (...args) => {
+    return async (...args) => {
       fence();
       return method.call(port, clubId, ...args);
     };
@@ -83,6 +83,7 @@ export function clubView(clubId: string, parts: StateParts): ClubView {
   const reads = {
     clubId,
     getCursor: async (source: Parameters<ClubView['getCursor']>[0]) => {
+      assertSourceName(source);
       const cursors = await parts.clubs.readCursors(clubId);
       return cursors.find((c) => c.source === source) ?? newCursor(clubId, source);
     },

@@ -202,8 +202,8 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
       });
 
       it('rejects club ids that could forge another key, and unknown sources', async () => {
-        await expect(store.view('club#1').getCursor('visits')).rejects.toBeInstanceOf(StoreError);
-        await expect(store.view('').getCursor('visits')).rejects.toBeInstanceOf(StoreError);
+        expect(() => store.view('club#1')).toThrow(StoreError);
+        expect(() => store.view('')).toThrow(StoreError);
         await expect(store.view(CLUB).getCursor('nope' as 'visits')).rejects.toBeInstanceOf(StoreError);
       });
     });
@@ -277,7 +277,7 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         expect((await b!.getCursor('members')).watermark).toBe('first');
       });
 
-      it('rejects a stale cursor version inside a session, and serves one club only', async () => {
+      it('rejects a stale cursor version inside a session, and serves nothing once closed', async () => {
         // Prepare
         const session = await store.openClub(CLUB, 'owner-a', 60_000, T0);
         const fresh = await session!.getCursor('visits');
@@ -285,7 +285,6 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
 
         // Act / Assess
         await expect(session!.putCursor(fresh)).rejects.toBeInstanceOf(ConcurrentModificationError);
-        await expect(session!.getCursor('visits')).rejects.toBeInstanceOf(StoreError);
         await session!.close();
         await expect(session!.getCursor('visits')).rejects.toBeInstanceOf(StoreError);
       });
