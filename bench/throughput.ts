@@ -11,7 +11,12 @@ import { pollSource, type SourceReport } from '../lambdas/engine/club-poll/poll-
 import { EventBridgeSink } from '../lambdas/events/publisher';
 import type { GymApiClient } from '../lambdas/gym-api';
 import { SOURCES } from '../lambdas/sources';
-import { type BridgeStateStore, DynamoDbStateStore, MemoryStateStore, withClubSession } from '../lambdas/state';
+import {
+  type BridgeStateStore,
+  DynamoDbStateStore,
+  MemoryStateStore,
+  withClubSession,
+} from '../lambdas/state';
 import { createStateTable } from '../lambdas/state/table';
 import { startLocalEventBridge } from '../local-aws/local-eventbridge';
 import type { BigClub } from './big-club';

@@ -212,7 +212,10 @@ export async function gatherLifecycleInput(
  * reads those subjects and that stretch of the seen set, not everything: the members and prospects
  * whose snapshots it writes, and the earliest visit or payment it files. Undefined: nothing to note.
  */
-export function notesOfSnapshots(kind: SnapshotKind, snapshots: readonly Snapshot[]): LifecycleNotes | undefined {
+export function notesOfSnapshots(
+  kind: SnapshotKind,
+  snapshots: readonly Snapshot[],
+): LifecycleNotes | undefined {
   const ids = snapshots.map((s) => s.id);
   if (ids.length === 0) return undefined;
   return kind === 'MEMBER' ? { members: ids } : { prospects: ids };

@@ -155,8 +155,7 @@ export async function readVisitHistory(
   } catch (err) {
     if (!(err instanceof DeadlineExceededError)) throw err;
     const next: HistoryDoc = { ...state, nextOffset: offset, lastVisits: Object.fromEntries(lastVisits) };
-    if (pages > 0 || !progress)
-      await deps.store.putLifecycle(next, stored?.version ?? 0, 'history');
+    if (pages > 0 || !progress) await deps.store.putLifecycle(next, stored?.version ?? 0, 'history');
     return {
       done: false,
       reason: `reading the visit history since ${state.from} (${offset} rows so far): the next poll goes on`,
@@ -172,8 +171,7 @@ export async function clearVisitHistory(
   clubId: string,
   storedVersion: number,
 ): Promise<void> {
-  if (storedVersion > 0)
-    await store.putLifecycle({ history: 1, done: true }, storedVersion, 'history');
+  if (storedVersion > 0) await store.putLifecycle({ history: 1, done: true }, storedVersion, 'history');
 }
 
 /** The visits of the window, and of the history read for a first evaluation. */

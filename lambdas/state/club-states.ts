@@ -9,7 +9,13 @@
 import { ClubSessionImpl } from './club-session';
 import { type ClubItemBackend, quotaOf, type StoredClubState, sortCursors } from './club-state';
 import { assertClubId, MONTH_PATTERN } from './keys';
-import { type ClubStateSession, type ClubStateStore, type ClubStateSummary, type Cursor, StoreError } from './store';
+import {
+  type ClubStateSession,
+  type ClubStateStore,
+  type ClubStateSummary,
+  type Cursor,
+  StoreError,
+} from './store';
 import { copyOf } from './stored-values';
 import { validateLeaseArgs } from './validation';
 

@@ -17,11 +17,11 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { sleep as realSleep } from '../common/backoff';
 import { ClubStates } from './club-states';
-import { BridgeStateStore } from './state-store';
 import { DynamoDbClubItems } from './dynamodb/club-items';
 import { DynamoDbItemTable } from './dynamodb/dynamodb-item-table';
 import { StateTableClient } from './dynamodb/state-table-client';
 import { itemPorts } from './item-ports';
+import { BridgeStateStore } from './state-store';
 import { type StateParts, StoreError } from './store';
 
 export { BATCH_GET_MAX_KEYS, BATCH_WRITE_MAX_ITEMS } from './dynamodb/state-table-client';

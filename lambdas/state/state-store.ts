@@ -17,20 +17,16 @@ import { assertClubId, assertSourceName } from './keys';
 import {
   type ClubSession,
   type ClubStateSession,
-  type ClubStateStore,
   type ClubStateSummary,
   type ClubView,
   type ItemPorts,
-  type StateParts,
   newCursor,
+  type StateParts,
   type StateStore,
   StoreError,
 } from './store';
 
 type AnyMethod = (...args: unknown[]) => unknown;
-
-/** The ports a session binds, in the order a name is looked up. */
-const ITEM_PORTS = ['seen', 'snapshots', 'quarantine', 'lifecycle'] as const satisfies readonly (keyof ItemPorts)[];
 
 /** The port method `name` with the club bound, or undefined when no port has it. */
 function boundItemMethod(
@@ -39,12 +35,14 @@ function boundItemMethod(
   name: string,
   fence: (() => void) | undefined,
 ): AnyMethod | undefined {
-  for (const key of ITEM_PORTS) {
-    const port = parts[key] as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(parts)) {
+    if (key === 'clubs') continue;
+    const port = value as Record<string, unknown>;
     const method = port[name];
     if (typeof method !== 'function') continue;
     if (!name.startsWith('put')) return (...args) => method.call(port, clubId, ...args);
-    if (!fence) return () => Promise.reject(new StoreError(`a view of club ${clubId} does not write (${name})`));
+    if (!fence)
+      return () => Promise.reject(new StoreError(`a view of club ${clubId} does not write (${name})`));
     return async (...args) => {
       fence();
       return method.call(port, clubId, ...args);
@@ -96,7 +94,12 @@ export function clubView(clubId: string, parts: StateParts): ClubView {
 export class BridgeStateStore implements StateStore {
   constructor(readonly parts: StateParts) {}
 
-  async openClub(clubId: string, owner: string, ttlMs: number, nowMs: number): Promise<ClubSession | undefined> {
+  async openClub(
+    clubId: string,
+    owner: string,
+    ttlMs: number,
+    nowMs: number,
+  ): Promise<ClubSession | undefined> {
     const core = await this.parts.clubs.openClub(clubId, owner, ttlMs, nowMs);
     return core && clubSession(core, this.parts);
   }
@@ -146,15 +149,11 @@ export function decorateStore(
   around: AroundCall,
   overrides: StoreOverrides = {},
 ): BridgeStateStore {
-  const { clubs, seen, snapshots, quarantine, lifecycle } = store.parts;
-  const wrap = <P extends object>(port: P) => decoratePort(port, around, overrides);
-  return new BridgeStateStore({
-    clubs: wrap<ClubStateStore>(clubs),
-    seen: wrap(seen),
-    snapshots: wrap(snapshots),
-    quarantine: wrap(quarantine),
-    lifecycle: wrap(lifecycle),
-  });
+  const parts = Object.entries(store.parts).map(([key, port]) => [
+    key,
+    decoratePort(port, around, overrides),
+  ]);
+  return new BridgeStateStore(Object.fromEntries(parts) as unknown as StateParts);
 }
 
 /** The lease `withClubSession` takes when not told: longer than any one piece of work it runs. */

@@ -179,7 +179,12 @@ export interface ClubStateStore {
    * Takes the club's lease (absent, expired, or already `owner`'s) and reads its state: undefined
    * when another poller holds it. The session serves the club's cursors and counter until closed.
    */
-  openClub(clubId: string, owner: string, ttlMs: number, nowMs: number): Promise<ClubStateSession | undefined>;
+  openClub(
+    clubId: string,
+    owner: string,
+    ttlMs: number,
+    nowMs: number,
+  ): Promise<ClubStateSession | undefined>;
   /** Many clubs' cursors and the month's counter, eventually consistent (BatchGetItem, 100 keys a call). */
   readClubStates(clubIds: readonly string[], month: string): Promise<Map<string, ClubStateSummary>>;
   /** The club's stored cursors, ordered by source name (strongly consistent; no lease). */

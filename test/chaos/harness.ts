@@ -613,12 +613,7 @@ class ChaosRun {
       maxResponseBytes: CHAOS_RESPONSE_CAP,
     });
     // Stale reads stay on while settling: production reads eventually consistent at all times.
-    const stale = staleReadStore(
-      this.wiring.store,
-      process,
-      this.scenario.staleReadRate,
-      this.#recentWrites,
-    );
+    const stale = staleReadStore(this.wiring.store, process, this.scenario.staleReadRate, this.#recentWrites);
     return {
       process,
       clients,

@@ -4,9 +4,10 @@
  * besides (seen set, snapshots, quarantine, lifecycle documents) are seeded on the store's ports
  * (`store.parts.seen.putSeen(clubId, ...)`), which need no lease.
  */
-import { withClubSession } from '../../lambdas/state/state-store';
+
 import { pollSource } from '../../lambdas/engine/club-poll/poll-source';
 import type { PollSourceDeps, SourceReport } from '../../lambdas/engine/scan/poll-types';
+import { withClubSession } from '../../lambdas/state/state-store';
 import type { ClubSession, Cursor, StateStore } from '../../lambdas/state/store';
 
 /** Puts `cursor` (versioned as a poll's write is) in a session of its club; returns it as stored. */
@@ -15,7 +16,12 @@ export function seedCursor(store: StateStore, cursor: Cursor): Promise<Cursor> {
 }
 
 /** Adds `requests` to the club's counter for `month`; returns the new total. */
-export function seedQuota(store: StateStore, clubId: string, month: string, requests: number): Promise<number> {
+export function seedQuota(
+  store: StateStore,
+  clubId: string,
+  month: string,
+  requests: number,
+): Promise<number> {
   return withClubSession(store, clubId, 'test-seed', (session) => session.addQuotaUsage(month, requests));
 }
 

@@ -15,8 +15,8 @@ import type { SweepIntervals } from '../schedule/cost-estimate';
 import type { Announcer } from './announcer';
 import { clubContext } from './club-context';
 import {
-  type ClubSourceReport,
   type ClubRunDeps,
+  type ClubSourceReport,
   type PollClubOptions,
   type SourceFailure,
   skippedReport,

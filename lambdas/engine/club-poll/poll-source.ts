@@ -70,9 +70,7 @@ class SourcePoll {
 
   async run(): Promise<SourceReport> {
     const { store } = this.deps;
-    let cursor = upgradeCursor(
-      this.options.cursor ?? (await store.getCursor(this.source.name)),
-    );
+    let cursor = upgradeCursor(this.options.cursor ?? (await store.getCursor(this.source.name)));
     if (this.options.backfillFromMs !== undefined) {
       // Recorded before anything else, so that a poll that fails or runs out of time leaves it
       // pending: the next polls carry it on (the scheduler sees `backfillFrom`).

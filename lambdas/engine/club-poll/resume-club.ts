@@ -8,7 +8,13 @@
  * With `retryUnavailable`, it also clears the marks of sources whose endpoint was found missing
  * (`health.unavailable`), so they are tried on the next poll instead of at their `retryAt`.
  */
-import { type ClubSession, type SourceName, type SourceUnavailable, type StateStore, StoreError } from '../../state/store';
+import {
+  type ClubSession,
+  type SourceName,
+  type SourceUnavailable,
+  type StateStore,
+  StoreError,
+} from '../../state/store';
 import { isPauseKind } from './failure-policy';
 
 export interface ResumeClubOptions {
@@ -56,7 +62,9 @@ export async function resumeClub(
 ): Promise<ResumeClubResult> {
   const session = await store.openClub(clubId, `cli-resume-${process.pid}`, RESUME_LEASE_MS, Date.now());
   if (!session) {
-    throw new ClubBusyError(`club ${clubId} is being polled right now; nothing was changed: try again in a minute`);
+    throw new ClubBusyError(
+      `club ${clubId} is being polled right now; nothing was changed: try again in a minute`,
+    );
   }
   try {
     return await resumeIn(session, nowMs, options);
@@ -65,7 +73,11 @@ export async function resumeClub(
   }
 }
 
-async function resumeIn(session: ClubSession, nowMs: number, options: ResumeClubOptions): Promise<ResumeClubResult> {
+async function resumeIn(
+  session: ClubSession,
+  nowMs: number,
+  options: ResumeClubOptions,
+): Promise<ResumeClubResult> {
   const cursors = await session.listCursors();
   const resumed: ResumedSource[] = [];
   for (const cursor of cursors) {
@@ -84,7 +96,9 @@ async function resumeIn(session: ClubSession, nowMs: number, options: ResumeClub
     resumed.push({
       source: cursor.source,
       ...(pausedUntil === undefined ? {} : { pausedUntil, pauseWasActive: Date.parse(pausedUntil) > nowMs }),
-      ...(pausing && health.lastError ? { lastError: `${health.lastError.kind}: ${health.lastError.message}` } : {}),
+      ...(pausing && health.lastError
+        ? { lastError: `${health.lastError.kind}: ${health.lastError.message}` }
+        : {}),
       ...(failures > 0 ? { consecutiveFailures: failures } : {}),
       ...(clearUnavailable ? { unavailable } : {}),
     });

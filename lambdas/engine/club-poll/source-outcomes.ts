@@ -25,8 +25,8 @@ import { cursorStaleNotified, unavailableMark } from '../cursor/cursor-life';
 import { clearUnavailableMark, recordFailure, recordUnavailable } from '../cursor/cursor-writes';
 import { type Announcer, withOwed } from './announcer';
 import {
-  type ClubSourceReport,
   type ClubRunDeps,
+  type ClubSourceReport,
   type PollClubOptions,
   type SourceFailure,
   unavailableReport,

@@ -14,10 +14,10 @@
 
 import { logger } from '../../common/logger';
 import { DAY_MS } from '../../common/time-units';
+import { notesOfSeenAt } from '../../lifecycle/lifecycle-input';
 import { toInstant } from '../../sources/record-time';
 import { type AppendSource, type ClubContext, type Facet, tailLookbackFor } from '../../sources/source';
 import type { ClubSeen, LifecycleNoting, SeenAt } from '../../state/store';
-import { notesOfSeenAt } from '../../lifecycle/lifecycle-input';
 import { fingerprint } from './fingerprint';
 import { addEvents, emptyPageEvents, type PublishPage } from './publish-commit';
 import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './quarantine';

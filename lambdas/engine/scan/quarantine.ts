@@ -2,7 +2,7 @@
 import { boundedCopy, safeStringify } from '../../common/bounded-value';
 import { logger } from '../../common/logger';
 import type { SourceName } from '../../common/source-names';
-import type { QuarantinedRecord, ClubQuarantine, ClubSeen } from '../../state/store';
+import type { ClubQuarantine, ClubSeen, QuarantinedRecord } from '../../state/store';
 import { fingerprint } from './fingerprint';
 
 export interface QuarantineEntry {
@@ -59,7 +59,8 @@ export async function quarantineOnce(
   const items: QuarantinedRecord[] = fresh.map((r) => ({ key: r.key, reason: r.reason, raw: r.raw, at }));
   const expiresAt = nowSec + QUARANTINE_TTL_SEC;
   await store.putQuarantined(source, items, expiresAt);
-  await store.putSeen(source,
+  await store.putSeen(
+    source,
     items.map((r) => r.key),
     expiresAt,
   );

@@ -7,10 +7,10 @@
 
 import { splitIntent, withIntent } from '../../common/snapshot-intent';
 import type { BridgeEvent } from '../../events/catalog';
+import { notesOfSnapshots } from '../../lifecycle/lifecycle-input';
 import type { ClubContext, StateSource } from '../../sources/source';
 import type { LifecycleNotes } from '../../state/lifecycle-notes';
 import type { ClubSnapshots, LifecycleNoting, Snapshot } from '../../state/store';
-import { notesOfSnapshots } from '../../lifecycle/lifecycle-input';
 import { addEvents, emptyPageEvents, type PageEvents, type PublishPage } from './publish-commit';
 import { withoutPublished, withPublished } from './published-log';
 import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './quarantine';

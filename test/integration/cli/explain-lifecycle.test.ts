@@ -33,6 +33,8 @@ import { MemorySink } from '../../../lambdas/events/publisher';
 import { LIFECYCLE_SOURCES } from '../../../lambdas/lifecycle/club-lifecycle';
 import { readKeptLifecycle } from '../../../lambdas/lifecycle/lifecycle-keep';
 import { DynamoDbStateStore } from '../../../lambdas/state';
+import type { LifecycleStore } from '../../../lambdas/state/lifecycle-store';
+import { type BridgeStateStore, decorateStore } from '../../../lambdas/state/state-store';
 import { type CliResult, localAwsEnv, runCli } from '../../support/cli-process';
 import { useEngineRig } from '../../support/engine-rig';
 
@@ -92,18 +94,13 @@ class LifecycleOutage implements EventSink {
 }
 
 /** The store, its lifecycle base read as an earlier release wrote it: without the silent marks. */
-function asEarlierRelease(store: DynamoDbStateStore): DynamoDbStateStore {
-  return new Proxy(store, {
-    get(target, prop) {
-      if (prop === 'getLifecycle')
-        return async (...args: Parameters<DynamoDbStateStore['getLifecycle']>) => {
-          const stored = await target.parts.lifecycle.getLifecycle(...args);
-          if (args[1] !== 'base' || !stored?.doc) return stored;
-          const { silent: _dropped, ...doc } = stored.doc as Record<string, unknown>;
-          return { ...stored, doc };
-        };
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+function asEarlierRelease(store: DynamoDbStateStore): BridgeStateStore {
+  return decorateStore(store, (_method, _args, call) => call(), {
+    getLifecycle: async (...args: Parameters<LifecycleStore['getLifecycle']>) => {
+      const stored = await store.parts.lifecycle.getLifecycle(...args);
+      if (args[1] !== 'base' || !stored?.doc) return stored;
+      const { silent: _dropped, ...doc } = stored.doc as Record<string, unknown>;
+      return { ...stored, doc };
     },
   });
 }
@@ -138,7 +135,7 @@ describe('explain: lifecycle facts of a local run', () => {
       pollClub({ store, sink, clients: rig.clients, owner: 't', now: rig.now }, club, {
         deadlineMs: rig.deadline(),
       });
-    const explain = (kind: Kind, id: string, from = store): Promise<SubjectFacts> =>
+    const explain = (kind: Kind, id: string, from: BridgeStateStore = store): Promise<SubjectFacts> =>
       subjectFacts(from, club, { kind, id }, rig.now());
     dir = await mkdtemp(join(tmpdir(), 'gym-bridge-explain-life-'));
     const clubsFile = join(dir, 'clubs.json');
@@ -152,7 +149,7 @@ describe('explain: lifecycle facts of a local run', () => {
 
     // Act 1: the baseline; every subject its evaluation recorded a fact of, explained
     expect((await poll()).lifecycle?.outcome).toBe('evaluated');
-    const first = await readKeptLifecycle(store, club.clubId);
+    const first = await readKeptLifecycle(store.view(club.clubId), club.clubId);
     const recordedAtBaseline: [Kind, string][] = [
       ...Object.keys(first?.members ?? {}).map((id): [Kind, string] => ['member', id]),
       ...Object.keys(first?.prospects ?? {}).map((id): [Kind, string] => ['prospect', id]),

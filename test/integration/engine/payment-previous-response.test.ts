@@ -11,7 +11,8 @@ import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-fa
 import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { SOURCES } from '../../../lambdas/sources';
-import { DynamoDbStateStore, type SeenAt, type StateStore } from '../../../lambdas/state';
+import { DynamoDbStateStore, type SeenAt, type SourceName } from '../../../lambdas/state';
+import { type BridgeStateStore, decorateStore } from '../../../lambdas/state/state-store';
 import { startSandbox } from '../../../sandbox';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 import { pollSourceInSession } from '../../support/state-seeds';
@@ -30,22 +31,15 @@ const failed = (events: readonly BridgeEvent[]) =>
   events.filter((e) => e.detailType === 'Payment Failed').map((e) => e.detail as unknown as PaymentDetail);
 
 /** A store as the bridge wrote it before seen entries had a group and value. */
-function withoutGroups(inner: StateStore): StateStore {
-  return new Proxy(inner, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      if (prop === 'putSeenAt') {
-        return (clubId: string, source: string, entries: readonly SeenAt[], expiresAtSec: number) =>
-          target.parts.seen.putSeenAt(
-            clubId,
-            source as never,
-            entries.map((e) => ({ fingerprint: e.fingerprint, at: e.at })),
-            expiresAtSec,
-          );
-      }
-      return value.bind(target);
-    },
+function withoutGroups(inner: BridgeStateStore): BridgeStateStore {
+  return decorateStore(inner, (_method, _args, call) => call(), {
+    putSeenAt: (clubId: string, source: SourceName, entries: readonly SeenAt[], expiresAtSec: number) =>
+      inner.parts.seen.putSeenAt(
+        clubId,
+        source,
+        entries.map((e) => ({ fingerprint: e.fingerprint, at: e.at })),
+        expiresAtSec,
+      ),
   });
 }
 

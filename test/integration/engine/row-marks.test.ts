@@ -10,11 +10,11 @@ import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-fa
 import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import { PublishError } from '../../../lambdas/events/event-sink';
 import { MemorySink } from '../../../lambdas/events/publisher';
-import type { DynamoDbStateStore, StateStore } from '../../../lambdas/state';
+import type { DynamoDbStateStore } from '../../../lambdas/state';
 import { clubStateItemBytes } from '../../../lambdas/state/club-state';
 import { decodeRowMarks } from '../../../lambdas/state/committed-rows';
-import { decorateStore } from '../../../lambdas/state/decorate-store';
-import type { ClubSession } from '../../../lambdas/state/store';
+import { type BridgeStateStore, decorateStore } from '../../../lambdas/state/state-store';
+import type { ClubStateSession, ClubStateStore } from '../../../lambdas/state/store';
 import { useEngineRig } from '../../support/engine-rig';
 
 const MINUTE = 60_000;
@@ -66,7 +66,7 @@ describe('row marks', () => {
     forced = undefined;
   });
 
-  const poll = async (store: StateStore, sink = new MemorySink()) => {
+  const poll = async (store: BridgeStateStore, sink = new MemorySink()) => {
     rig.sandbox.advance(MINUTE);
     reads = [];
     rows = [];
@@ -118,9 +118,9 @@ describe('row marks', () => {
     // stops before its closing write: the stored marks still say Frozen
     const number = await markedFrozen();
     forced = { number, status: 'PaymentIssue' };
-    const crashing: StateStore = Object.assign(Object.create(base) as StateStore, {
-      openClub: async (...args: Parameters<StateStore['openClub']>) => {
-        const session = await base.openClub(...args);
+    const crashing = decorateStore(base, (_method, _args, call) => call(), {
+      openClub: async (...args: Parameters<ClubStateStore['openClub']>) => {
+        const session = await base.parts.clubs.openClub(...args);
         if (!session) return session;
         return new Proxy(session, {
           get: (target, key) => {
@@ -129,7 +129,7 @@ describe('row marks', () => {
             const value: unknown = Reflect.get(target, key);
             return typeof value === 'function' ? value.bind(target) : value;
           },
-        }) as ClubSession;
+        }) as ClubStateSession;
       },
     });
     const sink = new MemorySink();

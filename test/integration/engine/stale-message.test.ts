@@ -9,14 +9,14 @@ import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-con
 import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
 import { pollClubMessage } from '../../../lambdas/engine/poll-message/poll-club-message';
 import { MemorySink } from '../../../lambdas/events/publisher';
-import { DynamoDbStateStore, type StateStore } from '../../../lambdas/state';
-import { decorateStore } from '../../../lambdas/state/decorate-store';
+import { DynamoDbStateStore } from '../../../lambdas/state';
+import { type BridgeStateStore, decorateStore } from '../../../lambdas/state/state-store';
 import { useEngineRig } from '../../support/engine-rig';
 
 const MINUTE = 60_000;
 
-/** The store with a tally of the calls made through it, by method (decorate-store.ts). */
-function tallied(store: StateStore): { store: StateStore; calls: Map<string, number> } {
+/** The store with a tally of its ports' calls, by method (decorateStore, state-store.ts). */
+function tallied(store: BridgeStateStore): { store: BridgeStateStore; calls: Map<string, number> } {
   const calls = new Map<string, number>();
   const decorated = decorateStore(store, (method, _args, call) => {
     calls.set(method, (calls.get(method) ?? 0) + 1);

@@ -21,12 +21,12 @@ import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { OPERATIONS } from '../../../lambdas/gym-api/operations';
 import { SOURCES } from '../../../lambdas/sources';
-import { decorateStore } from '../../../lambdas/state/decorate-store';
+import { type BridgeStateStore, decorateStore } from '../../../lambdas/state/state-store';
 import {
-  type ClubSession,
+  type ClubStateSession,
+  type ClubStateStore,
   type Cursor,
   type SourceName,
-  type StateStore,
   StoreError,
 } from '../../../lambdas/state/store';
 import { useEngineRig } from '../../support/engine-rig';
@@ -45,11 +45,11 @@ interface StepFaults {
   readonly failed: string[];
 }
 
-/** The store with sessions that fail cursor steps of `faults.source` as planned. */
-function withStepFaults(inner: StateStore, faults: StepFaults): StateStore {
+/** The store with sessions that fail cursor steps of `faults.source` as planned (on the club state item's session). */
+function withStepFaults(inner: BridgeStateStore, faults: StepFaults): BridgeStateStore {
   return decorateStore(inner, (_method, _args, call) => call(), {
-    openClub: async (...args) => {
-      const session = await inner.openClub(...args);
+    openClub: async (...args: Parameters<ClubStateStore['openClub']>) => {
+      const session = await inner.parts.clubs.openClub(...args);
       if (!session) return session;
       let failFirst = faults.firstStepOfNextSession;
       faults.firstStepOfNextSession = false;
@@ -63,12 +63,11 @@ function withStepFaults(inner: StateStore, faults: StepFaults): StateStore {
         }
         return run();
       };
-      const faulty: ClubSession = Object.create(session);
-      faulty.getCursor = (clubId, source) =>
-        step('getCursor', source, () => session.getCursor(clubId, source));
+      const faulty: ClubStateSession = Object.create(session);
+      faulty.getCursor = (source) => step('getCursor', source, () => session.getCursor(source));
       faulty.putCursor = (cursor: Cursor) =>
         step('putCursor', cursor.source, async () => {
-          const before = await session.getCursor(cursor.clubId, cursor.source);
+          const before = await session.getCursor(cursor.source);
           const written = await session.putCursor(cursor);
           const newFailure = written.health.lastError && written.health.lastError !== before.health.lastError;
           if (faults.afterFailureWrite && newFailure && written.source === faults.source) {
@@ -83,7 +82,7 @@ function withStepFaults(inner: StateStore, faults: StepFaults): StateStore {
 }
 
 /** `faulty` with the session's own methods bound to it (its private fields live on the session). */
-function bound(faulty: ClubSession, session: ClubSession): ClubSession {
+function bound(faulty: ClubStateSession, session: ClubStateSession): ClubStateSession {
   return new Proxy(faulty, {
     get(target, prop) {
       if (Object.hasOwn(target, prop)) return Reflect.get(target, prop);
@@ -105,7 +104,7 @@ describe('Club Data Stale: the notice and its failure are one write', () => {
     clients: { retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 2, maxQuotaDelayMs: 0 } },
     pollMs: 30_000,
   });
-  let store: StateStore;
+  let store: BridgeStateStore;
   let sink: MemorySink;
   let club: ClubConfig;
   let faults: StepFaults;

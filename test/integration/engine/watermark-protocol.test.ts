@@ -11,7 +11,8 @@ import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import { type EventSink, MemorySink, PublishError } from '../../../lambdas/events/publisher';
 import { SOURCE_ORDER, SOURCES } from '../../../lambdas/sources';
 import { toFilterValue } from '../../../lambdas/sources/record-time';
-import { DynamoDbStateStore, type StateStore, StoreError } from '../../../lambdas/state';
+import { DynamoDbStateStore, StoreError } from '../../../lambdas/state';
+import { type BridgeStateStore, decorateStore } from '../../../lambdas/state/state-store';
 import { type Sandbox, startSandbox } from '../../../sandbox';
 import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
 import { clubContext, useEngineRig } from '../../support/engine-rig';
@@ -70,25 +71,18 @@ describe('watermark protocol', () => {
     const sink = new MemorySink();
     await pollClub({ store, sink, clients, owner: 't', now }, club, { deadlineMs: deadline() });
     const baselineSeq = rig.sandbox.journal.lastSeq;
-    const baselineWatermarks = (await store.view(club.clubId).listCursors()).map((c) => [c.source, c.watermark]);
+    const baselineWatermarks = (await store.view(club.clubId).listCursors()).map((c) => [
+      c.source,
+      c.watermark,
+    ]);
     rig.sandbox.advance(90 * MINUTE);
     const boundary = rig.sandbox.journal.lastSeq;
     // A store whose seen/snapshot writes fail once: the "crash" after PutEvents succeeded.
     let failWrites = true;
-    const crashing: StateStore = new Proxy(store, {
-      get(target, prop, receiver) {
-        const value = Reflect.get(target, prop, receiver);
-        if (
-          (prop === 'putSeen' || prop === 'putSeenAt' || prop === 'putSnapshots') &&
-          typeof value === 'function'
-        ) {
-          return async (...args: unknown[]) => {
-            if (failWrites) throw new StoreError('simulated crash after publish');
-            return value.apply(target, args);
-          };
-        }
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
+    const crashing = decorateStore(store, async (method, _args, call) => {
+      if (failWrites && (method === 'putSeen' || method === 'putSeenAt' || method === 'putSnapshots'))
+        throw new StoreError('simulated crash after publish');
+      return call();
     });
     // Act: the crashing poll publishes some events, then fails every source.
     const crashed = await pollClub({ store: crashing, sink, clients, owner: 't', now }, club, {
@@ -98,7 +92,10 @@ describe('watermark protocol', () => {
     // Operational events (here Club Data Stale: 90 minutes without a success) are not data changes.
     const firstTry = sink.events.filter((e) => e.detail.source !== 'bridge');
     failWrites = false;
-    const watermarksAfterCrash = (await store.view(club.clubId).listCursors()).map((c) => [c.source, c.watermark]);
+    const watermarksAfterCrash = (await store.view(club.clubId).listCursors()).map((c) => [
+      c.source,
+      c.watermark,
+    ]);
     await pollClub({ store, sink, clients, owner: 't', now }, club, { deadlineMs: deadline() });
     // Assess
     expect(crashed.outcome).toBe('failed');
@@ -290,24 +287,12 @@ describe('overlap re-reads: the window and the seen checks', () => {
   }
 
   /** Counts the store's seen-set reads: keys read one by one, and range reads. */
-  function countingStore(inner: StateStore) {
+  function countingStore(inner: BridgeStateStore) {
     const counts = { perKey: 0, ranges: 0 };
-    const store = new Proxy(inner, {
-      get(target, prop, receiver) {
-        const value = Reflect.get(target, prop, receiver);
-        if (typeof value !== 'function') return value;
-        if (prop === 'filterSeen')
-          return (clubId: string, source: string, keys: string[], ...rest: unknown[]) => {
-            counts.perKey += keys.length;
-            return value.call(target, clubId, source, keys, ...rest);
-          };
-        if (prop === 'seenSince' || prop === 'seenEntriesSince')
-          return (...args: unknown[]) => {
-            counts.ranges++;
-            return value.apply(target, args);
-          };
-        return value.bind(target);
-      },
+    const store = decorateStore(inner, (method, args, call) => {
+      if (method === 'filterSeen') counts.perKey += (args[2] as string[]).length;
+      if (method === 'seenSince' || method === 'seenEntriesSince') counts.ranges++;
+      return call();
     });
     return { store, counts };
   }

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { gatherLifecycleInput } from '../../../lambdas/lifecycle/lifecycle-input';
+import { withClubSession } from '../../../lambdas/state/state-store';
 import { useEngineRig } from '../../support/engine-rig';
 
 describe('seen entries with a memo', () => {
@@ -67,15 +68,17 @@ describe('seen entries with a memo', () => {
     // Prepare
     const { store, club, sink, from } = await baselineThenTwoHours('gather');
     // Act
-    const input = await gatherLifecycleInput(
-      store,
-      club,
-      rig.now(),
-      { full: true },
-      {
-        visitsFrom: from,
-        paymentsFrom: from,
-      },
+    const input = await withClubSession(store, club.clubId, 'test', (session) =>
+      gatherLifecycleInput(
+        session,
+        club,
+        rig.now(),
+        { full: true },
+        {
+          visitsFrom: from,
+          paymentsFrom: from,
+        },
+      ),
     );
     // Assess
     expect(input.members.size).toBeGreaterThan(50);

@@ -13,15 +13,19 @@ import { HOUR_MS } from '../../../lambdas/common/time-units';
 import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { LIFECYCLE_SOURCES } from '../../../lambdas/lifecycle/club-lifecycle';
-import { decorateStore } from '../../../lambdas/state/decorate-store';
-import type { ClubSession, StateStore } from '../../../lambdas/state/store';
+import { type BridgeStateStore, decorateStore } from '../../../lambdas/state/state-store';
+import type { ClubStateSession, ClubStateStore } from '../../../lambdas/state/store';
 import { useEngineRig } from '../../support/engine-rig';
 
 /** The store whose sessions answer `key` with `replaced` (the rest is the session's own). */
-function sessionsWith(inner: StateStore, key: keyof ClubSession, replaced: unknown): StateStore {
+function sessionsWith(
+  inner: BridgeStateStore,
+  key: keyof ClubStateSession,
+  replaced: unknown,
+): BridgeStateStore {
   return decorateStore(inner, (_method, _args, call) => call(), {
-    openClub: async (...args) => {
-      const session = await inner.openClub(...args);
+    openClub: async (...args: Parameters<ClubStateStore['openClub']>) => {
+      const session = await inner.parts.clubs.openClub(...args);
       if (!session) return session;
       return new Proxy(session, {
         get: (target, name) => {
@@ -35,10 +39,10 @@ function sessionsWith(inner: StateStore, key: keyof ClubSession, replaced: unkno
 }
 
 /** Every session's notes say `full`: each evaluation reads everything. */
-const readingEverything = (inner: StateStore) =>
+const readingEverything = (inner: BridgeStateStore) =>
   sessionsWith(inner, 'lifecycleNotes', () => ({ full: true }));
 /** The sessions never write their close: the poll's process stopped before it. */
-const stoppingBeforeClose = (inner: StateStore) =>
+const stoppingBeforeClose = (inner: BridgeStateStore) =>
   sessionsWith(inner, 'close', () => Promise.reject(new Error('the process stopped')));
 
 describe('the lifecycle evaluation from the notes', () => {
@@ -56,7 +60,7 @@ describe('the lifecycle evaluation from the notes', () => {
     sources: [...LIFECYCLE_SOURCES],
     lifecycle: { enabled: true, inactiveDays: 1, expiringDays: 30, trialEndingHours: 48 },
   });
-  const poll = (store: StateStore, sink: MemorySink) =>
+  const poll = (store: BridgeStateStore, sink: MemorySink) =>
     pollClub({ store, sink, clients: rig.clients, owner: 't', now: rig.now }, club(), {
       deadlineMs: rig.deadline(),
     });

@@ -17,7 +17,7 @@ import {
   lifecycleSlot,
 } from '../../../lambdas/lifecycle/club-lifecycle';
 import { type StateStore, StoreError } from '../../../lambdas/state';
-import type { LifecyclePart } from '../../../lambdas/state/lifecycle-store';
+import { decorateStore } from '../../../lambdas/state/state-store';
 import { useEngineRig } from '../../support/engine-rig';
 
 const LIFECYCLE_SOURCES: ClubConfig['sources'] = [...FOUR_SOURCES];
@@ -121,7 +121,11 @@ describe('the lifecycle evaluation of a club poll', () => {
     rig.sandbox.advance(3 * HOUR_MS);
     await poll(store, sink, club);
     const before = await store.parts.lifecycle.getLifecycle(club.clubId);
-    await store.parts.lifecycle.putLifecycle(club.clubId, { version: 2, written: 'by a later release' }, before!.version);
+    await store.parts.lifecycle.putLifecycle(
+      club.clubId,
+      { version: 2, written: 'by a later release' },
+      before!.version,
+    );
 
     // Act
     rig.sandbox.advance(3 * HOUR_MS);
@@ -141,17 +145,12 @@ describe('the lifecycle evaluation of a club poll', () => {
     // write after publishing) while `broken` is set.
     const base = await rig.newStore('retry');
     let broken = false;
-    const store = new Proxy(base, {
-      get(target, key, receiver) {
-        if (key === 'putLifecycle' && broken)
-          return (clubId: string, doc: { facts?: unknown[] }, version: number, part?: LifecyclePart) =>
-            doc.facts
-              ? target.parts.lifecycle.putLifecycle(clubId, doc, version, part)
-              : Promise.reject(new StoreError('injected'));
-        const value = Reflect.get(target, key, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    }) as StateStore;
+    const store = decorateStore(base, (method, args, call) => {
+      const doc = args[1] as { facts?: unknown[] } | undefined;
+      return method === 'putLifecycle' && broken && !doc?.facts
+        ? Promise.reject(new StoreError('injected'))
+        : call();
+    });
     const club = clubWith({ enabled: true, inactiveDays: 1, expiringDays: 14, trialEndingHours: 24 });
     await poll(store, new MemorySink(), club);
     rig.sandbox.advance(26 * HOUR_MS);

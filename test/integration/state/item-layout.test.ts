@@ -42,7 +42,9 @@ describe('DynamoDbStateStore item layout', () => {
     await store.parts.snapshots.putSnapshots('c1', 'MEMBER', [
       { id: '42', hash: 'h', fields: { Status: 'Current' }, updatedAt: 'u' },
     ]);
-    await store.parts.snapshots.putSnapshots('c1', 'PROSPECT', [{ id: '43', hash: 'h', fields: {}, updatedAt: 'u' }]);
+    await store.parts.snapshots.putSnapshots('c1', 'PROSPECT', [
+      { id: '43', hash: 'h', fields: {}, updatedAt: 'u' },
+    ]);
     await store.parts.seen.putSeen('c1', 'visits', ['fp-1'], 1_800_000_000);
     await store.parts.quarantine.putQuarantined(
       'c1',
@@ -151,7 +153,12 @@ describe('DynamoDbStateStore item layout', () => {
     );
 
     // Act
-    const entries = await store.parts.seen.seenEntriesSince('c4', 'paymentHistory', '2026-11-22T10:00:00.000Z', 1_000);
+    const entries = await store.parts.seen.seenEntriesSince(
+      'c4',
+      'paymentHistory',
+      '2026-11-22T10:00:00.000Z',
+      1_000,
+    );
 
     // Assess
     expect(entries).toEqual([
@@ -175,9 +182,9 @@ describe('DynamoDbStateStore item layout', () => {
     );
 
     // Act / Assess
-    await expect(store.parts.seen.seenSince('c5', 'visits', '2026-11-22T00:00:00.000Z', 1_000)).rejects.toThrow(
-      /seen pack 2026-11-22T10:00:00.000Z~x: its entries are not JSON/,
-    );
+    await expect(
+      store.parts.seen.seenSince('c5', 'visits', '2026-11-22T00:00:00.000Z', 1_000),
+    ).rejects.toThrow(/seen pack 2026-11-22T10:00:00.000Z~x: its entries are not JSON/);
   });
 
   it('works the same when given a DocumentClient', async () => {

@@ -64,9 +64,9 @@ describe('a poll writes only while it holds its lease', () => {
     const session = (await base.openClub('c1', 'poller-a', MINUTE, now()))!;
     await session.putSeen('visits', ['fp-1'], Math.floor(now() / 1000) + 3600);
     clock += MINUTE;
-    await expect(
-      session.putSeen('visits', ['fp-2'], Math.floor(now() / 1000) + 3600),
-    ).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(session.putSeen('visits', ['fp-2'], Math.floor(now() / 1000) + 3600)).rejects.toBeInstanceOf(
+      LeaseLostError,
+    );
     await expect(
       session.putSnapshots('MEMBER', [
         { id: 'm1', hash: 'h', fields: {}, updatedAt: new Date(now()).toISOString() },

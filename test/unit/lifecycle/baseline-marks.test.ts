@@ -8,6 +8,8 @@ import { silentMarksIn, silentMarksOf, stillSilent } from '../../../lambdas/life
 import type { LifecycleDoc } from '../../../lambdas/lifecycle/evaluate';
 import { keepLifecycle, readKeptLifecycle } from '../../../lambdas/lifecycle/lifecycle-keep';
 import { MemoryStateStore } from '../../../lambdas/state';
+import type { ClubSession } from '../../../lambdas/state/store';
+import { openSession } from '../../support/state-seeds';
 
 const CLUB = 'club-1';
 const life = (members: LifecycleDoc['members'], prospects: LifecycleDoc['prospects'] = {}): LifecycleDoc => ({
@@ -18,7 +20,7 @@ const life = (members: LifecycleDoc['members'], prospects: LifecycleDoc['prospec
   prospects,
 });
 const VIEW = { members: {}, prospects: {} };
-const keep = (store: MemoryStateStore, nowMs: number) => ({
+const keep = (store: ClubSession, nowMs: number) => ({
   store,
   clubId: CLUB,
   nowMs,
@@ -56,7 +58,7 @@ describe('the silent marks of the first evaluation', () => {
 
   it('are written with the first base, carried by a rebase, never invented for a base without them', async () => {
     // Prepare
-    const store = new MemoryStateStore();
+    const store = await openSession(new MemoryStateStore(), CLUB);
     // Act: the first evaluation, then a rebase after the expiry passed and a new one was announced
     await keepLifecycle(keep(store, 10), undefined, { life: BASELINE, view: VIEW }, [], true);
     const first = await readKeptLifecycle(store, CLUB);
@@ -66,8 +68,14 @@ describe('the silent marks of the first evaluation', () => {
     await keepLifecycle(keep(store, 20), first, { life: announced, view: VIEW }, [], true);
     const rebased = await readKeptLifecycle(store, CLUB);
     // A base of an earlier release (no marks), rebased
-    const old = new MemoryStateStore();
-    await old.parts.lifecycle.putLifecycle(CLUB, { ...BASELINE, view: VIEW, writtenAtMs: 10 }, 0, 'base');
+    const oldStore = new MemoryStateStore();
+    await oldStore.parts.lifecycle.putLifecycle(
+      CLUB,
+      { ...BASELINE, view: VIEW, writtenAtMs: 10 },
+      0,
+      'base',
+    );
+    const old = await openSession(oldStore, CLUB);
     await keepLifecycle(
       keep(old, 20),
       await readKeptLifecycle(old, CLUB),

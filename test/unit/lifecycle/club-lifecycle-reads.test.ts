@@ -18,6 +18,7 @@ import {
 } from '../../../lambdas/lifecycle/club-lifecycle';
 import { type Cursor, MemoryStateStore, newCursor } from '../../../lambdas/state';
 import { addNotes, type LifecycleNotes } from '../../../lambdas/state/lifecycle-notes';
+import { openSession } from '../../support/state-seeds';
 
 const CLUB: ClubConfig = {
   clubId: 'club-1',
@@ -71,14 +72,22 @@ const api = { client: { pages: async function* () {} }, deadlineMs: Number.MAX_S
 describe('the reads of an hourly evaluation', () => {
   it('reads a late visit again until the rebase, so a last visit it alone moved is not forgotten', async () => {
     // Prepare: member 1, Active; tracking begins at T0, the member visits an hour later.
-    const store = new MemoryStateStore();
+    const memory = new MemoryStateStore();
+    const store = await openSession(memory, CLUB.clubId);
     const session = new Session();
     const sink = new MemorySink();
     const fields = { status: 'Active', startDate: '2024-01-01T00:00:00' };
-    await store.parts.snapshots.putSnapshots(CLUB.clubId, 'MEMBER', [{ id: '1', hash: 'h', fields, updatedAt: 'u' }]);
+    await memory.parts.snapshots.putSnapshots(CLUB.clubId, 'MEMBER', [
+      { id: '1', hash: 'h', fields, updatedAt: 'u' },
+    ]);
     const visit = async (atMs: number) => {
       const at = new Date(atMs).toISOString();
-      await store.parts.seen.putSeenAt(CLUB.clubId, 'visits', [{ fingerprint: `v${atMs}`, at, memo: '1' }], 4e9);
+      await memory.parts.seen.putSeenAt(
+        CLUB.clubId,
+        'visits',
+        [{ fingerprint: `v${atMs}`, at, memo: '1' }],
+        4e9,
+      );
       session.notes = addNotes(session.notes, { visitsFromMs: atMs });
     };
     const evaluate = async (hour: number) => {

@@ -12,6 +12,8 @@ import { MemorySink } from '../../../lambdas/events/publisher';
 import { evaluationHourStartMs, runClubLifecycle } from '../../../lambdas/lifecycle/club-lifecycle';
 import { type Cursor, MemoryStateStore, newCursor, StoreError } from '../../../lambdas/state';
 import { addNotes, type LifecycleNotes } from '../../../lambdas/state/lifecycle-notes';
+import { decorateStore } from '../../../lambdas/state/state-store';
+import { openSession } from '../../support/state-seeds';
 
 const CLUB: ClubConfig = {
   clubId: 'club-1',
@@ -56,15 +58,11 @@ class Session {
 describe('a lifecycle evaluation that fails', () => {
   it('is noted with since when and why, waits for the next hour after a second failure, and clears on success', async () => {
     // Prepare: the lifecycle documents cannot be written while `broken`.
-    const inner = new MemoryStateStore();
     let broken = true;
-    const store = new Proxy(inner, {
-      get(target, key, receiver) {
-        if (key === 'putLifecycle' && broken) return () => Promise.reject(new StoreError('item too large'));
-        const value = Reflect.get(target, key, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    const failing = decorateStore(new MemoryStateStore(), (method, _args, call) =>
+      method === 'putLifecycle' && broken ? Promise.reject(new StoreError('item too large')) : call(),
+    );
+    const store = await openSession(failing, CLUB.clubId);
     const session = new Session();
     const sink = new MemorySink();
     const evaluate = (nowMs: number) =>

@@ -13,6 +13,7 @@ import {
   UnreadableLifecycleBaseError,
 } from '../../../lambdas/lifecycle/lifecycle-keep';
 import { MemoryStateStore } from '../../../lambdas/state';
+import type { ClubLifecycle } from '../../../lambdas/state/store';
 
 const CLUB = 'club-1';
 const NOTHING = { events: [], facts: [], nowMs: 0 };
@@ -38,14 +39,15 @@ const view = (status: string) => ({
 });
 
 function rig() {
-  const store = new MemoryStateStore();
+  const memory = new MemoryStateStore();
   const published: string[][] = [];
   const writes: string[] = [];
-  const counted = {
-    getLifecycle: store.parts.lifecycle.getLifecycle.bind(store),
-    putLifecycle: (clubId: string, doc: unknown, version: number, part?: 'base' | 'delta') => {
+  /** The club's lifecycle documents as a session serves them, the writes counted by part. */
+  const counted: Pick<ClubLifecycle, 'getLifecycle' | 'putLifecycle'> = {
+    getLifecycle: (part) => memory.parts.lifecycle.getLifecycle(CLUB, part),
+    putLifecycle: (doc, version, part) => {
       writes.push(part ?? 'base');
-      return store.parts.lifecycle.putLifecycle(clubId, doc, version, part);
+      return memory.parts.lifecycle.putLifecycle(CLUB, doc, version, part);
     },
   };
   const keep = (
@@ -153,9 +155,8 @@ describe('the kept lifecycle state', () => {
     await keepLifecycle(keep(20, 2), kept, next, [FACT], true);
     const rebased = await readKeptLifecycle(store, CLUB, 1);
     // A stale delta (written for the first base) put back over the emptied one:
-    const stale = await store.parts.lifecycle.getLifecycle(CLUB, 'delta');
-    await store.parts.lifecycle.putLifecycle(
-      CLUB,
+    const stale = await store.getLifecycle('delta');
+    await store.putLifecycle(
       { ...(stale?.doc as object), baseVersion: 1, pending: ['old'] },
       stale!.version,
       'delta',
@@ -175,7 +176,7 @@ describe('the kept lifecycle state', () => {
     // Prepare
     const { store, keep } = rig();
     await keepLifecycle(keep(10, 1), undefined, { life: life({}), view: view('Active') }, [], true);
-    await store.parts.lifecycle.putLifecycle(CLUB, { delta: 2, members: 'not entries' }, 0, 'delta');
+    await store.putLifecycle({ delta: 2, members: 'not entries' }, 0, 'delta');
 
     // Act
     const unreadable = await readKeptLifecycle(store, CLUB, 1);
@@ -195,7 +196,7 @@ describe('the kept lifecycle state', () => {
     await keepLifecycle(keep(10, 1), undefined, { life: life({}), view: view('Active') }, [], true);
     const kept = await readKeptLifecycle(store, CLUB, 1);
     await keepLifecycle(keep(15, 2), kept, { life: life({}), view: view('Frozen') }, [], false);
-    await store.parts.lifecycle.putLifecycle(CLUB, { version: 2, members: 'elsewhere' }, 1, 'base');
+    await store.putLifecycle({ version: 2, members: 'elsewhere' }, 1, 'base');
 
     // Act
     const failure = await readKeptLifecycle(store, CLUB, 2).catch((err: unknown) => err);

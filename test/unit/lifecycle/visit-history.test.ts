@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DeadlineExceededError, type GymApiClient } from '../../../lambdas/gym-api';
 import { clearVisitHistory, readVisitHistory } from '../../../lambdas/lifecycle/visit-history';
 import { MemoryStateStore } from '../../../lambdas/state';
+import { openSession } from '../../support/state-seeds';
 
 const CLUB = { clubId: 'club-1', timeZone: 'America/New_York' };
 const NOW = Date.parse('2026-06-10T16:00:00Z'); // 12:00 in New York (UTC-4)
@@ -54,7 +55,11 @@ describe('the visit history of a first evaluation', () => {
     const { client, asked } = api(() => rows, 500);
     const store = new MemoryStateStore();
     // Act
-    const read = await readVisitHistory({ client, store, nowMs: NOW, deadlineMs: Infinity }, CLUB, 14);
+    const read = await readVisitHistory(
+      { client, store: await openSession(store, CLUB.clubId), nowMs: NOW, deadlineMs: Infinity },
+      CLUB,
+      14,
+    );
     // Assess
     expect(asked).toEqual([{ fromdate: '2026-05-27T12:00:00', startOffset: 0 }]);
     expect(read).toMatchObject({ done: true, from: '2026-05-27T12:00:00', pages: 1, storedVersion: 0 });
@@ -70,11 +75,12 @@ describe('the visit history of a first evaluation', () => {
     const rows = Array.from({ length: 7 }, (_, i) => visit(String(i % 3), `2026-06-0${i + 1}T09:00:00`));
     const { client, asked } = api(() => rows, 2, { call: 1, afterPages: 2 });
     const store = new MemoryStateStore();
-    const deps = { client, store, nowMs: NOW, deadlineMs: Infinity };
+    const session = await openSession(store, CLUB.clubId);
+    const deps = { client, store: session, nowMs: NOW, deadlineMs: Infinity };
     // Act
     const first = await readVisitHistory(deps, CLUB, 14);
     const second = await readVisitHistory({ ...deps, nowMs: NOW + 60_000 }, CLUB, 14);
-    if (second.done) await clearVisitHistory(store, CLUB.clubId, second.storedVersion);
+    if (second.done) await clearVisitHistory(session, CLUB.clubId, second.storedVersion);
     // Assess
     expect(first).toMatchObject({ done: false, pages: 2, reason: expect.stringContaining('4 rows so far') });
     expect(asked.map((a) => a.startOffset)).toEqual([0, 4]);
@@ -84,7 +90,10 @@ describe('the visit history of a first evaluation', () => {
       '1': '2026-06-05T09:00:00',
       '2': '2026-06-06T09:00:00',
     });
-    expect((await store.parts.lifecycle.getLifecycle(CLUB.clubId, 'history'))?.doc).toEqual({ history: 1, done: true });
+    expect((await store.parts.lifecycle.getLifecycle(CLUB.clubId, 'history'))?.doc).toEqual({
+      history: 1,
+      done: true,
+    });
   });
 
   it('reads the history once more when a row is read twice (a row may have been skipped)', async () => {
@@ -102,7 +111,12 @@ describe('the visit history of a first evaluation', () => {
     }, 2);
     // Act
     const read = await readVisitHistory(
-      { client, store: new MemoryStateStore(), nowMs: NOW, deadlineMs: Infinity },
+      {
+        client,
+        store: await openSession(new MemoryStateStore(), CLUB.clubId),
+        nowMs: NOW,
+        deadlineMs: Infinity,
+      },
       CLUB,
       14,
     );
@@ -115,7 +129,7 @@ describe('the visit history of a first evaluation', () => {
     const { client, asked } = api(() => [], 500);
     const store = new MemoryStateStore();
     const read = await readVisitHistory(
-      { client, store, nowMs: NOW, deadlineMs: Date.now() + 1000 },
+      { client, store: await openSession(store, CLUB.clubId), nowMs: NOW, deadlineMs: Date.now() + 1000 },
       CLUB,
       14,
     );

@@ -101,7 +101,11 @@ describe('DynamoDbStateStore on throttling (the SDK retry strategy)', () => {
     );
 
     // Act
-    await settle(store.parts.snapshots.putSnapshots('c1', 'MEMBER', [{ id: '1', hash: 'h', fields: {}, updatedAt: 'u' }]));
+    await settle(
+      store.parts.snapshots.putSnapshots('c1', 'MEMBER', [
+        { id: '1', hash: 'h', fields: {}, updatedAt: 'u' },
+      ]),
+    );
 
     // Assess
     expect(requests).toEqual(['BatchWriteItem', 'BatchWriteItem']);

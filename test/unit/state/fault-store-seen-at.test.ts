@@ -26,7 +26,10 @@ describe('FaultyStateStore time-ordered seen set', () => {
 
     // Act
     await store.parts.seen.putSeenAt('c1', 'visits', entries, 2_000_000_000);
-    const window = await store.parts.seen.seenSince('c1', 'visits', at(2), 1, { toAt: at(5), consistentRead: true });
+    const window = await store.parts.seen.seenSince('c1', 'visits', at(2), 1, {
+      toAt: at(5),
+      consistentRead: true,
+    });
 
     // Assess
     expect([...window].sort()).toEqual(['fp-2', 'fp-3', 'fp-4']);
@@ -72,7 +75,9 @@ describe('FaultyStateStore time-ordered seen set', () => {
       entries.slice(0, 5).map((e) => e.fingerprint),
     );
     expect(process.dead).toBe(true);
-    await expect(store.parts.seen.seenSince('c1', 'visits', at(0), 1)).rejects.toBeInstanceOf(SimulatedCrashError);
+    await expect(store.parts.seen.seenSince('c1', 'visits', at(0), 1)).rejects.toBeInstanceOf(
+      SimulatedCrashError,
+    );
   });
 
   it('crashes seenSince before it reads, and injects StoreError at the store error rate', async () => {
@@ -84,10 +89,14 @@ describe('FaultyStateStore time-ordered seen set', () => {
     const { store } = setUp(injector);
 
     // Act / Assess
-    await expect(store.parts.seen.seenSince('c1', 'visits', at(0), 1)).rejects.toBeInstanceOf(SimulatedCrashError);
+    await expect(store.parts.seen.seenSince('c1', 'visits', at(0), 1)).rejects.toBeInstanceOf(
+      SimulatedCrashError,
+    );
     await expect(store.parts.seen.seenSince('c1', 'visits', at(0), 1)).resolves.toEqual(new Set());
     injector.rates.storeErrorRate = 1;
-    await expect(store.parts.seen.putSeenAt('c1', 'visits', entries, 2_000_000_000)).rejects.toBeInstanceOf(StoreError);
+    await expect(store.parts.seen.putSeenAt('c1', 'visits', entries, 2_000_000_000)).rejects.toBeInstanceOf(
+      StoreError,
+    );
     expect(injector.injected['store-error']).toBe(1);
   });
 

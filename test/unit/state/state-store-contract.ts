@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { LifecycleConflictError } from '../../../lambdas/state/lifecycle-store';
+import type { BridgeStateStore } from '../../../lambdas/state/state-store';
 import {
   ConcurrentModificationError,
   type Cursor,
@@ -19,7 +20,6 @@ import {
   type SourceName,
   StoreError,
 } from '../../../lambdas/state/store';
-import type { BridgeStateStore } from '../../../lambdas/state/state-store';
 import { seedCursor, seedQuota } from '../../support/state-seeds';
 
 export interface StoreUnderTest {
@@ -110,7 +110,10 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
 
       it('advances the version on each write and rejects a write from a stale version', async () => {
         // Prepare
-        const v1 = await seedCursor(store, { ...newCursor(CLUB, 'visits'), watermark: '2025-03-01T00:00:00Z' });
+        const v1 = await seedCursor(store, {
+          ...newCursor(CLUB, 'visits'),
+          watermark: '2025-03-01T00:00:00Z',
+        });
         const v2 = await seedCursor(store, { ...v1, watermark: '2025-03-02T00:00:00Z' });
 
         // Act
@@ -297,9 +300,9 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         expect(await store.openClub(CLUB, 'cli', 60_000, T0 + 1)).toBeUndefined();
         const view = store.view(CLUB) as unknown as Record<string, unknown>;
         expect(view.putCursor).toBeUndefined();
-        await expect((view.putSeen as (...a: unknown[]) => Promise<void>)('visits', ['a'], 2_000)).rejects.toBeInstanceOf(
-          StoreError,
-        );
+        await expect(
+          (view.putSeen as (...a: unknown[]) => Promise<void>)('visits', ['a'], 2_000),
+        ).rejects.toBeInstanceOf(StoreError);
         await session!.close();
         const written = await seedCursor(store, { ...newCursor(CLUB, 'visits'), watermark: 'w' });
         expect(written.version).toBe(1);
@@ -452,9 +455,9 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
 
       it('rejects an empty fingerprint and one longer than a sort key may be', async () => {
         await expect(store.parts.seen.putSeen(CLUB, 'visits', [''], 10)).rejects.toBeInstanceOf(StoreError);
-        await expect(store.parts.seen.filterSeen(CLUB, 'visits', ['x'.repeat(1025)], 1)).rejects.toBeInstanceOf(
-          StoreError,
-        );
+        await expect(
+          store.parts.seen.filterSeen(CLUB, 'visits', ['x'.repeat(1025)], 1),
+        ).rejects.toBeInstanceOf(StoreError);
       });
     });
 
@@ -484,7 +487,9 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         // Act
         const bounded = await store.parts.seen.seenSince(CLUB, 'visits', at(from), 1_000, { toAt: at(to) });
         const open = await store.parts.seen.seenSince(CLUB, 'visits', at(from), 1_000);
-        const all = await store.parts.seen.seenSince(CLUB, 'visits', at(-86_400_000), 1_000, { consistentRead: true });
+        const all = await store.parts.seen.seenSince(CLUB, 'visits', at(-86_400_000), 1_000, {
+          consistentRead: true,
+        });
 
         // Assess
         expect(sorted(bounded)).toEqual(['after-from', 'at-from', 'before-to']);
@@ -497,9 +502,15 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         await store.parts.seen.putSeenAt(CLUB, 'visits', [entry('k', 0), entry('l', 1)], 10_000);
 
         // Act / Assess
-        expect((await store.parts.seen.seenSince(CLUB, 'visits', at(0), 1_000, { toAt: at(0) })).size).toBe(0);
-        expect((await store.parts.seen.seenSince(CLUB, 'visits', at(1), 1_000, { toAt: at(0) })).size).toBe(0);
-        expect([...(await store.parts.seen.seenSince(CLUB, 'visits', at(0), 1_000, { toAt: at(1) }))]).toEqual(['k']);
+        expect((await store.parts.seen.seenSince(CLUB, 'visits', at(0), 1_000, { toAt: at(0) })).size).toBe(
+          0,
+        );
+        expect((await store.parts.seen.seenSince(CLUB, 'visits', at(1), 1_000, { toAt: at(0) })).size).toBe(
+          0,
+        );
+        expect([
+          ...(await store.parts.seen.seenSince(CLUB, 'visits', at(0), 1_000, { toAt: at(1) })),
+        ]).toEqual(['k']);
       });
 
       it('filters expired entries on read (TTL deletes late or never)', async () => {
@@ -585,8 +596,12 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
 
         // Act
         const eventual = await store.parts.seen.seenSince(CLUB, 'classAttendance', at(0), 1_000);
-        const strong = await store.parts.seen.seenSince(CLUB, 'classAttendance', at(0), 1_000, { consistentRead: true });
-        const tail = await store.parts.seen.seenSince(CLUB, 'classAttendance', at(1_250), 1_000, { toAt: at(1_300) });
+        const strong = await store.parts.seen.seenSince(CLUB, 'classAttendance', at(0), 1_000, {
+          consistentRead: true,
+        });
+        const tail = await store.parts.seen.seenSince(CLUB, 'classAttendance', at(1_250), 1_000, {
+          toAt: at(1_300),
+        });
 
         // Assess
         expect(eventual.size).toBe(1_300);
@@ -613,9 +628,9 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
             store.parts.seen.putSeenAt(CLUB, 'visits', [good, { fingerprint: 'x', at: bad }], 10),
           ).rejects.toThrow(StoreError);
           await expect(store.parts.seen.seenSince(CLUB, 'visits', bad, 1)).rejects.toBeInstanceOf(StoreError);
-          await expect(store.parts.seen.seenSince(CLUB, 'visits', good.at, 1, { toAt: bad })).rejects.toBeInstanceOf(
-            StoreError,
-          );
+          await expect(
+            store.parts.seen.seenSince(CLUB, 'visits', good.at, 1, { toAt: bad }),
+          ).rejects.toBeInstanceOf(StoreError);
         }
         await expect(
           store.parts.seen.putSeenAt(CLUB, 'visits', [{ fingerprint: '', at: good.at }], 10),
@@ -623,8 +638,12 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         await expect(
           store.parts.seen.putSeenAt(CLUB, 'visits', [{ fingerprint: 'x'.repeat(1_000), at: good.at }], 10),
         ).rejects.toBeInstanceOf(StoreError);
-        await expect(store.parts.seen.seenSince('club#1', 'visits', good.at, 1)).rejects.toBeInstanceOf(StoreError);
-        await expect(store.parts.seen.seenSince(CLUB, 'visits', good.at, Number.NaN)).rejects.toBeInstanceOf(StoreError);
+        await expect(store.parts.seen.seenSince('club#1', 'visits', good.at, 1)).rejects.toBeInstanceOf(
+          StoreError,
+        );
+        await expect(store.parts.seen.seenSince(CLUB, 'visits', good.at, Number.NaN)).rejects.toBeInstanceOf(
+          StoreError,
+        );
         // a rejected call wrote nothing, not even its valid entries
         expect((await store.parts.seen.seenSince(CLUB, 'visits', at(-1), 1)).size).toBe(0);
       });
@@ -656,7 +675,9 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         );
 
         // Act
-        const entries = await store.parts.seen.seenEntriesSince(CLUB, 'paymentHistory', at(0), 1_000, { toAt: at(99) });
+        const entries = await store.parts.seen.seenEntriesSince(CLUB, 'paymentHistory', at(0), 1_000, {
+          toAt: at(99),
+        });
         const fingerprintsOnly = await store.parts.seen.seenSince(CLUB, 'paymentHistory', at(0), 1_000, {
           toAt: at(99),
         });
@@ -673,9 +694,9 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
           { fingerprint: 'fp-plain', at: at(20) },
         ]);
         expect(sorted(fingerprintsOnly)).toEqual(['fp-approved', 'fp-dishonoured', 'fp-plain']);
-        expect(await store.parts.seen.seenEntriesSince(CLUB, 'paymentHistory', at(10), 1_000, { toAt: at(10) })).toEqual(
-          [],
-        );
+        expect(
+          await store.parts.seen.seenEntriesSince(CLUB, 'paymentHistory', at(10), 1_000, { toAt: at(10) }),
+        ).toEqual([]);
       });
 
       it("keeps an entry's memo and announced mark, with or without a group; refuses a memo over 256 bytes, writing nothing", async () => {
@@ -734,7 +755,9 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
           { fingerprint: 'x', at: at(0), group: 'g', value: 'é'.repeat(129) },
         ];
         for (const entry of bad) {
-          await expect(store.parts.seen.putSeenAt(CLUB, 'visits', [good, entry], 10)).rejects.toBeInstanceOf(StoreError);
+          await expect(store.parts.seen.putSeenAt(CLUB, 'visits', [good, entry], 10)).rejects.toBeInstanceOf(
+            StoreError,
+          );
         }
         expect(await store.parts.seen.seenEntriesSince(CLUB, 'visits', at(-1), 1)).toEqual([]);
         // The limits themselves are fine; an empty value too.
@@ -744,10 +767,9 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
           [good, { fingerprint: 'max', at: at(1), group: 'g'.repeat(64), value: 'é'.repeat(128) }],
           10,
         );
-        expect((await store.parts.seen.seenEntriesSince(CLUB, 'visits', at(-1), 1)).map((e) => e.value)).toEqual([
-          '',
-          'é'.repeat(128),
-        ]);
+        expect(
+          (await store.parts.seen.seenEntriesSince(CLUB, 'visits', at(-1), 1)).map((e) => e.value),
+        ).toEqual(['', 'é'.repeat(128)]);
       });
     });
 
@@ -803,11 +825,18 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         const v1 = await store.parts.lifecycle.putLifecycle(CLUB, doc, 0);
         const v2 = await store.parts.lifecycle.putLifecycle(CLUB, { ...doc, n: [] }, 1);
         // Assess
-        await expect(store.parts.lifecycle.putLifecycle(CLUB, doc, 1)).rejects.toBeInstanceOf(LifecycleConflictError);
-        await expect(store.parts.lifecycle.putLifecycle(CLUB, doc, 0)).rejects.toBeInstanceOf(LifecycleConflictError);
+        await expect(store.parts.lifecycle.putLifecycle(CLUB, doc, 1)).rejects.toBeInstanceOf(
+          LifecycleConflictError,
+        );
+        await expect(store.parts.lifecycle.putLifecycle(CLUB, doc, 0)).rejects.toBeInstanceOf(
+          LifecycleConflictError,
+        );
         expect(absent).toBeUndefined();
         expect([v1, v2]).toEqual([1, 2]);
-        expect(await store.parts.lifecycle.getLifecycle(CLUB)).toEqual({ doc: { ...doc, n: [] }, version: 2 });
+        expect(await store.parts.lifecycle.getLifecycle(CLUB)).toEqual({
+          doc: { ...doc, n: [] },
+          version: 2,
+        });
         expect(await store.parts.lifecycle.getLifecycle(OTHER_CLUB)).toBeUndefined();
       });
 
@@ -818,11 +847,14 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         const delta = await store.parts.lifecycle.putLifecycle(CLUB, { delta: 1 }, 0, 'delta');
         // Assess
         expect(delta).toBe(1);
-        await expect(store.parts.lifecycle.putLifecycle(CLUB, { delta: 2 }, 2, 'delta')).rejects.toBeInstanceOf(
-          LifecycleConflictError,
-        );
+        await expect(
+          store.parts.lifecycle.putLifecycle(CLUB, { delta: 2 }, 2, 'delta'),
+        ).rejects.toBeInstanceOf(LifecycleConflictError);
         expect(await store.parts.lifecycle.getLifecycle(CLUB)).toEqual({ doc: { base: 2 }, version: 2 });
-        expect(await store.parts.lifecycle.getLifecycle(CLUB, 'delta')).toEqual({ doc: { delta: 1 }, version: 1 });
+        expect(await store.parts.lifecycle.getLifecycle(CLUB, 'delta')).toEqual({
+          doc: { delta: 1 },
+          version: 1,
+        });
         expect(await store.parts.lifecycle.getLifecycle(OTHER_CLUB, 'delta')).toBeUndefined();
       });
 
@@ -839,7 +871,9 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         expect(first).toEqual({ doc: big, version: 1 });
         expect(second).toEqual({ doc: { ...big, more: 1 }, version: 2 });
         expect(await store.parts.lifecycle.getLifecycle(CLUB)).toEqual({ doc: { small: true }, version: 3 });
-        await expect(store.parts.lifecycle.putLifecycle(OTHER_CLUB, undefined, 0)).rejects.toBeInstanceOf(StoreError);
+        await expect(store.parts.lifecycle.putLifecycle(OTHER_CLUB, undefined, 0)).rejects.toBeInstanceOf(
+          StoreError,
+        );
         expect(await store.parts.lifecycle.getLifecycle(OTHER_CLUB)).toBeUndefined();
       });
     });
@@ -862,7 +896,9 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         };
 
         // Act
-        await store.parts.snapshots.putSnapshots(CLUB, 'MEMBER', [snapshot('9007199254740993', 'h1', fields)]);
+        await store.parts.snapshots.putSnapshots(CLUB, 'MEMBER', [
+          snapshot('9007199254740993', 'h1', fields),
+        ]);
         const read = await store.parts.snapshots.getSnapshots(CLUB, 'MEMBER', ['9007199254740993', '404']);
 
         // Assess
@@ -905,10 +941,17 @@ export function describeStateStoreContract(adapter: string, makeStore: StoreFact
         expect(listed.get('~h~looks encoded')).toEqual(odd);
         expect((await store.parts.snapshots.listSnapshots(OTHER_CLUB, 'PROSPECT')).size).toBe(0);
         // Strongly consistent on request (the lifecycle evaluation's read), with the same answer.
-        expect(await store.parts.snapshots.listSnapshots(CLUB, 'MEMBER', { consistentRead: true })).toEqual(listed);
-        const some = await store.parts.snapshots.getSnapshots(CLUB, 'MEMBER', ['5001', '~h~looks encoded', 'absent'], {
-          consistentRead: true,
-        });
+        expect(await store.parts.snapshots.listSnapshots(CLUB, 'MEMBER', { consistentRead: true })).toEqual(
+          listed,
+        );
+        const some = await store.parts.snapshots.getSnapshots(
+          CLUB,
+          'MEMBER',
+          ['5001', '~h~looks encoded', 'absent'],
+          {
+            consistentRead: true,
+          },
+        );
         expect([...some.keys()].sort()).toEqual(['5001', '~h~looks encoded']);
         expect(some.get('5001')).toEqual(listed.get('5001'));
       });

@@ -20,13 +20,14 @@ import {
 import { MemoryStateStore } from '../../../../lambdas/state';
 import {
   type Cursor,
+  type CursorStore,
   newCursor,
   type OwedEvent,
   type SourceName,
   StoreError,
 } from '../../../../lambdas/state/store';
 import { captureLogs } from '../../../support/log-capture';
-import { seedCursor } from '../../../support/state-seeds';
+import { openSession, seedCursor } from '../../../support/state-seeds';
 
 const MINUTE = 60_000;
 const NOW = Date.parse('2026-06-10T12:00:00.000Z');
@@ -103,14 +104,16 @@ describe('Announcer', () => {
   const setup = async (cursors: Cursor[]) => {
     const store = new MemoryStateStore();
     for (const c of cursors) await seedCursor(store, c);
+    const session = await openSession(store, 'club-1');
     const sink = new MemorySink();
-    const announcer = new Announcer({ store, sink, club, now: () => NOW });
-    return { store, sink, announcer };
+    const announcer = new Announcer({ store: session, sink, club, now: () => NOW });
+    return { store, session, sink, announcer };
   };
   const owing = (source: SourceName, ...events: BridgeEvent[]) =>
     events.reduce((c, e) => withOwed(c, e), cursorOf(source));
-  const owedIds = async (store: MemoryStateStore, source: SourceName) =>
-    (await store.view('club-1').getCursor(source)).health.owedEvents?.map((e) => e.detail.eventId) ?? [];
+  /** What the cursor owes, as the poll's session holds it or (after its close) as stored. */
+  const owedIds = async (cursors: Pick<CursorStore, 'getCursor'>, source: SourceName) =>
+    (await cursors.getCursor(source)).health.owedEvents?.map((e) => e.detail.eventId) ?? [];
 
   it('delivers what a cursor owes first; a failed publish keeps it owed for the next poll', async () => {
     // Prepare
@@ -123,19 +126,23 @@ describe('Announcer', () => {
       retryAt: iso(NOW + 6 * 60 * MINUTE),
     };
     const owed = unavailableEvent(club, 'classAttendance', mark, true, NOW - MINUTE);
-    const { store, sink, announcer } = await setup([owing('classAttendance', owed)]);
+    const { store, session, sink, announcer } = await setup([owing('classAttendance', owed)]);
     sink.failNext();
     // Act: a poll whose publish fails, then the next one
-    await announcer.catchUp(await store.view('club-1').listCursors(), 30 * MINUTE);
-    const stillOwed = await owedIds(store, 'classAttendance');
-    const next = new Announcer({ store, sink, club, now: () => NOW + MINUTE });
-    const after = await next.catchUp(await store.view('club-1').listCursors(), 30 * MINUTE);
+    await announcer.catchUp(await session.listCursors(), 30 * MINUTE);
+    await session.close();
+    const stillOwed = await owedIds(store.view('club-1'), 'classAttendance');
+    const nextSession = await openSession(store, 'club-1');
+    const next = new Announcer({ store: nextSession, sink, club, now: () => NOW + MINUTE });
+    const after = await next.catchUp(await nextSession.listCursors(), 30 * MINUTE);
+    await nextSession.close();
     // Assess
     expect(stillOwed).toEqual([owed.detail.eventId]);
     expect(announcer.delivered).toEqual([]);
     expect(sink.events).toEqual([owed]);
     expect(next.delivered.map((e) => e.detail.eventId)).toEqual([owed.detail.eventId]);
     expect(after.find((c) => c.source === 'classAttendance')?.health.owedEvents).toBeUndefined();
+    expect(await owedIds(store.view('club-1'), 'classAttendance')).toEqual([]);
   });
 
   it('drops an owed event the catalog refuses, with an ERROR line, and delivers the others', async () => {
@@ -144,11 +151,12 @@ describe('Announcer', () => {
     const bad = { detailType: 'Club Quota Low', detail: { eventId: 'e-1', used: 'many' } } as OwedEvent;
     const cursor = owing('members', good);
     cursor.health.owedEvents = [bad, ...cursor.health.owedEvents!];
-    const { store, sink, announcer } = await setup([cursor]);
+    const { store, session, sink, announcer } = await setup([cursor]);
     const logs = captureLogs();
     // Act
     try {
-      await announcer.catchUp(await store.view('club-1').listCursors(), 30 * MINUTE);
+      await announcer.catchUp(await session.listCursors(), 30 * MINUTE);
+      await session.close();
     } finally {
       logs.stop();
     }
@@ -159,7 +167,7 @@ describe('Announcer', () => {
     ]);
     expect(JSON.stringify(dropped[0])).toMatch(/used/);
     expect(sink.events).toEqual([good]);
-    expect(await owedIds(store, 'members')).toEqual([]);
+    expect(await owedIds(store.view('club-1'), 'members')).toEqual([]);
   });
 
   it('announces a stale episode a failure recorded without its notice, once', async () => {
@@ -180,16 +188,19 @@ describe('Announcer', () => {
       { kind: 'unavailable', message: '503' },
       NOW - 10 * MINUTE,
     );
-    const { store, sink, announcer } = await setup([failed, refused, early]);
+    const { store, session, sink, announcer } = await setup([failed, refused, early]);
     // Act
-    await announcer.catchUp(await store.view('club-1').listCursors(), 30 * MINUTE);
-    await announcer.catchUp(await store.view('club-1').listCursors(), 30 * MINUTE);
+    await announcer.catchUp(await session.listCursors(), 30 * MINUTE);
+    await announcer.catchUp(await session.listCursors(), 30 * MINUTE);
+    await session.close();
     // Assess: visits only (prospects' failure came 20 minutes after its success), once
     expect(sink.ofType('Club Data Stale').map((e) => e.detail.staleSource)).toEqual(['visits']);
     expect(sink.events).toHaveLength(1);
     expect(sink.events[0]!.detail).toMatchObject({ lastSuccessAt: iso(NOW - 50 * MINUTE), ageSeconds: 3000 });
-    expect((await store.view('club-1').getCursor('visits')).health).toMatchObject({ staleNotifiedAt: iso(NOW) });
-    expect(await owedIds(store, 'visits')).toEqual([]);
+    expect((await store.view('club-1').getCursor('visits')).health).toMatchObject({
+      staleNotifiedAt: iso(NOW),
+    });
+    expect(await owedIds(store.view('club-1'), 'visits')).toEqual([]);
   });
 
   it('returns the cursors as written when a write of the catch-up took effect and then failed', async () => {
@@ -199,16 +210,19 @@ describe('Announcer', () => {
       { kind: 'unavailable', message: '503' },
       NOW - 10 * MINUTE,
     );
-    const { store, sink } = await setup([failed]);
-    const checkpointFails = Object.assign(Object.create(store) as MemoryStateStore, {
+    const { store, session, sink } = await setup([failed]);
+    const checkpointFails: CursorStore = {
+      getCursor: (source) => session.getCursor(source),
+      listCursors: () => session.listCursors(),
       putCursor: async (cursor: Cursor) => {
-        await seedCursor(store, cursor);
+        await session.putCursor(cursor);
         throw new StoreError('the checkpoint failed (throttled past all retries)');
       },
-    });
+    };
     const announcer = new Announcer({ store: checkpointFails, sink, club, now: () => NOW });
     // Act
-    const after = await announcer.catchUp(await store.view('club-1').listCursors(), 30 * MINUTE);
+    const after = await announcer.catchUp(await session.listCursors(), 30 * MINUTE);
+    await session.close();
     // Assess: the notice and its owed event in memory, and the cursors returned are those (a source
     // polled from the ones read before would lose its write to a version conflict)
     const visits = after.find((c) => c.source === 'visits');
@@ -220,16 +234,17 @@ describe('Announcer', () => {
   it("owes a club-level event on the club's first cursor until delivered", async () => {
     // Prepare
     const event = quotaEvent(club, 'threshold', 800_000, NOW);
-    const { store, sink, announcer } = await setup([cursorOf('visits'), cursorOf('members')]);
+    const { store, session, sink, announcer } = await setup([cursorOf('visits'), cursorOf('members')]);
     sink.failNext();
     // Act
     const first = await announcer.announceForClub(event);
-    const owedAfterFailure = await owedIds(store, 'members');
+    const owedAfterFailure = await owedIds(session, 'members');
     const second = await announcer.announceForClub(event);
+    await session.close();
     // Assess
     expect([first, second]).toEqual([false, true]);
     expect(owedAfterFailure).toEqual([event.detail.eventId]);
-    expect(await owedIds(store, 'members')).toEqual([]);
+    expect(await owedIds(store.view('club-1'), 'members')).toEqual([]);
     expect(sink.events.map((e) => e.detail.eventId)).toEqual([event.detail.eventId]);
   });
 });

@@ -19,7 +19,7 @@ import { AuthError } from '../../../../lambdas/gym-api/errors';
 import { pauseEvent, staleEvent } from '../../../../lambdas/sources/operational-events';
 import { MemoryStateStore } from '../../../../lambdas/state';
 import { newCursor } from '../../../../lambdas/state/store';
-import { seedQuota } from '../../../support/state-seeds';
+import { openSession, seedQuota } from '../../../support/state-seeds';
 
 const MINUTE = 60_000;
 const NOW = Date.parse('2026-06-10T12:00:00.000Z');
@@ -28,7 +28,7 @@ const club = { clubId: 'club-1', plan: 'basic' as const, piiPolicy: 'minimal' as
 describe('cursor health', () => {
   it('counts failures of one kind in a row and pauses only on a 401 or 429, honouring Retry-After', async () => {
     // Prepare
-    const store = new MemoryStateStore();
+    const store = await openSession(new MemoryStateStore(), 'club-1');
     // Act: two 503s, then a 429 saying "next month" (beyond the cap), then a 401.
     await recordFailure(store, 'club-1', 'visits', { kind: 'unavailable', message: '503' }, NOW);
     const second = await recordFailure(
@@ -56,19 +56,21 @@ describe('cursor health', () => {
   it('marks an endpoint unavailable once per episode and clears the mark', async () => {
     // Prepare
     const store = new MemoryStateStore();
+    const session = await openSession(store, 'club-1');
     const cause = { kind: 'not-found' as const, status: 404 };
     // Act
-    const first = await recordUnavailable(store, 'club-1', 'classAttendance', cause, 'HTTP 404', NOW);
+    const first = await recordUnavailable(session, 'club-1', 'classAttendance', cause, 'HTTP 404', NOW);
     const again = await recordUnavailable(
-      store,
+      session,
       'club-1',
       'classAttendance',
       cause,
       'HTTP 404',
       NOW + MINUTE,
     );
-    const cleared = await clearUnavailableMark(store, 'club-1', 'classAttendance');
-    const nothing = await clearUnavailableMark(store, 'club-1', 'classAttendance');
+    const cleared = await clearUnavailableMark(session, 'club-1', 'classAttendance');
+    const nothing = await clearUnavailableMark(session, 'club-1', 'classAttendance');
+    await session.close();
     // Assess
     expect(first).toMatchObject({ fresh: true, mark: { kind: 'not-found', status: 404 } });
     expect(again?.fresh).toBe(false);
@@ -85,9 +87,10 @@ describe('countQuotaUsage', () => {
     // Prepare: 790,000 of 1,000,000 used; the alert at 80%.
     const store = new MemoryStateStore();
     await seedQuota(store, 'club-1', '2026-06', 790_000);
+    const session = await openSession(store, 'club-1');
     const sink = new MemorySink();
-    const announcer = new Announcer({ store, sink, club, now: () => NOW });
-    const check = { store, club, nowMs: NOW, announcer };
+    const announcer = new Announcer({ store: session, sink, club, now: () => NOW });
+    const check = { store: session, club, nowMs: NOW, announcer };
     // Act
     const below = await countQuotaUsage(check, 5_000);
     const crossing = await countQuotaUsage(check, 5_000);

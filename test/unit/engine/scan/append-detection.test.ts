@@ -9,6 +9,7 @@ import type { GymApiClient } from '../../../../lambdas/gym-api';
 import { SOURCES } from '../../../../lambdas/sources';
 import type { AppendSource } from '../../../../lambdas/sources/source';
 import { MemoryStateStore } from '../../../../lambdas/state';
+import { openSession } from '../../../support/state-seeds';
 import { sydney, visit } from '../../sources/fixtures';
 
 const visits = SOURCES.visits as AppendSource;
@@ -17,14 +18,15 @@ const records = [visit({ MemberNumber: 'M1' }), visit({ MemberNumber: 'M2' })].m
   item,
 }));
 
-function setup() {
+async function setup() {
   const store = new MemoryStateStore();
+  const session = await openSession(store, sydney.clubId);
   const sink = new MemorySink();
   const detector = () =>
-    new AppendDetection(store, sydney, visits, sydney.observedAtMs, async (page, quarantine) => {
+    new AppendDetection(session, sydney, visits, sydney.observedAtMs, async (page, quarantine) => {
       await publishPageEvents(sink, page, quarantine);
     });
-  return { store, sink, detector };
+  return { store, session, sink, detector };
 }
 
 const run = (detection: AppendDetection, mode: ScanMode) => detection.detect(records, { mode }, []);
@@ -32,7 +34,7 @@ const run = (detection: AppendDetection, mode: ScanMode) => detection.detect(rec
 describe('AppendDetection', () => {
   it('a baseline publishes nothing and files every facet as seen', async () => {
     // Prepare
-    const { sink, detector } = setup();
+    const { sink, detector } = await setup();
     // Act
     await run(detector(), 'baseline');
     await run(detector(), 'tail');
@@ -42,7 +44,7 @@ describe('AppendDetection', () => {
 
   it('a tail publishes each new facet once, across scans', async () => {
     // Prepare
-    const { sink, detector } = setup();
+    const { sink, detector } = await setup();
     // Act
     await run(detector(), 'tail');
     const first = sink.events.length;
@@ -54,7 +56,7 @@ describe('AppendDetection', () => {
 
   it('a backfill publishes seen facets again, with the same eventIds', async () => {
     // Prepare
-    const { sink, detector } = setup();
+    const { sink, detector } = await setup();
     await run(detector(), 'tail');
     const ids = sink.events.map((e) => e.detail.eventId);
     // Act
@@ -65,7 +67,7 @@ describe('AppendDetection', () => {
 
   it('keeps what it filed within one scan: a page read again publishes nothing', async () => {
     // Prepare
-    const { sink, detector } = setup();
+    const { sink, detector } = await setup();
     const detection = detector();
     // Act
     await run(detection, 'tail');
@@ -85,20 +87,25 @@ describe('AppendDetection', () => {
         return visits.recordTime!(v as never);
       },
     };
-    const { store, sink } = setup();
+    const { store, session, sink } = await setup();
     const items = [
       visit({ MemberNumber: 'M1' }),
       visit({ MemberNumber: 'M2', VisitDateTime: '2025-06-01T07:30:00' }),
     ];
     const reader = new ScanPageReader({} as GymApiClient, counted, sydney, { deadlineMs: 0 });
-    const detection = new AppendDetection(store, sydney, counted, sydney.observedAtMs, (page, q) =>
+    const detection = new AppendDetection(session, sydney, counted, sydney.observedAtMs, (page, q) =>
       publishPageEvents(sink, page, q).then(() => undefined),
     );
     // Act
     const page = reader.read({ offset: 0, limit: 500, items, invalid: [], rawCount: items.length });
     await detection.detect(page.identified, { mode: 'tail' }, []);
     // Assess: 06:00 and 07:30 in Sydney (AEST) are 20:00Z and 21:30Z the day before
-    const entries = await store.parts.seen.seenEntriesSince(sydney.clubId, 'visits', '2025-05-01T00:00:00.000Z', 0);
+    const entries = await store.parts.seen.seenEntriesSince(
+      sydney.clubId,
+      'visits',
+      '2025-05-01T00:00:00.000Z',
+      0,
+    );
     expect(entries.map((e) => e.at).sort()).toEqual(['2025-05-31T20:00:00.000Z', '2025-05-31T21:30:00.000Z']);
     expect(reads).toBe(2); // the reader's, one a record
   });

@@ -5,7 +5,9 @@ import { MemorySink } from '../../../../lambdas/events/publisher';
 import { SOURCES } from '../../../../lambdas/sources';
 import type { AppendSource } from '../../../../lambdas/sources/source';
 import { MemoryStateStore } from '../../../../lambdas/state';
-import type { SeenSinceOptions, SourceName } from '../../../../lambdas/state/store';
+import { decorateStore } from '../../../../lambdas/state/state-store';
+import type { SeenSinceOptions } from '../../../../lambdas/state/store';
+import { openSession } from '../../../support/state-seeds';
 import { disbursement, sydneyUtc } from '../../sources/fixtures';
 
 const disbursements = SOURCES.disbursements as AppendSource;
@@ -21,28 +23,30 @@ const row = (m: string, hoursAgo: number) => {
 /** Thirty disbursements over the 32-hour tail: a window that mostly does not change. */
 const window = Array.from({ length: 30 }, (_, i) => row(`M${i}`, i + 0.5));
 
-class CountingStore extends MemoryStateStore {
-  ranges: { fromAt: string; toAt?: string }[] = [];
-  override seenEntriesSince(
-    clubId: string,
-    source: SourceName,
-    fromAt: string,
-    nowSec: number,
-    options?: SeenSinceOptions,
-  ) {
-    this.ranges.push({ fromAt, ...(options?.toAt ? { toAt: options.toAt } : {}) });
-    return super.parts.seen.seenEntriesSince(clubId, source, fromAt, nowSec, options);
-  }
+/** The memory store with the ranges of seen entries read (the port's seenEntriesSince) counted. */
+function countingStore() {
+  const store = Object.assign(
+    decorateStore(new MemoryStateStore(), (method, args, call) => {
+      if (method === 'seenEntriesSince') {
+        const [, , fromAt, , options] = args as [string, string, string, number, SeenSinceOptions?];
+        store.ranges.push({ fromAt, ...(options?.toAt ? { toAt: options.toAt } : {}) });
+      }
+      return call();
+    }),
+    { ranges: [] as { fromAt: string; toAt?: string }[] },
+  );
+  return store;
 }
 
-function setup() {
-  const store = new CountingStore();
+async function setup() {
+  const store = countingStore();
+  const session = await openSession(store, sydneyUtc.clubId);
   const sink = new MemorySink();
   /** One tail scan over `records` (split in pages of 7), flushed and finished as SourceScan does. */
   const tail = async (records: typeof window, mode: 'tail' | 'sweep' = 'tail') => {
     store.ranges = [];
     const before = sink.events.length;
-    const detection = new AppendDetection(store, sydneyUtc, disbursements, NOW, async (page, q) => {
+    const detection = new AppendDetection(session, sydneyUtc, disbursements, NOW, async (page, q) => {
       await publishPageEvents(sink, page, q);
     });
     for (let i = 0; i < records.length; i += 7) await detection.detect(records.slice(i, i + 7), { mode }, []);
@@ -57,7 +61,7 @@ function setup() {
 describe('AppendDetection with a seen digest', () => {
   it('reads no seen entry for a window the digest vouches for, and still finds a late row', async () => {
     // Prepare
-    const { store, tail } = setup();
+    const { store, tail } = await setup();
     const first = await tail(window);
     // Act
     const again = await tail(window);
@@ -80,7 +84,7 @@ describe('AppendDetection with a seen digest', () => {
 
   it('a row replaced by another in the same hour (same count) is published', async () => {
     // Prepare
-    const { tail } = setup();
+    const { tail } = await setup();
     await tail(window);
     const replaced = window.map((r, i) => (i === 5 ? row('NEW', 5.75) : r));
     // Act
@@ -91,7 +95,7 @@ describe('AppendDetection with a seen digest', () => {
 
   it('without a stored digest (or an unreadable one) the seen set decides, and the digest is written', async () => {
     // Prepare
-    const { store, tail } = setup();
+    const { store, tail } = await setup();
     await tail(window);
     await store.parts.seen.putSeenDigest(
       sydneyUtc.clubId,
@@ -112,9 +116,9 @@ describe('AppendDetection with a seen digest', () => {
 
   it('holds at most DIGEST_BUFFER_ROWS rows before it detects them', async () => {
     // Prepare
-    const { sink } = setup();
-    const store = new MemoryStateStore();
-    const detection = new AppendDetection(store, sydneyUtc, disbursements, NOW, async (page, q) => {
+    const { sink } = await setup();
+    const session = await openSession(new MemoryStateStore(), sydneyUtc.clubId);
+    const detection = new AppendDetection(session, sydneyUtc, disbursements, NOW, async (page, q) => {
       await publishPageEvents(sink, page, q);
     });
     const many = Array.from({ length: DIGEST_BUFFER_ROWS }, (_, i) => row(`B${i}`, 1 + (i % 30)));

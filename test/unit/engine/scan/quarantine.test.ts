@@ -7,6 +7,7 @@ import {
   quarantineOnce,
 } from '../../../../lambdas/engine/scan/quarantine';
 import { MemoryStateStore } from '../../../../lambdas/state';
+import { openSession } from '../../../support/state-seeds';
 
 // The store lists only quarantined records not yet expired (30 days from the poll): a poll now.
 const START = Date.now();
@@ -33,14 +34,15 @@ describe('quarantineOnce', () => {
   it('stores each record once, with its reason, and counts only the new ones', async () => {
     // Prepare
     const store = new MemoryStateStore();
+    const session = await openSession(store, 'club-1');
     const entries = [
       quarantineEntry({ Id: 1 }, 'no identity'),
       quarantineEntry({ Id: 1 }, 'no identity'),
       quarantineEntry({ Id: 2 }, 'bad'),
     ];
     // Act
-    const first = await quarantineOnce(store, where, entries);
-    const again = await quarantineOnce(store, where, entries);
+    const first = await quarantineOnce(session, where, entries);
+    const again = await quarantineOnce(session, where, entries);
     // Assess
     expect(first).toBe(2);
     expect(again).toBe(0);
@@ -50,6 +52,6 @@ describe('quarantineOnce', () => {
   });
 
   it('does nothing for no records', async () => {
-    expect(await quarantineOnce(new MemoryStateStore(), where, [])).toBe(0);
+    expect(await quarantineOnce(await openSession(new MemoryStateStore(), 'club-1'), where, [])).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fingerprint } from '../../../../lambdas/engine/scan/fingerprint';
 import { SeenWindow, seenTag } from '../../../../lambdas/engine/scan/seen-window';
 import { MemoryStateStore } from '../../../../lambdas/state';
+import { openSession } from '../../../support/state-seeds';
 
 const NOW = Date.now();
 const EXPIRES = Math.ceil(NOW / 1000) + 86_400;
@@ -19,7 +20,7 @@ async function storeWith() {
     EXPIRES,
   );
   await store.parts.seen.putSeen('club-1', 'paymentHistory', ['k-untimed'], EXPIRES);
-  return store;
+  return openSession(store, 'club-1');
 }
 
 describe('SeenWindow', () => {

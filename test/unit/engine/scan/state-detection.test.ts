@@ -9,7 +9,8 @@ import { MemorySink } from '../../../../lambdas/events/publisher';
 import { SOURCES } from '../../../../lambdas/sources';
 import type { StateSource } from '../../../../lambdas/sources/source';
 import { MemoryStateStore } from '../../../../lambdas/state';
-import { decorateStore } from '../../../../lambdas/state/decorate-store';
+import { decorateStore } from '../../../../lambdas/state/state-store';
+import { openSession } from '../../../support/state-seeds';
 import { member, sydney } from '../../sources/fixtures';
 
 const members = SOURCES.members as StateSource;
@@ -23,11 +24,12 @@ const scanOf = (mode: ScanMode): EngineScan => ({
 });
 const rec = (status: string) => [{ id: 'M1', item: member({ Number: 'M1', Status: status }) }];
 
-function setup() {
+async function setup() {
   const store = new MemoryStateStore();
+  const session = await openSession(store, sydney.clubId);
   const sink = new MemorySink();
   let failNext = false;
-  const detection = new StateDetection(store, sydney, members, async (page, quarantine) => {
+  const detection = new StateDetection(session, sydney, members, async (page, quarantine) => {
     if (failNext && page.events.length > 0) {
       failNext = false;
       throw new Error('EventBridge down');
@@ -43,7 +45,7 @@ function setup() {
 describe('StateDetection', () => {
   it('a baseline stores snapshots and publishes nothing; a change after it is published once', async () => {
     // Prepare
-    const { sink, detection } = setup();
+    const { sink, detection } = await setup();
     await detection.detect(rec('Active'), scanOf('baseline'), []);
     // Act
     await detection.detect(rec('PaymentIssue'), scanOf('tail'), []);
@@ -56,7 +58,7 @@ describe('StateDetection', () => {
 
   it('a publish that fails leaves an intent; the next poll publishes the same events and commits', async () => {
     // Prepare
-    const { store, sink, detection, failNextPublish } = setup();
+    const { store, sink, detection, failNextPublish } = await setup();
     await detection.detect(rec('Active'), scanOf('baseline'), []);
     failNextPublish();
     // Act
@@ -74,7 +76,7 @@ describe('StateDetection', () => {
 
   it('a Joined published again from an intent carries the state it announces, not the record moved on since', async () => {
     // Prepare: first seen Active with e-mail opted out, and the publish fails after the intent.
-    const { sink, detection, failNextPublish } = setup();
+    const { sink, detection, failNextPublish } = await setup();
     const contact = { Email: 'alex@example.com', OptOutEmail: true, OptOutSms: false };
     const first = member({ Number: 'M1', Status: 'Active', Contact: contact });
     const moved = member({ Number: 'M1', Status: 'PaymentIssue', Contact: { ...contact, OptOutSms: true } });
@@ -97,7 +99,7 @@ describe('StateDetection', () => {
 
   it('the snapshot keeps the events last published for the subject, once each, newest first, three at most', async () => {
     // Prepare
-    const { store, sink, detection, failNextPublish } = setup();
+    const { store, sink, detection, failNextPublish } = await setup();
     await detection.detect(rec('Active'), scanOf('baseline'), []);
     failNextPublish();
     await expect(detection.detect(rec('PaymentIssue'), scanOf('tail'), [])).rejects.toThrow();
@@ -126,10 +128,11 @@ describe('StateDetection', () => {
       if (method === 'getSnapshots') reads.push(...(args[2] as string[]));
       return call();
     });
+    const session = await openSession(store, sydney.clubId);
     const sink = new MemorySink();
     const marks = new RowMarks(undefined);
     const detection = new StateDetection(
-      store,
+      session,
       sydney,
       members,
       async (page, q) => {
