@@ -20,7 +20,7 @@ import type { ClubReport } from '../lambdas/engine/club-poll/poll-club';
 import { type DispatchSummary, dispatchDueClubs } from '../lambdas/engine/dispatch/dispatch-due-clubs';
 import { pollClubMessage } from '../lambdas/engine/poll-message/poll-club-message';
 import type { EventSink } from '../lambdas/events/event-sink';
-import type { StateStore } from '../lambdas/state/store';
+import type { StateStore } from '../lambdas/state/state-store';
 import { itemBytes, readUnits } from './dynamo-units';
 
 /** A registry that counts its table reads as the DynamoDB adapter would make them. */

@@ -15,7 +15,7 @@ import {
 } from '../lambdas/state/lifecycle-store';
 import { packSeenAt, seenAtQueryEnd } from '../lambdas/state/seen-packs';
 import { SortedStringMap } from '../lambdas/state/sorted-string-map';
-import type { StoreMethod } from '../lambdas/state/state-store';
+import type { StateStore, StoreMethod } from '../lambdas/state/state-store';
 import type {
   ClubStateSession,
   ClubStateSummary,
@@ -27,7 +27,6 @@ import type {
   Snapshot,
   SnapshotKind,
   SourceName,
-  StateStore,
 } from '../lambdas/state/store';
 import { itemBytes, readUnits, writeUnits } from './dynamo-units';
 

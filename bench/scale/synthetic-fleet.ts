@@ -6,7 +6,8 @@
 import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config';
 import { type ClubRecord, clubRecordFrom } from '../../lambdas/clubs/club-record';
 import { MINUTE_MS } from '../../lambdas/common/time-units';
-import type { Cursor, StateStore } from '../../lambdas/state/store';
+import type { StateStore } from '../../lambdas/state/state-store';
+import type { Cursor } from '../../lambdas/state/store';
 
 /** The zones the fleet's clubs are spread over. */
 export const ZONES = [

@@ -34,7 +34,8 @@ import {
   staleEvent,
   unavailableEvent,
 } from '../../lambdas/sources/operational-events';
-import type { Cursor, OwedEvent, SourceName, SourceUnavailable, StateStore } from '../../lambdas/state/store';
+import type { StateStore } from '../../lambdas/state/state-store';
+import type { Cursor, OwedEvent, SourceName, SourceUnavailable } from '../../lambdas/state/store';
 
 /**
  * What became of a condition's event: `published` (announced and delivered: removed from the cursor

@@ -31,7 +31,7 @@ import {
   type Lapse,
   type LifecycleSettings,
 } from '../../lambdas/lifecycle/rules';
-import type { StateStore } from '../../lambdas/state/store';
+import type { StateStore } from '../../lambdas/state/state-store';
 import type { SubjectRef } from './subject-ref';
 
 /**

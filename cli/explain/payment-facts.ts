@@ -22,7 +22,8 @@ import {
   responseDetailType,
   responseIdentity,
 } from '../../lambdas/sources/payment-source';
-import type { SeenEntry, StateStore } from '../../lambdas/state/store';
+import type { StateStore } from '../../lambdas/state/state-store';
+import type { SeenEntry } from '../../lambdas/state/store';
 
 /** How a sighting came to be filed, i.e. whether its event went out. */
 export type Announcement =

@@ -15,7 +15,8 @@ import { type PublishedEntry, publishedOf } from '../../lambdas/engine/scan/publ
 import { DETAIL_TYPES } from '../../lambdas/events/catalog';
 import { enabledSources, SOURCES } from '../../lambdas/sources';
 import { tailLookbackFor } from '../../lambdas/sources/source';
-import type { Cursor, SourceName, StateStore } from '../../lambdas/state/store';
+import type { StateStore } from '../../lambdas/state/state-store';
+import type { Cursor, SourceName } from '../../lambdas/state/store';
 import { type LifecycleFacts, lifecycleFacts } from './lifecycle-facts';
 import {
   memberPaymentSightings,

@@ -14,7 +14,7 @@ import { createMetrics } from '../common/metrics';
 import { DEFAULT_QUOTA_RESERVE } from '../common/plans';
 import { type PollQueue, SqsPollQueue } from '../common/poll-queue';
 import { DynamoDbStateStore } from '../state/dynamodb-store';
-import type { StateStore } from '../state/store';
+import type { StateStore } from '../state/state-store';
 import {
   type Env,
   optionalNumberEnv,

@@ -17,7 +17,7 @@ import { type ClientFactory, GymApiClientFactory } from '../engine/club-poll/cli
 import type { PiiPolicy } from '../events/pii';
 import { EventBridgeSink, type EventSink } from '../events/publisher';
 import { DynamoDbStateStore } from '../state/dynamodb-store';
-import type { StateStore } from '../state/store';
+import type { StateStore } from '../state/state-store';
 import { type Env, eventSourceEnv, optionalNumberEnv, piiPolicyEnv, requiredEnv } from './runtime-env';
 
 export interface PollRuntime {

@@ -29,7 +29,8 @@ import type { GymApiClient } from '../gym-api';
 import { enabledSources, SOURCES } from '../sources';
 import { tailLookbackFor } from '../sources/source';
 import { FAILURE_MAX_CHARS, type LifecycleNotes } from '../state/lifecycle-notes';
-import type { ClubSession, Cursor, SourceName } from '../state/store';
+import type { ClubSession } from '../state/state-store';
+import type { Cursor, SourceName } from '../state/store';
 import { evaluateLifecycle, type LifecycleFact } from './evaluate';
 import { publishFacts } from './lifecycle-events';
 import {
@@ -384,7 +385,7 @@ async function evaluateClub(
   const late = all ? undefined : lateVisitsFrom(kept, notes);
   const next = { life: outcome.doc, view, ...(late === undefined ? {} : { visitsFromMs: late }) };
   await keepLifecycle(keep, kept, next, outcome.facts, all, unreadable);
-  if (history) await clearVisitHistory(store, club.clubId, history.storedVersion);
+  if (history) await clearVisitHistory(store, history.storedVersion);
   deps.session.markLifecycleHour(hour);
   deps.session.clearLifecycleNotes();
   const report = {

@@ -11,7 +11,8 @@ import { utcToLocal } from '../common/zoned-time';
 import { classifyPayment, type PaymentRuleOverrides } from '../sources/payment-classifier';
 import { decodePaymentMemo } from '../sources/payment-source';
 import type { LifecycleNotes } from '../state/lifecycle-notes';
-import type { ClubSession, SeenAt, Snapshot, SnapshotKind, SourceName } from '../state/store';
+import type { ClubSession } from '../state/state-store';
+import type { SeenAt, Snapshot, SnapshotKind, SourceName } from '../state/store';
 import type { FactChange } from './evaluate';
 import type { PaymentOutcome } from './folds';
 import type { LifecycleView } from './lifecycle-keep';
@@ -88,7 +89,6 @@ export const prospectFacts = (f: Record<string, unknown>): ProspectFacts => ({
  */
 async function subjectFacts(
   store: ClubSession,
-  clubId: string,
   reads: SubjectReads,
   nowMs: number,
 ): Promise<Pick<LifecycleReads, 'members' | 'prospects' | 'readAt'>> {
@@ -180,7 +180,7 @@ export async function gatherLifecycleInput(
   // Strongly consistent, as the subjects: a visit filed a moment ago closes a lapse.
   const consistentRead = true;
   const [facts, visitEntries, paymentEntries] = await Promise.all([
-    subjectFacts(store, club.clubId, subjects, nowMs),
+    subjectFacts(store, subjects, nowMs),
     store.seenEntriesSince('visits', window.visitsFrom, nowSec, { consistentRead }),
     window.paymentsFrom === undefined
       ? []

@@ -17,7 +17,7 @@
  */
 
 import type { EventSink } from '../events/event-sink';
-import type { ClubLifecycle } from '../state/store';
+import type { ClubLifecycle } from '../state/state-store';
 import { type SilentMarks, silentMarksIn, silentMarksOf, stillSilent } from './baseline-marks';
 import type { LifecycleDoc, LifecycleFact } from './evaluate';
 import { publishFacts } from './lifecycle-events';

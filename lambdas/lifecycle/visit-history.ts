@@ -15,7 +15,7 @@
 import { logger } from '../common/logger';
 import { DAY_MS } from '../common/time-units';
 import { DeadlineExceededError, type GymApiClient } from '../gym-api';
-import type { ClubLifecycle } from '../state/store';
+import type { ClubLifecycle } from '../state/state-store';
 import { addLocalDays, localAt, normalLocal } from './rules';
 
 /** The history is not read this close to the poll's deadline (the evaluation needs its time too). */
@@ -168,7 +168,6 @@ export async function readVisitHistory(
 /** Replaces a stored read once the first evaluation is kept (its pieces are deleted with it). */
 export async function clearVisitHistory(
   store: Pick<ClubLifecycle, 'putLifecycle'>,
-  clubId: string,
   storedVersion: number,
 ): Promise<void> {
   if (storedVersion > 0) await store.putLifecycle({ history: 1, done: true }, storedVersion, 'history');

@@ -21,8 +21,9 @@ import { DynamoDbClubItems } from './dynamodb/club-items';
 import { DynamoDbItemTable } from './dynamodb/dynamodb-item-table';
 import { StateTableClient } from './dynamodb/state-table-client';
 import { itemPorts } from './item-ports';
+import type { StateParts } from './state-store';
 import { BridgeStateStore } from './state-store';
-import { type StateParts, StoreError } from './store';
+import { StoreError } from './store';
 
 export { BATCH_GET_MAX_KEYS, BATCH_WRITE_MAX_ITEMS } from './dynamodb/state-table-client';
 

@@ -10,10 +10,15 @@ export {
   type DynamoDbStateStoreOptions,
 } from './dynamodb-store';
 export { MemoryStateStore, type MemoryStateStoreOptions } from './memory-store';
-export { BridgeStateStore, decorateStore, withClubSession } from './state-store';
 export {
+  BridgeStateStore,
   type ClubSession,
   type ClubView,
+  decorateStore,
+  type StateStore,
+  withClubSession,
+} from './state-store';
+export {
   ConcurrentModificationError,
   type Cursor,
   type FilterSeenOptions,
@@ -29,7 +34,6 @@ export {
   SOURCE_NAMES,
   type SourceHealth,
   type SourceName,
-  type StateStore,
   StoreError,
 } from './store';
 export {

@@ -13,18 +13,71 @@
  * counting): every call of every port goes through `around` with the port's own method name and
  * arguments, unless an override takes that method over.
  */
+import type { ItemPorts } from './item-ports';
 import { assertClubId, assertSourceName } from './keys';
+import type { LifecycleStore } from './lifecycle-store';
 import {
-  type ClubSession,
   type ClubStateSession,
+  type ClubStateStore,
   type ClubStateSummary,
-  type ClubView,
-  type ItemPorts,
+  type Cursor,
   newCursor,
-  type StateParts,
-  type StateStore,
+  type QuarantineStore,
+  type SeenStore,
+  type SnapshotStore,
+  type SourceName,
   StoreError,
 } from './store';
+
+/** What a store is made of: the club state item and the other items (an adapter's ports, club first). */
+export interface StateParts extends ItemPorts {
+  readonly clubs: ClubStateStore;
+}
+
+/** A port's method with its club bound: the same call without the leading clubId. */
+type Bound<F> = F extends (clubId: string, ...rest: infer A) => infer R ? (...rest: A) => R : never;
+/** A port with its club bound. */
+export type ClubBound<P> = { [K in keyof P]: Bound<P[K]> };
+/** A port's reads: a port's writes are its methods named put* (the session fences each of them). */
+export type ReadsOf<P> = { [K in keyof P as K extends `put${string}` ? never : K]: P[K] };
+/** Every method of the item ports, by name (a name is unique across the ports): derived, not listed. */
+type Intersected<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+export type ItemMethods = Intersected<ItemPorts[keyof ItemPorts]>;
+
+/** What a poll notes for the next lifecycle evaluation as it writes (lifecycle/lifecycle-input.ts). */
+export type LifecycleNoting = Pick<ClubStateSession, 'noteLifecycle'>;
+
+/** The club's seen set, snapshots, quarantine and lifecycle documents, as its session serves them. */
+export type ClubSeen = ClubBound<SeenStore>;
+export type ClubSnapshots = ClubBound<SnapshotStore>;
+export type ClubQuarantine = ClubBound<QuarantineStore>;
+export type ClubLifecycle = ClubBound<LifecycleStore>;
+
+/** What is stored for one club, read-only and without a lease: the CLI's status and `explain`. */
+export type ClubView = ClubBound<ReadsOf<ItemMethods>> & {
+  readonly clubId: string;
+  getCursor(source: SourceName): Promise<Cursor>;
+  listCursors(): Promise<Cursor[]>;
+  getQuotaUsage(month: string): Promise<number>;
+};
+
+/**
+ * A poll's unit of work: everything scoped to its club (cursors, counter and lifecycle marks in the
+ * state item; seen sets, snapshots, quarantine, lifecycle documents), bound to the club. Every
+ * write of the items checks the lease first, so a poller that outlived its lease stops writing (the
+ * state item's own writes are conditional on the lease in the table).
+ */
+export type ClubSession = ClubStateSession & ClubBound<ItemMethods>;
+
+/** The store: what needs no lease. Everything else goes through a club's session. */
+export interface StateStore {
+  /** Takes the club's lease and opens its session; undefined when another poller holds the club. */
+  openClub(clubId: string, owner: string, ttlMs: number, nowMs: number): Promise<ClubSession | undefined>;
+  /** Many clubs' cursors and the month's counter, eventually consistent (the dispatcher's read). */
+  readClubStates(clubIds: readonly string[], month: string): Promise<Map<string, ClubStateSummary>>;
+  /** What is stored for one club, read-only (no lease, no write). */
+  view(clubId: string): ClubView;
+}
 
 type AnyMethod = (...args: unknown[]) => unknown;
 

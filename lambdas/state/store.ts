@@ -10,7 +10,6 @@
 import type { SourceName } from '../common/source-names';
 import type { Snapshot, SnapshotKind } from '../common/subject-snapshot';
 import type { LifecycleFailure, LifecycleNotes } from './lifecycle-notes';
-import type { LifecycleStore } from './lifecycle-store';
 import type { SeenDigestStore } from './seen-digest-store';
 
 export { isSourceName, SOURCE_NAMES, type SourceName } from '../common/source-names';
@@ -309,63 +308,6 @@ export interface QuarantineStore {
   ): Promise<void>;
   /** Unexpired quarantined records, newest first, at most `limit` (default 100). */
   listQuarantined(clubId: string, source: SourceName, limit?: number): Promise<QuarantinedRecord[]>;
-}
-
-/** The club's items besides its state item, each port taking the club first (an adapter's ports). */
-export interface ItemPorts {
-  readonly seen: SeenStore;
-  readonly snapshots: SnapshotStore;
-  readonly quarantine: QuarantineStore;
-  readonly lifecycle: LifecycleStore;
-}
-
-/** What a store is made of: the club state item and the other items (state-store.ts binds them). */
-export interface StateParts extends ItemPorts {
-  readonly clubs: ClubStateStore;
-}
-
-/** A port's method with its club bound: the same call without the leading clubId. */
-type Bound<F> = F extends (clubId: string, ...rest: infer A) => infer R ? (...rest: A) => R : never;
-/** A port with its club bound. */
-export type ClubBound<P> = { [K in keyof P]: Bound<P[K]> };
-/** A port's reads: a port's writes are its methods named put* (the session fences each of them). */
-export type ReadsOf<P> = { [K in keyof P as K extends `put${string}` ? never : K]: P[K] };
-/** Every method of the item ports, by name (a name is unique across the ports). */
-export type ItemMethods = SeenStore & SnapshotStore & QuarantineStore & LifecycleStore;
-
-/** What a poll notes for the next lifecycle evaluation as it writes (lifecycle/lifecycle-input.ts). */
-export type LifecycleNoting = Pick<ClubStateSession, 'noteLifecycle'>;
-
-/** The club's seen set, snapshots, quarantine and lifecycle documents, as its session serves them. */
-export type ClubSeen = ClubBound<SeenStore>;
-export type ClubSnapshots = ClubBound<SnapshotStore>;
-export type ClubQuarantine = ClubBound<QuarantineStore>;
-export type ClubLifecycle = ClubBound<LifecycleStore>;
-
-/** What is stored for one club, read-only and without a lease: the CLI's status and `explain`. */
-export type ClubView = ClubBound<ReadsOf<ItemMethods>> & {
-  readonly clubId: string;
-  getCursor(source: SourceName): Promise<Cursor>;
-  listCursors(): Promise<Cursor[]>;
-  getQuotaUsage(month: string): Promise<number>;
-};
-
-/**
- * A poll's unit of work: everything scoped to its club (cursors, counter and lifecycle marks in the
- * state item; seen sets, snapshots, quarantine, lifecycle documents), bound to the club. Every
- * write of the items checks the lease first, so a poller that outlived its lease stops writing (the
- * state item's own writes are conditional on the lease in the table).
- */
-export type ClubSession = ClubStateSession & ClubBound<ItemMethods>;
-
-/** The store: what needs no lease. Everything else goes through a club's session. */
-export interface StateStore {
-  /** Takes the club's lease and opens its session; undefined when another poller holds the club. */
-  openClub(clubId: string, owner: string, ttlMs: number, nowMs: number): Promise<ClubSession | undefined>;
-  /** Many clubs' cursors and the month's counter, eventually consistent (the dispatcher's read). */
-  readClubStates(clubIds: readonly string[], month: string): Promise<Map<string, ClubStateSummary>>;
-  /** What is stored for one club, read-only (no lease, no write). */
-  view(clubId: string): ClubView;
 }
 
 /** A fresh, never-stored cursor (version 0): what `getCursor` returns when there is none. */

@@ -7,8 +7,9 @@
 
 import { pollSource } from '../../lambdas/engine/club-poll/poll-source';
 import type { PollSourceDeps, SourceReport } from '../../lambdas/engine/scan/poll-types';
+import type { ClubSession, StateStore } from '../../lambdas/state/state-store';
 import { withClubSession } from '../../lambdas/state/state-store';
-import type { ClubSession, Cursor, StateStore } from '../../lambdas/state/store';
+import type { Cursor } from '../../lambdas/state/store';
 
 /** Puts `cursor` (versioned as a poll's write is) in a session of its club; returns it as stored. */
 export function seedCursor(store: StateStore, cursor: Cursor): Promise<Cursor> {

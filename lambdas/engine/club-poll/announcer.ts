@@ -97,10 +97,10 @@ export class Announcer {
    */
   async announceForClub(event: BridgeEvent): Promise<boolean> {
     if (this.wasDelivered(idOf(event))) return true;
-    const { store, club } = this.scope;
+    const { store } = this.scope;
     const [first] = await store.listCursors();
     if (!first) return this.#publish([event], undefined);
-    await updateCursor(store, club.clubId, first.source, (c) => {
+    await updateCursor(store, first.source, (c) => {
       const next = withOwed(c, event);
       return next === c ? undefined : next;
     });
@@ -136,7 +136,7 @@ export class Announcer {
     const { store, club } = this.scope;
     const nowMs = this.scope.now();
     let owed: BridgeEvent | undefined;
-    const written = await updateCursor(store, club.clubId, source, (cursor) => {
+    const written = await updateCursor(store, source, (cursor) => {
       owed = staleEvent(club, cursor, nowMs, staleAfterMs, judgedAtMs);
       return owed ? withOwed(cursorStaleNotified(cursor, nowMs), owed) : undefined;
     }).catch((err: unknown) => {
@@ -194,7 +194,7 @@ export class Announcer {
   /** Removes delivered events from the cursor; a failed write leaves them owed (sent again). */
   async #forget(source: SourceName, eventIds: ReadonlySet<string>): Promise<void> {
     const { store, club } = this.scope;
-    await updateCursor(store, club.clubId, source, (c) => withoutOwed(c, eventIds)).catch((err: unknown) => {
+    await updateCursor(store, source, (c) => withoutOwed(c, eventIds)).catch((err: unknown) => {
       logger.error('could not note delivered operational events: the next poll sends them again', {
         clubId: club.clubId,
         source,

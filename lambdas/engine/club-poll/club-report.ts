@@ -7,7 +7,8 @@
 import type { BridgeEvent } from '../../events/catalog';
 import type { EventSink } from '../../events/event-sink';
 import type { LifecycleReport } from '../../lifecycle/club-lifecycle';
-import type { ClubSession, SourceName, SourceUnavailable, StateStore } from '../../state/store';
+import type { ClubSession, StateStore } from '../../state/state-store';
+import type { SourceName, SourceUnavailable } from '../../state/store';
 import type { ClientFactory } from './client-factory';
 import type { ClubPause, FailureKind } from './failure-policy';
 import type { SourceReport } from './poll-source';

@@ -24,7 +24,8 @@
 import type { ClubConfig } from '../../clubs/club-config';
 import { Slots } from '../../common/slots';
 import { lifecycleSettingsOf } from '../../lifecycle/club-lifecycle';
-import type { ClubSession, Cursor, SourceName } from '../../state/store';
+import type { ClubSession } from '../../state/state-store';
+import type { Cursor, SourceName } from '../../state/store';
 
 /** The poll function's memory, MB (lib/constructs/poller.ts; test/cdk checks they agree). */
 export const POLL_FUNCTION_MEMORY_MB = 256;

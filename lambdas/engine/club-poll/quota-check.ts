@@ -9,7 +9,8 @@ import type { ClubConfig } from '../../clubs/club-config';
 import { logger } from '../../common/logger';
 import { PLAN_QUOTAS } from '../../common/plans';
 import { monthOf, quotaEvent } from '../../sources/operational-events';
-import type { ClubSeen, QuotaStore } from '../../state/store';
+import type { ClubSeen } from '../../state/state-store';
+import type { QuotaStore } from '../../state/store';
 import type { Announcer } from './announcer';
 import { fingerprint } from './poll-source';
 

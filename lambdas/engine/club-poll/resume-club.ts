@@ -8,13 +8,9 @@
  * With `retryUnavailable`, it also clears the marks of sources whose endpoint was found missing
  * (`health.unavailable`), so they are tried on the next poll instead of at their `retryAt`.
  */
-import {
-  type ClubSession,
-  type SourceName,
-  type SourceUnavailable,
-  type StateStore,
-  StoreError,
-} from '../../state/store';
+
+import type { ClubSession, StateStore } from '../../state/state-store';
+import { type SourceName, type SourceUnavailable, StoreError } from '../../state/store';
 import { isPauseKind } from './failure-policy';
 
 export interface ResumeClubOptions {

@@ -66,20 +66,12 @@ export async function markUnavailable(
   const experimental = SOURCES[name].experimental === true;
   // A new episode is announced in the write of its mark (owed until delivered).
   let owed: BridgeEvent | undefined;
-  const recorded = await recordUnavailable(
-    deps.store,
-    club.clubId,
-    name,
-    cause,
-    error,
-    at,
-    (next, previous) => {
-      owed = previous.health.unavailable
-        ? undefined
-        : unavailableEvent(club, name, next.health.unavailable!, experimental, at);
-      return owed ? withOwed(next, owed) : next;
-    },
-  ).catch((storeErr: unknown) => {
+  const recorded = await recordUnavailable(deps.store, name, cause, error, at, (next, previous) => {
+    owed = previous.health.unavailable
+      ? undefined
+      : unavailableEvent(club, name, next.health.unavailable!, experimental, at);
+    return owed ? withOwed(next, owed) : next;
+  }).catch((storeErr: unknown) => {
     logger.error('could not record an unavailable source', {
       clubId: club.clubId,
       source: name,
@@ -116,7 +108,7 @@ export async function markUnavailable(
 /** Clears the unavailable mark of a source that answered again. */
 export async function clearUnavailable(scope: ClubPollScope, name: SourceName): Promise<void> {
   const { clubId } = scope.club;
-  const cleared = await clearUnavailableMark(scope.deps.store, clubId, name).catch((err: unknown) => {
+  const cleared = await clearUnavailableMark(scope.deps.store, name).catch((err: unknown) => {
     logger.error('could not clear the unavailable mark of a source that answered', {
       clubId,
       source: name,
@@ -153,7 +145,7 @@ export async function recordSourceFailure(
   const at = scope.now();
   const staleAfterMs = scope.options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
   let owed: BridgeEvent | undefined;
-  const cursor = await recordFailure(deps.store, clubId, name, failure, at, async (next, previous) => {
+  const cursor = await recordFailure(deps.store, name, failure, at, async (next, previous) => {
     owed = isPauseKind(kind) ? undefined : staleEvent(club, next, at, staleAfterMs);
     if (owed) return withOwed(cursorStaleNotified(next, at), owed);
     if (!isPauseKind(kind) || !next.health.pausedUntil) return next;

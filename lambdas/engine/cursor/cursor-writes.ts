@@ -30,7 +30,6 @@ const asIs: CursorAddition = (next) => next;
 /** Runs `write` on a fresh read of the cursor, once more if another writer won the first time. */
 async function withRetriedCursor<T>(
   store: CursorStore,
-  clubId: string,
   source: SourceName,
   write: (cursor: Cursor) => Promise<T>,
 ): Promise<T | undefined> {
@@ -51,14 +50,13 @@ async function withRetriedCursor<T>(
  */
 export function recordUnavailable(
   store: CursorStore,
-  clubId: string,
   source: SourceName,
   cause: Unavailability,
   error: string,
   nowMs: number,
   add: CursorAddition = asIs,
 ): Promise<{ mark: SourceUnavailable; fresh: boolean } | undefined> {
-  return withRetriedCursor(store, clubId, source, async (cursor) => {
+  return withRetriedCursor(store, source, async (cursor) => {
     const next = await add(cursorMarkedUnavailable(cursor, cause, error, nowMs), cursor);
     await store.putCursor(next);
     return { mark: next.health.unavailable!, fresh: cursor.health.unavailable === undefined };
@@ -68,10 +66,9 @@ export function recordUnavailable(
 /** Removes the unavailable mark; the mark it removed, if any. */
 export async function clearUnavailableMark(
   store: CursorStore,
-  clubId: string,
   source: SourceName,
 ): Promise<SourceUnavailable | undefined> {
-  const cleared = await withRetriedCursor(store, clubId, source, async (cursor) => {
+  const cleared = await withRetriedCursor(store, source, async (cursor) => {
     const { unavailable } = cursor.health;
     if (unavailable) await store.putCursor(cursorWithoutUnavailable(cursor));
     return { unavailable };
@@ -82,13 +79,12 @@ export async function clearUnavailableMark(
 /** Records a failed poll on the source's cursor, with the pause a 401 or 429 starts. */
 export function recordFailure(
   store: CursorStore,
-  clubId: string,
   source: SourceName,
   failure: PollFailure,
   nowMs: number,
   add: CursorAddition = asIs,
 ): Promise<Cursor | undefined> {
-  return withRetriedCursor(store, clubId, source, async (cursor) =>
+  return withRetriedCursor(store, source, async (cursor) =>
     store.putCursor(await add(cursorAfterFailure(cursor, failure, nowMs), cursor)),
   );
 }
@@ -99,11 +95,10 @@ export function recordFailure(
  */
 export function updateCursor(
   store: CursorStore,
-  clubId: string,
   source: SourceName,
   change: (cursor: Cursor) => Cursor | undefined,
 ): Promise<Cursor | undefined> {
-  return withRetriedCursor(store, clubId, source, async (cursor) => {
+  return withRetriedCursor(store, source, async (cursor) => {
     const next = change(cursor);
     return next === undefined ? undefined : store.putCursor(next);
   });

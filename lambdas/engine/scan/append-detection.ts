@@ -17,7 +17,8 @@ import { DAY_MS } from '../../common/time-units';
 import { notesOfSeenAt } from '../../lifecycle/lifecycle-input';
 import { toInstant } from '../../sources/record-time';
 import { type AppendSource, type ClubContext, type Facet, tailLookbackFor } from '../../sources/source';
-import type { ClubSeen, LifecycleNoting, SeenAt } from '../../state/store';
+import type { ClubSeen, LifecycleNoting } from '../../state/state-store';
+import type { SeenAt } from '../../state/store';
 import { fingerprint } from './fingerprint';
 import { addEvents, emptyPageEvents, type PublishPage } from './publish-commit';
 import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './quarantine';
@@ -69,7 +70,7 @@ export class AppendDetection implements Detection {
     private readonly startMs: number,
     private readonly publish: PublishPage,
   ) {
-    this.#seen = new SeenWindow(store, ctx.clubId, source.name, startMs);
+    this.#seen = new SeenWindow(store, source.name, startMs);
   }
 
   /**

@@ -2,7 +2,8 @@
 
 import type { EventSink } from '../../events/event-sink';
 import type { GymApiClient } from '../../gym-api';
-import type { ClubSession, Cursor } from '../../state/store';
+import type { ClubSession } from '../../state/state-store';
+import type { Cursor } from '../../state/store';
 import type { ScanMode, SourceOutcome } from './scan-types';
 
 export interface PollSourceDeps {

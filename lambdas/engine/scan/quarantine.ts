@@ -2,7 +2,8 @@
 import { boundedCopy, safeStringify } from '../../common/bounded-value';
 import { logger } from '../../common/logger';
 import type { SourceName } from '../../common/source-names';
-import type { ClubQuarantine, ClubSeen, QuarantinedRecord } from '../../state/store';
+import type { ClubQuarantine, ClubSeen } from '../../state/state-store';
+import type { QuarantinedRecord } from '../../state/store';
 import { fingerprint } from './fingerprint';
 
 export interface QuarantineEntry {

@@ -7,7 +7,7 @@
 
 import type { SourceName } from '../../common/source-names';
 import { DAY_MS } from '../../common/time-units';
-import type { ClubSeen } from '../../state/store';
+import type { ClubSeen } from '../../state/state-store';
 import { fingerprint } from './fingerprint';
 import type { EngineScan } from './scan-types';
 

@@ -5,7 +5,7 @@
 
 import type { SourceName } from '../../common/source-names';
 import { HOUR_MS } from '../../common/time-units';
-import type { ClubSeen } from '../../state/store';
+import type { ClubSeen } from '../../state/state-store';
 import { fingerprint } from './fingerprint';
 import { hourOf } from './seen-digest';
 
@@ -37,7 +37,6 @@ export class SeenWindow {
 
   constructor(
     private readonly store: ClubSeen,
-    private readonly clubId: string,
     private readonly source: SourceName,
     private readonly startMs: number,
   ) {}

@@ -10,7 +10,8 @@ import type { BridgeEvent } from '../../events/catalog';
 import { notesOfSnapshots } from '../../lifecycle/lifecycle-input';
 import type { ClubContext, StateSource } from '../../sources/source';
 import type { LifecycleNotes } from '../../state/lifecycle-notes';
-import type { ClubSnapshots, LifecycleNoting, Snapshot } from '../../state/store';
+import type { ClubSnapshots, LifecycleNoting } from '../../state/state-store';
+import type { Snapshot } from '../../state/store';
 import { addEvents, emptyPageEvents, type PageEvents, type PublishPage } from './publish-commit';
 import { withoutPublished, withPublished } from './published-log';
 import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './quarantine';
@@ -77,7 +78,6 @@ export class StateDetection implements Detection {
     const latest = new Map<string, unknown>();
     for (const { id, item } of records) latest.set(id, item);
     if (latest.size === 0) return;
-    const { clubId } = this.ctx;
     // With row marks, each row's tracked-field hash (it depends on the record alone): a row the
     // marks name unchanged needs no read and no write.
     const { marks } = this;

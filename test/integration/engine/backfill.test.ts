@@ -235,7 +235,10 @@ describe('backfill', () => {
       pollSourceInSession(deps, ctx(), SOURCES.visits, { deadlineMs: deadline(), backfillFromMs: now() + 1 }),
     ).rejects.toThrow(/backfill start .* is later than the poll's start/);
     await expect(
-      pollSourceInSession(deps, ctx(), SOURCES.visits, { deadlineMs: deadline(), backfillFromMs: Number.NaN }),
+      pollSourceInSession(deps, ctx(), SOURCES.visits, {
+        deadlineMs: deadline(),
+        backfillFromMs: Number.NaN,
+      }),
     ).rejects.toThrow(BackfillRangeError);
     expect((await store.view(club.clubId).getCursor('visits')).version).toBe(0);
     // A start at the poll's start is fine.
@@ -310,7 +313,9 @@ describe('backfill', () => {
 
   it('publishes a record once per invocation when offset drift makes it re-read the scan', async () => {
     const store = await table('bf-drift');
-    await pollSourceInSession(sourceDeps(store, new MemorySink()), ctx(), SOURCES.visits, { deadlineMs: deadline() });
+    await pollSourceInSession(sourceDeps(store, new MemorySink()), ctx(), SOURCES.visits, {
+      deadlineMs: deadline(),
+    });
     rig.sandbox.faults.unstableOrdering = true;
     const sink = new MemorySink();
     const report = await pollSourceInSession(sourceDeps(store, sink), ctx(), SOURCES.visits, {

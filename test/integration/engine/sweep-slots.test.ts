@@ -120,7 +120,9 @@ describe('sweeps a few at a time', () => {
     expect(leastFree).toBe(0);
     expect(sweepSlots.free).toBe(SWEEP_SLOTS);
     for (const club of clubs) {
-      const payments = (await store.view(club.clubId).listCursors()).find((c) => c.source === 'paymentHistory');
+      const payments = (await store.view(club.clubId).listCursors()).find(
+        (c) => c.source === 'paymentHistory',
+      );
       expect(payments?.stats?.lastSweepAtMs).toBe(rig.now());
     }
   }, 240_000);

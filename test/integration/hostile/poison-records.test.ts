@@ -103,7 +103,9 @@ describe('poison records and paging habits', () => {
     expect(first.sources[0]).toMatchObject({ outcome: 'completed', quarantined: blank.length });
     expect(second.failures).toEqual([]);
     expect(second.sources[0]).toMatchObject({ outcome: 'completed', quarantined: 0 });
-    const reasons = (await store.parts.quarantine.listQuarantined(club.clubId, 'members')).map((q) => q.reason).sort();
+    const reasons = (await store.parts.quarantine.listQuarantined(club.clubId, 'members'))
+      .map((q) => q.reason)
+      .sort();
     expect(reasons).toHaveLength(blank.length);
     expect(reasons.join('\n')).toMatch(/identity is empty/);
     expect(reasons.join('\n')).toMatch(/blank \(whitespace only\)/);
@@ -177,7 +179,9 @@ describe('poison records and paging habits', () => {
     const ids = delivered().map((e) => (e.detail as { paymentId?: string }).paymentId);
     expect(ids).toContain('9007199254740993');
     expect(ids).not.toContain('9007199254740992');
-    const reasons = (await store.parts.quarantine.listQuarantined(club.clubId, 'paymentHistory')).map((q) => q.reason);
+    const reasons = (await store.parts.quarantine.listQuarantined(club.clubId, 'paymentHistory')).map(
+      (q) => q.reason,
+    );
     expect(reasons.every((r) => /would lose digits/.test(r))).toBe(true);
   });
 

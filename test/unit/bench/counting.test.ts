@@ -16,7 +16,12 @@ describe('CountingStateStore', () => {
 
     // Act
     await store.parts.seen.putSeen('club-1', 'visits', keys, 2_000_000_000);
-    const seen = await store.parts.seen.filterSeen('club-1', 'visits', [...keys.slice(0, 10), 'unknown'], 1_000_000_000);
+    const seen = await store.parts.seen.filterSeen(
+      'club-1',
+      'visits',
+      [...keys.slice(0, 10), 'unknown'],
+      1_000_000_000,
+    );
     const counts = store.take();
 
     // Assess
@@ -45,7 +50,9 @@ describe('CountingStateStore', () => {
 
     // Act: a range of the first hour's second half, ending where the second hour starts
     await store.parts.seen.putSeenAt('club-1', 'visits', [...entries, ...entries.slice(0, 5)], 2_000_000_000);
-    const seen = await store.parts.seen.seenSince('club-1', 'visits', at(10), 1_000_000_000, { toAt: at(20) });
+    const seen = await store.parts.seen.seenSince('club-1', 'visits', at(10), 1_000_000_000, {
+      toAt: at(20),
+    });
     const counts = store.take();
 
     // Assess: three packs under 1 KB; the Query reads the first hour's pack only

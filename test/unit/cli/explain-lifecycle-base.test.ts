@@ -16,7 +16,12 @@ describe('explain: a lifecycle base this release cannot read', () => {
   it('is said to be unreadable, and nothing of it is shown', async () => {
     // Prepare: a base of a later release (version 2 of the document)
     const store = new MemoryStateStore();
-    await store.parts.lifecycle.putLifecycle(CLUB.clubId, { version: 2, members: { '1': { firstVisitOf: 'x' } } }, 0, 'base');
+    await store.parts.lifecycle.putLifecycle(
+      CLUB.clubId,
+      { version: 2, members: { '1': { firstVisitOf: 'x' } } },
+      0,
+      'base',
+    );
     // Act
     const facts = await lifecycleFacts(store, CLUB, { kind: 'member', id: '1' }, undefined, NOW);
     const words = subjectWords(await subjectFacts(store, CLUB, { kind: 'member', id: '1' }, NOW));

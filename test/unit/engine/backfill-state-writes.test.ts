@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { membersSource } from '../../../lambdas/sources/state-sources';
 import { MemoryStateStore } from '../../../lambdas/state';
+import { pollSourceInSession } from '../../support/state-seeds';
 import { member, sydney } from '../sources/fixtures';
 import { ctx, FROM, type Member, NOW, stubClient, types } from './members-lane-fixtures';
-import { pollSourceInSession } from '../../support/state-seeds';
 
 async function setup() {
   const store = new MemoryStateStore();
@@ -39,9 +39,9 @@ describe('a state backfill and the regular polls after it', () => {
     await poll(FROM);
     expect(types(sink.events)).toEqual(['Member Joined M1']);
     expect((sink.events[0]!.detail as { status?: string }).status).toBe('Active');
-    expect((await store.parts.snapshots.getSnapshots(sydney.clubId, 'MEMBER', ['M1'])).get('M1')?.fields.status).toBe(
-      'Active',
-    );
+    expect(
+      (await store.parts.snapshots.getSnapshots(sydney.clubId, 'MEMBER', ['M1'])).get('M1')?.fields.status,
+    ).toBe('Active');
     // The regular poll that sees the change publishes it.
     serve.tail = serve.all;
     sink.events.length = 0;

@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { type EventSink, MemorySink } from '../../../lambdas/events/publisher';
 import { membersSource } from '../../../lambdas/sources/state-sources';
 import { MemoryStateStore } from '../../../lambdas/state';
+import { pollSourceInSession } from '../../support/state-seeds';
 import { member } from '../sources/fixtures';
 import { ctx, FROM, type Member, NOW, stubClient, types } from './members-lane-fixtures';
-import { pollSourceInSession } from '../../support/state-seeds';
 
 const cancelledMember = (n: string): Member =>
   member({ Number: n, Membership: { ...member().Membership!, CancellationDate: '2025-07-01T00:00:00' } });

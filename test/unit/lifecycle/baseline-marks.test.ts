@@ -8,7 +8,7 @@ import { silentMarksIn, silentMarksOf, stillSilent } from '../../../lambdas/life
 import type { LifecycleDoc } from '../../../lambdas/lifecycle/evaluate';
 import { keepLifecycle, readKeptLifecycle } from '../../../lambdas/lifecycle/lifecycle-keep';
 import { MemoryStateStore } from '../../../lambdas/state';
-import type { ClubSession } from '../../../lambdas/state/store';
+import type { ClubSession } from '../../../lambdas/state/state-store';
 import { openSession } from '../../support/state-seeds';
 
 const CLUB = 'club-1';

@@ -13,7 +13,7 @@ import {
   UnreadableLifecycleBaseError,
 } from '../../../lambdas/lifecycle/lifecycle-keep';
 import { MemoryStateStore } from '../../../lambdas/state';
-import type { ClubLifecycle } from '../../../lambdas/state/store';
+import type { ClubLifecycle } from '../../../lambdas/state/state-store';
 
 const CLUB = 'club-1';
 const NOTHING = { events: [], facts: [], nowMs: 0 };

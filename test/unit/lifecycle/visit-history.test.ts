@@ -80,7 +80,7 @@ describe('the visit history of a first evaluation', () => {
     // Act
     const first = await readVisitHistory(deps, CLUB, 14);
     const second = await readVisitHistory({ ...deps, nowMs: NOW + 60_000 }, CLUB, 14);
-    if (second.done) await clearVisitHistory(session, CLUB.clubId, second.storedVersion);
+    if (second.done) await clearVisitHistory(session, second.storedVersion);
     // Assess
     expect(first).toMatchObject({ done: false, pages: 2, reason: expect.stringContaining('4 rows so far') });
     expect(asked.map((a) => a.startOffset)).toEqual([0, 4]);

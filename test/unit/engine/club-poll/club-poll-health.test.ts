@@ -30,22 +30,15 @@ describe('cursor health', () => {
     // Prepare
     const store = await openSession(new MemoryStateStore(), 'club-1');
     // Act: two 503s, then a 429 saying "next month" (beyond the cap), then a 401.
-    await recordFailure(store, 'club-1', 'visits', { kind: 'unavailable', message: '503' }, NOW);
-    const second = await recordFailure(
-      store,
-      'club-1',
-      'visits',
-      { kind: 'unavailable', message: '503' },
-      NOW,
-    );
+    await recordFailure(store, 'visits', { kind: 'unavailable', message: '503' }, NOW);
+    const second = await recordFailure(store, 'visits', { kind: 'unavailable', message: '503' }, NOW);
     const quota = await recordFailure(
       store,
-      'club-1',
       'members',
       { kind: 'quota', message: '429', retryAfterMs: 90 * 24 * 60 * MINUTE },
       NOW,
     );
-    const auth = await recordFailure(store, 'club-1', 'prospects', { kind: 'auth', message: '401' }, NOW);
+    const auth = await recordFailure(store, 'prospects', { kind: 'auth', message: '401' }, NOW);
     // Assess
     expect(second?.health).toMatchObject({ consecutiveFailures: 2, lastError: { kind: 'unavailable' } });
     expect(second?.health.pausedUntil).toBeUndefined();
@@ -59,17 +52,10 @@ describe('cursor health', () => {
     const session = await openSession(store, 'club-1');
     const cause = { kind: 'not-found' as const, status: 404 };
     // Act
-    const first = await recordUnavailable(session, 'club-1', 'classAttendance', cause, 'HTTP 404', NOW);
-    const again = await recordUnavailable(
-      session,
-      'club-1',
-      'classAttendance',
-      cause,
-      'HTTP 404',
-      NOW + MINUTE,
-    );
-    const cleared = await clearUnavailableMark(session, 'club-1', 'classAttendance');
-    const nothing = await clearUnavailableMark(session, 'club-1', 'classAttendance');
+    const first = await recordUnavailable(session, 'classAttendance', cause, 'HTTP 404', NOW);
+    const again = await recordUnavailable(session, 'classAttendance', cause, 'HTTP 404', NOW + MINUTE);
+    const cleared = await clearUnavailableMark(session, 'classAttendance');
+    const nothing = await clearUnavailableMark(session, 'classAttendance');
     await session.close();
     // Assess
     expect(first).toMatchObject({ fresh: true, mark: { kind: 'not-found', status: 404 } });

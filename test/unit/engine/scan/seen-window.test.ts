@@ -26,7 +26,7 @@ async function storeWith() {
 describe('SeenWindow', () => {
   it('finds timed keys from the earliest record time it met, and untimed keys one by one', async () => {
     // Prepare
-    const window = new SeenWindow(await storeWith(), 'club-1', 'paymentHistory', NOW);
+    const window = new SeenWindow(await storeWith(), 'paymentHistory', NOW);
     const times: Record<string, string | undefined> = {
       'k-new': at(10),
       'k-old': at(120),
@@ -43,7 +43,7 @@ describe('SeenWindow', () => {
 
   it("gives a tracked facet its group's earlier values, not its own", async () => {
     // Prepare
-    const window = new SeenWindow(await storeWith(), 'club-1', 'paymentHistory', NOW);
+    const window = new SeenWindow(await storeWith(), 'paymentHistory', NOW);
     await window.seenAmong(['k-new'], () => at(10));
     // Act
     window.add('k-later', seenTag({ group: 'pay-1', value: 'Dishonoured' }));
