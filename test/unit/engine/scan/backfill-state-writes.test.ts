@@ -6,11 +6,11 @@
  * query should see: the regular lane's tail and the backfill's full read can differ.
  */
 import { describe, expect, it } from 'vitest';
-import { MemorySink } from '../../../lambdas/events/publisher';
-import { membersSource } from '../../../lambdas/sources/state-sources';
-import { MemoryStateStore } from '../../../lambdas/state';
-import { pollSourceInSession } from '../../support/state-seeds';
-import { member, sydney } from '../sources/fixtures';
+import { MemorySink } from '../../../../lambdas/events/publisher';
+import { membersSource } from '../../../../lambdas/sources/state-sources';
+import { MemoryStateStore } from '../../../../lambdas/state';
+import { pollSourceInSession } from '../../../support/state-seeds';
+import { member, sydney } from '../../sources/fixtures';
 import { ctx, FROM, type Member, NOW, stubClient, types } from './members-lane-fixtures';
 
 async function setup() {

@@ -14,12 +14,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseClubsFile } from '../../../lambdas/clubs/club-config';
-import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
-import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
-import { MemorySink } from '../../../lambdas/events/publisher';
-import type { FetchFn } from '../../../lambdas/gym-api';
-import { MemoryStateStore, type SourceName } from '../../../lambdas/state';
+import { parseClubsFile } from '../../../../lambdas/clubs/club-config';
+import { GymApiClientFactory } from '../../../../lambdas/engine/club-poll/client-factory';
+import { pollClub } from '../../../../lambdas/engine/club-poll/poll-club';
+import { MemorySink } from '../../../../lambdas/events/publisher';
+import type { FetchFn } from '../../../../lambdas/gym-api';
+import { MemoryStateStore, type SourceName } from '../../../../lambdas/state';
 
 const START = Date.parse('2026-05-04T08:00:00Z');
 /** Local (Sydney, +10) and UTC forms of a few minutes before the poll. */

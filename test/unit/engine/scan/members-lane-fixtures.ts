@@ -3,10 +3,10 @@
  * backfill (unfiltered) member reads are set by the test, the Sydney club's source context, and a
  * readable list of what was published.
  */
-import type { BridgeEvent } from '../../../lambdas/events/catalog';
-import type { GymApiClient } from '../../../lambdas/gym-api';
-import type { ItemOf } from '../../../lambdas/gym-api/operations';
-import { sydney } from '../sources/fixtures';
+import type { BridgeEvent } from '../../../../lambdas/events/catalog';
+import type { GymApiClient } from '../../../../lambdas/gym-api';
+import type { ItemOf } from '../../../../lambdas/gym-api/operations';
+import { sydney } from '../../sources/fixtures';
 
 export type Member = ItemOf<'members'>;
 

@@ -1,13 +1,13 @@
 /** Stale poll messages and the 429 count of a club poll's clients. */
 import { describe, expect, it } from 'vitest';
-import type { ClubConfig } from '../../../lambdas/clubs/club-config';
+import type { ClubConfig } from '../../../../lambdas/clubs/club-config';
 import {
   type ClientFactory,
   RateLimitCountingFactory,
-} from '../../../lambdas/engine/club-poll/client-factory';
-import { sourcesStillDue } from '../../../lambdas/engine/club-poll/stale-sources';
-import type { GymApiClient, RequestObserver } from '../../../lambdas/gym-api';
-import { type Cursor, newCursor } from '../../../lambdas/state/store';
+} from '../../../../lambdas/engine/club-poll/client-factory';
+import { sourcesStillDue } from '../../../../lambdas/engine/club-poll/stale-sources';
+import type { GymApiClient, RequestObserver } from '../../../../lambdas/gym-api';
+import { type Cursor, newCursor } from '../../../../lambdas/state/store';
 
 const DISPATCHED = '2026-06-10T12:00:00.000Z';
 

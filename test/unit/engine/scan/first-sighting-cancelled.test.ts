@@ -6,11 +6,11 @@
  * in a backfill that announces the member before any regular poll did.
  */
 import { describe, expect, it } from 'vitest';
-import { type EventSink, MemorySink } from '../../../lambdas/events/publisher';
-import { membersSource } from '../../../lambdas/sources/state-sources';
-import { MemoryStateStore } from '../../../lambdas/state';
-import { pollSourceInSession } from '../../support/state-seeds';
-import { member } from '../sources/fixtures';
+import { type EventSink, MemorySink } from '../../../../lambdas/events/publisher';
+import { membersSource } from '../../../../lambdas/sources/state-sources';
+import { MemoryStateStore } from '../../../../lambdas/state';
+import { pollSourceInSession } from '../../../support/state-seeds';
+import { member } from '../../sources/fixtures';
 import { ctx, FROM, type Member, NOW, stubClient, types } from './members-lane-fixtures';
 
 const cancelledMember = (n: string): Member =>
