@@ -7,7 +7,7 @@ import { run as clubsCommand } from '../../../cli/commands/clubs';
 import { clubStatus, renderStatus } from '../../../cli/commands/status';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { type ClubReport, pollClub, UNAVAILABLE_RETRY_MS } from '../../../lambdas/engine/club-poll/poll-club';
-import { resumeClub } from '../../../lambdas/engine/club-poll/resume-club';
+import { ClubBusyError, resumeClub } from '../../../lambdas/engine/club-poll/resume-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { SOURCE_ORDER } from '../../../lambdas/sources';
 import { DynamoDbStateStore, type SourceName, type StateStore, StoreError } from '../../../lambdas/state';
@@ -199,6 +199,25 @@ describe('failing polls: the pause is visible and reversible, every log line kee
     expect(resumedPoll.outcome).toBe('ok');
     expect(resumedPoll.sources.find((s) => s.source === 'classAttendance')?.outcome).toBe('completed');
     expect(UNAVAILABLE_RETRY_MS).toBe(6 * 60 * MINUTE);
+  }, 60_000);
+
+  it('resumeClub while a poll holds the club: refused with the reason, nothing changed', async () => {
+    // Prepare: a 429 pauses the club; then a poller holds its lease
+    rig.sandbox.failNext(1, 429, { pathPrefix: '/members' });
+    expect((await poll(club)).pause).toMatchObject({ kind: 'quota' });
+    const before = await store.view(club.clubId).listCursors();
+    const holder = await store.openClub(club.clubId, 'another-poller', 10 * MINUTE, Date.now());
+    expect(holder).toBeDefined();
+
+    // Act
+    const refused = await resumeClub(store, club.clubId, now()).catch((err: unknown) => err);
+
+    // Assess
+    expect(refused).toBeInstanceOf(ClubBusyError);
+    expect(String((refused as Error).message)).toMatch(/is being polled right now; nothing was changed/);
+    expect(await store.view(club.clubId).listCursors()).toEqual(before);
+    await holder!.close();
+    expect((await resumeClub(store, club.clubId, now())).resumed).toHaveLength(1);
   }, 60_000);
 
   it('an API that answers 5xx: every ERROR/WARN line carries the upstream error', async () => {
