@@ -13,6 +13,7 @@
  * counting): every call of every port goes through `around` with the port's own method name and
  * arguments, unless an override takes that method over.
  */
+import { MINUTE_MS } from '../common/time-units';
 import type { ItemPorts } from './item-ports';
 import { assertClubId, assertSourceName } from './keys';
 import type { LifecycleStore } from './lifecycle-store';
@@ -210,12 +211,17 @@ export function decorateStore(
 }
 
 /** The lease `withClubSession` takes when not told: longer than any one piece of work it runs. */
-const SESSION_LEASE_MS = 15 * 60_000;
+const SESSION_LEASE_MS = 15 * MINUTE_MS;
+
+/** A poll holds the club's lease: a write outside a poll changed nothing. */
+export class ClubBusyError extends StoreError {
+  override readonly name = 'ClubBusyError';
+}
 
 /**
  * Runs `work` in a session of the club and closes it, also when `work` throws (what it changed is
- * written with the release). A StoreError when another poller holds the club. For one-off work
- * outside the poll handler: the CLI, benchmarks, tests.
+ * written with the release). ClubBusyError when another poller holds the club. For one-off work
+ * outside the poll handler: the CLI (`clubs resume`), benchmarks, tests.
  */
 export async function withClubSession<T>(
   store: StateStore,
@@ -225,7 +231,11 @@ export async function withClubSession<T>(
   leaseMs = SESSION_LEASE_MS,
 ): Promise<T> {
   const session = await store.openClub(clubId, owner, leaseMs, Date.now());
-  if (!session) throw new StoreError(`club ${clubId} is held by another poller; nothing was done`);
+  if (!session) {
+    throw new ClubBusyError(
+      `club ${clubId} is being polled right now; nothing was changed: try again in a minute`,
+    );
+  }
   try {
     return await work(session);
   } finally {

@@ -1,7 +1,7 @@
 /**
  * A StateStore that injects faults in front of a real one (the port is wrapped: no SDK mock):
- * StoreError (throttled past all retries, a service error), ConcurrentModificationError on cursor
- * writes and lost lease races (conditional checks that failed), and planned crashes before, after
+ * StoreError (throttled past all retries, a service error), lost lease races (conditional checks
+ * that failed), and planned crashes before, after
  * or half-way through any step, the steps of a poll's club session (open = the lease taken,
  * close = the lease released with the cursor changes) included, as a session can fail
  * (FaultyClubSession). It also tells the poller process when its published events are committed

@@ -27,7 +27,7 @@ import type {
 import type { PollerProcess } from './fault-injector';
 
 /**
- * What recent pollers wrote, shared by the StaleReadStores of one run: the current poll's writes
+ * What recent pollers wrote, shared by the stale-read stores of one run: the current poll's writes
  * and, when `previousPolls` > 0, those of the polls before it (a replication delay longer than
  * the minute between two polls: rare, but DynamoDB does not bound it).
  */

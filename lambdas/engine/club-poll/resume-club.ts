@@ -9,8 +9,9 @@
  * (`health.unavailable`), so they are tried on the next poll instead of at their `retryAt`.
  */
 
-import type { ClubSession, StateStore } from '../../state/state-store';
-import { type SourceName, type SourceUnavailable, StoreError } from '../../state/store';
+import { MINUTE_MS } from '../../common/time-units';
+import { type ClubSession, type StateStore, withClubSession } from '../../state/state-store';
+import type { SourceName, SourceUnavailable } from '../../state/store';
 import { isPauseKind } from './failure-policy';
 
 export interface ResumeClubOptions {
@@ -42,31 +43,23 @@ export interface ResumeClubResult {
   readonly resumed: ResumedSource[];
 }
 
-/** A poll holds the club's lease: nothing was changed. */
-export class ClubBusyError extends StoreError {
-  override readonly name = 'ClubBusyError';
-}
-
 /** How long the resume's own lease lasts (it takes well under a second). */
-const RESUME_LEASE_MS = 60_000;
+const RESUME_LEASE_MS = MINUTE_MS;
 
-export async function resumeClub(
+export function resumeClub(
   store: StateStore,
   clubId: string,
   nowMs: number,
   options: ResumeClubOptions = {},
 ): Promise<ResumeClubResult> {
-  const session = await store.openClub(clubId, `cli-resume-${process.pid}`, RESUME_LEASE_MS, Date.now());
-  if (!session) {
-    throw new ClubBusyError(
-      `club ${clubId} is being polled right now; nothing was changed: try again in a minute`,
-    );
-  }
-  try {
-    return await resumeIn(session, nowMs, options);
-  } finally {
-    await session.close();
-  }
+  const owner = `cli-resume-${process.pid}`;
+  return withClubSession(
+    store,
+    clubId,
+    owner,
+    (session) => resumeIn(session, nowMs, options),
+    RESUME_LEASE_MS,
+  );
 }
 
 async function resumeIn(

@@ -7,10 +7,11 @@ import { run as clubsCommand } from '../../../cli/commands/clubs';
 import { clubStatus, renderStatus } from '../../../cli/commands/status';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import { type ClubReport, pollClub, UNAVAILABLE_RETRY_MS } from '../../../lambdas/engine/club-poll/poll-club';
-import { ClubBusyError, resumeClub } from '../../../lambdas/engine/club-poll/resume-club';
+import { resumeClub } from '../../../lambdas/engine/club-poll/resume-club';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { SOURCE_ORDER } from '../../../lambdas/sources';
 import { DynamoDbStateStore, type SourceName, type StateStore, StoreError } from '../../../lambdas/state';
+import { ClubBusyError } from '../../../lambdas/state/state-store';
 import { useEngineRig } from '../../support/engine-rig';
 import {
   captureLogs,
