@@ -207,7 +207,6 @@ export class ClubSessionImpl implements ClubStateSession {
       ...(this.#lifecycleHour === undefined ? {} : { lifecycleHour: this.#lifecycleHour }),
       lifecycleNotes: this.#notes,
       condition: {
-        kind: 'lease',
         owner: this.#owner,
         release,
         expectVersion: this.#version,

@@ -50,20 +50,17 @@ export interface ClubWrite {
   /** The notes as they are now (empty: none); written with every write. */
   readonly lifecycleNotes?: LifecycleNotes;
   /**
-   * The write's condition: `lease` = the owner still holds the lease, unexpired at `nowMs`, and the
-   * item is still at `expectVersion` (the version the session read or last wrote): a poller whose
-   * lease ran out, or was taken over and written since, writes nothing (`release` also drops it);
-   * `unleased` = the item is at `expectVersion` and no live lease is held (a write outside a poll).
+   * The write's condition: the owner still holds the lease, unexpired at `nowMs`, and the item is
+   * still at `expectVersion` (the version the session read or last wrote): a poller whose lease ran
+   * out, or was taken over and written since, writes nothing (`release` also drops it). Every write
+   * of the item is a session's.
    */
-  readonly condition:
-    | {
-        readonly kind: 'lease';
-        readonly owner: string;
-        readonly release: boolean;
-        readonly expectVersion: number;
-        readonly nowMs: number;
-      }
-    | { readonly kind: 'unleased'; readonly expectVersion: number; readonly nowMs: number };
+  readonly condition: {
+    readonly owner: string;
+    readonly release: boolean;
+    readonly expectVersion: number;
+    readonly nowMs: number;
+  };
 }
 
 /** What a backend stores: the two adapters implement it, ClubStates holds the rules. */

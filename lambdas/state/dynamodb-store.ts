@@ -44,7 +44,7 @@ export interface DynamoDbStateStoreOptions {
   readonly maxDelayMs?: number;
   /** Batch calls in flight at once per store method. @default 8 */
   readonly maxConcurrency?: number;
-  /** Clock in epoch ms where the port takes no time (quarantine expiry, the lease check of a write outside a poll, the checkpoint timer). @default Date.now */
+  /** Clock in epoch ms where the port takes no time (quarantine expiry, a session's lease checks, the checkpoint timer). @default Date.now */
   readonly now?: () => number;
 }
 

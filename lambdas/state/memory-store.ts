@@ -13,7 +13,7 @@ import { MemoryItemTable } from './memory/memory-item-table';
 import { BridgeStateStore } from './state-store';
 
 export interface MemoryStateStoreOptions {
-  /** Clock in epoch ms where the port takes no time (quarantine expiry, the lease check of a write outside a poll, the checkpoint timer). @default Date.now */
+  /** Clock in epoch ms where the port takes no time (quarantine expiry, a session's lease checks, the checkpoint timer). @default Date.now */
   readonly now?: () => number;
 }
 

@@ -102,25 +102,14 @@ export class DynamoDbClubItems implements ClubItemBackend {
         values[':ln'] = encodeNotes(change.lifecycleNotes);
       }
     }
-    let condition: string;
-    if (change.condition.kind === 'lease') {
-      // Fenced: the owner, a lease not yet expired, and no write by anyone since this session's.
-      const version =
-        change.condition.expectVersion === 0 ? '(attribute_not_exists(v) OR v = :expect)' : 'v = :expect';
-      condition = `lo = :owner AND le > :now AND ${version}`;
-      values[':owner'] = change.condition.owner;
-      values[':now'] = change.condition.nowMs;
-      values[':expect'] = change.condition.expectVersion;
-      if (change.condition.release) removes.push('lo', 'le');
-    } else {
-      condition =
-        change.condition.expectVersion === 0
-          ? '(attribute_not_exists(v) OR v = :zero) AND (attribute_not_exists(le) OR le <= :now)'
-          : 'v = :expect AND (attribute_not_exists(le) OR le <= :now)';
-      if (change.condition.expectVersion === 0) values[':zero'] = 0;
-      else values[':expect'] = change.condition.expectVersion;
-      values[':now'] = change.condition.nowMs;
-    }
+    // Fenced: the owner, a lease not yet expired, and no write by anyone since this session's.
+    const version =
+      change.condition.expectVersion === 0 ? '(attribute_not_exists(v) OR v = :expect)' : 'v = :expect';
+    const condition = `lo = :owner AND le > :now AND ${version}`;
+    values[':owner'] = change.condition.owner;
+    values[':now'] = change.condition.nowMs;
+    values[':expect'] = change.condition.expectVersion;
+    if (change.condition.release) removes.push('lo', 'le');
     const update = `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`;
     return this.table.conditionally('UpdateItem', () =>
       doc.send(

@@ -48,14 +48,9 @@ export class MemoryClubItems implements ClubItemBackend {
   async write(change: ClubWrite): Promise<boolean> {
     const item = this.items.get(change.clubId);
     const { condition } = change;
-    if (condition.kind === 'lease') {
-      if (item?.leaseOwner !== condition.owner) return false;
-      if (!(item.leaseExpiresAtMs !== undefined && item.leaseExpiresAtMs > condition.nowMs)) return false;
-      if (item.version !== condition.expectVersion) return false;
-    } else {
-      if ((item?.version ?? 0) !== condition.expectVersion) return false;
-      if (item?.leaseExpiresAtMs !== undefined && item.leaseExpiresAtMs > condition.nowMs) return false;
-    }
+    if (item?.leaseOwner !== condition.owner) return false;
+    if (!(item.leaseExpiresAtMs !== undefined && item.leaseExpiresAtMs > condition.nowMs)) return false;
+    if (item.version !== condition.expectVersion) return false;
     const next: MemoryItem = { ...(item ?? { version: 0 }), version: change.version };
     if (change.cursors) next.cursors = encodeCursors(change.cursors);
     if (change.quota) {
@@ -67,7 +62,7 @@ export class MemoryClubItems implements ClubItemBackend {
       if (isEmptyNotes(change.lifecycleNotes)) delete next.lifecycleNotes;
       else next.lifecycleNotes = change.lifecycleNotes;
     }
-    if (condition.kind === 'lease' && condition.release) {
+    if (condition.release) {
       delete next.leaseOwner;
       delete next.leaseExpiresAtMs;
     }
