@@ -11,7 +11,7 @@ import type { ClubConfig } from '../lambdas/clubs/club-config';
 import type { PollMessage } from '../lambdas/common/deployment-contract';
 import { HOUR_MS } from '../lambdas/common/time-units';
 import { enabledSources, SOURCE_ORDER, SOURCES } from '../lambdas/sources';
-import { encodeLifecycle } from '../lambdas/state/lifecycle-store';
+import { encodeLifecycle } from '../lambdas/state/lifecycle-items';
 import type { Cursor } from '../lambdas/state/store';
 import type { JournalEntry } from '../sandbox';
 import type { PageBytes } from '../sandbox/sandbox-types';

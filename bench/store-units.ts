@@ -12,7 +12,7 @@ import {
   LIFECYCLE_SK,
   lifecycleItems,
   type StoredLifecycle,
-} from '../lambdas/state/lifecycle-store';
+} from '../lambdas/state/lifecycle-items';
 import { packSeenAt, seenAtQueryEnd } from '../lambdas/state/seen-packs';
 import { SortedStringMap } from '../lambdas/state/sorted-string-map';
 import type { StateStore, StoreMethod } from '../lambdas/state/state-store';
@@ -118,7 +118,7 @@ function seenQuery(inner: StateStore, args: readonly unknown[]): Bill {
 type Rule = (inner: StateStore, args: readonly unknown[], result: unknown) => Bill | Promise<Bill>;
 
 /**
- * The lifecycle document's items (lifecycle-store.ts: one, or a head and its pieces): each one's
+ * The lifecycle document's items (lifecycle-items.ts: one, or a head and its pieces): each one's
  * keys, version (and write id) and gzipped bytes (binary: their length).
  */
 const lifecycleItemSizes = (clubId: string, doc: unknown, version: number): number[] => {

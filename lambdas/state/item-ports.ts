@@ -5,7 +5,7 @@
  */
 import type { ItemTable } from './item-table';
 import { LifecycleItemStore } from './lifecycle-items';
-import type { LifecycleStore } from './lifecycle-store';
+import type { LifecycleStore } from './lifecycle-items';
 import { QuarantineItemStore } from './quarantine-items';
 import { SeenItemStore } from './seen-items';
 import { SnapshotItemStore } from './snapshot-items';

@@ -16,7 +16,7 @@
 import { MINUTE_MS } from '../common/time-units';
 import type { ItemPorts } from './item-ports';
 import { assertClubId, assertSourceName } from './keys';
-import type { LifecycleStore } from './lifecycle-store';
+import type { LifecycleStore } from './lifecycle-items';
 import {
   type ClubStateSession,
   type ClubStateStore,

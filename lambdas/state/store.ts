@@ -10,7 +10,6 @@
 import type { SourceName } from '../common/source-names';
 import type { Snapshot, SnapshotKind } from '../common/subject-snapshot';
 import type { LifecycleFailure, LifecycleNotes } from './lifecycle-notes';
-import type { SeenDigestStore } from './seen-digest-store';
 
 export { isSourceName, SOURCE_NAMES, type SourceName } from '../common/source-names';
 export type { Snapshot, SnapshotKind } from '../common/subject-snapshot';
@@ -222,6 +221,18 @@ export interface ClubStateSession extends CursorStore, QuotaStore {
   noteLifecycle(more: LifecycleNotes): void;
   /** Empties the notes: an evaluation took them into account. */
   clearLifecycleNotes(): void;
+}
+
+/** The seen digest of an append source: one opaque item per club and source (docs/state.md, "Seen digests"). */
+export interface SeenDigestStore {
+  /**
+   * The source's seen digest (engine/scan/seen-digest.ts: per-hour and per-day counts and XORs of
+   * the seen fingerprints a scan vouched for), undefined when none was put or it expired. Opaque
+   * bytes here. Eventually consistent: a stale digest only vouches for fewer fingerprints.
+   */
+  getSeenDigest(clubId: string, source: SourceName, nowSec: number): Promise<Uint8Array | undefined>;
+  /** Replaces the source's seen digest (one PutItem, at most MAX_SEEN_DIGEST_BYTES). */
+  putSeenDigest(clubId: string, source: SourceName, digest: Uint8Array, expiresAtSec: number): Promise<void>;
 }
 
 /** The seen set of append sources: fingerprints by key, the time-ordered entries, the digests. */

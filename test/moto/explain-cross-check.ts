@@ -19,7 +19,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { decodeSeenDigest } from '../../lambdas/engine/scan/seen-digest';
 import { readKeptLifecycle } from '../../lambdas/lifecycle/lifecycle-keep';
 import { DynamoDbStateStore } from '../../lambdas/state';
-import { LifecycleConflictError } from '../../lambdas/state/lifecycle-store';
+import { LifecycleConflictError } from '../../lambdas/state/lifecycle-items';
 import { startSandbox } from '../../sandbox';
 import { localAwsEnv, runCli } from '../support/cli-process';
 import { startMoto } from './moto-server';

@@ -33,7 +33,7 @@ import { MemorySink } from '../../../lambdas/events/publisher';
 import { LIFECYCLE_SOURCES } from '../../../lambdas/lifecycle/club-lifecycle';
 import { readKeptLifecycle } from '../../../lambdas/lifecycle/lifecycle-keep';
 import { DynamoDbStateStore } from '../../../lambdas/state';
-import type { LifecycleStore } from '../../../lambdas/state/lifecycle-store';
+import type { LifecycleStore } from '../../../lambdas/state/lifecycle-items';
 import { type BridgeStateStore, decorateStore } from '../../../lambdas/state/state-store';
 import { type CliResult, localAwsEnv, runCli } from '../../support/cli-process';
 import { useEngineRig } from '../../support/engine-rig';

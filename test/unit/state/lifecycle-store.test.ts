@@ -1,5 +1,5 @@
 /**
- * The lifecycle documents' layout (lambdas/state/lifecycle-store.ts): a document of any size is
+ * The lifecycle documents' layout (lambdas/state/lifecycle-items.ts): a document of any size is
  * split over items of at most 350 KB and read back whole; a piece missing or of another write makes
  * it unreadable, never wrong; a write that stops half way leaves the stored document whole; and a
  * document never inflates past its bound (a few hundred KB of gzip can hold hundreds of MB).
@@ -18,7 +18,7 @@ import {
   MAX_LIFECYCLE_ITEM_BYTES,
   MAX_LIFECYCLE_JSON_BYTES,
   storedLifecycle,
-} from '../../../lambdas/state/lifecycle-store';
+} from '../../../lambdas/state/lifecycle-items';
 import { MemoryItemTable } from '../../../lambdas/state/memory/memory-item-table';
 
 const CLUB = 'club-1';

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { LifecycleConflictError } from '../../../lambdas/state/lifecycle-store';
+import { LifecycleConflictError } from '../../../lambdas/state/lifecycle-items';
 import type { BridgeStateStore } from '../../../lambdas/state/state-store';
 import {
   ConcurrentModificationError,
