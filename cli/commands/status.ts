@@ -8,7 +8,7 @@
 import { type ClubConfig, PLAN_QUOTAS } from '../../lambdas/clubs/club-config';
 import { readClubsFile } from '../../lambdas/clubs/clubs-file';
 import { redactKnownSecrets } from '../../lambdas/common/redact';
-import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from '../../lambdas/common/time-units';
+import { DAY_MS, HOUR_MS, MINUTE_MS, monthOf, SECOND_MS } from '../../lambdas/common/time-units';
 import { activePause, type ClubPause } from '../../lambdas/engine/club-poll/poll-club';
 import { enabledSources, isExperimentalSource } from '../../lambdas/sources';
 import { type Cursor, DynamoDbStateStore, type SourceName, type StateStore } from '../../lambdas/state';
@@ -77,7 +77,7 @@ export async function clubStatus(
   clubs: readonly ClubConfig[],
   nowMs: number,
 ): Promise<ClubStatus[]> {
-  const month = new Date(nowMs).toISOString().slice(0, 7);
+  const month = monthOf(nowMs);
   return Promise.all(
     clubs.map(async (club) => {
       const [cursors, used, states] = await Promise.all([

@@ -15,12 +15,8 @@
 import type { ClubConfig } from '../../lambdas/clubs/club-config';
 import { PLAN_QUOTAS } from '../../lambdas/common/plans';
 import { redactKnownSecrets } from '../../lambdas/common/redact';
-import {
-  activePause,
-  type ClubPause,
-  isPauseKind,
-  type PauseKind,
-} from '../../lambdas/engine/club-poll/failure-policy';
+import { monthOf } from '../../lambdas/common/time-units';
+import { activePause, type ClubPause, isPauseKind } from '../../lambdas/engine/club-poll/failure-policy';
 import { fingerprint } from '../../lambdas/engine/club-poll/poll-source';
 import { DEFAULT_QUOTA_ALERT_SHARE } from '../../lambdas/engine/club-poll/quota-check';
 import { DETAIL_TYPES } from '../../lambdas/events/catalog';
@@ -28,7 +24,7 @@ import { AuthError } from '../../lambdas/gym-api/errors';
 import { enabledSources, isExperimentalSource } from '../../lambdas/sources';
 import {
   DEFAULT_STALE_AFTER_MS,
-  monthOf,
+  type PauseKind,
   pauseEvent,
   quotaEvent,
   staleEvent,

@@ -1,5 +1,5 @@
 import { PLAN_QUOTAS } from '../../lambdas/clubs/club-config';
-import { MINUTE_MS } from '../../lambdas/common/time-units';
+import { MINUTE_MS, monthOf } from '../../lambdas/common/time-units';
 import { resumeClub } from '../../lambdas/engine/club-poll/resume-club';
 import type { BridgeEvent } from '../../lambdas/events/catalog';
 import { OPERATIONS } from '../../lambdas/gym-api/operations';
@@ -47,7 +47,7 @@ export async function quotaLow(options: SampleOptions): Promise<BridgeEvent[]> {
         if (i === 0) {
           // The club has used nearly 80% of its plan this month (as the bridge counts it): the
           // next poll crosses the alert threshold.
-          const month = new Date(rig.now()).toISOString().slice(0, 7);
+          const month = monthOf(rig.now());
           const limit = PLAN_QUOTAS[rig.club.plan];
           const session = await rig.store.openClub(rig.club.clubId, 'sample-events', 60_000, Date.now());
           if (!session) throw new Error(`club ${rig.club.clubId} is held by another poller`);

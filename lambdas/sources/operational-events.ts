@@ -10,6 +10,7 @@
 
 import { PLAN_QUOTAS, type Plan } from '../common/plans';
 import type { SourceName } from '../common/source-names';
+import { monthOf } from '../common/time-units';
 import { type BridgeEvent, DETAIL_TYPES, type SOURCE_UNAVAILABLE_KINDS } from '../events/catalog';
 import { createEvent } from '../events/envelope';
 import type { PiiPolicy } from '../events/pii';
@@ -47,9 +48,6 @@ interface UnavailableMark {
 
 /** A source with no success for this long is announced stale (Club Data Stale), by default. */
 export const DEFAULT_STALE_AFTER_MS = 30 * 60_000;
-
-/** `yyyy-mm` (UTC) of an epoch ms: the month of the quota counter. */
-export const monthOf = (ms: number): string => new Date(ms).toISOString().slice(0, 7);
 
 function opsEnvelope(club: OpsClub, identity: string[], nowMs: number) {
   return {

@@ -19,8 +19,6 @@ import {
 import { copyOf } from './stored-values';
 import { validateLeaseArgs } from './validation';
 
-export const monthOfMs = (ms: number): string => new Date(ms).toISOString().slice(0, 7);
-
 function assertMonth(month: string): void {
   if (!MONTH_PATTERN.test(month)) throw new StoreError(`month must be yyyy-mm: ${JSON.stringify(month)}`);
 }

@@ -4,8 +4,8 @@
  * what both state stores are built from, over their own table.
  */
 import type { ItemTable } from './item-table';
-import { LifecycleItemStore } from './lifecycle-items';
 import type { LifecycleStore } from './lifecycle-items';
+import { LifecycleItemStore } from './lifecycle-items';
 import { QuarantineItemStore } from './quarantine-items';
 import { SeenItemStore } from './seen-items';
 import { SnapshotItemStore } from './snapshot-items';

@@ -33,9 +33,6 @@ export type FailureKind =
   | 'store'
   | 'internal';
 
-/** The kinds that pause the whole club (defined with the events that announce a pause). */
-export type { PauseKind };
-
 /** The kind of a failed source poll, from the error's class. */
 export function failureKind(err: unknown): FailureKind {
   if (err instanceof AuthError) return 'auth';

@@ -28,9 +28,10 @@
 
 import type { ClubConfig } from '../../clubs/club-config';
 import { logger } from '../../common/logger';
+import { monthOf } from '../../common/time-units';
 import { type LifecycleReport, lifecycleSettingsOf, runClubLifecycle } from '../../lifecycle/club-lifecycle';
 import { enabledSources } from '../../sources';
-import { DEFAULT_STALE_AFTER_MS, monthOf } from '../../sources/operational-events';
+import { DEFAULT_STALE_AFTER_MS } from '../../sources/operational-events';
 import type { ClubSession } from '../../state/state-store';
 import type { Cursor, SourceName } from '../../state/store';
 import { sweepIntervals } from '../schedule/sweep-budget';
@@ -68,6 +69,7 @@ export {
   UNAVAILABLE_RETRY_MS,
   unavailability,
 } from './failure-policy';
+
 export { pollOrder } from './poll-order';
 
 /** Lease name of a club poll in the per-source layout of earlier releases (docs/state.md, "Upgrading"). */

@@ -8,7 +8,8 @@
 import type { ClubConfig } from '../../clubs/club-config';
 import { logger } from '../../common/logger';
 import { PLAN_QUOTAS } from '../../common/plans';
-import { monthOf, quotaEvent } from '../../sources/operational-events';
+import { monthOf } from '../../common/time-units';
+import { quotaEvent } from '../../sources/operational-events';
 import type { ClubSeen } from '../../state/state-store';
 import type { QuotaStore } from '../../state/store';
 import type { Announcer } from './announcer';

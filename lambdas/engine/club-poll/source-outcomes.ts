@@ -9,12 +9,12 @@
 import type { ClubConfig } from '../../clubs/club-config';
 import { logger } from '../../common/logger';
 import { redactKnownSecrets } from '../../common/redact';
+import { monthOf } from '../../common/time-units';
 import type { BridgeEvent } from '../../events/catalog';
 import { QuotaExceededError } from '../../gym-api/errors';
 import { SOURCES } from '../../sources';
 import {
   DEFAULT_STALE_AFTER_MS,
-  monthOf,
   pauseEvent,
   staleEvent,
   startsPauseEpisode,
