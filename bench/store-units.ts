@@ -6,13 +6,13 @@
  * whole item's size (a poll's session reads it with its opening write).
  */
 import { clubStateItemBytes } from '../lambdas/state/club-state';
-import type { LifecycleNotes } from '../lambdas/state/lifecycle-notes';
 import {
   encodeLifecycle,
   LIFECYCLE_SK,
   lifecycleItems,
   type StoredLifecycle,
 } from '../lambdas/state/lifecycle-items';
+import type { LifecycleNotes } from '../lambdas/state/lifecycle-notes';
 import { packSeenAt, seenAtQueryEnd } from '../lambdas/state/seen-packs';
 import { SortedStringMap } from '../lambdas/state/sorted-string-map';
 import type { StateStore, StoreMethod } from '../lambdas/state/state-store';

@@ -9,11 +9,11 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { StoreError } from '../../../lambdas/state';
 import { clubPk } from '../../../lambdas/state/keys';
-import { LifecycleItemStore } from '../../../lambdas/state/lifecycle-items';
 import {
   encodeLifecycle,
   gzipLifecycle,
   LifecycleConflictError,
+  LifecycleItemStore,
   lifecycleItems,
   MAX_LIFECYCLE_ITEM_BYTES,
   MAX_LIFECYCLE_JSON_BYTES,
