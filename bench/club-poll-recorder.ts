@@ -18,6 +18,8 @@ import { addWireCounts } from './wire-counts';
 
 /** One poll invocation. */
 export interface PollSample {
+  /** 'fast': a fast-lane probe (and the session it opened, if any). */
+  readonly lane?: 'fast';
   readonly simMs: number;
   readonly wallMs: number;
   readonly cpuMs: number;
@@ -86,6 +88,7 @@ export class ClubPollRecorder {
       durationMs: wallMs,
       rateLimited: 0,
       plan,
+      ...(message.lane ? { lane: message.lane } : {}),
     });
     this.emf.poll({ report, plan, durationMs: wallMs, rateLimited: 0 });
     if (report.failures.length > 0) this.failures += report.failures.length;
@@ -99,6 +102,7 @@ export class ClubPollRecorder {
       this.lifecycle.ms += report.lifecycle.ms;
     } else if (report.lifecycle?.outcome === 'waiting') this.lifecycle.waiting++;
     this.polls.push({
+      ...(message.lane ? { lane: message.lane } : {}),
       simMs: rig.clock.nowMs,
       wallMs,
       cpuMs,

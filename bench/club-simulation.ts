@@ -9,6 +9,7 @@
 
 import type { ClubConfig } from '../lambdas/clubs/club-config';
 import type { PollMessage } from '../lambdas/common/deployment-contract';
+import type { PollQueueEntry } from '../lambdas/common/poll-queue';
 import { HOUR_MS } from '../lambdas/common/time-units';
 import { enabledSources, SOURCE_ORDER, SOURCES } from '../lambdas/sources';
 import { encodeLifecycle } from '../lambdas/state/lifecycle-items';
@@ -148,20 +149,33 @@ async function runSpan(
   let journalChanges = 0;
   let steps = 0;
   let sqsMessages = 0;
-  while (rig.clock.nowMs - startSim < options.spanMs) {
-    const advanced = await rig.host.call<{ nowMs: number; lastSeq: number }>('advance', options.stepMs);
+  // The sandbox moves to each message's moment before it is polled (a fast-lane probe comes 15 s
+  // after its minute's poll: SQS DelaySeconds), then on to the next step.
+  const advanceTo = async (atMs: number) => {
+    if (atMs <= rig.clock.nowMs) return;
+    const advanced = await rig.host.call<{ nowMs: number; lastSeq: number }>(
+      'advance',
+      atMs - rig.clock.nowMs,
+    );
     rig.clock.nowMs = advanced.nowMs;
     const entries = await rig.host.call<JournalEntry[]>('journal', lastSeq);
     lastSeq = advanced.lastSeq;
     journalChanges += entries.length;
     rig.tracker.addEntries(entries.filter((e) => e.kind !== 'classAttendance' || pollsClasses));
+  };
+  let nextStepMs = startSim + options.stepMs;
+  while (rig.clock.nowMs - startSim < options.spanMs) {
+    await advanceTo(nextStepMs);
+    nextStepMs += options.stepMs;
     steps++;
-    const messages = options.everySourceEveryStep
-      ? [everySource(rig)]
+    const entries: PollQueueEntry[] = options.everySourceEveryStep
+      ? [{ message: everySource(rig) }]
       : await dispatchStep(rig, dispatchStore);
-    for (const message of messages) {
+    const ordered = [...entries].sort((a, b) => (a.notBeforeMs ?? 0) - (b.notBeforeMs ?? 0));
+    for (const entry of ordered) {
+      if (entry.notBeforeMs !== undefined) await advanceTo(Math.min(entry.notBeforeMs, nextStepMs));
       sqsMessages++;
-      await recorder.poll(message);
+      await recorder.poll(entry.message);
     }
   }
   return { journalChanges, steps, sqsMessages, dispatchStore, lastSeq };
@@ -176,13 +190,13 @@ function everySource(rig: TypicalClubRig): PollMessage {
   };
 }
 
-/** The dispatcher's decision at this minute: its messages, its store use added to `dispatchStore`. */
-async function dispatchStep(rig: TypicalClubRig, dispatchStore: StoreCounts): Promise<PollMessage[]> {
+/** The dispatcher's decision at this minute: its messages and their moments, its store use added to `dispatchStore`. */
+async function dispatchStep(rig: TypicalClubRig, dispatchStore: StoreCounts): Promise<PollQueueEntry[]> {
   await rig.path.dispatch();
   addStoreCounts(dispatchStore, rig.store.take());
   // The dispatch handler's metrics are one document per run for the whole fleet (not per club).
   rig.store.take();
-  return rig.path.queue.drain();
+  return rig.path.queue.drainEntries();
 }
 
 /** The club's members and prospects: the snapshots the bridge keeps. */

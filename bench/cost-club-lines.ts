@@ -14,6 +14,7 @@ import {
   fmt,
   GB,
   LAMBDA_FULL_VCPU_MB,
+  type LanePolls,
   clubLine as line,
   MONTH_MINUTES,
   type MonthlyClubCounts,
@@ -75,12 +76,31 @@ export function clubLines(
   L: Latencies,
   model: PollModel,
   fleetClubs: number,
+  /** The fast lane's invocations (probes only), when the club has a lane. */
+  laneModel?: PollModel,
 ): CostLine[] {
   return [
     ...lambdaLines(c, L, model),
+    ...(laneModel && c.lane ? laneLambdaLines(c.lane, L, laneModel) : []),
     ...dynamoLines(c, d, fleetClubs),
     ...deliveryLines(c, d, model, fleetClubs),
-    ...logAndTransferLines(c, d, model, fleetClubs),
+    ...logAndTransferLines(c, d, model, fleetClubs, laneModel),
+  ];
+}
+
+/** The fast lane's invocations: a message's probes side by side, as the minute's polls are. */
+function laneLambdaLines(lane: LanePolls, L: Latencies, m: PollModel): CostLine[] {
+  const formula = m.batches
+    ? `${fmt(m.invocations)} invocations × ${fmt(m.batches.meanMs)} ms (p95 ${fmt(m.batches.p95Ms)} ms): ${m.batch} probes side by side (a probe that found a visit with its session), simulated as the minute's polls from ${m.batches.samples} measured ones (API requests × ${L.gymApiRequest} ms) × ${m.pollGb} GB × $${m.gbPrice}`
+    : `${fmt(lane.pollInvocations)} probes, ${m.batch} an invocation × ${m.pollGb} GB × $${m.gbPrice}`;
+  return [
+    line('lambdaFastLaneCompute', 'Lambda poll: fast lane compute', formula, m.pollGbSeconds * m.gbPrice),
+    line(
+      'lambdaFastLaneRequests',
+      'Lambda poll: fast lane requests',
+      `${fmt(lane.pollInvocations)} probes / ${m.batch} a batch × $0.20/M`,
+      m.invocations * PRICES.lambdaRequest.usd,
+    ),
   ];
 }
 
@@ -168,8 +188,10 @@ function logAndTransferLines(
   d: DeploymentSettings,
   m: PollModel,
   fleetClubs: number,
+  laneModel?: PollModel,
 ): CostLine[] {
-  const logBytes = c.logBytes + c.emfBytes + m.invocations * PLATFORM_LOG_BYTES;
+  const invocations = m.invocations + (laneModel?.invocations ?? 0);
+  const logBytes = c.logBytes + c.emfBytes + invocations * PLATFORM_LOG_BYTES;
   const logMonths = d.fixed.logRetentionDays / 30;
   const out = dataTransferOut(c);
   const outGb = out.bytes / GB;
@@ -178,7 +200,7 @@ function logAndTransferLines(
     line(
       'logsIngestion',
       'CloudWatch Logs: ingestion',
-      `(${fmt(c.logBytes / 1e6)} MB poll lines (a 'club polled' line a poll + its 1/${d.pollBatchSize} of its invocation's context line) + ${fmt(c.emfBytes / 1e6)} MB EMF (one document an invocation of ${d.pollBatchSize} polls, each poll its 1/${d.pollBatchSize}) + ${fmt(m.invocations)} invocations × ${PLATFORM_LOG_BYTES} B START/END/REPORT) × $0.50/GB`,
+      `(${fmt(c.logBytes / 1e6)} MB poll lines (a 'club polled' line a poll + its 1/${d.pollBatchSize} of its invocation's context line) + ${fmt(c.emfBytes / 1e6)} MB EMF (one document an invocation of ${d.pollBatchSize} polls, each poll its 1/${d.pollBatchSize}) + ${fmt(invocations)} invocations × ${PLATFORM_LOG_BYTES} B START/END/REPORT) × $0.50/GB`,
       (logBytes / GB) * PRICES.cloudWatchLogsGb.usd,
     ),
     line(

@@ -44,6 +44,22 @@ export interface MonthlyClubCounts {
    * an invocation lasts as long as its slowest club. Absent: the average club, waits / batch.
    */
   readonly pollWork?: readonly PollWork[];
+  /**
+   * The fast lane's polls (probes, and the sessions they opened), apart from the minute's polls
+   * above: their invocations hold probes only (engine/schedule/fast-lane.ts). Their API requests,
+   * store units, SQS messages, logs and bytes out are in the totals above.
+   */
+  readonly lane?: LanePolls;
+}
+
+/** The fast lane's poll invocations over the month, as the Lambda model needs them. */
+export interface LanePolls {
+  readonly pollInvocations: number;
+  readonly pollLocalMs: number;
+  readonly criticalApiRequests: number;
+  readonly pollStoreRequests: number;
+  readonly putEventsRequests: number;
+  readonly pollWork?: readonly PollWork[];
 }
 
 /** A club-month's bytes out to the gym API, by part (bench/bytes-out.ts says how each is had). */
@@ -111,6 +127,8 @@ export interface ClubCost {
   readonly pollBilledMsPerInvocation: number;
   /** The invocation's share per club, ms. */
   readonly pollBilledMsPerClubPoll: number;
+  /** Billed ms of one fast-lane invocation (a batch of probes), when the club has a lane. */
+  readonly laneBilledMsPerInvocation?: number;
 }
 
 export const MONTH_MINUTES = 30 * 24 * 60;

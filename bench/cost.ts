@@ -37,7 +37,10 @@ export function clubCost(
   const L = { ...LATENCY_ASSUMPTIONS_MS, ...latency };
   const d = deployment;
   const model = pollModel(c, d, L);
-  const variable = clubLines(c, d, L, model, fleetClubs);
+  // The lane's invocations hold probes only: its own counts and samples, none of the minute's.
+  const { pollWork: _minuteWork, ...minuteless } = c;
+  const laneModel = c.lane ? pollModel({ ...minuteless, ...c.lane }, d, L) : undefined;
+  const variable = clubLines(c, d, L, model, fleetClubs, laneModel);
   const fixed = fixedLines(d, dispatch, fleetClubs, model.gbPrice, L);
   const lines = [...variable, ...fixed];
   const total = lines.reduce((a, l) => a + l.usd, 0);
@@ -51,6 +54,12 @@ export function clubCost(
     pollGbSeconds: model.pollGbSeconds,
     pollBilledMsPerInvocation: (model.pollMs * model.batch) / Math.max(1, c.pollInvocations),
     pollBilledMsPerClubPoll: model.pollMs / Math.max(1, c.pollInvocations),
+    ...(laneModel && c.lane
+      ? {
+          laneBilledMsPerInvocation:
+            (laneModel.pollMs * laneModel.batch) / Math.max(1, c.lane.pollInvocations),
+        }
+      : {}),
   };
 }
 /** `costPerClubMonthUsd.byLine`: one key per line. */

@@ -174,7 +174,7 @@ async function main(): Promise<number> {
     backfill: engine.backfill,
     profile: engine.profile,
     fingerprintHashing: await measureFingerprintHashing(),
-    typical: { runs: typical.runs, unconfirmedZone: typical.unconfirmedZone },
+    typical: { runs: typical.runs, unconfirmedZone: typical.unconfirmedZone, laneOff: typical.laneOff },
     lifecycle,
     lifecycleBigClub,
     units,

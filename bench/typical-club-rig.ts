@@ -41,6 +41,8 @@ export interface ClubSimulationOptions {
   readonly zoneConfirmed?: boolean;
   /** The club's lifecycle events (docs/lifecycle.md) with their defaults; false: off. @default true */
   readonly lifecycle?: boolean;
+  /** The visits fast lane (engine/schedule/fast-lane.ts); false: off, visits every minute. @default true */
+  readonly fastLane?: boolean;
   /** The state store to poll into (the caller's, e.g. DynamoDB on dynalite); default in memory. */
   readonly stateStore?: BridgeStateStore;
   /**
@@ -103,6 +105,7 @@ export async function startTypicalClub(options: ClubSimulationOptions): Promise<
     ...(options.lifecycle === false
       ? { lifecycle: { enabled: false, inactiveDays: 14, expiringDays: 14, trialEndingHours: 24 } }
       : {}),
+    ...(options.fastLane === false ? { fastLane: { enabled: false } } : {}),
   };
   const store = countingStore(options.stateStore ?? new MemoryStateStore());
   const tracker = new FreshnessTracker();

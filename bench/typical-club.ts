@@ -5,11 +5,13 @@
 
 import { DAY_MS, MINUTE_MS } from '../lambdas/common/time-units';
 import { monthlyBytesOut } from './bytes-out';
+import type { PollSample } from './club-poll-recorder';
 import type { ClubSimulationResult } from './club-simulation';
 import type { MonthlyClubCounts } from './cost';
+import type { LanePolls } from './cost-model';
 import { addStoreCounts, emptyStoreCounts } from './counting-store';
 import { LATE_CHANGE_KINDS } from './freshness';
-import { samplePollWork } from './lambda-batches';
+import { type PollWork, samplePollWork } from './lambda-batches';
 import type { NaiveResult } from './naive-poller';
 import { entryOf, median, percentile, sum } from './stats';
 
@@ -99,6 +101,8 @@ export interface TypicalClubRun {
   readonly baseline: { readonly requests: number; readonly rows: number; readonly wallMs: number };
   readonly failures: number;
   readonly monthly: MonthlyClubCounts;
+  /** The fast lane's polls a month (absent before the lane): probes, and those that opened a session. */
+  readonly lane?: { readonly probes: number; readonly sessions: number };
   /** DynamoDB items and units per store method, per month (polls and dispatch). */
   readonly storeByMethodMonthly: Record<string, { items: number; readUnits: number; writeUnits: number }>;
   readonly naive?: NaiveFigures;
@@ -146,6 +150,7 @@ export function summariseRun(
     baseline: { requests: sim.baseline.requests, rows: sim.baseline.rows, wallMs: sim.baseline.wallMs },
     failures: sim.failures,
     monthly: monthlyCounts(sim, days),
+    lane: laneCounts(sim, days),
     storeByMethodMonthly: storeByMethodMonthly(sim, scale),
   };
   if (!naive || naive.cycles.length === 0) return run;
@@ -182,20 +187,49 @@ function freshnessFigures(
   };
 }
 
+/** The fast lane's probes a month, and those that found a visit and opened a session (a second request). */
+function laneCounts(sim: ClubSimulationResult, days: number): TypicalClubRun['lane'] {
+  const probes = sim.polls.filter((p) => p.lane === 'fast');
+  const scale = MONTH_DAYS / days;
+  return { probes: probes.length * scale, sessions: probes.filter((p) => p.requests > 1).length * scale };
+}
+
+/** What a measured poll gives the Lambda model (lambda-batches.ts). */
+const workOf = (p: PollSample): PollWork => ({
+  // On-CPU time: the process's CPU, or its wall time if lower (CPU counts GC and pool threads too);
+  // a wall time alone grows with whatever else the machine runs.
+  localMs: Math.min(p.wallMs, p.cpuMs),
+  criticalApiRequests: p.criticalRequests,
+  storeRequests: p.storeRequests + 1, // + the club lookup
+  putEventsRequests: p.putEventsRequests,
+});
+
+/** The Lambda model's counts of some polls (the minute's, or the fast lane's), scaled to a month. */
+function pollCounts(polls: readonly PollSample[], scale: number): LanePolls {
+  return {
+    pollInvocations: polls.length * scale,
+    pollLocalMs: sum(polls.map((p) => p.wallMs)) * scale,
+    criticalApiRequests: sum(polls.map((p) => p.criticalRequests)) * scale,
+    pollStoreRequests: sum(polls.map((p) => p.storeRequests + 1)) * scale, // + the club lookup each
+    putEventsRequests: sum(polls.map((p) => p.putEventsRequests)) * scale,
+    pollWork: samplePollWork(polls.map(workOf)),
+  };
+}
+
 /** What the cost model prices: the run's counts scaled to a 30-day month. */
 function monthlyCounts(sim: ClubSimulationResult, days: number): MonthlyClubCounts {
   const scale = MONTH_DAYS / days;
-  const pollStoreRequests = sim.pollStore.apiRequests + sim.polls.length; // + the club lookup per poll
   const readUnits = sim.pollStore.readUnits + sim.dispatchStore.readUnits + sim.registryReads.readUnits;
   const seenWritesPerDay = (sim.pollStore.byMethod.putSeen?.items ?? 0) / days;
+  const minute = pollCounts(
+    sim.polls.filter((p) => p.lane === undefined),
+    scale,
+  );
+  const lanePolls = sim.polls.filter((p) => p.lane === 'fast');
   return {
-    pollInvocations: sim.polls.length * scale,
-    pollLocalMs: sum(sim.polls.map((p) => p.wallMs)) * scale,
+    ...minute,
     apiRequests: sim.requests.data * scale,
-    criticalApiRequests: sum(sim.polls.map((p) => p.criticalRequests)) * scale,
     tokenRequests: sim.requests.token * scale,
-    pollStoreRequests: pollStoreRequests * scale,
-    putEventsRequests: sim.sink.putEventsRequests * scale,
     secretsCalls: sim.secretsApiCalls * scale,
     readUnits: readUnits * scale,
     writeUnits: sim.pollStore.writeUnits * scale,
@@ -210,16 +244,7 @@ function monthlyCounts(sim: ClubSimulationResult, days: number): MonthlyClubCoun
     ...(sim.requests.wire?.data.requests
       ? { bytesOut: monthlyBytesOut(sim.requests.wire, scale, sim.answerInflation) }
       : {}),
-    pollWork: samplePollWork(
-      sim.polls.map((p) => ({
-        // On-CPU time: the process's CPU, or its wall time if lower (CPU counts GC and pool
-        // threads too); a wall time alone grows with whatever else the machine runs.
-        localMs: Math.min(p.wallMs, p.cpuMs),
-        criticalApiRequests: p.criticalRequests,
-        storeRequests: p.storeRequests + 1, // + the club lookup
-        putEventsRequests: p.putEventsRequests,
-      })),
-    ),
+    ...(lanePolls.length > 0 ? { lane: pollCounts(lanePolls, scale) } : {}),
   };
 }
 

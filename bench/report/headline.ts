@@ -3,6 +3,8 @@ import { median, percentile } from '../stats';
 import { med } from './format';
 import type { BenchResults } from './results';
 
+const VISIT = 'Member Visit Recorded';
+
 export function headline(r: BenchResults) {
   const mem = r.throughput.memory;
   const typical = r.typical.runs;
@@ -16,6 +18,9 @@ export function headline(r: BenchResults) {
     freshnessP50: med(typical, (t) => t.freshness.p50),
     freshnessP95: med(typical, (t) => t.freshness.p95),
     freshnessMax: med(typical, (t) => t.freshness.max),
+    // Member Visit Recorded, from the visit's time to PutEvents (the fast lane's target).
+    visitsP50: med(typical, (t) => t.freshnessByType[VISIT]?.p50 ?? Number.NaN),
+    visitsP95: med(typical, (t) => t.freshnessByType[VISIT]?.p95 ?? Number.NaN),
     quotaShare: med(typical, (t) => t.quotaShareBasic),
     rowsPerChange: med(typical, (t) => t.rowsPerChange),
     naiveRowsPerChange: median(naive.map((n) => n.rowsPerChange)),

@@ -51,6 +51,7 @@ export function rawJson(r: BenchResults): string {
     },
     freshness: {
       p95Seconds: h.freshnessP95,
+      visits: { p50Seconds: h.visitsP50, p95Seconds: h.visitsP95 },
       lateChangeP95Seconds: h.lateChangeP95,
       lateChanges: h.lateChangeN,
     },

@@ -31,7 +31,12 @@ export interface BenchResults {
   };
   readonly profile: ProfileSummary;
   readonly fingerprintHashing: HashMicro;
-  readonly typical: { runs: TypicalClubRun[]; unconfirmedZone: TypicalClubRun };
+  readonly typical: {
+    runs: TypicalClubRun[];
+    unconfirmedZone: TypicalClubRun;
+    /** The first seed with the fast lane off (absent in reports from before the lane). */
+    laneOff?: TypicalClubRun;
+  };
   /** What lifecycle events add to the typical club (absent in reports from before them). */
   readonly lifecycle?: LifecycleCostFigures;
   /** The big club's lifecycle, every member due in one hour (absent in reports from before it). */
@@ -58,6 +63,9 @@ export interface BenchResults {
     noLatency: ClubCost;
     slowApi: ClubCost;
     unconfirmedZone: ClubCost;
+    /** The first seed's cost with the fast lane off and on (absent before the lane): what it adds. */
+    laneOff?: ClubCost;
+    laneOn?: ClubCost;
     /**
      * The typical club's cost in fleets of 100, 1,000 and 5,000 clubs, each priced with the stage's
      * template for its own club count (`settings`: absent in reports from before, which priced every

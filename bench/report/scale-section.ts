@@ -136,7 +136,7 @@ ${table(
     ],
     [
       'poll concurrency needed / configured for this many clubs',
-      `**${sig(big.pollConcurrencyNeeded)}** / ${int(big.pollConcurrencyConfigured)} (${int(Math.ceil(big.clubs / big.pollBatchSize))} invocations a minute × ${sig(big.pollInvocationSeconds)} s each / 60; configured = \`pollConcurrencyFor\`, at most 1,000 an event source)`,
+      `**${sig(big.pollConcurrencyNeeded)}** / ${int(big.pollConcurrencyConfigured)} (${int(Math.ceil(big.clubs / big.pollBatchSize))} invocations a minute × ${sig(big.pollInvocationSeconds)} s each${big.laneInvocationsPerMinute ? `, + ${int(big.laneInvocationsPerMinute)} fast-lane invocations a minute at the peak (every club's lane on at 15 s) × ${sig(big.laneInvocationSeconds ?? 0)} s each` : ''} / 60; configured = \`pollConcurrencyFor\`, at most 1,000 an event source)`,
     ],
     [
       'PutEvents requests a second / account quota',

@@ -12,6 +12,7 @@ import { backfillSection } from './backfill-section';
 import { costChart, freshnessChart, rowsChart } from './charts';
 import { costSection } from './cost-section';
 import { efficiencySection } from './efficiency-section';
+import { fastLaneSection } from './fast-lane-section';
 import { secs } from './format';
 import { freshnessSection } from './freshness-section';
 import { headlineTable } from './headline-section';
@@ -82,6 +83,7 @@ ${backfillSection(r)}
 ${efficiencySection(r)}
 ${freshnessSection(r)}
 ${costSection(r)}
+${fastLaneSection(r)}
 ${unitsSection(r)}
 ${lifecycleSection(r)}
 ${scaleSection(r)}

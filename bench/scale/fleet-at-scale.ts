@@ -4,7 +4,9 @@
  * invocation time, the account quotas against the fleet's rates, and the minute's per-second load
  * at that size (minute-shape.ts, from the bench fleet's measured load per poll).
  */
+
 import { spreadSecondsFor } from '../../lambdas/common/club-shard';
+import { MAX_FAST_LANE_PROBES } from '../../lambdas/common/deployment-contract';
 import type { Cursor } from '../../lambdas/state/store';
 import { readDeploymentSettings } from '../deployment';
 import { type DispatchAtScaleResult, dispatchAtScale } from './dispatch-at-scale';
@@ -20,6 +22,9 @@ export interface FleetAtScaleResult {
   readonly dispatch: DispatchAtScaleResult;
   /** Poll Lambdas busy at once in the steady state: invocations a minute x billed seconds / 60. */
   readonly pollConcurrencyNeeded: number;
+  /** Fast-lane invocations a minute at the peak (every club's lane on), and the billed seconds of each. */
+  readonly laneInvocationsPerMinute?: number;
+  readonly laneInvocationSeconds?: number;
   /** What the stage configures for this many clubs (lib/stage-config.ts). */
   readonly pollConcurrencyConfigured: number;
   readonly pollInvocationSeconds: number;
@@ -73,6 +78,11 @@ export interface FleetAtScaleInput {
   readonly stage: StageAtScale;
   /** Billed seconds of one poll invocation (a full batch), from the cost model. */
   readonly pollInvocationSeconds: number;
+  /**
+   * Billed seconds of one fast-lane invocation (a batch of probes), from the cost model: counted at
+   * the peak, every club's lane on at 15 s (MAX_FAST_LANE_PROBES probes a minute).
+   */
+  readonly laneInvocationSeconds?: number;
   /** Per club per month, from the typical club. */
   readonly putEventsRequestsPerClubMonth: number;
   /** GetSecretValue calls a second for the fleet (containers x secrets / TTL). */
@@ -94,6 +104,8 @@ export async function fleetAtScale(input: FleetAtScaleInput): Promise<FleetAtSca
     clubsPerMessage: stage.pollClubsPerMessage,
   });
   const invocationsPerMinute = Math.ceil(input.clubs / stage.pollBatchSize);
+  const laneInvocationsPerMinute = Math.ceil((input.clubs * MAX_FAST_LANE_PROBES) / stage.pollBatchSize);
+  const laneSeconds = input.laneInvocationSeconds ?? 0;
   return {
     measured: true,
     clubs: dispatch.clubs,
@@ -101,7 +113,9 @@ export async function fleetAtScale(input: FleetAtScaleInput): Promise<FleetAtSca
     dispatchSeconds: dispatch.dispatchSeconds,
     dispatchTimeoutSeconds: dispatch.timeoutSeconds,
     dispatch,
-    pollConcurrencyNeeded: (invocationsPerMinute * input.pollInvocationSeconds) / 60,
+    pollConcurrencyNeeded:
+      (invocationsPerMinute * input.pollInvocationSeconds + laneInvocationsPerMinute * laneSeconds) / 60,
+    ...(laneSeconds > 0 ? { laneInvocationsPerMinute, laneInvocationSeconds: laneSeconds } : {}),
     pollConcurrencyConfigured: stage.pollMaxConcurrency,
     pollInvocationSeconds: input.pollInvocationSeconds,
     pollBatchSize: stage.pollBatchSize,

@@ -74,6 +74,13 @@ export function measureCosts(
     noLatency: costFor(costRun, { apiMs: 0 }),
     slowApi: costFor(costRun, { apiMs: 1000 }),
     unconfirmedZone: costFor(typical.unconfirmedZone),
+    // The same seed's run with the lane off: what the fast lane adds is the difference.
+    ...(typical.laneOff
+      ? {
+          laneOff: costFor(typical.laneOff),
+          laneOn: costFor(typical.runs.find((r) => r.seed === typical.laneOff?.seed) ?? costRun),
+        }
+      : {}),
     byFleet,
     perRun: typical.runs.map((r) => ({ seed: r.seed, total: costFor(r).total })),
     seed: costRun.seed,

@@ -76,6 +76,9 @@ export async function measureFleetAtScale(
     clubs,
     stage,
     pollInvocationSeconds: costs.default.pollBilledMsPerInvocation / 1000,
+    ...(costs.default.laneBilledMsPerInvocation === undefined
+      ? {}
+      : { laneInvocationSeconds: costs.default.laneBilledMsPerInvocation / 1000 }),
     putEventsRequestsPerClubMonth: costRun.monthly.putEventsRequests,
     getSecretValuePerSecond: (containers * Math.ceil(clubs / CLUBS_PER_SECRET)) / 1800,
     ...(fleet ? { perPoll: perPollOf(fleet) } : {}),

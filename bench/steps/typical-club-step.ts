@@ -17,6 +17,8 @@ import type { ClubSimulationOptions } from '../typical-club-rig';
 export interface TypicalClubFigures {
   readonly runs: TypicalClubRun[];
   readonly unconfirmedZone: TypicalClubRun;
+  /** The first seed's club with the fast lane off: what the lane adds is the difference. */
+  readonly laneOff?: TypicalClubRun;
   /** The first run's cursors at its end: the steady state the scale benchmarks copy. */
   readonly templateCursors: Cursor[];
   readonly templateNowMs: number;
@@ -57,7 +59,8 @@ export async function measureTypicalClub(
     }
   }
   const unconfirmedZone = await measureUnconfirmedZone(plan, deployment);
-  return { runs, unconfirmedZone, templateCursors, templateNowMs };
+  const laneOff = await measureLaneOff(plan, deployment);
+  return { runs, unconfirmedZone, laneOff, templateCursors, templateNowMs };
 }
 
 /** The options every typical-club simulation shares, bar its span and step. */
@@ -105,4 +108,21 @@ async function measureUnconfirmedZone(
     `zone reading not confirmed: p95 ${altRun.freshness.p95.toFixed(0)} s at ${(altRun.quotaShareBasic * 100).toFixed(1)}% of Basic`,
   );
   return altRun;
+}
+
+/** The first seed's club with the fast lane off (as before it): the same days, visits every minute. */
+async function measureLaneOff(plan: BenchPlan, deployment: DeploymentSettings): Promise<TypicalClubRun> {
+  const seed = plan.simSeeds[0]!;
+  const sim = await simulateClub({
+    ...simulationOptions(plan, deployment, seed),
+    spanMs: plan.simDays * DAY_MS,
+    stepMs: deployment.scheduleRateMinutes * MINUTE_MS,
+    fastLane: false,
+  });
+  await sim.host.close();
+  const run = summariseRun(sim, undefined, seed);
+  say(
+    `fast lane off, seed ${seed}: visits p95 ${run.freshnessByType['Member Visit Recorded']?.p95.toFixed(0)} s, ${(run.quotaShareBasic * 100).toFixed(1)}% of Basic`,
+  );
+  return run;
 }

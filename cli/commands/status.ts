@@ -2,7 +2,8 @@
  * `status --clubs FILE --table NAME [--json]`: per club and source, the watermark, its age, the last
  * error, whether the club is paused (until when and why), which sources are unavailable (their
  * endpoint is missing for the club) and when they are tried again, the quota used this month, and
- * since when and why the club's lifecycle evaluations fail, when they do (docs/lifecycle.md).
+ * since when and why the club's lifecycle evaluations fail, when they do (docs/lifecycle.md), and
+ * the visits fast lane: on (every how many seconds) or off, and why (docs/operations.md).
  */
 
 import { type ClubConfig, PLAN_QUOTAS } from '../../lambdas/clubs/club-config';
@@ -10,6 +11,8 @@ import { readClubsFile } from '../../lambdas/clubs/clubs-file';
 import { redactKnownSecrets } from '../../lambdas/common/redact';
 import { DAY_MS, HOUR_MS, MINUTE_MS, monthOf, SECOND_MS } from '../../lambdas/common/time-units';
 import { activePause, type ClubPause } from '../../lambdas/engine/club-poll/poll-club';
+import { describeFastLane, type FastLane } from '../../lambdas/engine/schedule/fast-lane';
+import { clubFastLane } from '../../lambdas/engine/schedule/scheduling';
 import { enabledSources, isExperimentalSource } from '../../lambdas/sources';
 import { type Cursor, DynamoDbStateStore, type SourceName, type StateStore } from '../../lambdas/state';
 import type { SourceUnavailable } from '../../lambdas/state/store';
@@ -54,6 +57,8 @@ export interface ClubStatus {
   readonly sources: SourceStatus[];
   /** The club's lifecycle evaluations: since when and why they fail (null: they do not). */
   readonly lifecycle: { readonly failing: LifecycleFailing | null };
+  /** The visits fast lane as the dispatcher decides it now (docs/operations.md). */
+  readonly fastLane: FastLane & { readonly summary: string };
 }
 
 export interface LifecycleFailing {
@@ -88,6 +93,7 @@ export async function clubStatus(
       const failed = states.get(club.clubId)?.lifecycleFailure;
       const limit = PLAN_QUOTAS[club.plan];
       const pause = activePause(cursors, nowMs) ?? null;
+      const lane = clubFastLane(club, cursors, used, nowMs);
       const bySource = new Map(cursors.map((c) => [c.source, c]));
       const enabled = enabledSources(club);
       const names = [...enabled, ...cursors.map((c) => c.source).filter((s) => !enabled.includes(s))];
@@ -108,6 +114,7 @@ export async function clubStatus(
             stats: c?.stats ?? {},
           };
         }),
+        fastLane: { ...lane, summary: describeFastLane(lane) },
         lifecycle: {
           failing: failed
             ? {
@@ -198,6 +205,7 @@ export function renderStatus(
           ' (docs/deploy.md#lifecyclefailing)',
       );
     }
+    lines.push(`${club.clubId}: fast lane ${club.fastLane.summary}`);
     const q = club.quota;
     lines.push(
       `${club.clubId}: quota ${q.month} ${q.used.toLocaleString('en')} / ${q.limit.toLocaleString('en')} (${(q.share * 100).toFixed(2)}%)`,

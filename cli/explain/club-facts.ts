@@ -19,6 +19,8 @@ import { monthOf } from '../../lambdas/common/time-units';
 import { activePause, type ClubPause, isPauseKind } from '../../lambdas/engine/club-poll/failure-policy';
 import { fingerprint } from '../../lambdas/engine/club-poll/poll-source';
 import { DEFAULT_QUOTA_ALERT_SHARE } from '../../lambdas/engine/club-poll/quota-check';
+import { describeFastLane, type FastLane } from '../../lambdas/engine/schedule/fast-lane';
+import { clubFastLane } from '../../lambdas/engine/schedule/scheduling';
 import { DETAIL_TYPES } from '../../lambdas/events/catalog';
 import { AuthError } from '../../lambdas/gym-api/errors';
 import { enabledSources, isExperimentalSource } from '../../lambdas/sources';
@@ -114,6 +116,8 @@ export interface ClubOpsFacts {
   readonly pause: ClubPause | null;
   readonly refusals: RefusalEpisode[];
   readonly quota: QuotaFacts;
+  /** The visits fast lane as the dispatcher decides it now (engine/schedule/fast-lane.ts). */
+  readonly fastLane: FastLane & { readonly summary: string };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -330,6 +334,7 @@ export async function clubOpsFacts(
     ...enabledSources(club),
     ...cursors.map((c) => c.source).filter((s) => !enabledSources(club).includes(s)),
   ];
+  const lane = clubFastLane(club, cursors, state?.quotaUsed ?? 0, nowMs);
   const refusals = (['auth', 'quota'] as const)
     .map((kind) => refusalEpisode(club, kind, cursors, ctx))
     .filter((r): r is RefusalEpisode => r !== undefined);
@@ -348,5 +353,6 @@ export async function clubOpsFacts(
     pause: activePause(cursors, nowMs) ?? null,
     refusals,
     quota: await quotaFacts(store, club, state?.quotaUsed ?? 0, ctx),
+    fastLane: { ...lane, summary: describeFastLane(lane) },
   };
 }

@@ -108,6 +108,7 @@ export function clubWords(f: ClubOpsFacts): string[] {
   if (!kinds.has('quota'))
     out.push("Club Quota Low on a 429: no 429 since the club's last success: not due.");
   out.push(quotaWords(f));
+  out.push(`Fast lane: ${f.fastLane.summary}.`);
   for (const s of f.sources) out.push(...sourceWords(s, f));
   return out;
 }

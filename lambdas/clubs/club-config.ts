@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { type CredentialField, credentialProblem } from '../common/credential-text';
 import { CLUB_ID_PATTERN, CLUB_ID_RULE } from '../common/deployment-contract';
 import { compileLinearPattern } from '../common/linear-pattern';
+import { parseOpeningHours } from '../common/opening-hours';
 import { PLAN_QUOTAS } from '../common/plans';
 import { SOURCE_NAMES } from '../common/source-names';
 import { assertTimeZone } from '../common/zoned-time';
@@ -97,6 +98,26 @@ export const LifecycleConfigSchema = z.strictObject({
 });
 export type LifecycleConfig = z.infer<typeof LifecycleConfigSchema>;
 
+/** An `HH:MM-HH:MM` range, checked as the fast lane reads it. */
+const openingHours = z.string().superRefine((value, ctx) => {
+  try {
+    parseOpeningHours(value);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+  }
+});
+
+/**
+ * The visits fast lane (docs/operations.md, "The fast lane for visits"). Absent: on, with no
+ * opening hours (the lane then follows the club's recent visits alone).
+ */
+export const FastLaneConfigSchema = z.strictObject({
+  /** @default true */
+  enabled: z.boolean().default(true),
+  /** `HH:MM-HH:MM`, the club's local time: the lane is on inside them whatever the recent visits. */
+  openingHours: openingHours.optional(),
+});
+
 export const ClubConfigSchema = z.strictObject({
   clubId: z.string().regex(CLUB_ID_PATTERN, CLUB_ID_RULE),
   baseUrl,
@@ -131,6 +152,8 @@ export const ClubConfigSchema = z.strictObject({
     .optional(),
   /** Lifecycle events (Member Inactive, Membership Expiring, ...). @default on, 14 / 14 days, 24 hours */
   lifecycle: LifecycleConfigSchema.optional(),
+  /** The visits fast lane: probes every 15 s while the club is active. @default on */
+  fastLane: FastLaneConfigSchema.optional(),
 });
 export type ClubConfig = z.infer<typeof ClubConfigSchema>;
 

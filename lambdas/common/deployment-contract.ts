@@ -118,7 +118,20 @@ export interface PollMessage {
   readonly dispatchedAt: string;
   /** Optional explicit backfill start (ISO with Z). */
   readonly backfillFrom?: string;
+  /**
+   * 'fast': a fast-lane probe of the club's visits (engine/club-poll/fast-lane-probe.ts): one
+   * request of one row, a session only when a visit came. Absent: the minute's poll.
+   */
+  readonly lane?: 'fast';
+  /**
+   * On a minute's poll: the fast-lane probes queued behind it, which it pays for (their requests
+   * are counted with its own, and they run only until `until`, ISO with Z).
+   */
+  readonly probes?: { readonly count: number; readonly until: string };
 }
+
+/** Most fast-lane probes a minute's poll pays for (a probe every 15 s: three between two polls). */
+export const MAX_FAST_LANE_PROBES = 3;
 
 /** Most clubs one poll message carries: the clubs one poll invocation holds (docs/deploy.md). */
 export const MAX_CLUBS_PER_MESSAGE = 20;

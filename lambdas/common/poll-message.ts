@@ -7,21 +7,36 @@ import { z } from 'zod';
 import {
   CLUB_ID_PATTERN,
   MAX_CLUBS_PER_MESSAGE,
+  MAX_FAST_LANE_PROBES,
   type PollGroupMessage,
   type PollMessage,
 } from './deployment-contract';
 import { SOURCE_NAMES } from './source-names';
 
-export const PollMessageSchema = z.object({
-  clubId: z.string().regex(CLUB_ID_PATTERN, 'not a club id'),
-  sources: z
-    .array(z.enum(SOURCE_NAMES))
-    .min(1)
-    .max(SOURCE_NAMES.length)
-    .refine((s) => new Set(s).size === s.length, 'lists a source twice'),
-  dispatchedAt: z.iso.datetime(),
-  backfillFrom: z.iso.datetime().optional(),
-});
+export const PollMessageSchema = z
+  .object({
+    clubId: z.string().regex(CLUB_ID_PATTERN, 'not a club id'),
+    sources: z
+      .array(z.enum(SOURCE_NAMES))
+      .min(1)
+      .max(SOURCE_NAMES.length)
+      .refine((s) => new Set(s).size === s.length, 'lists a source twice'),
+    dispatchedAt: z.iso.datetime(),
+    backfillFrom: z.iso.datetime().optional(),
+    lane: z.literal('fast').optional(),
+    probes: z
+      .object({ count: z.number().int().min(1).max(MAX_FAST_LANE_PROBES), until: z.iso.datetime() })
+      .optional(),
+  })
+  .refine(
+    (m) =>
+      m.lane !== 'fast' ||
+      (m.sources.length === 1 && m.sources[0] === 'visits' && !m.probes && !m.backfillFrom),
+    {
+      message: 'a fast-lane probe polls visits alone, with no backfill and no probes of its own',
+      path: ['lane'],
+    },
+  );
 
 // The schema and the contract must describe the same message.
 type Parsed = z.infer<typeof PollMessageSchema>;

@@ -71,9 +71,41 @@ interface QueuedGroup {
   readonly notBeforeMs?: number;
 }
 
-/** Entries in groups of `size`, in order; each group visible at the earliest of its moments. */
+/**
+ * A fast-lane probe joins a group only if the group's earliest moment is at most this much before
+ * its own: a group is visible at its earliest, and a probe run early is a probe lost.
+ */
+export const PROBE_GROUP_SPAN_MS = 2000;
+
+/** Whether `entry` may join `group` (its earliest moment `firstMs`) in a message of at most `size`. */
+function joins(group: readonly PollQueueEntry[], entry: PollQueueEntry, size: number, firstMs?: number) {
+  if (group.length >= size) return false;
+  // One club once a message: its probes are a period apart, never run side by side.
+  if (group.some((e) => e.message.clubId === entry.message.clubId)) return false;
+  const lanes = entry.message.lane === 'fast' || group.some((e) => e.message.lane === 'fast');
+  if (!lanes || firstMs === undefined || entry.notBeforeMs === undefined) return true;
+  return entry.notBeforeMs - firstMs <= PROBE_GROUP_SPAN_MS;
+}
+
+/**
+ * Entries in groups of `size`, in order; each group visible at the earliest of its moments. A
+ * group never holds a club twice, nor a probe more than PROBE_GROUP_SPAN_MS past its earliest.
+ */
 function groupEntries(entries: readonly PollQueueEntry[], size: number): QueuedGroup[] {
-  return chunk(entries, size).map((part) => {
+  const groups: PollQueueEntry[][] = [];
+  let current: PollQueueEntry[] = [];
+  let firstMs: number | undefined;
+  for (const entry of entries) {
+    if (current.length > 0 && !joins(current, entry, size, firstMs)) {
+      groups.push(current);
+      current = [];
+      firstMs = undefined;
+    }
+    current.push(entry);
+    if (entry.notBeforeMs !== undefined) firstMs = Math.min(firstMs ?? entry.notBeforeMs, entry.notBeforeMs);
+  }
+  if (current.length > 0) groups.push(current);
+  return groups.map((part) => {
     const moments = part.map((e) => e.notBeforeMs).filter((ms): ms is number => ms !== undefined);
     const messages = part.map((e) => e.message);
     return moments.length > 0 ? { messages, notBeforeMs: Math.min(...moments) } : { messages };

@@ -21,6 +21,8 @@ export const visitsSource: AppendSource<'visits'> = {
   // Door scanners that were offline upload late: re-read the last hour on every poll.
   tailLookbackMs: HOUR_MS,
   sweep: { windowMs: DAY_MS, everyMs: 6 * HOUR_MS },
+  // A check-in at the door: probed every 15 s while the club is active (engine/schedule/fast-lane.ts).
+  fastLane: true,
   // A visit of nobody (no member number, or a blank one) has no identity: it is quarantined.
   identity: (v) =>
     usable(v.MemberNumber) && v.VisitDateTime ? join(v.MemberNumber, v.VisitDateTime, v.Door) : undefined,

@@ -104,6 +104,12 @@ export interface AppendSource<N extends OperationName = OperationName> extends S
    * `fullEveryMs` later. @default off
    */
   readonly tailProbe?: { readonly fullEveryMs: number };
+  /**
+   * The fast lane probes this source between the minute's polls (engine/schedule/fast-lane.ts):
+   * every full tail keeps its row count for them, and its regular polls still read the whole tail.
+   * @default false
+   */
+  readonly fastLane?: boolean;
 }
 
 export interface StateSource<N extends OperationName = OperationName> extends SourceBase<N> {

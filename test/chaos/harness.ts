@@ -29,11 +29,13 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { type ClubConfig, parseClubsFile } from '../../lambdas/clubs/club-config';
+import { mulberry32 } from '../../lambdas/common/seeded-random';
 import { Announcer } from '../../lambdas/engine/club-poll/announcer';
 import { GymApiClientFactory } from '../../lambdas/engine/club-poll/client-factory';
 import { clubContext } from '../../lambdas/engine/club-poll/club-context';
 import { type ClubReport, pollClub } from '../../lambdas/engine/club-poll/poll-club';
 import { pollSource } from '../../lambdas/engine/club-poll/poll-source';
+import { pollFastLane } from '../../lambdas/engine/poll-message/poll-club-message';
 import type { BridgeEvent } from '../../lambdas/events/catalog';
 import { EventBridgeSink, type EventSink, PublishError } from '../../lambdas/events/publisher';
 import { GymApiError } from '../../lambdas/gym-api';
@@ -97,6 +99,8 @@ const SETTLE_ADVANCE_MS = 61 * MINUTE;
 const POLL_SPACING_MS = 5 * MINUTE;
 /** A poll's deadline while the faults are on: short on purpose (scans run out of time and resume). */
 const POLL_MS = 30_000;
+/** The fast lane's probe period (engine/schedule/fast-lane.ts). */
+const PROBE_STEP_MS = 15_000;
 /**
  * A poll's deadline while the faults are off (the baseline's clean polls, settling): long enough to
  * finish on a loaded machine (at a load average of 20 on 2 cores, seeds 68 and 71 spent 30 s on
@@ -348,6 +352,8 @@ class ChaosRun {
   readonly #club: ClubConfig;
   readonly #now: () => number;
   readonly #recentWrites: RecentWrites;
+  /** The fast lane's dice: apart from the faults', so a seed's faults stay where they were. */
+  readonly #laneDice: () => number;
 
   constructor(
     private readonly scenario: Scenario,
@@ -374,6 +380,7 @@ class ChaosRun {
     };
     this.#now = () => sandbox.clock.now().getTime();
     this.#recentWrites = new RecentWrites(scenario.staleAcrossPolls ? 1 : 0);
+    this.#laneDice = mulberry32(scenario.seed ^ 0x27d4eb2d);
   }
 
   async execute(failures: string[]): Promise<void> {
@@ -437,8 +444,9 @@ class ChaosRun {
         injector.count('short-deadline-poll');
         await this.#pollSourcesInHaste(`haste${round}`, failures);
       } else {
-        await this.#poll(`round${round}`, failures);
+        await this.#poll(`round${round}`, failures, { probes: this.#laneRound() });
       }
+      await this.#probes(round, failures);
       injector.count('changes-during-poll', sandbox.journal.lastSeq - before);
     }
 
@@ -642,9 +650,14 @@ class ChaosRun {
   async #poll(
     label: string,
     failures: string[],
-    options: { newWindow?: boolean; ignorePause?: boolean } = {},
+    options: { newWindow?: boolean; ignorePause?: boolean; probes?: boolean } = {},
   ): Promise<ClubReport | undefined> {
     if (options.newWindow ?? true) this.#nextPollWindow();
+    const lane = this.scenario.fastLane;
+    // The round's poll pays for its probes (the dispatcher's `probes`: counted, marked paid).
+    const probes = options.probes
+      ? { probes: { count: lane.probes, untilMs: this.#now() + (lane.probes + 1) * PROBE_STEP_MS } }
+      : {};
     this.polls++;
     const { process, clients, store, sink } = this.#process(label);
     try {
@@ -655,6 +668,7 @@ class ChaosRun {
           deadlineMs: Date.now() + (this.#clean ? CLEAN_POLL_MS : POLL_MS),
           pageSize: this.scenario.pageSize,
           ...(options.ignorePause ? { ignorePause: true } : {}),
+          ...probes,
         },
       );
       process.closed = true;
@@ -678,6 +692,44 @@ class ChaosRun {
     } finally {
       process.end();
       await this.#noteCommitted();
+    }
+  }
+
+  /** Whether this round's poll pays for probes (the lane on), drawn apart from the faults' dice. */
+  #laneRound(): boolean {
+    return this.#laneDice() < this.scenario.fastLane.rate;
+  }
+
+  /**
+   * The fast lane's probes after a round, 15 s apart: each a poller process of its own through the
+   * one message path's fast lane (probe, then a session when a visit came). A probe no poll paid
+   * for (after a race or a hasty round: perhaps while a scan is in progress) asks nothing.
+   */
+  async #probes(round: number, failures: string[]): Promise<void> {
+    const lane = this.scenario.fastLane;
+    if (lane.rate === 0) return;
+    for (let k = 1; k <= lane.probes; k++) {
+      this.sandbox.advance(PROBE_STEP_MS);
+      this.#nextPollWindow();
+      this.polls++;
+      this.injector.count('fast-lane-probe');
+      const label = `probe${round}.${k}`;
+      const { process, clients, store, sink } = this.#process(label);
+      try {
+        const report = await pollFastLane(
+          { store, sink, clients, owner: process.owner, now: this.#now },
+          this.#polledClub(),
+          { deadlineMs: Date.now() + POLL_MS, pageSize: this.scenario.pageSize },
+        );
+        process.closed = true;
+        if (report.sources.some((s) => s.outcome === 'completed' && s.mode !== 'probe'))
+          this.injector.count('fast-lane-session');
+      } catch (err) {
+        if (!isExpectedFailure(err)) failures.push(`${label}: probe threw ${describe(err)}`);
+      } finally {
+        process.end();
+        await this.#noteCommitted();
+      }
     }
   }
 

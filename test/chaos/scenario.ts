@@ -96,6 +96,13 @@ export interface Scenario {
    * ends come due within the run, and the rounds hours apart (faults on) that let them.
    */
   readonly lifecycle: LifecycleScenario;
+  /**
+   * The fast lane (engine/schedule/fast-lane.ts): the share of rounds whose poll pays for probes,
+   * and how many run after it, 15 s apart, each a poller process of its own (its faults and crashes
+   * as any other's), through the one message path's fast lane (pollFastLane); some right after a
+   * hasty round, while a scan is in progress. Drawn apart: a seed's other draws stay as they were.
+   */
+  readonly fastLane: FastLaneScenario;
   readonly poison:
     | false
     | {
@@ -114,6 +121,16 @@ export interface LifecycleScenario {
   readonly longRounds: number;
   readonly longStepMinutes: number;
 }
+
+export interface FastLaneScenario {
+  readonly rate: number;
+  readonly probes: number;
+}
+
+const fastLaneArbitrary: fc.Arbitrary<FastLaneScenario> = fc.record({
+  rate: fc.oneof(fc.constant(0), fc.double({ min: 0.2, max: 0.9, noNaN: true })),
+  probes: fc.integer({ min: 1, max: 3 }),
+});
 
 const lifecycleArbitrary: fc.Arbitrary<LifecycleScenario> = fc.record({
   inactiveDays: fc.constantFrom(1, 1, 2),
@@ -264,6 +281,8 @@ export const scenarioArbitrary = (seed: number): fc.Arbitrary<Scenario> =>
         staleReadRate: round3(d.staleReadRate),
         staleAcrossPolls: process.env.CHAOS_STALE_ACROSS_POLLS === '1',
         poison: poisonOf(d.poison),
+        // Drawn apart (scenarioFor), as the lifecycle's below.
+        fastLane: { rate: 0, probes: 0 },
         // Drawn apart (scenarioFor): a seed's other draws stay what they were before lifecycle events.
         lifecycle: {
           inactiveDays: 14,
@@ -311,5 +330,11 @@ export function scenarioFor(seed: number): Scenario {
   // which poll the lifecycle's four sources only; this keeps a thousand runs within the time the
   // suite is given.
   const quiet = scenario.sandbox.activityScale <= 2;
-  return { ...scenario, lifecycle: quiet ? lifecycle : { ...lifecycle, longRounds: 0 } };
+  const [lane] = fc.sample(fastLaneArbitrary, {
+    seed: spread(seed ^ 0x27d4eb2d),
+    numRuns: 1,
+    unbiased: true,
+  });
+  const fastLane = lane ? { rate: round3(lane.rate), probes: lane.probes } : { rate: 0, probes: 0 };
+  return { ...scenario, lifecycle: quiet ? lifecycle : { ...lifecycle, longRounds: 0 }, fastLane };
 }

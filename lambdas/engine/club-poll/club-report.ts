@@ -46,6 +46,15 @@ export interface PollClubOptions {
    * are left out (stale-sources.ts), judged on the cursors the lease write returns. @default none left out
    */
   readonly dispatchedAt?: string;
+  /**
+   * 'fast': the session a fast-lane probe opened (fast-lane-probe.ts): no lifecycle evaluation, and
+   * the probe's request was paid by the minute's poll. @default the minute's poll
+   */
+  readonly lane?: 'fast';
+  /** The fast-lane probes this poll pays for: counted with its requests, marked paid until `untilMs`. */
+  readonly probes?: { readonly count: number; readonly untilMs: number };
+  /** The API refused a fast-lane probe (400): probing is turned off for the club's visits. */
+  readonly probeRefused?: boolean;
 }
 
 export interface SourceFailure {

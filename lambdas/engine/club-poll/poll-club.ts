@@ -45,6 +45,7 @@ import {
   skippedReport,
 } from './club-report';
 import { activePause } from './failure-policy';
+import { markFastLane } from './fast-lane-probe';
 import { heavyPolls, isHeavyPoll, lifecycleReadsAll } from './heavy-polls';
 import { pollOrder } from './poll-order';
 import { countQuotaUsage } from './quota-check';
@@ -191,6 +192,10 @@ async function pollSourcesAndLifecycle(
   if (!lifecycleSettingsOf(club)) session.noteLifecycle({ full: true });
   const run = new ClubPollRun({ ...deps, store: session }, club, options, startMs, announcer, sweeps);
   await run.pollSources(order, new Map(cursors.map((c) => [c.source, c])));
+  await markFastLane(session, {
+    ...(options.probes ? { probesPaidUntilMs: options.probes.untilMs } : {}),
+    ...(options.probeRefused ? { probeRefused: true } : {}),
+  });
   return clubReport(run, order, await lifecycleOf(run, session));
 }
 
@@ -200,12 +205,12 @@ function describe(err: unknown): string {
 
 /**
  * The hour's lifecycle evaluation (lambdas/lifecycle/club-lifecycle.ts), after the sources: not in a
- * poll the club's pause stopped, nor in a backfill (lifecycle events are never backfilled), nor
- * past the deadline's margin.
+ * poll the club's pause stopped, nor in a backfill (lifecycle events are never backfilled), nor in
+ * a fast-lane session (the minute's polls evaluate), nor past the deadline's margin.
  */
 async function lifecycleOf(run: ClubPollRun, session: ClubSession): Promise<LifecycleReport | undefined> {
   const { options } = run;
-  if (run.pause() || options.backfillFromMs !== undefined) return undefined;
+  if (run.pause() || options.backfillFromMs !== undefined || options.lane === 'fast') return undefined;
   if (Date.now() > options.deadlineMs - LIFECYCLE_MARGIN_MS) return undefined;
   const reports = [...run.reports.values()];
   const poll = {
@@ -235,7 +240,8 @@ async function clubReport(
       ...(run.options.quotaAlertShare === undefined ? {} : { alertShare: run.options.quotaAlertShare }),
       announcer: run.announcer,
     },
-    run.requests,
+    // The fast-lane probes this poll pays for are counted with its own requests (fast-lane-probe.ts).
+    run.requests + (run.options.probes?.count ?? 0),
   );
   const pause = run.pause();
   return {

@@ -154,7 +154,7 @@ class SourcePoll {
   /** After the regular scan: the count a later probe compares with (a whole tail's), or none. */
   async #keepTailCount(scan: SourceScan, report: SourceReport, fromMs: number | undefined): Promise<Cursor> {
     const cursor = scan.cursor;
-    if (this.source.kind !== 'append' || !this.source.tailProbe) return cursor;
+    if (this.source.kind !== 'append' || !(this.source.tailProbe || this.source.fastLane)) return cursor;
     const rows = scan.countedRows;
     const whole = report.outcome === 'completed' && report.mode === 'tail';
     const count =

@@ -27,6 +27,7 @@ import { logger } from '../../common/logger';
 import { PLAN_QUOTAS } from '../../common/plans';
 import type { PollQueue, PollQueueEntry } from '../../common/poll-queue';
 import type { ClubStateStore, ClubStateSummary, Cursor, SourceName } from '../../state/store';
+import { FAST_LANE_WINDOW_MS, type FastLane } from '../schedule/fast-lane';
 import { monthBounds } from '../schedule/quota-budget';
 import { type ClubSchedule, scheduleClub } from '../schedule/scheduling';
 import { assessOverdue, type ClubOverdueAssessment, SOURCE_OVERDUE_LOG_MESSAGE } from './source-overdue';
@@ -77,6 +78,8 @@ export interface DispatchSummary {
   readonly due: number;
   /** Poll messages queued: one per club with any source due. */
   readonly messages: number;
+  /** Fast-lane probes queued behind them (schedule/fast-lane.ts). */
+  readonly probes: number;
   /** DynamoDB requests made: the registry listing, plus one BatchGetItem per hundred clubs. */
   readonly tableReads: number;
   /** Clubs whose state could not be read (logged; the others are dispatched). */
@@ -102,6 +105,8 @@ interface ClubOutcome {
   /** The moment the club was decided as of, and its poll may start (epoch ms). */
   readonly momentMs: number;
   readonly due: readonly SourceName[];
+  /** The visits fast lane for the club's coming minute (probes queued behind its poll when on). */
+  readonly fastLane: FastLane;
   readonly overdue: number;
   readonly oldestSuccessAgeSeconds?: number;
 }
@@ -134,6 +139,8 @@ function decideClub(
     quotaUsed,
     nowMs,
     ...(deps.reserve === undefined ? {} : { reserve: deps.reserve }),
+    ...(record.fastLane ? { fastLane: record.fastLane } : {}),
+    timeZone: record.timeZone,
   });
   const minimumMs = deps.overdueMinimumMs ?? DEFAULT_SOURCE_OVERDUE_MINUTES * 60_000;
   const overdue = assessOverdue({ record, cursors: [...cursors], schedule, nowMs, minimumMs });
@@ -146,6 +153,7 @@ function decideClub(
     clubId: record.clubId,
     momentMs: nowMs,
     due: schedule.due,
+    fastLane: schedule.fastLane,
     overdue: overdue.overdue.length,
     ...(age === undefined ? {} : { oldestSuccessAgeSeconds: age }),
   };
@@ -181,10 +189,38 @@ function runClock(deps: DispatchDeps): RunClock {
   return { nowMs, periodStartMs: deps.periodStartMs ?? nowMs, spreadSeconds };
 }
 
-/** A club's poll message, queued to become visible at its moment when the period is spread. */
-function queueEntry(outcome: ClubOutcome, dispatchedAt: string, clock: RunClock): PollQueueEntry {
-  const message: PollMessage = { clubId: outcome.clubId, sources: outcome.due, dispatchedAt };
-  return clock.spreadSeconds > 1 ? { message, notBeforeMs: outcome.momentMs } : { message };
+/**
+ * A club's poll message, queued to become visible at its moment when the period is spread, and
+ * with the fast lane on, the probes behind it (one each period until the next moment), which it
+ * pays for.
+ */
+function queueEntries(outcome: ClubOutcome, dispatchedAt: string, clock: RunClock): PollQueueEntry[] {
+  const { clubId, momentMs, fastLane } = outcome;
+  const probes = fastLane.on && fastLane.periodMs !== undefined ? fastLane.probes : 0;
+  const message: PollMessage = {
+    clubId,
+    sources: outcome.due,
+    dispatchedAt,
+    ...(probes > 0
+      ? { probes: { count: probes, until: new Date(momentMs + FAST_LANE_WINDOW_MS).toISOString() } }
+      : {}),
+  };
+  const entries: PollQueueEntry[] = [
+    clock.spreadSeconds > 1 ? { message, notBeforeMs: momentMs } : { message },
+  ];
+  for (let k = 1; k <= probes; k++) {
+    const probe: PollMessage = { clubId, sources: ['visits'], dispatchedAt, lane: 'fast' };
+    entries.push({ message: probe, notBeforeMs: momentMs + k * (fastLane.periodMs ?? FAST_LANE_WINDOW_MS) });
+  }
+  return entries;
+}
+
+/** Entries in the order they become visible (stable): the queue groups neighbours into one message. */
+function inQueueOrder(entries: PollQueueEntry[]): PollQueueEntry[] {
+  return entries
+    .map((entry, index) => ({ entry, index }))
+    .sort((a, b) => (a.entry.notBeforeMs ?? 0) - (b.entry.notBeforeMs ?? 0) || a.index - b.index)
+    .map((e) => e.entry);
 }
 
 /** Picks the clubs of its shard with any source due and queues one poll message per club, as it goes. */
@@ -200,6 +236,7 @@ export async function dispatchDueClubs(deps: DispatchDeps): Promise<DispatchSumm
   let failed = 0;
   let reads = 0;
   let messages = 0;
+  let probes = 0;
   let sending: Promise<unknown> = Promise.resolve();
   const sendErrors: unknown[] = [];
   let next = 0;
@@ -213,9 +250,12 @@ export async function dispatchDueClubs(deps: DispatchDeps): Promise<DispatchSumm
       continue;
     }
     decided.push(...outcomes);
-    const batch = outcomes.filter((o) => o.due.length > 0).map((o) => queueEntry(o, dispatchedAt, clock));
+    const batch = inQueueOrder(
+      outcomes.filter((o) => o.due.length > 0).flatMap((o) => queueEntries(o, dispatchedAt, clock)),
+    );
     if (batch.length === 0) continue;
-    messages += batch.length;
+    messages += batch.filter((e) => e.message.lane === undefined).length;
+    probes += batch.length - batch.filter((e) => e.message.lane === undefined).length;
     // This hundred's messages go while the next hundred is read; sends stay in order.
     sending = sending.then(() => deps.queue.sendBatch(batch).catch((err: unknown) => sendErrors.push(err)));
   }
@@ -234,6 +274,7 @@ export async function dispatchDueClubs(deps: DispatchDeps): Promise<DispatchSumm
     clubs: listing.clubs.length,
     due: decided.reduce((n, o) => n + o.due.length, 0),
     messages,
+    probes,
     tableReads: listing.requests + reads,
     failed,
     notReached,

@@ -26,6 +26,7 @@ import { logger } from '../../common/logger';
 import type { PollBatchMetrics } from '../../common/metrics';
 import { RateLimitCountingFactory } from '../club-poll/client-factory';
 import { isRetryable } from '../club-poll/failure-policy';
+import { probeVisits } from '../club-poll/fast-lane-probe';
 import { type ClubReport, type PollClubDeps, pollClub } from '../club-poll/poll-club';
 import { type Log, logReport } from './report-log';
 
@@ -97,14 +98,26 @@ export async function pollClubMessage(
   const club = loaded.config;
   let report: ClubReport;
   try {
-    report = await pollClub({ ...deps, clients, owner: run.owner }, club, {
-      deadlineMs: run.deadlineMs,
-      sources: message.sources,
-      dispatchedAt: message.dispatchedAt,
-      ...(message.backfillFrom ? { backfillFromMs: Date.parse(message.backfillFrom) } : {}),
-      ...(run.pageSize ? { pageSize: run.pageSize } : {}),
-    });
+    const pollDeps = { ...deps, clients, owner: run.owner };
+    report =
+      message.lane === 'fast'
+        ? await pollFastLane(pollDeps, club, run)
+        : await pollClub(pollDeps, club, {
+            deadlineMs: run.deadlineMs,
+            sources: message.sources,
+            dispatchedAt: message.dispatchedAt,
+            ...(message.backfillFrom ? { backfillFromMs: Date.parse(message.backfillFrom) } : {}),
+            ...(message.probes
+              ? { probes: { count: message.probes.count, untilMs: Date.parse(message.probes.until) } }
+              : {}),
+            ...(run.pageSize ? { pageSize: run.pageSize } : {}),
+          });
   } catch (err) {
+    if (message.lane === 'fast') {
+      // Never retried: the next probe or the minute's poll reads the same visits.
+      log.warn('fast-lane session failed: the minute poll reads visits as usual', { err });
+      return done('polled', { club, error: err, rateLimited: clients.rateLimited });
+    }
     log.error('club poll failed: retrying', { err });
     return done('retry', { club, error: err, rateLimited: clients.rateLimited });
   }
@@ -112,13 +125,50 @@ export async function pollClubMessage(
     log.info('every source was polled since this message was dispatched: skipped');
     return done('skipped');
   }
-  const result = done(outcomeOf(report), { report, club, rateLimited: clients.rateLimited });
+  // A fast-lane message is never retried: the next probe or the minute's poll reads the same visits.
+  const outcome = message.lane === 'fast' ? 'polled' : outcomeOf(report);
+  const result = done(outcome, { report, club, rateLimited: clients.rateLimited });
   const { doneMs: nowMs, durationMs, rateLimited } = result;
-  logReport(log, report, { nowMs, durationMs, rateLimited, plan: club.plan });
+  logReport(log, report, {
+    nowMs,
+    durationMs,
+    rateLimited,
+    plan: club.plan,
+    ...(message.lane ? { lane: message.lane } : {}),
+  });
   if (report.failures.some((f) => f.kind === 'auth') && loaded.record !== undefined) {
     deps.secrets?.invalidate(loaded.record.secretName);
   }
   return result;
+}
+
+/**
+ * A fast-lane message: the probe (club-poll/fast-lane-probe.ts), and the club's session for visits
+ * only when it found a row. Its report counts the probe's request with the session's.
+ */
+export async function pollFastLane(
+  deps: PollClubDeps,
+  club: ClubConfig,
+  run: { readonly deadlineMs: number; readonly pageSize?: number },
+): Promise<ClubReport> {
+  const probed = await probeVisits(deps, club, {
+    deadlineMs: run.deadlineMs,
+    ...(run.pageSize ? { pageSize: run.pageSize } : {}),
+  });
+  if ('report' in probed) return probed.report;
+  const { deadlineMs, probeRefused, requests, tokenRequests } = probed.session;
+  const report = await pollClub(deps, club, {
+    deadlineMs,
+    sources: ['visits'],
+    lane: 'fast',
+    ...(probeRefused ? { probeRefused } : {}),
+    ...(run.pageSize ? { pageSize: run.pageSize } : {}),
+  });
+  return {
+    ...report,
+    requests: report.requests + requests,
+    tokenRequests: report.tokenRequests + tokenRequests,
+  };
 }
 
 /** Retried only when a failure of the poll is one a later attempt can fix. */

@@ -120,6 +120,11 @@ export function cursorAfterProbe(cursor: Cursor, startMs: number): Cursor {
   };
 }
 
+/** Whether the API refused a probe of this source: it never probes again. */
+export function probesRefused(cursor: Cursor): boolean {
+  return cursor.stats?.[OFF] === 1;
+}
+
 /** The cursor of a source whose API refused a probe: it never probes again. */
 export function cursorWithoutProbes(cursor: Cursor): Cursor {
   return withTailCount({ ...cursor, stats: { ...cursor.stats, [OFF]: 1 } }, undefined);

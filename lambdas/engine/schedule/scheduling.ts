@@ -21,6 +21,8 @@
  * 4. **Hard cap.** Sources that are due are taken in priority order while their estimated costs fit
  *    in what is left of the budget; the rest wait. A club whose budget is spent is not polled again
  *    until the next month's counter starts.
+ * 5. **The fast lane** (schedule/fast-lane.ts). While the club is active and the quota allows it,
+ *    its visits are probed every 15 s (or 20, 30) between the minute's polls.
  */
 
 import type { Plan } from '../../common/plans';
@@ -35,6 +37,7 @@ import {
   type StretchableSource,
   type SweepIntervals,
 } from './cost-estimate';
+import { type FastLane, type FastLaneSetting, fastLaneFor } from './fast-lane';
 import { type QuotaBudget, quotaBudget } from './quota-budget';
 import { quotaStretch } from './quota-stretch';
 import { sweepIntervals } from './sweep-budget';
@@ -86,6 +89,8 @@ export interface ClubSchedule {
   readonly due: readonly SourceName[];
   /** Estimated requests of polling `due` now. */
   readonly dueCost: number;
+  /** The visits fast lane for the coming minute (schedule/fast-lane.ts). */
+  readonly fastLane: FastLane;
 }
 
 export interface ScheduleClubInput {
@@ -103,6 +108,10 @@ export interface ScheduleClubInput {
   readonly toleranceMs?: number;
   /** Per-source overrides of SOURCE_CADENCE. */
   readonly cadence?: Partial<Record<SourceName, SourceCadence>>;
+  /** The club's fast lane setting. @default on, no opening hours */
+  readonly fastLane?: FastLaneSetting;
+  /** The club's IANA zone (its opening hours are local). */
+  readonly timeZone?: string;
 }
 
 interface SourceState extends StretchableSource {
@@ -188,6 +197,19 @@ export function scheduleClub(input: ScheduleClubInput): ClubSchedule {
     due.push(s.source);
     return { ...base, due: true, reason: next.reason, dueAtMs };
   });
+  const visits = states.find((s) => s.source === 'visits');
+  const fastLane = fastLaneFor({
+    ...(input.fastLane ? { setting: input.fastLane } : {}),
+    ...(input.timeZone ? { timeZone: input.timeZone } : {}),
+    plan: input.plan,
+    visitsEnabled: visits !== undefined,
+    visits: visits?.cursor,
+    visitsDue: due.includes('visits'),
+    stretch,
+    budget,
+    ...(visits?.activity === undefined ? {} : { visitsPerHour: visits.activity }),
+    nowMs,
+  });
   return {
     budget,
     ...(pausedUntilMs === undefined ? {} : { pausedUntilMs }),
@@ -196,5 +218,29 @@ export function scheduleClub(input: ScheduleClubInput): ClubSchedule {
     sources,
     due,
     dueCost,
+    fastLane,
   };
+}
+
+/** The fast lane a club has now, as the dispatcher decides it (for `status` and `explain`). */
+export function clubFastLane(
+  club: {
+    readonly plan: Plan;
+    readonly sources?: readonly SourceName[];
+    readonly fastLane?: FastLaneSetting;
+    readonly timeZone: string;
+  },
+  cursors: readonly Cursor[],
+  quotaUsed: number,
+  nowMs: number,
+): FastLane {
+  return scheduleClub({
+    plan: club.plan,
+    ...(club.sources ? { sources: club.sources } : {}),
+    ...(club.fastLane ? { fastLane: club.fastLane } : {}),
+    timeZone: club.timeZone,
+    cursors,
+    quotaUsed,
+    nowMs,
+  }).fastLane;
 }

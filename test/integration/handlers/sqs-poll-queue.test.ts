@@ -110,6 +110,42 @@ describe('SqsPollQueue', () => {
     expect(() => new SqsPollQueue({ client, queueUrl: 'x', clubsPerMessage: 21 })).toThrow(/1\.\.20/);
   });
 
+  it("never groups a club twice, nor a fast-lane probe more than 2 s past the group's first moment", async () => {
+    // Prepare: three clubs' minute polls a second apart, then each one's probes 15 s apart.
+    const clock = { nowMs: 2_000_000 };
+    const queue = new SqsPollQueue({
+      client,
+      queueUrl: sqs.createQueue('lanes').url,
+      clubsPerMessage: 20,
+      now: () => clock.nowMs,
+    });
+    const entries: PollQueueEntry[] = [0, 1, 2].map((i) => ({
+      message: message(i),
+      notBeforeMs: clock.nowMs + i * 1000,
+    }));
+    for (const k of [1, 2, 3])
+      for (const i of [0, 1, 2])
+        entries.push({
+          message: { ...message(i), lane: 'fast' },
+          notBeforeMs: clock.nowMs + i * 1000 + k * 15_000,
+        });
+    // Act
+    await queue.sendBatch(entries);
+    // Assess: the minute polls in one message; each round of probes in one of its own, at its moment.
+    const sent = sqs.queue('lanes').messages.map((m) => {
+      const body = parsePollBody(m.body);
+      if (!body.ok) throw new Error(body.problem);
+      return {
+        lanes: body.messages.map((p) => `${p.clubId}:${p.lane ?? 'minute'}`),
+        delay: Math.round((m.visibleAtMs - m.sentAtMs) / 1000),
+      };
+    });
+    sent.sort((a, b) => a.delay - b.delay);
+    expect(sent.map((g) => g.delay)).toEqual([0, 15, 30, 45]);
+    expect(sent[0]!.lanes).toEqual(['club-00:minute', 'club-01:minute', 'club-02:minute']);
+    for (const g of sent.slice(1)) expect(g.lanes).toEqual(['club-00:fast', 'club-01:fast', 'club-02:fast']);
+  });
+
   it('names every club of a group it could not queue', async () => {
     // Prepare
     const queue = new SqsPollQueue({

@@ -30,6 +30,33 @@ const counts: MonthlyClubCounts = {
 const share = { cpuMsPerClub: 0.1, requestsPerClub: 0.01, logBytesPerRun: 600 };
 
 describe('clubCost', () => {
+  it("prices the fast lane's invocations on lines of their own, and their platform log lines", () => {
+    // Prepare: the same club with 3,000 probe invocations' worth of probes (batch of 1 here).
+    const lane = {
+      pollInvocations: 3000,
+      pollLocalMs: 300,
+      criticalApiRequests: 3000,
+      pollStoreRequests: 3000,
+      putEventsRequests: 0,
+    };
+    // Act
+    const without = clubCost(counts, deployment, share, 100, { gymApiRequest: 100 });
+    const withLane = clubCost({ ...counts, lane }, deployment, share, 100, { gymApiRequest: 100 });
+    // Assess: the minute's polls cost what they did; the lane's lines price its own invocations.
+    const line = (c: typeof without, key: string) => c.lines.find((l) => l.key === key)?.usd;
+    expect(line(withLane, 'lambdaPollCompute')).toBeCloseTo(line(without, 'lambdaPollCompute')!, 12);
+    expect(line(without, 'lambdaFastLaneCompute')).toBeUndefined();
+    // 0.3 s x 1769/1024 + 3,000 x (100 ms + 5 ms), 1 GB, batch of 1.
+    const gbSeconds = 0.3 * (1769 / 1024) + 3000 * 0.105;
+    expect(line(withLane, 'lambdaFastLaneCompute')).toBeCloseTo(gbSeconds * PRICES.lambdaArmGbSecond.usd, 8);
+    expect(line(withLane, 'lambdaFastLaneRequests')).toBeCloseTo(3000 * PRICES.lambdaRequest.usd, 12);
+    expect(line(withLane, 'logsIngestion')! - line(without, 'logsIngestion')!).toBeCloseTo(
+      ((3000 * 420) / 1e9) * 0.5,
+      12,
+    );
+    expect(withLane.laneBilledMsPerInvocation).toBeCloseTo((gbSeconds * 1000) / 3000, 6);
+  });
+
   it('prices each counted quantity at its list price, every line keyed', () => {
     const cost = clubCost(counts, deployment, share, 100, { gymApiRequest: 0 });
     const line = (key: string) => cost.lines.find((l) => l.key === key)!.usd;

@@ -85,6 +85,7 @@ describe('dispatchDueClubs', () => {
     expect(summary).toEqual({
       clubs: 3,
       due: 2 + DEFAULT_SOURCES.length,
+      probes: 0,
       messages: 2,
       tableReads: 1 + 1, // the registry listing, one BatchGetItem for the three clubs
       failed: 0,
@@ -270,5 +271,46 @@ describe('dispatchDueClubs', () => {
       reason: 'HTTP 503 from the API',
     });
     expect(logProblems(logs.lines)).toEqual([]);
+  });
+
+  it('queues the fast-lane probes behind the minute poll of an active club, each at its moment', async () => {
+    // Prepare: an active club (a visit 2 minutes ago, polled a minute ago), a quiet one, one with the lane off.
+    const store = new MemoryStateStore();
+    const registry = new MemoryClubRegistry([
+      club('busy-club'),
+      club('quiet-club'),
+      club('off-club', { fastLane: { enabled: false } }),
+    ]);
+    for (const clubId of ['busy-club', 'quiet-club', 'off-club']) {
+      await polled(store, clubId, 60_000);
+      const visits = (await store.view(clubId).listCursors()).find((c) => c.source === 'visits')!;
+      const lastVisit = clubId === 'quiet-club' ? NOW - 3 * 3_600_000 : NOW - 120_000;
+      await seedCursor(store, { ...visits, watermark: new Date(lastVisit).toISOString() });
+    }
+    const queue = new RecordingQueue();
+    // Act
+    const summary = await dispatchDueClubs({ registry, store, queue, now: NOW });
+    // Assess
+    expect(summary.messages).toBe(3);
+    expect(summary.probes).toBe(3);
+    const byClub = (id: string) => queue.entries.filter((e) => e.message.clubId === id);
+    const busy = byClub('busy-club');
+    expect(busy.map((e) => [e.message.lane ?? 'minute', e.notBeforeMs ?? NOW])).toEqual([
+      ['minute', NOW],
+      ['fast', NOW + 15_000],
+      ['fast', NOW + 30_000],
+      ['fast', NOW + 45_000],
+    ]);
+    expect(busy[0]!.message.probes).toEqual({ count: 3, until: new Date(NOW + 60_000).toISOString() });
+    expect(busy[1]!.message).toEqual({
+      clubId: 'busy-club',
+      sources: ['visits'],
+      dispatchedAt: new Date(NOW).toISOString(),
+      lane: 'fast',
+    });
+    for (const id of ['quiet-club', 'off-club']) {
+      expect(byClub(id)).toHaveLength(1);
+      expect(byClub(id)[0]!.message.probes).toBeUndefined();
+    }
   });
 });
