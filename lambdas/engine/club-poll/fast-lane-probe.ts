@@ -28,26 +28,13 @@ import type { SourceReport } from '../scan/poll-types';
 import { ScanPageReader } from '../scan/scan-pages';
 import { iso } from '../scan/scan-types';
 import { cursorWithoutProbes, type ProbeAnswer, probeTail, tailCountOf } from '../scan/tail-probe';
-import { steadyForProbes } from '../schedule/fast-lane';
+import { probesPaidUntil, steadyForProbes, withProbesPaid } from '../schedule/fast-lane';
 import { clubContext } from './club-context';
 import { type ClubReport, idleReport, type PollClubDeps, skippedReport } from './club-report';
 import { activePause } from './failure-policy';
 
 /** The deadline of a probe's session: a visit published well before the next probe. */
 export const FAST_SESSION_MS = 10 * SECOND_MS;
-
-/** Where the minute's poll marks its probes paid (a number in the visits cursor's `stats`). */
-const PAID_UNTIL = 'fastLanePaidUntilMs';
-
-/** Until when (epoch ms) the minute's poll paid for probes of this cursor's club, if it did. */
-export function probesPaidUntil(cursor: Cursor | undefined): number | undefined {
-  return cursor?.stats?.[PAID_UNTIL];
-}
-
-/** The visits cursor marked paid for probes until `untilMs` (written with the minute's poll). */
-export function withProbesPaid(cursor: Cursor, untilMs: number): Cursor {
-  return { ...cursor, stats: { ...cursor.stats, [PAID_UNTIL]: untilMs } };
-}
 
 export interface ProbeRun {
   /** Real-time epoch ms by which the probe (and its session, if any) must return. */

@@ -107,6 +107,19 @@ export function laneRequestsPerHour(periodMs: number, visitsPerHour: number): nu
 
 const off = (reason: FastLaneReason): FastLane => ({ on: false, reason, probes: 0 });
 
+/** Where the minute's poll marks its probes paid (a number in the visits cursor's `stats`). */
+const PAID_UNTIL = 'fastLanePaidUntilMs';
+
+/** Until when (epoch ms) the minute's poll paid for probes of this cursor's club, if it did. */
+export function probesPaidUntil(cursor: Cursor | undefined): number | undefined {
+  return cursor?.stats?.[PAID_UNTIL];
+}
+
+/** The visits cursor marked paid for probes until `untilMs` (written with the minute's poll). */
+export function withProbesPaid(cursor: Cursor, untilMs: number): Cursor {
+  return { ...cursor, stats: { ...cursor.stats, [PAID_UNTIL]: untilMs } };
+}
+
 /** Whether the visits cursor is in the steady state a probe needs. */
 export function steadyForProbes(visits: Cursor | undefined): boolean {
   if (!visits?.baselineDone || !visits.watermark) return false;

@@ -37,7 +37,7 @@ import {
   type StretchableSource,
   type SweepIntervals,
 } from './cost-estimate';
-import { type FastLane, type FastLaneSetting, fastLaneFor } from './fast-lane';
+import { type FastLane, type FastLaneSetting, fastLaneFor, probesPaidUntil } from './fast-lane';
 import { type QuotaBudget, quotaBudget } from './quota-budget';
 import { quotaStretch } from './quota-stretch';
 import { sweepIntervals } from './sweep-budget';
@@ -144,6 +144,12 @@ function nextDue(s: SourceState, intervalMs: number, nowMs: number): { reason: D
     return { reason: 'resume-scan', dueAtMs: last + wait };
   }
   if (s.cursor?.backfillFrom) return { reason: 'backfill', dueAtMs: last + s.cadence.intervalMs };
+  // A fast-lane session since the minute's poll does not move the minute: that poll paid for its
+  // probes until the next one (schedule/fast-lane.ts), which is due then.
+  const paidUntil = probesPaidUntil(s.cursor);
+  if (paidUntil !== undefined && paidUntil > last) {
+    return { reason: 'interval-elapsed', dueAtMs: Math.min(last + intervalMs, paidUntil) };
+  }
   return { reason: 'interval-elapsed', dueAtMs: last + intervalMs };
 }
 

@@ -9,9 +9,9 @@ import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-con
 import type { PollMessage } from '../../../lambdas/common/deployment-contract';
 import { monthOf } from '../../../lambdas/common/time-units';
 import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
-import { probesPaidUntil } from '../../../lambdas/engine/club-poll/fast-lane-probe';
 import { pollClubMessage } from '../../../lambdas/engine/poll-message/poll-club-message';
 import { probesRefused, tailCountOf } from '../../../lambdas/engine/scan/tail-probe';
+import { probesPaidUntil } from '../../../lambdas/engine/schedule/fast-lane';
 import { clubFastLane } from '../../../lambdas/engine/schedule/scheduling';
 import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';

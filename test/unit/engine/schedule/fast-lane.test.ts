@@ -97,6 +97,31 @@ describe('the fast lane', () => {
     expect(lane({ cursors: recent, quotaUsed: 899_000 })).toMatchObject({ on: false, reason: 'quota' });
   });
 
+  it("keeps the minute: a probe's session after the minute poll does not push visits past the next one", () => {
+    // Prepare: the minute poll a minute ago paid for probes until now; a probe's session polled
+    // visits 15 s ago (its lastPollAt).
+    const visits = cursors(15_000).map((c) =>
+      c.source === 'visits'
+        ? {
+            ...c,
+            health: { ...c.health, lastPollAt: new Date(NOW - 15_000).toISOString() },
+            stats: { ...c.stats, fastLanePaidUntilMs: NOW },
+          }
+        : c,
+    );
+    // Act
+    const plan = scheduleClub({ plan: 'basic', quotaUsed: 0, nowMs: NOW, cursors: visits });
+    // Assess: visits due with the others, and the lane goes on; without the mark, visits wait.
+    expect(plan.due).toContain('visits');
+    expect(plan.fastLane.on).toBe(true);
+    const unpaid = visits.map((c) =>
+      c.source === 'visits' ? { ...c, stats: { lastPages: 1, lastRecords: 2, lastEvents: 0 } } : c,
+    );
+    expect(scheduleClub({ plan: 'basic', quotaUsed: 0, nowMs: NOW, cursors: unpaid }).due).not.toContain(
+      'visits',
+    );
+  });
+
   it('counts a probe a period and a tail read a probe that finds a visit', () => {
     expect(laneRequestsPerHour(15_000, 0)).toBe(180);
     expect(laneRequestsPerHour(15_000, 60)).toBe(240);
