@@ -11,6 +11,9 @@
  * log lines per invocation (PLATFORM_LOG_BYTES). The lines themselves: cost-club-lines.ts (growing
  * with each club) and cost-fleet-lines.ts (fleet-wide); shapes and units: cost-model.ts.
  */
+import { MAX_PROBES_PER_MESSAGE } from '../lambdas/common/deployment-contract';
+import { PROBE_GROUP_SPAN_MS } from '../lambdas/common/poll-queue';
+import { MINUTE_MS } from '../lambdas/common/time-units';
 import { clubLines, pollModel } from './cost-club-lines';
 import { fixedLines } from './cost-fleet-lines';
 import type { ClubCost, DispatchShare, MonthlyClubCounts } from './cost-model';
@@ -37,9 +40,12 @@ export function clubCost(
   const L = { ...LATENCY_ASSUMPTIONS_MS, ...latency };
   const d = deployment;
   const model = pollModel(c, d, L);
-  // The lane's invocations hold probes only: its own counts and samples, none of the minute's.
+  // The lane's invocations hold probes only: its own counts and samples, none of the minute's, as
+  // many a message as the fleet's spread puts within a group's span (laneBatch).
   const { pollWork: _minuteWork, ...minuteless } = c;
-  const laneModel = c.lane ? pollModel({ ...minuteless, ...c.lane }, d, L) : undefined;
+  const laneModel = c.lane
+    ? pollModel({ ...minuteless, ...c.lane }, { ...d, pollBatchSize: laneBatch(d, fleetClubs) }, L)
+    : undefined;
   const variable = clubLines(c, d, L, model, fleetClubs, laneModel);
   const fixed = fixedLines(d, dispatch, fleetClubs, model.gbPrice, L);
   const lines = [...variable, ...fixed];
@@ -62,6 +68,17 @@ export function clubCost(
       : {}),
   };
 }
+/**
+ * Probes a fast-lane message carries in a fleet of `fleetClubs`: the clubs whose moments fall
+ * within PROBE_GROUP_SPAN_MS of the spread minute (common/poll-queue.ts), at most
+ * MAX_PROBES_PER_MESSAGE.
+ */
+export function laneBatch(d: DeploymentSettings, fleetClubs: number): number {
+  const spreadMs = d.scheduleRateMinutes * MINUTE_MS;
+  const within = Math.floor((fleetClubs * PROBE_GROUP_SPAN_MS) / spreadMs);
+  return Math.max(1, Math.min(MAX_PROBES_PER_MESSAGE, within));
+}
+
 /** `costPerClubMonthUsd.byLine`: one key per line. */
 export function byLine(cost: ClubCost): Record<string, number> {
   return Object.fromEntries(cost.lines.map((l) => [l.key, l.usd]));

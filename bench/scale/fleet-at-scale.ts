@@ -6,7 +6,9 @@
  */
 
 import { spreadSecondsFor } from '../../lambdas/common/club-shard';
-import { MAX_FAST_LANE_PROBES } from '../../lambdas/common/deployment-contract';
+import { MAX_FAST_LANE_PROBES, MAX_PROBES_PER_MESSAGE } from '../../lambdas/common/deployment-contract';
+import { PROBE_GROUP_SPAN_MS } from '../../lambdas/common/poll-queue';
+import { MINUTE_MS } from '../../lambdas/common/time-units';
 import type { Cursor } from '../../lambdas/state/store';
 import { readDeploymentSettings } from '../deployment';
 import { type DispatchAtScaleResult, dispatchAtScale } from './dispatch-at-scale';
@@ -104,7 +106,12 @@ export async function fleetAtScale(input: FleetAtScaleInput): Promise<FleetAtSca
     clubsPerMessage: stage.pollClubsPerMessage,
   });
   const invocationsPerMinute = Math.ceil(input.clubs / stage.pollBatchSize);
-  const laneInvocationsPerMinute = Math.ceil((input.clubs * MAX_FAST_LANE_PROBES) / stage.pollBatchSize);
+  // Probes travel as many a message as fall within a group's span of the spread minute (poll-queue.ts).
+  const perMessage = Math.max(
+    1,
+    Math.min(MAX_PROBES_PER_MESSAGE, Math.floor((input.clubs * PROBE_GROUP_SPAN_MS) / MINUTE_MS)),
+  );
+  const laneInvocationsPerMinute = Math.ceil((input.clubs * MAX_FAST_LANE_PROBES) / perMessage);
   const laneSeconds = input.laneInvocationSeconds ?? 0;
   return {
     measured: true,

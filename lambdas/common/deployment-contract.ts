@@ -133,6 +133,13 @@ export interface PollMessage {
 /** Most fast-lane probes a minute's poll pays for (a probe every 15 s: three between two polls). */
 export const MAX_FAST_LANE_PROBES = 3;
 
+/**
+ * Most fast-lane probes one poll message carries: a probe is one request and no write when nothing
+ * came, so a message holds more of them than of the minute's polls (their invocation lasts as long
+ * as its slowest probe, and costs the same for 20 or 50).
+ */
+export const MAX_PROBES_PER_MESSAGE = 50;
+
 /** Most clubs one poll message carries: the clubs one poll invocation holds (docs/deploy.md). */
 export const MAX_CLUBS_PER_MESSAGE = 20;
 

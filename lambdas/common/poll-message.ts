@@ -8,6 +8,7 @@ import {
   CLUB_ID_PATTERN,
   MAX_CLUBS_PER_MESSAGE,
   MAX_FAST_LANE_PROBES,
+  MAX_PROBES_PER_MESSAGE,
   type PollGroupMessage,
   type PollMessage,
 } from './deployment-contract';
@@ -78,7 +79,7 @@ export function parsePollMessage(body: string): PollMessageParse {
   return 'json' in read ? parseOne(read.json) : read;
 }
 
-const PollGroupSchema = z.object({ polls: z.array(z.unknown()).min(1).max(MAX_CLUBS_PER_MESSAGE) });
+const PollGroupSchema = z.object({ polls: z.array(z.unknown()).min(1).max(MAX_PROBES_PER_MESSAGE) });
 
 /** An SQS body read as the clubs it names: each club's message, or the problem of each that is not one. */
 export type PollBodyParse =
@@ -106,6 +107,13 @@ export function parsePollBody(body: string): PollBodyParse {
     if (one.ok) messages.push(one.message);
     else problems.push(one.problem);
   });
+  // A group of the minute's polls holds at most MAX_CLUBS_PER_MESSAGE; only probes come by fifty.
+  if (messages.length > MAX_CLUBS_PER_MESSAGE && messages.some((m) => m.lane !== 'fast')) {
+    return {
+      ok: false,
+      problem: `polls: more than ${MAX_CLUBS_PER_MESSAGE} entries, not all fast-lane probes (at most ${MAX_PROBES_PER_MESSAGE} of those)`,
+    };
+  }
   return { ok: true, messages, problems };
 }
 

@@ -16,7 +16,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { sleep as realSleep } from './backoff';
 import { chunk, mapWithConcurrency } from './concurrency';
-import { MAX_CLUBS_PER_MESSAGE, type PollMessage } from './deployment-contract';
+import { MAX_CLUBS_PER_MESSAGE, MAX_PROBES_PER_MESSAGE, type PollMessage } from './deployment-contract';
 import { logger } from './logger';
 import { serializePollBody } from './poll-message';
 import { PartialFailureError, resubmitFailedEntries } from './retry-partial';
@@ -73,23 +73,29 @@ interface QueuedGroup {
 
 /**
  * A fast-lane probe joins a group only if the group's earliest moment is at most this much before
- * its own: a group is visible at its earliest, and a probe run early is a probe lost.
+ * its own: a group is visible at its earliest, so a probe runs at most this much early.
  */
-export const PROBE_GROUP_SPAN_MS = 2000;
+export const PROBE_GROUP_SPAN_MS = 3000;
 
-/** Whether `entry` may join `group` (its earliest moment `firstMs`) in a message of at most `size`. */
+/**
+ * Whether `entry` may join `group` (its earliest moment `firstMs`): the minute's polls `size` to a
+ * message, the probes among themselves up to MAX_PROBES_PER_MESSAGE within PROBE_GROUP_SPAN_MS.
+ */
 function joins(group: readonly PollQueueEntry[], entry: PollQueueEntry, size: number, firstMs?: number) {
-  if (group.length >= size) return false;
   // One club once a message: its probes are a period apart, never run side by side.
   if (group.some((e) => e.message.clubId === entry.message.clubId)) return false;
-  const lanes = entry.message.lane === 'fast' || group.some((e) => e.message.lane === 'fast');
-  if (!lanes || firstMs === undefined || entry.notBeforeMs === undefined) return true;
+  const probe = entry.message.lane === 'fast';
+  if (group.some((e) => (e.message.lane === 'fast') !== probe)) return false;
+  if (!probe) return group.length < size;
+  if (group.length >= Math.max(size, MAX_PROBES_PER_MESSAGE)) return false;
+  if (firstMs === undefined || entry.notBeforeMs === undefined) return true;
   return entry.notBeforeMs - firstMs <= PROBE_GROUP_SPAN_MS;
 }
 
 /**
- * Entries in groups of `size`, in order; each group visible at the earliest of its moments. A
- * group never holds a club twice, nor a probe more than PROBE_GROUP_SPAN_MS past its earliest.
+ * Entries in groups, in order; each group visible at the earliest of its moments. A group never
+ * holds a club twice, nor the minute's polls and probes together, nor a probe more than
+ * PROBE_GROUP_SPAN_MS past its earliest.
  */
 function groupEntries(entries: readonly PollQueueEntry[], size: number): QueuedGroup[] {
   const groups: PollQueueEntry[][] = [];

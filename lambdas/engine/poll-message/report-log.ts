@@ -24,14 +24,14 @@ export interface PollFigures {
   readonly rateLimited: number;
   /** The club's plan: its quota share is requests this month / the plan's quota. */
   readonly plan: Plan;
-  /** 'fast': a fast-lane probe (its line is DEBUG unless it published or failed: thousands a day). */
+  /** 'fast': a fast-lane probe (its line is DEBUG unless it failed: thousands a day). */
   readonly lane?: 'fast';
 }
 
 /**
  * The log of one club poll: ONE INFO line, `club polled`, with the totals over its sources (the
  * line a fleet's log bill is counted in: a field that is zero, or the outcome when `ok`, is left
- * out; a fast-lane probe that published nothing and met no failure logs it at DEBUG); each source's `source polled` line is DEBUG (set LOG_LEVEL=DEBUG to see them); failures
+ * out; a fast-lane probe, and the session it opened, log it at DEBUG unless they failed); each source's `source polled` line is DEBUG (set LOG_LEVEL=DEBUG to see them); failures
  * are WARN lines of their own, with their reason.
  */
 export function logReport(log: Log, report: ClubReport, poll: PollFigures): void {
@@ -60,7 +60,9 @@ export function logReport(log: Log, report: ClubReport, poll: PollFigures): void
   for (const f of report.failures) {
     log.warn('source failed', { source: f.source, kind: f.kind, error: f.message });
   }
-  const quiet = poll.lane === 'fast' && totals.events === 0 && report.failures.length === 0;
+  // A fast-lane line is DEBUG unless it failed: tens of thousands a club-month, and the minute's
+  // polls' lines already say what the club is doing (its events are counted in the metrics).
+  const quiet = poll.lane === 'fast' && report.failures.length === 0 && report.outcome !== 'failed';
   (quiet ? log.debug : log.info).call(log, CLUB_POLLED_LOG_MESSAGE, {
     ...(poll.lane ? { lane: poll.lane } : {}),
     ...(report.outcome === 'ok' ? {} : { outcome: report.outcome }),

@@ -146,6 +146,41 @@ describe('SqsPollQueue', () => {
     for (const g of sent.slice(1)) expect(g.lanes).toEqual(['club-00:fast', 'club-01:fast', 'club-02:fast']);
   });
 
+  it('carries up to 50 probes a message, and never mixes them with the minute polls', async () => {
+    // Prepare: 60 clubs' probes at one moment, behind 25 minute polls.
+    const clock = { nowMs: 3_000_000 };
+    const queue = new SqsPollQueue({
+      client,
+      queueUrl: sqs.createQueue('probes').url,
+      clubsPerMessage: 20,
+      now: () => clock.nowMs,
+    });
+    const entries: PollQueueEntry[] = [
+      ...messages(25),
+      ...Array.from({ length: 60 }, (_, i) => ({
+        message: { ...message(i), lane: 'fast' as const },
+        notBeforeMs: clock.nowMs + 15_000,
+      })),
+    ];
+    // Act
+    await queue.sendBatch(entries);
+    // Assess: minute polls 20 + 5, probes 50 + 10; each body parses back whole.
+    const sizes = sqs.queue('probes').messages.map((m) => {
+      const body = parsePollBody(m.body);
+      if (!body.ok) throw new Error(body.problem);
+      const lanes = new Set(body.messages.map((p) => p.lane ?? 'minute'));
+      expect(lanes.size).toBe(1);
+      return `${[...lanes][0]}:${body.messages.length}`;
+    });
+    expect(sizes.sort()).toEqual(['fast:10', 'fast:50', 'minute:20', 'minute:5']);
+    // A body of more than 20 minute polls is refused.
+    const tooMany = JSON.stringify({ polls: messages(21).map((e) => e.message) });
+    expect(parsePollBody(tooMany)).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/more than 20/),
+    });
+  });
+
   it('names every club of a group it could not queue', async () => {
     // Prepare
     const queue = new SqsPollQueue({

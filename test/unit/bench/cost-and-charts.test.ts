@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clubCost, type MonthlyClubCounts } from '../../../bench/cost';
+import { clubCost, laneBatch, type MonthlyClubCounts } from '../../../bench/cost';
 import { PRICES } from '../../../bench/prices';
 import { barChart } from '../../../bench/report/charts';
 import { pollConcurrencyFor } from '../../../lib/stage-config';
@@ -46,15 +46,23 @@ describe('clubCost', () => {
     const line = (c: typeof without, key: string) => c.lines.find((l) => l.key === key)?.usd;
     expect(line(withLane, 'lambdaPollCompute')).toBeCloseTo(line(without, 'lambdaPollCompute')!, 12);
     expect(line(without, 'lambdaFastLaneCompute')).toBeUndefined();
-    // 0.3 s x 1769/1024 + 3,000 x (100 ms + 5 ms), 1 GB, batch of 1.
-    const gbSeconds = 0.3 * (1769 / 1024) + 3000 * 0.105;
+    // 100 clubs spread over the minute: 5 within a group's 3 s, so 5 probes an invocation.
+    const batch = laneBatch(deployment, 100);
+    expect(batch).toBe(5);
+    // 0.3 s x 1769/1024 + 3,000 x (100 ms + 5 ms) / 5 side by side, 1 GB.
+    const gbSeconds = 0.3 * (1769 / 1024) + (3000 * 0.105) / batch;
     expect(line(withLane, 'lambdaFastLaneCompute')).toBeCloseTo(gbSeconds * PRICES.lambdaArmGbSecond.usd, 8);
-    expect(line(withLane, 'lambdaFastLaneRequests')).toBeCloseTo(3000 * PRICES.lambdaRequest.usd, 12);
-    expect(line(withLane, 'logsIngestion')! - line(without, 'logsIngestion')!).toBeCloseTo(
-      ((3000 * 420) / 1e9) * 0.5,
+    expect(line(withLane, 'lambdaFastLaneRequests')).toBeCloseTo(
+      (3000 / batch) * PRICES.lambdaRequest.usd,
       12,
     );
-    expect(withLane.laneBilledMsPerInvocation).toBeCloseTo((gbSeconds * 1000) / 3000, 6);
+    expect(line(withLane, 'logsIngestion')! - line(without, 'logsIngestion')!).toBeCloseTo(
+      (((3000 / batch) * 420) / 1e9) * 0.5,
+      12,
+    );
+    expect(withLane.laneBilledMsPerInvocation).toBeCloseTo((gbSeconds * 1000 * batch) / 3000, 6);
+    // At most 50 a message, however large the fleet.
+    expect(laneBatch(deployment, 50_000)).toBe(50);
   });
 
   it('prices each counted quantity at its list price, every line keyed', () => {
