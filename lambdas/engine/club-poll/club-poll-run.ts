@@ -143,6 +143,7 @@ export class ClubPollRun implements ClubPollScope {
       ...(this.sweeps[name] === undefined ? {} : { sweepEveryMs: this.sweeps[name] }),
       ...(options.backfillFromMs === undefined ? {} : { backfillFromMs: options.backfillFromMs }),
       ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+      ...(options.lanePage && name === 'visits' ? { lanePage: options.lanePage } : {}),
     });
   }
 

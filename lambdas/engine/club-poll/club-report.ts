@@ -6,6 +6,8 @@
 
 import type { BridgeEvent } from '../../events/catalog';
 import type { EventSink } from '../../events/event-sink';
+import type { Page } from '../../gym-api';
+import type { OperationName } from '../../gym-api/operations';
 import type { LifecycleReport } from '../../lifecycle/club-lifecycle';
 import type { ClubSession, StateStore } from '../../state/state-store';
 import type { SourceName, SourceUnavailable } from '../../state/store';
@@ -51,6 +53,11 @@ export interface PollClubOptions {
    * the probe's request was paid by the minute's poll. @default the minute's poll
    */
   readonly lane?: 'fast';
+  /**
+   * The fast-lane session's page: the rows past the visits tail's count its probe read. Only these
+   * are detected and published (scan/lane-page.ts); without it the session polls visits whole.
+   */
+  readonly lanePage?: Page<OperationName>;
   /** The fast-lane probes this poll pays for: counted with its requests, marked paid until `untilMs`. */
   readonly probes?: { readonly count: number; readonly untilMs: number };
   /** The API refused a fast-lane probe (400): probing is turned off for the club's visits. */

@@ -1,10 +1,11 @@
 /**
  * A fast-lane probe (engine/schedule/fast-lane.ts decides when): between two of the minute's polls,
- * it asks whether the club's visits tail now holds more rows than the last full tail counted: one
- * request for one row, at the offset just past them, with the same filter (scan/tail-probe.ts, the
- * question the disbursements' probe asks). An empty answer ends the probe: it has written nothing.
- * A row opens the club's session and polls visits as the minute's poll polls them (published,
- * then committed), with a short deadline and no lifecycle evaluation.
+ * it asks for the club's visits past the rows the last full tail counted: one request of up to
+ * LANE_PAGE_ROWS rows, at the offset just past them, with the same filter (the question the tail
+ * probe asks, scan/tail-probe.ts, with the rows in the answer). An empty answer ends the probe: it
+ * has written nothing. Rows open the club's session, which detects and publishes those rows only
+ * (scan/lane-page.ts: no second request, no tail read, the cursor left as it is) and commits, with
+ * a short deadline and no lifecycle evaluation.
  *
  * What a quiet probe costs: one eventually consistent read of the club state item (half a read
  * unit), one API request, no write. Its request is paid for by the minute's poll it follows: that
@@ -12,22 +13,26 @@
  * the next minute (`withProbesPaid`); a probe that finds no such mark asks nothing.
  *
  * Why nothing is lost across the lane's switches: the minute's poll is unchanged (it reads the
- * whole visits tail every minute), so a probe that is skipped, fails, reads a stale state item or
- * meets a change a count cannot see (a row replaced, one removed and another added) only leaves
- * that visit to the next minute's poll. A probe never writes without the club's lease: what it
- * finds is published under the lease by a session, one poller per club.
+ * whole visits tail every minute), so a probe that is skipped, fails, reads a stale state item, gets
+ * no whole page, or meets a change a count cannot see (a row replaced, one removed and another
+ * added, an API that does not append at the end) only leaves that visit to the next minute's poll.
+ * A probe never writes without the club's lease: what it finds is published under the lease by a
+ * session, one poller per club.
  */
 import type { ClubConfig } from '../../clubs/club-config';
 import { logger } from '../../common/logger';
 import { monthOf, SECOND_MS } from '../../common/time-units';
+import type { Page } from '../../gym-api';
+import type { OperationName } from '../../gym-api/operations';
 import { SOURCES } from '../../sources';
 import { toFilterValue } from '../../sources/record-time';
 import type { ClubSession } from '../../state/state-store';
 import type { Cursor } from '../../state/store';
+import { LANE_PAGE_ROWS } from '../scan/lane-page';
 import type { SourceReport } from '../scan/poll-types';
 import { ScanPageReader } from '../scan/scan-pages';
 import { iso } from '../scan/scan-types';
-import { cursorWithoutProbes, type ProbeAnswer, probeTail, tailCountOf } from '../scan/tail-probe';
+import { cursorWithoutProbes, rowsPastCount, tailCountOf } from '../scan/tail-probe';
 import { probesPaidUntil, steadyForProbes, withProbesPaid } from '../schedule/fast-lane';
 import { clubContext } from './club-context';
 import { type ClubReport, idleReport, type PollClubDeps, skippedReport } from './club-report';
@@ -68,12 +73,14 @@ function probedReport(visits: Cursor): SourceReport {
   };
 }
 
-/** What a probe came to: a report, or a session to open (a row came, or the API refused the probe). */
+/** What a probe came to: a report, or a session to open (rows came, or the API refused the probe). */
 export type ProbeResult =
   | { readonly report: ClubReport }
   | {
       readonly session: {
         readonly deadlineMs: number;
+        /** The rows past the count (absent when the API refused the probe). */
+        readonly page?: Page<OperationName>;
         readonly probeRefused: boolean;
         readonly requests: number;
         readonly tokenRequests: number;
@@ -108,12 +115,10 @@ export async function probeVisits(deps: PollClubDeps, club: ClubConfig, run: Pro
     pages: 0,
     records: 0,
   };
-  let answer: ProbeAnswer;
+  let answer: Awaited<ReturnType<typeof rowsPastCount>>;
   try {
-    answer = await probeTail(new ScanPageReader(client, source, ctx, run), probe, {
-      clubId: club.clubId,
-      source: 'visits',
-    });
+    const reader = new ScanPageReader(client, source, ctx, run);
+    answer = await rowsPastCount(reader, probe, LANE_PAGE_ROWS, { clubId: club.clubId, source: 'visits' });
   } catch (err) {
     logger.info('fast-lane probe failed: the minute poll reads visits as usual', {
       clubId: club.clubId,
@@ -121,12 +126,19 @@ export async function probeVisits(deps: PollClubDeps, club: ClubConfig, run: Pro
     });
     return { report: { ...skip('probe failed'), requests, tokenRequests } };
   }
-  if (answer === 'unchanged') {
+  if (answer === undefined) {
+    // Out of time, or a page cut by the response cap (a huge record): the minute's poll reads it.
+    return { report: { ...skip('no whole page came: left to the minute poll'), requests, tokenRequests } };
+  }
+  if (answer !== 'refused' && answer.rawCount === 0) {
     const report = idleReport(club.clubId, 'ok', { sources: [probedReport(visits)] });
     return { report: { ...report, requests, tokenRequests } };
   }
   const deadlineMs = Math.min(run.deadlineMs, Date.now() + FAST_SESSION_MS);
-  return { session: { deadlineMs, probeRefused: answer === 'refused', requests, tokenRequests } };
+  if (answer === 'refused') {
+    return { session: { deadlineMs, probeRefused: true, requests, tokenRequests } };
+  }
+  return { session: { deadlineMs, page: answer, probeRefused: false, requests, tokenRequests } };
 }
 
 /**

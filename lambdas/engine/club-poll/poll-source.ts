@@ -20,11 +20,15 @@
  * [from, now] whatever the seen set and the snapshots say (the same eventIds the regular polls
  * use, so consumers de-duplicate), keeps its progress in `cursor.backfillScan`, and never moves
  * the regular polls' watermark, scan or sweep timing. See docs/publishing.md (backfill).
+ *
+ * A fast-lane session's page (`lanePage`, scan/lane-page.ts) is detected and published alone: no
+ * scan, and the cursor is left to the minute's polls.
  */
 import { logger } from '../../common/logger';
 import type { ClubContext, SourceDefinition } from '../../sources/source';
 import type { Cursor } from '../../state/store';
 import { cursorWithBackfillRequest } from '../cursor/cursor-life';
+import { detectLanePage } from '../scan/lane-page';
 import { checkBackfillStart, upgradeCursor } from '../scan/plan';
 import type { PollSourceDeps, PollSourceOptions, SourceReport } from '../scan/poll-types';
 import { ScanPageReader } from '../scan/scan-pages';
@@ -70,6 +74,9 @@ class SourcePoll {
 
   async run(): Promise<SourceReport> {
     const { store } = this.deps;
+    const { lanePage } = this.options;
+    if (lanePage && this.source.kind === 'append')
+      return detectLanePage(this.deps, this.ctx, this.source, lanePage);
     let cursor = upgradeCursor(this.options.cursor ?? (await store.getCursor(this.source.name)));
     if (this.options.backfillFromMs !== undefined) {
       // Recorded before anything else, so that a poll that fails or runs out of time leaves it

@@ -143,8 +143,8 @@ export async function pollClubMessage(
 }
 
 /**
- * A fast-lane message: the probe (club-poll/fast-lane-probe.ts), and the club's session for visits
- * only when it found a row. Its report counts the probe's request with the session's.
+ * A fast-lane message: the probe (club-poll/fast-lane-probe.ts), and the club's session for the
+ * rows it read, only when some came. Its report counts the probe's request with the session's.
  */
 export async function pollFastLane(
   deps: PollClubDeps,
@@ -156,11 +156,12 @@ export async function pollFastLane(
     ...(run.pageSize ? { pageSize: run.pageSize } : {}),
   });
   if ('report' in probed) return probed.report;
-  const { deadlineMs, probeRefused, requests, tokenRequests } = probed.session;
+  const { deadlineMs, page, probeRefused, requests, tokenRequests } = probed.session;
   const report = await pollClub(deps, club, {
     deadlineMs,
     sources: ['visits'],
     lane: 'fast',
+    ...(page ? { lanePage: page } : {}),
     ...(probeRefused ? { probeRefused } : {}),
     ...(run.pageSize ? { pageSize: run.pageSize } : {}),
   });

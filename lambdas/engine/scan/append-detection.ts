@@ -22,7 +22,7 @@ import type { SeenAt } from '../../state/store';
 import { fingerprint } from './fingerprint';
 import { addEvents, emptyPageEvents, type PublishPage } from './publish-commit';
 import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './quarantine';
-import { type Detection, type EngineScan, type IdentifiedRecord, iso, type ScanMode } from './scan-types';
+import { type Detection, type IdentifiedRecord, iso, type ScanMode } from './scan-types';
 import {
   type DigestBucket,
   decodeSeenDigest,
@@ -49,6 +49,9 @@ interface FacetRead {
    */
   readonly atMs: number | undefined;
 }
+
+/** A scan's mode, or 'lane': a fast-lane session's page (lane-page.ts), detected as a tail is, without the digest. */
+type DetectMode = ScanMode | 'lane';
 
 /** A digest scan's state: the stored digest (read once), the sums of what it read, its held rows. */
 interface DigestScan {
@@ -79,7 +82,7 @@ export class AppendDetection implements Detection {
    */
   async detect(
     records: readonly IdentifiedRecord[],
-    scan: Pick<EngineScan, 'mode'>,
+    scan: { readonly mode: DetectMode },
     quarantine: QuarantineEntry[],
   ): Promise<void> {
     const { mode } = scan;
@@ -161,7 +164,7 @@ export class AppendDetection implements Detection {
 
   async #detectNow(
     facets: Map<string, FacetRead>,
-    mode: ScanMode,
+    mode: DetectMode,
     quarantine: QuarantineEntry[],
     vouched: ReadonlySet<number> | undefined,
   ): Promise<void> {

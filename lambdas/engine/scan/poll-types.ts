@@ -1,7 +1,8 @@
 /** The public shapes of a source poll: its dependencies, options and report. */
 
 import type { EventSink } from '../../events/event-sink';
-import type { GymApiClient } from '../../gym-api';
+import type { GymApiClient, Page } from '../../gym-api';
+import type { OperationName } from '../../gym-api/operations';
 import type { ClubSession } from '../../state/state-store';
 import type { Cursor } from '../../state/store';
 import type { ScanMode, SourceOutcome } from './scan-types';
@@ -37,6 +38,11 @@ export interface PollSourceOptions {
    * plan leaves unused pays for (engine/schedule/sweep-budget.ts).
    */
   readonly sweepEveryMs?: number;
+  /**
+   * A fast-lane session's page (the rows past the last whole tail's count, as its probe read them):
+   * only these are detected and published, and the cursor is left as it is (scan/lane-page.ts).
+   */
+  readonly lanePage?: Page<OperationName>;
 }
 
 /** The backfill lane of a poll: what it did this time. */
@@ -63,9 +69,9 @@ export interface SourceReport {
   readonly outcome: SourceOutcome;
   /**
    * The regular poll's scan; `probe` when a tail probe found no row added and nothing was read
-   * (scan/tail-probe.ts).
+   * (scan/tail-probe.ts); `lane` for a fast-lane session's page (scan/lane-page.ts).
    */
-  readonly mode?: ScanMode | 'probe';
+  readonly mode?: ScanMode | 'probe' | 'lane';
   readonly reason?: string;
   readonly pages: number;
   readonly records: number;

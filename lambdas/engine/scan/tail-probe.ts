@@ -12,7 +12,8 @@
  * offset past the end) turns probing off for the source: the cursor remembers it.
  */
 import { logger } from '../../common/logger';
-import { BadRequestError } from '../../gym-api';
+import { BadRequestError, type Page } from '../../gym-api';
+import type { OperationName } from '../../gym-api/operations';
 import { toFilterValue } from '../../sources/record-time';
 import { type ClubContext, type SourceDefinition, tailLookbackFor } from '../../sources/source';
 import type { Cursor } from '../../state/store';
@@ -96,9 +97,24 @@ export async function probeTail(
   probe: EngineScan,
   where: { readonly clubId: string; readonly source: string },
 ): Promise<ProbeAnswer> {
+  const page = await rowsPastCount(reader, probe, 1, where);
+  if (page === 'refused') return 'refused';
+  return page && page.rawCount === 0 ? 'unchanged' : 'changed';
+}
+
+/**
+ * Up to `limit` rows past the counted ones (the fast lane's probe asks for the rows themselves):
+ * the page, 'refused' when the API answers 400 to the offset, undefined when no whole page came
+ * (out of time, or cut by the response cap).
+ */
+export async function rowsPastCount(
+  reader: Pick<ScanPageReader, 'spanPage'>,
+  probe: EngineScan,
+  limit: number,
+  where: { readonly clubId: string; readonly source: string },
+): Promise<Page<OperationName> | 'refused' | undefined> {
   try {
-    const page = await reader.spanPage(probe, probe.nextOffset, 1);
-    return page && page.rawCount === 0 ? 'unchanged' : 'changed';
+    return await reader.spanPage(probe, probe.nextOffset, limit);
   } catch (err) {
     if (!(err instanceof BadRequestError)) throw err;
     logger.warn('the API refused a tail probe (400): this source reads its whole tail from now on', {

@@ -61,10 +61,10 @@ describe('the fast lane', () => {
         loadClub: async () => ({ status: 'ready', config: club }),
         clients: new GymApiClientFactory({
           retry: { baseDelayMs: 1, maxDelayMs: 5 },
-          // An API that refuses an offset past the end of a one-row page, when asked to.
+          // An API that refuses an offset past the end, when asked to.
           fetch: (input, init) => {
             const url = new URL(String(input));
-            if (badOffset && url.searchParams.get('limit') === '1')
+            if (badOffset && Number(url.searchParams.get('offset') ?? 0) > 0)
               return Promise.resolve(new Response('{"error":"offset"}', { status: 400 }));
             return fetch(input, init);
           },
@@ -147,17 +147,34 @@ describe('the fast lane', () => {
     const eventsBefore = sink.events.length;
     calls.clear();
 
+    const cursorBefore = await visitsCursor();
     const result = await probe();
 
     const published = sink.events
       .slice(eventsBefore)
       .filter((e) => e.detailType === DETAIL_TYPES.MemberVisitRecorded);
     expect(published).toHaveLength(newVisits.size);
+    // The probe's one request brought the rows: the session reads nothing more, and writes its
+    // lease, its close, the seen entries and nothing of the tail (no digest, no cursor of its own).
+    expect(requests() - before).toBe(1);
+    expect((await quota()) - quotaBefore).toBe(0); // paid by the minute poll
+    expect(result.report?.sources).toEqual([
+      expect.objectContaining({ source: 'visits', mode: 'lane', pages: 1, events: published.length }),
+    ]);
     expect(calls.get('openClub')).toBe(1);
-    const made = requests() - before;
-    expect(made).toBeGreaterThanOrEqual(2);
-    // The session counts its own requests; the probe's was paid for.
-    expect((await quota()) - quotaBefore).toBe(made - 1);
+    expect(calls.get('putSeenAt')).toBe(1);
+    expect(calls.has('putSeenDigest')).toBe(false);
+    expect(calls.has('getSeenDigest')).toBe(false);
+    // The watermark stays the minute poll's; the tail's count moves past the rows read, so the
+    // next probe asks for the rows after them.
+    const cursorAfter = await visitsCursor();
+    expect(cursorAfter.watermark).toBe(cursorBefore.watermark);
+    const counted = tailCountOf(cursorBefore)!;
+    expect(tailCountOf(cursorAfter)).toEqual({ ...counted, rows: counted.rows + newVisits.size });
+    calls.clear();
+    const next = await probe();
+    expect(next.report?.sources[0]).toMatchObject({ mode: 'probe' });
+    expect(Object.fromEntries(calls)).toEqual({ readClubStates: 1 });
     expect(result.report?.lifecycle).toBeUndefined();
     // The minute poll after it (the clock has not moved) publishes none of them again.
     const afterProbe = sink.events.length;

@@ -1,0 +1,68 @@
+/**
+ * A fast-lane session's page (engine/club-poll/fast-lane-probe.ts): the rows past the last whole
+ * tail's count, as the probe's one request read them, detected the way a tail detects them (the
+ * same facets, fingerprints and eventIds, the same seen set, lifecycle notes and quarantine), then
+ * published and filed. Nothing else is read. Of the cursor only the tail's count moves, past the
+ * rows read (when it is still the count the probe asked past): the next probe asks for the rows
+ * after them, not for these again. The watermark, the scan and the next full count belong to the
+ * minute's polls, which read the whole tail as before and find these rows in the seen set.
+ *
+ * What it reads of the seen set: the entries from the page's earliest record time on (a few
+ * minutes of one hour; no seen digest: a page's hour sums can never match a whole hour's), so a
+ * row the minute's poll or an earlier probe already published is not published again. Rows that
+ * are not the newest (an API that does not append new rows at the end) are found seen and cost
+ * only that read.
+ */
+import type { Page } from '../../gym-api';
+import type { OperationName } from '../../gym-api/operations';
+import type { AppendSource, ClubContext } from '../../sources/source';
+import type { ClubSession } from '../../state/state-store';
+import type { SourceName } from '../../state/store';
+import { AppendDetection } from './append-detection';
+import type { PollSourceDeps, SourceReport } from './poll-types';
+import { PagePublisher } from './publish-commit';
+import { type QuarantineEntry, quarantineOnce } from './quarantine';
+import { ScanPageReader } from './scan-pages';
+import { tailCountOf, withTailCount } from './tail-probe';
+
+/** Rows a probe asks for past the count: a few a quarter minute at the busiest club; more wait for the minute. */
+export const LANE_PAGE_ROWS = 100;
+
+export async function detectLanePage(
+  deps: PollSourceDeps,
+  ctx: ClubContext,
+  source: AppendSource,
+  page: Page<OperationName>,
+): Promise<SourceReport> {
+  const reader = new ScanPageReader(deps.client, source, ctx, { deadlineMs: Number.POSITIVE_INFINITY });
+  const { identified, quarantine } = reader.read(page);
+  const publisher = new PagePublisher(deps.sink);
+  const detection = new AppendDetection(deps.store, ctx, source, ctx.observedAtMs, publisher.publish);
+  const found: QuarantineEntry[] = [...quarantine];
+  await detection.detect(identified, { mode: 'lane' }, found);
+  const where = { clubId: ctx.clubId, source: source.name, startMs: ctx.observedAtMs };
+  const quarantined = await quarantineOnce(deps.store, where, found);
+  await countPast(deps.store, source.name, page);
+  return {
+    source: source.name,
+    outcome: 'completed',
+    mode: 'lane',
+    pages: 1,
+    records: page.rawCount,
+    events: publisher.published,
+    quarantined,
+    attempts: 1,
+  };
+}
+
+/** The visits tail's count moved past the page's rows, when it is the one the probe asked past. */
+async function countPast(
+  store: Pick<ClubSession, 'getCursor' | 'putCursor'>,
+  source: SourceName,
+  page: Page<OperationName>,
+): Promise<void> {
+  const cursor = await store.getCursor(source);
+  const count = tailCountOf(cursor);
+  if (!count || count.rows !== page.offset || page.rawCount === 0) return;
+  await store.putCursor(withTailCount(cursor, { ...count, rows: page.offset + page.rawCount }));
+}
