@@ -23,6 +23,9 @@ export const visitsSource: AppendSource<'visits'> = {
   sweep: { windowMs: DAY_MS, everyMs: 6 * HOUR_MS },
   // A check-in at the door: probed every 15 s while the club is active (engine/schedule/fast-lane.ts).
   fastLane: true,
+  // A minute's poll asks for the rows past the last whole tail's count and detects those alone; the
+  // whole tail every 5 minutes (a visit that lands inside the window, not at its end, waits that long).
+  tailProbe: { fullEveryMs: 5 * MINUTE_MS },
   // A visit of nobody (no member number, or a blank one) has no identity: it is quarantined.
   identity: (v) =>
     usable(v.MemberNumber) && v.VisitDateTime ? join(v.MemberNumber, v.VisitDateTime, v.Door) : undefined,

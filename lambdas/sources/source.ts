@@ -97,17 +97,18 @@ export interface AppendSource<N extends OperationName = OperationName> extends S
    */
   readonly seenDigest?: boolean;
   /**
-   * Tails first ask whether the window holds more rows than the last full tail counted (one row's
-   * request: engine/scan/tail-probe.ts), and read it only then, or every `fullEveryMs` whatever the
-   * probes say. Worth it where a long tail is re-read every minute for rows that come rarely
-   * (disbursements' daily settlement run); a row replaced in place is then published up to
-   * `fullEveryMs` later. @default off
+   * Tails first ask for the rows past the last full tail's count (up to 100 in one request:
+   * engine/scan/tail-probe.ts) and detect those alone (engine/scan/lane-page.ts), the count moving
+   * past them; they read the whole tail only when a full page comes, or every `fullEveryMs` whatever
+   * the probes say. Worth it where a tail is re-read every minute for the few rows at its end
+   * (disbursements' daily settlement run, visits' check-ins); a row replaced in place, or one an API
+   * files inside the window rather than at its end, is then published up to `fullEveryMs` later.
+   * @default off
    */
   readonly tailProbe?: { readonly fullEveryMs: number };
   /**
-   * The fast lane probes this source between the minute's polls (engine/schedule/fast-lane.ts):
-   * every full tail keeps its row count for them, and its regular polls still read the whole tail.
-   * @default false
+   * The fast lane probes this source between the minute's polls (engine/schedule/fast-lane.ts),
+   * with the count its tails keep (`tailProbe`). @default false
    */
   readonly fastLane?: boolean;
 }

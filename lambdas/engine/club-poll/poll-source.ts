@@ -28,7 +28,7 @@ import { logger } from '../../common/logger';
 import type { ClubContext, SourceDefinition } from '../../sources/source';
 import type { Cursor } from '../../state/store';
 import { cursorWithBackfillRequest } from '../cursor/cursor-life';
-import { detectLanePage } from '../scan/lane-page';
+import { detectLanePage, LANE_PAGE_ROWS } from '../scan/lane-page';
 import { checkBackfillStart, upgradeCursor } from '../scan/plan';
 import type { PollSourceDeps, PollSourceOptions, SourceReport } from '../scan/poll-types';
 import { ScanPageReader } from '../scan/scan-pages';
@@ -37,7 +37,7 @@ import {
   cursorAfterProbe,
   cursorWithoutProbes,
   plannedProbe,
-  probeTail,
+  rowsPastCount,
   tailFromMs,
   withTailCount,
 } from '../scan/tail-probe';
@@ -132,26 +132,31 @@ class SourcePoll {
   }
 
   /**
-   * The tail probe, when the source asks for one and it is due (scan/tail-probe.ts): no row added
-   * ends the poll with a report; a refusal turns probing off; otherwise the tail is read.
+   * The tail probe, when the source asks for one and it is due (scan/tail-probe.ts): it asks for
+   * the rows past the last whole tail's count. None, or fewer than it asked for, ends the poll:
+   * those rows are detected alone (scan/lane-page.ts) and the count moves past them. A refusal turns
+   * probing off; a full page, or none whole, reads the tail.
    */
   async #probe(cursor: Cursor): Promise<{ cursor: Cursor; report?: SourceReport }> {
     const { deps, ctx, source, options } = this;
     const probe = plannedProbe(cursor, source, ctx, ctx.observedAtMs, options.sweepEveryMs);
-    if (!probe) return { cursor };
+    if (!probe || source.kind !== 'append') return { cursor };
     const reader = new ScanPageReader(deps.client, source, ctx, options);
-    const answer = await probeTail(reader, probe, { clubId: ctx.clubId, source: source.name });
-    if (answer === 'changed') return { cursor };
-    if (answer === 'refused') return { cursor: await deps.store.putCursor(cursorWithoutProbes(cursor)) };
-    const next = await deps.store.putCursor(cursorAfterProbe(cursor, ctx.observedAtMs));
+    const where = { clubId: ctx.clubId, source: source.name };
+    const page = await rowsPastCount(reader, probe, LANE_PAGE_ROWS, where);
+    if (page === 'refused') return { cursor: await deps.store.putCursor(cursorWithoutProbes(cursor)) };
+    if (!page || page.rawCount >= LANE_PAGE_ROWS) return { cursor };
+    const rows = page.rawCount > 0 ? await detectLanePage(deps, ctx, source, page) : undefined;
+    const probed = cursorAfterProbe(await deps.store.getCursor(source.name), ctx.observedAtMs);
+    const next = await deps.store.putCursor(probed);
     const report: SourceReport = {
       source: source.name,
       outcome: 'completed',
-      mode: 'probe',
+      mode: rows ? 'lane' : 'probe',
       pages: 1,
-      records: 0,
-      events: 0,
-      quarantined: 0,
+      records: page.rawCount,
+      events: rows?.events ?? 0,
+      quarantined: rows?.quarantined ?? 0,
       attempts: 1,
       ...(next.watermark ? { watermark: next.watermark } : {}),
     };

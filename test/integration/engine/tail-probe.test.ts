@@ -3,7 +3,9 @@
  * read whole only when a one-row request past the last full tail's count finds a row, or every
  * `fullEveryMs`. Sandbox over HTTP (its daily settlement run at 06:00 local), dynalite, the real SDK.
  */
+
 import { describe, expect, it } from 'vitest';
+import { LANE_PAGE_ROWS } from '../../../lambdas/engine/scan/lane-page';
 import { MemorySink } from '../../../lambdas/events/publisher';
 import { SOURCES } from '../../../lambdas/sources';
 import { clubContext, useEngineRig } from '../../support/engine-rig';
@@ -34,7 +36,7 @@ describe('the tail probe', () => {
     return { store, sink, club, poll, requests };
   };
 
-  it('reads the tail once, then probes: one request a poll, nothing read, until the settlement run adds rows', async () => {
+  it("reads the tail once, then probes: one request a poll, nothing read; the settlement run's rows come in the probe's answer", async () => {
     // Prepare: the baseline and a first (whole) tail.
     expect(fullEveryMs).toBeGreaterThan(5 * MINUTE);
     const { sink, poll, requests } = await setUp('probe');
@@ -50,7 +52,9 @@ describe('the tail probe', () => {
       quiet.push({ report: await poll(), requests: requests() - before });
     }
     rig.sandbox.advance(5 * MINUTE); // 06:01, 8 minutes after the whole tail: a probe is due
+    const beforeRun = requests();
     const settled = await poll();
+    const runRequests = requests() - beforeRun;
     rig.sandbox.advance(MINUTE);
     const after = await poll();
 
@@ -61,7 +65,10 @@ describe('the tail probe', () => {
       expect(q.report).toMatchObject({ outcome: 'completed', mode: 'probe', records: 0, events: 0 });
       expect(q.requests).toBe(1);
     }
-    expect(settled).toMatchObject({ outcome: 'completed', mode: 'tail' });
+    // Fewer rows than a probe asks for: detected from its answer alone, no tail read.
+    expect(settled).toMatchObject({ outcome: 'completed', mode: 'lane', pages: 1 });
+    expect(settled.records).toBeLessThan(LANE_PAGE_ROWS);
+    expect(runRequests).toBe(1);
     expect(settled.events).toBeGreaterThan(0);
     expect(sink.events.filter((e) => e.detailType === 'Disbursement Recorded')).toHaveLength(settled.events);
     expect(after.mode).toBe('probe');

@@ -38,7 +38,7 @@ describe('plannedProbe', () => {
   });
 
   it('reads the tail instead: a source without probes, no count, a stale count, a pending backfill, a sweep due, probes off', () => {
-    expect(plannedProbe(counted(), SOURCES.visits, ctx, T)).toBeUndefined();
+    expect(plannedProbe(counted(), SOURCES.posTransactions, ctx, T)).toBeUndefined();
     expect(plannedProbe(withTailCount(counted(), undefined), SOURCES.disbursements, ctx, T)).toBeUndefined();
     expect(plannedProbe(counted({}, T - 15 * MINUTE), SOURCES.disbursements, ctx, T)).toBeUndefined();
     expect(plannedProbe(counted({}, T + MINUTE), SOURCES.disbursements, ctx, T)).toBeUndefined();
