@@ -33,6 +33,8 @@ export interface PollModel {
   readonly batch: number;
   readonly invocations: number;
   readonly cpuStretch: number;
+  /** Lambda arm64 ms (one vCPU) per CPU ms measured on the bench machine (cpu-calibration.ts). */
+  readonly lambdaMsPerBenchMs: number;
   /** Network time the club's polls wait, ms (divided by the batch in `pollMs`). */
   readonly waitMs: number;
   /** Billed time per club over the month, ms. */
@@ -42,7 +44,12 @@ export interface PollModel {
   readonly batches?: BatchDurations & { readonly samples: number };
 }
 
-export function pollModel(c: MonthlyClubCounts, d: DeploymentSettings, L: Latencies): PollModel {
+export function pollModel(
+  c: MonthlyClubCounts,
+  d: DeploymentSettings,
+  L: Latencies,
+  lambdaMsPerBenchMs = 1,
+): PollModel {
   const gbPrice =
     d.poll.architecture === 'arm64' ? PRICES.lambdaArmGbSecond.usd : PRICES.lambdaX86GbSecond.usd;
   const pollGb = d.poll.memoryMb / 1024;
@@ -51,7 +58,8 @@ export function pollModel(c: MonthlyClubCounts, d: DeploymentSettings, L: Latenc
   // A batch's clubs are polled side by side: their CPU shares the function's fraction of a vCPU (one
   // at 1,769 MB), their waits on the API overlap. Per club: its CPU, and its wait / batch size.
   const cpuStretch = Math.max(1, LAMBDA_FULL_VCPU_MB / d.poll.memoryMb);
-  const cpuMs = c.pollLocalMs * cpuStretch;
+  // The bench machine's CPU ms as Lambda arm64's at one vCPU (cpu-calibration.ts), then stretched.
+  const cpuMs = c.pollLocalMs * lambdaMsPerBenchMs * cpuStretch;
   const waitMs =
     c.criticalApiRequests * L.gymApiRequest +
     c.pollStoreRequests * L.dynamoRequest +
@@ -60,13 +68,16 @@ export function pollModel(c: MonthlyClubCounts, d: DeploymentSettings, L: Latenc
   if (work.length === 0) {
     const pollMs = cpuMs + waitMs / batch;
     const pollGbSeconds = (pollMs / 1000) * pollGb;
-    return { gbPrice, pollGb, batch, invocations, cpuStretch, waitMs, pollMs, pollGbSeconds };
+    const base = { gbPrice, pollGb, batch, invocations, cpuStretch, lambdaMsPerBenchMs };
+    return { ...base, waitMs, pollMs, pollGbSeconds };
   }
   // An invocation lasts as long as its slowest club, the batch's CPU shared (lambda-batches.ts).
-  const batches = { ...batchDurations(work, batch, cpuStretch, L), samples: work.length };
+  const stretch = lambdaMsPerBenchMs * cpuStretch;
+  const batches = { ...batchDurations(work, batch, stretch, L), samples: work.length };
   const pollMs = invocations * batches.meanMs;
   const pollGbSeconds = (pollMs / 1000) * pollGb;
-  return { gbPrice, pollGb, batch, invocations, cpuStretch, waitMs, pollMs, pollGbSeconds, batches };
+  const base = { gbPrice, pollGb, batch, invocations, cpuStretch, lambdaMsPerBenchMs };
+  return { ...base, waitMs, pollMs, pollGbSeconds, batches };
 }
 
 /** Every line that grows with each club, in the report's order. */
@@ -106,8 +117,8 @@ function laneLambdaLines(lane: LanePolls, L: Latencies, m: PollModel): CostLine[
 
 function lambdaLines(c: MonthlyClubCounts, L: Latencies, m: PollModel): CostLine[] {
   const formula = m.batches
-    ? `${fmt(m.invocations)} invocations × ${fmt(m.batches.meanMs)} ms (p95 ${fmt(m.batches.p95Ms)} ms): ${m.batch} clubs side by side, as long as the slowest, their CPU (measured × ${fmt(m.cpuStretch)} CPU share) shared and their waits (API requests on the critical path × ${L.gymApiRequest} ms, DynamoDB, PutEvents) overlapped, simulated from ${m.batches.samples} measured polls (a club alone: ${fmt(m.batches.meanClubAloneMs)} ms) × ${m.pollGb} GB × $${m.gbPrice}`
-    : `(${fmt(c.pollLocalMs / 1000)} s measured × ${fmt(m.cpuStretch)} CPU share + ${fmt(m.waitMs / 1000)} s waiting / ${m.batch} clubs an invocation: ${fmt(c.criticalApiRequests)} API requests on the critical path × ${L.gymApiRequest} ms, DynamoDB, PutEvents) × ${m.pollGb} GB × $${m.gbPrice}`;
+    ? `${fmt(m.invocations)} invocations × ${fmt(m.batches.meanMs)} ms (p95 ${fmt(m.batches.p95Ms)} ms): ${m.batch} clubs side by side, as long as the slowest, their CPU (measured × ${fmt(m.lambdaMsPerBenchMs)} Lambda arm64 ms a measured ms × ${fmt(m.cpuStretch)} CPU share) shared and their waits (API requests on the critical path × ${L.gymApiRequest} ms, DynamoDB, PutEvents) overlapped, simulated from ${m.batches.samples} measured polls (a club alone: ${fmt(m.batches.meanClubAloneMs)} ms) × ${m.pollGb} GB × $${m.gbPrice}`
+    : `(${fmt(c.pollLocalMs / 1000)} s measured × ${fmt(m.lambdaMsPerBenchMs)} Lambda arm64 ms a measured ms × ${fmt(m.cpuStretch)} CPU share + ${fmt(m.waitMs / 1000)} s waiting / ${m.batch} clubs an invocation: ${fmt(c.criticalApiRequests)} API requests on the critical path × ${L.gymApiRequest} ms, DynamoDB, PutEvents) × ${m.pollGb} GB × $${m.gbPrice}`;
   return [
     line('lambdaPollCompute', 'Lambda poll: compute', formula, m.pollGbSeconds * m.gbPrice),
     line(

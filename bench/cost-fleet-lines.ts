@@ -37,6 +37,8 @@ export function fixedLines(
   clubs: number,
   gbPrice: number,
   L: { readonly dynamoRequest: number },
+  /** Lambda arm64 ms per CPU ms measured on the bench machine (cpu-calibration.ts). */
+  lambdaMsPerBenchMs = 1,
 ): CostLine[] {
   const line: FleetLine = (key, item, formula, usd) => ({
     key,
@@ -48,7 +50,8 @@ export function fixedLines(
   const fleet: FleetContext = { d, dispatch, runs: MONTH_MINUTES / d.scheduleRateMinutes, line };
   const cpuStretch = Math.max(1, LAMBDA_FULL_VCPU_MB / d.dispatch.memoryMb);
   const dispatchMs =
-    clubs * (dispatch.cpuMsPerClub * cpuStretch + dispatch.requestsPerClub * L.dynamoRequest);
+    clubs *
+    (dispatch.cpuMsPerClub * lambdaMsPerBenchMs * cpuStretch + dispatch.requestsPerClub * L.dynamoRequest);
   return [...dispatcherLines(fleet, dispatchMs, gbPrice), ...monitoringLines(fleet)];
 }
 

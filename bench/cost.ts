@@ -35,19 +35,21 @@ export function clubCost(
   deployment: DeploymentSettings,
   dispatch: DispatchShare,
   fleetClubs: number,
-  latency: { gymApiRequest?: number } = {},
+  /** `lambdaMsPerBenchMs`: Lambda arm64 ms per measured CPU ms (cpu-calibration.ts). @default 1 */
+  options: { gymApiRequest?: number; lambdaMsPerBenchMs?: number } = {},
 ): ClubCost {
+  const { lambdaMsPerBenchMs: cpu = 1, ...latency } = options;
   const L = { ...LATENCY_ASSUMPTIONS_MS, ...latency };
   const d = deployment;
-  const model = pollModel(c, d, L);
+  const model = pollModel(c, d, L, cpu);
   // The lane's invocations hold probes only: its own counts and samples, none of the minute's, as
   // many a message as the fleet's spread puts within a group's span (laneBatch).
   const { pollWork: _minuteWork, ...minuteless } = c;
   const laneModel = c.lane
-    ? pollModel({ ...minuteless, ...c.lane }, { ...d, pollBatchSize: laneBatch(d, fleetClubs) }, L)
+    ? pollModel({ ...minuteless, ...c.lane }, { ...d, pollBatchSize: laneBatch(d, fleetClubs) }, L, cpu)
     : undefined;
   const variable = clubLines(c, d, L, model, fleetClubs, laneModel);
-  const fixed = fixedLines(d, dispatch, fleetClubs, model.gbPrice, L);
+  const fixed = fixedLines(d, dispatch, fleetClubs, model.gbPrice, L, cpu);
   const lines = [...variable, ...fixed];
   const total = lines.reduce((a, l) => a + l.usd, 0);
   const variableTotal = variable.reduce((a, l) => a + l.usd, 0);

@@ -154,6 +154,8 @@ interface TableContext {
   readonly deployment: DeploymentSettings;
   readonly fleetClubs: number;
   readonly perMonth: number;
+  /** Lambda arm64 ms per CPU ms measured on the bench machine (cpu-calibration.ts). */
+  readonly lambdaMsPerBenchMs: number;
 }
 
 /**
@@ -188,7 +190,7 @@ function tableDollars(
 
 /** The monthly dollars of the added units, time, document and events. */
 function dollars(on: OnRun, off: OffRun, table: TableContext) {
-  const { deployment, perMonth } = table;
+  const { deployment, perMonth, lambdaMsPerBenchMs } = table;
   const l = on.lifecycle;
   const storeRequests = (on.pollStore.apiRequests - off.pollStore.apiRequests) * perMonth;
   const msPerEvaluation = l.evaluations > 0 ? l.ms / l.evaluations : 0;
@@ -197,7 +199,7 @@ function dollars(on: OnRun, off: OffRun, table: TableContext) {
   const cpuStretch = Math.max(1, LAMBDA_FULL_VCPU_MB / deployment.poll.memoryMb);
   const waitMs =
     (storeRequests * LATENCY_ASSUMPTIONS_MS.dynamoRequest) / Math.max(1, deployment.pollBatchSize);
-  const cpuMs = l.evaluations * perMonth * msPerEvaluation * cpuStretch;
+  const cpuMs = l.evaluations * perMonth * msPerEvaluation * lambdaMsPerBenchMs * cpuStretch;
   const gbSeconds = ((cpuMs + waitMs) / 1000) * (deployment.poll.memoryMb / 1024);
   const gbPrice =
     deployment.poll.architecture === 'arm64' ? PRICES.lambdaArmGbSecond.usd : PRICES.lambdaX86GbSecond.usd;
@@ -244,11 +246,12 @@ export function lifecycleCost(
   off: OffRun,
   deployment: DeploymentSettings,
   fleetClubs: number = COST_FLEET_CLUBS,
+  lambdaMsPerBenchMs = 1,
 ): LifecycleCostFigures {
   const days = on.options.spanMs / DAY_MS;
   const perMonth = MONTH_DAYS / days;
   const l = on.lifecycle;
-  const d = dollars(on, off, { deployment, fleetClubs, perMonth });
+  const d = dollars(on, off, { deployment, fleetClubs, perMonth, lambdaMsPerBenchMs });
   return {
     seed: on.options.seed,
     simulatedDays: days,
@@ -279,6 +282,7 @@ export async function measureLifecycleCost(
   options: Omit<ClubSimulationOptions, 'lifecycle'>,
   deployment: DeploymentSettings,
   fleetClubs: number = COST_FLEET_CLUBS,
+  lambdaMsPerBenchMs = 1,
 ): Promise<LifecycleCostFigures> {
   const run = async (lifecycle: boolean) => {
     const sim = await simulateClub({ ...options, lifecycle });
@@ -287,5 +291,5 @@ export async function measureLifecycleCost(
   };
   const on = await run(true);
   const off = await run(false);
-  return lifecycleCost(on, off, deployment, fleetClubs);
+  return lifecycleCost(on, off, deployment, fleetClubs, lambdaMsPerBenchMs);
 }

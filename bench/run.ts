@@ -17,6 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { logger } from '../lambdas/common/logger';
 import { MINUTE_MS } from '../lambdas/common/time-units';
+import { type CpuCalibration, lambdaMsPerBenchMs } from './cpu-calibration';
+import { measureCpuCalibration } from './cpu-timing';
 import { type DeploymentSettings, readDeploymentSettings } from './deployment';
 import { measureInvocationMemory } from './invocation-memory';
 import { measureLifecycleBigClub } from './lifecycle-big-club';
@@ -102,9 +104,19 @@ async function memoryOnly(outDir: string): Promise<number> {
   return 0;
 }
 
+/** This machine's CPU calibration (the reference workload, a few seconds), said on the console. */
+function calibrationSaid(): CpuCalibration {
+  const c = measureCpuCalibration();
+  const r = c.lambdaMsPerBenchMs;
+  say(
+    `CPU calibration: reference workload ${c.referenceMs.toFixed(0)} ms (the reference core: ${c.pinnedReferenceMs} ms, Node ${c.pinnedNode}); Lambda arm64 ms a measured ms ${r.low.toFixed(2)} / ${r.middle.toFixed(2)} / ${r.top.toFixed(2)}, priced at the ${c.pricedAt}`,
+  );
+  return c;
+}
+
 /** The lifecycle steps: what lifecycle events add to the typical club, and the big club's hour. */
-async function measureLifecycleSteps(plan: BenchPlan, deployment: DeploymentSettings) {
-  const lifecycle = await measureLifecycle(plan, deployment);
+async function measureLifecycleSteps(plan: BenchPlan, deployment: DeploymentSettings, lambdaCpu: number) {
+  const lifecycle = await measureLifecycle(plan, deployment, lambdaCpu);
   const lifecycleBigClub = await measureLifecycleBigClub(plan.lifecycleBigClub, deployment);
   return { lifecycle, lifecycleBigClub };
 }
@@ -114,7 +126,8 @@ async function runOnly(plan: BenchPlan, outDir: string): Promise<number> {
   const file = join(outDir, 'benchmarks.json');
   const before = JSON.parse(await readFile(file, 'utf8')) as BenchResults;
   const deployment = readDeploymentSettings('prod');
-  const steps = await measureLifecycleSteps(plan, deployment);
+  const calibration = calibrationSaid();
+  const steps = await measureLifecycleSteps(plan, deployment, lambdaMsPerBenchMs(calibration));
   const stepsSec = elapsedMs() / 1000;
   const m = machineInfo();
   const again = { steps: 'lifecycle', date: m.date, commit: m.commit, seconds: stepsSec };
@@ -154,12 +167,14 @@ async function main(): Promise<number> {
   say(
     `deployment (lib/, prod): poll ${deployment.poll.memoryMb} MB ${deployment.poll.architecture}, dispatch ${deployment.dispatch.memoryMb} MB, every ${deployment.scheduleRateMinutes} min, batch ${deployment.pollBatchSize}, max concurrency ${deployment.pollMaxConcurrency}`,
   );
+  const calibration = calibrationSaid();
   const engine = await measureEngine(plan, flags['cpu-prof'] ? join(ROOT, 'bench', 'profiles') : undefined);
   const typical = await measureTypicalClub(plan, deployment);
-  const { lifecycle, lifecycleBigClub } = await measureLifecycleSteps(plan, deployment);
+  const lambdaCpu = lambdaMsPerBenchMs(calibration);
+  const { lifecycle, lifecycleBigClub } = await measureLifecycleSteps(plan, deployment, lambdaCpu);
   const units = await measureUnits(plan, deployment);
   const scale = await measureScale(plan, deployment, typical);
-  const cost = measureCosts(plan, deployment, typical, scale.dispatchMemory);
+  const cost = measureCosts(plan, deployment, typical, scale.dispatchMemory, undefined, calibration);
   const atScale = await measureFleetAtScale(plan, typical, cost, scale.fleet);
   const invocationMemory = await measureInvocationMemory(plan, deployment);
   const webhooks = await measureWebhooks(plan, deployment, median(typical.runs.map((r) => r.perDay.events)));
@@ -169,6 +184,7 @@ async function main(): Promise<number> {
     durationSec: elapsedMs() / 1000,
     plan,
     machine,
+    ...(cost.cpuCalibration ? { cpuCalibration: cost.cpuCalibration } : {}),
     deployment,
     throughput: engine.throughput,
     backfill: engine.backfill,

@@ -124,7 +124,7 @@ function durationModel(r: BenchResults): string {
 of a batch are polled side by side on one event loop: their waits on the network overlap, their CPU
 does not (it shares the function's fraction of a vCPU, ${d.poll.memoryMb} MB of 1,769). So invocations are
 simulated (bench/lambda-batches.ts): ${d.pollBatchSize} polls drawn from a seeded sample of the measured ones,
-each its on-CPU time (median ${sig(m.poll.cpuMsMedian)} ms on a whole core) stretched by that fraction, in
+each its on-CPU time (median ${sig(m.poll.cpuMsMedian)} ms on a whole core${r.cpuCalibration ? ` here, × ${sig(r.cpuCalibration.lambdaMsPerBenchMs[r.cpuCalibration.pricedAt])} as Lambda arm64's at the ${r.cpuCalibration.pricedAt} of the CPU calibration` : ''}) stretched by that fraction, in
 bursts between its waits, ${LATENCY_ASSUMPTIONS_MS.gymApiRequest} ms per gym API request on the critical path (an API in another
 region or cloud), ${LATENCY_ASSUMPTIONS_MS.dynamoRequest} ms per DynamoDB request, ${LATENCY_ASSUMPTIONS_MS.putEventsRequest} ms per PutEvents (stated assumptions: the
 sandbox and the in-memory store answer in microseconds); the bursts of all clubs share the loop. An

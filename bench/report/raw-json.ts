@@ -56,6 +56,8 @@ export function rawJson(r: BenchResults): string {
       lateChanges: h.lateChangeN,
     },
     quota: { basicShare: h.quotaShare },
+    // How the bench machine's CPU maps to Lambda arm64, and the range of the Lambda lines (issue 37).
+    ...(r.cpuCalibration ? { cpuCalibration: r.cpuCalibration } : {}),
     ...memoryKeys(r),
     ...(r.lifecycle
       ? {

@@ -1,6 +1,7 @@
 /** What one bench run measured: everything the report, the charts and docs/benchmarks.json are made from. */
 import type { BackfillRun, FetchLoopRun } from '../backfill';
 import type { ClubCost } from '../cost';
+import type { CpuCalibration } from '../cpu-calibration';
 import type { DeploymentSettings } from '../deployment';
 import type { InvocationMemory } from '../invocation-memory';
 import type { LifecycleBigClubFigures } from '../lifecycle-big-club';
@@ -21,6 +22,12 @@ export interface BenchResults {
   readonly durationSec: number;
   readonly plan: BenchPlan;
   readonly machine: MachineInfo;
+  /**
+   * How a CPU ms measured on this machine maps to Lambda arm64 (cpu-calibration.ts), the bound the
+   * Lambda lines were priced at, and the range of those lines and of the total (absent before it:
+   * such reports priced the bench machine's CPU as Lambda's).
+   */
+  readonly cpuCalibration?: CpuCalibration;
   readonly deployment: DeploymentSettings;
   readonly throughput: { memory: ThroughputRun[]; dynalite: ThroughputRun[]; sdk: PublishSdkRun[] };
   readonly backfill: {

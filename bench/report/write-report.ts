@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { backfillSection } from './backfill-section';
 import { costChart, freshnessChart, rowsChart } from './charts';
 import { costSection } from './cost-section';
+import { cpuCalibrationMethod, cpuCalibrationSection } from './cpu-calibration-section';
 import { efficiencySection } from './efficiency-section';
 import { fastLaneSection } from './fast-lane-section';
 import { secs } from './format';
@@ -83,6 +84,7 @@ ${backfillSection(r)}
 ${efficiencySection(r)}
 ${freshnessSection(r)}
 ${costSection(r)}
+${cpuCalibrationSection(r)}
 ${fastLaneSection(r)}
 ${unitsSection(r)}
 ${lifecycleSection(r)}
@@ -107,6 +109,15 @@ function methodSection(r: BenchResults): string {
   counted per call as AWS documents them (bench/dynamo-units.ts), not measured on AWS.
 - Lambda durations need network latencies the bench cannot measure locally: the model and its
   sensitivity are in section 5.
+${cpuMethodBullet(r)}
 - Reproduce: \`npm run bench\` (about ${Math.ceil(r.durationSec / 60)} minutes here); \`npm run bench -- --quick\` for a smoke run; \`npm run bench -- --only lifecycle\` measures the lifecycle steps alone (about 5 minutes) into the report that is there.
 `;
+}
+
+/** The Method section's bullet on how the bench machine's CPU is priced as Lambda's. */
+function cpuMethodBullet(r: BenchResults): string {
+  if (!r.cpuCalibration) {
+    return "- CPU: the Lambda lines price the bench machine's CPU as Lambda's (this report predates the CPU calibration).";
+  }
+  return `- CPU: ${cpuCalibrationMethod(r.cpuCalibration).replace(/\n/g, '\n  ')}`;
 }

@@ -7,6 +7,7 @@
 
 import { type ClubCost, clubCost, type DispatchShare } from '../cost';
 import { COST_FLEET_CLUBS } from '../cost-model';
+import { type BOUNDS, type CpuCalibration, lambdaMsPerBenchMs } from '../cpu-calibration';
 import { type DeploymentSettings, readDeploymentSettings } from '../deployment';
 import type { BenchPlan } from '../plan';
 import type { BenchResults, FleetSizeSettings } from '../report/results';
@@ -23,6 +24,8 @@ export type SettingsForFleet = (clubs: number) => DeploymentSettings;
 
 export interface CostFigures {
   readonly costs: BenchResults['cost'];
+  /** The calibration the Lambda lines were priced with, and what they and the total are at each bound. */
+  readonly cpuCalibration?: CpuCalibration;
   /** The run the cost lines come from. */
   readonly costRun: TypicalClubRun;
 }
@@ -37,9 +40,29 @@ function fleetSizeSettings(d: DeploymentSettings): FleetSizeSettings {
   };
 }
 
+/** The Lambda compute lines (poll, fast lane, dispatcher): those the CPU calibration moves. */
+export const LAMBDA_COMPUTE_LINES = ['lambdaPollCompute', 'lambdaFastLaneCompute', 'lambdaDispatch'];
+
+/** What the Lambda compute lines and everything billed come to at each bound of the calibration. */
+export function costAtBounds(
+  calibration: CpuCalibration,
+  costAt: (lambdaMsPerBenchMs: number) => ClubCost,
+): NonNullable<CpuCalibration['costAt']> {
+  const at = (bound: (typeof BOUNDS)[number]) => {
+    const cost = costAt(calibration.lambdaMsPerBenchMs[bound]);
+    const lambdaUsd = cost.lines
+      .filter((l) => LAMBDA_COMPUTE_LINES.includes(l.key))
+      .reduce((a, l) => a + l.usd, 0);
+    return { lambdaUsd, totalUsd: cost.total };
+  };
+  return { low: at('low'), middle: at('middle'), top: at('top') };
+}
+
 /**
  * `deployment` is the stage's own template (its clubs: prod's 1,000, COST_FLEET_CLUBS); the fleet
  * sizes are priced with `settingsFor(clubs)`, by default the same stage synthesized with `clubs`.
+ * The Lambda lines are priced at `calibration`'s bound (its top; none: the bench machine's CPU as
+ * Lambda's, as reports before it did).
  */
 export function measureCosts(
   plan: BenchPlan,
@@ -47,6 +70,7 @@ export function measureCosts(
   typical: TypicalClubFigures,
   dispatchMemory: readonly DispatchRun[],
   settingsFor: SettingsForFleet = (clubs) => readDeploymentSettings(deployment.stage, { clubs }),
+  calibration?: CpuCalibration,
 ): CostFigures {
   const dispatchShare: DispatchShare = {
     cpuMsPerClub: median(dispatchMemory.map((r) => r.cpuMs)) / plan.dispatchClubs,
@@ -55,15 +79,12 @@ export function measureCosts(
   };
   const costFor = (
     run: TypicalClubRun,
-    options: { apiMs?: number; clubs?: number; settings?: DeploymentSettings } = {},
+    options: { apiMs?: number; clubs?: number; settings?: DeploymentSettings; cpu?: number } = {},
   ): ClubCost =>
-    clubCost(
-      run.monthly,
-      options.settings ?? deployment,
-      dispatchShare,
-      options.clubs ?? COST_FLEET_CLUBS,
-      options.apiMs === undefined ? {} : { gymApiRequest: options.apiMs },
-    );
+    clubCost(run.monthly, options.settings ?? deployment, dispatchShare, options.clubs ?? COST_FLEET_CLUBS, {
+      lambdaMsPerBenchMs: options.cpu ?? lambdaMsPerBenchMs(calibration),
+      ...(options.apiMs === undefined ? {} : { gymApiRequest: options.apiMs }),
+    });
   const costRun = medianRun(typical.runs, (r) => costFor(r).total);
   const byFleet = FLEET_SIZES.map((clubs) => {
     const settings = settingsFor(clubs);
@@ -85,5 +106,9 @@ export function measureCosts(
     perRun: typical.runs.map((r) => ({ seed: r.seed, total: costFor(r).total })),
     seed: costRun.seed,
   };
-  return { costs, costRun };
+  const cpuCalibration = calibration && {
+    ...calibration,
+    costAt: costAtBounds(calibration, (cpu) => costFor(costRun, { cpu })),
+  };
+  return { costs, costRun, ...(cpuCalibration ? { cpuCalibration } : {}) };
 }

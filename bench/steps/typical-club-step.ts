@@ -75,7 +75,12 @@ function simulationOptions(plan: BenchPlan, deployment: DeploymentSettings, seed
 }
 
 /** Lifecycle events' share of the typical club's month: the same club with them on and off. */
-export async function measureLifecycle(plan: BenchPlan, deployment: DeploymentSettings) {
+export async function measureLifecycle(
+  plan: BenchPlan,
+  deployment: DeploymentSettings,
+  /** Lambda arm64 ms per CPU ms measured here (cpu-calibration.ts), the bound the report prices at. */
+  lambdaMsPerBenchMs = 1,
+) {
   const seed = plan.simSeeds[0]!;
   const figures = await measureLifecycleCost(
     {
@@ -84,6 +89,8 @@ export async function measureLifecycle(plan: BenchPlan, deployment: DeploymentSe
       stepMs: deployment.scheduleRateMinutes * MINUTE_MS,
     },
     deployment,
+    undefined,
+    lambdaMsPerBenchMs,
   );
   say(
     `lifecycle events, seed ${seed}: ${figures.evaluations} evaluations in ${plan.lifecycleDays} days, ${figures.msPerEvaluation.toFixed(0)} ms each, +${figures.added.apiRequests} API requests, +$${figures.usd.total.toFixed(4)} a club-month (bound $${figures.usd.totalBound.toFixed(4)})`,
