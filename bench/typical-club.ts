@@ -187,11 +187,14 @@ function freshnessFigures(
   };
 }
 
-/** The fast lane's probes a month, and those that found a visit and opened a session (a second request). */
+/**
+ * The fast lane's probes a month, and those that found rows and opened a session (a store request
+ * past the probe's one read of the club state item: the session's lease).
+ */
 function laneCounts(sim: ClubSimulationResult, days: number): TypicalClubRun['lane'] {
   const probes = sim.polls.filter((p) => p.lane === 'fast');
   const scale = MONTH_DAYS / days;
-  return { probes: probes.length * scale, sessions: probes.filter((p) => p.requests > 1).length * scale };
+  return { probes: probes.length * scale, sessions: probes.filter((p) => p.storeRequests > 1).length * scale };
 }
 
 /** What a measured poll gives the Lambda model (lambda-batches.ts). */
