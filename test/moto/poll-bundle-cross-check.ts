@@ -6,10 +6,13 @@
  * Reads cdk.out/GymBridge-prod.template.json, imports the poll function's bundle (the asset the
  * template names) with exactly the environment the template gives it (the table, bus and secret
  * prefix resolved to moto's), registers a sandbox club in moto's DynamoDB and Secrets Manager, and
- * invokes the handler with SQS events as the event source would: a baseline, then three hours of
- * the sandbox later. The events reach a queue through a rule on moto's bus. Checks: the second
- * poll's events arrive, no batch item fails, and the seen digests of the long windows are stored.
- * Not part of `npm test` (it needs moto_server).
+ * invokes the handler with SQS events as the event source would: a baseline, then an hour of
+ * the sandbox later, then a minute's poll that pays for fast-lane probes and a probe message (a
+ * group of one, `lane: 'fast'`) 15 s after it. The events reach a queue through a rule on moto's bus.
+ * Checks: the second poll's events arrive, no batch item fails, the seen digests of the long
+ * windows are stored, the minute's poll marks the visits cursor paid, and the probe publishes the
+ * visits that came in its 15 s with no request of its session's own. Not part of `npm test` (it
+ * needs moto_server).
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,7 +21,12 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateEventBusCommand, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+} from '@aws-sdk/client-sqs';
 import { readClubsFile } from '../../lambdas/clubs/clubs-file';
 import { DynamoDbClubRegistry } from '../../lambdas/clubs/dynamodb-club-registry';
 import { decodeSeenDigest } from '../../lambdas/engine/scan/seen-digest';
@@ -78,13 +86,14 @@ try {
     secretName,
   } as never);
 
-  // The first poll's message is one club's (as releases before groups sent it), the second a
+  // The first poll's message is one club's (as releases before groups sent it), the others a
   // group's (POLL_CLUBS_PER_MESSAGE > 1): the deployed handler reads both.
-  const invoke = async (n: number) => {
+  const invoke = async (n: number, more: Record<string, unknown> = {}) => {
     const message = {
       clubId: 'club-1',
-      sources: record.sources ?? DEFAULT_SOURCES,
+      sources: more.lane ? ['visits'] : (record.sources ?? DEFAULT_SOURCES),
       dispatchedAt: new Date().toISOString(),
+      ...more,
     };
     const body = JSON.stringify(n === 1 ? message : { polls: [message] });
     const event = {
@@ -109,21 +118,31 @@ try {
   };
   const first = await invoke(1);
   assert.deepEqual(first?.batchItemFailures ?? [], [], 'the baseline poll fails no item');
-  sandbox.advance(3 * 3_600_000);
+  sandbox.advance(3_600_000);
   const second = await invoke(2);
   assert.deepEqual(second?.batchItemFailures ?? [], [], 'the second poll fails no item');
 
-  const types = new Map<string, number>();
-  for (let round = 0; round < 60; round++) {
-    const got = await moto.sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
-    );
-    if (!got.Messages?.length) break;
-    for (const m of got.Messages) {
-      const type = (JSON.parse(m.Body!) as { 'detail-type': string })['detail-type'];
-      types.set(type, (types.get(type) ?? 0) + 1);
+  const drain = async () => {
+    const types = new Map<string, number>();
+    for (let round = 0; round < 60; round++) {
+      const got = await moto.sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+      );
+      if (!got.Messages?.length) break;
+      for (const m of got.Messages) {
+        const type = (JSON.parse(m.Body!) as { 'detail-type': string })['detail-type'];
+        types.set(type, (types.get(type) ?? 0) + 1);
+      }
+      await moto.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: got.Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+        }),
+      );
     }
-  }
+    return types;
+  };
+  const types = await drain();
   const total = [...types.values()].reduce((a, b) => a + b, 0);
   assert.ok(total > 0, 'the second poll published events through the bus');
 
@@ -135,6 +154,37 @@ try {
     assert.ok(buckets && buckets.length > 0, `the ${source} seen digest is stored`);
     digests.push(`${source} ${buckets.length} buckets`);
   }
+
+  // The fast lane: a minute's poll that pays for three probes, then a probe 15 s later (the
+  // sandbox's visits of those 15 s, past the tail's count, published by the probe's session).
+  // A minute's poll first: the second (three hours of events) may leave visits' scan to finish,
+  // and a probe asks only past a whole tail's count.
+  sandbox.advance(60_000);
+  assert.deepEqual((await invoke(3))?.batchItemFailures ?? [], [], 'a minute poll fails no item');
+  sandbox.advance(60_000);
+  const minute = await invoke(4, {
+    probes: { count: 3, until: new Date(Date.now() + 60_000).toISOString() },
+  });
+  assert.deepEqual(minute?.batchItemFailures ?? [], [], 'the minute poll fails no item');
+  const visits = async () => (await store.view('club-1').listCursors()).find((c) => c.source === 'visits')!;
+  const paid = await visits();
+  assert.ok((paid.stats?.fastLanePaidUntilMs ?? 0) > Date.now(), 'the minute poll marks its probes paid');
+  await drain();
+  const seq = sandbox.journal.lastSeq;
+  // 15 s at a time until a visit comes (the sandbox's clock; the paid mark is in real time).
+  const cameSince = () => sandbox.journal.entries(seq).filter((e) => e.kind === 'visit').length;
+  for (let i = 0; i < 20 && cameSince() === 0; i++) sandbox.advance(15_000);
+  const came = cameSince();
+  assert.ok(came > 0, 'visits came for the probe');
+  const used = sandbox.requestCounts('club-1').used;
+  const probe = await invoke(5, { lane: 'fast' });
+  assert.deepEqual(probe?.batchItemFailures ?? [], [], 'the probe fails no item');
+  assert.equal(sandbox.requestCounts('club-1').used - used, 1, 'a probe is one request, its session none');
+  const laneTypes = await drain();
+  assert.equal(laneTypes.get('Member Visit Recorded') ?? 0, came, 'the probe publishes the visits that came');
+  const counted = (await visits()).stats?.probeRows ?? 0;
+  assert.equal(counted, (paid.stats?.probeRows ?? 0) + came, "the tail's count moves past the probe's rows");
+  digests.push(`fast lane: ${came} visit(s) published by the probe`);
   console.log(
     `poll bundle on moto: ${total} events through the bus (${[...types].map(([t, n]) => `${t} ${n}`).join(', ')}); seen digests: ${digests.join(', ')}: ok`,
   );
