@@ -23,6 +23,7 @@
  */
 import { logger } from '../../common/logger';
 import type { ClubContext, SourceDefinition } from '../../sources/source';
+import { needsFreshReads } from '../../state/fresh-reads';
 import type { Cursor } from '../../state/store';
 import { cursorWithBackfillRequest } from '../cursor/cursor-life';
 import { checkBackfillStart, upgradeCursor } from '../scan/plan';
@@ -92,7 +93,9 @@ class SourcePoll {
     if (probed.report) return probed.report;
     cursor = probed.cursor;
     const tailFrom = tailFromMs(cursor, this.source, this.ctx);
-    const regular = new SourceScan(this.deps, this.ctx, this.source, this.options, 'regular', cursor);
+    // Both lanes read as the poll began: the regular lane may clear the mark the backfill needs.
+    const fresh = needsFreshReads(cursor);
+    const regular = new SourceScan(this.deps, this.ctx, this.source, this.options, 'regular', cursor, fresh);
     const r = await regular.run();
     cursor = await this.#keepTailCount(regular, r, tailFrom);
     if (backfillFrom === undefined) return r;
@@ -100,7 +103,15 @@ class SourcePoll {
     // poll would be a silent baseline after it, and whatever changed in between would be lost.
     let b: SourceReport | undefined;
     if (cursor.backfillFrom !== undefined && cursor.baselineDone && !regular.outOfTime()) {
-      const backfill = new SourceScan(this.deps, this.ctx, this.source, this.options, 'backfill', cursor);
+      const backfill = new SourceScan(
+        this.deps,
+        this.ctx,
+        this.source,
+        this.options,
+        'backfill',
+        cursor,
+        fresh,
+      );
       b = await backfill.run();
       cursor = backfill.cursor;
     }

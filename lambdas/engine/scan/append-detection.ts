@@ -32,6 +32,7 @@ import {
   vouchedHours,
 } from './seen-digest';
 import { SeenWindow, seenTag } from './seen-window';
+import { SourceReads } from './source-reads';
 
 /** Rows a digest scan holds before it detects them (a few MB at most: a sweep is flushed in parts). */
 export const DIGEST_BUFFER_ROWS = 5_000;
@@ -69,8 +70,10 @@ export class AppendDetection implements Detection {
     private readonly source: AppendSource,
     private readonly startMs: number,
     private readonly publish: PublishPage,
+    /** How the seen set and digest are read, and the mark a write leaves (source-reads.ts). */
+    private readonly reads: SourceReads = new SourceReads(false),
   ) {
-    this.#seen = new SeenWindow(store, source.name, startMs);
+    this.#seen = new SeenWindow(store, source.name, startMs, reads.consistent);
   }
 
   /**
@@ -122,6 +125,7 @@ export class AppendDetection implements Detection {
     if (scan.stored && Buffer.from(scan.stored.bytes).equals(bytes)) return;
     try {
       const expiresAt = Math.ceil((this.startMs + window + SEEN_MARGIN_MS) / 1000);
+      await this.reads.beforeWrite();
       await this.store.putSeenDigest(this.source.name, bytes, expiresAt);
       scan.stored = { bytes, buckets };
     } catch (err) {
@@ -138,7 +142,7 @@ export class AppendDetection implements Detection {
     if (!scan.read) {
       scan.read = true;
       try {
-        const bytes = await this.store.getSeenDigest(this.source.name, this.#nowSec());
+        const bytes = await this.store.getSeenDigest(this.source.name, this.#nowSec(), this.reads.options);
         const buckets = bytes && decodeSeenDigest(bytes);
         if (bytes && buckets) scan.stored = { bytes, buckets };
         else if (bytes) {
@@ -274,6 +278,7 @@ export class AppendDetection implements Detection {
       this.#seen.add(key, tag);
     }
     for (const key of untimed) this.#seen.add(key);
+    if (timed.length > 0 || untimed.length > 0) await this.reads.beforeWrite();
     if (timed.length > 0) {
       const notes = notesOfSeenAt(this.source.name, timed);
       if (notes) this.store.noteLifecycle(notes);

@@ -39,6 +39,8 @@ export class SeenWindow {
     private readonly store: ClubSeen,
     private readonly source: SourceName,
     private readonly startMs: number,
+    /** Strongly consistent reads (the previous poll wrote: source-reads.ts), else eventually. */
+    private readonly consistent = false,
   ) {}
 
   /**
@@ -46,8 +48,9 @@ export class SeenWindow {
    * time-ordered seen set: the scan loads every seen key from the earliest record time it has met
    * onwards, one Query per extension (pages come in time order, so a scan reads its window's keys
    * once, about 40 keys per half read unit), instead of one read per key. Keys of records without
-   * a time use the per-key set. Eventually consistent (half the read units): a key written moments
-   * ago and read as unseen only re-publishes its events with the same eventIds; it never loses one.
+   * a time use the per-key set. Eventually consistent (half the read units) unless the previous
+   * poll wrote (source-reads.ts): a key written moments ago by this poll and read as unseen only
+   * re-publishes its events with the same eventIds; it never loses one.
    */
   async seenAmong(
     keys: readonly string[],
@@ -64,7 +67,7 @@ export class SeenWindow {
     const seen = new Set(keys.filter((k) => this.#loaded.has(k)));
     if (untimed.length > 0) {
       const found = await this.store.filterSeen(this.source, untimed, this.#nowSec(), {
-        consistentRead: false,
+        consistentRead: this.consistent,
       });
       for (const key of found) seen.add(key);
     }
@@ -102,7 +105,7 @@ export class SeenWindow {
     for (const key of unvouched) if (this.#loaded.has(key)) seen.add(key);
     if (untimed.length > 0) {
       const found = await this.store.filterSeen(this.source, untimed, this.#nowSec(), {
-        consistentRead: false,
+        consistentRead: this.consistent,
       });
       for (const key of found) seen.add(key);
     }
@@ -140,7 +143,7 @@ export class SeenWindow {
       const fromAt = new Date(missing[i]! * HOUR_MS).toISOString();
       const toAt = new Date((missing[j]! + 1) * HOUR_MS).toISOString();
       const more = await this.store.seenEntriesSince(this.source, fromAt, this.#nowSec(), {
-        consistentRead: false,
+        consistentRead: this.consistent,
         toAt,
       });
       for (const entry of more) {
@@ -155,7 +158,7 @@ export class SeenWindow {
   async #loadFrom(earliest: string): Promise<void> {
     if (this.#seenFrom !== undefined && earliest >= this.#seenFrom) return;
     const more = await this.store.seenEntriesSince(this.source, earliest, this.#nowSec(), {
-      consistentRead: false,
+      consistentRead: this.consistent,
       ...(this.#seenFrom === undefined ? {} : { toAt: this.#seenFrom }),
     });
     for (const entry of more) {

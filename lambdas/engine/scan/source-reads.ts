@@ -1,0 +1,41 @@
+/**
+ * How one poll of a source reads what decides "already published?" (its seen set and seen digest)
+ * and "what changed?" (its snapshots), and what it leaves the next poll (state/fresh-reads.ts).
+ *
+ * Reads are eventually consistent (half the read units) unless the source's cursor carries the
+ * fresh-read mark: its previous poll wrote, or a poll stopped before its closing write. Polls of
+ * a club can be 15 s apart (the fast lane), and a read that missed the previous poll's seen entries
+ * or snapshots would publish a baseline record as new, or a transition from a state already left.
+ *
+ * The scan's first write of seen entries, a digest or snapshots first marks its cursor (in the
+ * club session's memory: it goes out with the cursor, in the closing write or a checkpoint, and a
+ * failure recorded on the cursor keeps it), so whatever ends the poll the mark is in the state it
+ * commits; a poll that stops before any commit is an unclean stop, which marks every source.
+ */
+export class SourceReads {
+  #wrote = false;
+
+  constructor(
+    /** Read strongly consistent (a whole read unit per 4 KB instead of half). */
+    readonly consistent: boolean,
+    /** Marks the source's cursor: its next poll reads fresh. */
+    private readonly mark: () => Promise<void> = async () => {},
+  ) {}
+
+  /** Whether this poll wrote seen entries, a seen digest or snapshots of the source. */
+  get wrote(): boolean {
+    return this.#wrote;
+  }
+
+  /** Before a write of seen entries, a seen digest or snapshots: the cursor is marked first. */
+  async beforeWrite(): Promise<void> {
+    if (this.#wrote) return;
+    this.#wrote = true;
+    await this.mark();
+  }
+
+  /** The options of a read the next poll's freshness depends on. */
+  get options(): { readonly consistentRead: boolean } {
+    return { consistentRead: this.consistent };
+  }
+}
