@@ -73,7 +73,7 @@ export class AppendDetection implements Detection {
     /** How the seen set and digest are read, and the mark a write leaves (source-reads.ts). */
     private readonly reads: SourceReads = new SourceReads(false),
   ) {
-    this.#seen = new SeenWindow(store, source.name, startMs, reads.consistent);
+    this.#seen = new SeenWindow(store, source.name, startMs, reads);
   }
 
   /**
@@ -123,9 +123,10 @@ export class AppendDetection implements Detection {
     if (buckets.length === 0) return;
     const bytes = encodeSeenDigest(buckets);
     if (scan.stored && Buffer.from(scan.stored.bytes).equals(bytes)) return;
+    // The cursor's mark first, outside the try: its failure is the cursor's, as any other.
+    await this.reads.beforeWrite();
     try {
       const expiresAt = Math.ceil((this.startMs + window + SEEN_MARGIN_MS) / 1000);
-      await this.reads.beforeWrite();
       await this.store.putSeenDigest(this.source.name, bytes, expiresAt);
       scan.stored = { bytes, buckets };
     } catch (err) {
@@ -142,7 +143,11 @@ export class AppendDetection implements Detection {
     if (!scan.read) {
       scan.read = true;
       try {
-        const bytes = await this.store.getSeenDigest(this.source.name, this.#nowSec(), this.reads.options);
+        const bytes = await this.store.getSeenDigest(
+          this.source.name,
+          this.#nowSec(),
+          this.reads.readOptions(),
+        );
         const buckets = bytes && decodeSeenDigest(bytes);
         if (bytes && buckets) scan.stored = { bytes, buckets };
         else if (bytes) {

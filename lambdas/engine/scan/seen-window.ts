@@ -8,6 +8,7 @@ import { HOUR_MS } from '../../common/time-units';
 import type { ClubSeen } from '../../state/state-store';
 import { fingerprint } from './fingerprint';
 import { hourOf } from './seen-digest';
+import { SourceReads } from './source-reads';
 
 /** Seen-entry groups are stored hashed (no payment ids in the table), this long. */
 const SEEN_GROUP_CHARS = 16;
@@ -39,8 +40,8 @@ export class SeenWindow {
     private readonly store: ClubSeen,
     private readonly source: SourceName,
     private readonly startMs: number,
-    /** Strongly consistent reads (the previous poll wrote: source-reads.ts), else eventually. */
-    private readonly consistent = false,
+    /** How the seen set is read (strongly consistent after a write: source-reads.ts). */
+    private readonly reads: SourceReads = new SourceReads(false),
   ) {}
 
   /**
@@ -67,7 +68,7 @@ export class SeenWindow {
     const seen = new Set(keys.filter((k) => this.#loaded.has(k)));
     if (untimed.length > 0) {
       const found = await this.store.filterSeen(this.source, untimed, this.#nowSec(), {
-        consistentRead: this.consistent,
+        ...this.reads.readOptions(),
       });
       for (const key of found) seen.add(key);
     }
@@ -105,7 +106,7 @@ export class SeenWindow {
     for (const key of unvouched) if (this.#loaded.has(key)) seen.add(key);
     if (untimed.length > 0) {
       const found = await this.store.filterSeen(this.source, untimed, this.#nowSec(), {
-        consistentRead: this.consistent,
+        ...this.reads.readOptions(),
       });
       for (const key of found) seen.add(key);
     }
@@ -143,7 +144,7 @@ export class SeenWindow {
       const fromAt = new Date(missing[i]! * HOUR_MS).toISOString();
       const toAt = new Date((missing[j]! + 1) * HOUR_MS).toISOString();
       const more = await this.store.seenEntriesSince(this.source, fromAt, this.#nowSec(), {
-        consistentRead: this.consistent,
+        ...this.reads.readOptions(),
         toAt,
       });
       for (const entry of more) {
@@ -158,7 +159,7 @@ export class SeenWindow {
   async #loadFrom(earliest: string): Promise<void> {
     if (this.#seenFrom !== undefined && earliest >= this.#seenFrom) return;
     const more = await this.store.seenEntriesSince(this.source, earliest, this.#nowSec(), {
-      consistentRead: this.consistent,
+      ...this.reads.readOptions(),
       ...(this.#seenFrom === undefined ? {} : { toAt: this.#seenFrom }),
     });
     for (const entry of more) {

@@ -13,6 +13,7 @@
  * commits; a poll that stops before any commit is an unclean stop, which marks every source.
  */
 export class SourceReads {
+  #read = false;
   #wrote = false;
 
   constructor(
@@ -22,20 +23,34 @@ export class SourceReads {
     private readonly mark: () => Promise<void> = async () => {},
   ) {}
 
+  /** Whether this poll read the source's seen set, digest or snapshots. */
+  get read(): boolean {
+    return this.#read;
+  }
+
   /** Whether this poll wrote seen entries, a seen digest or snapshots of the source. */
   get wrote(): boolean {
     return this.#wrote;
   }
 
+  /**
+   * Whether the poll leaves the next one free to read eventually consistent: it read (fresh, when
+   * asked to) and wrote nothing. A poll that read nothing keeps a mark it found.
+   */
+  get clean(): boolean {
+    return this.#read && !this.#wrote;
+  }
+
+  /** The options of a read of the seen set, digest or snapshots (noted as read). */
+  readOptions(): { readonly consistentRead: boolean } {
+    this.#read = true;
+    return { consistentRead: this.consistent };
+  }
+
   /** Before a write of seen entries, a seen digest or snapshots: the cursor is marked first. */
   async beforeWrite(): Promise<void> {
     if (this.#wrote) return;
-    this.#wrote = true;
     await this.mark();
-  }
-
-  /** The options of a read the next poll's freshness depends on. */
-  get options(): { readonly consistentRead: boolean } {
-    return { consistentRead: this.consistent };
+    this.#wrote = true;
   }
 }

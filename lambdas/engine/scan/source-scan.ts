@@ -295,8 +295,9 @@ export class SourceScan {
     };
     if (this.lane === 'regular') {
       const after = cursorAfterRegularScan(this.#cursor, result, this.source, this.ctx, this.#startMs);
-      // A scan that wrote nothing leaves nothing the next poll must read fresh (its reads were).
-      const next = this.#reads.wrote ? after : withoutFreshReads(after);
+      // A scan that read (fresh, if marked) and wrote nothing leaves the next poll free to read
+      // eventually consistent; one that read nothing keeps a mark it found.
+      const next = this.#reads.clean ? withoutFreshReads(after) : after;
       const marks = outcome === 'completed' ? this.#rowMarks?.stored() : undefined;
       this.#cursor = await this.deps.store.putCursor(marks ? { ...next, committedRows: marks } : next);
       return;

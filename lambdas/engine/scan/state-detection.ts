@@ -94,7 +94,7 @@ export class StateDetection implements Detection {
     const previous =
       toRead.length === 0
         ? new Map<string, Snapshot>()
-        : await this.store.getSnapshots(this.source.snapshotKind, toRead, this.reads.options);
+        : await this.store.getSnapshots(this.source.snapshotKind, toRead, this.reads.readOptions());
     for (const id of toRead) {
       const written = this.#written.get(id);
       if (written) previous.set(id, written);
