@@ -23,12 +23,12 @@
  */
 import { logger } from '../../common/logger';
 import type { ClubContext, SourceDefinition } from '../../sources/source';
-import { needsFreshReads } from '../../state/fresh-reads';
 import type { Cursor } from '../../state/store';
 import { cursorWithBackfillRequest } from '../cursor/cursor-life';
 import { checkBackfillStart, upgradeCursor } from '../scan/plan';
 import type { PollSourceDeps, PollSourceOptions, SourceReport } from '../scan/poll-types';
 import { ScanPageReader } from '../scan/scan-pages';
+import { readsFresh } from '../scan/source-reads';
 import { SourceScan } from '../scan/source-scan';
 import {
   cursorAfterProbe,
@@ -94,7 +94,7 @@ class SourcePoll {
     cursor = probed.cursor;
     const tailFrom = tailFromMs(cursor, this.source, this.ctx);
     // Both lanes read as the poll began: the regular lane may clear the mark the backfill needs.
-    const fresh = needsFreshReads(cursor);
+    const fresh = readsFresh(cursor);
     const regular = new SourceScan(this.deps, this.ctx, this.source, this.options, 'regular', cursor, fresh);
     const r = await regular.run();
     cursor = await this.#keepTailCount(regular, r, tailFrom);

@@ -12,6 +12,18 @@
  * failure recorded on the cursor keeps it), so whatever ends the poll the mark is in the state it
  * commits; a poll that stops before any commit is an unclean stop, which marks every source.
  */
+import { needsFreshReads } from '../../state/fresh-reads';
+import type { Cursor } from '../../state/store';
+
+/**
+ * Whether a poll of the cursor's source reads fresh: the mark, or a cursor never committed (its
+ * source's last poll, if it had one, stopped before its close and left no mark: a first baseline
+ * that died, whose next baseline is the one poll that pays).
+ */
+export function readsFresh(cursor: Cursor): boolean {
+  return needsFreshReads(cursor) || cursor.version === 0;
+}
+
 export class SourceReads {
   #read = false;
   #wrote = false;

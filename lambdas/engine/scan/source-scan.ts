@@ -24,7 +24,7 @@ import { isRawRowIdentity, ScanPageReader } from './scan-pages';
 import { ScanProgress } from './scan-progress';
 import { ScanTally } from './scan-tally';
 import type { Attempt, Detection, EngineScan, Lane, SourceOutcome } from './scan-types';
-import { SourceReads } from './source-reads';
+import { readsFresh, SourceReads } from './source-reads';
 import { StateDetection } from './state-detection';
 import { NO_SWEEP_SLOT_REASON, SWEEP_WAIT_MARGIN_MS, sweepSlots } from './sweep-slots';
 
@@ -57,7 +57,7 @@ export class SourceScan {
     private readonly lane: Lane,
     cursor: Cursor,
     /** Read strongly consistent: the source's cursor carried the fresh-read mark when the poll began. */
-    fresh = needsFreshReads(cursor),
+    fresh = readsFresh(cursor),
   ) {
     this.#startMs = ctx.observedAtMs;
     this.#cursor = cursor;
