@@ -67,9 +67,12 @@ export class SeenWindow {
     if (earliest !== undefined) await this.#loadFrom(earliest);
     const seen = new Set(keys.filter((k) => this.#loaded.has(k)));
     if (untimed.length > 0) {
-      const found = await this.store.filterSeen(this.source, untimed, this.#nowSec(), {
-        ...this.reads.readOptions(),
-      });
+      const found = await this.store.filterSeen(
+        this.source,
+        untimed,
+        this.#nowSec(),
+        this.reads.readOptions(),
+      );
       for (const key of found) seen.add(key);
     }
     return seen;
@@ -105,9 +108,12 @@ export class SeenWindow {
     await this.#loadHours([...hours].sort((a, b) => a - b));
     for (const key of unvouched) if (this.#loaded.has(key)) seen.add(key);
     if (untimed.length > 0) {
-      const found = await this.store.filterSeen(this.source, untimed, this.#nowSec(), {
-        ...this.reads.readOptions(),
-      });
+      const found = await this.store.filterSeen(
+        this.source,
+        untimed,
+        this.#nowSec(),
+        this.reads.readOptions(),
+      );
       for (const key of found) seen.add(key);
     }
     return seen;

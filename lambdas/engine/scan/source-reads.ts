@@ -3,7 +3,8 @@
  * and "what changed?" (its snapshots), and what it leaves the next poll (state/fresh-reads.ts).
  *
  * Reads are eventually consistent (half the read units) unless the source's cursor carries the
- * fresh-read mark: its previous poll wrote, or a poll stopped before its closing write. Polls of
+ * fresh-read mark (its previous poll wrote, or a poll stopped before its closing write) or was never
+ * committed (`readsFresh`). Polls of
  * a club can be 15 s apart (the fast lane), and a read that missed the previous poll's seen entries
  * or snapshots would publish a baseline record as new, or a transition from a state already left.
  *

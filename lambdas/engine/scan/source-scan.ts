@@ -56,7 +56,7 @@ export class SourceScan {
     private readonly options: PollSourceOptions,
     private readonly lane: Lane,
     cursor: Cursor,
-    /** Read strongly consistent: the source's cursor carried the fresh-read mark when the poll began. */
+    /** Read strongly consistent: the source's cursor asked for it when the poll began (readsFresh). */
     fresh = readsFresh(cursor),
   ) {
     this.#startMs = ctx.observedAtMs;
