@@ -186,10 +186,11 @@ const RULES: Record<StoreMethod, Rule> = {
     }
     return { write: usage(Math.ceil(packs.length / 25), packs.length, units) };
   },
-  /** One eventually consistent GetItem: half a unit per 4 KB, found or not. */
-  getSeenDigest: (_inner, [clubId, source], digest) => {
+  /** One GetItem: half a unit per 4 KB, found or not, eventually consistent; a whole one strongly. */
+  getSeenDigest: (_inner, [clubId, source, , options], digest) => {
     const bytes = digest ? seenDigestItemBytes(clubId as string, source as string, digest as Uint8Array) : 0;
-    return { read: usage(1, 1, readUnits(bytes) * 0.5) };
+    const share = (options as { consistentRead?: boolean } | undefined)?.consistentRead === true ? 1 : 0.5;
+    return { read: usage(1, 1, readUnits(bytes) * share) };
   },
   putSeenDigest: (_inner, [clubId, source, digest]) => ({
     write: usage(
@@ -198,7 +199,7 @@ const RULES: Record<StoreMethod, Rule> = {
       writeUnits(seenDigestItemBytes(clubId as string, source as string, digest as Uint8Array)),
     ),
   }),
-  /** Eventually consistent: half a unit per 4 KB item, found or not. */
+  /** Half a unit per 4 KB item, found or not, eventually consistent; a whole one strongly. */
   getSnapshots: (_inner, [clubId, kind, ids, options], found) => {
     const unique = new Set(ids as string[]).size;
     const snapshots = found as Map<string, Snapshot>;

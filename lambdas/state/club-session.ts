@@ -8,6 +8,7 @@
  */
 import { type ClubItemBackend, clubStateItemBytes, type StoredClubState, sortCursors } from './club-state';
 import { fitCommittedRows, withoutCommittedRows } from './committed-rows';
+import { withFreshReads } from './fresh-reads';
 import { assertSourceName, MONTH_PATTERN } from './keys';
 import { addNotes, isEmptyNotes, type LifecycleNotes } from './lifecycle-notes';
 import {
@@ -76,9 +77,11 @@ export class ClubSessionImpl implements ClubStateSession {
     this.#version = options.state.version;
     this.#changes = options.dirty ? 1 : 0;
     // A poll that stopped without its closing write may have committed snapshots its cursors'
-    // row marks do not name: they are dropped, in the store too (the close writes them out).
+    // row marks do not name: they are dropped, in the store too (the close writes them out). It
+    // may have written seen entries and snapshots it left no fresh-read mark for: every source
+    // is marked, so its next poll reads them strongly consistent (fresh-reads.ts).
     const cursors = (options.state.cursors ?? []).map((c) =>
-      options.state.uncleanStop ? withoutCommittedRows(c) : c,
+      options.state.uncleanStop ? withFreshReads(withoutCommittedRows(c)) : c,
     );
     if (cursors.some((c, i) => c !== options.state.cursors?.[i])) this.#changes++;
     this.#cursors = new Map(cursors.map((c) => [c.source, c]));

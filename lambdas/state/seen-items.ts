@@ -116,8 +116,15 @@ export class SeenItemStore implements SeenStore {
     await this.table.batchWrite(packSeenAt(pk, entries).map(({ sk, p }) => ({ pk, sk, expiresAt, w, p })));
   }
 
-  async getSeenDigest(clubId: string, source: SourceName, nowSec: number): Promise<Uint8Array | undefined> {
-    const item = await this.table.get(seenDigestKey(clubId, source), { consistent: false });
+  async getSeenDigest(
+    clubId: string,
+    source: SourceName,
+    nowSec: number,
+    options: { readonly consistentRead?: boolean } = {},
+  ): Promise<Uint8Array | undefined> {
+    const item = await this.table.get(seenDigestKey(clubId, source), {
+      consistent: options.consistentRead === true,
+    });
     if (!item || !isUnexpired(item.expiresAt, nowSec)) return undefined;
     return item.d instanceof Uint8Array ? item.d : undefined;
   }

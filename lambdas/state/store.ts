@@ -228,9 +228,15 @@ export interface SeenDigestStore {
   /**
    * The source's seen digest (engine/scan/seen-digest.ts: per-hour and per-day counts and XORs of
    * the seen fingerprints a scan vouched for), undefined when none was put or it expired. Opaque
-   * bytes here. Eventually consistent: a stale digest only vouches for fewer fingerprints.
+   * bytes here. Eventually consistent unless `consistentRead: true` (a whole unit): a stale digest
+   * only vouches for fewer fingerprints.
    */
-  getSeenDigest(clubId: string, source: SourceName, nowSec: number): Promise<Uint8Array | undefined>;
+  getSeenDigest(
+    clubId: string,
+    source: SourceName,
+    nowSec: number,
+    options?: { readonly consistentRead?: boolean },
+  ): Promise<Uint8Array | undefined>;
   /** Replaces the source's seen digest (one PutItem, at most MAX_SEEN_DIGEST_BYTES). */
   putSeenDigest(clubId: string, source: SourceName, digest: Uint8Array, expiresAtSec: number): Promise<void>;
 }

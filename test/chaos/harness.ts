@@ -379,7 +379,12 @@ class ChaosRun {
       piiPolicy: scenario.club.piiPolicy,
     };
     this.#now = () => sandbox.clock.now().getTime();
-    this.#recentWrites = new RecentWrites(scenario.staleAcrossPolls ? 1 : 0);
+    // Reads across polls go stale at their own rate, drawn apart: the faults' dice stay as they were.
+    this.#recentWrites = new RecentWrites(
+      scenario.staleAcrossPolls > 0
+        ? { rate: scenario.staleAcrossPolls, random: mulberry32(scenario.seed ^ 0x165667b1) }
+        : undefined,
+    );
     this.#laneDice = mulberry32(scenario.seed ^ 0x27d4eb2d);
   }
 

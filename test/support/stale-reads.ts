@@ -1,16 +1,21 @@
 /**
  * Eventually consistent reads, where production makes them (snapshots; the seen window's
- * `seenEntriesSince`/`seenSince` and `filterSeen` with `consistentRead: false`), for the chaos suite.
+ * `seenEntriesSince`/`seenSince` and `filterSeen`, and the seen digest, unless the engine asks for
+ * `consistentRead: true`), for the chaos suite.
  *
- * DynamoDB's replication delay is about a second; polls of a club are a minute or more apart. So a
- * stale read can only miss what was written moments ago: what the same poll wrote. Wrapped per
- * poller process, this store remembers the snapshots (with the value before) and the seen keys the
- * process wrote, and with probability `rate`, an eventually consistent read does not see them: a
- * snapshot comes back as it was before the process wrote it, a seen key as unseen. dynalite's own
- * reads are always consistent.
+ * DynamoDB's replication delay is about a second. Wrapped per poller process, this store remembers
+ * the snapshots (with the value before), the seen keys and the seen digests the process wrote, and
+ * with probability `rate` an eventually consistent read does not see them: a snapshot comes back
+ * as it was before the process wrote it, a seen key as unseen, a digest as the one before. With
+ * `across` (RecentWrites), such a read may also miss what the previous poll wrote: a replication
+ * delay past the time between two polls (15 s in the fast lane). A strongly consistent read misses
+ * nothing; dynalite's own reads are always consistent.
  *
- * What the engine may do with a stale read is publish a change again under the same eventId (the
- * poller process records it: `PollerProcess.servedStaleRead`), never lose or invent one.
+ * What the engine may do with a read that missed its own poll's writes is publish a change again
+ * under the same eventId (the poller process records it: `PollerProcess.servedStaleRead`), never
+ * lose or invent one. A read that missed the previous poll's writes may make the engine invent
+ * one (a baseline record announced as new, a transition from a state already left): the engine
+ * reads fresh after a write (engine/scan/source-reads.ts) so that it never meets one.
  */
 import { BridgeStateStore } from '../../lambdas/state/state-store';
 import type {
@@ -26,88 +31,169 @@ import type {
 } from '../../lambdas/state/store';
 import type { PollerProcess } from './fault-injector';
 
+/** What one poller process wrote: the snapshots (with the value before), seen keys and digests. */
+interface PollWrites {
+  readonly snapshotsBefore: Map<string, Snapshot | undefined>;
+  readonly seen: Set<string>;
+  readonly digestsBefore: Map<string, Uint8Array | undefined>;
+}
+
+/** Reads that may miss the previous poll's writes: at `rate`, drawn from `random` (apart from the faults'). */
+export interface AcrossPolls {
+  readonly rate: number;
+  readonly random: () => number;
+}
+
+/** Polls remembered (races aside, one poller process follows another). */
+const REMEMBERED_POLLS = 4;
+
 /**
- * What recent pollers wrote, shared by the stale-read stores of one run: the current poll's writes
- * and, when `previousPolls` > 0, those of the polls before it (a replication delay longer than
- * the minute between two polls: rare, but DynamoDB does not bound it).
+ * What recent pollers wrote, shared by the stale-read stores of one run. A poller process enters
+ * it at its first read or write of the seen set or snapshots (a fast-lane probe that found nothing,
+ * or a poller that lost the race for the lease, is no poll of them). A read may miss what its own
+ * process wrote and, with `across`, what the previous poll wrote: a replication delay longer than
+ * the time between two polls of a club (rare, but DynamoDB does not bound it; the fast lane's polls
+ * are 15 s apart).
  */
 export class RecentWrites {
-  readonly #polls: {
-    snapshotsBefore: Map<string, Snapshot | undefined>;
-    seen: Set<string>;
-    digestsBefore: Map<string, Uint8Array | undefined>;
-  }[] = [];
+  /** Most recent first. */
+  readonly #polls: PollWrites[] = [];
 
-  constructor(readonly previousPolls = 0) {}
+  constructor(readonly across?: AcrossPolls) {}
 
-  /** A new poll starts: its writes are recorded apart; the oldest beyond the window are forgotten. */
-  newPoll() {
-    const poll = {
-      snapshotsBefore: new Map<string, Snapshot | undefined>(),
-      seen: new Set<string>(),
-      digestsBefore: new Map<string, Uint8Array | undefined>(),
-    };
+  /** A poller's first read or write of the seen set or snapshots: its writes are recorded apart. */
+  enter(): PollWrites {
+    const poll: PollWrites = { snapshotsBefore: new Map(), seen: new Set(), digestsBefore: new Map() };
     this.#polls.unshift(poll);
-    this.#polls.length = Math.min(this.#polls.length, 1 + this.previousPolls);
+    this.#polls.length = Math.min(this.#polls.length, REMEMBERED_POLLS);
     return poll;
   }
 
-  /** The value of a snapshot before the oldest write in the window (undefined inside: none then). */
-  snapshotBefore(key: string): { found: boolean; value?: Snapshot } {
-    for (let i = this.#polls.length - 1; i >= 0; i--) {
-      const map = this.#polls[i]!.snapshotsBefore;
-      if (map.has(key)) return { found: true, ...(map.get(key) ? { value: map.get(key)! } : {}) };
+  /** The polls before `mine` whose writes a read of `mine`'s may miss (most recent first). */
+  previous(mine: PollWrites | undefined): PollWrites[] {
+    if (!this.across) return [];
+    return this.#polls.filter((p) => p !== mine).slice(0, 1);
+  }
+
+  /** Drawn per read when the previous poll wrote something. */
+  staleAcross(): boolean {
+    const across = this.across;
+    return across !== undefined && across.rate > 0 && across.random() < across.rate;
+  }
+}
+
+const wroteAnything = (p: PollWrites) =>
+  p.snapshotsBefore.size > 0 || p.seen.size > 0 || p.digestsBefore.size > 0;
+
+/**
+ * What one read misses: the writes of the polls in `hidden`, among `order` (the polls a read may
+ * miss, most recent first). An item's value is what the newest write not hidden left, or before the
+ * oldest write in the window when all are hidden.
+ */
+class Miss {
+  /** A value this read served missed what this process wrote / what the previous poll wrote. */
+  missedOwn = false;
+  missedPrevious = false;
+
+  constructor(
+    private readonly mine: PollWrites,
+    private readonly order: readonly PollWrites[],
+    private readonly hidden: ReadonlySet<PollWrites>,
+  ) {}
+
+  #note(missed: readonly PollWrites[]): void {
+    if (missed.includes(this.mine)) this.missedOwn = true;
+    if (missed.some((p) => p !== this.mine)) this.missedPrevious = true;
+  }
+
+  /** The poll whose value before its write a read sees, or undefined (the value as stored). */
+  #before(wrote: (p: PollWrites) => boolean): PollWrites | undefined {
+    let found: PollWrites | undefined;
+    const missed: PollWrites[] = [];
+    for (const p of this.order) {
+      if (!wrote(p)) continue;
+      if (!this.hidden.has(p)) break;
+      found = p;
+      missed.push(p);
     }
-    return { found: false };
+    this.#note(missed);
+    return found;
   }
 
-  /** The seen digest before the oldest put in the window (found: false when none was put). */
-  digestBefore(key: string): { found: boolean; value?: Uint8Array } {
-    for (let i = this.#polls.length - 1; i >= 0; i--) {
-      const map = this.#polls[i]!.digestsBefore;
-      if (map.has(key)) return { found: true, ...(map.get(key) ? { value: map.get(key)! } : {}) };
-    }
-    return { found: false };
+  snapshot(key: string): { found: boolean; value?: Snapshot } {
+    const p = this.#before((q) => q.snapshotsBefore.has(key));
+    if (!p) return { found: false };
+    const value = p.snapshotsBefore.get(key);
+    return { found: true, ...(value ? { value } : {}) };
   }
 
-  seenWritten(fingerprint: string): boolean {
-    return this.#polls.some((p) => p.seen.has(fingerprint));
+  digest(key: string): { found: boolean; value?: Uint8Array } {
+    const p = this.#before((q) => q.digestsBefore.has(key));
+    if (!p) return { found: false };
+    const value = p.digestsBefore.get(key);
+    return { found: true, ...(value ? { value } : {}) };
   }
 
-  get empty(): boolean {
-    return this.#polls.every(
-      (p) => p.snapshotsBefore.size === 0 && p.seen.size === 0 && p.digestsBefore.size === 0,
-    );
+  /** A seen key every write of which in the window is hidden. */
+  unseen(fingerprint: string): boolean {
+    const wrote = this.order.filter((q) => q.seen.has(fingerprint));
+    const unseen = wrote.length > 0 && wrote.every((q) => this.hidden.has(q));
+    if (unseen) this.#note(wrote);
+    return unseen;
   }
 }
 
 /** The seen set and snapshots of a store, read as an eventually consistent read may answer. */
 class StaleReads implements SeenStore, SnapshotStore {
-  readonly #mine: ReturnType<RecentWrites['newPoll']>;
+  /** This process's writes, once it read or wrote the seen set or snapshots. */
+  #mine: PollWrites | undefined;
 
   constructor(
     private readonly inner: BridgeStateStore,
     private readonly process: PollerProcess,
     private readonly rate: number,
     private readonly recent: RecentWrites = new RecentWrites(),
-  ) {
-    this.#mine = recent.newPoll();
+  ) {}
+
+  #entered(): PollWrites {
+    this.#mine ??= this.recent.enter();
+    return this.#mine;
   }
 
-  /** Drawn whether or not the other faults are on: production reads eventually consistent always. */
-  #stale(): boolean {
-    return this.rate > 0 && this.process.injector.random() < this.rate;
+  /**
+   * What an eventually consistent read misses, if anything: this process's writes with probability
+   * `rate` (drawn whether or not the other faults are on: production reads eventually consistent
+   * always), the previous poll's with the run's across-polls rate. A strongly consistent read
+   * misses nothing.
+   */
+  #miss(consistent: boolean | undefined): Miss | undefined {
+    const mine = this.#entered();
+    if (consistent === true) return undefined;
+    const hidden = new Set<PollWrites>();
+    if (wroteAnything(mine) && this.rate > 0 && this.process.injector.random() < this.rate) hidden.add(mine);
+    const previous = this.recent.previous(mine);
+    if (previous.some(wroteAnything) && this.recent.staleAcross()) for (const p of previous) hidden.add(p);
+    return hidden.size > 0 ? new Miss(mine, [mine, ...previous], hidden) : undefined;
   }
 
-  #served(): void {
-    this.process.servedStaleRead = true;
-    this.process.injector.count('stale-read');
+  /**
+   * A read served stale: one that missed this process's writes explains the duplicates the
+   * process delivers; one that missed the previous poll's explains nothing (counted apart): the
+   * engine must not read eventually consistent where that matters.
+   */
+  #served(miss: Miss): void {
+    if (miss.missedOwn) {
+      this.process.servedStaleRead = true;
+      this.process.injector.count('stale-read');
+    }
+    if (miss.missedPrevious) this.process.injector.count('stale-read-across-polls');
   }
 
   #unseen<T>(values: T[], fingerprintOf: (v: T) => string, consistent: boolean | undefined): T[] {
-    if (consistent === true || this.recent.empty || !this.#stale()) return values;
-    const kept = values.filter((v) => !this.recent.seenWritten(fingerprintOf(v)));
-    if (kept.length < values.length) this.#served();
+    const miss = this.#miss(consistent);
+    if (!miss) return values;
+    const kept = values.filter((v) => !miss.unseen(fingerprintOf(v)));
+    if (kept.length < values.length) this.#served(miss);
     return kept;
   }
 
@@ -118,29 +204,35 @@ class StaleReads implements SeenStore, SnapshotStore {
     options?: { readonly consistentRead?: boolean },
   ): Promise<Map<string, Snapshot>> {
     const found = await this.inner.parts.snapshots.getSnapshots(clubId, kind, ids, options);
-    if (options?.consistentRead === true || this.recent.empty || !this.#stale()) return found;
+    const miss = this.#miss(options?.consistentRead);
+    if (!miss) return found;
     let changed = false;
     for (const id of ids) {
-      const before = this.recent.snapshotBefore(`${kind}|${id}`);
+      const before = miss.snapshot(`${kind}|${id}`);
       if (!before.found) continue;
       if (before.value) found.set(id, before.value);
       else found.delete(id);
       changed = true;
     }
-    if (changed) this.#served();
+    if (changed) this.#served(miss);
     return found;
   }
 
   /**
-   * The digest as the store has it, or (a stale read) the one before this process's puts: a
-   * digest is put after the keys it vouches for, so an older one vouches for fewer, never wrongly.
+   * The digest as the store has it, or (a stale read) the one before the missed puts: a digest is
+   * put after the keys it vouches for, so an older one vouches for fewer, never wrongly.
    */
-  async getSeenDigest(clubId: string, source: SourceName, nowSec: number): Promise<Uint8Array | undefined> {
-    const digest = await this.inner.parts.seen.getSeenDigest(clubId, source, nowSec);
-    if (this.recent.empty || !this.#stale()) return digest;
-    const before = this.recent.digestBefore(`${clubId}|${source}`);
-    if (!before.found) return digest;
-    this.#served();
+  async getSeenDigest(
+    clubId: string,
+    source: SourceName,
+    nowSec: number,
+    options?: { readonly consistentRead?: boolean },
+  ): Promise<Uint8Array | undefined> {
+    const digest = await this.inner.parts.seen.getSeenDigest(clubId, source, nowSec, options);
+    const miss = this.#miss(options?.consistentRead);
+    const before = miss?.digest(`${clubId}|${source}`);
+    if (!miss || !before?.found) return digest;
+    this.#served(miss);
     return before.value;
   }
 
@@ -151,8 +243,9 @@ class StaleReads implements SeenStore, SnapshotStore {
     expiresAtSec: number,
   ): Promise<void> {
     const key = `${clubId}|${source}`;
-    if (!this.#mine.digestsBefore.has(key))
-      this.#mine.digestsBefore.set(key, await this.inner.parts.seen.getSeenDigest(clubId, source, 0));
+    const mine = this.#entered();
+    if (!mine.digestsBefore.has(key))
+      mine.digestsBefore.set(key, await this.inner.parts.seen.getSeenDigest(clubId, source, 0));
     return this.inner.parts.seen.putSeenDigest(clubId, source, digest, expiresAtSec);
   }
 
@@ -176,7 +269,7 @@ class StaleReads implements SeenStore, SnapshotStore {
   }
 
   async putSnapshots(clubId: string, kind: SnapshotKind, snapshots: Snapshot[]): Promise<void> {
-    const map = this.#mine.snapshotsBefore;
+    const map = this.#entered().snapshotsBefore;
     const fresh = snapshots.map((s) => s.id).filter((id) => !map.has(`${kind}|${id}`));
     if (fresh.length > 0) {
       const before = await this.inner.parts.snapshots.getSnapshots(clubId, kind, fresh);
@@ -226,12 +319,14 @@ class StaleReads implements SeenStore, SnapshotStore {
     expiresAtSec: number,
   ): Promise<void> {
     await this.inner.parts.seen.putSeen(clubId, source, fingerprints, expiresAtSec);
-    for (const f of fingerprints) this.#mine.seen.add(f);
+    const mine = this.#entered();
+    for (const f of fingerprints) mine.seen.add(f);
   }
 
   async putSeenAt(clubId: string, source: SourceName, entries: readonly SeenAt[], expiresAtSec: number) {
     await this.inner.parts.seen.putSeenAt(clubId, source, entries, expiresAtSec);
-    for (const e of entries) this.#mine.seen.add(e.fingerprint);
+    const mine = this.#entered();
+    for (const e of entries) mine.seen.add(e.fingerprint);
   }
 }
 

@@ -32,6 +32,7 @@ import { detectLanePage, LANE_PAGE_ROWS } from '../scan/lane-page';
 import { checkBackfillStart, upgradeCursor } from '../scan/plan';
 import type { PollSourceDeps, PollSourceOptions, SourceReport } from '../scan/poll-types';
 import { ScanPageReader } from '../scan/scan-pages';
+import { readsFresh } from '../scan/source-reads';
 import { SourceScan } from '../scan/source-scan';
 import {
   cursorAfterProbe,
@@ -99,7 +100,9 @@ class SourcePoll {
     if (probed.report) return probed.report;
     cursor = probed.cursor;
     const tailFrom = tailFromMs(cursor, this.source, this.ctx);
-    const regular = new SourceScan(this.deps, this.ctx, this.source, this.options, 'regular', cursor);
+    // Both lanes read as the poll began: the regular lane may clear the mark the backfill needs.
+    const fresh = readsFresh(cursor);
+    const regular = new SourceScan(this.deps, this.ctx, this.source, this.options, 'regular', cursor, fresh);
     const r = await regular.run();
     cursor = await this.#keepTailCount(regular, r, tailFrom);
     if (backfillFrom === undefined) return r;
@@ -107,7 +110,15 @@ class SourcePoll {
     // poll would be a silent baseline after it, and whatever changed in between would be lost.
     let b: SourceReport | undefined;
     if (cursor.backfillFrom !== undefined && cursor.baselineDone && !regular.outOfTime()) {
-      const backfill = new SourceScan(this.deps, this.ctx, this.source, this.options, 'backfill', cursor);
+      const backfill = new SourceScan(
+        this.deps,
+        this.ctx,
+        this.source,
+        this.options,
+        'backfill',
+        cursor,
+        fresh,
+      );
       b = await backfill.run();
       cursor = backfill.cursor;
     }

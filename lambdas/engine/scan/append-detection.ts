@@ -32,6 +32,7 @@ import {
   vouchedHours,
 } from './seen-digest';
 import { SeenWindow, seenTag } from './seen-window';
+import { SourceReads } from './source-reads';
 
 /** Rows a digest scan holds before it detects them (a few MB at most: a sweep is flushed in parts). */
 export const DIGEST_BUFFER_ROWS = 5_000;
@@ -72,8 +73,10 @@ export class AppendDetection implements Detection {
     private readonly source: AppendSource,
     private readonly startMs: number,
     private readonly publish: PublishPage,
+    /** How the seen set and digest are read, and the mark a write leaves (source-reads.ts). */
+    private readonly reads: SourceReads = new SourceReads(false),
   ) {
-    this.#seen = new SeenWindow(store, source.name, startMs);
+    this.#seen = new SeenWindow(store, source.name, startMs, reads);
   }
 
   /**
@@ -123,6 +126,8 @@ export class AppendDetection implements Detection {
     if (buckets.length === 0) return;
     const bytes = encodeSeenDigest(buckets);
     if (scan.stored && Buffer.from(scan.stored.bytes).equals(bytes)) return;
+    // The cursor's mark first, outside the try: its failure is the cursor's, as any other.
+    await this.reads.beforeWrite();
     try {
       const expiresAt = Math.ceil((this.startMs + window + SEEN_MARGIN_MS) / 1000);
       await this.store.putSeenDigest(this.source.name, bytes, expiresAt);
@@ -141,7 +146,11 @@ export class AppendDetection implements Detection {
     if (!scan.read) {
       scan.read = true;
       try {
-        const bytes = await this.store.getSeenDigest(this.source.name, this.#nowSec());
+        const bytes = await this.store.getSeenDigest(
+          this.source.name,
+          this.#nowSec(),
+          this.reads.readOptions(),
+        );
         const buckets = bytes && decodeSeenDigest(bytes);
         if (bytes && buckets) scan.stored = { bytes, buckets };
         else if (bytes) {
@@ -277,6 +286,7 @@ export class AppendDetection implements Detection {
       this.#seen.add(key, tag);
     }
     for (const key of untimed) this.#seen.add(key);
+    if (timed.length > 0 || untimed.length > 0) await this.reads.beforeWrite();
     if (timed.length > 0) {
       const notes = notesOfSeenAt(this.source.name, timed);
       if (notes) this.store.noteLifecycle(notes);

@@ -8,6 +8,7 @@ import { HOUR_MS } from '../../common/time-units';
 import type { ClubSeen } from '../../state/state-store';
 import { fingerprint } from './fingerprint';
 import { hourOf } from './seen-digest';
+import { SourceReads } from './source-reads';
 
 /** Seen-entry groups are stored hashed (no payment ids in the table), this long. */
 const SEEN_GROUP_CHARS = 16;
@@ -39,6 +40,8 @@ export class SeenWindow {
     private readonly store: ClubSeen,
     private readonly source: SourceName,
     private readonly startMs: number,
+    /** How the seen set is read (strongly consistent after a write: source-reads.ts). */
+    private readonly reads: SourceReads = new SourceReads(false),
   ) {}
 
   /**
@@ -46,8 +49,9 @@ export class SeenWindow {
    * time-ordered seen set: the scan loads every seen key from the earliest record time it has met
    * onwards, one Query per extension (pages come in time order, so a scan reads its window's keys
    * once, about 40 keys per half read unit), instead of one read per key. Keys of records without
-   * a time use the per-key set. Eventually consistent (half the read units): a key written moments
-   * ago and read as unseen only re-publishes its events with the same eventIds; it never loses one.
+   * a time use the per-key set. Eventually consistent (half the read units) unless the previous
+   * poll wrote (source-reads.ts): a key written moments ago by this poll and read as unseen only
+   * re-publishes its events with the same eventIds; it never loses one.
    */
   async seenAmong(
     keys: readonly string[],
@@ -63,9 +67,12 @@ export class SeenWindow {
     if (earliest !== undefined) await this.#loadFrom(earliest);
     const seen = new Set(keys.filter((k) => this.#loaded.has(k)));
     if (untimed.length > 0) {
-      const found = await this.store.filterSeen(this.source, untimed, this.#nowSec(), {
-        consistentRead: false,
-      });
+      const found = await this.store.filterSeen(
+        this.source,
+        untimed,
+        this.#nowSec(),
+        this.reads.readOptions(),
+      );
       for (const key of found) seen.add(key);
     }
     return seen;
@@ -101,9 +108,12 @@ export class SeenWindow {
     await this.#loadHours([...hours].sort((a, b) => a - b));
     for (const key of unvouched) if (this.#loaded.has(key)) seen.add(key);
     if (untimed.length > 0) {
-      const found = await this.store.filterSeen(this.source, untimed, this.#nowSec(), {
-        consistentRead: false,
-      });
+      const found = await this.store.filterSeen(
+        this.source,
+        untimed,
+        this.#nowSec(),
+        this.reads.readOptions(),
+      );
       for (const key of found) seen.add(key);
     }
     return seen;
@@ -140,7 +150,7 @@ export class SeenWindow {
       const fromAt = new Date(missing[i]! * HOUR_MS).toISOString();
       const toAt = new Date((missing[j]! + 1) * HOUR_MS).toISOString();
       const more = await this.store.seenEntriesSince(this.source, fromAt, this.#nowSec(), {
-        consistentRead: false,
+        ...this.reads.readOptions(),
         toAt,
       });
       for (const entry of more) {
@@ -155,7 +165,7 @@ export class SeenWindow {
   async #loadFrom(earliest: string): Promise<void> {
     if (this.#seenFrom !== undefined && earliest >= this.#seenFrom) return;
     const more = await this.store.seenEntriesSince(this.source, earliest, this.#nowSec(), {
-      consistentRead: false,
+      ...this.reads.readOptions(),
       ...(this.#seenFrom === undefined ? {} : { toAt: this.#seenFrom }),
     });
     for (const entry of more) {

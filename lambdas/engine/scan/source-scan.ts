@@ -8,6 +8,7 @@ import { DeadlineExceededError, type Page } from '../../gym-api';
 import type { OperationName } from '../../gym-api/operations';
 import type { ClubContext, SourceDefinition } from '../../sources/source';
 import { withoutCommittedRows } from '../../state/committed-rows';
+import { needsFreshReads, withFreshReads, withoutFreshReads } from '../../state/fresh-reads';
 import type { Cursor } from '../../state/store';
 import { cursorAfterBackfill, cursorAfterRegularScan, type ScanResult } from '../cursor/cursor-life';
 import { AppendDetection } from './append-detection';
@@ -23,6 +24,7 @@ import { isRawRowIdentity, ScanPageReader } from './scan-pages';
 import { ScanProgress } from './scan-progress';
 import { ScanTally } from './scan-tally';
 import type { Attempt, Detection, EngineScan, Lane, SourceOutcome } from './scan-types';
+import { readsFresh, SourceReads } from './source-reads';
 import { StateDetection } from './state-detection';
 import { NO_SWEEP_SLOT_REASON, SWEEP_WAIT_MARGIN_MS, sweepSlots } from './sweep-slots';
 
@@ -44,6 +46,8 @@ export class SourceScan {
   readonly #rowMarks: RowMarks | undefined;
   /** Where this scan's read marks go (read-marks.ts). */
   readonly #readMarks: Parameters<typeof markRead>[0];
+  /** How the seen set, digest and snapshots are read; whether the scan wrote any (source-reads.ts). */
+  readonly #reads: SourceReads;
 
   constructor(
     private readonly deps: PollSourceDeps,
@@ -52,9 +56,15 @@ export class SourceScan {
     private readonly options: PollSourceOptions,
     private readonly lane: Lane,
     cursor: Cursor,
+    /** Read strongly consistent: the source's cursor asked for it when the poll began (readsFresh). */
+    fresh = readsFresh(cursor),
   ) {
     this.#startMs = ctx.observedAtMs;
     this.#cursor = cursor;
+    this.#reads = new SourceReads(fresh, async () => {
+      if (!needsFreshReads(this.#cursor))
+        this.#cursor = await deps.store.putCursor(withFreshReads(this.#cursor));
+    });
     this.#readMarks = { store: deps.store, clubId: ctx.clubId, source: source.name, startMs: this.#startMs };
     this.#publisher = new PagePublisher(deps.sink);
     const { publish } = this.#publisher;
@@ -63,8 +73,8 @@ export class SourceScan {
     this.#rowMarks = regularState ? new RowMarks(cursor.committedRows) : undefined;
     this.#detection =
       source.kind === 'append'
-        ? new AppendDetection(deps.store, ctx, source, this.#startMs, publish)
-        : new StateDetection(deps.store, ctx, source, publish, this.#rowMarks);
+        ? new AppendDetection(deps.store, ctx, source, this.#startMs, publish, this.#reads)
+        : new StateDetection(deps.store, ctx, source, publish, this.#rowMarks, this.#reads);
     this.#reader = new ScanPageReader(deps.client, source, ctx, options);
   }
 
@@ -284,7 +294,10 @@ export class SourceScan {
       attempts: this.#attempts,
     };
     if (this.lane === 'regular') {
-      const next = cursorAfterRegularScan(this.#cursor, result, this.source, this.ctx, this.#startMs);
+      const after = cursorAfterRegularScan(this.#cursor, result, this.source, this.ctx, this.#startMs);
+      // A scan that read (fresh, if marked) and wrote nothing leaves the next poll free to read
+      // eventually consistent; one that read nothing keeps a mark it found.
+      const next = this.#reads.clean ? withoutFreshReads(after) : after;
       const marks = outcome === 'completed' ? this.#rowMarks?.stored() : undefined;
       this.#cursor = await this.deps.store.putCursor(marks ? { ...next, committedRows: marks } : next);
       return;

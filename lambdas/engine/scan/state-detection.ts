@@ -17,6 +17,7 @@ import { withoutPublished, withPublished } from './published-log';
 import { eventErrorReason, type QuarantineEntry, quarantineEntry } from './quarantine';
 import type { RowMarks } from './row-marks';
 import type { Detection, EngineScan, IdentifiedRecord } from './scan-types';
+import { SourceReads } from './source-reads';
 
 /** The source's snapshot functions over records of unknown shape (the source checked them). */
 interface SnapshotFunctions {
@@ -53,6 +54,8 @@ export class StateDetection implements Detection {
     private readonly publish: PublishPage,
     /** The regular lane's row marks (row-marks.ts): SourceScan gives the backfill lane none. */
     private readonly marks?: RowMarks,
+    /** How the snapshots are read, and the mark a write leaves (source-reads.ts). */
+    private readonly reads: SourceReads = new SourceReads(false),
   ) {
     this.ctx = pollCtx;
     this.#fns = {
@@ -91,7 +94,7 @@ export class StateDetection implements Detection {
     const previous =
       toRead.length === 0
         ? new Map<string, Snapshot>()
-        : await this.store.getSnapshots(this.source.snapshotKind, toRead);
+        : await this.store.getSnapshots(this.source.snapshotKind, toRead, this.reads.readOptions());
     for (const id of toRead) {
       const written = this.#written.get(id);
       if (written) previous.set(id, written);
@@ -103,6 +106,7 @@ export class StateDetection implements Detection {
       else this.#regularSubject(id, item, previous.get(id), scan, work, quarantine);
     }
     const kind = this.source.snapshotKind;
+    if (work.intents.length > 0 || work.changed.length > 0) await this.reads.beforeWrite();
     if (work.intents.length > 0) {
       this.#note(notesOfSnapshots(kind, work.intents));
       await this.store.putSnapshots(kind, work.intents);

@@ -42,6 +42,30 @@ describe('CountingStateStore', () => {
     expect(store.take().readUnits).toBe(2);
   });
 
+  it('counts a strongly consistent snapshot or seen digest read at a whole unit, an eventual one at half', async () => {
+    // Prepare
+    const store = countingStore(new MemoryStateStore());
+    await store.parts.snapshots.putSnapshots('club-1', 'MEMBER', [
+      { id: 'M1', hash: 'h', fields: { status: 'Active' }, updatedAt: '2026-03-10T12:00:00.000Z' },
+    ]);
+    await store.parts.seen.putSeenDigest('club-1', 'visits', new Uint8Array(12), 2_000_000_000);
+    store.take();
+
+    // Act
+    const units = async (read: () => Promise<unknown>) => {
+      await read();
+      return store.take().readUnits;
+    };
+    const snapshots = (consistentRead: boolean) =>
+      units(() => store.parts.snapshots.getSnapshots('club-1', 'MEMBER', ['M1', 'M2'], { consistentRead }));
+    const digest = (consistentRead: boolean) =>
+      units(() => store.parts.seen.getSeenDigest('club-1', 'visits', 1_000_000_000, { consistentRead }));
+
+    // Assess: a found and a missing snapshot; the digest, found
+    expect([await snapshots(false), await snapshots(true)]).toEqual([1, 2]);
+    expect([await digest(false), await digest(true)]).toEqual([0.5, 1]);
+  });
+
   it('counts time-ordered seen writes as the packs the adapter writes: one item and unit per hour here', async () => {
     // Prepare: 60 entries 3 minutes apart, 20 in each of three hours, 5 of them given twice
     const store = countingStore(new MemoryStateStore());
