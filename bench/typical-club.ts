@@ -194,7 +194,10 @@ function freshnessFigures(
 function laneCounts(sim: ClubSimulationResult, days: number): TypicalClubRun['lane'] {
   const probes = sim.polls.filter((p) => p.lane === 'fast');
   const scale = MONTH_DAYS / days;
-  return { probes: probes.length * scale, sessions: probes.filter((p) => p.storeRequests > 1).length * scale };
+  return {
+    probes: probes.length * scale,
+    sessions: probes.filter((p) => p.storeRequests > 1).length * scale,
+  };
 }
 
 /** What a measured poll gives the Lambda model (lambda-batches.ts). */

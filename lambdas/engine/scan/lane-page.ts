@@ -9,13 +9,15 @@
  *
  * What it reads of the seen set: the entries from the page's earliest record time on (a few
  * minutes of one hour; no seen digest: a page's hour sums can never match a whole hour's), so a
- * row the minute's poll or an earlier probe already published is not published again. Rows that
+ * row the minute's poll or an earlier probe already published is not published again; strongly
+ * consistent after a poll that wrote (state/fresh-reads.ts), and its own writes mark the cursor so. Rows that
  * are not the newest (an API that does not append new rows at the end) are found seen and cost
  * only that read.
  */
 import type { Page } from '../../gym-api';
 import type { OperationName } from '../../gym-api/operations';
 import type { AppendSource, ClubContext } from '../../sources/source';
+import { needsFreshReads, withFreshReads, withoutFreshReads } from '../../state/fresh-reads';
 import type { ClubSession } from '../../state/state-store';
 import type { SourceName } from '../../state/store';
 import { AppendDetection } from './append-detection';
@@ -23,6 +25,7 @@ import type { PollSourceDeps, SourceReport } from './poll-types';
 import { PagePublisher } from './publish-commit';
 import { type QuarantineEntry, quarantineOnce } from './quarantine';
 import { ScanPageReader } from './scan-pages';
+import { readsFresh, SourceReads } from './source-reads';
 import { tailCountOf, withTailCount } from './tail-probe';
 
 /** Rows a probe asks for past the count: a few a quarter minute at the busiest club; more wait for the minute. */
@@ -37,11 +40,18 @@ export async function detectLanePage(
   const reader = new ScanPageReader(deps.client, source, ctx, { deadlineMs: Number.POSITIVE_INFINITY });
   const { identified, quarantine } = reader.read(page);
   const publisher = new PagePublisher(deps.sink);
-  const detection = new AppendDetection(deps.store, ctx, source, ctx.observedAtMs, publisher.publish);
+  // Fresh reads as a tail's (source-reads.ts): strongly consistent when the cursor asks for it, a
+  // write marks it for the next poll, and a page that read and wrote nothing clears the mark.
+  const reads = new SourceReads(readsFresh(await deps.store.getCursor(source.name)), async () => {
+    const cursor = await deps.store.getCursor(source.name);
+    if (!needsFreshReads(cursor)) await deps.store.putCursor(withFreshReads(cursor));
+  });
+  const detection = new AppendDetection(deps.store, ctx, source, ctx.observedAtMs, publisher.publish, reads);
   const found: QuarantineEntry[] = [...quarantine];
   await detection.detect(identified, { mode: 'lane' }, found);
   const where = { clubId: ctx.clubId, source: source.name, startMs: ctx.observedAtMs };
   const quarantined = await quarantineOnce(deps.store, where, found);
+  if (reads.clean) await deps.store.putCursor(withoutFreshReads(await deps.store.getCursor(source.name)));
   await countPast(deps.store, source.name, page);
   return {
     source: source.name,

@@ -6,6 +6,7 @@
  * as new or a transition from a state already left.
  */
 import { describe, expect, it } from 'vitest';
+import type { PollSourceOptions } from '../../../../lambdas/engine/scan/poll-types';
 import { MemorySink } from '../../../../lambdas/events/publisher';
 import type { GymApiClient } from '../../../../lambdas/gym-api';
 import type { ItemOf } from '../../../../lambdas/gym-api/operations';
@@ -48,14 +49,14 @@ function rig(source: SourceDefinition) {
   const rows = { items: [] as unknown[] };
   const sink = new MemorySink();
   let polls = 0;
-  const poll = () => {
+  const poll = (options: Partial<PollSourceOptions> = {}) => {
     const process = injector.newProcess(`poll${++polls}`);
     const store = staleReadStore(base, process, 0, recent);
     return pollSourceInSession(
       { store, sink, client: answering(rows), now: () => NOW + polls * 15_000, owner: process.owner },
       ctx,
       source,
-      { deadlineMs: Date.now() + 10_000 },
+      { deadlineMs: Date.now() + 10_000, ...options },
     );
   };
   const cursor = () => base.view(ctx.clubId).getCursor(source.name);
@@ -109,5 +110,32 @@ describe('fresh reads after a write', () => {
       ['Suspended', 'Active'],
     ]);
     expect(served()).toBe(0);
+  });
+
+  it('a fast-lane page after a poll that filed seen entries publishes only what is new, and marks the cursor when it files', async () => {
+    // Prepare: a baseline, then a poll that publishes M3
+    const { rows, sink, poll, cursor, served } = rig(visitsSource);
+    rows.items = [visitAt('M1', 20), visitAt('M2', 10)];
+    await poll();
+    rows.items = [visitAt('M1', 20), visitAt('M2', 10), visitAt('M3', 5)];
+    await poll();
+    const page = (items: unknown[]) => ({
+      offset: 3,
+      limit: 100,
+      items,
+      invalid: [],
+      rawCount: items.length,
+    });
+
+    // Act: a lane page with M3 again and a new M4, then one with M4 alone
+    const lane = await poll({ lanePage: page([visitAt('M3', 5), visitAt('M4', 1)]) as never });
+    const marked = needsFreshReads(await cursor());
+    await poll({ lanePage: page([visitAt('M4', 1)]) as never });
+
+    // Assess
+    expect(lane).toMatchObject({ mode: 'lane', records: 2, events: 1 });
+    expect(types(sink.events)).toEqual(['Member Visit Recorded M3', 'Member Visit Recorded M4']);
+    expect(served()).toBe(0);
+    expect(marked).toBe(true);
   });
 });
