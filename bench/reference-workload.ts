@@ -11,7 +11,7 @@
  *
  * It runs for a fixed amount of work (REFERENCE_WORK), never for a fixed time, and ends in a digest
  * of everything it produced: the same on every machine and Node version (compressed bytes are left
- * out of it: zlib builds differ), checked by test/unit/bench/reference-workload.test.ts. When the
+ * out of it: zlib builds differ), checked by test/unit/bench/cpu-calibration.test.ts. When the
  * poll's code changes what these functions produce, the digest changes: pin it again, and run
  * `npx tsx bench/cpu-calibrate.ts --anchors` to pin the reference time in cpu-anchors.ts.
  */
