@@ -99,12 +99,14 @@ class SourcePoll {
     const probed = await this.#probe(cursor);
     if (probed.report) return probed.report;
     cursor = probed.cursor;
+    const { carried } = probed;
     const tailFrom = tailFromMs(cursor, this.source, this.ctx);
     // Both lanes read as the poll began: the regular lane may clear the mark the backfill needs.
     const fresh = readsFresh(cursor);
     const regular = new SourceScan(this.deps, this.ctx, this.source, this.options, 'regular', cursor, fresh);
-    const r = await regular.run();
-    cursor = await this.#keepTailCount(regular, r, tailFrom);
+    const read = await regular.run();
+    const r = carried ? withCarried(read, carried) : read;
+    cursor = await this.#keepTailCount(regular, read, tailFrom);
     if (backfillFrom === undefined) return r;
     // The backfill needs the regular polls' baseline first (a fresh table): otherwise their first
     // poll would be a silent baseline after it, and whatever changed in between would be lost.
@@ -146,9 +148,10 @@ class SourcePoll {
    * The tail probe, when the source asks for one and it is due (scan/tail-probe.ts): it asks for
    * the rows past the last whole tail's count. None, or fewer than it asked for, ends the poll:
    * those rows are detected alone (scan/lane-page.ts) and the count moves past them. A refusal turns
-   * probing off; a full page, or none whole, reads the tail.
+   * probing off; none whole reads the tail; a full page is detected (`carried`: no row a response
+   * brought is dropped), then the tail is read whole, since more rows may lie past it.
    */
-  async #probe(cursor: Cursor): Promise<{ cursor: Cursor; report?: SourceReport }> {
+  async #probe(cursor: Cursor): Promise<{ cursor: Cursor; report?: SourceReport; carried?: SourceReport }> {
     const { deps, ctx, source, options } = this;
     const probe = plannedProbe(cursor, source, ctx, ctx.observedAtMs, options.sweepEveryMs);
     if (!probe || source.kind !== 'append') return { cursor };
@@ -156,8 +159,10 @@ class SourcePoll {
     const where = { clubId: ctx.clubId, source: source.name };
     const page = await rowsPastCount(reader, probe, LANE_PAGE_ROWS, where);
     if (page === 'refused') return { cursor: await deps.store.putCursor(cursorWithoutProbes(cursor)) };
-    if (!page || page.rawCount >= LANE_PAGE_ROWS) return { cursor };
+    if (!page) return { cursor };
     const rows = page.rawCount > 0 ? await detectLanePage(deps, ctx, source, page) : undefined;
+    if (rows && page.rawCount >= LANE_PAGE_ROWS)
+      return { cursor: await deps.store.getCursor(source.name), carried: rows };
     const probed = cursorAfterProbe(await deps.store.getCursor(source.name), ctx.observedAtMs);
     const next = await deps.store.putCursor(probed);
     const report: SourceReport = {
@@ -189,4 +194,15 @@ class SourcePoll {
     if (!whole && report.mode !== 'tail') return cursor;
     return this.deps.store.putCursor(withTailCount(cursor, count));
   }
+}
+
+/** A tail's report with the probe's page before it counted in (pages, records, events, quarantine). */
+function withCarried(report: SourceReport, page: SourceReport): SourceReport {
+  return {
+    ...report,
+    pages: report.pages + page.pages,
+    records: report.records + page.records,
+    events: report.events + page.events,
+    quarantined: report.quarantined + page.quarantined,
+  };
 }

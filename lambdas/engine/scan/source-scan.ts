@@ -39,6 +39,8 @@ export class SourceScan {
   #quarantined = 0;
   #attempts = 0;
   #countedRows: number | undefined;
+  /** A page came with more rows than it was asked for: the count of such a read is not kept. */
+  #overfull = false;
   /** Publishes the pages the detection hands it, and counts the events delivered. */
   readonly #publisher: PagePublisher;
   readonly #detection: Detection;
@@ -80,7 +82,8 @@ export class SourceScan {
 
   /**
    * The rows of the scan's window, when this invocation read it whole in one attempt from offset 0
-   * and met no row twice (a count the tail probe can trust: tail-probe.ts); else undefined.
+   * and met no row twice, every page within its limit (a count the tail probe can trust:
+   * tail-probe.ts); else undefined.
    */
   get countedRows(): number | undefined {
     return this.#countedRows;
@@ -147,7 +150,8 @@ export class SourceScan {
       if (await attemptCovered({ tally, attempt, attempts, last, proveRepeats })) {
         outcome = 'completed';
         const once = [...attempt.counts.values()].every((n) => n === 1);
-        if (once && this.#attempts === 1 && fromStart) this.#countedRows = attempt.rowsCounted;
+        if (once && this.#attempts === 1 && fromStart && !this.#overfull)
+          this.#countedRows = attempt.rowsCounted;
         break;
       }
       logger.warn('scan read a row twice: offset drift or unstable ordering, re-reading', {
@@ -189,6 +193,7 @@ export class SourceScan {
         this.#pages++;
         const result = await this.#processPage(page, scan, tally.seenIdentities);
         rowsCounted = page.offset + page.rawCount;
+        if (page.rawCount > page.limit) this.#overfull = true;
         // Bad records are counted under their raw record: drift that repeats one must not hide the
         // row it pushed out (rows past the limits, cut copies, stay unidentified).
         unidentified += page.rawCount - result.rows.length;

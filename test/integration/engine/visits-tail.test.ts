@@ -71,7 +71,7 @@ describe("visits' minute polls", () => {
     expect(again.mode).toBe('tail');
   });
 
-  it('a full page past the count reads the whole tail, which counts its rows again; nothing is published twice', async () => {
+  it('a full page past the count is detected, then the whole tail is read and counts its rows again; nothing is published twice', async () => {
     const { store, club, poll, requests, visits } = await setUp('full-page');
     await poll();
     rig.sandbox.advance(MINUTE);
@@ -95,5 +95,7 @@ describe("visits' minute polls", () => {
     const after = tailCountOf(await store.view(club.clubId).getCursor('visits'))!;
     expect(after.fromMs).toBeGreaterThanOrEqual(count.fromMs);
     expect(after.rows).toBeGreaterThan(count.rows - LANE_PAGE_ROWS);
+    // The probe's full page was detected before the tail (no row a response brought is dropped).
+    expect(r.records).toBe(LANE_PAGE_ROWS + after.rows);
   });
 });
