@@ -5,23 +5,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryStateStore } from '../../../lambdas/state';
-import { FaultInjector } from '../../support/fault-injector';
+import { FaultInjector, NO_FAULT_RATES } from '../../support/fault-injector';
 import { RecentWrites, staleReadStore } from '../../support/stale-reads';
 
-const NO_FAULTS = {
-  dynamoThrottleRate: 0,
-  storeErrorRate: 0,
-  cursorConflictRate: 0,
-  leaseConflictRate: 0,
-  clockJumpRate: 0,
-};
 const NOW_SEC = 1_900_000_000;
 const AT = '2030-03-17T17:00:00.000Z';
 const snapshot = (status: string) => ({ id: 'M1', hash: status, fields: { status }, updatedAt: AT });
 
 function twoPolls(recent: RecentWrites) {
   const base = new MemoryStateStore();
-  const injector = new FaultInjector(1, NO_FAULTS, []);
+  const injector = new FaultInjector(1, NO_FAULT_RATES, []);
   const poll = (label: string) => staleReadStore(base, injector.newProcess(label), 0, recent).parts;
   return { base, injector, poll };
 }

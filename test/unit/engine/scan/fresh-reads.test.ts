@@ -15,19 +15,11 @@ import type { SourceDefinition } from '../../../../lambdas/sources/source';
 import { membersSource } from '../../../../lambdas/sources/state-sources';
 import { MemoryStateStore } from '../../../../lambdas/state';
 import { needsFreshReads } from '../../../../lambdas/state/fresh-reads';
-import { FaultInjector } from '../../../support/fault-injector';
+import { FaultInjector, NO_FAULT_RATES } from '../../../support/fault-injector';
 import { RecentWrites, staleReadStore } from '../../../support/stale-reads';
 import { pollSourceInSession } from '../../../support/state-seeds';
 import { member, visit } from '../../sources/fixtures';
 import { ctx, NOW, types } from './members-lane-fixtures';
-
-const NO_FAULTS = {
-  dynamoThrottleRate: 0,
-  storeErrorRate: 0,
-  cursorConflictRate: 0,
-  leaseConflictRate: 0,
-  clockJumpRate: 0,
-};
 
 /** A client that answers every request of the source's operation with `rows`. */
 function answering(rows: { items: unknown[] }): GymApiClient {
@@ -44,7 +36,7 @@ function answering(rows: { items: unknown[] }): GymApiClient {
  */
 function rig(source: SourceDefinition) {
   const base = new MemoryStateStore();
-  const injector = new FaultInjector(1, NO_FAULTS, []);
+  const injector = new FaultInjector(1, NO_FAULT_RATES, []);
   const recent = new RecentWrites({ rate: 1, random: () => 0 });
   const rows = { items: [] as unknown[] };
   const sink = new MemorySink();
