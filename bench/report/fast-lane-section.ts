@@ -40,7 +40,7 @@ export function fastLaneSection(r: BenchResults): string {
   const met = h.visitsP50 <= 10 && h.visitsP95 <= 20;
   return `## The fast lane for visits (issue 37)
 
-While the club is active its visits are probed every 15 s between the minute's polls
+While the club is active its visits are probed every 15, 20 or 30 s (as its visits of the last hour are worth) between the minute's polls
 (docs/operations.md, "The fast lane for visits"). Member Visit Recorded, from the visit's time to
 PutEvents (p50 / p95 / max), and the quota, seed ${off.seed}, ${r.plan.simDays} simulated days:
 

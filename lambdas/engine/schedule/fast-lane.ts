@@ -1,6 +1,6 @@
 /**
  * The fast lane (docs/operations.md, "The fast lane for visits"): while a club is active, its visits
- * are probed every 15 seconds between the minute's polls, so a check-in at the door reaches the bus
+ * are probed every 15 to 30 seconds between the minute's polls, so a check-in at the door reaches the bus
  * in seconds. Decided per club by the dispatcher every minute, from what it already reads (the
  * club's setting, its visits cursor, its quota counter and the minute's schedule); pure.
  *
@@ -15,6 +15,11 @@
  *   FAST_LANE_QUOTA_SHARE of the plan (`lanePeriod`): the lane slows down (15, 20, 30 s) as the
  *   counter nears that line, and switches off past it.
  *
+ * Its period follows the visits too (`activityPeriod`): every 15 s only while the last hour brought
+ * PEAK_VISITS_PER_HOUR, every 20 s under it, every 30 s under QUIET_VISITS_PER_HOUR. A probe costs
+ * the same whatever the rate, and the wait it saves is worth as many visits as come: the probes
+ * go where the visits are (docs/operations.md has the figures).
+ *
  * What a probe costs and why nothing is lost across the switches: engine/club-poll/fast-lane-probe.ts.
  */
 
@@ -23,7 +28,7 @@ import type { Plan } from '../../common/plans';
 import { PLAN_QUOTAS } from '../../common/plans';
 import { HOUR_MS, MINUTE_MS } from '../../common/time-units';
 import type { Cursor } from '../../state/store';
-import { probesRefused } from '../scan/tail-probe';
+import { probesRefused, tailCountOf } from '../scan/tail-probe';
 import type { QuotaBudget } from './quota-budget';
 
 /** Probe periods the lane may run at, fastest first: each divides the minute. */
@@ -36,6 +41,10 @@ export const RECENT_VISITS_MS = 20 * MINUTE_MS;
 export const PACE_SLACK_HOURS = 2;
 /** The minute the dispatcher plans probes for (its schedule rate). */
 export const FAST_LANE_WINDOW_MS = MINUTE_MS;
+/** Visits an hour from which the lane probes every 15 s (below: 20 s). */
+export const PEAK_VISITS_PER_HOUR = 100;
+/** Visits an hour below which the lane probes every 30 s. */
+export const QUIET_VISITS_PER_HOUR = 20;
 
 /** The club's setting (clubs file / registry record: `fastLane`). */
 export interface FastLaneSetting {
@@ -69,6 +78,8 @@ export interface FastLane {
   readonly reason: FastLaneReason;
   /** The probe period while on. */
   readonly periodMs?: number;
+  /** Visits an hour the period was chosen by (the last whole tail's count), when known. */
+  readonly visitsPerHour?: number;
   /** Probes queued behind the minute's poll while on (60 s / period - 1), else 0. */
   readonly probes: number;
 }
@@ -139,11 +150,36 @@ export function fastLaneFor(input: FastLaneInput): FastLane {
   if (!recent && !open) return off('quiet');
   const reason: FastLaneReason = open ? 'opening-hours' : 'recent-visits';
   if (input.stretch > 1) return off('quota');
-  const periodMs = lanePeriod(input);
-  if (periodMs === undefined) return off('quota');
+  const quotaPeriodMs = lanePeriod(input);
+  if (quotaPeriodMs === undefined) return off('quota');
   // The probes ride behind this minute's poll of visits, which pays for them.
   if (!input.visitsDue) return off('not-polled');
-  return { on: true, reason, periodMs, probes: Math.round(FAST_LANE_WINDOW_MS / periodMs) - 1 };
+  const rate = recentVisitsPerHour(visits!, input.nowMs);
+  const periodMs = Math.max(quotaPeriodMs, activityPeriod(rate));
+  return {
+    on: true,
+    reason,
+    periodMs,
+    probes: Math.round(FAST_LANE_WINDOW_MS / periodMs) - 1,
+    ...(rate === undefined ? {} : { visitsPerHour: Math.round(rate) }),
+  };
+}
+
+/**
+ * Visits an hour lately: the rows the last whole tail counted (and the probes' pages moved the count
+ * past) over the time since that tail's start, about the tail's hour of lookback. Undefined before a
+ * whole tail was counted.
+ */
+export function recentVisitsPerHour(visits: Cursor, nowMs: number): number | undefined {
+  const count = tailCountOf(visits);
+  if (!count) return undefined;
+  return count.rows / (Math.max(nowMs - count.fromMs, HOUR_MS / 4) / HOUR_MS);
+}
+
+/** The probe period the visit rate is worth: the fastest when unknown. */
+export function activityPeriod(visitsPerHour: number | undefined): number {
+  if (visitsPerHour === undefined || visitsPerHour >= PEAK_VISITS_PER_HOUR) return FAST_LANE_PERIODS_MS[0];
+  return visitsPerHour >= QUIET_VISITS_PER_HOUR ? FAST_LANE_PERIODS_MS[1] : FAST_LANE_PERIODS_MS[2];
 }
 
 /**
@@ -180,7 +216,8 @@ const REASON_WORDS: Readonly<Record<FastLaneReason, string>> = {
 
 /** The lane in words, as `status` and `explain` print it. */
 export function describeFastLane(lane: FastLane): string {
+  const rate = lane.visitsPerHour === undefined ? '' : `, about ${lane.visitsPerHour} visits an hour`;
   return lane.on
-    ? `on: visits probed every ${(lane.periodMs ?? 0) / 1000} s (${REASON_WORDS[lane.reason]})`
+    ? `on: visits probed every ${(lane.periodMs ?? 0) / 1000} s (${REASON_WORDS[lane.reason]}${rate})`
     : `off, visits every minute (${REASON_WORDS[lane.reason]})`;
 }

@@ -320,6 +320,9 @@ describe("explain: a club's operational events, against a local run", () => {
       announcement: 'published',
       eventId: id,
     });
+    // The fast lane, as the dispatcher would decide it now: off while visits fail.
+    expect(facts.fastLane).toMatchObject({ on: false, reason: 'not-steady', probes: 0 });
+    expect(words.stdout).toContain('Fast lane: off, visits every minute (visits not in steady state');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('give at most one of --member, --prospect, --payment');
   }, 90_000);

@@ -75,6 +75,14 @@ describe('poll --once from the command line', () => {
     expect(json.map((c) => c.clubId)).toEqual(['club-1', 'club-2']);
     expect(json[0]!.sources).toHaveLength(7);
     expect(json[0]!.sources.every((s) => typeof s.watermark === 'string')).toBe(true);
+    // The visits fast lane of each club, on or off and why (engine/schedule/fast-lane.ts).
+    const lanes = (json as unknown as { fastLane: { on: boolean; summary: string } }[]).map(
+      (c) => c.fastLane,
+    );
+    const LANE = /^(on: visits probed every (15|20|30) s|off, visits every minute) \(.+\)$/;
+    for (const lane of lanes) expect(lane.summary).toMatch(LANE);
+    const words = await cli(['status', '--clubs', clubsFile, '--table', 'cli-file'], env);
+    expect(words.stdout).toContain(`club-1: fast lane ${lanes[0]!.summary}`);
   }, 120_000);
 
   it('publishes to an EventBridge endpoint, and exits 1 with a message when the API refuses', async () => {

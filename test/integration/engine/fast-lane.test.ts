@@ -11,7 +11,11 @@ import { monthOf } from '../../../lambdas/common/time-units';
 import { GymApiClientFactory } from '../../../lambdas/engine/club-poll/client-factory';
 import { pollClubMessage } from '../../../lambdas/engine/poll-message/poll-club-message';
 import { probesRefused, tailCountOf } from '../../../lambdas/engine/scan/tail-probe';
-import { probesPaidUntil } from '../../../lambdas/engine/schedule/fast-lane';
+import {
+  activityPeriod,
+  probesPaidUntil,
+  recentVisitsPerHour,
+} from '../../../lambdas/engine/schedule/fast-lane';
 import { clubFastLane } from '../../../lambdas/engine/schedule/scheduling';
 import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
 import { MemorySink } from '../../../lambdas/events/publisher';
@@ -105,9 +109,12 @@ describe('the fast lane', () => {
     const visits = await visitsCursor();
     expect(probesPaidUntil(visits)).toBe(rig.now() + MINUTE);
     expect(tailCountOf(visits)).toBeDefined();
+    // At the period the club's visits of the last hour are worth (15, 20 or 30 s).
+    const rate = recentVisitsPerHour(visits, rig.now() + MINUTE);
+    expect(rate).toBeGreaterThan(0);
     expect(clubFastLane(club, [visits], await quota(), rig.now() + MINUTE)).toMatchObject({
       on: true,
-      periodMs: 15_000,
+      periodMs: activityPeriod(rate),
     });
   }, 60_000);
 

@@ -1,11 +1,13 @@
 /** The fast lane's decision (engine/schedule/fast-lane.ts), as the dispatcher takes it every minute. */
 import { describe, expect, it } from 'vitest';
 import { isOpenAt, parseOpeningHours } from '../../../../lambdas/common/opening-hours';
-import { MINUTE_MS } from '../../../../lambdas/common/time-units';
+import { HOUR_MS, MINUTE_MS } from '../../../../lambdas/common/time-units';
 import {
   describeFastLane,
   FAST_LANE_QUOTA_SHARE,
   laneRequestsPerHour,
+  PEAK_VISITS_PER_HOUR,
+  QUIET_VISITS_PER_HOUR,
   RECENT_VISITS_MS,
 } from '../../../../lambdas/engine/schedule/fast-lane';
 import { scheduleClub } from '../../../../lambdas/engine/schedule/scheduling';
@@ -120,6 +122,31 @@ describe('the fast lane', () => {
     expect(scheduleClub({ plan: 'basic', quotaUsed: 0, nowMs: NOW, cursors: unpaid }).due).not.toContain(
       'visits',
     );
+  });
+
+  it('probes as often as the visits of the last hour are worth: 15 s at the peak, 20 s, then 30 s', () => {
+    // The last whole tail counted `rows` visits from an hour before it, 4 minutes ago.
+    const counted = (rows: number) =>
+      cursors(MINUTE_MS, {
+        stats: {
+          lastPages: 1,
+          lastRecords: rows,
+          lastEvents: 0,
+          probeFromMs: NOW - HOUR_MS - 4 * MINUTE_MS,
+          probeRows: rows,
+          probeFullAtMs: NOW - 4 * MINUTE_MS,
+        },
+      });
+    const at = (rows: number) => lane({ cursors: counted(rows) });
+    expect(at(Math.ceil(PEAK_VISITS_PER_HOUR * 1.1))).toMatchObject({ periodMs: 15_000, probes: 3 });
+    expect(at(Math.floor(PEAK_VISITS_PER_HOUR * 1.0))).toMatchObject({ periodMs: 20_000, probes: 2 });
+    expect(at(QUIET_VISITS_PER_HOUR * 2)).toMatchObject({ periodMs: 20_000, visitsPerHour: 38 });
+    expect(at(QUIET_VISITS_PER_HOUR - 5)).toMatchObject({ periodMs: 30_000, probes: 1 });
+    expect(describeFastLane(at(40))).toBe(
+      'on: visits probed every 20 s (a visit in the last 20 minutes, about 38 visits an hour)',
+    );
+    // The quota's pace slows the lane further, never the other way round.
+    expect(lane({ cursors: counted(1_000), quotaUsed: 899_000 }).on).toBe(false);
   });
 
   it('counts a probe a period and a tail read a probe that finds a visit', () => {
