@@ -1,33 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { clubCost, laneBatch, type MonthlyClubCounts } from '../../../bench/cost';
+import { clubCost, laneBatch } from '../../../bench/cost';
 import { PRICES } from '../../../bench/prices';
 import { barChart } from '../../../bench/report/charts';
 import { pollConcurrencyFor } from '../../../lib/stage-config';
-import { benchDeployment } from '../../support/bench-deployment';
+import { benchDeployment, SAMPLE_CLUB_COUNTS, SAMPLE_SHARE } from '../../support/bench-deployment';
 
 const deployment = benchDeployment();
 
-const counts: MonthlyClubCounts = {
-  pollInvocations: 1000,
-  pollLocalMs: 5000,
-  apiRequests: 2000,
-  criticalApiRequests: 1200,
-  tokenRequests: 10,
-  pollStoreRequests: 10_000,
-  putEventsRequests: 100,
-  secretsCalls: 50,
-  readUnits: 1_000_000,
-  writeUnits: 200_000,
-  billedEvents: 5000,
-  eventBytes: 5e6,
-  sqsMessages: 1000,
-  emfBytes: 1e6,
-  logBytes: 1e6,
-  perClubMetrics: 0,
-  storedBytes: 1e9,
-};
-
-const share = { cpuMsPerClub: 0.1, requestsPerClub: 0.01, logBytesPerRun: 600 };
+const counts = SAMPLE_CLUB_COUNTS;
+const share = SAMPLE_SHARE;
 
 describe('clubCost', () => {
   it("prices the fast lane's invocations on lines of their own, and their platform log lines", () => {

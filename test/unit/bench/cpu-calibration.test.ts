@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clubCost, type MonthlyClubCounts } from '../../../bench/cost';
+import { clubCost } from '../../../bench/cost';
 import type { ReferenceCore } from '../../../bench/cpu-anchors';
 import { REFERENCE_CORE } from '../../../bench/cpu-anchors';
 import { anchorRatios, calibrate, lambdaCpuRange, lambdaMsPerBenchMs } from '../../../bench/cpu-calibration';
@@ -9,7 +9,7 @@ import { REFERENCE_WORK, referenceInputs, runReferenceWorkload } from '../../../
 import { cpuCalibrationSection } from '../../../bench/report/cpu-calibration-section';
 import type { BenchResults } from '../../../bench/report/results';
 import { costAtBounds } from '../../../bench/steps/cost-step';
-import { benchDeployment } from '../../support/bench-deployment';
+import { benchDeployment, SAMPLE_CLUB_COUNTS, SAMPLE_SHARE } from '../../support/bench-deployment';
 
 /** A reference core whose times make every ratio easy to check by hand. */
 const core: ReferenceCore = {
@@ -93,26 +93,8 @@ describe('the mapping', () => {
   });
 });
 
-const counts: MonthlyClubCounts = {
-  pollInvocations: 1000,
-  pollLocalMs: 5000,
-  apiRequests: 2000,
-  criticalApiRequests: 1200,
-  tokenRequests: 10,
-  pollStoreRequests: 10_000,
-  putEventsRequests: 100,
-  secretsCalls: 50,
-  readUnits: 1_000_000,
-  writeUnits: 200_000,
-  billedEvents: 5000,
-  eventBytes: 5e6,
-  sqsMessages: 1000,
-  emfBytes: 1e6,
-  logBytes: 1e6,
-  perClubMetrics: 0,
-  storedBytes: 1e9,
-};
-const share = { cpuMsPerClub: 0.1, requestsPerClub: 0.01, logBytesPerRun: 600 };
+const counts = SAMPLE_CLUB_COUNTS;
+const share = SAMPLE_SHARE;
 
 describe('the cost lines at the bounds', () => {
   const deployment = benchDeployment();
