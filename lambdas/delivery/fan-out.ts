@@ -95,16 +95,21 @@ export function endpointsFor(event: BusEvent, endpoints: readonly CachedEndpoint
   );
 }
 
-function parseBusEvent(body: string): BusEvent | undefined {
+/** The bridge event a record carries, or why it is not one (no part of the body is quoted). */
+function parseBusEvent(body: string): BusEvent | { readonly notAnEvent: string } {
+  let event: Partial<BusEvent> | null;
   try {
-    const event = JSON.parse(body) as Partial<BusEvent>;
-    const detail = event.detail;
-    if (typeof event['detail-type'] !== 'string' || !detail || typeof detail !== 'object') return undefined;
-    if (typeof detail.eventId !== 'string' || detail.eventId === '') return undefined;
-    return event as BusEvent;
+    event = JSON.parse(body) as Partial<BusEvent> | null;
   } catch {
-    return undefined;
+    return { notAnEvent: 'the body is not JSON' };
   }
+  if (!event || typeof event !== 'object') return { notAnEvent: 'the body is not a JSON object' };
+  if (typeof event['detail-type'] !== 'string') return { notAnEvent: 'it has no detail-type' };
+  const detail = event.detail;
+  if (!detail || typeof detail !== 'object') return { notAnEvent: 'it has no detail object' };
+  if (typeof detail.eventId !== 'string' || detail.eventId === '')
+    return { notAnEvent: 'its detail has no eventId' };
+  return event as BusEvent;
 }
 
 /** A delivery the fan-out made, with the record its event came in. */
@@ -121,8 +126,8 @@ export async function fanOut(deps: FanOutDeps, incoming: readonly IncomingEvent[
   let events = 0;
   for (const { recordId, body } of incoming) {
     const event = parseBusEvent(body);
-    if (!event) {
-      logger.error('webhook fan-out: not a bridge event, left out', { recordId });
+    if ('notAnEvent' in event) {
+      logger.error('webhook fan-out: not a bridge event, left out', { recordId, reason: event.notAnEvent });
       continue;
     }
     events++;

@@ -163,6 +163,31 @@ describe('the fan-out handler', () => {
     expect([emf[0]![METRIC.webhookLatency]].flat()).toHaveLength(2);
   });
 
+  it('leaves out a record that is not a bridge event, with an ERROR line that says why', async () => {
+    // Prepare: four records that are not events of the bridge, and one that is.
+    const r = await rig('bad');
+    const bad = (n: number, body: string) => ({ ...record('bad', n), body });
+    const records = [
+      bad(1, '{"detail-type": "Member Joined", "detail": '),
+      bad(2, '"a string"'),
+      bad(3, JSON.stringify({ 'detail-type': 'Member Joined', detail: { clubId: 'club-1' } })),
+      bad(4, JSON.stringify({ detail: { eventId: 'evt_x' } })),
+      record('bad', 5),
+    ];
+    // Act
+    const { out, lines } = await invoke(r.handler, records);
+    // Assess: the event is delivered, the others dropped (not retried), each with its reason.
+    expect(out.batchItemFailures).toEqual([]);
+    expect(receiver.delivered('/bad/a').map((x) => x.webhookId)).toEqual(['evt_bad_5']);
+    const errors = lines.filter((l) => l.level === 'ERROR');
+    expect(errors.map((l) => [l.recordId, l.reason])).toEqual([
+      ['rec-1', 'the body is not JSON'],
+      ['rec-2', 'the body is not a JSON object'],
+      ['rec-3', 'its detail has no eventId'],
+      ['rec-4', 'it has no detail-type'],
+    ]);
+  });
+
   it('a record whose deliveries cannot all be queued comes back; one delivered at once does not', async () => {
     // Prepare: a queue that refuses; /a's second delivery must be queued (paced).
     const r = await rig('refused', new RefusingQueue());
