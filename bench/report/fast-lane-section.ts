@@ -5,6 +5,7 @@
  */
 import type { ClubCost } from '../cost';
 import type { TypicalClubRun } from '../typical-club';
+import { ISSUE_37_TARGET_USD } from './cpu-calibration-section';
 import { int, pct, secs, table, usd, yes } from './format';
 import { headline } from './headline';
 import type { BenchResults } from './results';
@@ -38,10 +39,11 @@ export function fastLaneSection(r: BenchResults): string {
   const added = addedLines(r.cost.laneOn, r.cost.laneOff);
   const total = r.cost.laneOn.total - r.cost.laneOff.total;
   const met = h.visitsP50 <= 10 && h.visitsP95 <= 20;
+  const budget = ISSUE_37_TARGET_USD - r.cost.laneOff.total;
   return `## The fast lane for visits (issue 37)
 
-While the club is active its visits are probed every 15, 20 or 30 s (as its visits of the last hour are worth) between the minute's polls
-(docs/operations.md, "The fast lane for visits"). Member Visit Recorded, from the visit's time to
+While the club is active its visits are probed every 15, 20 or 30 s between the minute's polls, as
+its visits of the last hour are worth (docs/operations.md, "The fast lane for visits"). Member Visit Recorded, from the visit's time to
 PutEvents (p50 / p95 / max), and the quota, seed ${off.seed}, ${r.plan.simDays} simulated days:
 
 ${table(
@@ -76,5 +78,7 @@ ${table(
   [...added.map((l) => [l.item, usd(l.usd)]), ['**the fast lane, in all**', `**${usd(total)}**`]],
 )}
 
-Everything billed with the lane: ${usd(r.cost.laneOn.total)} (this seed), without: ${usd(r.cost.laneOff.total)}.`;
+Everything billed with the lane: ${usd(r.cost.laneOn.total)} (this seed), without: ${usd(r.cost.laneOff.total)}.
+The target (at most ${usd(ISSUE_37_TARGET_USD)} a club-month with the lane) leaves the lane ${usd(budget)} over this
+seed's bill without it; the lane costs ${usd(total)}: ${total <= budget ? '**within it**' : `**${(total / Math.max(budget, 1e-9)).toFixed(1)}× it**`}.`;
 }
