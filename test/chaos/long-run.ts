@@ -44,6 +44,12 @@ function positiveInt(name: string, text: string): number {
 
 type FromParent = { seed: number } | { stop: true };
 
+/**
+ * Seeds a worker process runs before it is replaced: one process and one in-memory store for
+ * hundreds of runs grew slower with each (a run of 1,000 went from 3 s a seed to 12).
+ */
+const WORKER_SEEDS = 50;
+
 /** A worker: runs the seeds it is sent, one at a time, and sends back each summary. */
 async function worker(): Promise<void> {
   const { startDynalite } = await import('../support/dynalite');
@@ -82,6 +88,54 @@ async function replay(seed: number): Promise<number> {
   }
 }
 
+type Summary = import('./report').RunSummary;
+
+/** Runs the seeds on `workerCount` worker processes at a time, each replaced after WORKER_SEEDS. */
+async function runSeeds(
+  seeds: number[],
+  workerCount: number,
+  out: { summaries: Summary[]; crashed: string[]; readonly started: number; readonly runs: number },
+): Promise<void> {
+  const { summaries, crashed, started, runs } = out;
+  const self = fileURLToPath(import.meta.url);
+  /** One worker process: up to WORKER_SEEDS seeds, then it stops (a fresh store and heap for the next). */
+  const workerRun = () =>
+    new Promise<void>((resolve, reject) => {
+      const child = fork(self, ['--worker'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      let sent = 0;
+      const next = () => {
+        const seed = sent < WORKER_SEEDS ? seeds.shift() : undefined;
+        if (seed !== undefined) sent++;
+        child.send(seed === undefined ? { stop: true } : { seed });
+      };
+      child.on(
+        'message',
+        (message: { ready?: true; summary?: Summary; error?: { seed: number; message: string } }) => {
+          if (message.summary) {
+            summaries.push(message.summary);
+            const s = message.summary;
+            if (!s.ok)
+              process.stdout.write(`  seed ${s.seed} FAILED: ${s.failures.join('; ').slice(0, 400)}\n`);
+            if (summaries.length % 50 === 0) {
+              const rate = (Date.now() - started) / summaries.length;
+              process.stdout.write(
+                `  ${summaries.length}/${runs} runs, ${summaries.filter((r) => !r.ok).length} failed, ~${Math.round(((runs - summaries.length) * rate) / 1000)} s left\n`,
+              );
+            }
+          }
+          if (message.error) crashed.push(`seed ${message.error.seed}: ${message.error.message}`);
+          next();
+        },
+      );
+      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`worker exited with ${code}`))));
+    });
+  await Promise.all(
+    Array.from({ length: workerCount }, async () => {
+      while (seeds.length > 0) await workerRun();
+    }),
+  );
+}
+
 async function main(): Promise<number> {
   if (flags.worker) {
     await worker();
@@ -99,52 +153,16 @@ async function main(): Promise<number> {
   const first = positiveInt('from', flags.from);
   const workerCount = Math.min(positiveInt('workers', flags.workers), runs);
   const { renderReport } = await import('./report');
-  type Summary = import('./report').RunSummary;
 
   const started = Date.now();
   const seeds = Array.from({ length: runs }, (_, i) => first + i);
   const summaries: Summary[] = [];
   const crashed: string[] = [];
-  const self = fileURLToPath(import.meta.url);
   process.stdout.write(
     `chaos: ${runs} runs (seeds ${first}..${first + runs - 1}) on ${workerCount} workers\n`,
   );
 
-  await Promise.all(
-    Array.from(
-      { length: workerCount },
-      () =>
-        new Promise<void>((resolve, reject) => {
-          const child = fork(self, ['--worker'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-          const next = () => {
-            const seed = seeds.shift();
-            child.send(seed === undefined ? { stop: true } : { seed });
-          };
-          child.on(
-            'message',
-            (message: { ready?: true; summary?: Summary; error?: { seed: number; message: string } }) => {
-              if (message.summary) {
-                summaries.push(message.summary);
-                const s = message.summary;
-                if (!s.ok)
-                  process.stdout.write(`  seed ${s.seed} FAILED: ${s.failures.join('; ').slice(0, 400)}\n`);
-                if (summaries.length % 50 === 0) {
-                  const rate = (Date.now() - started) / summaries.length;
-                  process.stdout.write(
-                    `  ${summaries.length}/${runs} runs, ${summaries.filter((r) => !r.ok).length} failed, ~${Math.round(((runs - summaries.length) * rate) / 1000)} s left\n`,
-                  );
-                }
-              }
-              if (message.error) crashed.push(`seed ${message.error.seed}: ${message.error.message}`);
-              next();
-            },
-          );
-          child.on('exit', (code) =>
-            code === 0 ? resolve() : reject(new Error(`worker exited with ${code}`)),
-          );
-        }),
-    ),
-  );
+  await runSeeds(seeds, workerCount, { summaries, crashed, started, runs });
 
   summaries.sort((a, b) => a.seed - b.seed);
   const cpu = cpus()[0]?.model.trim() ?? 'unknown';
