@@ -24,7 +24,7 @@ export interface PublishedLambdaFigure {
 }
 
 const EBERT_REPO = 'github.com/cebert/aws-lambda-performance-benchmarks';
-const EBERT_TABLES = `${EBERT_REPO}, published-results/december-2025/tables`;
+const EBERT_TABLES = `https://${EBERT_REPO}/blob/HEAD/published-results/december-2025/tables`;
 const EBERT_POST =
   'chrisebert.net/comparing-aws-lambda-arm64-vs-x86_64-performance-across-multiple-runtimes-in-late-2025';
 

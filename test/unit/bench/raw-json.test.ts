@@ -24,10 +24,11 @@ describe('rawJson', () => {
       addedCostPerClubMonthUsd: 0.0123,
       addedCostPerClubMonthUsdBound: 0.0234,
     });
-    expect(Object.keys(written).slice(0, 5)).toEqual([
+    expect(Object.keys(written).slice(0, 6)).toEqual([
       'costPerClubMonthUsd',
       'freshness',
       'quota',
+      'cpuCalibration',
       'memory',
       'lifecycleAdded',
     ]);
