@@ -3,6 +3,7 @@ import { provisionedCost, SCALE_IN_POINTS_BELOW_TARGET, unitPrices } from '../co
 import type { DeploymentSettings, TableCapacitySettings } from '../deployment';
 import { LATENCY_ASSUMPTIONS_MS, PRICE_DATE, PRICE_REGION, PRICES } from '../prices';
 import type { TypicalClubRun } from '../typical-club';
+import { ISSUE_37_TARGET_USD } from './cpu-calibration-section';
 import { int, sig, table, usd, yes } from './format';
 import type { BenchResults, FleetSizeSettings } from './results';
 
@@ -58,7 +59,7 @@ function costLines(r: BenchResults): string {
 | **everything billed** | typical club, fleet of ${int(c.fleetClubs)} | **${usd(c.total)}** |
 
 Target: everything billed at most $0.30 per club per month at 1,000 clubs with the fast lane
-(issue 37): ${yes(c.total <= 0.3)} (${usd(c.total)}; of which the fast lane's own invocations
+(issue 37): ${yes(c.total <= ISSUE_37_TARGET_USD)} (${usd(c.total)}; of which the fast lane's own invocations
 ${usd(laneLambda(c))}; before the lane the bar was $0.25, issue 20).`;
 }
 

@@ -31,6 +31,15 @@ function visits(run: TypicalClubRun | undefined): string {
   return d ? `${secs(d.p50)} / ${secs(d.p95)} / ${secs(d.max)}` : '-';
 }
 
+/** What the cost target leaves the lane over the bill without it, and how the lane's cost compares. */
+function budgetWords(budget: number, lane: number): string {
+  const target = `The target (at most ${usd(ISSUE_37_TARGET_USD)} a club-month with the lane)`;
+  if (budget <= 0)
+    return `${target} is passed by this seed's bill without the lane; the lane adds ${usd(lane)}.`;
+  const verdict = lane <= budget ? '**within it**' : `**${(lane / budget).toFixed(1)}× it**`;
+  return `${target} leaves the lane ${usd(budget)} over this seed's bill without it; the lane costs ${usd(lane)}: ${verdict}.`;
+}
+
 export function fastLaneSection(r: BenchResults): string {
   const off = r.typical.laneOff;
   const on = off ? r.typical.runs.find((t) => t.seed === off.seed) : undefined;
@@ -43,8 +52,9 @@ export function fastLaneSection(r: BenchResults): string {
   return `## The fast lane for visits (issue 37)
 
 While the club is active its visits are probed every 15, 20 or 30 s between the minute's polls, as
-its visits of the last hour are worth (docs/operations.md, "The fast lane for visits"). Member Visit Recorded, from the visit's time to
-PutEvents (p50 / p95 / max), and the quota, seed ${off.seed}, ${r.plan.simDays} simulated days:
+its visits of the last hour are worth (docs/operations.md, "The fast lane for visits"). Member Visit
+Recorded, from the visit's time to PutEvents (p50 / p95 / max), and the quota, seed ${off.seed},
+${r.plan.simDays} simulated days:
 
 ${table(
   [
@@ -79,6 +89,5 @@ ${table(
 )}
 
 Everything billed with the lane: ${usd(r.cost.laneOn.total)} (this seed), without: ${usd(r.cost.laneOff.total)}.
-The target (at most ${usd(ISSUE_37_TARGET_USD)} a club-month with the lane) leaves the lane ${usd(budget)} over this
-seed's bill without it; the lane costs ${usd(total)}: ${total <= budget ? '**within it**' : `**${(total / Math.max(budget, 1e-9)).toFixed(1)}× it**`}.`;
+${budgetWords(budget, total)}`;
 }

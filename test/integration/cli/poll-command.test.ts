@@ -71,14 +71,16 @@ describe('poll --once from the command line', () => {
     expect(text).not.toContain(sandbox.integrator.password);
 
     const status = await cli(['status', '--clubs', clubsFile, '--table', 'cli-file', '--json'], env);
-    const json = JSON.parse(status.stdout) as { clubId: string; sources: { watermark: string | null }[] }[];
+    const json = JSON.parse(status.stdout) as {
+      clubId: string;
+      sources: { watermark: string | null }[];
+      fastLane: { on: boolean; summary: string };
+    }[];
     expect(json.map((c) => c.clubId)).toEqual(['club-1', 'club-2']);
     expect(json[0]!.sources).toHaveLength(7);
     expect(json[0]!.sources.every((s) => typeof s.watermark === 'string')).toBe(true);
     // The visits fast lane of each club, on or off and why (engine/schedule/fast-lane.ts).
-    const lanes = (json as unknown as { fastLane: { on: boolean; summary: string } }[]).map(
-      (c) => c.fastLane,
-    );
+    const lanes = json.map((c) => c.fastLane);
     const LANE = /^(on: visits probed every (15|20|30) s|off, visits every minute) \(.+\)$/;
     for (const lane of lanes) expect(lane.summary).toMatch(LANE);
     const words = await cli(['status', '--clubs', clubsFile, '--table', 'cli-file'], env);

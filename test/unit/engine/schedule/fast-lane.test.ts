@@ -145,7 +145,11 @@ describe('the fast lane', () => {
     expect(describeFastLane(at(40))).toBe(
       'on: visits probed every 20 s (a visit in the last 20 minutes, about 38 visits an hour)',
     );
-    // The quota's pace slows the lane further, never the other way round.
+    // The slower of the two periods wins: the quota's pace slows a peak club, never speeds a quiet one.
+    let used = 0;
+    while (lane({ cursors: counted(1_000), quotaUsed: used }).periodMs === 15_000) used += 100;
+    expect(lane({ cursors: counted(1_000), quotaUsed: used }).periodMs).toBe(20_000);
+    expect(lane({ cursors: counted(QUIET_VISITS_PER_HOUR - 5), quotaUsed: used }).periodMs).toBe(30_000);
     expect(lane({ cursors: counted(1_000), quotaUsed: 899_000 }).on).toBe(false);
   });
 
