@@ -95,8 +95,6 @@ export interface FastLaneInput {
   readonly visitsDue: boolean;
   readonly stretch: number;
   readonly budget: QuotaBudget;
-  /** Visits an hour lately (schedule/cost-estimate.ts), when known: each may cost a probe's tail read. */
-  readonly visitsPerHour?: number;
   readonly nowMs: number;
 }
 
@@ -110,10 +108,12 @@ export function insideOpeningHours(
   return isOpenAt(parseOpeningHours(setting.openingHours), timeZone, nowMs);
 }
 
-/** Requests an hour the lane adds at `periodMs`: one per probe, and a tail read for each probe that finds a visit. */
-export function laneRequestsPerHour(periodMs: number, visitsPerHour: number): number {
-  const probes = (HOUR_MS / periodMs) * (1 - periodMs / FAST_LANE_WINDOW_MS);
-  return probes + Math.min(probes, Math.max(0, visitsPerHour));
+/**
+ * Requests an hour the lane adds at `periodMs`: one a probe, whatever it finds (its answer brings
+ * the rows past the count, and the session it opens asks nothing more: scan/lane-page.ts).
+ */
+export function laneRequestsPerHour(periodMs: number): number {
+  return (HOUR_MS / periodMs) * (1 - periodMs / FAST_LANE_WINDOW_MS);
 }
 
 const off = (reason: FastLaneReason): FastLane => ({ on: false, reason, probes: 0 });
@@ -190,12 +190,10 @@ export function activityPeriod(visitsPerHour: number | undefined): number {
  * past the line by more than the slack. Under the line the sweeps' target (sweep-budget.ts, the same
  * share) stays whole: the lane never takes what the other sources' sweeps would spend.
  */
-export function lanePeriod(
-  input: Pick<FastLaneInput, 'plan' | 'budget' | 'visitsPerHour'>,
-): number | undefined {
+export function lanePeriod(input: Pick<FastLaneInput, 'plan' | 'budget'>): number | undefined {
   const { budget } = input;
   const ceiling = Math.min(budget.budget, PLAN_QUOTAS[input.plan] * FAST_LANE_QUOTA_SHARE);
-  const hourAtFastest = laneRequestsPerHour(FAST_LANE_PERIODS_MS[0], input.visitsPerHour ?? 0);
+  const hourAtFastest = laneRequestsPerHour(FAST_LANE_PERIODS_MS[0]);
   const line = ceiling * Math.min(1, budget.elapsedShare) + PACE_SLACK_HOURS * hourAtFastest;
   const headroom = line - budget.used;
   if (headroom < 0) return undefined;

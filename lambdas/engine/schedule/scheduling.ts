@@ -213,7 +213,6 @@ export function scheduleClub(input: ScheduleClubInput): ClubSchedule {
     visitsDue: due.includes('visits'),
     stretch,
     budget,
-    ...(visits?.activity === undefined ? {} : { visitsPerHour: visits.activity }),
     nowMs,
   });
   return {
