@@ -56,35 +56,62 @@ function pathOf(frame: Frame): string {
   return path || '(record)';
 }
 
+/** A scalar's approximate size as JSON text. */
+function scalarBytes(v: unknown): number {
+  if (typeof v === 'string') return v.length + 2;
+  return typeof v === 'number' || typeof v === 'boolean' ? 8 : 4;
+}
+
 /**
  * Depth and approximate JSON size of a value, walked without recursion; stops as soon as a limit is
- * passed. Never throws.
+ * passed. Never throws. Only objects and arrays take a frame on the stack: a scalar member is
+ * counted where its holder is met (a page's rows are mostly scalars; a frame each was most of the
+ * walk's cost), and its frame is made only to say where it passed the limit.
  */
 export function measureValue(value: unknown, limits: RecordLimits = RECORD_LIMITS): ValueMeasure {
+  if (value === null || typeof value !== 'object') {
+    const bytes = scalarBytes(value);
+    return bytes > limits.maxBytes
+      ? { depth: 0, bytes, path: '(record)', exceeded: 'bytes' }
+      : { depth: 0, bytes };
+  }
   const stack: Frame[] = [{ value, depth: 1 }];
   let bytes = 0;
   let deepest = 0;
+  const over = (frame: Frame, key: string | number) =>
+    ({
+      depth: deepest,
+      bytes,
+      path: pathOf({ value: undefined, depth: frame.depth + 1, parent: frame, key }),
+      exceeded: 'bytes',
+    }) as const;
   while (stack.length > 0) {
     const frame = stack.pop()!;
     const { value: v, depth } = frame;
-    if (typeof v === 'string') {
-      bytes += v.length + 2;
-    } else if (v === null || typeof v !== 'object') {
-      bytes += typeof v === 'number' || typeof v === 'boolean' ? 8 : 4;
+    if (depth > deepest) deepest = depth;
+    if (depth > limits.maxDepth) return { depth, bytes, path: pathOf(frame), exceeded: 'depth' };
+    bytes += 2;
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) {
+        const item: unknown = v[i];
+        bytes += 1;
+        if (item !== null && typeof item === 'object') {
+          stack.push({ value: item, depth: depth + 1, parent: frame, key: i });
+          continue;
+        }
+        bytes += scalarBytes(item);
+        if (bytes > limits.maxBytes) return over(frame, i);
+      }
     } else {
-      if (depth > deepest) deepest = depth;
-      if (depth > limits.maxDepth) return { depth, bytes, path: pathOf(frame), exceeded: 'depth' };
-      bytes += 2;
-      if (Array.isArray(v)) {
-        for (let i = v.length - 1; i >= 0; i--) {
-          bytes += 1;
-          stack.push({ value: v[i], depth: depth + 1, parent: frame, key: i });
+      for (const key of Object.keys(v as object)) {
+        const member = (v as Record<string, unknown>)[key];
+        bytes += key.length + 4;
+        if (member !== null && typeof member === 'object') {
+          stack.push({ value: member, depth: depth + 1, parent: frame, key });
+          continue;
         }
-      } else {
-        for (const key of Object.keys(v)) {
-          bytes += key.length + 4;
-          stack.push({ value: (v as Record<string, unknown>)[key], depth: depth + 1, parent: frame, key });
-        }
+        bytes += scalarBytes(member);
+        if (bytes > limits.maxBytes) return over(frame, key);
       }
     }
     if (bytes > limits.maxBytes) return { depth: deepest, bytes, path: pathOf(frame), exceeded: 'bytes' };
