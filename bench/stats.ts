@@ -28,6 +28,19 @@ export function medianRun<T>(runs: readonly T[], key: (run: T) => number): T {
   return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
+/** Least-squares line through `points` ([x, y]): y = intercept + slope × x (slope 0 when x never varies). */
+export function linearFit(points: readonly (readonly [number, number])[]): {
+  intercept: number;
+  slope: number;
+} {
+  if (points.length === 0) return { intercept: Number.NaN, slope: Number.NaN };
+  const mx = sum(points.map((p) => p[0])) / points.length;
+  const my = sum(points.map((p) => p[1])) / points.length;
+  const sxx = sum(points.map((p) => (p[0] - mx) ** 2));
+  const slope = sxx === 0 ? 0 : sum(points.map((p) => (p[0] - mx) * (p[1] - my))) / sxx;
+  return { intercept: my - slope * mx, slope };
+}
+
 /** CPU time (user + system) in ms since `since` (a process.cpuUsage() reading). */
 export function cpuMsSince(since: NodeJS.CpuUsage): number {
   const d = process.cpuUsage(since);

@@ -13,7 +13,7 @@ import { addStoreCounts, emptyStoreCounts } from './counting-store';
 import { LATE_CHANGE_KINDS } from './freshness';
 import { type PollWork, samplePollWork } from './lambda-batches';
 import type { NaiveResult } from './naive-poller';
-import { entryOf, median, percentile, sum } from './stats';
+import { entryOf, linearFit, median, percentile, sum } from './stats';
 
 export const BASIC_QUOTA = 1_000_000;
 const MONTH_DAYS = 30;
@@ -98,6 +98,17 @@ export interface TypicalClubRun {
   readonly lateChanges: readonly number[];
   readonly bySource: Record<string, { polls: number; requests: number; rows: number; events: number }>;
   readonly poll: { readonly wallMsMedian: number; readonly wallMsP95: number; readonly cpuMsMedian: number };
+  /**
+   * The minute's polls' CPU (ms, on this machine) as a line through their rows: what a poll costs
+   * whatever it reads (its requests, state, logs) and what each row read adds (absent in reports
+   * from before it). With `bySource`'s rows, where the poll's CPU goes.
+   */
+  readonly pollCpu?: {
+    readonly polls: number;
+    readonly meanMs: number;
+    readonly fixedMs: number;
+    readonly perRowMs: number;
+  };
   readonly baseline: { readonly requests: number; readonly rows: number; readonly wallMs: number };
   readonly failures: number;
   readonly monthly: MonthlyClubCounts;
@@ -147,6 +158,7 @@ export function summariseRun(
       ),
       cpuMsMedian: median(sim.polls.map((p) => p.cpuMs)),
     },
+    pollCpu: pollCpuFit(sim.polls),
     baseline: { requests: sim.baseline.requests, rows: sim.baseline.rows, wallMs: sim.baseline.wallMs },
     failures: sim.failures,
     monthly: monthlyCounts(sim, days),
@@ -155,6 +167,14 @@ export function summariseRun(
   };
   if (!naive || naive.cycles.length === 0) return run;
   return { ...run, naive: naiveFigures(sim, naive, days) };
+}
+
+/** The minute's polls' CPU against their rows (the fast lane's probes left out). */
+function pollCpuFit(polls: readonly PollSample[]): TypicalClubRun['pollCpu'] {
+  const minute = polls.filter((p) => p.lane !== 'fast');
+  const fit = linearFit(minute.map((p) => [p.rows, p.cpuMs] as const));
+  const meanMs = sum(minute.map((p) => p.cpuMs)) / Math.max(1, minute.length);
+  return { polls: minute.length, meanMs, fixedMs: fit.intercept, perRowMs: fit.slope };
 }
 
 /** Delays from change to event (s): all of them, by event type, the late changes, and the histogram. */

@@ -1,6 +1,30 @@
 /** Section 8 of the report: what this round fixed, and what would move the largest cost lines next. */
+import type { TypicalClubRun } from '../typical-club';
 import { usd } from './format';
 import type { BenchResults } from './results';
+
+/**
+ * Where the minute poll's CPU goes, from the cost lines' run: a poll's fixed part, a row's part, and
+ * the share of payment history's rows (its deep sweep) in the poll line. Empty for older reports.
+ */
+function pollCpuParagraph(r: BenchResults): string {
+  const run: TypicalClubRun | undefined =
+    r.typical.runs.find((x) => x.seed === r.cost.seed) ?? r.typical.runs[0];
+  const cpu = run?.pollCpu;
+  const line = r.cost.default.lines.find((l) => l.key === 'lambdaPollCompute');
+  if (!run || !cpu || !line || cpu.polls === 0) return '';
+  const rows = Object.values(run.bySource).reduce((n, s) => n + s.rows, 0);
+  const paymentRows = run.bySource.paymentHistory?.rows ?? 0;
+  const paymentShare = ((paymentRows / cpu.polls) * cpu.perRowMs) / cpu.meanMs;
+  return `
+**Where the minute poll's CPU goes** (seed ${run.seed}, ${cpu.polls.toLocaleString('en-US')} polls, CPU on this
+machine): ${cpu.meanMs.toFixed(1)} ms a poll on average, which a line through each poll's CPU and
+rows splits into ${cpu.fixedMs.toFixed(1)} ms whatever the poll reads (its requests, the state item,
+its log line) and ${(cpu.perRowMs * 1000).toFixed(0)} µs a row read. Payment history's rows are
+${((100 * paymentRows) / Math.max(1, rows)).toFixed(0)}% of the rows read (its 10-day sweep, every few minutes on the unused quota),
+so about ${(100 * paymentShare).toFixed(0)}% of the poll's CPU: about ${usd(paymentShare * line.usd)} of the poll line's ${usd(line.usd)}.
+`;
+}
 
 export function nextStepsSection(r: BenchResults): string {
   const c = r.cost.default;
@@ -27,5 +51,5 @@ mostly the requests themselves, a real API's JWT on every one: HTTP/2 would send
 connection, against an API that speaks it. DynamoDB writes are the state item twice a poll, then
 seen entries and snapshots: one write a poll needs another way to learn that a poll stopped
 without its closing write (the lease's write tells the lifecycle and the row marks today).
-`;
+${pollCpuParagraph(r)}`;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attributeValueBytes, itemBytes, readUnits, writeUnits } from '../../../bench/dynamo-units';
-import { entryOf, median, medianRun, percentile } from '../../../bench/stats';
+import { entryOf, linearFit, median, medianRun, percentile } from '../../../bench/stats';
 
 describe('bench statistics', () => {
   it('takes the median of odd and even counts without sorting the input in place', () => {
@@ -17,6 +17,19 @@ describe('bench statistics', () => {
     expect(percentile(values, 95)).toBe(95);
     expect(percentile(values, 100)).toBe(100);
     expect(percentile([7], 95)).toBe(7);
+  });
+
+  it('fits a least-squares line: exact through points on one, the mean when x never varies', () => {
+    const fit = linearFit([0, 100, 2_700].map((rows) => [rows, 34 + 0.056 * rows] as const));
+    expect(fit.intercept).toBeCloseTo(34, 9);
+    expect(fit.slope).toBeCloseTo(0.056, 9);
+    expect(
+      linearFit([
+        [5, 1],
+        [5, 3],
+      ]),
+    ).toEqual({ intercept: 2, slope: 0 });
+    expect(linearFit([]).slope).toBeNaN();
   });
 
   it('picks the run whose key is the median, so its details agree with the figure', () => {
