@@ -114,8 +114,8 @@ function efficiencyNotes(r: BenchResults): string {
   const t = r.typical.runs;
   const alt = r.typical.unconfirmedZone;
   return `Rows per change come mostly from re-reading overlap windows: disbursements' 32 h tail (a daily
-settlement run posts them up to 31 hours after the payment), payment history's 10-day sweep every
-hour, class attendance's one-day tail, visits' one-hour tail and daily sweep (README:
+settlement run posts them up to 31 hours after the payment), payment history's sweeps (6 days every
+few minutes on the unused quota, 10 days every hour), class attendance's one-day tail, visits' one-hour tail and daily sweep (README:
 sources). Token requests: the sandbox's tokens live one simulated hour, so about one token per
 simulated hour per integrator login (the bench caches tokens on the wall clock, meets one 401 an
 hour and re-authenticates, exactly once; those 401s, ${sig(med(t, (x) => x.perDay.reauth401))} a day,

@@ -66,8 +66,9 @@ whose zone reading is not confirmed ${altMet ? 'meets it too' : 'does not meet i
 **What bounds freshness: the schedule**, not the API or the CPU (a poll takes
 ${sig(med(t, (x) => x.poll.wallMsMedian))} ms locally, median; p95 ${sig(med(t, (x) => x.poll.wallMsP95))} ms).
 Every source is polled every minute (engine/schedule/scheduling.ts); some changes are only visible to a
-sweep: a dishonoured payment keeps its old PaymentDate (found by the hourly 10-day sweep, hence
-Payment Failed's longer tail), a refund likewise.`;
+sweep: a dishonoured payment keeps its old PaymentDate (found by the sweeps of its last 6 days the
+unused quota pays for every few minutes, or the hourly 10-day sweep, hence Payment Failed's longer
+tail), a refund likewise.`;
 }
 
 /** Every run's distribution per event type, pooled: events summed, p50 and p95 the median, max the max. */

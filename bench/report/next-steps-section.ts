@@ -21,7 +21,7 @@ function pollCpuParagraph(r: BenchResults): string {
 machine): ${cpu.meanMs.toFixed(1)} ms a poll on average, which a line through each poll's CPU and
 rows splits into ${cpu.fixedMs.toFixed(1)} ms whatever the poll reads (its requests, the state item,
 its log line) and ${(cpu.perRowMs * 1000).toFixed(0)} µs a row read. Payment history's rows are
-${((100 * paymentRows) / Math.max(1, rows)).toFixed(0)}% of the rows read (its 10-day sweep, every few minutes on the unused quota),
+${((100 * paymentRows) / Math.max(1, rows)).toFixed(0)}% of the rows read (its sweeps: 6 days every few minutes on the unused quota, 10 days hourly),
 so about ${(100 * paymentShare).toFixed(0)}% of the poll's CPU: about ${usd(paymentShare * line.usd)} of the poll line's ${usd(line.usd)}.
 `;
 }

@@ -114,10 +114,12 @@ export const paymentHistorySource: AppendSource<'paymentHistory'> = {
   // Payments are posted when they happen: the last hour absorbs late posting and clock skew. The zone
   // of PaymentDate is not stated: until the club's reading is confirmed, 15 h absorbs either one.
   // A direct debit can come back dishonoured days later and a refund can follow: the sweep re-reads
-  // 10 days hourly.
+  // 10 days hourly. The extra sweeps the unused quota pays for (every few minutes) re-read 6 days:
+  // a dishonour comes back within 3 business days (BECS, BACS), 6 days over a four-day weekend;
+  // those sweeps were 40% of the poll's CPU over 10 days (docs/operations.md).
   tailLookbackMs: HOUR_MS,
   unconfirmedZoneLookbackMs: 15 * HOUR_MS,
-  sweep: { windowMs: 10 * DAY_MS, everyMs: HOUR_MS },
+  sweep: { windowMs: 10 * DAY_MS, everyMs: HOUR_MS, paidWindowMs: 6 * DAY_MS },
   seenDigest: true,
   identity: (p) => (p.Id ? p.Id : undefined),
   facets: (p, id): Facet[] => {

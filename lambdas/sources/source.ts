@@ -55,8 +55,13 @@ interface SourceBase<N extends OperationName> {
    * not confirmed, long enough that a wrong reading (up to 14 hours off) loses nothing.
    */
   readonly unconfirmedZoneLookbackMs?: number;
-  /** An occasional deeper re-read for records that change after they first appear. */
-  readonly sweep?: { readonly windowMs: number; readonly everyMs: number };
+  /**
+   * An occasional deeper re-read for records that change after they first appear: `windowMs` every
+   * `everyMs`. `paidWindowMs`: the shorter window of the extra sweeps the unused quota pays for
+   * (engine/schedule/sweep-budget.ts), the days a late change usually comes in; without it, those
+   * sweeps read the whole window.
+   */
+  readonly sweep?: { readonly windowMs: number; readonly everyMs: number; readonly paidWindowMs?: number };
   /** The record's identity; undefined means it cannot be identified (quarantined). */
   readonly identity: (item: ItemOf<N>) => string | undefined;
   /**

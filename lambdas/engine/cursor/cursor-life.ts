@@ -40,7 +40,7 @@ export interface ScanResult {
 
 type WatermarkSource = Pick<
   SourceDefinition,
-  'recordTime' | 'filterZone' | 'tailLookbackMs' | 'unconfirmedZoneLookbackMs'
+  'recordTime' | 'filterZone' | 'tailLookbackMs' | 'unconfirmedZoneLookbackMs' | 'sweep'
 >;
 
 /**
@@ -81,9 +81,13 @@ export function cursorAfterRegularScan(
     next.watermark = nextWatermark(cursor.watermark, result, source, ctx);
     next.baselineDone = true;
     delete next.scan;
-    if (result.scan.mode === 'sweep' || result.scan.mode === 'baseline') {
+    if (result.scan.mode === 'sweep' && result.scan.paid) {
+      // A sweep of the paid window: its rows, how many pages the next such sweep may ask for ahead.
+      next.stats = { ...next.stats, lastSweepAtMs: startMs, paidSweepRows: result.records };
+    } else if (result.scan.mode === 'sweep' || result.scan.mode === 'baseline') {
       // The rows of the window: how many pages the next sweep may ask for ahead (pages-ahead.ts).
-      next.stats = { ...next.stats, lastSweepAtMs: startMs, sweepRows: result.records };
+      const stats = { ...next.stats, lastSweepAtMs: startMs, sweepRows: result.records };
+      next.stats = source.sweep?.paidWindowMs ? { ...stats, lastWholeSweepAtMs: startMs } : stats;
     }
     next.health.lastSuccessAt = nowIso;
     next.health.consecutiveFailures = 0;

@@ -43,6 +43,17 @@ type PlannedSource = Pick<
 >;
 type PlanContext = Omit<ClubContext, 'observedAtMs'>;
 
+/**
+ * When the source's last sweep of its whole window started. Every sweep of a source without a paid
+ * window is whole; a cursor from before paid windows has no mark of its own, so its next sweep is.
+ */
+export function lastWholeSweepMs(
+  cursor: Cursor,
+  sweep: NonNullable<PlannedSource['sweep']>,
+): number | undefined {
+  return sweep.paidWindowMs ? cursor.stats?.lastWholeSweepAtMs : cursor.stats?.lastSweepAtMs;
+}
+
 /** The regular scan to run: resume one in progress, or start a new one from the cursor. */
 export function planRegularScan(
   cursor: Cursor,
@@ -63,13 +74,18 @@ export function planRegularScan(
     return { ...base, mode: 'baseline', fromdate: filter(startMs - window) };
   }
   const watermarkMs = Date.parse(cursor.watermark);
-  const lastSweep = cursor.stats?.lastSweepAtMs;
-  const sweepEvery = Math.min(
-    source.sweep?.everyMs ?? Number.POSITIVE_INFINITY,
-    sweepEveryMs ?? Number.POSITIVE_INFINITY,
-  );
-  if (source.sweep && (lastSweep === undefined || startMs - lastSweep >= sweepEvery)) {
-    return { ...base, mode: 'sweep', fromdate: filter(watermarkMs - source.sweep.windowMs) };
+  const sweep = source.sweep;
+  if (sweep) {
+    const lastSweep = cursor.stats?.lastSweepAtMs;
+    const lastWhole = lastWholeSweepMs(cursor, sweep);
+    const paidDue =
+      sweepEveryMs !== undefined && (lastSweep === undefined || startMs - lastSweep >= sweepEveryMs);
+    if (lastWhole === undefined || startMs - lastWhole >= sweep.everyMs || (paidDue && !sweep.paidWindowMs)) {
+      return { ...base, mode: 'sweep', fromdate: filter(watermarkMs - sweep.windowMs) };
+    }
+    if (paidDue && sweep.paidWindowMs) {
+      return { ...base, mode: 'sweep', paid: true, fromdate: filter(watermarkMs - sweep.paidWindowMs) };
+    }
   }
   return { ...base, mode: 'tail', fromdate: filter(watermarkMs - lookback) };
 }

@@ -10,6 +10,8 @@ export interface EngineScan extends ScanProgress {
   mode: ScanMode;
   /** The query: `fromdate`/`updatedate` value, '' for none. */
   fromdate: string;
+  /** A sweep the unused quota paid for, over the source's `sweep.paidWindowMs` (not the whole window). */
+  paid?: true;
   /** Backfill start (UTC ms) for state sources' backfill events. */
   backfillFromMs?: number;
   /**

@@ -189,7 +189,8 @@ export class SourceScan {
     let offset = this.#attempts === 1 ? scan.nextOffset : 0;
     const progress = new ScanProgress(this.source.operation);
     try {
-      for await (const page of this.#reader.pages(scan, offset, this.#cursor.stats?.sweepRows)) {
+      const windowRows = scan.paid ? this.#cursor.stats?.paidSweepRows : this.#cursor.stats?.sweepRows;
+      for await (const page of this.#reader.pages(scan, offset, windowRows)) {
         this.#pages++;
         const result = await this.#processPage(page, scan, tally.seenIdentities);
         rowsCounted = page.offset + page.rawCount;

@@ -6,7 +6,9 @@
 
 import { HOUR_MS } from '../../common/time-units';
 import { SOURCES } from '../../sources';
+import type { SourceDefinition } from '../../sources/source';
 import type { Cursor, SourceName } from '../../state/store';
+import { lastWholeSweepMs } from '../scan/plan';
 import { SOURCE_CADENCE, type SourceCadence } from './cadence';
 
 /** Records per page the engine asks for (the API maximum). */
@@ -23,6 +25,14 @@ export const lastPollMs = (cursor: Cursor | undefined): number | undefined => {
 function lastPollWasDeep(cursor: Cursor): boolean {
   const at = lastPollMs(cursor);
   return at !== undefined && cursor.stats?.lastSweepAtMs === at;
+}
+
+/** The window the cursor's last sweep read: the paid window when it was one of those, else the whole. */
+function lastSweepWindowMs(cursor: Cursor, sweep: SourceDefinition['sweep']): number {
+  if (!sweep) return 0;
+  const whole = lastWholeSweepMs(cursor, sweep);
+  const paid = sweep.paidWindowMs !== undefined && whole !== cursor.stats?.lastSweepAtMs;
+  return paid ? sweep.paidWindowMs! : sweep.windowMs;
 }
 
 /**
@@ -43,7 +53,7 @@ export function estimateActivityPerHour(
   let spanMs: number;
   if (lastPollWasDeep(cursor)) {
     if (definition.kind === 'state') return undefined; // a full read: size of the club, not activity
-    spanMs = Math.max(definition.tailLookbackMs, definition.sweep?.windowMs ?? 0);
+    spanMs = Math.max(definition.tailLookbackMs, lastSweepWindowMs(cursor, definition.sweep));
   } else {
     spanMs = definition.tailLookbackMs + cadence.intervalMs;
   }
@@ -74,7 +84,7 @@ export function estimatePollCost(source: SourceName, cursor: Cursor | undefined,
   if (activity === undefined) return Math.max(1, lastPages ?? 1);
   const definition = SOURCES[source];
   const sweep = definition.sweep;
-  const lastSweep = cursor.stats?.lastSweepAtMs;
+  const lastSweep = sweep ? lastWholeSweepMs(cursor, sweep) : undefined;
   const sweepDue =
     sweep !== undefined &&
     (lastSweep === undefined || (lastPollMs(cursor) ?? 0) + intervalMs - lastSweep >= sweep.everyMs);
@@ -119,7 +129,18 @@ export function demandPerHour(
       sweep?.everyMs ?? Number.POSITIVE_INFINITY,
       sweeps[s.source] ?? Number.POSITIVE_INFINITY,
     );
-    if (sweep && interval >= everyMs) {
+    // The paid sweeps read their own window, when the source has one, and the whole window's keep
+    // their period on top of them.
+    const paidWindow = sweep?.paidWindowMs;
+    if (sweep && interval >= sweep.everyMs) {
+      total += (perPoll(sweep.windowMs + interval) * HOUR_MS) / interval;
+    } else if (sweep && paidWindow !== undefined && everyMs < sweep.everyMs) {
+      total +=
+        (perPoll((interval >= everyMs ? paidWindow : definition.tailLookbackMs) + interval) * HOUR_MS) /
+        interval;
+      if (interval < everyMs) total += (perPoll(paidWindow + everyMs) * HOUR_MS) / everyMs;
+      total += (perPoll(sweep.windowMs + sweep.everyMs) * HOUR_MS) / sweep.everyMs;
+    } else if (sweep && interval >= everyMs) {
       total += (perPoll(sweep.windowMs + interval) * HOUR_MS) / interval;
     } else {
       total += (perPoll(definition.tailLookbackMs + interval) * HOUR_MS) / interval;

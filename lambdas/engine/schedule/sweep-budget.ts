@@ -98,10 +98,15 @@ export function sweepIntervals(input: SweepBudgetInput): SweepIntervals {
     if (spare <= 0) break;
     const sweep = SOURCES[s.source].sweep!;
     const tailPages = pagesOverWindow(s.activity!, SOURCES[s.source].tailLookbackMs + s.baseIntervalMs);
-    const sweepPages = pagesOverWindow(s.activity!, sweep.windowMs + s.baseIntervalMs);
-    // A sweep replaces that poll's tail: it costs its extra pages, per sweep.
+    const sweepPages = pagesOverWindow(
+      s.activity!,
+      (sweep.paidWindowMs ?? sweep.windowMs) + s.baseIntervalMs,
+    );
+    // A sweep replaces that poll's tail: it costs its extra pages, per sweep. Over the whole window
+    // it also replaces the source's own sweeps (already in the demand); over a paid window of its
+    // own it comes on top of them.
     const extra = Math.max(1, sweepPages - tailPages);
-    const already = (extra * HOUR_MS) / sweep.everyMs;
+    const already = sweep.paidWindowMs ? 0 : (extra * HOUR_MS) / sweep.everyMs;
     const fastest = Math.max(s.baseIntervalMs, MIN_SWEEP_INTERVAL_MS);
     const affordable = (extra * HOUR_MS) / (spare + already);
     const interval = Math.max(fastest, Math.ceil(affordable / MINUTE_MS) * MINUTE_MS);

@@ -141,6 +141,29 @@ describe('cursorAfterRegularScan', () => {
     expect(next.stats?.lastSweepAtMs).toBe(sweepAt);
   });
 
+  it("marks a whole sweep of a source with a paid window, and keeps a paid sweep's rows apart", () => {
+    // Prepare: payment history (10 days hourly, the paid sweeps 6 days)
+    const payments = SOURCES.paymentHistory;
+    const done = (scan: EngineScan) =>
+      cursorAfterRegularScan(before, result('completed', scan, START - HOUR), payments, ctx, START);
+    // Act
+    const whole = done(scanOf('sweep'));
+    const paid = done(scanOf('sweep', { paid: true }));
+    const ofVisits = cursorAfterRegularScan(
+      before,
+      result('completed', scanOf('sweep'), START - HOUR),
+      visits,
+      ctx,
+      START,
+    );
+    // Assess: both are sweeps; only the whole one marks the whole window and sets its rows
+    expect(whole.stats).toMatchObject({ lastSweepAtMs: START, lastWholeSweepAtMs: START, sweepRows: 10 });
+    expect(paid.stats).toMatchObject({ lastSweepAtMs: START, paidSweepRows: 10 });
+    expect(paid.stats?.lastWholeSweepAtMs).toBeUndefined();
+    expect(paid.stats?.sweepRows).toBeUndefined();
+    expect(ofVisits.stats?.lastWholeSweepAtMs).toBeUndefined();
+  });
+
   it('does not change the cursor it is given', () => {
     // Prepare
     const copy = structuredClone(before);

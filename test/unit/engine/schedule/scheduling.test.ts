@@ -157,12 +157,18 @@ describe('scheduleClub', () => {
     // the scheduler assumes the tail of a confirmed zone reading: an unconfirmed club's longer tail
     // only makes it overestimate the activity, which errs towards polling sooner).
     const cursor = polled('paymentHistory', 0, 20 * (1 + 1 / 60), {
-      stats: { lastSweepAtMs: NOW - 10 * MINUTE },
+      stats: { lastSweepAtMs: NOW - 10 * MINUTE, lastWholeSweepAtMs: NOW - 10 * MINUTE },
     });
     // Act + Assess: a tail 5 minutes later reads ~20 records (1 page); after the hourly sweep
     // falls due it reads 10 days (~4,800 records: 10 pages).
     expect(estimatePollCost('paymentHistory', cursor, 5 * MINUTE)).toBe(1);
     expect(estimatePollCost('paymentHistory', cursor, 55 * MINUTE)).toBe(10);
+    // The hourly sweep is of the whole window, whatever paid sweeps came since: only the last
+    // whole sweep counts (a cursor from before paid windows has no mark, so its next sweep is whole).
+    const paidSince = { ...cursor, stats: { ...cursor.stats, lastWholeSweepAtMs: NOW - 58 * MINUTE } };
+    expect(estimatePollCost('paymentHistory', paidSince, 5 * MINUTE)).toBe(10);
+    const { lastWholeSweepAtMs: _w, ...older } = cursor.stats!;
+    expect(estimatePollCost('paymentHistory', { ...cursor, stats: older }, 5 * MINUTE)).toBe(10);
     expect(estimatePollCost('visits', undefined, MINUTE)).toBe(FIRST_POLL_COST_ESTIMATE);
   });
 

@@ -109,9 +109,10 @@ describe('sweepIntervals', () => {
 
 describe('the scan plan with a sweep period from the budget', () => {
   it('sweeps when the shorter period has passed, and tails when it has not', () => {
-    // Prepare: payments swept 3 minutes ago (its own period is an hour)
+    // Prepare: payments swept 3 minutes ago, its whole window 30 minutes ago (its own period is an hour)
     const base = cursors().find((c) => c.source === 'paymentHistory')!;
-    const given = { ...base, stats: { ...base.stats, lastSweepAtMs: NOW - 3 * MINUTE } };
+    const stats = { ...base.stats, lastSweepAtMs: NOW - 3 * MINUTE, lastWholeSweepAtMs: NOW - 30 * MINUTE };
+    const given = { ...base, stats };
     const ctx = {
       clubId: 'club-1',
       timeZone: 'Europe/London',
@@ -123,8 +124,29 @@ describe('the scan plan with a sweep period from the budget', () => {
     expect(planRegularScan(given, SOURCES.paymentHistory, ctx, NOW).mode).toBe('tail');
     expect(planRegularScan(given, SOURCES.paymentHistory, ctx, NOW, 2 * MINUTE).mode).toBe('sweep');
     expect(planRegularScan(given, SOURCES.paymentHistory, ctx, NOW, 5 * MINUTE).mode).toBe('tail');
+    // The paid sweep reads the paid window (6 days), the hourly one the whole window (10 days)
+    const paid = planRegularScan(given, SOURCES.paymentHistory, ctx, NOW, 2 * MINUTE);
+    const whole = planRegularScan(
+      { ...given, stats: { ...stats, lastWholeSweepAtMs: NOW - HOUR } },
+      SOURCES.paymentHistory,
+      ctx,
+      NOW,
+      2 * MINUTE,
+    );
+    const daysBack = (fromdate: string) =>
+      Math.round((Date.parse(given.watermark!) - Date.parse(`${fromdate}Z`)) / (24 * HOUR));
+    expect(paid).toMatchObject({ mode: 'sweep', paid: true });
+    expect(daysBack(paid.fromdate)).toBe(6);
+    expect(whole.paid).toBeUndefined();
+    expect(daysBack(whole.fromdate)).toBe(10);
     // A budget period longer than the source's own never delays its sweep
-    const old = { ...base, stats: { ...base.stats, lastSweepAtMs: NOW - 2 * HOUR } };
-    expect(planRegularScan(old, SOURCES.paymentHistory, ctx, NOW, 10 * HOUR).mode).toBe('sweep');
+    const old = {
+      ...base,
+      stats: { ...base.stats, lastSweepAtMs: NOW - 2 * HOUR, lastWholeSweepAtMs: NOW - 2 * HOUR },
+    };
+    expect(planRegularScan(old, SOURCES.paymentHistory, ctx, NOW, 10 * HOUR)).toMatchObject({
+      mode: 'sweep',
+    });
+    expect(planRegularScan(old, SOURCES.paymentHistory, ctx, NOW, 10 * HOUR).paid).toBeUndefined();
   });
 });
