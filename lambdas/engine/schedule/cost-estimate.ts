@@ -105,6 +105,34 @@ export interface StretchableSource {
 }
 
 /**
+ * Pages an hour one source costs, polled every `intervalMs`, its sweeps included: the whole window
+ * at the source's own period, or on every poll once the interval reaches it. `paidEveryMs`, the
+ * budget's sweep period (sweep-budget.ts): a paid sweep reads the source's paid window, the whole
+ * window's sweeps keeping their period on top; without a paid window it is a whole sweep.
+ */
+function sourcePagesPerHour(
+  definition: Pick<SourceDefinition, 'tailLookbackMs' | 'sweep'>,
+  activity: number,
+  intervalMs: number,
+  paidEveryMs: number | undefined,
+): number {
+  const perHour = (windowMs: number, everyMs: number) =>
+    (pagesOverWindow(activity, windowMs + everyMs) * HOUR_MS) / everyMs;
+  const tail = definition.tailLookbackMs;
+  const sweep = definition.sweep;
+  if (!sweep) return perHour(tail, intervalMs);
+  if (intervalMs >= sweep.everyMs) return perHour(sweep.windowMs, intervalMs);
+  const paid = paidEveryMs !== undefined && paidEveryMs < sweep.everyMs ? paidEveryMs : undefined;
+  if (paid === undefined) return perHour(tail, intervalMs) + perHour(sweep.windowMs, sweep.everyMs);
+  const paidWindow = sweep.paidWindowMs ?? sweep.windowMs;
+  const polls =
+    intervalMs >= paid
+      ? perHour(paidWindow, intervalMs)
+      : perHour(tail, intervalMs) + perHour(paidWindow, paid);
+  return sweep.paidWindowMs === undefined ? polls : polls + perHour(sweep.windowMs, sweep.everyMs);
+}
+
+/**
  * Requests per hour the sources cost at their intervals times `stretch`. Sweeps are included: a
  * source with a sweep pays the sweep every `everyMs` (or on every poll, once the stretched interval
  * exceeds that).
@@ -122,30 +150,7 @@ export function demandPerHour(
       total += (Math.max(1, s.cursor?.stats?.lastPages ?? 1) * HOUR_MS) / interval;
       continue;
     }
-    const definition = SOURCES[s.source];
-    const perPoll = (windowMs: number) => pagesOverWindow(activity, windowMs);
-    const sweep = definition.sweep;
-    const everyMs = Math.min(
-      sweep?.everyMs ?? Number.POSITIVE_INFINITY,
-      sweeps[s.source] ?? Number.POSITIVE_INFINITY,
-    );
-    // The paid sweeps read their own window, when the source has one, and the whole window's keep
-    // their period on top of them.
-    const paidWindow = sweep?.paidWindowMs;
-    if (sweep && interval >= sweep.everyMs) {
-      total += (perPoll(sweep.windowMs + interval) * HOUR_MS) / interval;
-    } else if (sweep && paidWindow !== undefined && everyMs < sweep.everyMs) {
-      total +=
-        (perPoll((interval >= everyMs ? paidWindow : definition.tailLookbackMs) + interval) * HOUR_MS) /
-        interval;
-      if (interval < everyMs) total += (perPoll(paidWindow + everyMs) * HOUR_MS) / everyMs;
-      total += (perPoll(sweep.windowMs + sweep.everyMs) * HOUR_MS) / sweep.everyMs;
-    } else if (sweep && interval >= everyMs) {
-      total += (perPoll(sweep.windowMs + interval) * HOUR_MS) / interval;
-    } else {
-      total += (perPoll(definition.tailLookbackMs + interval) * HOUR_MS) / interval;
-      if (sweep) total += (perPoll(sweep.windowMs + everyMs) * HOUR_MS) / everyMs;
-    }
+    total += sourcePagesPerHour(SOURCES[s.source], activity, interval, sweeps[s.source]);
   }
   return total;
 }

@@ -52,6 +52,47 @@ const states = (list: Cursor[]) =>
     baseIntervalMs: SOURCE_CADENCE[cursor.source].intervalMs,
   }));
 
+describe('demandPerHour with a paid window', () => {
+  it("counts payments' paid sweeps over their 6 days and the hourly 10 days on top, other sources' paid sweeps whole", () => {
+    // Prepare: payment history at 900 records an hour (a 10-day window is 216,000 rows, 433 pages)
+    const at = new Date(NOW - MINUTE).toISOString();
+    const cursor = (source: SourceName, lastRecords: number): Cursor => ({
+      ...newCursor('club-1', source),
+      baselineDone: true,
+      watermark: at,
+      health: { consecutiveFailures: 0, lastPollAt: at, lastSuccessAt: at },
+      stats: {
+        lastRecords,
+        lastPages: 1,
+        lastSweepAtMs: NOW - 30 * MINUTE,
+        lastWholeSweepAtMs: NOW - 30 * MINUTE,
+      },
+    });
+    const payments = states([cursor('paymentHistory', 900 * (1 + 1 / 60))]);
+    const activity = payments[0]!.activity!;
+    const pages = (windowMs: number) => Math.floor(Math.ceil((activity * windowMs) / HOUR) / 500) + 1;
+    const DAY = 24 * HOUR;
+    // Act
+    const paid = demandPerHour(payments, 1, { paymentHistory: 10 * MINUTE });
+    const unpaid = demandPerHour(payments, 1);
+    // Assess: tails every minute, 6 days every 10 minutes, 10 days every hour
+    expect(paid).toBeCloseTo(
+      60 * pages(HOUR + MINUTE) + 6 * pages(6 * DAY + 10 * MINUTE) + pages(10 * DAY + HOUR),
+      6,
+    );
+    expect(unpaid).toBeCloseTo(60 * pages(HOUR + MINUTE) + pages(10 * DAY + HOUR), 6);
+    // Disbursements have no paid window: a paid sweep reads the whole 7 days, in place of the own one
+    const disbursements = states([cursor('disbursements', 300)]);
+    const d = SOURCES.disbursements;
+    const dPages = (windowMs: number) =>
+      Math.floor(Math.ceil((disbursements[0]!.activity! * windowMs) / HOUR) / 500) + 1;
+    expect(demandPerHour(disbursements, 1, { disbursements: 10 * MINUTE })).toBeCloseTo(
+      60 * dPages(d.tailLookbackMs + MINUTE) + 6 * dPages(d.sweep!.windowMs + 10 * MINUTE),
+      6,
+    );
+  });
+});
+
 describe('sweepIntervals', () => {
   it('spends the unused quota on sweeps, payments first, never faster than the floor (7 minutes), within the target', () => {
     // Act
