@@ -20,7 +20,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { DescribeEventBusCommand, EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, killCli, spawnCli } from '../../support/cli-process';
+import { CLI_ENTRY, type CliProcess, killCli, spawnCli } from '../../support/cli-process';
 
 const execFileAsync = promisify(execFile);
 
@@ -226,18 +226,7 @@ describe('the README path: local-aws, a live sandbox, poll twice, events printed
     const poll = (extra: string[] = []) =>
       execFileAsync(
         process.execPath,
-        [
-          '--import',
-          'tsx',
-          'cli/main.ts',
-          'poll',
-          '--clubs',
-          clubsFile,
-          '--bus',
-          'gym-bridge-local',
-          '--once',
-          ...extra,
-        ],
+        [...CLI_ENTRY, 'poll', '--clubs', clubsFile, '--bus', 'gym-bridge-local', '--once', ...extra],
         { cwd: process.cwd(), env: { ...process.env, ...env }, timeout: 60_000 },
       );
     const journal = async (since: number) =>
@@ -277,7 +266,7 @@ describe('the README path: local-aws, a live sandbox, poll twice, events printed
     const replay = await execFileAsync(
       process.execPath,
       [
-        ...['--import', 'tsx', 'cli/main.ts', 'events', 'replay', '--bus', 'gym-bridge-local'],
+        ...[...CLI_ENTRY, 'events', 'replay', '--bus', 'gym-bridge-local'],
         ...['--from', new Date(started - 60_000).toISOString(), '--to', 'now', '--interval', '1'],
       ],
       { cwd: process.cwd(), env: { ...process.env, ...env }, timeout: 60_000 },
@@ -296,7 +285,7 @@ describe('clubs add against local-aws', () => {
     const env = await exportedEnv(aws);
     expect(env.AWS_ENDPOINT_URL_SECRETS_MANAGER).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const cli = (args: string[], extra: Record<string, string> = {}) =>
-      execFileAsync(process.execPath, ['--import', 'tsx', 'cli/main.ts', ...args], {
+      execFileAsync(process.execPath, [...CLI_ENTRY, ...args], {
         cwd: process.cwd(),
         env: { ...process.env, ...env, ...extra },
         timeout: 60_000,

@@ -18,7 +18,7 @@ import { verifyWebhook } from '../../../event-tooling/consumer-webhooks';
 import { newDeliveryMessage } from '../../../lambdas/delivery/delivery-message';
 import { WebhookStore } from '../../../lambdas/delivery/webhook-store';
 import { type BridgeEvent, DETAIL_TYPES } from '../../../lambdas/events/catalog';
-import { type CliProcess, type CliResult, killCli, spawnCli } from '../../support/cli-process';
+import { CLI_ENTRY, type CliProcess, type CliResult, killCli, spawnCli } from '../../support/cli-process';
 import { type Receiver, startReceiver } from '../delivery/receiver';
 
 const HEADER_VALUE = 'tenant-key-0f9e8d7c6b5a';
@@ -37,7 +37,7 @@ const startedAt = Date.now();
 /** A `webhooks` command in a child process, with stdin, resolved with its exit and output. */
 function webhooks(args: string[], stdin = '', extraEnv: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'webhooks', ...args], {
+    const child = spawn(process.execPath, [...CLI_ENTRY, 'webhooks', ...args], {
       env: { ...process.env, ...env, ...extraEnv },
     });
     let stdout = '';
