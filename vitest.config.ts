@@ -1,7 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import HeavyFirstSequencer from './test/heavy-first-sequencer';
 
 export default defineConfig({
   resolve: {
@@ -26,9 +25,6 @@ export default defineConfig({
     // vitest's default is one worker less than the cores: on CI's 2 cores, one file at a time,
     // though most files wait on child processes and sockets. Every core: ~40% less wall time there.
     maxWorkers: Math.max(2, availableParallelism()),
-    // The long files start first (test/heavy-first-sequencer.ts): on a fresh clone vitest orders by
-    // size, and a long file left to the end ran alone while the other worker idled.
-    sequence: { sequencer: HeavyFirstSequencer },
     setupFiles: ['./vitest.setup.ts'],
     globalSetup: ['./test/global-setup.ts'],
     reporters: ['default'],
