@@ -32,7 +32,7 @@ ${moneyAndPrices(r)}`;
 }
 
 /** The typical-club run the cost lines come from. */
-function costRun(r: BenchResults): TypicalClubRun {
+export function costRun(r: BenchResults): TypicalClubRun {
   return r.typical.runs.find((x) => x.seed === r.cost.seed) ?? r.typical.runs[0]!;
 }
 

@@ -1,5 +1,6 @@
 /** Section 8 of the report: what this round fixed, and what would move the largest cost lines next. */
 import type { TypicalClubRun } from '../typical-club';
+import { costRun } from './cost-section';
 import { usd } from './format';
 import type { BenchResults } from './results';
 
@@ -8,8 +9,7 @@ import type { BenchResults } from './results';
  * the share of payment history's rows (its deep sweep) in the poll line. Empty for older reports.
  */
 function pollCpuParagraph(r: BenchResults): string {
-  const run: TypicalClubRun | undefined =
-    r.typical.runs.find((x) => x.seed === r.cost.seed) ?? r.typical.runs[0];
+  const run: TypicalClubRun | undefined = r.typical.runs.length > 0 ? costRun(r) : undefined;
   const cpu = run?.pollCpu;
   const line = r.cost.default.lines.find((l) => l.key === 'lambdaPollCompute');
   if (!run || !cpu || !line || cpu.polls === 0) return '';

@@ -6,6 +6,9 @@
  * - A scan's end (`cursorAfterRegularScan`, `cursorAfterBackfill`): the watermark is the highest
  *   record time seen, capped at the scan's start; it moves only when a scan completes. The backfill
  *   lane never touches the regular polls' watermark, scan, sweep timing or health.
+ * - The sweep marks a scan's end leaves, read back (`lastWholeSweepMs`, `lastSweepWindowMs`): when
+ *   the last whole sweep started, and which window the last sweep read (the plan and the cost
+ *   estimate both ask).
  * - A failed poll (`cursorAfterFailure`): consecutive failures of one kind, the pause a 401 or 429
  *   starts.
  * - A missing endpoint (`cursorMarkedUnavailable`, `cursorWithoutUnavailable`): the unavailable
@@ -24,6 +27,25 @@ import {
   type Unavailability,
 } from '../club-poll/failure-policy';
 import { type EngineScan, iso, maxOf, type SourceOutcome } from '../scan/scan-types';
+
+/**
+ * When the source's last sweep of its whole window started. Every sweep of a source without a paid
+ * window is whole; a cursor from before paid windows has no mark of its own, so its next sweep is.
+ */
+export function lastWholeSweepMs(
+  cursor: Cursor,
+  sweep: NonNullable<SourceDefinition['sweep']>,
+): number | undefined {
+  return sweep.paidWindowMs ? cursor.stats?.lastWholeSweepAtMs : cursor.stats?.lastSweepAtMs;
+}
+
+/** The window the cursor's last sweep read: the paid window when it was one of those, else the whole. */
+export function lastSweepWindowMs(cursor: Cursor, sweep: SourceDefinition['sweep']): number {
+  if (!sweep) return 0;
+  const whole = lastWholeSweepMs(cursor, sweep);
+  const paid = sweep.paidWindowMs !== undefined && whole !== cursor.stats?.lastSweepAtMs;
+  return paid ? sweep.paidWindowMs! : sweep.windowMs;
+}
 
 /** What one lane's run of a scan did in this invocation. */
 export interface ScanResult {

@@ -3,9 +3,11 @@
  * run, a deep sweep when one is due, else a tail from `watermark - lookback` (inclusive overlap);
  * the backfill lane plans its own scan from `cursor.backfillFrom`. A scan in progress resumes.
  */
+
 import { toFilterValue } from '../../sources/record-time';
 import { type ClubContext, type SourceDefinition, tailLookbackFor } from '../../sources/source';
 import type { Cursor } from '../../state/store';
+import { lastWholeSweepMs } from '../cursor/cursor-life';
 import { type EngineScan, iso, storedScan } from './scan-types';
 
 /** A backfill start that cannot be honoured (later than the poll's start, or not a time). */
@@ -42,17 +44,6 @@ type PlannedSource = Pick<
   'kind' | 'filterZone' | 'tailLookbackMs' | 'unconfirmedZoneLookbackMs' | 'sweep'
 >;
 type PlanContext = Omit<ClubContext, 'observedAtMs'>;
-
-/**
- * When the source's last sweep of its whole window started. Every sweep of a source without a paid
- * window is whole; a cursor from before paid windows has no mark of its own, so its next sweep is.
- */
-export function lastWholeSweepMs(
-  cursor: Cursor,
-  sweep: NonNullable<PlannedSource['sweep']>,
-): number | undefined {
-  return sweep.paidWindowMs ? cursor.stats?.lastWholeSweepAtMs : cursor.stats?.lastSweepAtMs;
-}
 
 /** The regular scan to run: resume one in progress, or start a new one from the cursor. */
 export function planRegularScan(

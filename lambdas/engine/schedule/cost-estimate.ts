@@ -8,7 +8,7 @@ import { HOUR_MS } from '../../common/time-units';
 import { SOURCES } from '../../sources';
 import type { SourceDefinition } from '../../sources/source';
 import type { Cursor, SourceName } from '../../state/store';
-import { lastWholeSweepMs } from '../scan/plan';
+import { lastSweepWindowMs, lastWholeSweepMs } from '../cursor/cursor-life';
 import { SOURCE_CADENCE, type SourceCadence } from './cadence';
 
 /** Records per page the engine asks for (the API maximum). */
@@ -25,14 +25,6 @@ export const lastPollMs = (cursor: Cursor | undefined): number | undefined => {
 function lastPollWasDeep(cursor: Cursor): boolean {
   const at = lastPollMs(cursor);
   return at !== undefined && cursor.stats?.lastSweepAtMs === at;
-}
-
-/** The window the cursor's last sweep read: the paid window when it was one of those, else the whole. */
-function lastSweepWindowMs(cursor: Cursor, sweep: SourceDefinition['sweep']): number {
-  if (!sweep) return 0;
-  const whole = lastWholeSweepMs(cursor, sweep);
-  const paid = sweep.paidWindowMs !== undefined && whole !== cursor.stats?.lastSweepAtMs;
-  return paid ? sweep.paidWindowMs! : sweep.windowMs;
 }
 
 /**
