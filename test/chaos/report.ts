@@ -129,7 +129,6 @@ const FAULT_LABELS: [key: string, label: string][] = [
   ['eventbridge-throttle', 'EventBridge PutEvents throttled'],
   ['dynamodb-throttle', 'DynamoDB ProvisionedThroughputExceeded'],
   ['store-error', 'StoreError (throttled past retries, service error)'],
-  ['cursor-conflict', "cursor write outside a poll's session lost its condition (ConditionalCheckFailed)"],
   ['lease-conflict', 'lease taken by another poller (ConditionalCheckFailed)'],
   ['race', 'two pollers racing for the club'],
   ['short-deadline-poll', 'poll with a deadline too short to finish (scan resumed later)'],

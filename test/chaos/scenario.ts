@@ -219,7 +219,6 @@ export const scenarioArbitrary = (seed: number): fc.Arbitrary<Scenario> =>
       dynamoThrottleRate: sometimes(0.3),
       storeMaxAttempts: fc.integer({ min: 2, max: 10 }),
       storeErrorRate: sometimes(0.03),
-      cursorConflictRate: sometimes(0.1),
       leaseConflictRate: sometimes(0.1),
       crashes: fc.array(crashPoint, { maxLength: 4 }),
       raceRate: sometimes(0.6),
@@ -276,7 +275,6 @@ export const scenarioArbitrary = (seed: number): fc.Arbitrary<Scenario> =>
         rates: {
           dynamoThrottleRate: round3(d.dynamoThrottleRate),
           storeErrorRate: round3(d.storeErrorRate),
-          cursorConflictRate: round3(d.cursorConflictRate),
           leaseConflictRate: round3(d.leaseConflictRate),
           clockJumpRate: round3(d.clockJumpRate),
         },

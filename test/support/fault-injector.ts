@@ -68,11 +68,6 @@ export interface InjectedFaultRates {
    * write of a poll's session throws it after taking effect (its checkpoint failed).
    */
   storeErrorRate: number;
-  /**
-   * putCursor answered ConcurrentModificationError (another writer won the conditional write):
-   * cursors written outside a poll's session only (under the lease a session has no other writer).
-   */
-  cursorConflictRate: number;
   /** acquireLease answered "held by another poller" (the lease's conditional write failed). */
   leaseConflictRate: number;
   /** Data requests before which the sandbox clock jumps ahead (tokens expire mid-scan). */
@@ -82,7 +77,6 @@ export interface InjectedFaultRates {
 export const NO_FAULT_RATES: InjectedFaultRates = {
   dynamoThrottleRate: 0,
   storeErrorRate: 0,
-  cursorConflictRate: 0,
   leaseConflictRate: 0,
   clockJumpRate: 0,
 };
