@@ -9,13 +9,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readDeploymentSettings } from '../../bench/deployment';
 import { TABLE_THROTTLED_MINUTES } from '../../lib/constructs/monitoring';
 import type { GymBridgeStack } from '../../lib/gym-bridge-stack';
-import { onlyResource, outsideWebhooks, type Resource, synthStack, synthTemplate } from './support';
+import { buildStack, onlyResource, outsideWebhooks, type Resource, synthTemplate } from './support';
 
+const PROD = { stage: 'prod', alarmEmail: 'ops@example.com' };
 let prod: { stack: GymBridgeStack; template: Template };
 let dev: Template;
 
 beforeAll(() => {
-  prod = synthStack({ stage: 'prod', alarmEmail: 'ops@example.com' });
+  // The template the other CDK files share, and the same app's constructs for the alarm counts.
+  prod = { stack: buildStack(PROD), template: synthTemplate(PROD).template };
   dev = synthTemplate({ stage: 'dev', exampleRules: 'false' }).template;
 });
 

@@ -60,6 +60,20 @@ export function synthStack(context: Record<string, unknown>): {
   }
 }
 
+/**
+ * The stack of `synthStack(context)` as constructs, not synthesized (no template, no cdk-nag run):
+ * for a test that reads what a construct keeps (its alarms) beside `synthTemplate(context)`'s
+ * template of the same app, instead of paying for a synthesis of its own.
+ */
+export function buildStack(context: Record<string, unknown>): GymBridgeStack {
+  const outdir = mkdtempSync(join(tmpdir(), 'gym-bridge-cdk-test-'));
+  try {
+    return createGymBridgeApp({ context, outdir, handlerEntries: FIXTURE_ENTRIES }).stack;
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
 /** Where a test run keeps the templates its CDK files share (test/global-setup.ts names it). */
 const TEMPLATE_CACHE = process.env.GYM_BRIDGE_TEST_TEMPLATES;
 /** How long a file waits for another worker that is synthesizing the same app, ms. */
