@@ -6,6 +6,7 @@
 
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { awsClientConfig } from '../lambdas/common/aws-clients';
 import { DAY_MS, HOUR_MS } from '../lambdas/common/time-units';
 import { pollSource, type SourceReport } from '../lambdas/engine/club-poll/poll-source';
 import { EventBridgeSink } from '../lambdas/events/publisher';
@@ -173,6 +174,7 @@ export async function startDynaliteHost(): Promise<DynaliteContext> {
   const host = HostProcess.start(new URL('./hosts/dynalite-host.ts', import.meta.url), 4096);
   const { endpoint } = await host.call<{ endpoint: string }>('start');
   const client = new DynamoDBClient({
+    ...awsClientConfig(),
     endpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
@@ -188,6 +190,19 @@ export async function startDynaliteHost(): Promise<DynaliteContext> {
 }
 
 let tableCounter = 0;
+
+/**
+ * A fresh state table on `db` for each call, behind the real DynamoDB adapter: what a simulation
+ * polls into when its CPU must hold the AWS SDK's work (serialising, signing, the HTTP client) as
+ * the poll Lambda's does, and not the server's (dynalite runs in the host's process).
+ */
+export function stateTables(db: DynaliteContext): () => Promise<BridgeStateStore> {
+  return async () => {
+    const tableName = `bench-${process.pid}-${++tableCounter}`;
+    await createStateTable(db.client, tableName);
+    return new DynamoDbStateStore({ client: db.client, tableName });
+  };
+}
 
 /** A time-boxed slice of the visits and the members backfill, each `sliceMs` of work, into a fresh table. */
 export async function dynaliteBackfill(big: BigClub, db: DynaliteContext, sliceMs: number) {

@@ -43,8 +43,12 @@ export interface ClubSimulationOptions {
   readonly lifecycle?: boolean;
   /** The visits fast lane (engine/schedule/fast-lane.ts); false: off, visits every minute. @default true */
   readonly fastLane?: boolean;
-  /** The state store to poll into (the caller's, e.g. DynamoDB on dynalite); default in memory. */
-  readonly stateStore?: BridgeStateStore;
+  /**
+   * The state store to poll into: the caller's store, or a function that makes a fresh one for this
+   * simulation (the bench's typical runs: a table of their own on dynalite in another process, so
+   * each poll's CPU holds the AWS SDK's work and not the server's). Default in memory.
+   */
+  readonly stateStore?: BridgeStateStore | (() => Promise<BridgeStateStore>);
   /**
    * Clubs a poll invocation carries (the deployed event source batch size, deployment.ts
    * `pollBatchSize`): each poll counts its share of the invocation's EMF document and context line.
@@ -107,7 +111,10 @@ export async function startTypicalClub(options: ClubSimulationOptions): Promise<
       : {}),
     ...(options.fastLane === false ? { fastLane: { enabled: false } } : {}),
   };
-  const store = countingStore(options.stateStore ?? new MemoryStateStore());
+  const given = options.stateStore;
+  const store = countingStore(
+    typeof given === 'function' ? await given() : (given ?? new MemoryStateStore()),
+  );
   const tracker = new FreshnessTracker();
   const clock = { nowMs: info.nowMs };
   const pollStart: PollStart = { sim: clock.nowMs, wall: performance.now() };

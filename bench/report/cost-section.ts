@@ -128,7 +128,7 @@ simulated (bench/lambda-batches.ts): ${d.pollBatchSize} polls drawn from a seede
 each its on-CPU time (median ${sig(m.poll.cpuMsMedian)} ms on a whole core${r.cpuCalibration ? ` here, × ${sig(r.cpuCalibration.lambdaMsPerBenchMs[r.cpuCalibration.pricedAt])} as Lambda arm64's at the ${r.cpuCalibration.pricedAt} of the CPU calibration` : ''}) stretched by that fraction, in
 bursts between its waits, ${LATENCY_ASSUMPTIONS_MS.gymApiRequest} ms per gym API request on the critical path (an API in another
 region or cloud), ${LATENCY_ASSUMPTIONS_MS.dynamoRequest} ms per DynamoDB request, ${LATENCY_ASSUMPTIONS_MS.putEventsRequest} ms per PutEvents (stated assumptions: the
-sandbox and the in-memory store answer in microseconds); the bursts of all clubs share the loop. An
+sandbox and dynalite answer on this machine within a millisecond); the bursts of all clubs share the loop. An
 invocation of ${d.pollBatchSize} clubs bills ${sig(c.pollBilledMsPerInvocation)} ms on average. Sensitivity: with no network time at all everything
 costs ${usd(r.cost.noLatency.total)}; with the API at 1 s a request, ${usd(r.cost.slowApi.total)}. A club
 whose unstated zone is not confirmed (longer lookbacks) costs ${usd(r.cost.unconfirmedZone.total)}.`;

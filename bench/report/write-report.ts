@@ -104,9 +104,12 @@ function methodSection(r: BenchResults): string {
 - The typical club runs ${r.plan.simDays} simulated days per run, not a month: counts are scaled
   linearly to 30 days. The club has ${r.plan.typicalClub.historyDays} days of history, which only the
   naive poller's figures depend on.
-- The production path is the real code (\`dispatchDueClubs\`, \`loadClub\`, \`pollClub\`) with
-  in-memory stand-ins for the table, the queue and Secrets Manager; DynamoDB request units are
-  counted per call as AWS documents them (bench/dynamo-units.ts), not measured on AWS.
+- The production path is the real code (\`dispatchDueClubs\`, \`loadClub\`, \`pollClub\`). The
+  typical club's polls write to the state table through the real DynamoDB adapter and AWS SDK, over
+  a socket to dynalite in its own process, so a poll's CPU holds the SDK's work as a Lambda's does.
+  The queue, Secrets Manager and the event bus are in-memory stand-ins: PutEvents' SDK work, about
+  one call in five polls, is not in the poll's CPU. DynamoDB request units are counted per call as
+  AWS documents them (bench/dynamo-units.ts), not measured on AWS.
 - Lambda durations need network latencies the bench cannot measure locally: the model and its
   sensitivity are in section 5.
 ${cpuMethodBullet(r)}
