@@ -206,9 +206,7 @@ export function stateTables(db: DynaliteContext): () => Promise<BridgeStateStore
 
 /** A time-boxed slice of the visits and the members backfill, each `sliceMs` of work, into a fresh table. */
 export async function dynaliteBackfill(big: BigClub, db: DynaliteContext, sliceMs: number) {
-  const tableName = `bench-${process.pid}-${++tableCounter}`;
-  await createStateTable(db.client, tableName);
-  const store = new DynamoDbStateStore({ client: db.client, tableName });
+  const store = await stateTables(db)();
   return backfill(
     big,
     'dynalite',
