@@ -17,6 +17,7 @@ import {
   GetItemCommand,
   ListTablesCommand,
   PutItemCommand,
+  waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { DescribeEventBusCommand, EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -97,6 +98,11 @@ describe('local-aws', () => {
             AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
             KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
           }),
+        );
+        // As against DynamoDB, a new table is CREATING for a moment: wait for ACTIVE before writing.
+        await waitUntilTableExists(
+          { client: dynamo, maxWaitTime: 20, minDelay: 0.1, maxDelay: 0.5 },
+          { TableName: 'local-aws-check' },
         );
         await dynamo.send(
           new PutItemCommand({ TableName: 'local-aws-check', Item: { pk: { S: 'a' }, n: { N: '1' } } }),
