@@ -136,7 +136,9 @@ describe('an API that does everything a poison-proof bridge must survive, at onc
         ),
       );
     const afterClean = await check();
-    expect(afterClean.missing, 'a change the clean poll did not publish').toEqual([]);
+    expect(afterClean.missing, `a change the clean poll did not publish; its output:\n${clean.text}`).toEqual(
+      [],
+    );
     expect(afterClean.spurious).toEqual([]);
     expect(afterClean.checked).toBeGreaterThan(20);
     // No published poison record is one the API document forbids.
