@@ -107,20 +107,24 @@ export async function measureLifecycle(
 ) {
   const seed = plan.simSeeds[0]!;
   const db = await startDynaliteHost();
-  const figures = await measureLifecycleCost(
-    {
-      ...simulationOptions(plan, deployment, seed, db),
-      spanMs: plan.lifecycleDays * DAY_MS,
-      stepMs: deployment.scheduleRateMinutes * MINUTE_MS,
-    },
-    deployment,
-    undefined,
-    lambdaMsPerBenchMs,
-  ).finally(() => db.close());
-  say(
-    `lifecycle events, seed ${seed}: ${figures.evaluations} evaluations in ${plan.lifecycleDays} days, ${figures.msPerEvaluation.toFixed(0)} ms each, +${figures.added.apiRequests} API requests, +$${figures.usd.total.toFixed(4)} a club-month (bound $${figures.usd.totalBound.toFixed(4)})`,
-  );
-  return figures;
+  try {
+    const figures = await measureLifecycleCost(
+      {
+        ...simulationOptions(plan, deployment, seed, db),
+        spanMs: plan.lifecycleDays * DAY_MS,
+        stepMs: deployment.scheduleRateMinutes * MINUTE_MS,
+      },
+      deployment,
+      undefined,
+      lambdaMsPerBenchMs,
+    );
+    say(
+      `lifecycle events, seed ${seed}: ${figures.evaluations} evaluations in ${plan.lifecycleDays} days, ${figures.msPerEvaluation.toFixed(0)} ms each, +${figures.added.apiRequests} API requests, +$${figures.usd.total.toFixed(4)} a club-month (bound $${figures.usd.totalBound.toFixed(4)})`,
+    );
+    return figures;
+  } finally {
+    await db.close();
+  }
 }
 
 /** The club before its reading of the API's unstated zone is confirmed (longer lookbacks). */
