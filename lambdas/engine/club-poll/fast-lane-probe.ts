@@ -12,10 +12,12 @@
  * poll counts its probes in the quota with its own requests and marks the visits cursor paid until
  * the next minute (`withProbesPaid`); a probe that finds no such mark asks nothing.
  *
- * Why nothing is lost across the lane's switches: the minute's poll is unchanged (it reads the
- * whole visits tail every minute), so a probe that is skipped, fails, reads a stale state item, gets
- * no whole page, or meets a change a count cannot see (a row replaced, one removed and another
- * added, an API that does not append at the end) only leaves that visit to the next minute's poll.
+ * Why nothing is lost across the lane's switches: the minute's poll asks past the same count and
+ * reads the whole visits tail at least every `tailProbe.fullEveryMs` (scan/tail-probe.ts), so a
+ * probe that is skipped, fails, reads a stale state item or gets no whole page leaves that visit to
+ * the next minute's poll, and a change a count cannot see (a row replaced, one removed and another
+ * added) to its next whole tail. A page with a row published before (an API that ignored the offset
+ * or does not append at the end) moves no count (scan/lane-page.ts).
  * A probe never writes without the club's lease: what it finds is published under the lease by a
  * session, one poller per club.
  */

@@ -77,7 +77,7 @@ class SourcePoll {
     const { store } = this.deps;
     const { lanePage } = this.options;
     if (lanePage && this.source.kind === 'append')
-      return detectLanePage(this.deps, this.ctx, this.source, lanePage);
+      return (await detectLanePage(this.deps, this.ctx, this.source, lanePage)).report;
     let cursor = upgradeCursor(this.options.cursor ?? (await store.getCursor(this.source.name)));
     if (this.options.backfillFromMs !== undefined) {
       // Recorded before anything else, so that a poll that fails or runs out of time leaves it
@@ -149,7 +149,8 @@ class SourcePoll {
    * the rows past the last whole tail's count. None, or fewer than it asked for, ends the poll:
    * those rows are detected alone (scan/lane-page.ts) and the count moves past them. A refusal turns
    * probing off; none whole reads the tail; a full page is detected (`carried`: no row a response
-   * brought is dropped), then the tail is read whole, since more rows may lie past it.
+   * brought is dropped), then the tail is read whole, since more rows may lie past it; so is a page
+   * with a row published before (not the rows past the count: the count stays where it was).
    */
   async #probe(cursor: Cursor): Promise<{ cursor: Cursor; report?: SourceReport; carried?: SourceReport }> {
     const { deps, ctx, source, options } = this;
@@ -160,9 +161,12 @@ class SourcePoll {
     const page = await rowsPastCount(reader, probe, LANE_PAGE_ROWS, where);
     if (page === 'refused') return { cursor: await deps.store.putCursor(cursorWithoutProbes(cursor)) };
     if (!page) return { cursor };
-    const rows = page.rawCount > 0 ? await detectLanePage(deps, ctx, source, page) : undefined;
-    if (rows && page.rawCount >= LANE_PAGE_ROWS)
-      return { cursor: await deps.store.getCursor(source.name), carried: rows };
+    const lane = page.rawCount > 0 ? await detectLanePage(deps, ctx, source, page) : undefined;
+    const rows = lane?.report;
+    // A full page (more rows may lie past it), or one the count could not move past (a row of it
+    // was published before: not the rows asked for), reads the whole tail, which counts again.
+    if (lane && (page.rawCount >= LANE_PAGE_ROWS || !lane.countMoved))
+      return { cursor: await deps.store.getCursor(source.name), carried: lane.report };
     const probed = cursorAfterProbe(await deps.store.getCursor(source.name), ctx.observedAtMs);
     const next = await deps.store.putCursor(probed);
     const report: SourceReport = {

@@ -66,6 +66,7 @@ interface DigestScan {
 export class AppendDetection implements Detection {
   readonly #seen: SeenWindow;
   #digest: DigestScan | undefined;
+  #alreadySeen = 0;
 
   constructor(
     private readonly store: ClubSeen & LifecycleNoting,
@@ -77,6 +78,11 @@ export class AppendDetection implements Detection {
     private readonly reads: SourceReads = new SourceReads(false),
   ) {
     this.#seen = new SeenWindow(store, source.name, startMs, reads);
+  }
+
+  /** Facets detected so far that were in the seen set already (published before). */
+  get alreadySeen(): number {
+    return this.#alreadySeen;
   }
 
   /**
@@ -187,6 +193,7 @@ export class AppendDetection implements Detection {
       ? await this.#seen.seenVouched(asked, msOf, vouched)
       : await this.#seen.seenAmong(asked, (k) => isoOf(msOf(k)));
     const fresh = keys.filter((k) => !seen.has(k));
+    this.#alreadySeen += keys.length - fresh.length;
     const publish = backfill ? keys : fresh;
     if (publish.length === 0) return;
     if (vouched) {

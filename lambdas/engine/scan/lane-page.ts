@@ -5,7 +5,15 @@
  * published and filed. Nothing else is read. Of the cursor only the tail's count moves, past the
  * rows read (when it is still the count the probe asked past): the next probe asks for the rows
  * after them, not for these again. The watermark, the scan and the next full count belong to the
- * minute's polls, which read the whole tail as before and find these rows in the seen set.
+ * minute's polls, whose whole tails find these rows in the seen set.
+ *
+ * The count moves only when every row of the page was new. Rows past the count of an API that
+ * appends at the end were never seen; a row published before means the page is not what was asked
+ * (an API that ignored the offset and sent the first rows again, one that does not append at the
+ * end, a row served twice): moving past it would put the count beyond the rows there are, and
+ * every probe after it would ask past the end and find nothing, whatever was added. The count
+ * stays, and the minute's poll reads the whole tail (engine/club-poll/poll-source.ts), which
+ * counts again.
  *
  * What it reads of the seen set: the entries from the page's earliest record time on (a few
  * minutes of one hour; no seen digest: a page's hour sums can never match a whole hour's), so a
@@ -31,12 +39,18 @@ import { tailCountOf, withTailCount } from './tail-probe';
 /** Rows a probe asks for past the count: a few a quarter minute at the busiest club; more wait for the minute. */
 export const LANE_PAGE_ROWS = 100;
 
+/** A lane page's report, and whether the tail's count moved past its rows (all of them new). */
+export interface LanePageResult {
+  readonly report: SourceReport;
+  readonly countMoved: boolean;
+}
+
 export async function detectLanePage(
   deps: PollSourceDeps,
   ctx: ClubContext,
   source: AppendSource,
   page: Page<OperationName>,
-): Promise<SourceReport> {
+): Promise<LanePageResult> {
   const reader = new ScanPageReader(deps.client, source, ctx, { deadlineMs: Number.POSITIVE_INFINITY });
   const { identified, quarantine } = reader.read(page);
   const publisher = new PagePublisher(deps.sink);
@@ -52,8 +66,8 @@ export async function detectLanePage(
   const where = { clubId: ctx.clubId, source: source.name, startMs: ctx.observedAtMs };
   const quarantined = await quarantineOnce(deps.store, where, found);
   if (reads.clean) await deps.store.putCursor(withoutFreshReads(await deps.store.getCursor(source.name)));
-  await countPast(deps.store, source.name, page);
-  return {
+  const countMoved = detection.alreadySeen === 0 && (await countPast(deps.store, source.name, page));
+  const report: SourceReport = {
     source: source.name,
     outcome: 'completed',
     mode: 'lane',
@@ -63,16 +77,18 @@ export async function detectLanePage(
     quarantined,
     attempts: 1,
   };
+  return { report, countMoved };
 }
 
-/** The visits tail's count moved past the page's rows, when it is the one the probe asked past. */
+/** The tail's count moved past the page's rows, when it is the one the probe asked past. */
 async function countPast(
   store: Pick<ClubSession, 'getCursor' | 'putCursor'>,
   source: SourceName,
   page: Page<OperationName>,
-): Promise<void> {
+): Promise<boolean> {
   const cursor = await store.getCursor(source);
   const count = tailCountOf(cursor);
-  if (!count || count.rows !== page.offset || page.rawCount === 0) return;
+  if (!count || count.rows !== page.offset || page.rawCount === 0) return false;
   await store.putCursor(withTailCount(cursor, { ...count, rows: page.offset + page.rawCount }));
+  return true;
 }

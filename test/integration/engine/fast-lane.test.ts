@@ -2,7 +2,8 @@
  * The fast lane's probes through the one message path (pollClubMessage), on the sandbox (real HTTP)
  * and dynalite: the minute's poll pays for its probes (counted in the quota, marked on the visits
  * cursor); a quiet probe asks once and writes nothing; a probe that finds a visit publishes it in
- * a session; a probe nobody paid for asks nothing; a probe the API refuses turns the lane off.
+ * a session; one answered with rows published before (offset ignored) moves no count; a probe
+ * nobody paid for asks nothing; a probe the API refuses turns the lane off.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
@@ -190,6 +191,30 @@ describe('the fast lane', () => {
       .slice(afterProbe)
       .filter((e) => e.detailType === DETAIL_TYPES.MemberVisitRecorded);
     expect(again).toHaveLength(0);
+  }, 60_000);
+
+  it('a probe answered with the first rows again (offset ignored) moves no count; the next finds the visit that comes', async () => {
+    await steady(10 * MINUTE);
+    const counted = tailCountOf(await visitsCursor())!;
+    const eventsBefore = sink.events.length;
+    rig.sandbox.faults.poison = { offsetIgnored: 1, episodeRequests: 1 };
+    try {
+      await probe();
+    } finally {
+      rig.sandbox.faults.poison = false;
+    }
+    // Every row of the answer was published before: none again, and the count stays.
+    expect(rig.sandbox.poison.log.entries().some((e) => e.kind === 'offsetIgnored')).toBe(true);
+    expect(sink.events).toHaveLength(eventsBefore);
+    expect(tailCountOf(await visitsCursor())).toEqual(counted);
+
+    const journalBefore = rig.sandbox.journal.lastSeq;
+    const visitCame = () => rig.sandbox.journal.entries(journalBefore).some((e) => e.kind === 'visit');
+    for (let i = 0; i < 30 && !visitCame(); i++) rig.sandbox.advance(15 * SECOND);
+    const came = rig.sandbox.journal.entries(journalBefore).filter((e) => e.kind === 'visit').length;
+    expect(came).toBeGreaterThan(0);
+    const result = await probe();
+    expect(result.report?.sources[0]).toMatchObject({ mode: 'lane', events: came });
   }, 60_000);
 
   it('asks nothing when no minute poll paid for it', async () => {
