@@ -149,10 +149,14 @@ export class LocalWebhooks {
     );
   }
 
-  /** Delivers every message visible now, batch after batch; resolves with how many were taken. */
-  async pump(): Promise<number> {
+  /**
+   * Delivers every message visible now, batch after batch; resolves with how many were taken. With
+   * `untilMs`, no batch is taken after it (the one under way settles: each attempt has its timeout).
+   */
+  async pump(untilMs = Number.POSITIVE_INFINITY): Promise<number> {
     let taken = 0;
     for (;;) {
+      if (this.#now() >= untilMs) return taken;
       const batch = this.queue.receive(10);
       if (batch.length === 0) return taken;
       taken += batch.length;

@@ -1,5 +1,5 @@
 /**
- * `LocalWebhooks.stop()` waits for the pump `run()` has under way: the demo stops it, prints its
+ * `LocalWebhooks.stop()` and `pump(untilMs)` wait for the pump `run()` has under way: the demo stops it, prints its
  * tally and closes the table, so a delivery still in flight at the stop would be counted as "not
  * delivered yet" although the receiver got it, and would reach the closed table afterwards. The
  * attempt here is held open by a gate (the `send` option); the table is dynalite's.
@@ -72,5 +72,52 @@ describe('LocalWebhooks.stop', () => {
     await stopping;
     expect(sent).toHaveLength(1);
     expect(hooks.queue.size).toBe(0);
+  });
+});
+
+describe("LocalWebhooks.pump with a deadline (the demo's drain)", () => {
+  it('settles the batch under way when the deadline passes, and takes no batch after it', async () => {
+    let nowMs = 1_000_000;
+    const deadline = nowMs + 3_600_000 + 5_000;
+    let released = 0;
+    const hooks = await LocalWebhooks.start({
+      client: db.client,
+      tableName: `webhooks-drain-${process.pid}`,
+      firstAttemptBudgetMs: 0,
+      now: () => nowMs,
+      send: async (): Promise<AttemptOutcome> => {
+        // The first batch's attempts are slow: the deadline passes while they are in flight.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        nowMs = deadline + 1;
+        released++;
+        return { ok: true, status: 204, ms: 20 };
+      },
+    });
+    await hooks.add({ url: 'http://127.0.0.1:9/hook', detailTypes: ['*'] });
+    const time = new Date(nowMs).toISOString();
+    await hooks.publish(
+      Array.from({ length: 25 }, (_, i) => ({
+        'detail-type': DETAIL_TYPES.MemberVisitRecorded,
+        time,
+        detail: {
+          eventId: makeEventId('drain-test', String(i)),
+          eventVersion: 1,
+          clubId: 'club-1',
+          source: 'visits',
+          occurredAt: time,
+          observedAt: time,
+          subject: {},
+        },
+      })),
+    );
+    expect(hooks.queue.size).toBe(25);
+    nowMs += 3_600_000; // every queued delivery visible (the pacer spaces them a little)
+    const taken = await hooks.pump(deadline);
+    // One batch of 10 (its attempts go on past the deadline), each settled and deleted; no batch after.
+    expect(taken).toBe(10);
+    expect(released).toBe(10);
+    expect(hooks.queue.size).toBe(15);
+    expect(await hooks.pump(deadline)).toBe(0);
+    await hooks.stop();
   });
 });
