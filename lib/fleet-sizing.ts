@@ -7,15 +7,30 @@
  */
 
 import { CLUB_DIRECTORY_BUCKETS } from '../lambdas/common/club-shard';
-import { MAX_CLUBS_PER_MESSAGE, MAX_EVENT_SOURCE_CONCURRENCY } from '../lambdas/common/deployment-contract';
+import {
+  MAX_CLUBS_PER_MESSAGE,
+  MAX_EVENT_SOURCE_CONCURRENCY,
+  MAX_PROBES_PER_MESSAGE,
+} from '../lambdas/common/deployment-contract';
 
 /**
- * Seconds a poll invocation of a full batch lasts at its 95th percentile, for sizing: the clubs
- * of a batch are polled side by side, so an invocation lasts about its slowest club (a first
- * request, then the other sources side by side, a few pages, at 400 ms a request against a distant
- * API, plus the batch's CPU at the function's share of a vCPU). docs/benchmarks.md measures it.
+ * Seconds a poll invocation of a full batch lasts on average, for sizing (the concurrency a steady
+ * flow needs is invocations a second x seconds each): the clubs of a batch are polled side by side,
+ * so an invocation lasts about its slowest club (a first request, then the other sources side by
+ * side, a few pages, at 400 ms a request against a distant API, plus the batch's CPU at the
+ * function's share of a vCPU). docs/benchmarks.md measures it: 12.5 s on 1bed67e at the top of its
+ * CPU calibration (p95 17.8 s), rounded up. It was 8 s before the bench counted the AWS SDK's CPU.
  */
-export const POLL_INVOCATION_SECONDS_P95 = 8;
+export const POLL_INVOCATION_SECONDS = 13;
+/**
+ * The fast lane's probes a club a minute at its fastest (a probe every 15 s between the minute's
+ * polls: 3 a minute, 3.8 at a poll every 5 minutes), travelling MAX_PROBES_PER_MESSAGE to a message
+ * and an invocation, each lasting FAST_LANE_INVOCATION_SECONDS: a fleet whose every club is active
+ * at once (one time zone's evening) runs them beside its minute's polls, on the same function.
+ */
+export const FAST_LANE_PROBES_PER_MINUTE = (rateMinutes: number): number => 4 - 1 / rateMinutes;
+/** Seconds a fast-lane invocation lasts on average: 5.87 s measured (docs/benchmarks.md), rounded up. */
+export const FAST_LANE_INVOCATION_SECONDS = 6;
 /**
  * The most clubs one poll invocation takes: the most one poll message carries (the deployment
  * contract's MAX_CLUBS_PER_MESSAGE). Measured at 20 (docs/benchmarks.md, "Memory of a poll
@@ -46,17 +61,35 @@ export const MAX_CLUBS_PER_DISPATCH_SHARD = 2 * CLUBS_PER_DISPATCH_SHARD;
 export const DISPATCH_MEMORY_MB = 1024;
 
 /**
- * The poll function's maximum concurrency for `clubs` clubs polled every minute in batches of
- * `batchSize`: invocations a minute x seconds each / 60, times the headroom, within the SQS event
- * source's 2..1000.
+ * The poll function's invocations at once that `clubs` clubs keep busy in the steady state (no
+ * headroom): the minute's polls (`clubs / batchSize` invocations every `rateMinutes`, of
+ * `invocationSeconds` each) and the fast lane's at its fastest, every club active.
+ */
+export function steadyPollConcurrency(
+  clubs: number,
+  batchSize: number,
+  invocationSeconds: number = POLL_INVOCATION_SECONDS,
+  rateMinutes = 1,
+): number {
+  const polls = (Math.ceil(clubs / batchSize) * invocationSeconds) / (60 * rateMinutes);
+  const laneInvocationsPerMinute =
+    (clubs * FAST_LANE_PROBES_PER_MINUTE(rateMinutes)) / MAX_PROBES_PER_MESSAGE;
+  return polls + (laneInvocationsPerMinute * FAST_LANE_INVOCATION_SECONDS) / 60;
+}
+
+/**
+ * The poll function's maximum concurrency for `clubs` clubs polled every `rateMinutes` in batches
+ * of `batchSize`: the steady concurrency (`steadyPollConcurrency`) times the headroom, within the
+ * SQS event source's 2..1000. Past about 29,700 clubs (at the defaults) the cap leaves less than
+ * the headroom: 1,000 against 842 needed at 50,000 clubs.
  */
 export function pollConcurrencyFor(
   clubs: number,
   batchSize: number,
-  invocationSeconds: number = POLL_INVOCATION_SECONDS_P95,
+  invocationSeconds: number = POLL_INVOCATION_SECONDS,
   rateMinutes = 1,
 ): number {
-  const steady = (Math.ceil(clubs / batchSize) * invocationSeconds) / (60 * rateMinutes);
+  const steady = steadyPollConcurrency(clubs, batchSize, invocationSeconds, rateMinutes);
   return Math.min(
     MAX_POLL_CONCURRENCY,
     Math.max(MIN_POLL_CONCURRENCY, Math.ceil(steady * POLL_CONCURRENCY_HEADROOM)),
@@ -65,10 +98,14 @@ export function pollConcurrencyFor(
 
 /**
  * The most clubs one deployment polls: its steady poll concurrency (no headroom) within the event
- * source's 1,000. Past it, a second deployment (its own queue and event source) takes the rest.
+ * source's 1,000 (59,400 clubs at the defaults), in whole batches. Past it, a second deployment (its own queue and
+ * event source) takes the rest.
  */
 export function maxClubsFor(batchSize: number, rateMinutes = 1): number {
-  return Math.floor((MAX_POLL_CONCURRENCY * 60 * rateMinutes * batchSize) / POLL_INVOCATION_SECONDS_P95);
+  const perClub =
+    steadyPollConcurrency(batchSize * 1000, batchSize, POLL_INVOCATION_SECONDS, rateMinutes) /
+    (batchSize * 1000);
+  return Math.floor(MAX_POLL_CONCURRENCY / perClub / batchSize) * batchSize;
 }
 
 /** Dispatch shards for `clubs` clubs: one per CLUBS_PER_DISPATCH_SHARD, 1..CLUB_DIRECTORY_BUCKETS. */

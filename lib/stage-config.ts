@@ -32,7 +32,7 @@ import {
 import {
   isPollConcurrency,
   POLL_CONCURRENCY_TEXT,
-  POLL_INVOCATION_SECONDS_P95,
+  POLL_INVOCATION_SECONDS,
   pollConcurrencyFor,
 } from './fleet-sizing';
 import {
@@ -44,8 +44,9 @@ import {
 
 export { type ContextReader, StageConfigError } from './context-values';
 export {
+  FAST_LANE_INVOCATION_SECONDS,
   POLL_CONCURRENCY_HEADROOM,
-  POLL_INVOCATION_SECONDS_P95,
+  POLL_INVOCATION_SECONDS,
   pollConcurrencyFor,
 } from './fleet-sizing';
 
@@ -217,7 +218,7 @@ function readPollMaxConcurrency(read: ContextReader, cadence: PollCadence): numb
   return readNumber(
     read,
     'pollMaxConcurrency',
-    pollConcurrencyFor(clubs, pollBatchSize, POLL_INVOCATION_SECONDS_P95, pollRateMinutes),
+    pollConcurrencyFor(clubs, pollBatchSize, POLL_INVOCATION_SECONDS, pollRateMinutes),
     isPollConcurrency,
     POLL_CONCURRENCY_TEXT,
   );

@@ -167,11 +167,12 @@ describe('poller', () => {
     const dispatch = bridgeFunction(fleet, 'dispatch').resource.Properties;
     expect(dispatch.MemorySize).toBe(1024);
     expect(dispatch.Timeout).toBe(50);
-    // 50,000 clubs need more poll Lambdas than 1,000 clubs: 2,500 invocations a minute of 8 s, doubled.
+    // 50,000 clubs need more poll Lambdas than 1,000 clubs: 2,500 invocations a minute of 13 s and
+    // the fast lane's 3,000 of 6 s, doubled, within the event source's 1,000.
     fleet.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       ScalingConfig: { MaximumConcurrency: pollConcurrencyFor(50_000, 20) },
     });
-    expect(pollConcurrencyFor(50_000, 20)).toBe(667);
+    expect(pollConcurrencyFor(50_000, 20)).toBe(1000);
   });
 
   it('the poll queue redrives to the DLQ and hides a message longer than a poll can run', () => {
@@ -205,11 +206,11 @@ describe('poller', () => {
       EventSourceArn: getAtt(queue),
       FunctionName: { Ref: bridgeFunction(prod, 'poll').id },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      // One message an invocation, the message carrying 20 clubs: pollConcurrencyFor(1000, 20) = 14
+      // One message an invocation, the message carrying 20 clubs: pollConcurrencyFor(1000, 20) = 34
       BatchSize: 1,
       ScalingConfig: { MaximumConcurrency: pollConcurrencyFor(1000, 20) },
     });
-    expect(pollConcurrencyFor(1000, 20)).toBe(14);
+    expect(pollConcurrencyFor(1000, 20)).toBe(34);
     const mapping = onlyResource(prod, 'AWS::Lambda::EventSourceMapping', outsideWebhooks);
     expect(mapping.resource.Properties.MaximumBatchingWindowInSeconds).toBeUndefined();
     dev.hasResourceProperties('AWS::Lambda::EventSourceMapping', {

@@ -3,7 +3,8 @@ import { DEFAULT_SOURCE_OVERDUE_MINUTES } from '../../lambdas/common/deployment-
 import { DEFAULT_EVENT_SOURCE } from '../../lambdas/events/catalog';
 import { tableCapacityFor } from '../../lib/fleet-sizing';
 import {
-  POLL_INVOCATION_SECONDS_P95,
+  FAST_LANE_INVOCATION_SECONDS,
+  POLL_INVOCATION_SECONDS,
   pollConcurrencyFor,
   resolveStageConfig,
   StageConfigError,
@@ -36,15 +37,20 @@ describe('resolveStageConfig', () => {
   it('sizes the poll concurrency from the club count unless it is given', () => {
     // Act
     const fleet = (clubs: number) => resolveStageConfig(context({ stage: 'prod', clubs: String(clubs) }));
-    // Assess: invocations a minute x seconds each / 60, doubled, within 2..1000
+    // Assess: (poll invocations a minute x seconds each + the fast lane's at its fastest: 3 probes
+    // a club a minute, 50 an invocation) / 60, doubled, within 2..1000
+    const lane = (clubs: number, probesPerMinute: number) =>
+      ((clubs * probesPerMinute) / 50) * FAST_LANE_INVOCATION_SECONDS;
     expect(fleet(100).pollMaxConcurrency).toBe(pollConcurrencyFor(100, 20));
     expect(fleet(5000).pollMaxConcurrency).toBe(
-      Math.ceil(((5000 / 20) * POLL_INVOCATION_SECONDS_P95 * 2) / 60),
+      Math.ceil((((5000 / 20) * POLL_INVOCATION_SECONDS + lane(5000, 3)) * 2) / 60),
     );
+    expect(fleet(5000).pollMaxConcurrency).toBe(169);
     expect(fleet(5000).pollMaxConcurrency).toBeGreaterThan(fleet(1000).pollMaxConcurrency);
     expect(pollConcurrencyFor(1, 10)).toBe(2);
     expect(pollConcurrencyFor(1_000_000, 1)).toBe(1000);
-    expect(pollConcurrencyFor(5000, 10, 8, 5)).toBe(Math.ceil(((500 * 8) / 300) * 2));
+    // Every 5 minutes: the polls' invocations spread over 5 minutes, the lane's 3.8 probes a minute.
+    expect(pollConcurrencyFor(5000, 10, 8, 5)).toBe(Math.ceil(((500 * 8) / 300 + lane(5000, 3.8) / 60) * 2));
     expect(
       resolveStageConfig(context({ stage: 'prod', clubs: '5000', pollMaxConcurrency: '40' }))
         .pollMaxConcurrency,
@@ -63,7 +69,8 @@ describe('resolveStageConfig', () => {
       resolveStageConfig(context({ stage: 'prod', tableMaxUnits: '120000', ...values }));
     expect(fleet({ clubs: '1000' })).toMatchObject({ dispatchShards: 1, dispatchMemoryMb: 1024 });
     expect(fleet({ clubs: '5001' }).dispatchShards).toBe(2);
-    expect(fleet({ clubs: '50000' })).toMatchObject({ dispatchShards: 10, pollMaxConcurrency: 667 });
+    // 50,000 clubs need 842 at once (no headroom): the event source's 1,000 leaves 1.19 times that.
+    expect(fleet({ clubs: '50000' })).toMatchObject({ dispatchShards: 10, pollMaxConcurrency: 1000 });
     expect(fleet({ clubs: '50000', dispatchShards: '16', dispatchMemoryMb: 1769 })).toMatchObject({
       dispatchShards: 16,
       dispatchMemoryMb: 1769,
@@ -82,11 +89,12 @@ describe('resolveStageConfig', () => {
     expect(fleet({ dispatchMemoryMb: '64' })).toThrow(
       /dispatchMemoryMb="64": must be an integer in 128\.\.10240/,
     );
-    expect(fleet({ clubs: '160000' })).toThrow(
-      /context clubs=160000: one deployment polls at most 150000 clubs at pollBatchSize 20 every 1 min .* split the fleet over two deployments/,
+    expect(fleet({ clubs: '60000' })).toThrow(
+      /context clubs=60000: one deployment polls at most 59400 clubs at pollBatchSize 20 every 1 min .* split the fleet over two deployments/,
     );
-    expect(fleet({ clubs: '80000', pollBatchSize: '5' })).toThrow(/at most 37500 clubs/);
-    expect(fleet({ clubs: '160000', pollRateMinutes: '2', tableCapacity: 'on-demand' })).not.toThrow();
+    expect(fleet({ clubs: '59400' })).not.toThrow();
+    expect(fleet({ clubs: '30000', pollBatchSize: '5' })).toThrow(/at most 20270 clubs/);
+    expect(fleet({ clubs: '80000', pollRateMinutes: '2', tableCapacity: 'on-demand' })).not.toThrow();
   });
 
   it('takes overrides as command-line strings (-c key=value) and as JSON values (cdk.json)', () => {

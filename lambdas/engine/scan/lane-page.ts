@@ -25,7 +25,7 @@
 import type { Page } from '../../gym-api';
 import type { OperationName } from '../../gym-api/operations';
 import type { AppendSource, ClubContext } from '../../sources/source';
-import { needsFreshReads, withFreshReads, withoutFreshReads } from '../../state/fresh-reads';
+import { needsFreshReads, withFreshReads } from '../../state/fresh-reads';
 import type { ClubSession } from '../../state/state-store';
 import type { SourceName } from '../../state/store';
 import { AppendDetection } from './append-detection';
@@ -54,8 +54,10 @@ export async function detectLanePage(
   const reader = new ScanPageReader(deps.client, source, ctx, { deadlineMs: Number.POSITIVE_INFINITY });
   const { identified, quarantine } = reader.read(page);
   const publisher = new PagePublisher(deps.sink);
-  // Fresh reads as a tail's (source-reads.ts): strongly consistent when the cursor asks for it, a
-  // write marks it for the next poll, and a page that read and wrote nothing clears the mark.
+  // Fresh reads as a tail's (source-reads.ts): strongly consistent when the cursor asks for it, and
+  // a write marks it for the next poll. A page that wrote nothing leaves the mark: it found no new
+  // row, so the count stays and the whole tail comes next (this poll's, or the next minute's),
+  // which must read fresh too; it clears the mark if it writes nothing either.
   const reads = new SourceReads(readsFresh(await deps.store.getCursor(source.name)), async () => {
     const cursor = await deps.store.getCursor(source.name);
     if (!needsFreshReads(cursor)) await deps.store.putCursor(withFreshReads(cursor));
@@ -65,7 +67,6 @@ export async function detectLanePage(
   await detection.detect(identified, { mode: 'lane' }, found);
   const where = { clubId: ctx.clubId, source: source.name, startMs: ctx.observedAtMs };
   const quarantined = await quarantineOnce(deps.store, where, found);
-  if (reads.clean) await deps.store.putCursor(withoutFreshReads(await deps.store.getCursor(source.name)));
   const countMoved = detection.alreadySeen === 0 && (await countPast(deps.store, source.name, page));
   const report: SourceReport = {
     source: source.name,
