@@ -64,7 +64,7 @@ export const FULL_PLAN: BenchPlan = {
   backfillDays: 3,
   invocationBudgetMs: 2000,
   typicalClub: { members: 3000, visitsPerDay: 1500, historyDays: 30 },
-  simDays: 3, // x 3 seeds, nights included: the typical runs are most of a full bench (77 min on 2 cores on 1bed67e)
+  simDays: 3, // x 3 seeds, nights included: the typical runs are most of a full bench (84 min on 2 cores on 6a0f53a)
   simSeeds: [5, 6, 7],
   lifecycleDays: 1,
   lifecycleBigClub: { members: 50_000, prospects: 5_000 },
