@@ -11,6 +11,21 @@ import { DETAIL_TYPES } from '../../../lambdas/events/catalog';
 import { makeEventId } from '../../../lambdas/events/event-id';
 import { type Dynalite, startDynalite } from '../../support/dynalite';
 
+/** A visit event as the bus carries it, published at `time`. */
+const visitEvent = (eventId: string, time: string) => ({
+  'detail-type': DETAIL_TYPES.MemberVisitRecorded,
+  time,
+  detail: {
+    eventId,
+    eventVersion: 1,
+    clubId: 'club-1',
+    source: 'visits',
+    occurredAt: time,
+    observedAt: time,
+    subject: {},
+  },
+});
+
 let db: Dynalite;
 beforeAll(async () => {
   db = await startDynalite();
@@ -43,21 +58,7 @@ describe('LocalWebhooks.stop', () => {
     });
     await hooks.add({ url: 'http://127.0.0.1:9/hook', detailTypes: ['*'] });
     const time = new Date().toISOString();
-    await hooks.publish([
-      {
-        'detail-type': DETAIL_TYPES.MemberVisitRecorded,
-        time,
-        detail: {
-          eventId: makeEventId('stop-test', '1'),
-          eventVersion: 1,
-          clubId: 'club-1',
-          source: 'visits',
-          occurredAt: time,
-          observedAt: time,
-          subject: {},
-        },
-      },
-    ]);
+    await hooks.publish([visitEvent(makeEventId('stop-test', '1'), time)]);
     expect(hooks.queue.size).toBe(1);
     hooks.run(5);
     await attemptStarted;
@@ -96,19 +97,7 @@ describe("LocalWebhooks.pump with a deadline (the demo's drain)", () => {
     await hooks.add({ url: 'http://127.0.0.1:9/hook', detailTypes: ['*'] });
     const time = new Date(nowMs).toISOString();
     await hooks.publish(
-      Array.from({ length: 25 }, (_, i) => ({
-        'detail-type': DETAIL_TYPES.MemberVisitRecorded,
-        time,
-        detail: {
-          eventId: makeEventId('drain-test', String(i)),
-          eventVersion: 1,
-          clubId: 'club-1',
-          source: 'visits',
-          occurredAt: time,
-          observedAt: time,
-          subject: {},
-        },
-      })),
+      Array.from({ length: 25 }, (_, i) => visitEvent(makeEventId('drain-test', String(i)), time)),
     );
     expect(hooks.queue.size).toBe(25);
     nowMs += 3_600_000; // every queued delivery visible (the pacer spaces them a little)
