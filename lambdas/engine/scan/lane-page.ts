@@ -7,13 +7,16 @@
  * after them, not for these again. The watermark, the scan and the next full count belong to the
  * minute's polls, whose whole tails find these rows in the seen set.
  *
- * The count moves only when every row of the page was new. Rows past the count of an API that
- * appends at the end were never seen; a row published before means the page is not what was asked
- * (an API that ignored the offset and sent the first rows again, one that does not append at the
- * end, a row served twice): moving past it would put the count beyond the rows there are, and
- * every probe after it would ask past the end and find nothing, whatever was added. The count
- * stays, and the minute's poll reads the whole tail (engine/club-poll/poll-source.ts), which
- * counts again.
+ * The count moves only when every row of the page is proven new. Rows past the count of an API
+ * that appends at the end were never seen; a row published before means the page is not what was
+ * asked (an API that ignored the offset and sent the first rows again, one that sorts by date and
+ * put new rows before old ones, a row served twice). A bad record proves nothing either way: it
+ * never enters the seen set, and its quarantine mark is keyed by its whole text, which a response
+ * that bent it once does not match. Nor does a row the page could not carry (past the response
+ * cap). Moving past such a page would put the count beyond the rows there are, and every probe
+ * after it would ask past the end and find nothing, whatever was added. The count stays, and the
+ * minute's poll reads the whole tail (engine/club-poll/poll-source.ts), which counts again: one
+ * whole read for each page with a bad record, since the next probe asks past it.
  *
  * What it reads of the seen set: the entries from the page's earliest record time on (a few
  * minutes of one hour; no seen digest: a page's hour sums can never match a whole hour's), so a
@@ -52,7 +55,7 @@ export async function detectLanePage(
   page: Page<OperationName>,
 ): Promise<LanePageResult> {
   const reader = new ScanPageReader(deps.client, source, ctx, { deadlineMs: Number.POSITIVE_INFINITY });
-  const { identified, quarantine } = reader.read(page);
+  const { identified, quarantine, rows } = reader.read(page);
   const publisher = new PagePublisher(deps.sink);
   // Fresh reads as a tail's (source-reads.ts): strongly consistent when the cursor asks for it, and
   // a write marks it for the next poll. A page that wrote nothing leaves the mark: it found no new
@@ -67,7 +70,8 @@ export async function detectLanePage(
   await detection.detect(identified, { mode: 'lane' }, found);
   const where = { clubId: ctx.clubId, source: source.name, startMs: ctx.observedAtMs };
   const quarantined = await quarantineOnce(deps.store, where, found);
-  const countMoved = detection.alreadySeen === 0 && (await countPast(deps.store, source.name, page));
+  const allNew = detection.alreadySeen === 0 && found.length === 0 && rows.length === page.rawCount;
+  const countMoved = allNew && (await countPast(deps.store, source.name, page));
   const report: SourceReport = {
     source: source.name,
     outcome: 'completed',

@@ -89,6 +89,43 @@ describe('the tail probe', () => {
     expect(modes.at(-1)).toBe('tail');
   });
 
+  it('a bad record the count passed, pushed past it by rows sorted before it: the count stays and every new row is published', async () => {
+    // Prepare: a bad disbursement (its date an object: quarantined, never in the seen set) stored
+    // at 05:5x, then the whole tail that counts it. The settlement run's rows are dated yesterday:
+    // an API that sorts by date puts them before it, so the rows past the count are the bad
+    // record and all but the first new row.
+    const { store, club, sink, poll } = await setUp('bad-row-moved');
+    await poll();
+    rig.sandbox.faults.poison = {
+      stored: 30,
+      operations: ['disbursements'],
+      variants: ['wrongType/object-for-date'],
+    };
+    try {
+      rig.sandbox.advance(2 * MINUTE);
+    } finally {
+      rig.sandbox.faults.poison = false;
+    }
+    const baselineSeq = rig.sandbox.journal.lastSeq;
+    const whole = await poll();
+    expect(whole).toMatchObject({ outcome: 'completed', mode: 'tail' });
+    expect(whole.quarantined).toBeGreaterThan(0);
+    const counted = (await store.view(club.clubId).getCursor('disbursements')).stats?.probeRows ?? 0;
+
+    // Act: past 06:00, the run.
+    rig.sandbox.advance(8 * MINUTE);
+    const settled = await poll();
+
+    // Assess: every row the run added is published, and the count is no higher than the window's.
+    const paid = rig.sandbox.journal.entries(baselineSeq).filter((e) => e.kind === 'disbursement');
+    expect(paid.length).toBeGreaterThan(1);
+    const published = sink.events.filter((e) => e.detailType === 'Disbursement Recorded');
+    expect(published).toHaveLength(paid.length);
+    const rows = (await store.view(club.clubId).getCursor('disbursements')).stats?.probeRows;
+    if (rows !== undefined) expect(rows).toBeLessThanOrEqual(counted + paid.length);
+    expect(settled.outcome).toBe('completed');
+  });
+
   it('an API that refuses a probe (400) stops probing for the source: the tail is read as before', async () => {
     const { store, club, poll } = await setUp('refused');
     await poll();
