@@ -115,13 +115,25 @@ const tooLarge = (clubId: string, part: LifecyclePart, size: number) =>
 
 /** Containers with more entries than this are written entry by entry. */
 const WHOLE_ENTRIES = 64;
+/** How deep a small container is searched for a large one (a document's `view.members`: 2). */
+const LARGE_DEPTH = 2;
 
-/** Whether `value` is an object or array written entry by entry (over WHOLE_ENTRIES entries). */
-function large(value: unknown): value is object {
-  if (Array.isArray(value)) return value.length > WHOLE_ENTRIES;
-  if (value === null || typeof value !== 'object' || 'toJSON' in value) return false;
+/**
+ * Whether `value` is an object or array written entry by entry: over WHOLE_ENTRIES entries, or one
+ * that holds such a container within LARGE_DEPTH levels (a document of a few keys whose `members`
+ * holds 50,000 entries is written entry by entry, not stringified whole).
+ */
+function large(value: unknown, depth = LARGE_DEPTH): value is object {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    if (value.length > WHOLE_ENTRIES) return true;
+    return depth > 0 && value.some((item) => large(item, depth - 1));
+  }
+  if ('toJSON' in value) return false;
   let n = 0;
   for (const _key in value) if (++n > WHOLE_ENTRIES) return true;
+  if (depth === 0) return false;
+  for (const key in value) if (large((value as Record<string, unknown>)[key], depth - 1)) return true;
   return false;
 }
 
@@ -149,8 +161,9 @@ export function* jsonPieces(value: unknown): Generator<string> {
   yield '{';
   let first = true;
   for (const [key, item] of Object.entries(value)) {
-    const whole = large(item) ? undefined : JSON.stringify(item);
-    if (whole === undefined && !large(item)) continue;
+    const big = large(item);
+    const whole = big ? undefined : JSON.stringify(item);
+    if (whole === undefined && !big) continue;
     yield `${first ? '' : ','}${JSON.stringify(key)}:`;
     first = false;
     if (whole === undefined) yield* jsonPieces(item);

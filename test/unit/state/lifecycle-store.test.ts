@@ -12,6 +12,7 @@ import { clubPk } from '../../../lambdas/state/keys';
 import {
   encodeLifecycle,
   gzipLifecycle,
+  jsonPieces,
   LifecycleConflictError,
   LifecycleItemStore,
   lifecycleItems,
@@ -125,6 +126,27 @@ describe('lifecycle documents', () => {
     await expect(gzipLifecycle(CLUB, undefined)).rejects.toThrow(StoreError);
     expect(() => encodeLifecycle(CLUB, tooBig)).toThrow(StoreError);
     expect(() => lifecycleItems(CLUB, 'base', Buffer.alloc(1), -1)).toThrow(StoreError);
+  });
+
+  it('makes the JSON of a document of a few keys over large containers entry by entry, never whole', () => {
+    // Prepare: the shape of a big club's documents: a few keys, 50,000 members two levels down.
+    const members = Object.fromEntries(
+      Array.from({ length: 50_000 }, (_, i) => [
+        String(100_000 + i),
+        { lastVisitAt: `2026-03-06T14:${i % 60}` },
+      ]),
+    );
+    const doc = {
+      delta: 1,
+      baseVersion: 3,
+      view: { members, prospects: {} },
+      facts: [{ member: '1', at: 2 }],
+    };
+    // Act
+    const pieces = [...jsonPieces(doc)];
+    // Assess: the same text, and no piece anywhere near the whole (about 2 MB)
+    expect(pieces.join('')).toBe(JSON.stringify(doc));
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThan(200);
   });
 
   it('writes the JSON a few KB at a time: the same document, read back whole', async () => {
