@@ -1,91 +1,41 @@
 /**
- * The deployed runtime in process, through the same entry points Lambda calls (`handler(event,
- * context)` of lambdas/handlers/dispatch.ts and poll.ts, configured only by environment variables)
- * against dynalite, the gym API sandbox, the local EventBridge, SQS and Secrets Manager. One set of
- * handler modules for the whole file: a warm container, as in Lambda.
- *
- * The domain clock is Date (faked, moving with real time): a test jumps it forward together with
- * the sandbox clock to make sources due again.
+ * The dispatch and poll handlers in one warm container (./handlers-fixture.ts), one story in order:
+ * due clubs dispatched to SQS, polled from the queue and published to the bus exactly as the
+ * journal changed (with one EMF document an invocation), a club secret read once within its cache
+ * TTL, malformed messages dropped, a club whose API is down retried alone (and a message of several
+ * clubs back whole), and a club paused on a rejected API key or a spent quota with its one Club
+ * Credentials Rejected / Club Quota Low event. Each test starts from what the earlier ones left.
  */
-
-import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { clubRecordFrom, DynamoDbClubRegistry, putClubSecret } from '../../../lambdas/clubs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DynamoDbClubRegistry } from '../../../lambdas/clubs';
 import { type ClubConfig, parseClubsFile } from '../../../lambdas/clubs/club-config';
 import { ENV, METRIC } from '../../../lambdas/common/deployment-contract';
-import { logger } from '../../../lambdas/common/logger';
 import { parsePollBody } from '../../../lambdas/common/poll-message';
-import type { BridgeEvent } from '../../../lambdas/events/catalog';
 import type { DispatchSummary } from '../../../lambdas/handlers/dispatch';
 import { createDispatchHandler } from '../../../lambdas/handlers/dispatch-handler';
 import { dispatchRuntimeFromEnv } from '../../../lambdas/handlers/dispatch-runtime';
 import { DEFAULT_SOURCES } from '../../../lambdas/sources';
-import { DynamoDbStateStore, newCursor } from '../../../lambdas/state';
-import { type LocalEventBridge, startLocalEventBridge } from '../../../local-aws/local-eventbridge';
-import { type Sandbox, startSandbox } from '../../../sandbox';
-import { createTestTable, type Dynalite, startDynalite } from '../../support/dynalite';
-import { emfDocuments } from '../../support/emf';
+import type { DynamoDbStateStore } from '../../../lambdas/state';
+import type { LocalEventBridge } from '../../../local-aws/local-eventbridge';
+import type { Sandbox } from '../../../sandbox';
 import { actualKeys, compare, expectedKeys } from '../../support/ground-truth';
-import { type LocalSecretsManager, startLocalSecretsManager } from '../../support/local-secrets-manager';
-import { type LocalSqs, startLocalSqs } from '../../support/local-sqs';
-import { seedCursor } from '../../support/state-seeds';
-
-const MINUTE = 60_000;
-const START = Date.parse('2026-03-10T09:00:00.000Z');
-const PREFIX = 'gym-bridge/clubs/';
-const QUEUE = 'gym-bridge-poll';
-const awsCredentials = { accessKeyId: 'test', secretAccessKey: 'test' };
-
-type Handler<E, R> = (event: E, context: Context) => Promise<R>;
-
-function lambdaContext(name: string): Context {
-  return {
-    awsRequestId: randomUUID(),
-    functionName: name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${name}`,
-    memoryLimitInMB: '1024',
-    logGroupName: `/aws/lambda/${name}`,
-    logStreamName: 'local',
-    callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => 90_000,
-    done: () => {},
-    fail: () => {},
-    succeed: () => {},
-  };
-}
-
-/** A port nothing listens on: the API of a club that is down. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** A club whose API does not answer (visits only). */
-async function downClub(clubId: string): Promise<ClubConfig> {
-  return parseClubsFile({
-    clubs: [
-      {
-        clubId,
-        baseUrl: `http://127.0.0.1:${await closedPort()}/v1`,
-        timeZone: 'Europe/London',
-        plan: 'basic',
-        sources: ['visits'],
-        credentials: { username: 'u', password: 'p', apiKey: 'k' },
-      },
-    ],
-  })[0]!;
-}
+import type { LocalSecretsManager } from '../../support/local-secrets-manager';
+import type { LocalSqs } from '../../support/local-sqs';
+import {
+  awsCredentials,
+  downClub,
+  type Handler,
+  lambdaContext,
+  MINUTE,
+  PREFIX,
+  QUEUE,
+  startWarmContainer,
+  type WarmContainer,
+} from './handlers-fixture';
 
 describe('dispatch and poll handlers', () => {
-  let db: Dynalite;
+  let container: WarmContainer;
   let sandbox: Sandbox;
   let quotaSandbox: Sandbox;
   let bus: LocalEventBridge;
@@ -93,108 +43,36 @@ describe('dispatch and poll handlers', () => {
   let sm: LocalSecretsManager;
   let registry: DynamoDbClubRegistry;
   let store: DynamoDbStateStore;
-  let secretsClient: SecretsManagerClient;
   let dispatch: Handler<unknown, DispatchSummary>;
-  let poll: Handler<SQSEvent, SQSBatchResponse>;
-  const savedEnv = { ...process.env };
   let clubs: ClubConfig[];
-  /** What the handlers write to stdout (EMF metrics: one document an invocation), captured for the whole file. */
-  const stdout: string[] = [];
-  const emf = (fromIndex = 0) => emfDocuments(stdout.slice(fromIndex));
-
-  const onboard = async (club: ClubConfig) => {
-    await putClubSecret(secretsClient, `${PREFIX}${club.clubId}`, club.credentials);
-    await registry.put(clubRecordFrom(club, `${PREFIX}${club.clubId}`, { explicitPiiPolicy: false }));
-  };
-  const events = (clubId?: string): BridgeEvent[] =>
-    bus.events
-      .filter((e) => clubId === undefined || (e.detail as { clubId: string }).clubId === clubId)
-      .map((e) => ({ detailType: e.detailType, detail: e.detail }) as BridgeEvent);
-  const runPoll = async (event: SQSEvent) => {
-    const response = await poll(event, lambdaContext('poll'));
-    sqs.settle(event, response);
-    return response;
-  };
-  /** Moves the bridge's clock and the sandbox's together. */
-  const advance = (ms: number) => {
-    sandbox.advance(ms);
-    vi.setSystemTime(Date.now() + ms);
-  };
+  let stdout: string[];
+  let emf: WarmContainer['emf'];
+  let onboard: WarmContainer['onboard'];
+  let events: WarmContainer['events'];
+  let runPoll: WarmContainer['runPoll'];
+  let advance: WarmContainer['advance'];
 
   beforeAll(async () => {
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      stdout.push(String(chunk));
-      return true;
-    });
-    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true, now: START });
-    db = await startDynalite();
-    sandbox = await startSandbox({
-      seed: 11,
-      clubs: 3,
-      members: 100,
-      historyDays: 2,
-      startTime: START,
-      activityScale: 5,
-    });
-    quotaSandbox = await startSandbox({
-      seed: 12,
-      clubs: [{ clubId: 'quota-club', members: 40 }],
-      historyDays: 1,
-      startTime: START,
-      quotaScale: 0.000004, // 4 requests a month
-    });
-    bus = await startLocalEventBridge();
-    sqs = await startLocalSqs();
-    sm = await startLocalSecretsManager();
-    const queue = sqs.createQueue(QUEUE);
-    const tableName = await createTestTable(db.client, 'handlers');
-    Object.assign(process.env, {
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
-      AWS_ENDPOINT_URL_EVENTBRIDGE: bus.endpoint,
-      AWS_ENDPOINT_URL_SQS: sqs.endpoint,
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: sm.endpoint,
-      [ENV.stateTable]: tableName,
-      [ENV.eventBus]: 'gym-bridge-test',
-      [ENV.eventSource]: 'gym-bridge.test',
-      [ENV.pollQueueUrl]: queue.url,
-      [ENV.clubSecretPrefix]: PREFIX,
-      [ENV.piiPolicyDefault]: 'minimal',
-      [ENV.pollDeadlineMs]: '60000',
-      [ENV.quotaReserve]: '0.1',
-      POWERTOOLS_SERVICE_NAME: 'gym-bridge-test',
-    });
-    secretsClient = new SecretsManagerClient({
-      endpoint: sm.endpoint,
-      region: 'us-east-1',
-      credentials: awsCredentials,
-    });
-    registry = new DynamoDbClubRegistry({ client: db.client, tableName });
-    store = new DynamoDbStateStore({ client: db.client, tableName });
-    clubs = parseClubsFile(sandbox.clubsFile());
-    ({ handler: dispatch } = (await import('../../../lambdas/handlers/dispatch')) as {
-      handler: Handler<unknown, DispatchSummary>;
-    });
-    ({ handler: poll } = (await import('../../../lambdas/handlers/poll')) as {
-      handler: Handler<SQSEvent, SQSBatchResponse>;
-    });
+    container = await startWarmContainer();
+    ({
+      sandbox,
+      quotaSandbox,
+      bus,
+      sqs,
+      sm,
+      registry,
+      store,
+      dispatch,
+      clubs,
+      stdout,
+      emf,
+      onboard,
+      events,
+      runPoll,
+      advance,
+    } = container);
   });
-  afterAll(async () => {
-    vi.restoreAllMocks();
-    vi.useRealTimers();
-    process.env = savedEnv;
-    secretsClient.destroy();
-    await Promise.all([
-      sandbox.close(),
-      quotaSandbox.close(),
-      bus.close(),
-      sqs.close(),
-      sm.close(),
-      db.close(),
-    ]);
-  });
+  afterAll(() => container.close());
 
   it('dispatches due clubs to SQS, polls them from the queue and publishes exactly the journal to the bus', async () => {
     // Prepare: two healthy clubs.
@@ -463,80 +341,5 @@ describe('dispatch and poll handlers', () => {
     const cursors = await store.view('quota-club').listCursors();
     const pausedUntil = Math.max(...cursors.map((c) => Date.parse(c.health.pausedUntil ?? '1970-01-01')));
     expect(pausedUntil).toBeGreaterThanOrEqual(Date.parse('2026-04-01T00:00:00Z'));
-  });
-
-  it('writes the fleet-wide SourcesOverdue count and one log line per overdue club/source, not for a fresh club', async () => {
-    // Prepare: only two enabled clubs (the others disabled), onboarded 30 minutes ago; the visits
-    // of one last succeeded 25 minutes ago (it keeps failing), the other's 30 seconds ago.
-    for (const club of (await registry.listEnabled()).clubs) await registry.disable(club.clubId);
-    const record = (clubId: string) => ({
-      clubId,
-      baseUrl: 'https://api.example.com/v1',
-      timeZone: 'Europe/London',
-      plan: 'basic' as const,
-      enabled: true,
-      sources: ['visits' as const],
-      secretName: `${PREFIX}${clubId}`,
-    });
-    await registry.put(record('overdue-club'));
-    await registry.put(record('fresh-club'));
-    advance(30 * MINUTE);
-    const now = Date.now();
-    const at = (agoMs: number) => new Date(now - agoMs).toISOString();
-    await seedCursor(store, {
-      ...newCursor('overdue-club', 'visits'),
-      baselineDone: true,
-      watermark: at(25 * MINUTE),
-      health: {
-        consecutiveFailures: 5,
-        lastPollAt: at(MINUTE),
-        lastSuccessAt: at(25 * MINUTE),
-        lastError: { kind: 'unavailable', message: 'connect ECONNREFUSED 127.0.0.1:9', at: at(MINUTE) },
-      },
-    });
-    await seedCursor(store, {
-      ...newCursor('fresh-club', 'visits'),
-      baselineDone: true,
-      watermark: at(30_000),
-      health: { consecutiveFailures: 0, lastPollAt: at(30_000), lastSuccessAt: at(30_000) },
-    });
-    const mark = stdout.length;
-    // The logger is silent under vitest (and the middleware resets its level on every warm
-    // invocation): watch what the handler asks it to print. Its JSON form: dispatch-due-clubs.test.
-    const warn = vi.spyOn(logger, 'warn');
-    // Act
-    let summary: DispatchSummary;
-    let warned: unknown[][];
-    try {
-      summary = await dispatch({}, lambdaContext('dispatch'));
-    } finally {
-      warned = [...warn.mock.calls];
-      warn.mockRestore();
-    }
-    const queued = sqs.takeEvent(QUEUE);
-    sqs.settle(queued, { batchItemFailures: [] }); // not polled here: leave the queue empty
-    // Assess: the metric, service-wide only, counts the one overdue source.
-    expect(summary).toMatchObject({ clubs: 2, sourcesOverdue: 1, oldestSuccessAgeSeconds: 25 * 60 });
-    const fleet = emf(mark).filter((d) => METRIC.sourcesOverdue in d);
-    expect(fleet).toHaveLength(1);
-    expect(fleet[0]![METRIC.sourcesOverdue]).toBe(1);
-    expect(fleet[0]![METRIC.oldestSuccessAgeSeconds]).toBe(25 * 60);
-    expect(fleet[0]!.ClubId).toBeUndefined();
-    expect(emf(mark).some((d) => 'WatermarkLagSeconds' in d)).toBe(false);
-    // The log line behind it names the club, the source and the reason; none for the fresh club.
-    const lines = warned
-      .filter(([message]) => message === 'source overdue')
-      .map(([, attributes]) => attributes);
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({
-      clubId: 'overdue-club',
-      source: 'visits',
-      sinceSuccessSeconds: 25 * 60,
-      cadenceSeconds: 60,
-      allowedSeconds: 15 * 60,
-      consecutiveFailures: 5,
-      lastErrorKind: 'unavailable',
-      reason: 'connect ECONNREFUSED 127.0.0.1:9',
-    });
   });
 });

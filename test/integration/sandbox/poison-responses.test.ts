@@ -1,65 +1,37 @@
 /**
- * Poison mode, response habits, over real HTTP: offset or limit ignored and a next that does not
- * advance (for an episode of requests), the previous page again, a huge page streamed (about
- * 100 MB by default, without the sandbox holding it), credentials echoed (escaped as JSON allows) in
- * error bodies, pages and token responses, a token with a control character; and the settings'
- * validation.
+ * Poison mode, response habits of the pages, over real HTTP: offset or limit ignored and a next
+ * that does not advance (for an episode of requests), the previous page again, a huge page streamed
+ * (about 100 MB by default, without the sandbox holding it; its shapes; a client going away), and
+ * the habits drawing from a stream of their own. The sandbox: `poison-responses-sandbox.ts`;
+ * credentials echoed and tokens with a control character: `poison-responses-credentials.test.ts`;
+ * the settings' validation: `poison-settings.test.ts`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseJsonPreservingInt64 } from '../../../lambdas/gym-api/json';
-import {
-  InvalidFaultSettingError,
-  POISON_OFF,
-  POISON_ON,
-  type PoisonInput,
-  type PoisonLogEntry,
-  type Sandbox,
-  STORED_POISON_KINDS,
-  startSandbox,
-} from '../../../sandbox';
-import {
-  ESCAPES,
-  PAGE_PLACES,
-  PLACEMENTS,
-  SECRET_FORMS,
-  TOKEN_PLACES,
-} from '../../../sandbox/poison/credential-echo';
+import { type PoisonInput, type PoisonLogEntry, startSandbox } from '../../../sandbox';
 import { HUGE_PAGE_SHAPES } from '../../../sandbox/poison/huge-page';
-import { decodedForms } from '../../support/credential-leaks';
-import { basicHeader, getPage, rawGet, requestToken } from './sandbox-http';
+import {
+  apiKey,
+  FROM,
+  logSince,
+  START,
+  sandbox,
+  token,
+  useResponseSandbox,
+  visits,
+  withPoison,
+} from './poison-responses-sandbox';
+import { getPage, rawGet, requestToken } from './sandbox-http';
 
-const START = '2025-03-10T00:00:00Z';
 const VISITS = '/members/attendance/visits';
-const FROM = '2025-03-08T00:00:00';
 const MiB = 1024 * 1024;
 
 describe('sandbox poison mode: response habits', () => {
-  let sandbox: Sandbox;
-  let token: string;
-  let apiKey: string;
-  let visits: Record<string, unknown>[];
-
-  beforeAll(async () => {
-    sandbox = await startSandbox({ seed: 17, clubs: 1, members: 120, historyDays: 3, startTime: START });
-    token = await requestToken(sandbox);
-    apiKey = sandbox.clubs[0]?.apiKey ?? '';
-    visits = sandbox.records('club-1', 'visits', { fromdate: FROM });
-    expect(visits.length).toBeGreaterThan(100);
-  });
-  afterAll(() => sandbox.close());
+  useResponseSandbox();
 
   const page = (offset: number, limit: number) =>
     getPage(sandbox, token, apiKey, `${VISITS}?fromdate=${FROM}&offset=${offset}&limit=${limit}`);
   const nextOffset = (p: { next: string }) => Number(new URL(p.next).searchParams.get('offset'));
-  const logSince = (seq: number) => sandbox.poison.log.entries(seq);
-  const withPoison = async <T>(poison: PoisonInput, run: () => Promise<T>): Promise<T> => {
-    sandbox.faults.poison = poison;
-    try {
-      return await run();
-    } finally {
-      sandbox.faults.poison = false;
-    }
-  };
 
   it('ignores offset for an episode: the first page each time, with a next that advances', async () => {
     const since = sandbox.poison.log.lastSeq;
@@ -229,153 +201,6 @@ describe('sandbox poison mode: response habits', () => {
     expect(performance.now() - started).toBeLessThan(2000);
   });
 
-  it('echoes credentials in error bodies of token and data requests, in every form and place', async () => {
-    const { username, password } = sandbox.integrator;
-    const login = `${username}:${password}`;
-    const basicValue = Buffer.from(login).toString('base64');
-    const secretIn = (form: string, bearer: string | undefined): string => {
-      switch (form) {
-        case 'basic-header':
-          return `Basic ${basicValue}`;
-        case 'basic-value':
-          return basicValue;
-        case 'username-password':
-          return login;
-        case 'username':
-          return username;
-        case 'password':
-          return password;
-        case 'url-encoded':
-          return login; // percent-encoded: the decoded text holds it
-        case 'json-escaped':
-          return login;
-        case 'api-key':
-          return apiKey;
-        case 'bearer-token':
-          return bearer ?? '';
-        default:
-          return bearer?.split('.')[2] ?? '';
-      }
-    };
-    const since = sandbox.poison.log.lastSeq;
-    const used = sandbox.requestCounts('club-1').used;
-    await withPoison({ echoCredentials: 1 }, async () => {
-      for (let i = 0; i < 40; i++) {
-        const res = await fetch(`${sandbox.url}/token`, {
-          method: 'POST',
-          headers: { authorization: basicHeader(username, password) },
-        });
-        const entry = logSince(since).at(-1) as PoisonLogEntry;
-        expect([entry.operation, entry.status]).toEqual(['token', res.status]);
-        expect([401, 500]).toContain(res.status);
-        // Written with the escape drawn (the variant's third part): it reads as the secret decoded.
-        const text = await res.text();
-        const secret = secretIn(entry.variant.split('/')[0] as string, undefined);
-        expect(
-          decodedForms(text).some((t) => t.includes(secret)),
-          entry.variant,
-        ).toBe(true);
-      }
-      for (let i = 0; i < 60; i++) {
-        const res = await rawGet(sandbox, '/members?limit=1', { token, apiKey });
-        const entry = logSince(since).at(-1) as PoisonLogEntry;
-        expect([entry.operation, entry.clubId, entry.status]).toEqual(['members', 'club-1', res.status]);
-        expect([400, 401, 500]).toContain(res.status);
-        const secret = secretIn(entry.variant.split('/')[0] as string, token);
-        expect(
-          decodedForms(res.text).some((t) => t.includes(secret)),
-          entry.variant,
-        ).toBe(true);
-      }
-    });
-    const log = logSince(since);
-    expect(new Set(log.map((e) => e.variant.split('/')[0]))).toEqual(new Set(SECRET_FORMS));
-    expect(new Set(log.map((e) => e.variant.split('/')[1]))).toEqual(new Set(PLACEMENTS));
-    expect(new Set(log.map((e) => e.variant.split('/')[2]))).toEqual(new Set(ESCAPES));
-    // The log names the form, never the secret.
-    expect(JSON.stringify(log)).not.toContain(password);
-    expect(JSON.stringify(log)).not.toContain(apiKey);
-    // Injected like the other faults: not counted against the quota.
-    expect(sandbox.requestCounts('club-1').used).toBe(used);
-  });
-
-  it('sends JSON-escaped credentials that only read as the secret once parsed', async () => {
-    const { username, password } = sandbox.integrator;
-    const since = sandbox.poison.log.lastSeq;
-    await withPoison({ echoCredentials: 1 }, async () => {
-      const wanted = 'json-escaped/message/all-lower';
-      for (let i = 0; i < 200 && !logSince(since).some((e) => e.variant === wanted); i++) {
-        const res = await rawGet(sandbox, '/members?limit=1', { token, apiKey });
-        if (logSince(since).at(-1)?.variant !== wanted) continue;
-        expect(res.text).not.toContain(password);
-        expect((JSON.parse(res.text) as { Message: string }).Message).toContain(`${username}:${password}`);
-      }
-    });
-    expect(logSince(since).some((e) => e.variant === 'json-escaped/message/all-lower')).toBe(true);
-  });
-
-  it('echoes credentials into 200 pages and token responses, escaped: the parsed body reads as them', async () => {
-    const { username, password } = sandbox.integrator;
-    const login = `${username}:${password}`;
-    const signature = token.split('.')[2] ?? token;
-    const known = [username, password, login, Buffer.from(login).toString('base64'), apiKey, signature];
-    const holdsOne = (value: unknown) =>
-      decodedForms(JSON.stringify(value)).some((t) => known.some((k) => t.includes(k)));
-    const since = sandbox.poison.log.lastSeq;
-    await withPoison({ echoCredentials: 0.5 }, async () => {
-      for (let i = 0; i < 160; i++) {
-        const before = sandbox.poison.log.lastSeq;
-        const res = await rawGet(sandbox, `/members?limit=2&offset=${i % 5}`, { token, apiKey });
-        const entry = sandbox.poison.log.entries(before).at(-1);
-        if (res.status !== 200 || entry?.status !== 200) continue;
-        // Valid JSON whose parsed strings (decoded once more) hold a credential of the request.
-        expect(holdsOne(parseJsonPreservingInt64(res.text)), entry.variant).toBe(true);
-      }
-      for (let i = 0; i < 40; i++) {
-        const before = sandbox.poison.log.lastSeq;
-        const res = await fetch(`${sandbox.url}/token`, {
-          method: 'POST',
-          headers: { authorization: basicHeader(username, password) },
-        });
-        const text = await res.text();
-        const entry = sandbox.poison.log.entries(before).at(-1);
-        if (res.status !== 200 || entry?.status !== 200) continue;
-        const body = JSON.parse(text) as { AccessToken: string };
-        expect(body.AccessToken).toMatch(/^ey/);
-        expect(holdsOne(body), entry.variant).toBe(true);
-      }
-    });
-    const log = logSince(since).filter((e) => e.status === 200);
-    expect(new Set(log.filter((e) => e.operation === 'members').map((e) => e.variant.split('/')[1]))).toEqual(
-      new Set(PAGE_PLACES),
-    );
-    expect(new Set(log.filter((e) => e.operation === 'token').map((e) => e.variant.split('/')[1]))).toEqual(
-      new Set(TOKEN_PLACES),
-    );
-    expect(JSON.stringify(logSince(since))).not.toContain(password);
-  });
-
-  it('issues tokens with a control character in them', async () => {
-    const since = sandbox.poison.log.lastSeq;
-    const tokens = await withPoison({ tokenControlChar: 1 }, async () => {
-      const out: string[] = [];
-      for (let i = 0; i < 20; i++) out.push(await requestToken(sandbox));
-      return out;
-    });
-    for (const t of tokens) {
-      expect(t).toMatch(/[\u0000-\u001f\u007f]/);
-      // The token around the control character is a real one.
-      const clean = t.replace(/[\u0000-\u001f\u007f]/g, '');
-      expect((await rawGet(sandbox, '/members?limit=1', { token: clean, apiKey })).status).toBe(200);
-    }
-    expect(new Set(logSince(since).map((e) => `${e.operation} ${e.kind}`))).toEqual(
-      new Set(['token tokenControlChar']),
-    );
-    expect(new Set(logSince(since).map((e) => e.variant))).toEqual(
-      new Set(['newline-inside', 'crlf-at-end', 'nul-inside', 'escape-inside', 'tab-at-start']),
-    );
-  });
-
   it('draws the other faults as without poison: response habits have a stream of their own', async () => {
     const statuses = async (poison: PoisonInput) => {
       const s = await startSandbox({ seed: 4, clubs: 1, members: 20, historyDays: 1, startTime: START });
@@ -395,71 +220,5 @@ describe('sandbox poison mode: response habits', () => {
     const plain = await statuses(false);
     expect(new Set(plain)).not.toEqual(new Set([200]));
     expect(await statuses({ repeatedPage: 0.5, limitIgnored: 0.5, nextStuck: 0.3 })).toEqual(plain);
-  });
-});
-
-describe('sandbox poison settings', () => {
-  it('are off by default, all on with true, and only what is named with an object', async () => {
-    const sandbox = await startSandbox({ seed: 2, clubs: 1, members: 5, historyDays: 0, startTime: START });
-    try {
-      expect(sandbox.faults.poison).toBe(POISON_OFF);
-      sandbox.faults.poison = true;
-      expect(sandbox.faults.poison).toEqual(POISON_ON);
-      for (const kind of STORED_POISON_KINDS) expect(sandbox.faults.poison.stored[kind]).toBeGreaterThan(0);
-      sandbox.faults.poison = { stored: 2, hugePage: 0.5 };
-      expect(sandbox.faults.poison.stored.identity).toBe(2);
-      expect(sandbox.faults.poison.hugePage).toBe(0.5);
-      expect(sandbox.faults.poison.echoCredentials).toBe(0);
-      expect(sandbox.faults.poison.hugePageBytes).toBe(100 * MiB);
-      sandbox.faults.poison = {
-        stored: { int64: 1 },
-        operations: ['paymentHistory'],
-        variants: ['int64/overflow'],
-      };
-      expect(sandbox.faults.poison.stored).toMatchObject({ int64: 1, identity: 0 });
-      Object.assign(sandbox.faults, { poison: false, errorRate5xx: 0 });
-      expect(sandbox.faults.poison).toBe(POISON_OFF);
-      // Resolved settings are frozen: a field cannot be changed in place and silently ignored.
-      expect(() => {
-        (sandbox.faults.poison as { hugePage: number }).hugePage = 1;
-      }).toThrow(TypeError);
-      expect(JSON.parse(JSON.stringify(sandbox.faults)).poison.hugePage).toBe(0);
-    } finally {
-      await sandbox.close();
-    }
-  });
-
-  it('refuse bad values with a message naming the field, at start and at run time, keeping the old value', async () => {
-    const bad: [unknown, RegExp][] = [
-      [{ hugePage: 5 }, /faults\.poison\.hugePage must be within 0\.\.1, got 5/],
-      [{ hugepage: 0.1 }, /faults\.poison has an unknown setting 'hugepage'/],
-      [{ stored: -1 }, /faults\.poison\.stored must be a finite number >= 0/],
-      [{ stored: { identities: 1 } }, /faults\.poison\.stored has an unknown class 'identities'/],
-      [{ operations: ['payments'] }, /faults\.poison\.operations has an unknown entry "payments"/],
-      [{ variants: ['identity/blank'] }, /faults\.poison\.variants has an unknown entry "identity\/blank"/],
-      [{ hugePageBytes: 0 }, /faults\.poison\.hugePageBytes must be an integer from 1/],
-      [{ episodeRequests: 1.5 }, /faults\.poison\.episodeRequests must be an integer from 1/],
-      ['yes', /faults\.poison must be true, false or an object of settings, got "yes"/],
-    ];
-    for (const [value, message] of bad) {
-      await expect(
-        startSandbox({ clubs: 1, members: 1, historyDays: 0, faults: { poison: value as never } }),
-      ).rejects.toThrow(message);
-    }
-    const sandbox = await startSandbox({ seed: 2, clubs: 1, members: 5, historyDays: 0, startTime: START });
-    try {
-      sandbox.faults.poison = { nextStuck: 0.2 };
-      for (const [value, message] of bad) {
-        expect(() => {
-          sandbox.faults.poison = value as never;
-        }).toThrow(InvalidFaultSettingError);
-        expect(() => {
-          sandbox.faults.poison = value as never;
-        }).toThrow(message);
-        expect(sandbox.faults.poison.nextStuck).toBe(0.2);
-      }
-    } finally {
-      await sandbox.close();
-    }
   });
 });

@@ -1,62 +1,19 @@
 /**
- * What the client does with responses no real API should send, but one may: bodies over the cap,
- * one record over it, a page served again, records past the depth and size limits, credentials
- * echoed in records, header values and tokens HTTP cannot carry. Injected fetch, no network.
+ * What the client does with responses past its size limits: bodies over the cap (a page asked again
+ * with fewer records, one record over it skipped, limit ignored, Content-Length, error bodies), the
+ * gate large bodies wait at, and records past the depth and size limits. Injected fetch, no network.
  */
 import { describe, expect, it } from 'vitest';
 import { BodyGate } from '../../../lambdas/gym-api/body-budget';
-import { GymApiClient } from '../../../lambdas/gym-api/client';
-import type { GymApiClientOptions } from '../../../lambdas/gym-api/client-options';
 import {
-  AuthError,
   DeadlineExceededError,
-  InvalidResponseError,
-  PagingStalledError,
   ResponseTooLargeError,
   StaleResponseError,
   UnavailableError,
 } from '../../../lambdas/gym-api/errors';
 import { MAX_ASKS_ALONE } from '../../../lambdas/gym-api/over-cap-policy';
-import { TokenProvider } from '../../../lambdas/gym-api/token-provider';
-import {
-  FakeClock,
-  type Handler,
-  json,
-  type RecordedRequest,
-  scriptedFetch,
-  tokenResponse,
-} from './fake-upstream';
-
-const BASE = 'https://gym.example.test/v1';
-const API_KEY = 'club-key-123456';
-const USER = 'integrator';
-const PASSWORD = 'pa55-w0rd!';
-
-function harness(data: Handler, options: Partial<GymApiClientOptions> = {}, token = 'tok-1') {
-  const upstream = scriptedFetch((request, index) =>
-    request.url.pathname.endsWith('/token') ? tokenResponse(token) : data(request, index),
-  );
-  const clock = new FakeClock();
-  const tokenProvider = new TokenProvider({
-    baseUrl: BASE,
-    username: USER,
-    password: PASSWORD,
-    fetch: upstream.fetch,
-    now: clock.now,
-  });
-  const client = new GymApiClient({
-    baseUrl: BASE,
-    apiKey: API_KEY,
-    tokenProvider,
-    fetch: upstream.fetch,
-    now: clock.now,
-    sleep: clock.sleep,
-    random: () => 0.5,
-    ...options,
-  });
-  const dataCalls = () => upstream.calls.filter((c) => !c.url.pathname.endsWith('/token'));
-  return { client, dataCalls };
-}
+import { type Handler, json, type RecordedRequest } from './fake-upstream';
+import { harness, rejection } from './hostile-harness';
 
 const param = (c: RecordedRequest, name: string) => c.url.searchParams.get(name);
 
@@ -72,15 +29,6 @@ function visits(total: number, bulky: (i: number) => number = () => 0): Handler 
     }));
     return json({ href: request.url.href, data });
   };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (err: unknown) => err,
-  );
 }
 
 describe('the response cap', () => {
@@ -348,59 +296,6 @@ describe('the large-body gate', () => {
   });
 });
 
-describe('paging that does not move', () => {
-  it('stops when a page repeats the one before (offset ignored), on the second request', async () => {
-    const page = Array.from({ length: 10 }, (_, i) => ({
-      MemberNumber: `M${i}`,
-      VisitDateTime: '2025-03-01T06:00:00',
-    }));
-    const h = harness(() => json({ data: page }));
-    const err = await rejection(h.client.fetchAll('visits', {}, { pageSize: 10 }));
-    expect(err).toBeInstanceOf(PagingStalledError);
-    expect((err as Error).message).toMatch(/repeats the page at offset 0/);
-    expect(h.dataCalls()).toHaveLength(2);
-  });
-});
-
-describe('a response that answers another request', () => {
-  it('is not used when its href names another offset, limit or filter (a stale cache), and is when it agrees', async () => {
-    // Prepare: the first request is answered right; the second with the first's body, href included
-    let first: unknown;
-    let calls = 0;
-    const h = harness((request) => {
-      const body = {
-        href: request.url.href,
-        data: Array.from({ length: 10 }, (_, i) => ({
-          MemberNumber: `M${calls}-${i}`,
-          VisitDateTime: '2025-03-01T06:00:00',
-        })),
-      };
-      first ??= body;
-      return json(calls++ === 1 ? first : body);
-    });
-    // Act
-    const err = await rejection(
-      h.client.fetchAll('visits', { fromdate: '2025-03-01T00:00:00' }, { pageSize: 10 }),
-    );
-    // Assess
-    expect(err).toBeInstanceOf(StaleResponseError);
-    expect((err as Error).message).toMatch(
-      /answers another request \(its href has offset=0, the request offset=10\)/,
-    );
-  });
-
-  it('tolerates an href that leaves parameters out or writes a date another way', async () => {
-    const h = harness((request) => {
-      const href = new URL(request.url.href);
-      href.searchParams.delete('limit');
-      href.searchParams.set('fromdate', '2025-03-01T00:00:00.000');
-      return json({ href: href.href, data: [{ MemberNumber: 'M1', VisitDateTime: '2025-03-01T06:00:00' }] });
-    });
-    const result = await h.client.fetchAll('visits', { fromdate: '2025-03-01T00:00:00' });
-    expect(result.items).toHaveLength(1);
-  });
-});
-
 describe('records past the limits', () => {
   it('are invalid items with the reason and a cut copy; the page goes on', async () => {
     // Prepare: one record 40 levels deep, one of 200 KB, one normal
@@ -424,71 +319,5 @@ describe('records past the limits', () => {
       expect.stringMatching(/^data\[1\]: record over 128 KB/),
     ]);
     expect(JSON.stringify(result.invalid[1]!.raw).length).toBeLessThan(20_000);
-  });
-});
-
-describe('credentials the upstream echoes', () => {
-  it('are replaced in every record string (values and keys), in any form, before anyone reads them', async () => {
-    // Prepare: the key as is, the Basic value without its prefix, the URL-encoded password, the token
-    const basic = Buffer.from(`${USER}:${PASSWORD}`).toString('base64');
-    const h = harness(
-      () =>
-        json({
-          data: [
-            {
-              MemberNumber: 'M1',
-              VisitDateTime: '2025-03-01T06:00:00',
-              Door: `key=${API_KEY}`,
-              ScanSource: `auth ${basic}`,
-              Note: { deep: [`p=${encodeURIComponent(PASSWORD)}`, 'tok-secret-token-1'] },
-              [`x-${API_KEY}`]: 'key in a key',
-            },
-          ],
-        }),
-      {},
-      'tok-secret-token-1',
-    );
-    // Act
-    const result = await h.client.fetchAll('visits');
-    // Assess
-    const text = JSON.stringify(result.items);
-    for (const secret of [API_KEY, basic, PASSWORD, encodeURIComponent(PASSWORD), 'tok-secret-token-1']) {
-      expect(text).not.toContain(secret);
-    }
-    expect(result.items[0]!.Door).toBe('key=[redacted]');
-    expect(text).toContain('x-[redacted]');
-  });
-});
-
-describe('values HTTP headers cannot carry', () => {
-  it('an API key with a control character is an AuthError naming the key, never quoting it', async () => {
-    const key = 'abc\ndef-secret';
-    const h = harness(() => json({ data: [] }), { apiKey: key });
-    const err = await rejection(h.client.fetchAll('visits'));
-    expect(err).toBeInstanceOf(AuthError);
-    expect(err).toMatchObject({ reason: 'apiKey' });
-    expect((err as Error).message).toMatch(/x-api-key header/);
-    expect((err as Error).message).not.toContain('def-secret');
-    expect(h.dataCalls()).toHaveLength(0);
-  });
-
-  it('a token with a control character is an InvalidResponseError, never quoted', async () => {
-    const h = harness(() => json({ data: [] }), {}, 'tok\u0007en-secret-value');
-    const err = await rejection(h.client.fetchAll('visits'));
-    expect(err).toBeInstanceOf(InvalidResponseError);
-    expect((err as Error).message).toMatch(/AccessToken holds characters/);
-    expect((err as Error).message).not.toContain('secret-value');
-  });
-
-  it('a transport error that quotes what was sent is redacted', async () => {
-    const h = harness(() => {
-      throw new TypeError('fetch failed', {
-        cause: { code: 'ERR_X', message: `bad header x-api-key: ${API_KEY}` },
-      });
-    });
-    const err = await rejection(h.client.fetchAll('visits'));
-    expect(err).toBeInstanceOf(UnavailableError);
-    expect((err as Error).message).not.toContain(API_KEY);
-    expect((err as Error).message).toMatch(/redacted/);
   });
 });
