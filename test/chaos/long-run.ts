@@ -55,7 +55,7 @@ const WORKER_SEEDS = 50;
 async function worker(): Promise<void> {
   const { startDynalite } = await import('../support/dynalite');
   const { runChaos } = await import('./harness');
-  const { summarise } = await import('./report');
+  const { summarise } = await import('./run-summary');
   const db = await startDynalite();
   process.on('message', (message: FromParent) => {
     if ('stop' in message) {
@@ -89,7 +89,7 @@ async function replay(seed: number): Promise<number> {
   }
 }
 
-type Summary = import('./report').RunSummary;
+type Summary = import('./run-summary').RunSummary;
 
 /** Runs the seeds on `workerCount` worker processes at a time, each replaced after WORKER_SEEDS. */
 async function runSeeds(
