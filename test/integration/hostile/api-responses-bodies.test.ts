@@ -1,6 +1,6 @@
 /**
  * Hostile API response bodies through the whole engine (pollClub against the sandbox, dynalite and
- * a local EventBridge endpoint, all over real sockets; api-responses-rig.ts). A body the engine
+ * a local EventBridge endpoint, all over real sockets; hostile-api-rig.ts). A body the engine
  * cannot trust (not JSON, truncated, an HTML page sent with 200 or with 502 on every retry, a wrong
  * envelope, data that is not a list) is a typed failure: the watermark stays and the next poll
  * loses nothing. A next link to another host is refused before anything is sent there; a huge page
@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { sendJson, startLocalServer } from '../gym-api/local-server';
-import { useHostileApi, VISITS } from './api-responses-rig';
+import { useHostileApi, VISITS } from './hostile-api-rig';
 
 describe('hostile API responses', () => {
   const { rig, poll, visitKeys, journalVisitKeys, watermark, baselineThenActivity, visit, envelope } =
@@ -71,8 +71,8 @@ describe('hostile API responses', () => {
       const body = envelope(VISITS, page, `${elsewhere.origin}/v1${VISITS}?offset=5&limit=5`);
       rig.sandbox.failNext(1, 200, { body, contentType: 'application/json', pathPrefix: VISITS });
       // Act
-      const failed = await poll(['visits'], 5);
-      const recovered = await poll(['visits'], 5);
+      const failed = await poll(['visits'], { pageSize: 5 });
+      const recovered = await poll(['visits'], { pageSize: 5 });
       // Assess
       expect(elsewhere.requests).toEqual([]);
       expect(failed.failures).toEqual([

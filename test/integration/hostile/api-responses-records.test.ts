@@ -1,6 +1,6 @@
 /**
  * Hostile records in a page the engine accepts, through the whole engine (pollClub against the
- * sandbox, dynalite and a local EventBridge endpoint, all over real sockets; api-responses-rig.ts).
+ * sandbox, dynalite and a local EventBridge endpoint, all over real sockets; hostile-api-rig.ts).
  * A record whose event would be too big, wrong types, dates off the pattern and ids beyond int64
  * are each quarantined once and the page's other records are published (an int64 beyond 2^53 is
  * carried exactly); a record time, however far in the future, never moves the watermark past the
@@ -9,7 +9,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
 import type { DynamoDbStateStore } from '../../../lambdas/state';
-import { MINUTE, useHostileApi, VISITS } from './api-responses-rig';
+import { MINUTE, useHostileApi, VISITS } from './hostile-api-rig';
 
 const PAYMENTS = '/members/payment/history';
 

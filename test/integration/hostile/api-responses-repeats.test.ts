@@ -1,7 +1,7 @@
 /**
  * Records served twice across page boundaries, through the whole engine (pollClub against a local
  * upstream serving scripted pages, dynalite and a local EventBridge endpoint, all over real
- * sockets; api-responses-rig.ts): two records sharing an identity; a record over the response cap
+ * sockets; hostile-api-rig.ts): two records sharing an identity; a record over the response cap
  * at two offsets (an unstable order of equal times) or stored twice; a placeholder time
  * (0001-01-01) read twice; a record past the record limits pushed onto two pages by drift. The scan
  * completes, re-reading where a repeat cannot be proven: one event a record, nothing before the
@@ -14,7 +14,7 @@ import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
 import type { DynamoDbStateStore, SourceName } from '../../../lambdas/state';
 import { eventKey } from '../../support/ground-truth';
 import { sendJson, startLocalServer } from '../gym-api/local-server';
-import { useHostileApi } from './api-responses-rig';
+import { useHostileApi } from './hostile-api-rig';
 
 describe('hostile API responses', () => {
   const hostile = useHostileApi();

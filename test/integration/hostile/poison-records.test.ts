@@ -6,73 +6,24 @@
  * is quarantined with its reason, the rest of the page is published, the watermark moves, and the
  * next poll is clean. Paging that makes no progress stops within a few requests and is a failure.
  */
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { ClubConfig } from '../../../lambdas/clubs/club-config';
-import { pollClub } from '../../../lambdas/engine/club-poll/poll-club';
-import type { BridgeEvent } from '../../../lambdas/events/catalog';
-import { EventBridgeSink } from '../../../lambdas/events/publisher';
 import type { DynamoDbStateStore, SourceName } from '../../../lambdas/state';
-import { type LocalEventBridge, startLocalEventBridge } from '../../../local-aws/local-eventbridge';
-import { useEngineRig } from '../../support/engine-rig';
+import { MINUTE, useHostileApi, VISITS } from './hostile-api-rig';
 
-const MINUTE = 60_000;
 const MEMBERS = '/members';
-const VISITS = '/members/attendance/visits';
 const PAYMENTS = '/members/payment/history';
 const PROSPECTS = '/prospects';
 
 describe('poison records and paging habits', () => {
-  const rig = useEngineRig({
-    sandbox: {
-      seed: 17,
-      clubs: [{ clubId: 'club-1', timeZone: 'Australia/Sydney', members: 40, open24h: true }],
-      historyDays: 1,
-      startTime: '2026-05-04T08:00:00Z',
-      activityScale: 4,
-    },
-    clients: { retry: { baseDelayMs: 1, maxDelayMs: 5 } },
-    pollMs: 20_000,
-  });
-  const { clients } = rig;
-  let bus: LocalEventBridge;
-  let eventBridge: EventBridgeClient;
+  const hostile = useHostileApi({ seed: 17, members: 40, name: 'poison' });
+  const { rig, poll, delivered, envelope } = hostile;
   let store: DynamoDbStateStore;
   let club: ClubConfig;
-
-  beforeAll(async () => {
-    bus = await startLocalEventBridge();
-    eventBridge = new EventBridgeClient({
-      endpoint: bus.endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-    });
-  });
-  afterAll(async () => {
-    eventBridge.destroy();
-    await bus.close();
-  });
-  beforeEach(async () => {
-    bus.events.length = 0;
-    store = await rig.newStore('poison');
-    club = rig.firstClub();
+  beforeEach(() => {
+    ({ store, club } = hostile);
   });
 
-  const sink = () => new EventBridgeSink({ client: eventBridge, busName: 'poison', baseDelayMs: 1 });
-  const poll = (sources: SourceName[], options: { pageSize?: number; deadlineMs?: number } = {}) =>
-    pollClub(
-      { store, sink: sink(), clients, owner: 'poison', now: () => rig.sandbox.clock.now().getTime() },
-      club,
-      {
-        deadlineMs: options.deadlineMs ?? rig.deadline(),
-        sources,
-        ...(options.pageSize ? { pageSize: options.pageSize } : {}),
-      },
-    );
-  const delivered = () =>
-    bus.events.map((e) => ({ detailType: e.detailType, detail: e.detail }) as BridgeEvent);
-  const envelope = (path: string, data: unknown[], next?: string) =>
-    JSON.stringify({ href: `${rig.sandbox.url}${path}`, ...(next ? { next } : {}), data });
   const serve = (count: number, path: string, body: string) =>
     rig.sandbox.failNext(count, 200, { body, contentType: 'application/json', pathPrefix: path });
   const cursor = (source: SourceName) => store.view(club.clubId).getCursor(source);

@@ -1,5 +1,5 @@
 /**
- * Shared by the hostile API response tests (api-responses-bodies, -records and -repeats): pollClub
+ * Shared by the hostile API tests (api-responses-bodies, -records, -repeats, poison-records): pollClub
  * against the sandbox, dynalite and a local EventBridge endpoint, all over real sockets (a fresh
  * sandbox and state table each test, one dynalite and one bus a file), and what the tests poll,
  * serve and compare with: the events delivered against the sandbox's journal, the watermark.
@@ -19,11 +19,18 @@ import { eventKey } from '../../support/ground-truth';
 export const MINUTE = 60_000;
 export const VISITS = '/members/attendance/visits';
 
-export function useHostileApi() {
+/** The sandbox's seed and members, and the name of the store, bus and poller. */
+export interface HostileApiOptions {
+  readonly seed?: number;
+  readonly members?: number;
+  readonly name?: string;
+}
+
+export function useHostileApi({ seed = 11, members = 60, name = 'hostile' }: HostileApiOptions = {}) {
   const rig = useEngineRig({
     sandbox: {
-      seed: 11,
-      clubs: [{ clubId: 'club-1', timeZone: 'Australia/Sydney', members: 60, open24h: true }],
+      seed,
+      clubs: [{ clubId: 'club-1', timeZone: 'Australia/Sydney', members, open24h: true }],
       historyDays: 1,
       startTime: '2026-05-04T08:00:00Z',
       activityScale: 4,
@@ -51,16 +58,20 @@ export function useHostileApi() {
   });
   beforeEach(async () => {
     bus.events.length = 0;
-    store = await rig.newStore('hostile'); // quarantine expiry is in sandbox time
+    store = await rig.newStore(name); // quarantine expiry is in sandbox time
     club = rig.firstClub();
   });
 
-  const sink = () => new EventBridgeSink({ client: eventBridge, busName: 'hostile', baseDelayMs: 1 });
-  const poll = (sources: SourceName[], pageSize?: number) =>
+  const sink = () => new EventBridgeSink({ client: eventBridge, busName: name, baseDelayMs: 1 });
+  const poll = (sources: SourceName[], options: { pageSize?: number; deadlineMs?: number } = {}) =>
     pollClub(
-      { store, sink: sink(), clients, owner: 'hostile', now: () => rig.sandbox.clock.now().getTime() },
+      { store, sink: sink(), clients, owner: name, now: () => rig.sandbox.clock.now().getTime() },
       club,
-      { deadlineMs: rig.deadline(), sources, ...(pageSize ? { pageSize } : {}) },
+      {
+        deadlineMs: options.deadlineMs ?? rig.deadline(),
+        sources,
+        ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+      },
     );
   const delivered = () =>
     bus.events.map((e) => ({ detailType: e.detailType, detail: e.detail }) as BridgeEvent);
